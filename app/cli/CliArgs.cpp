@@ -1,0 +1,109 @@
+#include "CliArgs.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+
+namespace attnplan::cli {
+
+CliArgs::CliArgs(const std::vector<std::string>& args, const std::set<std::string>& valued,
+                 const std::set<std::string>& switches)
+{
+    for (size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (a.size() > 2 && a.rfind("--", 0) == 0) {
+            std::string name = a.substr(2);
+            std::optional<std::string> inlineValue;
+            if (const auto eq = name.find('='); eq != std::string::npos) {
+                inlineValue = name.substr(eq + 1);
+                name = name.substr(0, eq);
+            }
+            if (valued.count(name)) {
+                if (inlineValue) {
+                    m_values[name] = *inlineValue;
+                } else {
+                    if (i + 1 >= args.size())
+                        throw UsageError("--" + name + ": expected a value");
+                    m_values[name] = args[++i];
+                }
+            } else if (switches.count(name) && !inlineValue) {
+                m_switches.insert(name);
+            } else {
+                throw UsageError("--" + name + ": unknown option");
+            }
+        } else {
+            m_positionals.push_back(a);
+        }
+    }
+}
+
+std::optional<std::string> CliArgs::value(const std::string& name) const
+{
+    auto it = m_values.find(name);
+    if (it == m_values.end())
+        return std::nullopt;
+    return it->second;
+}
+
+std::optional<int64_t> CliArgs::integer(const std::string& name, int64_t min, int64_t max) const
+{
+    auto v = value(name);
+    if (!v)
+        return std::nullopt;
+    // Accept 4096, 4_096, 4,096 and exact scientific forms such as 1e6.
+    std::string s;
+    for (char c : *v)
+        if (c != '_' && c != ',')
+            s += c;
+    errno = 0;
+    char* end = nullptr;
+    const double d = std::strtod(s.c_str(), &end);
+    if (s.empty() || end != s.c_str() + s.size() || !std::isfinite(d) || errno == ERANGE)
+        throw UsageError("--" + name + ": expected an integer, got \"" + *v + "\"");
+    if (d != std::floor(d))
+        throw UsageError("--" + name + ": expected an integer, got the fraction " + *v);
+    if (d < static_cast<double>(min) || d > static_cast<double>(max))
+        throw UsageError("--" + name + ": " + *v + " is out of range (expected " +
+                         std::to_string(min) + " to " + std::to_string(max) + ")");
+    // Integers within 2^53 round-trip through double; larger ones are parsed exactly.
+    if (std::fabs(d) < 9.0e15)
+        return static_cast<int64_t>(d);
+    return std::strtoll(s.c_str(), nullptr, 10);
+}
+
+std::optional<double> CliArgs::number(const std::string& name, double min, double max) const
+{
+    auto v = value(name);
+    if (!v)
+        return std::nullopt;
+    char* end = nullptr;
+    const double d = std::strtod(v->c_str(), &end);
+    if (v->empty() || end != v->c_str() + v->size() || !std::isfinite(d))
+        throw UsageError("--" + name + ": expected a number, got \"" + *v + "\"");
+    if (d < min || d > max)
+        throw UsageError("--" + name + ": " + *v + " is out of range (expected " +
+                         std::to_string(min) + " to " + std::to_string(max) + ")");
+    return d;
+}
+
+std::vector<int64_t> CliArgs::integerList(const std::string& name, int64_t min, int64_t max) const
+{
+    std::vector<int64_t> out;
+    auto v = value(name);
+    if (!v)
+        return out;
+    size_t start = 0;
+    while (start <= v->size()) {
+        const auto comma = v->find(',', start);
+        const std::string part = v->substr(start, comma == std::string::npos ? std::string::npos
+                                                                             : comma - start);
+        CliArgs one({"--" + name, part}, {name}, {});
+        out.push_back(*one.integer(name, min, max));
+        if (comma == std::string::npos)
+            break;
+        start = comma + 1;
+    }
+    return out;
+}
+
+} // namespace attnplan::cli

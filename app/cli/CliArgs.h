@@ -1,0 +1,43 @@
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace attnplan::cli {
+
+// A usage error: printed as one line on stderr, exit status 2.
+struct UsageError : std::runtime_error
+{
+    using std::runtime_error::runtime_error;
+};
+
+// `--name value`, `--name=value` and bare `--flag` options plus positionals. Each command
+// declares which options take values and which are switches; anything else is a usage error.
+class CliArgs
+{
+public:
+    CliArgs(const std::vector<std::string>& args, const std::set<std::string>& valued,
+            const std::set<std::string>& switches);
+
+    bool has(const std::string& name) const { return m_values.count(name) > 0; }
+    bool flag(const std::string& name) const { return m_switches.count(name) > 0; }
+    std::optional<std::string> value(const std::string& name) const;
+    const std::vector<std::string>& positionals() const { return m_positionals; }
+
+    // Typed values; errors name the option and what was expected.
+    std::optional<int64_t> integer(const std::string& name, int64_t min, int64_t max) const;
+    std::optional<double> number(const std::string& name, double min, double max) const;
+    std::vector<int64_t> integerList(const std::string& name, int64_t min, int64_t max) const;
+
+private:
+    std::map<std::string, std::string> m_values;
+    std::set<std::string> m_switches;
+    std::vector<std::string> m_positionals;
+};
+
+} // namespace attnplan::cli

@@ -1,0 +1,16 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace attnplan::cli {
+
+// Each command returns the process exit status: 0 success, 2 bad input or usage (after one
+// line on stderr naming the file, the field and what was expected).
+int runInspect(const std::vector<std::string>& args);
+int runFlops(const std::vector<std::string>& args);
+
+// Prints "attnplan-cli: <message>" on stderr and returns 2.
+int fail(const std::string& message);
+
+} // namespace attnplan::cli

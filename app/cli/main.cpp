@@ -1,0 +1,53 @@
+// attnplan-cli: the headless front end. Sizes in bytes, times in seconds, money in US dollars.
+#include "CliArgs.h"
+#include "Commands.h"
+
+#include <exception>
+#include <iostream>
+
+namespace attnplan::cli {
+
+int fail(const std::string& message)
+{
+    std::cerr << "attnplan-cli: " << message << "\n";
+    return 2;
+}
+
+} // namespace attnplan::cli
+
+namespace {
+
+const char* kUsage = R"(usage: attnplan-cli COMMAND [options]
+
+commands:
+  inspect PATH [--context N] [--kv-dtype T] [--weight-dtype T] [--json]
+  flops --tokens N --d-model D [--layers L] [--json]
+
+PATH is a config.json, a model folder, or a Hugging Face cache folder.
+Exit status: 0 success, 2 bad input or usage.
+)";
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    using namespace attnplan::cli;
+    std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+        (args.empty() ? std::cerr : std::cout) << kUsage;
+        return args.empty() ? 2 : 0;
+    }
+    const std::string command = args[0];
+    args.erase(args.begin());
+    try {
+        if (command == "inspect")
+            return runInspect(args);
+        if (command == "flops")
+            return runFlops(args);
+        return fail("unknown command \"" + command + "\" (see attnplan-cli --help)");
+    } catch (const UsageError& e) {
+        return fail(e.what());
+    } catch (const std::exception& e) {
+        return fail(std::string("internal error: ") + e.what());
+    }
+}

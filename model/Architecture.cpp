@@ -1,0 +1,292 @@
+#include "Architecture.h"
+
+#include "Checked.h"
+
+#include <algorithm>
+
+namespace attnplan {
+
+namespace {
+
+int64_t mul(int64_t a, int64_t b) { return checkedMul(a, b, "a parameter count"); }
+int64_t add(int64_t a, int64_t b) { return checkedAdd(a, b, "a parameter count"); }
+
+int64_t normParams(const ModelSpec& s) { return s.layerNorm ? 2 * s.hiddenSize : s.hiddenSize; }
+
+// Attention projections of one layer, biases and per-head extras included.
+int64_t attentionParams(const ModelSpec& s)
+{
+    const int64_t h = s.hiddenSize;
+    if (s.mla.enabled()) {
+        const MlaSpec& a = s.mla;
+        int64_t p = 0;
+        if (a.qLoraRank > 0) // q_a_proj, q_a_layernorm, q_b_proj
+            p = add(add(mul(h, a.qLoraRank), a.qLoraRank),
+                    mul(a.qLoraRank, mul(s.numHeads, a.qkHeadDim())));
+        else // q_proj
+            p = mul(h, mul(s.numHeads, a.qkHeadDim()));
+        p = add(p, mul(h, a.kvLoraRank + a.qkRopeHeadDim));                   // kv_a_proj_with_mqa
+        p = add(p, a.kvLoraRank);                                              // kv_a_layernorm
+        p = add(p, mul(a.kvLoraRank, mul(s.numHeads, a.qkNopeHeadDim + a.vHeadDim))); // kv_b_proj
+        p = add(p, mul(mul(s.numHeads, a.vHeadDim), h));                       // o_proj
+        if (s.qkvBias)
+            p = add(p, h);
+        return p;
+    }
+    const int64_t qw = mul(s.numHeads, s.headDim);
+    const int64_t kvw = mul(s.numKvHeads, s.headDim);
+    int64_t p = mul(h, add(qw, mul(2, kvw))); // q, k, v (fused or not, the same count)
+    p = add(p, mul(qw, h));                   // o
+    if (s.qkvBias)
+        p = add(p, add(qw, 2 * kvw));
+    if (s.oBias)
+        p = add(p, h);
+    if (s.qkNorm)
+        p = add(p, 2 * s.headDim);
+    if (s.attentionSinks)
+        p = add(p, s.numHeads);
+    return p;
+}
+
+int64_t mlpParams(const ModelSpec& s, int64_t width, bool bias)
+{
+    const int64_t h = s.hiddenSize;
+    if (s.mlp == MlpKind::Gated) {
+        int64_t p = mul(3, mul(h, width));
+        if (bias)
+            p = add(p, add(2 * width, h));
+        return p;
+    }
+    int64_t p = mul(2, mul(h, width));
+    if (bias)
+        p = add(p, add(width, h));
+    return p;
+}
+
+int64_t routerParams(const ModelSpec& s)
+{
+    int64_t p = mul(s.hiddenSize, s.moe.experts);
+    if (s.moe.routerBias)
+        p = add(p, s.moe.experts);
+    if (s.moe.routerCorrectionBias)
+        p = add(p, s.moe.experts);
+    return p;
+}
+
+int64_t sharedExpertParams(const ModelSpec& s)
+{
+    if (s.moe.sharedIntermediate <= 0)
+        return 0;
+    int64_t p = mlpParams(s, s.moe.sharedIntermediate, false);
+    if (s.moe.sharedExpertGate)
+        p = add(p, s.hiddenSize);
+    return p;
+}
+
+// One full decoder layer (for MTP modules, which repeat an MoE layer).
+int64_t moeLayerParams(const ModelSpec& s, int64_t perExpert)
+{
+    int64_t p = attentionParams(s);
+    p = add(p, mul(s.normsPerLayer, normParams(s)));
+    p = add(p, mul(s.moe.experts, perExpert));
+    p = add(p, sharedExpertParams(s));
+    return add(p, routerParams(s));
+}
+
+} // namespace
+
+ParameterCount countParameters(const ModelSpec& s)
+{
+    ParameterCount c;
+    const int64_t h = s.hiddenSize;
+    const int64_t embedDim = s.embedProjDim > 0 ? s.embedProjDim : h;
+    c.embedding = mul(s.vocabSize, embedDim);
+    if (s.embedProjDim > 0) // OPT project_in and project_out, no bias
+        c.embedding = add(c.embedding, mul(2, mul(s.embedProjDim, h)));
+    c.positions = mul(s.learnedPositions, h);
+    c.lmHead = s.tiedEmbeddings ? 0 : mul(s.vocabSize, embedDim);
+
+    const int64_t attn = attentionParams(s);
+    const int64_t norms = mul(s.normsPerLayer, normParams(s));
+    const int64_t dense = mlpParams(s, s.intermediateSize, s.mlpBias);
+    c.perExpert = s.isMoe() ? mlpParams(s, s.moe.expertIntermediate, s.moe.expertBias) : 0;
+    const int64_t moeLayers = s.moeLayerCount();
+    const int64_t denseLayers = s.numLayers - moeLayers;
+
+    c.attention = mul(attn, s.numLayers);
+    c.norms = add(mul(norms, s.numLayers), s.finalNorm ? normParams(s) : 0);
+    c.denseMlp = mul(dense, denseLayers);
+    if (s.isMoe()) {
+        c.routedExperts = mul(mul(c.perExpert, s.moe.experts), moeLayers);
+        c.sharedExperts = mul(sharedExpertParams(s), moeLayers);
+        c.routers = mul(routerParams(s), moeLayers);
+    }
+    c.total = c.embedding;
+    for (int64_t part : {c.positions, c.attention, c.denseMlp, c.routedExperts, c.sharedExperts,
+                         c.routers, c.norms, c.lmHead})
+        c.total = add(c.total, part);
+
+    const int64_t idle = mul(mul(c.perExpert, s.moe.experts - s.moe.expertsPerToken), moeLayers);
+    c.active = c.total - idle;
+
+    if (s.mtpLayers > 0) {
+        // DeepSeek-V3 MTP module (modeling in the V3 report, section 2.2; checkpoint layer 61):
+        // enorm, hnorm, eh_proj (2h -> h), one MoE decoder layer, shared_head norm, and its own
+        // copies of the embedding and output head.
+        int64_t one = add(mul(3, normParams(s)), mul(2 * h, h));
+        one = add(one, moeLayerParams(s, c.perExpert));
+        one = add(one, mul(2, mul(s.vocabSize, h)));
+        c.mtp = mul(one, s.mtpLayers);
+    }
+    return c;
+}
+
+Expected<ParameterCount> tryCountParameters(const ModelSpec& spec)
+{
+    try {
+        return countParameters(spec);
+    } catch (const OverflowError& e) {
+        return Error{spec.sourcePath + ": " + e.what()};
+    }
+}
+
+int64_t weightBytes(const ModelSpec& spec, DType t)
+{
+    return bytesFor(countParameters(spec).total, t);
+}
+
+DType servingWeightDType(const ModelSpec& spec)
+{
+    if (!spec.checkpointDType)
+        return DType::BF16;
+    if (*spec.checkpointDType == DType::F32)
+        return DType::F16;
+    return *spec.checkpointDType;
+}
+
+DType servingKvDType(const ModelSpec& spec)
+{
+    const auto t = parseDType(spec.torchDtype);
+    if (t && (*t == DType::F16 || *t == DType::F32))
+        return DType::F16;
+    return DType::BF16;
+}
+
+WeightBytes weightBytesFor(const ModelSpec& spec, DType t)
+{
+    if (spec.exactWeightBytes && spec.checkpointDType && *spec.checkpointDType == t)
+        return {*spec.exactWeightBytes, true, t};
+    return {weightBytes(spec, t), false, t};
+}
+
+int64_t kvBytesPerTokenPerLayer(const ModelSpec& s, DType t)
+{
+    if (s.mla.enabled())
+        return bytesFor(s.mla.cacheWidth(), t);
+    return bytesFor(checkedMul3(2, s.numKvHeads, s.headDim, "KV bytes"), t);
+}
+
+int64_t kvBytesPerToken(const ModelSpec& s, DType t)
+{
+    return checkedMul(kvBytesPerTokenPerLayer(s, t), s.numLayers, "KV bytes per token");
+}
+
+int64_t kvBytes(const ModelSpec& s, int64_t tokens, DType t)
+{
+    const int64_t perLayer = kvBytesPerTokenPerLayer(s, t);
+    int64_t total = 0;
+    for (const LayerSpec& l : s.layers) {
+        const int64_t kept = l.window > 0 ? std::min(tokens, l.window) : tokens;
+        total = checkedAdd(total, checkedMul(perLayer, kept, "KV bytes"), "KV bytes");
+    }
+    return total;
+}
+
+int64_t slidingReach(const ModelSpec& s)
+{
+    const int64_t w = s.slidingWindow();
+    return w > 0 ? checkedMul(w, s.numLayers, "sliding reach") : 0;
+}
+
+LayerMatmuls layerMatmuls(const ModelSpec& s)
+{
+    LayerMatmuls m;
+    const ParameterCount c = countParameters(s);
+    const double layers = static_cast<double>(s.numLayers);
+    m.attention = static_cast<double>(c.attention) / layers;
+    double mlp = static_cast<double>(c.denseMlp + c.sharedExperts + c.routers);
+    mlp += static_cast<double>(c.perExpert) * static_cast<double>(s.moe.expertsPerToken) *
+           static_cast<double>(s.moeLayerCount());
+    m.mlpActive = mlp / layers;
+    return m;
+}
+
+namespace {
+
+// Query-key pairs a causal layer scores over n tokens: sum over i of min(i, w).
+double causalPairs(double n, double w)
+{
+    if (w <= 0 || n <= w)
+        return n * (n + 1) / 2;
+    return w * (w + 1) / 2 + (n - w) * w;
+}
+
+// Per pair, per layer: QK^T over the q/k width and weights x V over the v width, per head.
+double pairFlops(const ModelSpec& s)
+{
+    const double heads = static_cast<double>(s.numHeads);
+    if (s.mla.enabled())
+        return 2.0 * heads * static_cast<double>(s.mla.qkHeadDim() + s.mla.vHeadDim);
+    return 2.0 * heads * static_cast<double>(2 * s.headDim);
+}
+
+} // namespace
+
+ForwardFlops prefillFlops(const ModelSpec& s, int64_t tokens)
+{
+    ForwardFlops f;
+    const LayerMatmuls m = layerMatmuls(s);
+    const double n = static_cast<double>(tokens);
+    const double layers = static_cast<double>(s.numLayers);
+    f.attentionProjections = 2.0 * n * m.attention * layers;
+    f.mlp = 2.0 * n * m.mlpActive * layers;
+    for (const LayerSpec& l : s.layers)
+        f.scoreAndMix += pairFlops(s) * causalPairs(n, static_cast<double>(l.window));
+    f.logits = 2.0 * static_cast<double>(s.hiddenSize) * static_cast<double>(s.vocabSize);
+    return f;
+}
+
+ForwardFlops decodeFlops(const ModelSpec& s, int64_t context)
+{
+    ForwardFlops f;
+    const LayerMatmuls m = layerMatmuls(s);
+    const double layers = static_cast<double>(s.numLayers);
+    f.attentionProjections = 2.0 * m.attention * layers;
+    f.mlp = 2.0 * m.mlpActive * layers;
+    // MLA decodes in the absorbed form: each head scores the latent (kv_lora + rope) and mixes
+    // the latent (kv_lora), as vLLM's MLA backend does.
+    const double perKey =
+        s.mla.enabled()
+            ? 2.0 * static_cast<double>(s.numHeads) *
+                  static_cast<double>(2 * s.mla.kvLoraRank + s.mla.qkRopeHeadDim)
+            : pairFlops(s);
+    for (const LayerSpec& l : s.layers) {
+        const double kept = l.window > 0 ? std::min<double>(static_cast<double>(context),
+                                                            static_cast<double>(l.window))
+                                         : static_cast<double>(context);
+        f.scoreAndMix += perKey * kept;
+    }
+    f.logits = 2.0 * static_cast<double>(s.hiddenSize) * static_cast<double>(s.vocabSize);
+    return f;
+}
+
+Crossover attentionCrossover(const ModelSpec& s)
+{
+    // Per layer, non-causal as the lesson counts it: score + mix = pairFlops x n^2, linear =
+    // 2 x n x (weights). Equal at n = 2 x weights / pairFlops.
+    const LayerMatmuls m = layerMatmuls(s);
+    const double q = pairFlops(s);
+    return {2.0 * m.attention / q, 2.0 * (m.attention + m.mlpActive) / q};
+}
+
+} // namespace attnplan

@@ -1,0 +1,96 @@
+#pragma once
+
+#include "DType.h"
+#include "Expected.h"
+#include "ModelSpec.h"
+
+#include <cstdint>
+
+namespace attnplan {
+
+// Parameters by module, following each family's modeling code. All counts in elements.
+struct ParameterCount
+{
+    int64_t embedding = 0;      // token embedding (and OPT's projections)
+    int64_t positions = 0;      // learned position table
+    int64_t attention = 0;      // projections, their biases, q/k norms, sinks, MLA low-rank parts
+    int64_t denseMlp = 0;       // dense MLP layers
+    int64_t routedExperts = 0;  // every routed expert of every MoE layer
+    int64_t sharedExperts = 0;  // shared experts and their gates
+    int64_t routers = 0;
+    int64_t norms = 0;          // per-layer and final norms
+    int64_t lmHead = 0;         // 0 when tied to the embedding
+    int64_t total = 0;          // the model without MTP modules
+    int64_t active = 0;         // per token: total less the routed experts not chosen
+    int64_t mtp = 0;            // DeepSeek multi-token-prediction modules, apart from total
+                                // (as stored in the checkpoint: with their embedding and head)
+    int64_t perExpert = 0;      // one routed expert
+};
+
+// The matrices one token multiplies through, per layer on average (for FLOPs).
+struct LayerMatmuls
+{
+    double attention = 0; // projection weights
+    double mlpActive = 0; // dense MLP, or shared + top-k experts + router
+};
+
+// Exact counts; throws OverflowError past 64 bits (the spec reader bounds each field, so only
+// absurd combinations get there).
+ParameterCount countParameters(const ModelSpec& spec);
+Expected<ParameterCount> tryCountParameters(const ModelSpec& spec);
+
+// Weight bytes at dtype t (sizes round up for int4). When the checkpoint's own metadata gave
+// exact bytes, callers prefer those for the checkpoint dtype (see weightBytesFor).
+int64_t weightBytes(const ModelSpec& spec, DType t);
+// Exact checkpoint bytes when known and t is the checkpoint's dtype, else computed.
+struct WeightBytes
+{
+    int64_t bytes = 0;
+    bool exact = false;
+    DType dtype = DType::BF16;
+};
+WeightBytes weightBytesFor(const ModelSpec& spec, DType t);
+// The dtype a serving engine loads when asked for "auto": the checkpoint's, with float32
+// checkpoints served in fp16 as vLLM does (vllm/config.py, _get_and_verify_dtype).
+DType servingWeightDType(const ModelSpec& spec);
+// vLLM's kv_cache_dtype "auto": the activation dtype, fp16 for fp16/fp32 checkpoints, bf16
+// otherwise (fp8-quantized checkpoints compute in bf16).
+DType servingKvDType(const ModelSpec& spec);
+
+// KV cache for one token in one layer: 2 (K and V) x kv_heads x head_dim elements, or for MLA
+// kv_lora_rank + qk_rope_head_dim (one latent, no doubling).
+int64_t kvBytesPerTokenPerLayer(const ModelSpec& spec, DType t);
+// A token that every layer keeps (BRIEF's kv_bytes_per_token).
+int64_t kvBytesPerToken(const ModelSpec& spec, DType t);
+// One conversation of n tokens, layer by layer: full layers keep n, sliding ones min(n, window).
+int64_t kvBytes(const ModelSpec& spec, int64_t tokens, DType t);
+// How far information can travel through stacked sliding windows: window x layers
+// (Mistral 7B: 4,096 x 32 = 131,072).
+int64_t slidingReach(const ModelSpec& spec);
+
+LayerMatmuls layerMatmuls(const ModelSpec& spec);
+
+// Forward FLOPs (2 per multiply-add), the model's real shapes. Estimates, in double.
+struct ForwardFlops
+{
+    double attentionProjections = 0;
+    double scoreAndMix = 0; // QK^T and weights x V, causal, windows applied
+    double mlp = 0;
+    double logits = 0;
+    double total() const { return attentionProjections + scoreAndMix + mlp + logits; }
+};
+// Prefill of n prompt tokens (logits for the last token only, as a server computes them).
+ForwardFlops prefillFlops(const ModelSpec& spec, int64_t tokens);
+// One decode step for a sequence that already holds `context` tokens.
+ForwardFlops decodeFlops(const ModelSpec& spec, int64_t context);
+
+// Where the n^2 score-and-mix work equals the linear work, counting the full n x n matrix as
+// the lesson does: against the attention projections alone and against the whole layer.
+struct Crossover
+{
+    double againstProjections = 0;
+    double againstLayer = 0;
+};
+Crossover attentionCrossover(const ModelSpec& spec);
+
+} // namespace attnplan

@@ -1,0 +1,791 @@
+#include "ConfigReader.h"
+
+#include "HfCache.h"
+#include "Safetensors.h"
+#include "detail/JsonFile.h"
+
+#include <cmath>
+#include <filesystem>
+#include <set>
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace attnplan {
+
+const char* attentionKindName(AttentionKind k)
+{
+    switch (k) {
+    case AttentionKind::MHA:
+        return "MHA";
+    case AttentionKind::GQA:
+        return "GQA";
+    case AttentionKind::MQA:
+        return "MQA";
+    case AttentionKind::MLA:
+        return "MLA";
+    }
+    return "?";
+}
+
+namespace {
+
+// Thrown inside the reader, caught once at parseModelConfig's edge.
+struct FieldError
+{
+    std::string field;
+    std::string message;
+};
+
+// Upper bounds that no real model approaches; they turn 1e30 into an error naming the field
+// long before any product could overflow.
+constexpr int64_t kMaxWidth = int64_t(1) << 20;      // hidden, head_dim, ranks
+constexpr int64_t kMaxFfn = int64_t(1) << 22;        // MLP widths
+constexpr int64_t kMaxLayers = 100000;
+constexpr int64_t kMaxHeads = 1 << 16;
+constexpr int64_t kMaxVocab = int64_t(1) << 31;
+constexpr int64_t kMaxExperts = 1 << 16;
+constexpr int64_t kMaxPositions = int64_t(1) << 40;
+
+// The defaults of each family's configuration class in transformers, used when a field is
+// omitted (each use is reported). 0 means "derived": kv heads = heads, head_dim =
+// hidden / heads, intermediate = 4 x hidden.
+struct FamilyDefaults
+{
+    const char* modelType;
+    const char* family;
+    int64_t vocab, hidden, intermediate, layers, heads, kvHeads, headDim, maxPos;
+    bool tie;
+};
+
+constexpr FamilyDefaults kFamilies[] = {
+    {"llama", "llama", 32000, 4096, 11008, 32, 32, 0, 0, 2048, false},
+    {"mistral", "mistral", 32000, 4096, 14336, 32, 32, 8, 0, 131072, false},
+    {"mixtral", "mixtral", 32000, 4096, 14336, 32, 32, 8, 0, 131072, false},
+    {"qwen2", "qwen2", 151936, 4096, 22016, 32, 32, 32, 0, 32768, false},
+    {"qwen2_moe", "qwen2_moe", 151936, 2048, 5632, 24, 16, 16, 0, 32768, false},
+    {"qwen3", "qwen3", 151936, 4096, 22016, 32, 32, 32, 128, 32768, false},
+    {"qwen3_moe", "qwen3_moe", 151936, 2048, 6144, 24, 32, 4, 0, 32768, false},
+    {"gemma", "gemma", 256000, 3072, 24576, 28, 16, 16, 256, 8192, true},
+    {"gemma2", "gemma2", 256000, 2304, 9216, 26, 8, 4, 256, 8192, true},
+    {"gemma3_text", "gemma3", 262208, 2304, 9216, 26, 8, 4, 256, 131072, true},
+    {"phi3", "phi3", 32064, 3072, 8192, 32, 32, 0, 0, 4096, false},
+    {"deepseek_v2", "deepseek_v2", 102400, 5120, 12288, 30, 32, 32, 0, 2048, false},
+    {"deepseek_v3", "deepseek_v3", 129280, 7168, 18432, 61, 128, 128, 0, 4096, false},
+    {"gpt_oss", "gpt_oss", 201088, 2880, 2880, 36, 64, 8, 64, 131072, false},
+    {"falcon", "falcon", 65024, 4544, 0, 32, 71, 0, 0, 2048, true},
+    {"RefinedWeb", "falcon", 65024, 4544, 0, 32, 71, 0, 0, 2048, true},
+    {"RefinedWebModel", "falcon", 65024, 4544, 0, 32, 71, 0, 0, 2048, true},
+    {"gpt2", "gpt2", 50257, 768, 0, 12, 12, 0, 0, 1024, true},
+    {"gpt_bigcode", "gpt_bigcode", 50257, 768, 0, 12, 12, 0, 0, 1024, true},
+    {"gpt_neox", "gpt_neox", 50432, 6144, 24576, 44, 64, 0, 0, 2048, false},
+    {"opt", "opt", 50272, 768, 3072, 12, 12, 0, 0, 2048, true},
+    {"mllama_text_model", "llama", 128256, 4096, 14336, 40, 32, 8, 0, 131072, false},
+    {"llama4_text", "llama4", 202048, 5120, 8192, 48, 40, 8, 128, 131072, false},
+};
+
+const FamilyDefaults* findFamily(const std::string& type)
+{
+    for (const FamilyDefaults& f : kFamilies)
+        if (type == f.modelType)
+            return &f;
+    return nullptr;
+}
+
+std::string describe(const json& v)
+{
+    std::string s = v.dump();
+    if (s.size() > 40)
+        s = s.substr(0, 37) + "...";
+    return s;
+}
+
+const char* typeName(const json& v)
+{
+    switch (v.type()) {
+    case json::value_t::string:
+        return "a string";
+    case json::value_t::boolean:
+        return "a boolean";
+    case json::value_t::array:
+        return "a list";
+    case json::value_t::object:
+        return "an object";
+    case json::value_t::null:
+        return "null";
+    default:
+        return "a number";
+    }
+}
+
+// Field access over the config object (the text_config when nested), with the outer object as
+// a fallback for the few fields multimodal configs keep at the top.
+class Fields
+{
+public:
+    Fields(const json& obj, const json* outer, const FamilyDefaults* defaults,
+           std::vector<std::string>& warnings)
+        : m_obj(obj), m_outer(outer), m_defaults(defaults), m_warnings(warnings)
+    {
+    }
+
+    const json* get(const char* key) const
+    {
+        auto it = m_obj.find(key);
+        if (it != m_obj.end() && !it->is_null())
+            return &*it;
+        return nullptr;
+    }
+    const json* getOuter(const char* key) const
+    {
+        if (const json* v = get(key))
+            return v;
+        if (m_outer) {
+            auto it = m_outer->find(key);
+            if (it != m_outer->end() && !it->is_null())
+                return &*it;
+        }
+        return nullptr;
+    }
+
+    // The first of several names a family uses for one field (hidden_size / n_embd / d_model).
+    const char* pick(std::initializer_list<const char*> keys) const
+    {
+        for (const char* k : keys)
+            if (get(k))
+                return k;
+        return nullptr;
+    }
+
+    static int64_t toInt(const json& v, const char* key, int64_t min, int64_t max)
+    {
+        if (!v.is_number())
+            throw FieldError{key, std::string("expected an integer, got ") + typeName(v) + " (" +
+                                      describe(v) + ")"};
+        double d = 0;
+        if (v.is_number_unsigned()) {
+            const auto u = v.get<uint64_t>();
+            if (u > static_cast<uint64_t>(max))
+                throw FieldError{key, std::to_string(u) + " is absurdly large (expected at most " +
+                                          std::to_string(max) + ")"};
+            return static_cast<int64_t>(u);
+        }
+        if (v.is_number_integer()) {
+            const auto i = v.get<int64_t>();
+            if (i < min)
+                throw FieldError{key, "must be at least " + std::to_string(min) + ", got " +
+                                          std::to_string(i)};
+            if (i > max)
+                throw FieldError{key, std::to_string(i) + " is absurdly large (expected at most " +
+                                          std::to_string(max) + ")"};
+            return i;
+        }
+        d = v.get<double>();
+        if (!std::isfinite(d))
+            throw FieldError{key, "expected an integer, got a non-finite number"};
+        if (d != std::floor(d))
+            throw FieldError{key, "expected an integer, got the fraction " + describe(v)};
+        if (d < static_cast<double>(min))
+            throw FieldError{key, "must be at least " + std::to_string(min) + ", got " +
+                                      describe(v)};
+        if (d > static_cast<double>(max))
+            throw FieldError{key, describe(v) + " is absurdly large (expected at most " +
+                                      std::to_string(max) + ")"};
+        return static_cast<int64_t>(d);
+    }
+
+    std::optional<int64_t> optInt(const char* key, int64_t min, int64_t max) const
+    {
+        if (const json* v = get(key))
+            return toInt(*v, key, min, max);
+        return std::nullopt;
+    }
+
+    // A field that may be omitted: the family default is used and reported.
+    int64_t intOr(std::initializer_list<const char*> keys, int64_t fallback, int64_t min,
+                  int64_t max, const char* what = nullptr)
+    {
+        if (const char* k = pick(keys))
+            return toInt(*get(k), k, min, max);
+        const char* key = *keys.begin();
+        if (fallback <= 0)
+            throw FieldError{key, "missing, expected a positive integer"};
+        warnDefault(what ? what : key, std::to_string(fallback));
+        return fallback;
+    }
+
+    int64_t required(std::initializer_list<const char*> keys, int64_t min, int64_t max)
+    {
+        if (const char* k = pick(keys))
+            return toInt(*get(k), k, min, max);
+        throw FieldError{*keys.begin(), "missing, expected a positive integer"};
+    }
+
+    std::optional<bool> optBool(const char* key) const
+    {
+        const json* v = getOuter(key);
+        if (!v)
+            return std::nullopt;
+        if (!v->is_boolean())
+            throw FieldError{key, std::string("expected true or false, got ") + typeName(*v)};
+        return v->get<bool>();
+    }
+
+    std::optional<std::string> optString(const char* key) const
+    {
+        const json* v = getOuter(key);
+        if (!v)
+            return std::nullopt;
+        if (!v->is_string())
+            throw FieldError{key, std::string("expected a string, got ") + typeName(*v)};
+        return v->get<std::string>();
+    }
+
+    void warnDefault(const std::string& key, const std::string& value)
+    {
+        m_warnings.push_back(key + " not given; using the " +
+                             std::string(m_defaults ? m_defaults->modelType : "library") +
+                             " default " + value);
+    }
+    void warn(std::string text) { m_warnings.push_back(std::move(text)); }
+
+    const FamilyDefaults* defaults() const { return m_defaults; }
+
+private:
+    const json& m_obj;
+    const json* m_outer;
+    const FamilyDefaults* m_defaults;
+    std::vector<std::string>& m_warnings;
+};
+
+int64_t def(const FamilyDefaults* d, int64_t FamilyDefaults::*member)
+{
+    return d ? d->*member : 0;
+}
+
+void readCoreShape(Fields& f, ModelSpec& s)
+{
+    const FamilyDefaults* d = f.defaults();
+    s.hiddenSize = f.intOr({"hidden_size", "n_embd", "d_model"}, def(d, &FamilyDefaults::hidden),
+                           1, kMaxWidth);
+    s.numLayers = f.intOr({"num_hidden_layers", "n_layer", "num_layers"},
+                          def(d, &FamilyDefaults::layers), 1, kMaxLayers);
+    s.numHeads = f.intOr({"num_attention_heads", "n_head", "num_heads"},
+                         def(d, &FamilyDefaults::heads), 1, kMaxHeads);
+    s.vocabSize = f.intOr({"vocab_size"}, def(d, &FamilyDefaults::vocab), 1, kMaxVocab);
+
+    // head_dim: explicit when given, else hidden / heads, which must divide exactly.
+    if (auto hd = f.optInt("head_dim", 1, kMaxWidth)) {
+        s.headDim = *hd;
+    } else if (d && d->headDim > 0) {
+        // Families whose head_dim is a class default independent of hidden_size (Gemma,
+        // Qwen3, gpt-oss): transformers uses it when the field is absent.
+        s.headDim = d->headDim;
+        f.warnDefault("head_dim", std::to_string(d->headDim));
+    } else {
+        if (s.hiddenSize % s.numHeads != 0)
+            throw FieldError{"num_attention_heads",
+                             std::to_string(s.numHeads) + " does not divide hidden_size (" +
+                                 std::to_string(s.hiddenSize) +
+                                 ") and no head_dim is given"};
+        s.headDim = s.hiddenSize / s.numHeads;
+    }
+}
+
+void readKvHeads(Fields& f, ModelSpec& s, int64_t fallback)
+{
+    const char* key = f.pick({"num_key_value_heads", "num_kv_heads", "n_head_kv"});
+    if (key) {
+        s.numKvHeads = Fields::toInt(*f.get(key), key, 1, kMaxHeads);
+    } else {
+        s.numKvHeads = fallback > 0 ? fallback : s.numHeads;
+        if (fallback > 0 && fallback != s.numHeads)
+            f.warnDefault("num_key_value_heads", std::to_string(fallback));
+    }
+    if (s.numKvHeads > s.numHeads || s.numHeads % s.numKvHeads != 0)
+        throw FieldError{key ? key : "num_key_value_heads",
+                         std::to_string(s.numKvHeads) + " must divide num_attention_heads (" +
+                             std::to_string(s.numHeads) + ")"};
+}
+
+int64_t readIntermediate(Fields& f, ModelSpec& s)
+{
+    const FamilyDefaults* d = f.defaults();
+    const int64_t fallback = d && d->intermediate == 0 ? 4 * s.hiddenSize
+                                                       : def(d, &FamilyDefaults::intermediate);
+    return f.intOr({"intermediate_size", "n_inner", "ffn_hidden_size", "ffn_dim"}, fallback, 1,
+                   kMaxFfn);
+}
+
+void readContext(Fields& f, ModelSpec& s)
+{
+    const FamilyDefaults* d = f.defaults();
+    s.maxPositionEmbeddings =
+        f.intOr({"max_position_embeddings", "n_positions", "n_ctx", "max_sequence_length",
+                 "seq_length"},
+                def(d, &FamilyDefaults::maxPos), 1, kMaxPositions);
+    s.maxContext = s.maxPositionEmbeddings;
+    const json* rs = f.get("rope_scaling");
+    if (!rs)
+        return;
+    if (!rs->is_object())
+        throw FieldError{"rope_scaling", std::string("expected an object, got ") + typeName(*rs)};
+    auto type = rs->find("rope_type");
+    if (type == rs->end())
+        type = rs->find("type");
+    if (type != rs->end() && type->is_string())
+        s.ropeScalingType = type->get<std::string>();
+    auto factor = rs->find("factor");
+    if (factor != rs->end()) {
+        if (!factor->is_number() || !(factor->get<double>() > 0) ||
+            !(factor->get<double>() < 1e6))
+            throw FieldError{"rope_scaling.factor", "expected a positive number, got " +
+                                                        describe(*factor)};
+        s.ropeScalingFactor = factor->get<double>();
+    }
+    // The extended window: original_max_position_embeddings x factor when the config names
+    // the original (YaRN, dynamic, linear in Qwen/DeepSeek style). Llama 3's "llama3" type
+    // already states the extended window in max_position_embeddings.
+    int64_t original = 0;
+    auto orig = rs->find("original_max_position_embeddings");
+    if (orig != rs->end())
+        original = Fields::toInt(*orig, "rope_scaling.original_max_position_embeddings", 1,
+                                 kMaxPositions);
+    if (original > 0 && s.ropeScalingType != "llama3" && s.ropeScalingType != "longrope") {
+        const double extended = static_cast<double>(original) * s.ropeScalingFactor;
+        if (extended > static_cast<double>(kMaxPositions))
+            throw FieldError{"rope_scaling.factor", "extends the context beyond 2^40 tokens"};
+        s.maxContext = std::max(s.maxContext, static_cast<int64_t>(extended));
+    }
+}
+
+// Per-layer attention windows. Sources, in order: an explicit layer_types list; the family's
+// pattern (Gemma-2 alternates starting with a sliding layer, Gemma-3 makes every
+// sliding_window_pattern-th layer global, Qwen2/3 slide only from max_window_layers up and
+// only with use_sliding_window); a plain sliding_window on every layer (Mistral, Phi-3).
+void readWindows(Fields& f, ModelSpec& s)
+{
+    s.layers.assign(static_cast<size_t>(s.numLayers), LayerSpec{});
+    const auto window = f.optInt("sliding_window", 1, kMaxPositions);
+    const json* types = f.get("layer_types");
+    if (types) {
+        if (!types->is_array() || static_cast<int64_t>(types->size()) != s.numLayers)
+            throw FieldError{"layer_types", "expected a list of " + std::to_string(s.numLayers) +
+                                                " strings, one per layer"};
+        bool warnedOther = false;
+        for (int64_t i = 0; i < s.numLayers; ++i) {
+            const json& t = (*types)[static_cast<size_t>(i)];
+            if (!t.is_string())
+                throw FieldError{"layer_types", "entry " + std::to_string(i) +
+                                                    " is not a string"};
+            const std::string kind = t.get<std::string>();
+            if (kind == "sliding_attention") {
+                if (!window)
+                    throw FieldError{"sliding_window",
+                                     "missing, but layer_types has sliding layers"};
+                s.layers[i].window = *window;
+            } else if (kind != "full_attention" && !warnedOther) {
+                f.warn("layer_types: \"" + kind + "\" layers are sized as full attention");
+                warnedOther = true;
+            }
+        }
+        return;
+    }
+    const std::string& fam = s.family;
+    if (fam == "gemma2") {
+        const int64_t w = window ? *window : 4096;
+        for (int64_t i = 0; i < s.numLayers; ++i)
+            s.layers[i].window = (i % 2 == 0) ? w : 0;
+        return;
+    }
+    if (fam == "gemma3") {
+        const int64_t w = window ? *window : 4096;
+        int64_t pattern = 6;
+        if (auto p = f.optInt("sliding_window_pattern", 1, kMaxLayers))
+            pattern = *p;
+        for (int64_t i = 0; i < s.numLayers; ++i)
+            s.layers[i].window = ((i + 1) % pattern != 0) ? w : 0;
+        return;
+    }
+    if (fam == "gpt_oss") {
+        const int64_t w = window ? *window : 128;
+        for (int64_t i = 0; i < s.numLayers; ++i)
+            s.layers[i].window = (i % 2 == 0) ? w : 0;
+        return;
+    }
+    if (fam == "qwen2" || fam == "qwen2_moe" || fam == "qwen3" || fam == "qwen3_moe") {
+        if (!f.optBool("use_sliding_window").value_or(false) || !window)
+            return;
+        const int64_t from = f.optInt("max_window_layers", 0, kMaxLayers).value_or(28);
+        for (int64_t i = from; i < s.numLayers; ++i)
+            s.layers[i].window = *window;
+        return;
+    }
+    if (window && (fam == "mistral" || fam == "mixtral" || fam == "phi3" || fam == "unknown" ||
+                   fam == "llama")) {
+        for (LayerSpec& l : s.layers)
+            l.window = *window;
+    }
+}
+
+void readMoe(Fields& f, ModelSpec& s)
+{
+    const std::string& fam = s.family;
+    MoeSpec& m = s.moe;
+    if (fam == "mixtral" || fam == "gpt_oss" || fam == "llama4") {
+        m.experts = f.intOr({"num_local_experts"}, fam == "mixtral" ? 8 : (fam == "llama4" ? 16 : 128),
+                            1, kMaxExperts);
+        m.expertsPerToken = f.intOr({"num_experts_per_tok", "experts_per_token"},
+                                    fam == "mixtral" ? 2 : (fam == "llama4" ? 1 : 4), 1, m.experts);
+        m.expertIntermediate = s.intermediateSize;
+        m.routerBias = fam == "gpt_oss";
+        m.expertBias = fam == "gpt_oss";
+        int64_t step = 1;
+        if (fam == "llama4") {
+            // Llama 4: a shared expert of intermediate_size beside the routed ones; dense
+            // layers use intermediate_size_mlp.
+            m.sharedIntermediate = s.intermediateSize;
+            step = f.optInt("interleave_moe_layer_step", 1, kMaxLayers).value_or(1);
+            s.intermediateSize = f.intOr({"intermediate_size_mlp"}, 16384, 1, kMaxFfn);
+        }
+        for (int64_t i = 0; i < s.numLayers; ++i)
+            s.layers[i].moe = (i + 1) % step == 0;
+        return;
+    }
+    if (fam == "qwen2_moe" || fam == "qwen3_moe") {
+        m.experts = f.intOr({"num_experts"}, fam == "qwen2_moe" ? 60 : 128, 1, kMaxExperts);
+        m.expertsPerToken = f.intOr({"num_experts_per_tok"}, fam == "qwen2_moe" ? 4 : 8, 1,
+                                    m.experts);
+        m.expertIntermediate =
+            f.intOr({"moe_intermediate_size"}, fam == "qwen2_moe" ? 1408 : 768, 1, kMaxFfn);
+        if (fam == "qwen2_moe") {
+            m.sharedIntermediate =
+                f.intOr({"shared_expert_intermediate_size"}, 5632, 0, kMaxFfn);
+            m.sharedExpertGate = m.sharedIntermediate > 0;
+        }
+        const int64_t step = f.optInt("decoder_sparse_step", 1, kMaxLayers).value_or(1);
+        std::set<int64_t> denseOnly;
+        if (const json* mo = f.get("mlp_only_layers")) {
+            if (!mo->is_array())
+                throw FieldError{"mlp_only_layers", "expected a list of layer indices"};
+            for (const json& v : *mo)
+                denseOnly.insert(Fields::toInt(v, "mlp_only_layers", 0, kMaxLayers));
+        }
+        for (int64_t i = 0; i < s.numLayers; ++i)
+            s.layers[i].moe = !denseOnly.count(i) && (i + 1) % step == 0;
+        return;
+    }
+    if (fam == "deepseek_v2" || fam == "deepseek_v3") {
+        const bool v3 = fam == "deepseek_v3";
+        const auto routed = f.optInt("n_routed_experts", 1, kMaxExperts);
+        if (!routed)
+            return; // a dense DeepSeek
+        m.experts = *routed;
+        m.expertsPerToken = f.intOr({"num_experts_per_tok"}, v3 ? 8 : 6, 1, m.experts);
+        m.expertIntermediate = f.intOr({"moe_intermediate_size"}, v3 ? 2048 : 1407, 1, kMaxFfn);
+        const int64_t shared = f.optInt("n_shared_experts", 0, kMaxExperts).value_or(0);
+        m.sharedIntermediate = shared * m.expertIntermediate;
+        const auto method = f.optString("topk_method").value_or(v3 ? "noaux_tc" : "greedy");
+        m.routerCorrectionBias = method == "noaux_tc";
+        const int64_t firstDense = f.optInt("first_k_dense_replace", 0, kMaxLayers).value_or(0);
+        const int64_t freq = f.optInt("moe_layer_freq", 1, kMaxLayers).value_or(1);
+        for (int64_t i = 0; i < s.numLayers; ++i)
+            s.layers[i].moe = i >= firstDense && i % freq == 0;
+        return;
+    }
+    // Unknown families: take the common MoE field names when present.
+    const char* ek = f.pick({"num_local_experts", "num_experts", "n_routed_experts"});
+    if (ek) {
+        m.experts = Fields::toInt(*f.get(ek), ek, 1, kMaxExperts);
+        m.expertsPerToken = f.intOr({"num_experts_per_tok", "experts_per_token"}, 2, 1, m.experts);
+        m.expertIntermediate = f.optInt("moe_intermediate_size", 1, kMaxFfn)
+                                   .value_or(s.intermediateSize);
+        for (LayerSpec& l : s.layers)
+            l.moe = true;
+        f.warn("mixture of experts read from generic field names; the layout is assumed "
+               "Mixtral-like");
+    }
+}
+
+void readMla(Fields& f, ModelSpec& s)
+{
+    MlaSpec& a = s.mla;
+    a.kvLoraRank = f.intOr({"kv_lora_rank"}, 512, 1, kMaxWidth);
+    a.qLoraRank = f.optInt("q_lora_rank", 1, kMaxWidth).value_or(0);
+    a.qkRopeHeadDim = f.intOr({"qk_rope_head_dim"}, 64, 1, kMaxWidth);
+    a.qkNopeHeadDim = f.intOr({"qk_nope_head_dim"}, 128, 1, kMaxWidth);
+    a.vHeadDim = f.intOr({"v_head_dim"}, 128, 1, kMaxWidth);
+    // For MLA the per-head width that matters is q/k's (nope + rope); num_key_value_heads in
+    // DeepSeek configs equals the query heads and says nothing about the cache.
+    s.headDim = a.qkHeadDim();
+    s.mtpLayers = f.optInt("num_nextn_predict_layers", 0, 64).value_or(0);
+}
+
+void readDtype(Fields& f, ModelSpec& s)
+{
+    if (auto t = f.optString("torch_dtype"))
+        s.torchDtype = *t;
+    else if (auto t2 = f.optString("dtype"))
+        s.torchDtype = *t2;
+    if (!s.torchDtype.empty()) {
+        s.checkpointDType = parseDType(s.torchDtype);
+        if (!s.checkpointDType)
+            f.warn("torch_dtype \"" + s.torchDtype + "\" is not recognised; assuming bf16");
+    }
+    if (const json* q = f.getOuter("quantization_config")) {
+        if (!q->is_object())
+            throw FieldError{"quantization_config", "expected an object"};
+        std::string method = q->value("quant_method", std::string());
+        if (method == "fp8") {
+            s.checkpointDType = DType::FP8;
+            f.warn("quantization_config: fp8 weights (block scales of about 0.01% not counted)");
+        } else if (method == "mxfp4") {
+            s.checkpointDType = DType::INT4;
+            f.warn("quantization_config: mxfp4 experts sized as 4-bit; other weights as bf16 "
+                   "would be larger");
+        } else if (method == "awq" || method == "gptq") {
+            const int bits = q->value("bits", 4);
+            s.checkpointDType = bits == 8 ? DType::INT8 : DType::INT4;
+        } else if (!method.empty()) {
+            f.warn("quantization_config: method \"" + method + "\" sized by torch_dtype");
+        }
+    }
+}
+
+// Module layout flags per family, from each family's modeling code in transformers.
+void applyLayout(Fields& f, ModelSpec& s)
+{
+    const std::string& fam = s.family;
+    if (fam == "gemma2" || fam == "gemma3")
+        s.normsPerLayer = 4; // input, post-attention, pre-feedforward, post-feedforward
+    if (fam == "qwen3" || fam == "qwen3_moe" || fam == "gemma3")
+        s.qkNorm = true;
+    if (fam == "qwen2" || fam == "qwen2_moe")
+        s.qkvBias = true; // Qwen2Attention: q/k/v with bias, o without
+    if (fam == "llama" || fam == "mistral" || fam == "mixtral" || fam == "qwen3" ||
+        fam == "qwen3_moe" || fam == "gemma" || fam == "gemma2" || fam == "gemma3" ||
+        fam == "gpt_oss" || fam == "deepseek_v2" || fam == "deepseek_v3" || fam == "unknown" ||
+        fam == "llama4") {
+        const bool bias = f.optBool("attention_bias").value_or(fam == "gpt_oss");
+        s.qkvBias = bias;
+        s.oBias = bias;
+        s.mlpBias = f.optBool("mlp_bias").value_or(false);
+    }
+    if (fam == "gpt_oss")
+        s.attentionSinks = true;
+    if (fam == "gpt2" || fam == "gpt_bigcode" || fam == "gpt_neox" || fam == "opt") {
+        s.mlp = MlpKind::Plain;
+        s.layerNorm = true;
+        s.qkvBias = s.oBias = s.mlpBias = true;
+    }
+    if (fam == "gpt2" || fam == "gpt_bigcode")
+        s.learnedPositions = s.maxPositionEmbeddings;
+    if (fam == "opt") {
+        // OPTLearnedPositionalEmbedding keeps 2 extra rows (its offset).
+        s.learnedPositions = s.maxPositionEmbeddings + 2;
+        const bool bias = f.optBool("enable_bias").value_or(true);
+        s.qkvBias = s.oBias = s.mlpBias = bias;
+        s.finalNorm = f.optBool("do_layer_norm_before").value_or(true);
+        const int64_t proj = f.optInt("word_embed_proj_dim", 1, kMaxWidth).value_or(s.hiddenSize);
+        s.embedProjDim = proj != s.hiddenSize ? proj : 0;
+    }
+    if (fam == "falcon") {
+        s.mlp = MlpKind::Plain;
+        s.layerNorm = true;
+        const bool bias = f.optBool("bias").value_or(false);
+        s.qkvBias = s.oBias = s.mlpBias = bias;
+        const bool newArch = f.optBool("new_decoder_architecture").value_or(false);
+        const bool parallel = f.optBool("parallel_attn").value_or(true);
+        if (newArch)
+            s.normsPerLayer = static_cast<int>(f.optInt("num_ln_in_parallel_attn", 1, 2).value_or(2));
+        else
+            s.normsPerLayer = parallel ? 1 : 2;
+        if (f.optBool("alibi").value_or(false))
+            f.warn("alibi: position biases hold no parameters; sized as usual");
+    }
+    const bool tieDefault = f.defaults() ? f.defaults()->tie : false;
+    if (auto tie = f.optBool("tie_word_embeddings"))
+        s.tiedEmbeddings = *tie;
+    else {
+        s.tiedEmbeddings = tieDefault;
+        f.warnDefault("tie_word_embeddings", tieDefault ? "true" : "false");
+    }
+}
+
+ModelSpec buildSpec(const json& root, const std::string& label, std::vector<std::string>& warnings)
+{
+    if (!root.is_object())
+        throw FieldError{"(top level)", std::string("expected a JSON object, got ") + typeName(root)};
+
+    // Multimodal wrappers keep the language model in text_config (Gemma-3, Llama-3.2-Vision,
+    // Llama-4); the sizes here are the text model's.
+    const json* cfg = &root;
+    const json* outer = nullptr;
+    std::string outerType;
+    if (auto it = root.find("model_type"); it != root.end() && it->is_string())
+        outerType = it->get<std::string>();
+    if (auto tc = root.find("text_config"); tc != root.end() && !tc->is_null()) {
+        if (!tc->is_object())
+            throw FieldError{"text_config", std::string("expected an object, got ") + typeName(*tc)};
+        cfg = &*tc;
+        outer = &root;
+    }
+
+    ModelSpec s;
+    std::string type;
+    if (auto it = cfg->find("model_type"); it != cfg->end()) {
+        if (!it->is_string())
+            throw FieldError{"model_type", std::string("expected a string, got ") + typeName(*it)};
+        type = it->get<std::string>();
+    } else if (outer) {
+        type = outerType == "gemma3"   ? "gemma3_text"
+               : outerType == "mllama" ? "mllama_text_model"
+               : outerType == "llama4" ? "llama4_text"
+                                       : outerType;
+        warnings.push_back("text_config has no model_type; read as " + type);
+    } else {
+        type = outerType;
+    }
+    s.modelType = type;
+    if (type == "gemma3") // a text-only Gemma-3 checkpoint
+        type = "gemma3_text";
+    const FamilyDefaults* defaults = findFamily(type);
+    s.family = defaults ? defaults->family : "unknown";
+    if (!defaults)
+        warnings.push_back("model_type \"" + type +
+                           "\" is not a known family; sized as a Llama-style decoder from its "
+                           "standard fields");
+    if (type == "mllama_text_model")
+        warnings.push_back("Llama-3.2-Vision: cross-attention layers are sized as ordinary "
+                           "decoder layers; their KV holds image tokens, not text");
+
+    Fields f(*cfg, outer, defaults, warnings);
+    if (const json* arch = f.getOuter("architectures"); arch && arch->is_array() && !arch->empty() &&
+                                                       (*arch)[0].is_string())
+        s.architecture = (*arch)[0].get<std::string>();
+
+    readCoreShape(f, s);
+    s.intermediateSize = readIntermediate(f, s);
+    readContext(f, s);
+
+    // KV heads by family: Falcon's multi_query / new_decoder_architecture, StarCoder's
+    // multi_query, otherwise num_key_value_heads defaulting to the query heads.
+    if (s.family == "falcon") {
+        const bool newArch = f.optBool("new_decoder_architecture").value_or(false);
+        const bool mq = f.optBool("multi_query").value_or(true);
+        if (newArch)
+            readKvHeads(f, s, s.numHeads);
+        else {
+            s.numKvHeads = mq ? 1 : s.numHeads;
+        }
+    } else if (s.family == "gpt_bigcode") {
+        s.numKvHeads = f.optBool("multi_query").value_or(true) ? 1 : s.numHeads;
+    } else {
+        readKvHeads(f, s, defaults && defaults->kvHeads > 0 ? defaults->kvHeads : s.numHeads);
+    }
+
+    if (s.family == "deepseek_v2" || s.family == "deepseek_v3" || f.get("kv_lora_rank"))
+        readMla(f, s);
+
+    // head_dim x heads far from hidden_size is legal only when head_dim is explicit (Gemma).
+    if (!f.get("head_dim") && !s.mla.enabled() && !(defaults && defaults->headDim > 0) &&
+        s.headDim * s.numHeads != s.hiddenSize)
+        throw FieldError{"head_dim", "missing, and hidden_size / num_attention_heads is not whole"};
+
+    readWindows(f, s);
+    readMoe(f, s);
+    readDtype(f, s);
+    applyLayout(f, s);
+    (void)label;
+    return s;
+}
+
+std::string stemName(const std::string& path)
+{
+    const fs::path p(path);
+    if (p.filename() == "config.json" && p.has_parent_path()) {
+        const std::string parent = p.parent_path().filename().string();
+        if (!parent.empty() && parent != ".")
+            return parent;
+    }
+    return p.stem().string();
+}
+
+} // namespace
+
+Expected<ModelSpec> parseModelConfig(const std::string& text, const std::string& label,
+                                     const std::string& folder)
+{
+    auto doc = detail::parseJson(text, label);
+    if (!doc)
+        return Error{doc.error()};
+    ModelSpec spec;
+    std::vector<std::string> warnings;
+    try {
+        spec = buildSpec(doc.value(), label, warnings);
+    } catch (const FieldError& e) {
+        return Error{label + ": " + e.field + ": " + e.message};
+    } catch (const json::exception& e) {
+        return Error{label + ": unexpected structure: " + e.what()};
+    }
+    spec.warnings = std::move(warnings);
+    spec.sourcePath = label;
+    const json& root = doc.value();
+    if (auto it = root.find("_name_or_path"); it != root.end() && it->is_string() &&
+                                              !it->get<std::string>().empty())
+        spec.name = it->get<std::string>();
+    else
+        spec.name = stemName(label);
+
+    auto size = readCheckpointSize(folder);
+    if (!size)
+        spec.warnings.push_back("exact weight bytes unavailable: " + size.error());
+    else if (size.value()) {
+        spec.exactWeightBytes = size.value()->bytes;
+        spec.weightBytesSource = size.value()->source;
+    }
+    return spec;
+}
+
+Expected<std::string> resolveConfigPath(const std::string& path)
+{
+    std::error_code ec;
+    if (path.empty())
+        return Error{"(no path): expected a config.json, a model folder or a Hugging Face cache "
+                     "folder"};
+    const fs::path p(path);
+    if (!fs::exists(p, ec))
+        return Error{path + ": no such file or folder"};
+    if (!fs::is_directory(p, ec))
+        return path;
+    if (fs::is_regular_file(p / "config.json", ec))
+        return (p / "config.json").string();
+    if (auto m = hfCacheModel(p.string()))
+        return m->configPath;
+    // A hub root: pointing at one model is required.
+    return Error{path + ": config.json: no config.json in this folder (nor a Hugging Face "
+                        "snapshot under it)"};
+}
+
+Expected<ModelSpec> readModel(const std::string& path)
+{
+    auto configPath = resolveConfigPath(path);
+    if (!configPath)
+        return Error{configPath.error()};
+    auto text = detail::readTextFile(configPath.value(), detail::kMaxConfigBytes);
+    if (!text)
+        return Error{text.error()};
+    const fs::path cp(configPath.value());
+    auto spec = parseModelConfig(text.value(), configPath.value(), cp.parent_path().string());
+    if (!spec)
+        return spec;
+    ModelSpec s = std::move(spec).value();
+    // Name a cached model by its repository id.
+    if (const fs::path snap = cp.parent_path(); snap.parent_path().filename() == "snapshots") {
+        if (auto m = hfCacheModel(snap.parent_path().parent_path().string()))
+            s.name = m->repoId;
+    }
+    return s;
+}
+
+} // namespace attnplan

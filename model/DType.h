@@ -1,0 +1,20 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace attnplan {
+
+// Storage types for weights and the KV cache. int4 is half a byte; sizes round up.
+enum class DType { F32, BF16, F16, FP8, INT8, INT4 };
+
+int dtypeBits(DType t);
+const char* dtypeName(DType t);
+// Accepts the names users and configs write: fp32/float32, bf16/bfloat16, fp16/float16/half,
+// fp8/fp8_e4m3/fp8_e5m2/float8_e4m3fn, int8, int4.
+std::optional<DType> parseDType(std::string_view name);
+// Bytes to store `elements` values of type t, rounded up; throws OverflowError.
+int64_t bytesFor(int64_t elements, DType t);
+
+} // namespace attnplan

@@ -1,0 +1,49 @@
+#pragma once
+
+#include <cassert>
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace attnplan {
+
+// A failure with a reason and a place: "config.json: num_key_value_heads: 12 must divide
+// num_attention_heads (32)". One line, ready for stderr or an inline label.
+struct Error
+{
+    std::string message;
+};
+
+// Either a value or an Error. Readers and planners return this at the library's edge so that
+// front ends learn *why* something failed, never only *that* it failed.
+template <class T>
+class Expected
+{
+public:
+    Expected(T value) : m_value(std::move(value)) {}
+    Expected(Error error) : m_error(std::move(error.message)) {}
+
+    bool ok() const { return m_value.has_value(); }
+    explicit operator bool() const { return ok(); }
+
+    const T& value() const&
+    {
+        assert(ok());
+        return *m_value;
+    }
+    T&& value() &&
+    {
+        assert(ok());
+        return std::move(*m_value);
+    }
+    const T* operator->() const { return &value(); }
+    const T& operator*() const { return value(); }
+
+    const std::string& error() const { return m_error; }
+
+private:
+    std::optional<T> m_value;
+    std::string m_error;
+};
+
+} // namespace attnplan

@@ -1,0 +1,92 @@
+#include "JsonFile.h"
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace attnplan::detail {
+
+Expected<std::string> readTextFile(const std::string& path, int64_t maxBytes)
+{
+    std::error_code ec;
+    const fs::file_status st = fs::status(path, ec);
+    if (ec || !fs::exists(st))
+        return Error{path + ": no such file"};
+    if (fs::is_directory(st))
+        return Error{path + ": is a folder, expected a file"};
+    const auto size = fs::file_size(path, ec);
+    if (ec)
+        return Error{path + ": cannot read its size (" + ec.message() + ")"};
+    if (static_cast<int64_t>(size) > maxBytes)
+        return Error{path + ": file is " + std::to_string(size) + " bytes, over the limit of " +
+                     std::to_string(maxBytes) + " bytes; refused unread"};
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        return Error{path + ": cannot open for reading (" + std::strerror(errno) + ")"};
+    std::string text(size, '\0');
+    in.read(text.data(), static_cast<std::streamsize>(size));
+    if (in.gcount() != static_cast<std::streamsize>(size))
+        return Error{path + ": read failed"};
+    return text;
+}
+
+int jsonDepth(const std::string& text, int limit)
+{
+    int depth = 0;
+    int deepest = 0;
+    bool inString = false;
+    for (size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (inString) {
+            if (c == '\\')
+                ++i;
+            else if (c == '"')
+                inString = false;
+            continue;
+        }
+        if (c == '"') {
+            inString = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > deepest) {
+                deepest = depth;
+                if (deepest > limit)
+                    return deepest;
+            }
+        } else if (c == ']' || c == '}') {
+            --depth;
+        }
+    }
+    return deepest;
+}
+
+Expected<nlohmann::json> parseJson(const std::string& text, const std::string& label)
+{
+    if (text.find_first_not_of(" \t\r\n") == std::string::npos)
+        return Error{label + ": file is empty, expected a JSON object"};
+    if (jsonDepth(text, kMaxJsonDepth) > kMaxJsonDepth)
+        return Error{label + ": JSON is nested deeper than " + std::to_string(kMaxJsonDepth) +
+                     " levels; refused"};
+    try {
+        return nlohmann::json::parse(text);
+    } catch (const nlohmann::json::parse_error& e) {
+        // e.byte is 1-based; nlohmann's own text repeats the position, keep ours short.
+        std::string what = e.what();
+        const auto colon = what.rfind(": ");
+        const std::string detail = colon == std::string::npos ? what : what.substr(colon + 2);
+        return Error{label + ": not valid JSON at byte " + std::to_string(e.byte) + ": " + detail};
+    }
+}
+
+Expected<nlohmann::json> readJsonFile(const std::string& path, int64_t maxBytes)
+{
+    auto text = readTextFile(path, maxBytes);
+    if (!text)
+        return Error{text.error()};
+    return parseJson(text.value(), path);
+}
+
+} // namespace attnplan::detail

@@ -1,0 +1,34 @@
+#pragma once
+
+// Internal to model/: the one place where files become nlohmann::json. Never include this from
+// a public header; the rest of attnplan sees plain structs.
+
+#include "../Expected.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+
+namespace attnplan::detail {
+
+// Documented limits (README, "Limits"): a config or catalog larger than this is refused unread,
+// and JSON nested deeper than kMaxJsonDepth is refused before the parser can recurse into it.
+inline constexpr int64_t kMaxConfigBytes = 16 * 1024 * 1024;
+inline constexpr int64_t kMaxSafetensorsHeaderBytes = 8 * 1024 * 1024;
+inline constexpr int kMaxJsonDepth = 64;
+
+// Reads a whole file of at most maxBytes. Errors name the path: missing, a folder, unreadable,
+// too large, empty.
+Expected<std::string> readTextFile(const std::string& path, int64_t maxBytes);
+
+// Parses text as JSON after checking its nesting depth. `label` names the file in errors.
+Expected<nlohmann::json> parseJson(const std::string& text, const std::string& label);
+
+// Both of the above.
+Expected<nlohmann::json> readJsonFile(const std::string& path, int64_t maxBytes = kMaxConfigBytes);
+
+// The deepest nesting of [ and { outside strings; stops counting once past `limit`.
+int jsonDepth(const std::string& text, int limit);
+
+} // namespace attnplan::detail
