@@ -152,7 +152,15 @@ Expected<ParameterCount> tryCountParameters(const ModelSpec& spec)
 
 int64_t weightBytes(const ModelSpec& spec, DType t)
 {
-    return bytesFor(countParameters(spec).total, t);
+    const ParameterCount c = countParameters(spec);
+    if (spec.mxfp4Experts && t == DType::INT4) {
+        // MXFP4 blocks: 32 four-bit values + one E8M0 scale = 17 bytes per 32 weights.
+        const int64_t experts = c.routedExperts;
+        const int64_t blocks = experts / 32 + (experts % 32 ? 1 : 0);
+        return checkedAdd(checkedMul(blocks, 17, "weight bytes"),
+                          bytesFor(c.total - experts, DType::BF16), "weight bytes");
+    }
+    return bytesFor(c.total, t);
 }
 
 DType servingWeightDType(const ModelSpec& spec)

@@ -165,8 +165,11 @@ public:
         double d = 0;
         if (v.is_number_unsigned()) {
             const auto u = v.get<uint64_t>();
+            if (static_cast<int64_t>(std::min<uint64_t>(u, INT64_MAX)) < min)
+                throw FieldError{key, "must be at least " + std::to_string(min) + ", got " +
+                                          std::to_string(u)};
             if (u > static_cast<uint64_t>(max))
-                throw FieldError{key, std::to_string(u) + " is absurdly large (expected at most " +
+                throw FieldError{key, std::to_string(u) + " is out of range (expected at most " +
                                           std::to_string(max) + ")"};
             return static_cast<int64_t>(u);
         }
@@ -176,7 +179,7 @@ public:
                 throw FieldError{key, "must be at least " + std::to_string(min) + ", got " +
                                           std::to_string(i)};
             if (i > max)
-                throw FieldError{key, std::to_string(i) + " is absurdly large (expected at most " +
+                throw FieldError{key, std::to_string(i) + " is out of range (expected at most " +
                                           std::to_string(max) + ")"};
             return i;
         }
@@ -189,7 +192,7 @@ public:
             throw FieldError{key, "must be at least " + std::to_string(min) + ", got " +
                                       describe(v)};
         if (d > static_cast<double>(max))
-            throw FieldError{key, describe(v) + " is absurdly large (expected at most " +
+            throw FieldError{key, describe(v) + " is out of range (expected at most " +
                                       std::to_string(max) + ")"};
         return static_cast<int64_t>(d);
     }
@@ -540,9 +543,10 @@ void readDtype(Fields& f, ModelSpec& s)
             s.checkpointDType = DType::FP8;
             f.warn("quantization_config: fp8 weights (block scales of about 0.01% not counted)");
         } else if (method == "mxfp4") {
+            // gpt-oss: experts in MXFP4 (4-bit values, one 8-bit scale per 32), the rest
+            // (attention, router, embeddings) in bf16: modules_to_not_convert.
             s.checkpointDType = DType::INT4;
-            f.warn("quantization_config: mxfp4 experts sized as 4-bit; other weights as bf16 "
-                   "would be larger");
+            s.mxfp4Experts = true;
         } else if (method == "awq" || method == "gptq") {
             const int bits = q->value("bits", 4);
             s.checkpointDType = bits == 8 ? DType::INT8 : DType::INT4;

@@ -98,6 +98,7 @@ struct ModelSpec
 
     std::string torchDtype;             // as written in the config, "" if absent
     std::optional<DType> checkpointDType; // torch_dtype or quantization_config, when known
+    bool mxfp4Experts = false;          // gpt-oss: routed experts stored as MXFP4, the rest bf16
     std::optional<int64_t> exactWeightBytes; // from safetensors metadata beside the config
     std::string weightBytesSource;      // which file gave exactWeightBytes
 

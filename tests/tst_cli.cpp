@@ -1,0 +1,236 @@
+// attnplan-cli as scripts use it: the JSON contract of BRIEF.md, exit statuses, one-line errors.
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+namespace {
+
+QString src(const QString& rel) { return QStringLiteral(ATTNPLAN_SOURCE_DIR "/") + rel; }
+
+struct Run
+{
+    int exitCode = -1;
+    QProcess::ExitStatus status = QProcess::CrashExit;
+    QByteArray out;
+    QByteArray err;
+};
+
+Run cli(const QStringList& args)
+{
+    QProcess p;
+    p.start(QStringLiteral(ATTNPLAN_CLI), args);
+    Run r;
+    if (!p.waitForFinished(120000))
+        return r;
+    r.exitCode = p.exitCode();
+    r.status = p.exitStatus();
+    r.out = p.readAllStandardOutput();
+    r.err = p.readAllStandardError();
+    return r;
+}
+
+QJsonObject json(const Run& r)
+{
+    QJsonParseError e{};
+    const QJsonDocument d = QJsonDocument::fromJson(r.out, &e);
+    if (e.error != QJsonParseError::NoError)
+        qWarning() << "not JSON:" << r.out.left(200) << r.err;
+    return d.object();
+}
+
+} // namespace
+
+class TestCli : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void inspectContract_data();
+    void inspectContract();
+    void inspectOptions();
+    void inspectReadableReport();
+    void flopsContract();
+    void flopsOverflowExits2();
+    void badCorpusExits2_data();
+    void badCorpusExits2();
+    void badPathsExit2();
+    void usageErrorsExit2_data();
+    void usageErrorsExit2();
+};
+
+void TestCli::inspectContract_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<qint64>("parameters"); // exact where published exactly, else 0
+    QTest::addColumn<qint64>("kvPerToken");  // hand calculation, bf16 unless the config says fp16
+    QTest::addColumn<QString>("attention");
+    // kv_bytes_per_token = 2 x layers x kv_heads x head_dim x bytes (MLA: (rank + rope) x layers x bytes).
+    QTest::newRow("llama-3.1-8b") << "configs/llama-3.1-8b.json" << qint64(8030261248) << qint64(2 * 32 * 8 * 128 * 2) << "GQA";
+    QTest::newRow("llama-2-7b") << "configs/llama-2-7b-hf.json" << qint64(6738415616) << qint64(2 * 32 * 32 * 128 * 2) << "MHA";
+    QTest::newRow("mistral-7b-v0.3") << "configs/mistral-7b-instruct-v0.3.json" << qint64(7248023552) << qint64(2 * 32 * 8 * 128 * 2) << "GQA";
+    QTest::newRow("mixtral-8x7b") << "configs/mixtral-8x7b-v0.1.json" << qint64(46702792704) << qint64(2 * 32 * 8 * 128 * 2) << "GQA";
+    QTest::newRow("qwen2.5-7b") << "configs/qwen2.5-7b-instruct.json" << qint64(7615616512) << qint64(2 * 28 * 4 * 128 * 2) << "GQA";
+    QTest::newRow("falcon-7b") << "configs/falcon-7b-instruct.json" << qint64(6921720704) << qint64(2 * 32 * 1 * 64 * 2) << "MQA";
+    QTest::newRow("gemma-2-9b") << "configs/gemma-2-9b-it.json" << qint64(9241705984) << qint64(2 * 42 * 8 * 256 * 2) << "GQA";
+    QTest::newRow("gpt2-large") << "configs/gpt2-large.json" << qint64(774030080) << qint64(2 * 36 * 20 * 64 * 2) << "MHA";
+    QTest::newRow("deepseek-r1") << "configs/deepseek-r1.json" << qint64(0) << qint64((512 + 64) * 61 * 2) << "MLA";
+    QTest::newRow("gemma-3-27b") << "configs/gemma-3-27b-it.json" << qint64(0) << qint64(2 * 62 * 16 * 128 * 2) << "GQA";
+}
+
+void TestCli::inspectContract()
+{
+    QFETCH(QString, file);
+    QFETCH(qint64, parameters);
+    QFETCH(qint64, kvPerToken);
+    QFETCH(QString, attention);
+    const Run r = cli({"inspect", src(file), "--json"});
+    QCOMPARE(r.status, QProcess::NormalExit);
+    QCOMPARE(r.exitCode, 0);
+    const QJsonObject j = json(r);
+    for (const char* key : {"name", "architecture", "attention", "layers", "hidden_size",
+                            "attention_heads", "kv_heads", "head_dim", "max_context",
+                            "sliding_window", "parameters", "active_parameters", "weight_bytes",
+                            "kv_bytes_per_token", "context", "kv_bytes", "warnings"})
+        QVERIFY2(j.contains(key), key);
+    QVERIFY(j["warnings"].isArray());
+    QCOMPARE(j["attention"].toString(), attention);
+    if (parameters > 0)
+        QCOMPARE(qint64(j["parameters"].toDouble()), parameters);
+    QCOMPARE(qint64(j["kv_bytes_per_token"].toDouble()), kvPerToken);
+    // Default context is the model's window; kv_bytes covers it with windows applied.
+    QCOMPARE(j["context"].toInteger(), j["max_context"].toInteger());
+    if (j["sliding_window"].isNull())
+        QCOMPARE(j["kv_bytes"].toDouble(), j["kv_bytes_per_token"].toDouble() * j["context"].toDouble());
+    else
+        QVERIFY(j["kv_bytes"].toDouble() < j["kv_bytes_per_token"].toDouble() * j["context"].toDouble());
+}
+
+void TestCli::inspectOptions()
+{
+    const QJsonObject j = json(cli({"inspect", src("configs/llama-3.1-8b.json"), "--context", "32000",
+                                    "--kv-dtype", "fp8", "--weight-dtype", "int4", "--json"}));
+    QCOMPARE(j["context"].toInteger(), 32000);
+    QCOMPARE(j["kv_bytes_per_token"].toInteger(), 65536);
+    QCOMPARE(j["kv_bytes"].toInteger(), qint64(65536) * 32000);
+    QCOMPARE(j["weight_bytes"].toInteger(), qint64(8030261248) / 2);
+    QCOMPARE(j["sliding_window"].type(), QJsonValue::Null);
+    // A model folder works as well as its config.json.
+    QTemporaryDir dir;
+    QFile::copy(src("configs/gemma-2-9b-it.json"), dir.path() + "/config.json");
+    const QJsonObject g = json(cli({"inspect", dir.path(), "--json"}));
+    QCOMPARE(g["sliding_window"].toInteger(), 4096);
+    QCOMPARE(g["parameters"].toInteger(), qint64(9241705984));
+}
+
+void TestCli::inspectReadableReport()
+{
+    const Run r = cli({"inspect", src("configs/deepseek-r1.json")});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(r.out.contains("MLA"));
+    QVERIFY(r.out.contains("671,026,419,200"));
+    QVERIFY(r.out.contains("70,272 B"));
+}
+
+void TestCli::flopsContract()
+{
+    const Run r = cli({"flops", "--tokens", "128000", "--d-model", "4096", "--json"});
+    QCOMPARE(r.exitCode, 0);
+    const QJsonObject j = json(r);
+    QCOMPARE(qint64(j["score_matrix_entries"].toDouble()), qint64(16384000000));
+    QCOMPARE(qint64(j["quadratic_flops"].toDouble()), qint64(2) * (2 * 128000LL * 128000 * 4096));
+    QCOMPARE(qint64(j["linear_flops"].toDouble()), qint64(2) * (4 * 128000LL * 4096 * 4096));
+    QCOMPARE(j["crossover_tokens"].toInteger(), 8192);
+    const QJsonObject l = json(cli({"flops", "--tokens", "1000", "--d-model", "4096", "--layers", "32", "--json"}));
+    QCOMPARE(qint64(l["quadratic_flops"].toDouble()), qint64(2) * (2 * 1000LL * 1000 * 4096) * 32);
+}
+
+void TestCli::flopsOverflowExits2()
+{
+    const Run r = cli({"flops", "--tokens", "1e12", "--d-model", "1e6", "--json"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY(r.err.contains("64 bits"));
+    QVERIFY(r.out.isEmpty());
+}
+
+void TestCli::badCorpusExits2_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("field");
+    QFile manifest(src("tests/data/bad/MANIFEST.tsv"));
+    QVERIFY(manifest.open(QIODevice::ReadOnly | QIODevice::Text));
+    while (!manifest.atEnd()) {
+        const QString line = QString::fromUtf8(manifest.readLine()).trimmed();
+        if (line.isEmpty() || line.startsWith('#'))
+            continue;
+        const QStringList parts = line.split('\t');
+        QTest::newRow(qPrintable(parts[0])) << parts[0] << parts[1];
+    }
+}
+
+void TestCli::badCorpusExits2()
+{
+    QFETCH(QString, file);
+    QFETCH(QString, field);
+    const Run r = cli({"inspect", src("tests/data/bad/" + file), "--json"});
+    QCOMPARE(r.status, QProcess::NormalExit);
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY(r.out.isEmpty());
+    const QString err = QString::fromUtf8(r.err);
+    QCOMPARE(err.count('\n'), 1); // exactly one line
+    QVERIFY2(err.contains(file), qPrintable(err));
+    QVERIFY2(err.contains(field), qPrintable(err));
+}
+
+void TestCli::badPathsExit2()
+{
+    QTemporaryDir dir;
+    Run r = cli({"inspect", dir.path()});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY(r.err.contains("config.json"));
+    r = cli({"inspect", dir.path() + "/missing.json"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY(r.err.contains("missing.json"));
+    QFile huge(dir.path() + "/config.json");
+    QVERIFY(huge.open(QIODevice::WriteOnly));
+    QVERIFY(huge.resize(400LL * 1024 * 1024));
+    huge.close();
+    r = cli({"inspect", dir.path(), "--json"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY(r.err.contains("over the limit"));
+}
+
+void TestCli::usageErrorsExit2_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("expected");
+    const QString cfg = src("configs/llama-3.1-8b.json");
+    QTest::newRow("no command") << QStringList{} << "usage";
+    QTest::newRow("unknown command") << QStringList{"frobnicate"} << "frobnicate";
+    QTest::newRow("unknown option") << QStringList{"inspect", cfg, "--colour"} << "--colour";
+    QTest::newRow("no path") << QStringList{"inspect"} << "PATH";
+    QTest::newRow("bad dtype") << QStringList{"inspect", cfg, "--kv-dtype", "fp7"} << "--kv-dtype";
+    QTest::newRow("negative context") << QStringList{"inspect", cfg, "--context", "-5"} << "--context";
+    QTest::newRow("fractional context") << QStringList{"inspect", cfg, "--context", "10.5"} << "--context";
+    QTest::newRow("text context") << QStringList{"inspect", cfg, "--context", "lots"} << "--context";
+    QTest::newRow("missing value") << QStringList{"inspect", cfg, "--context"} << "--context";
+    QTest::newRow("flops without d-model") << QStringList{"flops", "--tokens", "10"} << "--d-model";
+    QTest::newRow("flops zero tokens") << QStringList{"flops", "--tokens", "0", "--d-model", "8"} << "--tokens";
+}
+
+void TestCli::usageErrorsExit2()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QString, expected);
+    const Run r = cli(args);
+    QCOMPARE(r.status, QProcess::NormalExit);
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(QString::fromUtf8(r.err).contains(expected), r.err.constData());
+}
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "tst_cli.moc"
