@@ -61,7 +61,100 @@ private slots:
     void badPathsExit2();
     void usageErrorsExit2_data();
     void usageErrorsExit2();
+    void capacityContract();
+    void capacityLessonFigureFromFlags();
+    void capacityErrorsExit2_data();
+    void capacityErrorsExit2();
+    void brokenUserCatalogStillRuns();
+    void planContract();
 };
+
+void TestCli::capacityContract()
+{
+    // BRIEF's vLLM log: Llama-3.1-8B on an RTX 3090, utilization 0.90, max_model_len 20,000.
+    const Run r = cli({"capacity", src("configs/llama-3.1-8b.json"), "--gpu", "RTX 3090",
+                       "--utilization", "0.90", "--context", "20000", "--json"});
+    QCOMPARE(r.exitCode, 0);
+    const QJsonObject j = json(r);
+    for (const char* key : {"conversations", "conversations_reserved", "kv_bytes_per_conversation",
+                            "kv_bytes_per_token_per_gpu", "kv_budget_bytes", "kv_blocks",
+                            "max_concurrency", "ttft_seconds", "tpot_seconds", "tokens_per_second",
+                            "vllm_command"})
+        QVERIFY2(j.contains(key), key);
+    QVERIFY(std::abs(j["kv_blocks"].toDouble() / 1952 - 1) < 0.05);
+    QVERIFY(std::abs(j["max_concurrency"].toDouble() - 1.56) < 0.05);
+    QCOMPARE(j["kv_bytes_per_token_per_gpu"].toInteger(), 131072);
+    QVERIFY(j["vllm_command"].toString().contains("--max-model-len 20000"));
+    QVERIFY(j["ttft_seconds"].toDouble() > 0);
+}
+
+void TestCli::capacityLessonFigureFromFlags()
+{
+    const QJsonObject j = json(cli({"capacity", src("configs/llama-3.1-8b.json"), "--gpu-memory",
+                                    "80000000000", "--utilization", "1", "--context", "32000",
+                                    "--weight-bytes", "16000000000", "--activation-bytes", "0",
+                                    "--overhead-bytes", "0", "--json"}));
+    QCOMPARE(j["conversations"].toInteger(), 15);
+    QCOMPARE(j["kv_budget_bytes"].toInteger(), qint64(64000000000));
+    // TP 2 halves KV per token per GPU.
+    const QJsonObject t = json(cli({"capacity", src("configs/llama-3.1-8b.json"), "--gpu", "H100 SXM",
+                                    "--tp", "2", "--context", "8192", "--json"}));
+    QCOMPARE(t["kv_bytes_per_token_per_gpu"].toInteger(), 65536);
+}
+
+void TestCli::capacityErrorsExit2_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("expected");
+    const QString cfg = src("configs/llama-3.1-8b.json");
+    QTest::newRow("weights exceed") << QStringList{"capacity", src("configs/deepseek-r1.json"), "--gpu", "L4", "--context", "4096"} << "weights alone";
+    QTest::newRow("unknown gpu") << QStringList{"capacity", cfg, "--gpu", "Voodoo 2", "--context", "4096"} << "--gpu";
+    QTest::newRow("no gpu") << QStringList{"capacity", cfg, "--context", "4096"} << "--gpu";
+    QTest::newRow("no context") << QStringList{"capacity", cfg, "--gpu", "H100"} << "--context";
+    QTest::newRow("utilization above 1") << QStringList{"capacity", cfg, "--gpu", "H100", "--context", "4096", "--utilization", "1.5"} << "--utilization";
+    QTest::newRow("absurd memory") << QStringList{"capacity", cfg, "--gpu-memory", "1e30", "--context", "4096"} << "--gpu-memory";
+    QTest::newRow("tp 0") << QStringList{"capacity", cfg, "--gpu", "H100", "--context", "4096", "--tp", "0"} << "--tp";
+    QTest::newRow("bad engine") << QStringList{"capacity", cfg, "--gpu", "H100", "--context", "4096", "--engine", "tgi"} << "--engine";
+    QTest::newRow("bad config") << QStringList{"capacity", src("tests/data/bad/kv_not_dividing.json"), "--gpu", "H100", "--context", "4096"} << "num_key_value_heads";
+}
+
+void TestCli::capacityErrorsExit2()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QString, expected);
+    const Run r = cli(args);
+    QCOMPARE(r.status, QProcess::NormalExit);
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(QString::fromUtf8(r.err).contains(expected), r.err.constData());
+    QCOMPARE(QString::fromUtf8(r.err).count('\n'), 1);
+}
+
+void TestCli::brokenUserCatalogStillRuns()
+{
+    QTemporaryDir dir;
+    QFile f(dir.path() + "/gpus.json");
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("{ not json");
+    f.close();
+    const Run r = cli({"capacity", src("configs/llama-3.1-8b.json"), "--gpu", "H100 SXM",
+                       "--context", "8192", "--catalog", dir.path() + "/gpus.json", "--json"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(r.err.contains("not valid JSON"));
+    QVERIFY(json(r)["conversations"].toInteger() > 0);
+}
+
+void TestCli::planContract()
+{
+    const Run r = cli({"plan", src("configs/llama-3.1-8b.json"), "--context", "32768",
+                       "--concurrent", "100", "--json"});
+    QCOMPARE(r.exitCode, 0);
+    const QJsonArray plans = json(r)["plans"].toArray();
+    QCOMPARE(plans.size(), 13);
+    const QJsonObject first = plans.first().toObject();
+    QVERIFY(first["feasible"].toBool());
+    QVERIFY(first["total_gpus"].toInteger() >= 1);
+    QVERIFY(first["vllm_command"].toString().startsWith("vllm serve"));
+}
 
 void TestCli::inspectContract_data()
 {

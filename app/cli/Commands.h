@@ -9,6 +9,8 @@ namespace attnplan::cli {
 // line on stderr naming the file, the field and what was expected).
 int runInspect(const std::vector<std::string>& args);
 int runFlops(const std::vector<std::string>& args);
+int runCapacity(const std::vector<std::string>& args);
+int runPlan(const std::vector<std::string>& args);
 
 // Prints "attnplan-cli: <message>" on stderr and returns 2.
 int fail(const std::string& message);

@@ -22,6 +22,12 @@ const char* kUsage = R"(usage: attnplan-cli COMMAND [options]
 commands:
   inspect PATH [--context N] [--kv-dtype T] [--weight-dtype T] [--json]
   flops --tokens N --d-model D [--layers L] [--json]
+  capacity PATH --gpu NAME|--gpu-memory BYTES [--gpus N] [--tp N] --context N
+           [--max-num-batched-tokens N] [--utilization X] [--engine vllm|vllm-legacy]
+           [--block-size N] [--weight-dtype T] [--kv-dtype T] [--average-tokens N]
+           [--weight-bytes B] [--activation-bytes B] [--overhead-bytes B] [--json]
+  plan PATH --context N [--concurrent N] [--requests-per-second R] [--output-tokens N]
+           [--max-ttft S] [--max-tpot S] [--gpu NAME] [--json]
 
 PATH is a config.json, a model folder, or a Hugging Face cache folder.
 Exit status: 0 success, 2 bad input or usage.
@@ -44,6 +50,10 @@ int main(int argc, char** argv)
             return runInspect(args);
         if (command == "flops")
             return runFlops(args);
+        if (command == "capacity")
+            return runCapacity(args);
+        if (command == "plan")
+            return runPlan(args);
         return fail("unknown command \"" + command + "\" (see attnplan-cli --help)");
     } catch (const UsageError& e) {
         return fail(e.what());

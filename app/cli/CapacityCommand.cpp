@@ -1,0 +1,253 @@
+#include "CliArgs.h"
+#include "Commands.h"
+
+#include "Architecture.h"
+#include "Capacity.h"
+#include "ConfigReader.h"
+#include "GpuCatalog.h"
+#include "Units.h"
+
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+
+namespace attnplan::cli {
+
+namespace {
+
+const std::set<std::string> kDeploymentOptions = {
+    "gpu", "gpu-memory", "gpus", "tp", "context", "max-num-batched-tokens", "max-num-seqs",
+    "utilization", "engine", "block-size", "weight-dtype", "kv-dtype", "weight-bytes",
+    "activation-bytes", "overhead-bytes", "average-tokens", "prompt-tokens",
+    "compute-efficiency", "memory-efficiency", "catalog", "bandwidth", "tflops"};
+
+DType dtypeOf(const CliArgs& a, const char* name, DType fallback)
+{
+    auto v = a.value(name);
+    if (!v)
+        return fallback;
+    auto t = parseDType(*v);
+    if (!t)
+        throw UsageError(std::string("--") + name + ": unknown dtype \"" + *v +
+                         "\" (expected fp32, bf16, fp16, fp8, int8 or int4)");
+    return *t;
+}
+
+} // namespace
+
+GpuCatalog catalogFor(const CliArgs& a)
+{
+    GpuCatalog catalog = loadGpuCatalog(a.value("catalog").value_or(userGpuCatalogPath()));
+    for (const std::string& m : catalog.messages)
+        std::cerr << "attnplan-cli: warning: " << m << "\n";
+    return catalog;
+}
+
+DeploymentInputs deploymentFrom(const CliArgs& a, const ModelSpec& spec, const GpuCatalog& catalog,
+                                bool needGpu)
+{
+    DeploymentInputs in;
+    const EngineProfile* engine = findEngineProfile(a.value("engine").value_or("vllm"));
+    if (!engine)
+        throw UsageError("--engine: unknown profile \"" + *a.value("engine") +
+                         "\" (expected vllm or vllm-legacy)");
+    in.utilization = engine->utilization;
+    in.blockSize = engine->blockSize;
+    in.maxNumSeqs = engine->maxNumSeqs;
+    if (auto name = a.value("gpu")) {
+        const GpuSpec* g = catalog.find(*name);
+        if (!g) {
+            std::string names;
+            for (const GpuSpec& x : catalog.gpus)
+                names += (names.empty() ? "" : ", ") + x.name;
+            throw UsageError("--gpu: \"" + *name + "\" is not in the catalog (" + names + ")");
+        }
+        in.gpu = *g;
+    } else if (auto bytes = a.integer("gpu-memory", int64_t(1) << 30, int64_t(1) << 44)) {
+        // A custom GPU: memory as given, rates of an H100 SXM unless overridden.
+        const GpuSpec* h100 = catalog.find("H100 SXM");
+        in.gpu = h100 ? *h100 : GpuSpec{};
+        in.gpu.name = "custom GPU";
+        in.gpu.memoryBytes = *bytes;
+        if (auto bw = a.number("bandwidth", 1e9, 1e15))
+            in.gpu.bandwidthBytesPerSecond = *bw;
+        if (auto tf = a.number("tflops", 0.1, 1e5))
+            in.gpu.bf16Tflops = *tf;
+    } else if (needGpu) {
+        throw UsageError("--gpu NAME or --gpu-memory BYTES: required");
+    }
+    in.tp = a.integer("tp", 1, 1024).value_or(1);
+    in.gpus = a.integer("gpus", 1, 65536).value_or(in.tp);
+    in.maxModelLen = a.integer("context", 1, int64_t(1) << 34).value_or(0);
+    in.maxNumBatchedTokens = a.integer("max-num-batched-tokens", 1, int64_t(1) << 30).value_or(0);
+    in.maxNumSeqs = a.integer("max-num-seqs", 1, 1 << 20).value_or(in.maxNumSeqs);
+    in.utilization = a.number("utilization", 0.01, 1.0).value_or(in.utilization);
+    in.blockSize = a.integer("block-size", 1, 4096).value_or(in.blockSize);
+    in.weightDtype = dtypeOf(a, "weight-dtype", servingWeightDType(spec));
+    in.kvDtype = dtypeOf(a, "kv-dtype", servingKvDType(spec));
+    if (auto v = a.integer("weight-bytes", 0, int64_t(1) << 50))
+        in.weightBytes = *v;
+    if (auto v = a.integer("activation-bytes", 0, int64_t(1) << 50))
+        in.activationBytes = *v;
+    if (auto v = a.integer("overhead-bytes", 0, int64_t(1) << 50))
+        in.overheadBytes = *v;
+    in.averageTokens = a.integer("average-tokens", 1, int64_t(1) << 34).value_or(0);
+    in.promptTokens = a.integer("prompt-tokens", 1, int64_t(1) << 34).value_or(0);
+    in.efficiency.compute = a.number("compute-efficiency", 0.01, 1.0).value_or(in.efficiency.compute);
+    in.efficiency.memory = a.number("memory-efficiency", 0.01, 1.0).value_or(in.efficiency.memory);
+    return in;
+}
+
+int runCapacity(const std::vector<std::string>& argv)
+{
+    const CliArgs a(argv, kDeploymentOptions, {"json"});
+    if (a.positionals().size() != 1)
+        throw UsageError("capacity: expected one PATH (a config.json, a model folder or a cache folder)");
+    auto loaded = readModel(a.positionals()[0]);
+    if (!loaded)
+        return fail(loaded.error());
+    const ModelSpec& s = loaded.value();
+    const GpuCatalog catalog = catalogFor(a);
+    const DeploymentInputs in = deploymentFrom(a, s, catalog, true);
+    if (in.maxModelLen == 0)
+        throw UsageError("--context: required (the max_model_len in tokens)");
+    auto result = planCapacity(s, in);
+    if (!result)
+        return fail(result.error());
+    const CapacityResult& r = result.value();
+    const MemoryBreakdown& m = r.memory;
+
+    if (a.flag("json")) {
+        nlohmann::ordered_json j;
+        j["model"] = s.name;
+        j["gpu"] = in.gpu.name;
+        j["gpus"] = in.gpus;
+        j["tp"] = in.tp;
+        j["pp"] = r.pp;
+        j["context"] = in.maxModelLen;
+        j["utilization"] = in.utilization;
+        j["weight_dtype"] = dtypeName(in.weightDtype);
+        j["kv_dtype"] = dtypeName(in.kvDtype);
+        j["conversations"] = r.conversations;
+        j["conversations_reserved"] = r.conversationsReserved;
+        j["kv_bytes_per_conversation"] = r.kvBytesPerConversation;
+        j["kv_bytes_per_token_per_gpu"] = r.kvBytesPerTokenPerGpu;
+        j["kv_budget_bytes"] = m.kvBudget;
+        j["kv_blocks"] = r.kvBlocks;
+        j["max_concurrency"] = r.maxConcurrency;
+        j["ttft_seconds"] = r.ttftSeconds;
+        j["tpot_seconds"] = r.tpotSeconds;
+        j["tokens_per_second"] = r.tokensPerSecond;
+        j["vllm_command"] = r.vllmCommand;
+        j["memory_total_bytes"] = m.total;
+        j["memory_usable_bytes"] = m.usable;
+        j["weight_bytes_per_gpu"] = m.weights;
+        j["activation_bytes"] = m.activation;
+        j["overhead_bytes"] = m.overhead;
+        j["kv_heads_per_gpu"] = r.kvHeadsPerGpu;
+        j["kv_replicated"] = r.kvReplicated;
+        j["layers_per_gpu"] = r.layersPerGpu;
+        j["average_tokens"] = in.averageTokens > 0 ? in.averageTokens : in.maxModelLen;
+        j["reserved_fill_fraction"] = r.reservedFillFraction;
+        j["paged_over_reserved"] = r.pagedOverReserved;
+        j["decode_batch"] = r.batch;
+        j["prefill_compute_bound"] = r.prefillComputeBound;
+        j["decode_memory_bound"] = r.decodeMemoryBound;
+        j["compute_efficiency"] = in.efficiency.compute;
+        j["memory_efficiency"] = in.efficiency.memory;
+        j["warnings"] = r.warnings;
+        std::cout << j.dump(2) << "\n";
+        return 0;
+    }
+    std::cout << s.name << " on " << in.gpus << " x " << in.gpu.name << " (TP " << in.tp
+              << ", PP " << r.pp << "), max_model_len " << withCommas(in.maxModelLen) << "\n"
+              << "  per GPU: " << formatGiB(double(m.total)) << " x " << formatFixed(in.utilization, 2)
+              << " = " << formatGiB(double(m.usable)) << "\n"
+              << "    weights      " << formatGiB(double(m.weights)) << " " << dtypeName(in.weightDtype) << "\n"
+              << "    activations  " << formatGiB(double(m.activation)) << "\n"
+              << "    non-torch    " << formatGiB(double(m.overhead)) << "\n"
+              << "    KV cache     " << formatGiB(double(m.kvBudget)) << " (" << withCommas(r.kvBlocks)
+              << " blocks of " << in.blockSize << " tokens, " << withCommas(r.kvBytesPerTokenPerGpu)
+              << " B per token per GPU)\n"
+              << "  Maximum concurrency for " << withCommas(in.maxModelLen)
+              << " tokens per request: " << formatFixed(r.maxConcurrency, 2) << "x\n"
+              << "  conversations: " << r.conversations << " paged, " << r.conversationsReserved
+              << " reserved (reserved strips " << formatFixed(100 * r.reservedFillFraction, 0)
+              << "% full)\n"
+              << "  TTFT " << formatSeconds(r.ttftSeconds) << ", TPOT " << formatSeconds(r.tpotSeconds)
+              << " at batch " << r.batch << ", " << formatFixed(r.tokensPerSecond, 0) << " tokens/s\n"
+              << "  " << r.vllmCommand << "\n";
+    for (const std::string& w : r.warnings)
+        std::cout << "  warning: " << w << "\n";
+    return 0;
+}
+
+int runPlan(const std::vector<std::string>& argv)
+{
+    std::set<std::string> opts = kDeploymentOptions;
+    for (const char* o : {"concurrent", "requests-per-second", "output-tokens", "max-ttft", "max-tpot"})
+        opts.insert(o);
+    const CliArgs a(argv, opts, {"json"});
+    if (a.positionals().size() != 1)
+        throw UsageError("plan: expected one PATH");
+    auto loaded = readModel(a.positionals()[0]);
+    if (!loaded)
+        return fail(loaded.error());
+    const ModelSpec& s = loaded.value();
+    const GpuCatalog catalog = catalogFor(a);
+    DeploymentInputs base = deploymentFrom(a, s, catalog, false);
+    PlanTarget t;
+    t.context = base.maxModelLen;
+    if (t.context == 0)
+        throw UsageError("--context: required (the max_model_len in tokens)");
+    t.averageTokens = base.averageTokens;
+    t.concurrent = a.integer("concurrent", 1, 1 << 24).value_or(1);
+    t.requestsPerSecond = a.number("requests-per-second", 0, 1e7).value_or(0);
+    t.outputTokens = a.integer("output-tokens", 1, 1 << 24).value_or(256);
+    t.maxTtftSeconds = a.number("max-ttft", 0, 1e6).value_or(0);
+    t.maxTpotSeconds = a.number("max-tpot", 0, 1e6).value_or(0);
+    GpuCatalog only = catalog;
+    if (a.has("gpu") || a.has("gpu-memory"))
+        only.gpus = {base.gpu};
+    const std::vector<PlanRow> rows = planDeployments(s, only, t, base);
+    if (a.flag("json")) {
+        nlohmann::ordered_json j = nlohmann::ordered_json::array();
+        for (const PlanRow& r : rows) {
+            nlohmann::ordered_json row;
+            row["gpu"] = r.gpu;
+            row["feasible"] = r.feasible;
+            row["total_gpus"] = r.totalGpus;
+            row["replicas"] = r.replicas;
+            row["tp"] = r.tp;
+            row["pp"] = r.pp;
+            row["conversations_per_replica"] = r.conversationsPerReplica;
+            row["ttft_seconds"] = r.ttftSeconds;
+            row["tpot_seconds"] = r.tpotSeconds;
+            row["dollars_per_hour"] = r.dollarsPerHour ? nlohmann::ordered_json(*r.dollarsPerHour)
+                                                       : nlohmann::ordered_json(nullptr);
+            row["reason"] = r.reason;
+            row["vllm_command"] = r.vllmCommand;
+            j.push_back(row);
+        }
+        std::cout << nlohmann::ordered_json{{"model", s.name}, {"plans", j}}.dump(2) << "\n";
+        return 0;
+    }
+    std::cout << "Plans for " << s.name << ": " << withCommas(t.context) << " tokens, "
+              << t.concurrent << " conversations at once\n";
+    for (const PlanRow& r : rows) {
+        if (!r.feasible) {
+            std::cout << "  " << r.gpu << ": no plan (" << r.reason << ")\n";
+            continue;
+        }
+        std::cout << "  " << r.gpu << ": " << r.totalGpus << " GPUs (" << r.replicas
+                  << " replica(s) of TP " << r.tp << " x PP " << r.pp << "), "
+                  << r.conversationsPerReplica << " conversations per replica, TTFT "
+                  << formatSeconds(r.ttftSeconds) << ", TPOT " << formatSeconds(r.tpotSeconds);
+        if (r.dollarsPerHour)
+            std::cout << ", $" << formatFixed(*r.dollarsPerHour, 2) << "/hour";
+        std::cout << "\n";
+    }
+    return 0;
+}
+
+} // namespace attnplan::cli

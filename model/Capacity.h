@@ -1,0 +1,148 @@
+#pragma once
+
+#include "DType.h"
+#include "Expected.h"
+#include "GpuCatalog.h"
+#include "ModelSpec.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace attnplan {
+
+// A serving engine's defaults. vLLM multiplies the GPU's total memory by
+// gpu_memory_utilization: 0.90 in older releases, 0.92 in newer ones.
+struct EngineProfile
+{
+    std::string name;
+    double utilization = 0.9;
+    int64_t blockSize = 16;
+    int64_t maxNumSeqs = 256;
+    std::string note;
+};
+const std::vector<EngineProfile>& engineProfiles();
+const EngineProfile* findEngineProfile(const std::string& name);
+
+// Fractions of the datasheet peaks that real kernels reach, used by the roofline. Defaults:
+// large bf16 GEMMs in prefill sustain roughly 50-70% of dense tensor peak on H100-class parts
+// (MLPerf Inference closed-division submissions, FlashAttention-2/3 papers report 50-75%), so
+// 0.55; HBM streaming reaches 80-90% of datasheet bandwidth (STREAM-style copies on A100/H100),
+// and decode kernels a little less, so 0.80. Overridable; the live kernel calibrates them.
+struct Efficiencies
+{
+    double compute = 0.55;
+    double memory = 0.80;
+};
+
+// One replica of a deployment: gpus = tp x pp.
+struct DeploymentInputs
+{
+    GpuSpec gpu;
+    int64_t gpus = 1;
+    int64_t tp = 1;
+    DType weightDtype = DType::BF16;
+    DType kvDtype = DType::BF16;
+    double utilization = 0.9;
+    int64_t maxModelLen = 0;         // required: the context each request may reach
+    int64_t maxNumBatchedTokens = 0; // profiling batch; 0 = maxModelLen (vLLM V0 default)
+    int64_t maxNumSeqs = 256;
+    int64_t blockSize = 16;
+    int64_t averageTokens = 0;       // mean request length; 0 = maxModelLen
+    int64_t promptTokens = 0;        // prompt for the TTFT figure; 0 = averageTokens
+    std::optional<int64_t> weightBytes;     // per GPU, overrides the computed figure
+    std::optional<int64_t> activationBytes; // per GPU
+    std::optional<int64_t> overheadBytes;   // per GPU
+    Efficiencies efficiency;
+};
+
+// Where one GPU's memory goes.
+struct MemoryBreakdown
+{
+    int64_t total = 0;
+    int64_t usable = 0;     // total x utilization
+    int64_t weights = 0;
+    int64_t activation = 0; // profiled activation peak
+    int64_t overhead = 0;   // non-torch: CUDA context, NCCL and all-reduce buffers
+    int64_t kvBudget = 0;
+};
+
+struct CapacityResult
+{
+    MemoryBreakdown memory; // per GPU
+    int64_t pp = 1;
+    int64_t kvHeadsPerGpu = 0;
+    bool kvReplicated = false;
+    int64_t layersPerGpu = 0;
+    int64_t kvBytesPerTokenPerGpu = 0;   // all local layers, after TP and replication
+    int64_t kvBytesPerConversation = 0;  // per GPU, maxModelLen tokens, block-rounded, windows
+    int64_t kvBlocks = 0;
+    double maxConcurrency = 0;           // kvBlocks x blockSize / maxModelLen, as vLLM logs it
+    int64_t conversations = 0;           // paged: requests of averageTokens that fit
+    int64_t conversationsReserved = 0;   // each reserving maxModelLen
+    double reservedFillFraction = 0;     // share of reserved memory holding real tokens
+    double pagedOverReserved = 0;
+    int64_t batch = 0;                   // min(conversations, maxNumSeqs): the decode batch
+    double ttftSeconds = 0;
+    double tpotSeconds = 0;              // per output token at that batch and averageTokens
+    double tokensPerSecond = 0;          // the replica's decode throughput at that batch
+    bool prefillComputeBound = false;
+    bool decodeMemoryBound = false;
+    std::string vllmCommand;
+    std::vector<std::string> warnings;
+};
+
+// The documented activation-peak estimate for a profiling batch of `tokens` tokens, per GPU.
+int64_t activationPeakBytes(const ModelSpec& spec, int64_t tokens, int64_t tp, int64_t maxNumSeqs);
+// Non-torch memory per GPU: 0.35 GiB calibrated on the vLLM log in BRIEF.md (TP 1); tensor
+// parallelism adds about 0.5 GiB of NCCL and custom all-reduce buffers (an estimate).
+int64_t nonTorchOverheadBytes(int64_t tp);
+
+Expected<CapacityResult> planCapacity(const ModelSpec& spec, const DeploymentInputs& in);
+
+// Roofline times for one replica (tp GPUs share each step; pipeline stages run in turn).
+struct Roofline
+{
+    double seconds = 0;
+    double computeSeconds = 0;
+    double memorySeconds = 0;
+};
+Roofline prefillTime(const ModelSpec& spec, const DeploymentInputs& in, int64_t promptTokens);
+Roofline decodeStepTime(const ModelSpec& spec, const DeploymentInputs& in, int64_t batch,
+                        int64_t context);
+
+// Planning from the other end.
+struct PlanTarget
+{
+    int64_t context = 0;          // max_model_len
+    int64_t averageTokens = 0;    // 0 = context
+    int64_t concurrent = 1;       // conversations at once
+    double requestsPerSecond = 0; // alternative target: by Little's law
+    int64_t outputTokens = 256;   // per request, for requestsPerSecond
+    double maxTtftSeconds = 0;    // 0 = no ceiling
+    double maxTpotSeconds = 0;
+};
+
+struct PlanRow
+{
+    std::string gpu;
+    bool feasible = false;
+    int64_t replicas = 0;
+    int64_t tp = 0;
+    int64_t pp = 0;
+    int64_t totalGpus = 0;
+    int64_t conversationsPerReplica = 0;
+    double ttftSeconds = 0;
+    double tpotSeconds = 0;
+    std::optional<double> dollarsPerHour;
+    std::string reason; // why infeasible, or what bounded it
+    std::string vllmCommand;
+};
+
+// For each catalog GPU, the fewest GPUs (and the TP/PP split of one replica) that meet the
+// target; `base` supplies dtypes, utilization and the rest.
+std::vector<PlanRow> planDeployments(const ModelSpec& spec, const GpuCatalog& catalog,
+                                     const PlanTarget& target, const DeploymentInputs& base);
+
+} // namespace attnplan

@@ -1,0 +1,187 @@
+#include "GpuCatalog.h"
+
+#include "EmbeddedResources.h"
+#include "detail/JsonFile.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+
+using nlohmann::json;
+
+namespace attnplan {
+
+namespace {
+
+std::string lower(std::string s)
+{
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+    return s;
+}
+
+struct EntryError
+{
+    std::string message;
+};
+
+double number(const json& e, const char* key, double min, double max, bool required = true)
+{
+    auto it = e.find(key);
+    if (it == e.end() || it->is_null()) {
+        if (required)
+            throw EntryError{std::string(key) + ": missing"};
+        return 0;
+    }
+    if (!it->is_number())
+        throw EntryError{std::string(key) + ": expected a number"};
+    const double v = it->get<double>();
+    if (!std::isfinite(v) || v < min || v > max)
+        throw EntryError{std::string(key) + ": " + it->dump() + " is out of range (expected " +
+                         std::to_string(min) + " to " + std::to_string(max) + ")"};
+    return v;
+}
+
+std::string text(const json& e, const char* key, bool required)
+{
+    auto it = e.find(key);
+    if (it == e.end() || it->is_null()) {
+        if (required)
+            throw EntryError{std::string(key) + ": missing"};
+        return {};
+    }
+    if (!it->is_string())
+        throw EntryError{std::string(key) + ": expected a string"};
+    return it->get<std::string>();
+}
+
+GpuSpec parseEntry(const json& e)
+{
+    if (!e.is_object())
+        throw EntryError{"expected an object"};
+    GpuSpec g;
+    g.name = text(e, "name", true);
+    if (g.name.empty())
+        throw EntryError{"name: empty"};
+    if (auto a = e.find("aliases"); a != e.end() && a->is_array())
+        for (const json& v : *a)
+            if (v.is_string())
+                g.aliases.push_back(v.get<std::string>());
+    // 1 GiB to 16 TiB: a GPU outside that range is a typo.
+    const double mem = number(e, "memory_bytes", 1073741824.0, 17592186044416.0);
+    g.memoryBytes = static_cast<int64_t>(mem);
+    g.memoryReported = e.value("memory_reported", false);
+    g.bf16Tflops = number(e, "bf16_tflops", 0.1, 100000);
+    g.fp8Tflops = number(e, "fp8_tflops", 0, 200000, false);
+    g.bandwidthBytesPerSecond = number(e, "bandwidth_bytes_per_s", 1e9, 1e15);
+    g.interconnect = text(e, "interconnect", false);
+    if (g.interconnect.empty())
+        g.interconnect = "none";
+    g.interconnectBytesPerSecond = number(e, "interconnect_bytes_per_s", 0, 1e15, false);
+    if (auto p = e.find("price_per_hour"); p != e.end() && !p->is_null())
+        g.pricePerHour = number(e, "price_per_hour", 0, 10000);
+    g.source = text(e, "source", false);
+    g.asOf = text(e, "as_of", false);
+    return g;
+}
+
+} // namespace
+
+const GpuSpec* GpuCatalog::find(const std::string& name) const
+{
+    const std::string key = lower(name);
+    for (const GpuSpec& g : gpus) {
+        if (lower(g.name) == key)
+            return &g;
+        for (const std::string& a : g.aliases)
+            if (lower(a) == key)
+                return &g;
+    }
+    return nullptr;
+}
+
+Expected<GpuCatalog> parseGpuCatalog(const std::string& textIn, const std::string& label)
+{
+    auto doc = detail::parseJson(textIn, label);
+    if (!doc)
+        return Error{doc.error()};
+    const json& j = doc.value();
+    const json* list = nullptr;
+    if (j.is_object() && j.contains("gpus") && j["gpus"].is_array())
+        list = &j["gpus"];
+    else if (j.is_array())
+        list = &j;
+    if (!list)
+        return Error{label + ": gpus: missing, expected a list of GPU entries"};
+    GpuCatalog c;
+    size_t index = 0;
+    for (const json& e : *list) {
+        try {
+            GpuSpec g = parseEntry(e);
+            if (c.find(g.name))
+                c.messages.push_back(label + ": gpus[" + std::to_string(index) + "] \"" + g.name +
+                                     "\": duplicate name, later entry used");
+            c.gpus.erase(std::remove_if(c.gpus.begin(), c.gpus.end(),
+                                        [&](const GpuSpec& x) { return x.name == g.name; }),
+                         c.gpus.end());
+            c.gpus.push_back(std::move(g));
+        } catch (const EntryError& err) {
+            std::string name;
+            if (e.is_object() && e.contains("name") && e["name"].is_string())
+                name = " \"" + e["name"].get<std::string>() + "\"";
+            c.messages.push_back(label + ": gpus[" + std::to_string(index) + "]" + name + ": " +
+                                 err.message + "; entry skipped");
+        }
+        ++index;
+    }
+    return c;
+}
+
+const GpuCatalog& builtinGpuCatalog()
+{
+    static const GpuCatalog catalog = [] {
+        auto c = parseGpuCatalog(detail::builtinGpuCatalogJson(), "resources/gpus.json");
+        return c ? c.value() : GpuCatalog{};
+    }();
+    return catalog;
+}
+
+std::string userGpuCatalogPath()
+{
+    namespace fs = std::filesystem;
+    if (const char* x = std::getenv("XDG_CONFIG_HOME"); x && *x)
+        return (fs::path(x) / "attnplan" / "gpus.json").string();
+    const char* home = std::getenv("HOME");
+    return (fs::path(home ? home : ".") / ".config" / "attnplan" / "gpus.json").string();
+}
+
+GpuCatalog loadGpuCatalog(const std::string& userPath)
+{
+    GpuCatalog merged = builtinGpuCatalog();
+    std::error_code ec;
+    if (userPath.empty() || !std::filesystem::exists(userPath, ec))
+        return merged;
+    auto text = detail::readTextFile(userPath, detail::kMaxConfigBytes);
+    if (!text) {
+        merged.messages.push_back(text.error() + " (built-in catalog used)");
+        return merged;
+    }
+    auto user = parseGpuCatalog(text.value(), userPath);
+    if (!user) {
+        merged.messages.push_back(user.error() + " (built-in catalog used)");
+        return merged;
+    }
+    for (const std::string& m : user->messages)
+        merged.messages.push_back(m);
+    for (const GpuSpec& g : user->gpus) {
+        auto it = std::find_if(merged.gpus.begin(), merged.gpus.end(),
+                               [&](const GpuSpec& x) { return lower(x.name) == lower(g.name); });
+        if (it != merged.gpus.end())
+            *it = g;
+        else
+            merged.gpus.push_back(g);
+    }
+    return merged;
+}
+
+} // namespace attnplan

@@ -1,0 +1,55 @@
+#pragma once
+
+#include "Expected.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace attnplan {
+
+// One accelerator as a datasheet describes it. Rates are dense (no sparsity).
+struct GpuSpec
+{
+    std::string name;                 // "H100 SXM"
+    std::vector<std::string> aliases; // "h100", "h100-sxm"
+    int64_t memoryBytes = 0;          // as the runtime reports it (what vLLM multiplies)
+    bool memoryReported = false;      // false: datasheet capacity less the usual reservation
+    double bf16Tflops = 0;
+    double fp8Tflops = 0;             // 0: no fp8 tensor cores (fp8 weights run at bf16 rate)
+    double bandwidthBytesPerSecond = 0;
+    std::string interconnect;         // "NVLink 4", "none"
+    double interconnectBytesPerSecond = 0;
+    std::optional<double> pricePerHour; // US dollars per GPU-hour, when the user sets one
+    std::string source;
+    std::string asOf;
+
+    bool hasFp8() const { return fp8Tflops > 0; }
+};
+
+struct GpuCatalog
+{
+    std::vector<GpuSpec> gpus;
+    std::vector<std::string> messages; // skipped entries and user-file problems, with reasons
+
+    // By name or alias, case-insensitive.
+    const GpuSpec* find(const std::string& name) const;
+};
+
+// Parses a catalog. A malformed entry is skipped with its reason in messages; a file that is
+// not a catalog at all is an Error.
+Expected<GpuCatalog> parseGpuCatalog(const std::string& text, const std::string& label);
+
+// The built-in catalog (resources/gpus.json, compiled in).
+const GpuCatalog& builtinGpuCatalog();
+
+// ~/.config/attnplan/gpus.json ($XDG_CONFIG_HOME honoured).
+std::string userGpuCatalogPath();
+
+// The built-in catalog with the user's file merged over it: entries of the same name replace
+// built-in ones, new names are added. A missing user file is fine; a broken one is reported in
+// messages and the built-in catalog still loads.
+GpuCatalog loadGpuCatalog(const std::string& userPath);
+
+} // namespace attnplan
