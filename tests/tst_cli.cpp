@@ -67,7 +67,75 @@ private slots:
     void capacityErrorsExit2();
     void brokenUserCatalogStillRuns();
     void planContract();
+    void costContract();
+    void costVolatileFirstWarns();
+    void costLayoutFile();
+    void costErrorsExit2_data();
+    void costErrorsExit2();
 };
+
+void TestCli::costContract()
+{
+    const Run r = cli({"cost", "--input-price", "5", "--output-price", "25", "--cache-write-multiplier",
+                       "1.25", "--cache-read-multiplier", "0.1", "--stable-tokens", "20000",
+                       "--volatile-tokens", "500", "--question-tokens", "300", "--output-tokens", "400",
+                       "--requests-per-day", "10000", "--ttl-seconds", "300", "--json"});
+    QCOMPARE(r.exitCode, 0);
+    const QJsonObject j = json(r);
+    for (const char* key : {"uncached_per_request", "cached_write_per_request", "cached_read_per_request",
+                            "monthly_uncached", "monthly_cached", "savings_fraction",
+                            "break_even_reuses", "warnings"})
+        QVERIFY2(j.contains(key), key);
+    QVERIFY(std::abs(j["uncached_per_request"].toDouble() - 0.114) < 1e-12);
+    QVERIFY(std::abs(j["cached_read_per_request"].toDouble() - 0.024) < 1e-12);
+    QVERIFY(std::abs(j["monthly_uncached"].toDouble() - 34200) < 1e-6);
+    QCOMPARE(j["break_even_reuses"].toInteger(), 1);
+    QVERIFY(j["warnings"].toArray().isEmpty());
+}
+
+void TestCli::costVolatileFirstWarns()
+{
+    const QJsonObject j = json(cli({"cost", "--price", "anthropic/claude-sonnet-4.5", "--stable-tokens",
+                                    "20000", "--volatile-tokens", "500", "--volatile-first",
+                                    "--requests-per-day", "1000", "--json"}));
+    QCOMPARE(j["savings_fraction"].toDouble(), 0.0);
+    QVERIFY(j["warnings"].toArray().first().toString().contains("never hits"));
+}
+
+void TestCli::costLayoutFile()
+{
+    const Run r = cli({"cost", "--layout", src("tests/data/layouts/support-bot.json"), "--json"});
+    QCOMPARE(r.exitCode, 0);
+    const QJsonObject j = json(r);
+    QCOMPARE(j["cacheable_prefix_tokens"].toInteger(), 20000);
+    QCOMPARE(j["price"].toString(), QString("anthropic/claude-sonnet-4.5"));
+    // The manual sits between the tools and the volatile tail of a 21,390-token prompt.
+    QVERIFY(j["savings_fraction"].toDouble() > 0.5);
+}
+
+void TestCli::costErrorsExit2_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("unknown price") << QStringList{"cost", "--price", "acme/gpt-99", "--stable-tokens", "10"} << "--price";
+    QTest::newRow("negative tokens") << QStringList{"cost", "--input-price", "3", "--stable-tokens", "-10"} << "--stable-tokens";
+    QTest::newRow("absurd tokens") << QStringList{"cost", "--input-price", "3", "--stable-tokens", "1e30"} << "--stable-tokens";
+    QTest::newRow("implausible write") << QStringList{"cost", "--input-price", "3", "--stable-tokens", "10", "--cache-write-multiplier", "24"} << "--cache-write-multiplier";
+    QTest::newRow("no layout") << QStringList{"cost", "--input-price", "3"} << "--layout";
+    QTest::newRow("missing layout file") << QStringList{"cost", "--layout", "/nonexistent/layout.json"} << "layout.json";
+    QTest::newRow("bad layout file") << QStringList{"cost", "--layout", src("tests/data/bad/truncated.json")} << "truncated.json";
+    QTest::newRow("beyond window") << QStringList{"cost", "--price", "openai/gpt-4o", "--stable-tokens", "200000"} << "context window";
+}
+
+void TestCli::costErrorsExit2()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QString, expected);
+    const Run r = cli(args);
+    QCOMPARE(r.status, QProcess::NormalExit);
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(QString::fromUtf8(r.err).contains(expected), r.err.constData());
+}
 
 void TestCli::capacityContract()
 {

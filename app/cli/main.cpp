@@ -29,6 +29,11 @@ commands:
   plan PATH --context N [--concurrent N] [--requests-per-second R] [--output-tokens N]
            [--max-ttft S] [--max-tpot S] [--gpu NAME] [--json]
 
+  cost --layout FILE | --price PROVIDER/MODEL | --input-price USD_PER_M --output-price USD_PER_M
+           [--cache-write-multiplier X] [--cache-read-multiplier Y] [--stable-tokens N]
+           [--volatile-tokens N] [--question-tokens N] [--output-tokens N]
+           [--requests-per-day N] [--ttl-seconds N] [--arrival even|poisson|bursts] [--json]
+
 PATH is a config.json, a model folder, or a Hugging Face cache folder.
 Exit status: 0 success, 2 bad input or usage.
 )";
@@ -54,6 +59,8 @@ int main(int argc, char** argv)
             return runCapacity(args);
         if (command == "plan")
             return runPlan(args);
+        if (command == "cost")
+            return runCost(args);
         return fail("unknown command \"" + command + "\" (see attnplan-cli --help)");
     } catch (const UsageError& e) {
         return fail(e.what());

@@ -1,0 +1,162 @@
+#include "CliArgs.h"
+#include "Commands.h"
+
+#include "CostPlanner.h"
+#include "LayoutReader.h"
+#include "PriceCatalog.h"
+#include "Units.h"
+
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+
+namespace attnplan::cli {
+
+namespace {
+
+Arrival arrivalOf(const std::string& v)
+{
+    if (v == "even")
+        return Arrival::Even;
+    if (v == "poisson")
+        return Arrival::Poisson;
+    if (v == "bursts")
+        return Arrival::Bursts;
+    throw UsageError("--arrival: \"" + v + "\" (expected even, poisson or bursts)");
+}
+
+std::string money(double v) { return "$" + formatFixed(v, v < 1 ? 4 : 2); }
+
+} // namespace
+
+int runCost(const std::vector<std::string>& argv)
+{
+    const CliArgs a(argv,
+                    {"layout", "price", "input-price", "output-price", "cache-write-multiplier",
+                     "cache-read-multiplier", "min-cacheable-tokens", "context-window",
+                     "stable-tokens", "volatile-tokens", "question-tokens", "output-tokens",
+                     "requests-per-day", "ttl-seconds", "arrival", "burst-size", "prices",
+                     "self-hosted-dollars-per-hour", "self-hosted-tokens-per-second"},
+                    {"json", "volatile-first"});
+    if (!a.positionals().empty())
+        throw UsageError("cost: unexpected argument \"" + a.positionals()[0] + "\"");
+    PriceCatalog catalog = loadPriceCatalog(a.value("prices").value_or(userPriceCatalogPath()));
+    for (const std::string& m : catalog.messages)
+        std::cerr << "attnplan-cli: warning: " << m << "\n";
+
+    PromptLayout layout;
+    PriceSheet price;
+    std::string priceId = a.value("price").value_or("");
+    if (auto file = a.value("layout")) {
+        auto f = readLayoutFile(*file);
+        if (!f)
+            return fail(f.error());
+        layout = f->layout;
+        if (priceId.empty())
+            priceId = f->priceId;
+        if (f->pricing && !a.has("price"))
+            price = *f->pricing;
+    } else {
+        const int64_t maxTok = int64_t(1) << 36;
+        const int64_t stable = a.integer("stable-tokens", 0, maxTok).value_or(0);
+        const int64_t vol = a.integer("volatile-tokens", 0, maxTok).value_or(0);
+        const int64_t question = a.integer("question-tokens", 0, maxTok).value_or(0);
+        if (stable + vol + question == 0)
+            throw UsageError("cost: give --layout FILE or --stable-tokens/--volatile-tokens/--question-tokens");
+        Segment st{"stable prefix", stable, true, false};
+        Segment vo{"volatile part", vol, false, false};
+        if (a.flag("volatile-first"))
+            layout.segments = {vo, st};
+        else
+            layout.segments = {st, vo};
+        layout.segments.push_back({"question", question, false, false});
+        layout.outputTokens = a.integer("output-tokens", 0, maxTok).value_or(0);
+        layout.requestsPerDay = a.number("requests-per-day", 0, 1e10).value_or(0);
+        layout.ttlSeconds = a.integer("ttl-seconds", 1, 30 * 86400).value_or(300);
+    }
+    if (a.has("output-tokens"))
+        layout.outputTokens = *a.integer("output-tokens", 0, int64_t(1) << 36);
+    if (a.has("requests-per-day"))
+        layout.requestsPerDay = *a.number("requests-per-day", 0, 1e10);
+    if (a.has("ttl-seconds"))
+        layout.ttlSeconds = *a.integer("ttl-seconds", 1, 30 * 86400);
+    if (auto v = a.value("arrival"))
+        layout.arrival = arrivalOf(*v);
+    layout.burstSize = a.integer("burst-size", 1, 1000000).value_or(layout.burstSize);
+
+    if (a.has("input-price")) {
+        price = PriceSheet{};
+        price.id = "custom";
+        price.model = "custom prices";
+        price.inputPerMillion = *a.number("input-price", 0, 1000);
+        price.outputPerMillion = a.number("output-price", 0, 1000).value_or(0);
+        const double w = a.number("cache-write-multiplier", 1.0, 4.0).value_or(1.25);
+        price.cacheWriteMultipliers = {{layout.ttlSeconds, w}};
+        price.cacheReadMultiplier = a.number("cache-read-multiplier", 0, 1.0).value_or(0.1);
+        price.minCacheableTokens = a.integer("min-cacheable-tokens", 0, 10000000).value_or(0);
+        price.contextWindow = a.integer("context-window", 1, int64_t(1) << 36).value_or(0);
+    } else if (!priceId.empty()) {
+        const PriceSheet* p = catalog.find(priceId);
+        if (!p) {
+            std::string ids;
+            for (const PriceSheet& x : catalog.models)
+                ids += (ids.empty() ? "" : ", ") + x.id;
+            throw UsageError("--price: \"" + priceId + "\" is not in the price catalog (" + ids + ")");
+        }
+        price = *p;
+    } else if (price.id.empty()) {
+        throw UsageError("cost: give --price PROVIDER/MODEL or --input-price USD_PER_M");
+    }
+
+    auto result = computePromptCost(layout, price);
+    if (!result)
+        return fail(result.error());
+    const PromptCost& c = result.value();
+    const double hostedRate = a.number("self-hosted-dollars-per-hour", 0, 1e6).value_or(0);
+    const double hostedTps = a.number("self-hosted-tokens-per-second", 0, 1e9).value_or(0);
+
+    if (a.flag("json")) {
+        nlohmann::ordered_json j;
+        j["price"] = price.id;
+        j["input_tokens"] = c.inputTokens;
+        j["output_tokens"] = layout.outputTokens;
+        j["cacheable_prefix_tokens"] = c.cacheablePrefixTokens;
+        j["cache_usable"] = c.cacheUsable;
+        j["uncached_per_request"] = c.uncachedPerRequest;
+        j["cached_write_per_request"] = c.cachedWritePerRequest;
+        j["cached_read_per_request"] = c.cachedReadPerRequest;
+        j["hit_rate"] = c.hitRate;
+        j["expected_per_request"] = c.expectedPerRequest;
+        j["requests_per_day"] = layout.requestsPerDay;
+        j["monthly_uncached"] = c.monthlyUncached;
+        j["monthly_cached"] = c.monthlyCached;
+        j["savings_fraction"] = c.savingsFraction;
+        j["break_even_reuses"] = c.breakEvenReuses;
+        j["write_multiplier"] = c.writeMultiplier;
+        j["read_multiplier"] = c.readMultiplier;
+        j["long_context_rate"] = c.longContextRate;
+        if (hostedRate > 0 && hostedTps > 0)
+            j["self_hosted_per_million_tokens"] = selfHostedDollarsPerMillion(hostedRate, hostedTps);
+        j["warnings"] = c.warnings;
+        std::cout << j.dump(2) << "\n";
+        return 0;
+    }
+    std::cout << "Prompt of " << withCommas(c.inputTokens) << " tokens (" << withCommas(c.cacheablePrefixTokens)
+              << " cacheable) + " << withCommas(layout.outputTokens) << " output on " << price.model << "\n"
+              << "  per request: uncached " << money(c.uncachedPerRequest) << ", cache write "
+              << money(c.cachedWritePerRequest) << ", cache read " << money(c.cachedReadPerRequest) << "\n"
+              << "  at " << formatFixed(layout.requestsPerDay, 0) << " requests/day, TTL "
+              << layout.ttlSeconds << " s: hit rate " << formatFixed(100 * c.hitRate, 1) << "%\n"
+              << "  per month (" << int(kDaysPerMonth) << " days): " << money(c.monthlyUncached)
+              << " uncached, " << money(c.monthlyCached) << " cached, saving "
+              << formatFixed(100 * c.savingsFraction, 1) << "%\n"
+              << "  a cache write pays for itself after " << c.breakEvenReuses << " reuse(s) within the TTL\n";
+    if (hostedRate > 0 && hostedTps > 0)
+        std::cout << "  self-hosted: $" << formatFixed(selfHostedDollarsPerMillion(hostedRate, hostedTps), 2)
+                  << " per million tokens\n";
+    for (const std::string& w : c.warnings)
+        std::cout << "  warning: " << w << "\n";
+    return 0;
+}
+
+} // namespace attnplan::cli

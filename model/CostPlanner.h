@@ -1,0 +1,110 @@
+#pragma once
+
+#include "Expected.h"
+#include "PriceCatalog.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace attnplan {
+
+// One part of a prompt. Stable parts repeat byte for byte across requests; volatile ones (a
+// timestamp, a request id, the user's question) change every time.
+struct Segment
+{
+    std::string name;
+    int64_t tokens = 0;
+    bool stable = true;
+    bool holdsAnswer = false; // the material the answer depends on (for the recall warning)
+};
+
+// How requests spread in time, which decides how often the cache is still warm.
+enum class Arrival {
+    Even,    // evenly spaced
+    Poisson, // independent, at random
+    Bursts,  // bursts of burstSize back-to-back requests, bursts evenly spaced
+};
+
+struct PromptLayout
+{
+    std::vector<Segment> segments; // in prompt order
+    int64_t outputTokens = 0;
+    double requestsPerDay = 0;
+    int64_t ttlSeconds = 300;
+    Arrival arrival = Arrival::Poisson;
+    int64_t burstSize = 10;
+};
+
+// Days in the "month" of every monthly figure.
+inline constexpr double kDaysPerMonth = 30.0;
+
+struct PromptCost
+{
+    int64_t inputTokens = 0;
+    int64_t cacheablePrefixTokens = 0; // stable segments before the first volatile one
+    bool cacheUsable = false;          // prefix at or above the provider's minimum
+    bool longContextRate = false;      // the whole request billed at the long-context tier
+    double writeMultiplier = 1.0;
+    double readMultiplier = 1.0;
+    double uncachedPerRequest = 0;     // dollars
+    double cachedWritePerRequest = 0;  // the request that writes the prefix
+    double cachedReadPerRequest = 0;   // a request that reads it
+    double hitRate = 0;                // steady-state share of requests that read
+    double expectedPerRequest = 0;     // hitRate x read + (1 - hitRate) x write
+    double monthlyUncached = 0;
+    double monthlyCached = 0;
+    double savingsFraction = 0;        // 1 - cached / uncached
+    int64_t breakEvenReuses = 0;       // reads within the TTL for a write to pay; -1: never
+    std::vector<std::string> warnings;
+};
+
+// The per-request and monthly costs of a layout on one price sheet. Errors: an empty layout,
+// negative or absurd counts, a prompt plus output that exceeds the context window (the API
+// rejects it), a TTL the provider does not offer.
+Expected<PromptCost> computePromptCost(const PromptLayout& layout, const PriceSheet& price);
+
+// Steady-state probability that a request finds the prefix cached: the gap since the previous
+// request is within the TTL (the TTL refreshes on every hit). Even: 1 if 86400/rate <= TTL,
+// else 0; Poisson: 1 - exp(-rate x TTL); Bursts: (b - 1)/b within a burst, plus the first of
+// each burst when bursts come within the TTL.
+double cacheHitRate(double requestsPerDay, int64_t ttlSeconds, Arrival arrival, int64_t burstSize);
+
+// Reuses within the TTL before a write pays for itself: the smallest n with
+// w + n r <= 1 + n (per cached token). 0 when writing costs nothing extra; -1 when r >= 1.
+int64_t breakEvenReuses(double writeMultiplier, double readMultiplier);
+
+// Monthly cost against requests per day (log-spaced from `from` to `to`), cached and uncached.
+struct CostPoint
+{
+    double requestsPerDay = 0;
+    double monthlyUncached = 0;
+    double monthlyCached = 0;
+};
+std::vector<CostPoint> costCurve(const PromptLayout& layout, const PriceSheet& price, double from,
+                                 double to, int points);
+
+// Self-hosting: dollars per million generated tokens for GPUs at a $/hour rate producing
+// tokensPerSecond in all.
+double selfHostedDollarsPerMillion(double dollarsPerHour, double tokensPerSecond);
+
+// The lesson's first option: retrieval of k chunks against the whole corpus in the prompt.
+struct RetrievalComparison
+{
+    int64_t retrievalInputTokens = 0;
+    int64_t fullInputTokens = 0;
+    double retrievalPerQuery = 0;
+    double fullPerQuery = 0;
+    double fullPerQueryCached = 0; // the corpus as a cached prefix, read at the read multiplier
+    bool fullFits = true;          // corpus + question + output within the context window
+};
+Expected<RetrievalComparison> compareRetrieval(const PriceSheet& price, int64_t corpusTokens,
+                                               int64_t chunkTokens, int64_t topK,
+                                               int64_t questionTokens, int64_t outputTokens);
+
+// A labelled estimate for pasted text: about 4 characters a token for Latin scripts (OpenAI's
+// and Anthropic's rule of thumb), one token a character for CJK. Exact counts need the model's
+// own tokenizer.
+int64_t estimateTokens(const std::string& utf8Text);
+
+} // namespace attnplan

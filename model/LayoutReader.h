@@ -1,0 +1,26 @@
+#pragma once
+
+#include "CostPlanner.h"
+#include "Expected.h"
+#include "PriceCatalog.h"
+
+#include <optional>
+#include <string>
+
+namespace attnplan {
+
+// A prompt layout file (README, "Layout files"): segments, output tokens, rate, TTL, arrival,
+// and either a catalog price id or inline prices.
+struct LayoutFile
+{
+    PromptLayout layout;
+    std::string priceId;              // "anthropic/claude-sonnet-4.5", or "" with inline prices
+    std::optional<PriceSheet> pricing; // inline prices
+};
+
+Expected<LayoutFile> parseLayoutFile(const std::string& text, const std::string& label);
+Expected<LayoutFile> readLayoutFile(const std::string& path);
+// Writes the layout back as JSON text (for saving scenarios).
+std::string layoutToJson(const LayoutFile& file);
+
+} // namespace attnplan

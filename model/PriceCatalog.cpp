@@ -1,0 +1,197 @@
+#include "PriceCatalog.h"
+
+#include "EmbeddedResources.h"
+#include "detail/JsonFile.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+
+using nlohmann::json;
+
+namespace attnplan {
+
+namespace {
+
+std::string lower(std::string s)
+{
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+    return s;
+}
+
+struct EntryError
+{
+    std::string message;
+};
+
+double num(const json& e, const char* key, double min, double max)
+{
+    auto it = e.find(key);
+    if (it == e.end() || it->is_null())
+        throw EntryError{std::string(key) + ": missing"};
+    if (!it->is_number())
+        throw EntryError{std::string(key) + ": expected a number"};
+    const double v = it->get<double>();
+    if (!std::isfinite(v) || v < min || v > max)
+        throw EntryError{std::string(key) + ": " + it->dump() + " is implausible (expected " +
+                         json(min).dump() + " to " + json(max).dump() + ")"};
+    return v;
+}
+
+std::string str(const json& e, const char* key, bool required)
+{
+    auto it = e.find(key);
+    if (it == e.end() || it->is_null()) {
+        if (required)
+            throw EntryError{std::string(key) + ": missing"};
+        return {};
+    }
+    if (!it->is_string())
+        throw EntryError{std::string(key) + ": expected a string"};
+    return it->get<std::string>();
+}
+
+PriceSheet parseEntry(const json& e)
+{
+    if (!e.is_object())
+        throw EntryError{"expected an object"};
+    PriceSheet p;
+    p.id = str(e, "id", true);
+    p.provider = str(e, "provider", false);
+    p.model = str(e, "model", false);
+    if (p.model.empty())
+        p.model = p.id;
+    p.inputPerMillion = num(e, "input_per_m", 0, 1000);
+    p.outputPerMillion = num(e, "output_per_m", 0, 1000);
+    const json* writes = e.contains("cache_write_multipliers") ? &e["cache_write_multipliers"] : nullptr;
+    if (writes) {
+        if (!writes->is_object())
+            throw EntryError{"cache_write_multipliers: expected an object of TTL seconds to multipliers"};
+        for (const auto& [ttl, v] : writes->items()) {
+            char* end = nullptr;
+            const long long seconds = std::strtoll(ttl.c_str(), &end, 10);
+            if (ttl.empty() || *end || seconds <= 0 || seconds > 30LL * 86400)
+                throw EntryError{"cache_write_multipliers: \"" + ttl + "\" is not a TTL in seconds"};
+            if (!v.is_number() || !(v.get<double>() >= 1.0 && v.get<double>() <= 4.0))
+                throw EntryError{"cache_write_multipliers." + ttl + ": " + v.dump() +
+                                 " is implausible (a cache write costs 1x to 4x input)"};
+            p.cacheWriteMultipliers[seconds] = v.get<double>();
+        }
+    }
+    if (p.cacheWriteMultipliers.empty())
+        p.cacheWriteMultipliers[300] = 1.0;
+    p.cacheReadMultiplier = num(e, "cache_read_multiplier", 0, 1);
+    p.cacheReadNote = str(e, "cache_read_note", false);
+    p.minCacheableTokens = int64_t(num(e, "min_cacheable_tokens", 0, 1e7));
+    p.contextWindow = int64_t(num(e, "context_window", 1, 1e9));
+    if (e.contains("long_context") && !e["long_context"].is_null()) {
+        const json& t = e["long_context"];
+        if (!t.is_object())
+            throw EntryError{"long_context: expected an object"};
+        LongContextTier tier;
+        tier.thresholdTokens = int64_t(num(t, "threshold_tokens", 1, 1e9));
+        tier.inputPerMillion = num(t, "input_per_m", 0, 1000);
+        tier.outputPerMillion = num(t, "output_per_m", 0, 1000);
+        p.longContext = tier;
+    }
+    p.source = str(e, "source", false);
+    p.asOf = str(e, "as_of", false);
+    return p;
+}
+
+} // namespace
+
+std::optional<double> PriceSheet::writeMultiplierFor(int64_t ttlSeconds) const
+{
+    for (const auto& [ttl, m] : cacheWriteMultipliers)
+        if (ttl >= ttlSeconds)
+            return m;
+    return std::nullopt;
+}
+
+const PriceSheet* PriceCatalog::find(const std::string& key) const
+{
+    const std::string k = lower(key);
+    for (const PriceSheet& p : models)
+        if (lower(p.id) == k || lower(p.model) == k)
+            return &p;
+    return nullptr;
+}
+
+Expected<PriceCatalog> parsePriceCatalog(const std::string& text, const std::string& label)
+{
+    auto doc = detail::parseJson(text, label);
+    if (!doc)
+        return Error{doc.error()};
+    const json& j = doc.value();
+    if (!j.is_object() || !j.contains("models") || !j["models"].is_array())
+        return Error{label + ": models: missing, expected a list of price entries"};
+    PriceCatalog c;
+    size_t i = 0;
+    for (const json& e : j["models"]) {
+        try {
+            PriceSheet p = parseEntry(e);
+            c.models.erase(std::remove_if(c.models.begin(), c.models.end(),
+                                          [&](const PriceSheet& x) { return x.id == p.id; }),
+                           c.models.end());
+            c.models.push_back(std::move(p));
+        } catch (const EntryError& err) {
+            std::string id;
+            if (e.is_object() && e.contains("id") && e["id"].is_string())
+                id = " \"" + e["id"].get<std::string>() + "\"";
+            c.messages.push_back(label + ": models[" + std::to_string(i) + "]" + id + ": " +
+                                 err.message + "; entry skipped");
+        }
+        ++i;
+    }
+    return c;
+}
+
+const PriceCatalog& builtinPriceCatalog()
+{
+    static const PriceCatalog catalog = [] {
+        auto c = parsePriceCatalog(detail::builtinPriceCatalogJson(), "resources/prices.json");
+        return c ? c.value() : PriceCatalog{};
+    }();
+    return catalog;
+}
+
+std::string userPriceCatalogPath()
+{
+    namespace fs = std::filesystem;
+    if (const char* x = std::getenv("XDG_CONFIG_HOME"); x && *x)
+        return (fs::path(x) / "attnplan" / "prices.json").string();
+    const char* home = std::getenv("HOME");
+    return (fs::path(home ? home : ".") / ".config" / "attnplan" / "prices.json").string();
+}
+
+PriceCatalog loadPriceCatalog(const std::string& userPath)
+{
+    PriceCatalog merged = builtinPriceCatalog();
+    std::error_code ec;
+    if (userPath.empty() || !std::filesystem::exists(userPath, ec))
+        return merged;
+    auto text = detail::readTextFile(userPath, detail::kMaxConfigBytes);
+    if (!text) {
+        merged.messages.push_back(text.error() + " (built-in prices used)");
+        return merged;
+    }
+    auto user = parsePriceCatalog(text.value(), userPath);
+    if (!user) {
+        merged.messages.push_back(user.error() + " (built-in prices used)");
+        return merged;
+    }
+    merged.messages.insert(merged.messages.end(), user->messages.begin(), user->messages.end());
+    for (const PriceSheet& p : user->models) {
+        auto it = std::find_if(merged.models.begin(), merged.models.end(),
+                               [&](const PriceSheet& x) { return lower(x.id) == lower(p.id); });
+        if (it != merged.models.end())
+            *it = p;
+        else
+            merged.models.push_back(p);
+    }
+    return merged;
+}
+
+} // namespace attnplan

@@ -1,0 +1,416 @@
+// The prompt cost and caching planner: the lesson's figures, a worked scenario by hand, the
+// warnings, and the catalog's guard against implausible prices.
+#include "CostPlanner.h"
+#include "LayoutReader.h"
+#include "PriceCatalog.h"
+
+#include <QTest>
+
+#include <cmath>
+
+using namespace attnplan;
+
+namespace {
+
+// $5 per million input, 1.25x write, 0.1x read: the lesson's numbers.
+PriceSheet lessonPrice()
+{
+    PriceSheet p;
+    p.id = "lesson";
+    p.model = "lesson model";
+    p.inputPerMillion = 5.0;
+    p.outputPerMillion = 25.0;
+    p.cacheWriteMultipliers = {{300, 1.25}, {3600, 2.0}};
+    p.cacheReadMultiplier = 0.1;
+    p.minCacheableTokens = 1024;
+    p.contextWindow = 1000000;
+    return p;
+}
+
+PromptLayout scenario(bool volatileFirst = false)
+{
+    PromptLayout l;
+    Segment stable{"system prompt and documents", 20000, true, false};
+    Segment vol{"timestamp", 500, false, false};
+    Segment q{"question", 300, false, false};
+    l.segments = volatileFirst ? std::vector<Segment>{vol, stable, q} : std::vector<Segment>{stable, vol, q};
+    l.outputTokens = 400;
+    l.requestsPerDay = 10000;
+    l.ttlSeconds = 300;
+    return l;
+}
+
+bool anyContains(const std::vector<std::string>& v, const char* text)
+{
+    for (const std::string& s : v)
+        if (s.find(text) != std::string::npos)
+            return true;
+    return false;
+}
+
+double cents(double dollars) { return std::round(dollars * 100) / 100; }
+
+} // namespace
+
+class TestCost : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void lessonHundredThousandTokens();
+    void flatRateIsFlat();
+    void tierPricingPastTheThreshold();
+    void workedScenarioToTheCent();
+    void volatileFirstWarnsAndMovingItClears();
+    void prefixBelowMinimum();
+    void promptBeyondWindowIsAnError();
+    void lostInTheMiddle();
+    void hitRates_data();
+    void hitRates();
+    void breakEven_data();
+    void breakEven();
+    void costCurveIsMonotone();
+    void retrievalAgainstFullDocument();
+    void selfHosted();
+    void tokenEstimate();
+    void badInputs_data();
+    void badInputs();
+    void catalogFlagsImplausibleEntries();
+    void builtinCatalog();
+    void layoutFileRoundTrip();
+    void layoutFileErrors_data();
+    void layoutFileErrors();
+};
+
+void TestCost::lessonHundredThousandTokens()
+{
+    PromptLayout l;
+    l.segments = {{"document", 100000, true, false}};
+    l.requestsPerDay = 1;
+    const PromptCost c = computePromptCost(l, lessonPrice()).value();
+    QCOMPARE(c.uncachedPerRequest, 0.50);
+    QCOMPARE(c.cachedReadPerRequest, 0.05);
+    QCOMPARE(c.cachedWritePerRequest, 0.50 * 1.25);
+}
+
+void TestCost::flatRateIsFlat()
+{
+    // A 900,000-token request costs the same per token as a 9,000-token one at a flat rate.
+    PromptLayout small, big;
+    small.segments = {{"a", 9000, true, false}};
+    big.segments = {{"a", 900000, true, false}};
+    const double perTokenSmall = computePromptCost(small, lessonPrice())->uncachedPerRequest / 9000;
+    const double perTokenBig = computePromptCost(big, lessonPrice())->uncachedPerRequest / 900000;
+    QVERIFY(std::fabs(perTokenSmall - perTokenBig) < 1e-15);
+}
+
+void TestCost::tierPricingPastTheThreshold()
+{
+    PriceSheet p = lessonPrice();
+    p.longContext = LongContextTier{200000, 10.0, 37.5};
+    PromptLayout l;
+    l.segments = {{"a", 200000, true, false}};
+    const double at = computePromptCost(l, p)->uncachedPerRequest;
+    QCOMPARE(at, 1.0); // at the threshold: still the base rate
+    l.segments = {{"a", 900000, true, false}};
+    const PromptCost past = computePromptCost(l, p).value();
+    QVERIFY(past.longContextRate);
+    QCOMPARE(past.uncachedPerRequest, 9.0); // the whole request at $10 per million
+    QVERIFY(anyContains(past.warnings, "long-context rate"));
+}
+
+void TestCost::workedScenarioToTheCent()
+{
+    // 20,000 stable tokens, then 500 volatile and 300 question tokens, 400 output tokens,
+    // 10,000 requests a day, 5-minute TTL, at $5 / $25 per million, 1.25x write, 0.1x read.
+    //   uncached: 20,800 x $5/M + 400 x $25/M            = $0.104 + $0.010  = $0.1140
+    //   write:    20,000 x $6.25/M + 800 x $5/M + $0.010 = $0.125 + $0.004 + $0.010 = $0.1390
+    //   read:     20,000 x $0.50/M + 800 x $5/M + $0.010 = $0.010 + $0.004 + $0.010 = $0.0240
+    //   10,000 a day is one every 8.64 s, far inside 300 s: Poisson hit rate 1 - e^(-34.7) ~ 1.
+    //   month (30 days): uncached 300,000 x $0.114 = $34,200.00; cached 300,000 x $0.024 =
+    //   $7,200.00; savings 1 - 7,200 / 34,200 = 78.95%.
+    const PromptCost c = computePromptCost(scenario(), lessonPrice()).value();
+    QCOMPARE(c.cacheablePrefixTokens, qint64(20000));
+    QVERIFY(std::fabs(c.uncachedPerRequest - 0.1140) < 1e-12);
+    QVERIFY(std::fabs(c.cachedWritePerRequest - 0.1390) < 1e-12);
+    QVERIFY(std::fabs(c.cachedReadPerRequest - 0.0240) < 1e-12);
+    QVERIFY(c.hitRate > 0.999999999);
+    QCOMPARE(cents(c.monthlyUncached), 34200.00);
+    QCOMPARE(cents(c.monthlyCached), 7200.00);
+    QCOMPARE(std::round(c.savingsFraction * 10000) / 100, 78.95);
+    QCOMPARE(c.breakEvenReuses, qint64(1));
+    QVERIFY(c.warnings.empty());
+}
+
+void TestCost::volatileFirstWarnsAndMovingItClears()
+{
+    const PromptCost bad = computePromptCost(scenario(true), lessonPrice()).value();
+    QVERIFY(anyContains(bad.warnings, "\"timestamp\""));
+    QVERIFY(anyContains(bad.warnings, "never"));
+    QCOMPARE(bad.cacheablePrefixTokens, qint64(0));
+    QCOMPARE(bad.monthlyCached, bad.monthlyUncached);
+    const PromptCost good = computePromptCost(scenario(false), lessonPrice()).value();
+    QVERIFY(!anyContains(good.warnings, "timestamp"));
+    // Volatile in the middle: the stable part after it is named.
+    PromptLayout mid = scenario();
+    mid.segments = {{"tools", 3000, true, false}, {"request id", 20, false, false},
+                    {"documents", 15000, true, false}, {"question", 300, false, false}};
+    const PromptCost m = computePromptCost(mid, lessonPrice()).value();
+    QCOMPARE(m.cacheablePrefixTokens, qint64(3000));
+    QVERIFY(anyContains(m.warnings, "\"request id\" comes before stable \"documents\""));
+}
+
+void TestCost::prefixBelowMinimum()
+{
+    PromptLayout l = scenario();
+    l.segments[0].tokens = 800; // below 1,024
+    const PromptCost c = computePromptCost(l, lessonPrice()).value();
+    QVERIFY(!c.cacheUsable);
+    QVERIFY(anyContains(c.warnings, "minimum cacheable"));
+    QCOMPARE(c.monthlyCached, c.monthlyUncached);
+}
+
+void TestCost::promptBeyondWindowIsAnError()
+{
+    PriceSheet p = lessonPrice();
+    p.contextWindow = 20000;
+    auto c = computePromptCost(scenario(), p);
+    QVERIFY(!c.ok());
+    QVERIFY(QString::fromStdString(c.error()).contains("context window"));
+}
+
+void TestCost::lostInTheMiddle()
+{
+    PromptLayout l;
+    l.segments = {{"intro docs", 20000, true, false}, {"the contract", 5000, true, true},
+                  {"more docs", 20000, true, false}, {"question", 100, false, false}};
+    l.requestsPerDay = 100;
+    QVERIFY(anyContains(computePromptCost(l, lessonPrice())->warnings, "75.8%"));
+    std::swap(l.segments[0], l.segments[1]); // answer first: no warning
+    QVERIFY(!anyContains(computePromptCost(l, lessonPrice())->warnings, "75.8%"));
+}
+
+void TestCost::hitRates_data()
+{
+    QTest::addColumn<double>("perDay");
+    QTest::addColumn<int>("ttl");
+    QTest::addColumn<int>("arrival");
+    QTest::addColumn<double>("expected");
+    // 288 a day is one every 300 s exactly.
+    QTest::newRow("even, within TTL") << 288.0 << 300 << int(Arrival::Even) << 1.0;
+    QTest::newRow("even, beyond TTL") << 287.0 << 300 << int(Arrival::Even) << 0.0;
+    QTest::newRow("poisson, one per TTL") << 288.0 << 300 << int(Arrival::Poisson) << 1.0 - std::exp(-1.0);
+    QTest::newRow("poisson, rare") << 24.0 << 300 << int(Arrival::Poisson) << 1.0 - std::exp(-24.0 * 300 / 86400);
+    // Bursts of 10, 24 a day: bursts 1 hour apart, TTL 5 min: 9 of 10 hit.
+    QTest::newRow("bursts beyond TTL") << 240.0 << 300 << int(Arrival::Bursts) << 0.9;
+    QTest::newRow("bursts within 1h TTL") << 240.0 << 3600 << int(Arrival::Bursts) << 1.0;
+    QTest::newRow("no traffic") << 0.0 << 300 << int(Arrival::Poisson) << 0.0;
+}
+
+void TestCost::hitRates()
+{
+    QFETCH(double, perDay);
+    QFETCH(int, ttl);
+    QFETCH(int, arrival);
+    QFETCH(double, expected);
+    QVERIFY(std::fabs(cacheHitRate(perDay, ttl, Arrival(arrival), 10) - expected) < 1e-12);
+}
+
+void TestCost::breakEven_data()
+{
+    QTest::addColumn<double>("write");
+    QTest::addColumn<double>("read");
+    QTest::addColumn<qint64>("reuses");
+    QTest::newRow("Anthropic 5 min") << 1.25 << 0.1 << qint64(1);  // 0.25 / 0.9 = 0.28
+    QTest::newRow("Anthropic 1 hour") << 2.0 << 0.1 << qint64(2);  // 1 / 0.9 = 1.11
+    QTest::newRow("OpenAI, no surcharge") << 1.0 << 0.5 << qint64(0);
+    QTest::newRow("read costs full price") << 1.25 << 1.0 << qint64(-1);
+    QTest::newRow("exact integer") << 1.9 << 0.1 << qint64(1);      // 0.9 / 0.9 = 1
+}
+
+void TestCost::breakEven()
+{
+    QFETCH(double, write);
+    QFETCH(double, read);
+    QFETCH(qint64, reuses);
+    QCOMPARE(breakEvenReuses(write, read), reuses);
+    if (reuses > 0) {
+        // By definition: write + n reads costs no more than n + 1 uncached sends, n - 1 does.
+        QVERIFY(write + double(reuses) * read <= 1.0 + double(reuses) + 1e-12);
+        QVERIFY(write + double(reuses - 1) * read > 1.0 + double(reuses - 1));
+    }
+}
+
+void TestCost::costCurveIsMonotone()
+{
+    const auto curve = costCurve(scenario(), lessonPrice(), 10, 1e6, 25);
+    QCOMPARE(curve.size(), size_t(25));
+    QCOMPARE(curve.front().requestsPerDay, 10.0);
+    QVERIFY(std::fabs(curve.back().requestsPerDay - 1e6) < 1e-6);
+    for (size_t i = 1; i < curve.size(); ++i) {
+        QVERIFY(curve[i].monthlyUncached > curve[i - 1].monthlyUncached);
+        QVERIFY(curve[i].monthlyCached <= curve[i].monthlyUncached * 1.0 + 1e-9 ||
+                curve[i].requestsPerDay < 300); // rare traffic can cost more with writes
+    }
+    // At 10 a day, writes dominate: caching costs more than not caching.
+    QVERIFY(curve.front().monthlyCached > curve.front().monthlyUncached);
+}
+
+void TestCost::retrievalAgainstFullDocument()
+{
+    // 500,000-token corpus; top 5 chunks of 800 tokens; 100-token question; 300 output.
+    const RetrievalComparison r = compareRetrieval(lessonPrice(), 500000, 800, 5, 100, 300).value();
+    QCOMPARE(r.retrievalInputTokens, qint64(4100));
+    QCOMPARE(r.fullInputTokens, qint64(500100));
+    QCOMPARE(r.retrievalPerQuery, 4100 * 5e-6 + 300 * 25e-6);
+    QCOMPARE(r.fullPerQuery, 500100 * 5e-6 + 300 * 25e-6);
+    QVERIFY(std::fabs(r.fullPerQueryCached - (500000 * 0.5e-6 + 100 * 5e-6 + 300 * 25e-6)) < 1e-12);
+    QVERIFY(r.fullFits);
+    PriceSheet small = lessonPrice();
+    small.contextWindow = 200000;
+    QVERIFY(!compareRetrieval(small, 500000, 800, 5, 100, 300)->fullFits);
+}
+
+void TestCost::selfHosted()
+{
+    // 8 GPUs at $2.50 an hour producing 10,000 tokens/s: $20 / 36M tokens = $0.556 per million.
+    QVERIFY(std::fabs(selfHostedDollarsPerMillion(20.0, 10000.0) - 20.0 / 36.0) < 1e-12);
+    QCOMPARE(selfHostedDollarsPerMillion(20.0, 0.0), 0.0);
+}
+
+void TestCost::tokenEstimate()
+{
+    QCOMPARE(estimateTokens(""), qint64(0));
+    QCOMPARE(estimateTokens("abcd"), qint64(1));
+    QCOMPARE(estimateTokens("abcde"), qint64(2));
+    QCOMPARE(estimateTokens(std::string(4000, 'x')), qint64(1000));
+    QCOMPARE(estimateTokens("\xe6\xb3\xa8\xe6\x84\x8f"), qint64(2)); // two CJK characters
+    QCOMPARE(estimateTokens("caf\xc3\xa9"), qint64(1));             // 4 characters, not 5 bytes
+    QCOMPARE(estimateTokens("\xe6\xb3"), qint64(1));                  // truncated UTF-8, no crash
+}
+
+void TestCost::badInputs_data()
+{
+    QTest::addColumn<int>("which");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("empty layout") << 0 << "segments: empty";
+    QTest::newRow("negative tokens") << 1 << "tokens";
+    QTest::newRow("absurd tokens") << 2 << "tokens";
+    QTest::newRow("negative output") << 3 << "output_tokens";
+    QTest::newRow("TTL not offered") << 4 << "ttl_seconds";
+    QTest::newRow("all empty") << 5 << "all empty";
+    QTest::newRow("absurd rate") << 6 << "requests_per_day";
+}
+
+void TestCost::badInputs()
+{
+    QFETCH(int, which);
+    QFETCH(QString, expected);
+    PromptLayout l = scenario();
+    switch (which) {
+    case 0: l.segments.clear(); break;
+    case 1: l.segments[1].tokens = -5; break;
+    case 2: l.segments[0].tokens = int64_t(1) << 50; break;
+    case 3: l.outputTokens = -1; break;
+    case 4: l.ttlSeconds = 86400; break; // Anthropic offers 5 min and 1 hour
+    case 5: for (Segment& s : l.segments) s.tokens = 0; break;
+    case 6: l.requestsPerDay = 1e30; break;
+    }
+    auto c = computePromptCost(l, lessonPrice());
+    QVERIFY(!c.ok());
+    QVERIFY2(QString::fromStdString(c.error()).contains(expected), c.error().c_str());
+}
+
+void TestCost::catalogFlagsImplausibleEntries()
+{
+    const char* text = R"({"models": [
+        {"id": "ok/model", "input_per_m": 3, "output_per_m": 15, "cache_read_multiplier": 0.1,
+         "cache_write_multipliers": {"300": 1.25}, "min_cacheable_tokens": 1024, "context_window": 200000},
+        {"id": "bad/write", "input_per_m": 3, "output_per_m": 15, "cache_read_multiplier": 0.1,
+         "cache_write_multipliers": {"300": 24}, "min_cacheable_tokens": 1024, "context_window": 200000},
+        {"id": "bad/read", "input_per_m": 3, "output_per_m": 15, "cache_read_multiplier": 2.5,
+         "min_cacheable_tokens": 1024, "context_window": 200000},
+        {"id": "bad/price", "input_per_m": -3, "output_per_m": 15, "cache_read_multiplier": 0.1,
+         "min_cacheable_tokens": 1024, "context_window": 200000}
+    ]})";
+    const PriceCatalog c = parsePriceCatalog(text, "prices.json").value();
+    QCOMPARE(c.models.size(), size_t(1));
+    QCOMPARE(c.messages.size(), size_t(3));
+    QVERIFY(QString::fromStdString(c.messages[0]).contains("bad/write"));
+    QVERIFY(QString::fromStdString(c.messages[0]).contains("implausible"));
+    QVERIFY(QString::fromStdString(c.messages[1]).contains("cache_read_multiplier"));
+    QVERIFY(QString::fromStdString(c.messages[2]).contains("input_per_m"));
+    QVERIFY(!parsePriceCatalog("[1,2]", "prices.json").ok());
+}
+
+void TestCost::builtinCatalog()
+{
+    const PriceCatalog& c = builtinPriceCatalog();
+    QVERIFY(c.messages.empty());
+    QVERIFY(c.models.size() >= 8);
+    const PriceSheet* sonnet = c.find("anthropic/claude-sonnet-4.5");
+    QVERIFY(sonnet);
+    QCOMPARE(sonnet->writeMultiplierFor(300).value(), 1.25);
+    QCOMPARE(sonnet->writeMultiplierFor(3600).value(), 2.0);
+    QVERIFY(!sonnet->writeMultiplierFor(7200));
+    QCOMPARE(sonnet->cacheReadMultiplier, 0.1);
+    QVERIFY(sonnet->longContext.has_value());
+    // OpenAI's cached-input discount depends on the model, and says so.
+    QCOMPARE(c.find("openai/gpt-4o")->cacheReadMultiplier, 0.5);
+    QCOMPARE(c.find("openai/gpt-4.1")->cacheReadMultiplier, 0.25);
+    QCOMPARE(c.find("openai/gpt-5")->cacheReadMultiplier, 0.1);
+    for (const PriceSheet& p : c.models) {
+        QVERIFY(!p.source.empty());
+        QVERIFY(!p.asOf.empty());
+    }
+}
+
+void TestCost::layoutFileRoundTrip()
+{
+    LayoutFile f;
+    f.priceId = "anthropic/claude-sonnet-4.5";
+    f.layout = scenario();
+    f.layout.segments[0].holdsAnswer = true;
+    f.layout.arrival = Arrival::Bursts;
+    f.layout.burstSize = 7;
+    const std::string text = layoutToJson(f);
+    const LayoutFile back = parseLayoutFile(text, "layout.json").value();
+    QCOMPARE(back.priceId, f.priceId);
+    QCOMPARE(back.layout.segments.size(), size_t(3));
+    QCOMPARE(back.layout.segments[1].name, std::string("timestamp"));
+    QVERIFY(!back.layout.segments[1].stable);
+    QVERIFY(back.layout.segments[0].holdsAnswer);
+    QCOMPARE(back.layout.outputTokens, qint64(400));
+    QCOMPARE(back.layout.requestsPerDay, 10000.0);
+    QCOMPARE(int(back.layout.arrival), int(Arrival::Bursts));
+    QCOMPARE(back.layout.burstSize, qint64(7));
+}
+
+void TestCost::layoutFileErrors_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("field");
+    QTest::newRow("not json") << "segments:" << "not valid JSON";
+    QTest::newRow("no segments") << R"({"price": "x", "requests_per_day": 1})" << "segments";
+    QTest::newRow("tokens text") << R"({"price": "x", "requests_per_day": 1, "segments": [{"name": "a", "tokens": "many"}]})" << "segments[0].tokens";
+    QTest::newRow("tokens negative") << R"({"price": "x", "requests_per_day": 1, "segments": [{"name": "a", "tokens": -1}]})" << "segments[0].tokens";
+    QTest::newRow("stable text") << R"({"price": "x", "requests_per_day": 1, "segments": [{"name": "a", "tokens": 1, "stable": "yes"}]})" << "segments[0].stable";
+    QTest::newRow("no rate") << R"({"price": "x", "segments": [{"name": "a", "tokens": 1}]})" << "requests_per_day";
+    QTest::newRow("no price") << R"({"requests_per_day": 1, "segments": [{"name": "a", "tokens": 1}]})" << "price";
+    QTest::newRow("bad arrival") << R"({"price": "x", "requests_per_day": 1, "arrival": "sometimes", "segments": [{"name": "a", "tokens": 1}]})" << "arrival";
+    QTest::newRow("implausible inline") << R"({"requests_per_day": 1, "segments": [{"name": "a", "tokens": 1}], "pricing": {"input_per_m": 3, "output_per_m": 15, "cache_read_multiplier": 0.1, "cache_write_multipliers": {"300": 24}}})" << "pricing";
+}
+
+void TestCost::layoutFileErrors()
+{
+    QFETCH(QString, text);
+    QFETCH(QString, field);
+    auto f = parseLayoutFile(text.toStdString(), "layout.json");
+    QVERIFY(!f.ok());
+    const QString msg = QString::fromStdString(f.error());
+    QVERIFY2(msg.startsWith("layout.json: "), qPrintable(msg));
+    QVERIFY2(msg.contains(field), qPrintable(msg));
+}
+
+QTEST_GUILESS_MAIN(TestCost)
+#include "tst_cost.moc"
