@@ -288,6 +288,8 @@ ForwardFlops decodeFlops(const ModelSpec& s, int64_t context)
     return f;
 }
 
+double attentionPairFlops(const ModelSpec& s) { return pairFlops(s); }
+
 Crossover attentionCrossover(const ModelSpec& s)
 {
     // Per layer, non-causal as the lesson counts it: score + mix = pairFlops x n^2, linear =

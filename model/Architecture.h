@@ -84,6 +84,10 @@ ForwardFlops prefillFlops(const ModelSpec& spec, int64_t tokens);
 // One decode step for a sequence that already holds `context` tokens.
 ForwardFlops decodeFlops(const ModelSpec& spec, int64_t context);
 
+// FLOPs one query-key pair costs in one layer, all heads: QK^T over the q/k width and
+// weights x V over the v width, 2 per multiply-add.
+double attentionPairFlops(const ModelSpec& spec);
+
 // Where the n^2 score-and-mix work equals the linear work, counting the full n x n matrix as
 // the lesson does: against the attention projections alone and against the whole layer.
 struct Crossover

@@ -190,6 +190,12 @@ int64_t nonTorchOverheadBytes(int64_t tp)
     return tp > 1 ? base + kGiB / 2 : base;
 }
 
+double rooflineSeconds(double flops, double bytes, const GpuSpec& gpu, const Efficiencies& eff)
+{
+    return std::max(flops / (gpu.bf16Tflops * 1e12 * eff.compute),
+                    bytes / (gpu.bandwidthBytesPerSecond * eff.memory));
+}
+
 Roofline prefillTime(const ModelSpec& s, const DeploymentInputs& in, int64_t n)
 {
     Roofline r;

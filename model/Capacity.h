@@ -108,6 +108,10 @@ struct Roofline
     double computeSeconds = 0;
     double memorySeconds = 0;
 };
+// The roofline itself: max(FLOPs / (peak x compute efficiency), bytes / (bandwidth x memory
+// efficiency)), in seconds. The GPU planner and the CPU benchmark both use it.
+double rooflineSeconds(double flops, double bytes, const GpuSpec& gpu, const Efficiencies& eff);
+
 Roofline prefillTime(const ModelSpec& spec, const DeploymentInputs& in, int64_t promptTokens);
 Roofline decodeStepTime(const ModelSpec& spec, const DeploymentInputs& in, int64_t batch,
                         int64_t context);

@@ -72,7 +72,54 @@ private slots:
     void costLayoutFile();
     void costErrorsExit2_data();
     void costErrorsExit2();
+    void benchContract();
+    void benchErrorsExit2();
 };
+
+void TestCli::benchContract()
+{
+    const Run r = cli({"bench", "--tokens", "64,100", "--heads", "4", "--kv-heads", "2",
+                       "--head-dim", "64", "--causal", "--threads", "2", "--repeats", "1",
+                       "--no-ceilings", "--json"});
+    QCOMPARE(r.exitCode, 0);
+    const QJsonObject j = json(r);
+    for (const char* key : {"gemm_gflops", "copy_gbps", "runs", "fit_exponent"})
+        QVERIFY2(j.contains(key), key);
+    const QJsonArray runs = j["runs"].toArray();
+    QCOMPARE(runs.size(), 4); // fused and naive at each size
+    for (const QJsonValue& v : runs) {
+        const QJsonObject run = v.toObject();
+        for (const char* key : {"kernel", "tokens", "heads", "kv_heads", "head_dim", "causal",
+                                "seconds", "gflops", "gbps", "rel_error", "extra_bytes",
+                                "predicted_seconds"})
+            QVERIFY2(run.contains(key), key);
+        QVERIFY(run["rel_error"].toDouble() < 1e-5);
+        QCOMPARE(run["kv_heads"].toInteger(), 2);
+        QVERIFY(run["causal"].toBool());
+    }
+    // Decode with the model's own shape: MHA, its GQA grouping and MQA.
+    const Run d = cli({"bench", "--decode", "--tokens", "500", "--model", src("configs/llama-3.1-8b.json"),
+                       "--repeats", "1", "--no-ceilings", "--json"});
+    QCOMPARE(d.exitCode, 0);
+    const QJsonArray dr = json(d)["runs"].toArray();
+    QCOMPARE(dr.size(), 6); // 32, 8 and 1 KV heads, fp32 and fp16
+    QCOMPARE(dr[0].toObject()["kv_heads"].toInteger(), 32);
+    QCOMPARE(dr[4].toObject()["kv_heads"].toInteger(), 1);
+    QCOMPARE(dr[1].toObject()["kernel"].toString(), QString("decode-f16"));
+}
+
+void TestCli::benchErrorsExit2()
+{
+    for (const QStringList& args : {QStringList{"bench", "--heads", "8", "--kv-heads", "3"},
+                                    QStringList{"bench", "--tokens", "0"},
+                                    QStringList{"bench", "--tokens", "10,abc"},
+                                    QStringList{"bench", "--model", "/nonexistent"},
+                                    QStringList{"bench", "--decode", "--tokens", "4000000", "--heads", "64"}}) {
+        const Run r = cli(args);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(!r.err.isEmpty());
+    }
+}
 
 void TestCli::costContract()
 {

@@ -33,6 +33,9 @@ commands:
            [--cache-write-multiplier X] [--cache-read-multiplier Y] [--stable-tokens N]
            [--volatile-tokens N] [--question-tokens N] [--output-tokens N]
            [--requests-per-day N] [--ttl-seconds N] [--arrival even|poisson|bursts] [--json]
+  bench [--tokens N,N,...] [--heads H] [--kv-heads K] [--head-dim D] [--causal] [--decode]
+           [--decode-kv-heads K,K,...] [--threads T] [--model PATH] [--repeats R] [--no-naive]
+           [--json]
 
 PATH is a config.json, a model folder, or a Hugging Face cache folder.
 Exit status: 0 success, 2 bad input or usage.
@@ -61,6 +64,8 @@ int main(int argc, char** argv)
             return runPlan(args);
         if (command == "cost")
             return runCost(args);
+        if (command == "bench")
+            return runBench(args);
         return fail("unknown command \"" + command + "\" (see attnplan-cli --help)");
     } catch (const UsageError& e) {
         return fail(e.what());

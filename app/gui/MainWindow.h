@@ -2,27 +2,58 @@
 
 #include <QMainWindow>
 
+class ComputeTab;
+class CompareTab;
+class MemoryTab;
 class ModelController;
+class ModelLibrary;
+class PlanController;
 class SummaryModel;
 class QLabel;
+class QTabWidget;
 class QTableView;
-class QComboBox;
+class QTreeView;
+class QChartView;
 
-// The window builds actions and connects them; numbers live in the controllers and models.
+// The window builds actions and connects them; numbers live in the controllers and their
+// item models (STYLE.md, habits 9 and 11).
 class MainWindow : public QMainWindow
 {
     Q_OBJECT
 
 public:
-    explicit MainWindow(ModelController* controller, QWidget* parent = nullptr);
+    MainWindow(ModelController* models, PlanController* plan, QWidget* parent = nullptr);
+
+    QTabWidget* tabs() const { return m_tabs; }
+    QList<QChartView*> charts() const;
+    void setDarkPalette(bool dark);
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
 
 private:
+    void buildMenus();
     void openFile();
+    void openFolder();
+    void showModel();
     void showError(const QString& message);
+    void restoreSettings();
+    void saveSettings() const;
 
-    ModelController* m_controller;
+    ModelController* m_models;
+    PlanController* m_plan;
+    ModelLibrary* m_library;
     SummaryModel* m_summary;
+    QLabel* m_badge;
+    QLabel* m_title;
     QLabel* m_error;
-    QComboBox* m_bundled;
-    QTableView* m_table;
+    QTreeView* m_libraryView;
+    QTableView* m_summaryView;
+    QTabWidget* m_tabs;
+    MemoryTab* m_memoryTab;
+    ComputeTab* m_computeTab;
+    CompareTab* m_compareTab;
+    bool m_dark = false;
 };

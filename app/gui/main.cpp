@@ -1,11 +1,22 @@
 #include "MainWindow.h"
 #include "ModelController.h"
+#include "PlanController.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QElapsedTimer>
+#include <QSettings>
+#include <QTabWidget>
+#include <QTimer>
+
+#include <algorithm>
+#include <cstdio>
+#include <vector>
 
 int main(int argc, char** argv)
 {
+    QElapsedTimer startup;
+    startup.start();
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("attnplan"));
     QApplication::setOrganizationName(QStringLiteral("attnplan"));
@@ -16,14 +27,59 @@ int main(int argc, char** argv)
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addPositionalArgument(QStringLiteral("PATH"),
-                                 QStringLiteral("config.json, model folder, HF cache folder"));
+                                 QStringLiteral("config.json, model folder or Hugging Face cache folder"));
+    QCommandLineOption tab(QStringLiteral("tab"), QStringLiteral("Open on tab N (0-based)."), QStringLiteral("N"));
+    QCommandLineOption screenshot(QStringLiteral("screenshot"),
+                                  QStringLiteral("Save a PNG of the window to FILE once it is shown, then quit."),
+                                  QStringLiteral("FILE"));
+    QCommandLineOption timing(QStringLiteral("startup-time"),
+                              QStringLiteral("Print the time to a usable window, then quit."));
+    QCommandLineOption redraw(QStringLiteral("redraw-time"),
+                              QStringLiteral("Change the context 40 times, time each recompute and the synchronous repaint of the tab, print, quit."));
+    parser.addOptions({tab, screenshot, timing, redraw});
     parser.process(app);
 
-    ModelController controller;
-    MainWindow window(&controller);
-    window.show();
+    ModelController models;
+    PlanController plan;
+    MainWindow window(&models, &plan);
     const QStringList args = parser.positionalArguments();
-    if (args.isEmpty() || !controller.open(args.first()))
-        controller.openBundled(QStringLiteral("llama-3.1-8b"));
+    const QString last = QSettings().value(QStringLiteral("models/last")).toString();
+    if (args.isEmpty() || !models.open(args.first())) {
+        if (last.isEmpty() || !models.open(last))
+            models.openBundled(QStringLiteral("llama-3.1-8b"));
+    }
+    if (parser.isSet(tab))
+        window.tabs()->setCurrentIndex(parser.value(tab).toInt());
+    window.show();
+
+    if (parser.isSet(timing)) {
+        QTimer::singleShot(0, &app, [&] {
+            std::printf("startup to a usable window: %.0f ms\n", double(startup.nsecsElapsed()) / 1e6);
+            app.quit();
+        });
+    }
+    if (parser.isSet(redraw)) {
+        QTimer::singleShot(300, &app, [&] {
+            std::vector<double> ms;
+            for (int i = 0; i < 40; ++i) {
+                QElapsedTimer t;
+                t.start();
+                plan.setContext(4096 << (i % 6)); // recompute, models reset, charts refit
+                window.tabs()->currentWidget()->repaint(); // synchronous repaint of what changed
+                ms.push_back(double(t.nsecsElapsed()) / 1e6);
+            }
+            std::sort(ms.begin(), ms.end());
+            std::printf("input change to repainted tab: median %.1f ms, max %.1f ms over %zu changes\n",
+                        ms[ms.size() / 2], ms.back(), ms.size());
+            app.quit();
+        });
+    }
+    if (parser.isSet(screenshot)) {
+        const QString file = parser.value(screenshot);
+        QTimer::singleShot(800, &app, [&, file] {
+            window.grab().save(file);
+            app.quit();
+        });
+    }
     return app.exec();
 }

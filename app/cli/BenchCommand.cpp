@@ -1,0 +1,131 @@
+#include "CliArgs.h"
+#include "Commands.h"
+
+#include "Benchmark.h"
+#include "ConfigReader.h"
+#include "Units.h"
+
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+#include <set>
+
+namespace attnplan::cli {
+
+int runBench(const std::vector<std::string>& argv)
+{
+    const CliArgs a(argv,
+                    {"tokens", "heads", "kv-heads", "head-dim", "threads", "model", "repeats",
+                     "decode-kv-heads", "naive-max-tokens"},
+                    {"causal", "decode", "json", "no-naive", "scalar", "no-ceilings"});
+    if (!a.positionals().empty())
+        throw UsageError("bench: unexpected argument \"" + a.positionals()[0] + "\"");
+    BenchConfig cfg;
+    cfg.causal = a.flag("causal");
+    if (auto path = a.value("model")) {
+        auto m = readModel(*path);
+        if (!m)
+            return fail(m.error());
+        if (m->mla.enabled())
+            return fail(*path + ": MLA models are benchmarked as their MHA-equivalent shape is "
+                                "not a standard kernel; give --heads/--kv-heads/--head-dim");
+        cfg.heads = m->numHeads;
+        cfg.kvHeads = m->numKvHeads;
+        cfg.headDim = m->headDim;
+    }
+    cfg.heads = a.integer("heads", 1, 1024).value_or(cfg.heads);
+    cfg.kvHeads = a.integer("kv-heads", 1, 1024).value_or(a.has("heads") && !a.has("model") ? cfg.heads : cfg.kvHeads);
+    cfg.headDim = a.integer("head-dim", 1, 1024).value_or(cfg.headDim);
+    if (cfg.heads % cfg.kvHeads != 0)
+        throw UsageError("--kv-heads (" + std::to_string(cfg.kvHeads) + ") must divide --heads (" +
+                         std::to_string(cfg.heads) + ")");
+    cfg.threads = int(a.integer("threads", 1, 256).value_or(2));
+    cfg.repeats = int(a.integer("repeats", 1, 100).value_or(3));
+    cfg.naiveBaseline = !a.flag("no-naive");
+    cfg.naiveMaxTokens = a.integer("naive-max-tokens", 1, 65536).value_or(4096);
+    cfg.measureCeilings = !a.flag("no-ceilings");
+    if (a.flag("scalar"))
+        cfg.isa = KernelIsa::Scalar;
+    std::vector<int64_t> tokens = a.integerList("tokens", 1, int64_t(1) << 22);
+    if (a.flag("decode")) {
+        cfg.prefillTokens.clear();
+        cfg.decodeTokens = tokens.empty() ? std::vector<int64_t>{32768, 65536, 131072, 262144} : tokens;
+        std::vector<int64_t> variants = a.integerList("decode-kv-heads", 1, 1024);
+        if (variants.empty()) {
+            // MHA, the model's own grouping, MQA.
+            std::set<int64_t> v{cfg.heads, cfg.kvHeads, 1};
+            variants.assign(v.rbegin(), v.rend());
+        }
+        for (int64_t kv : variants)
+            if (cfg.heads % kv != 0)
+                throw UsageError("--decode-kv-heads: " + std::to_string(kv) + " must divide --heads");
+        cfg.decodeKvHeads = variants;
+        // The cache must fit in memory: refuse a sweep above 8 GiB per variant.
+        for (int64_t n : cfg.decodeTokens)
+            if (double(n) * double(variants.front()) * double(cfg.headDim) * 8.0 > 8.0 * (1 << 30))
+                throw UsageError("--tokens: a " + std::to_string(n) + "-token cache for " +
+                                 std::to_string(variants.front()) + " KV heads needs over 8 GiB");
+    } else {
+        cfg.prefillTokens = tokens.empty() ? std::vector<int64_t>{1024, 2048, 4096, 8192, 16384} : tokens;
+        for (int64_t n : cfg.prefillTokens)
+            if (n > 131072)
+                throw UsageError("--tokens: prefill is limited to 131,072 tokens here");
+    }
+
+    const bool json = a.flag("json");
+    auto progress = [&](int done, int total, const BenchRun& r) {
+        if (!json)
+            std::cerr << "  [" << done << "/" << total << "] " << r.kernel << " " << r.tokens
+                      << " tokens: " << formatSeconds(r.seconds) << "\n";
+    };
+    const BenchReport rep = runBenchmark(cfg, progress);
+
+    if (json) {
+        nlohmann::ordered_json j;
+        j["isa"] = rep.isa;
+        j["threads"] = rep.threads;
+        j["gemm_gflops"] = rep.gemmGflops;
+        j["copy_gbps"] = rep.copyGbps;
+        nlohmann::ordered_json runs = nlohmann::ordered_json::array();
+        for (const BenchRun& r : rep.runs)
+            runs.push_back({{"kernel", r.kernel},
+                            {"tokens", r.tokens},
+                            {"heads", r.heads},
+                            {"kv_heads", r.kvHeads},
+                            {"head_dim", r.headDim},
+                            {"causal", r.causal},
+                            {"seconds", r.seconds},
+                            {"gflops", r.gflops},
+                            {"gbps", r.gbps},
+                            {"bytes", r.bytes},
+                            {"rel_error", r.relError},
+                            {"extra_bytes", r.extraBytes},
+                            {"predicted_seconds", r.predictedSeconds},
+                            {"measured_over_predicted", r.measuredOverPredicted}});
+        j["runs"] = runs;
+        j["fit_exponent"] = rep.fitExponent;
+        std::cout << j.dump(2) << "\n";
+        return 0;
+    }
+    std::cout << "attention kernels on this machine (" << rep.isa << ", " << rep.threads
+              << " threads)\n"
+              << "  ceilings: OpenBLAS sgemm " << formatFixed(rep.gemmGflops, 1)
+              << " GFLOP/s, streaming copy " << formatFixed(rep.copyGbps, 1) << " GB/s\n";
+    for (const BenchRun& r : rep.runs) {
+        std::cout << "  " << r.kernel << " n=" << r.tokens << " h=" << r.heads << "/" << r.kvHeads
+                  << " d=" << r.headDim << (r.causal ? " causal" : "") << ": "
+                  << formatSeconds(r.seconds) << ", " << formatFixed(r.gflops, 1) << " GFLOP/s";
+        if (rep.gemmGflops > 0 && r.kernel.rfind("prefill", 0) == 0)
+            std::cout << " (" << formatFixed(r.gflops / rep.gemmGflops, 2) << " of GEMM)";
+        std::cout << ", " << formatFixed(r.gbps, 1) << " GB/s";
+        if (rep.copyGbps > 0 && r.kernel.rfind("decode", 0) == 0)
+            std::cout << " (" << formatFixed(r.gbps / rep.copyGbps, 2) << " of copy)";
+        std::cout << ", error " << r.relError << ", extra " << formatBytes(double(r.extraBytes))
+                  << ", measured/predicted " << formatFixed(r.measuredOverPredicted, 2) << "\n";
+    }
+    if (!cfg.prefillTokens.empty())
+        std::cout << "  prefill time ~ n^" << formatFixed(rep.fitExponent, 3) << "\n";
+    return 0;
+}
+
+} // namespace attnplan::cli

@@ -1,0 +1,158 @@
+#include "TableModel.h"
+
+#include "Units.h"
+
+TableModel::TableModel(QVector<Column> columns, QObject* parent)
+    : QAbstractTableModel(parent), m_columns(std::move(columns))
+{
+}
+
+void TableModel::setColumns(QVector<Column> columns)
+{
+    beginResetModel();
+    m_columns = std::move(columns);
+    m_rows.clear();
+    m_rowTooltips.clear();
+    endResetModel();
+}
+
+void TableModel::setRows(QVector<QVector<QVariant>> rows, QVector<QString> rowTooltips)
+{
+    beginResetModel();
+    m_rows = std::move(rows);
+    for (auto& r : m_rows)
+        r.resize(m_columns.size());
+    m_rowTooltips = std::move(rowTooltips);
+    endResetModel();
+}
+
+int TableModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+
+int TableModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : int(m_columns.size());
+}
+
+QVariant TableModel::value(int row, int column) const
+{
+    if (row < 0 || row >= m_rows.size() || column < 0 || column >= m_columns.size())
+        return {};
+    return m_rows[row][column];
+}
+
+QString TableModel::formatted(int row, int column) const
+{
+    return format(value(row, column), m_columns.value(column).unit);
+}
+
+QString TableModel::format(const QVariant& v, Unit unit)
+{
+    using namespace attnplan;
+    if (!v.isValid() || v.isNull())
+        return QStringLiteral("–");
+    if (unit == Unit::Text || v.typeId() == QMetaType::QString)
+        return v.toString();
+    const double x = v.toDouble();
+    switch (unit) {
+    case Unit::Count:
+        return std::abs(x) >= 1e6 ? QString::fromStdString(formatCount(x))
+                                  : QString::fromStdString(withCommas(int64_t(std::llround(x))));
+    case Unit::Bytes:
+        return QString::fromStdString(formatBytes(x));
+    case Unit::GiB:
+        return QString::number(x, 'f', 2) + QStringLiteral(" GiB");
+    case Unit::Seconds:
+        return QString::fromStdString(formatSeconds(x));
+    case Unit::Flops:
+        return QString::fromStdString(formatCount(x)) + QStringLiteral("FLOP");
+    case Unit::Dollars:
+        return QStringLiteral("$") + QString::number(x, 'f', x < 1 ? 4 : 2);
+    case Unit::Ratio:
+        return QString::number(x, 'f', 2) + QStringLiteral("×");
+    case Unit::Percent:
+        return QString::number(100 * x, 'f', 1) + QStringLiteral("%");
+    case Unit::Text:
+        break;
+    }
+    return v.toString();
+}
+
+QVariant TableModel::data(const QModelIndex& index, int role) const
+{
+    if (!index.isValid() || index.row() >= m_rows.size() || index.column() >= m_columns.size())
+        return {};
+    const QVariant& v = m_rows[index.row()][index.column()];
+    switch (role) {
+    case Qt::DisplayRole:
+    case Qt::EditRole:
+        return v;
+    case FormattedRole:
+        return format(v, m_columns[index.column()].unit);
+    case Qt::ToolTipRole: {
+        QString tip = m_columns[index.column()].tooltip;
+        if (index.row() < m_rowTooltips.size() && !m_rowTooltips[index.row()].isEmpty())
+            tip += (tip.isEmpty() ? QString() : QStringLiteral("\n")) + m_rowTooltips[index.row()];
+        return tip.isEmpty() ? QVariant() : QVariant(tip);
+    }
+    case Qt::TextAlignmentRole:
+        return m_columns[index.column()].unit == Unit::Text
+                   ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
+                   : QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    default:
+        return {};
+    }
+}
+
+QVariant TableModel::headerData(int section, Qt::Orientation o, int role) const
+{
+    if (o != Qt::Horizontal || section < 0 || section >= m_columns.size())
+        return {};
+    if (role == Qt::DisplayRole)
+        return m_columns[section].title;
+    if (role == Qt::ToolTipRole && !m_columns[section].tooltip.isEmpty())
+        return m_columns[section].tooltip;
+    return {};
+}
+
+QString TableModel::toCsv() const
+{
+    auto quote = [](QString s) {
+        if (s.contains(',') || s.contains('"') || s.contains('\n'))
+            s = '"' + s.replace('"', QStringLiteral("\"\"")) + '"';
+        return s;
+    };
+    QStringList lines;
+    QStringList head;
+    for (const Column& c : m_columns)
+        head << quote(c.title);
+    lines << head.join(',');
+    for (const auto& r : m_rows) {
+        QStringList cells;
+        for (const QVariant& v : r)
+            cells << quote(v.typeId() == QMetaType::Double ? QString::number(v.toDouble(), 'g', 15)
+                                                            : v.toString());
+        lines << cells.join(',');
+    }
+    return lines.join('\n') + '\n';
+}
+
+QString TableModel::toMarkdown() const
+{
+    QStringList lines;
+    QStringList head, rule;
+    for (const Column& c : m_columns) {
+        head << c.title;
+        rule << (c.unit == Unit::Text ? QStringLiteral("---") : QStringLiteral("---:"));
+    }
+    lines << "| " + head.join(" | ") + " |" << "|" + rule.join("|") + "|";
+    for (int r = 0; r < m_rows.size(); ++r) {
+        QStringList cells;
+        for (int c = 0; c < m_columns.size(); ++c)
+            cells << formatted(r, c).replace('|', QStringLiteral("\\|"));
+        lines << "| " + cells.join(" | ") + " |";
+    }
+    return lines.join('\n') + '\n';
+}

@@ -1,0 +1,52 @@
+#pragma once
+
+#include <QAbstractTableModel>
+#include <QStringList>
+#include <QVector>
+
+// A table of numbers (and labels) that feeds both a table view and Qt Charts mappers: the
+// display role holds the raw value (what QVXYModelMapper and QVBarModelMapper read), the
+// FormattedRole the text a person reads, with units per column.
+class TableModel : public QAbstractTableModel
+{
+    Q_OBJECT
+
+public:
+    enum Role { FormattedRole = Qt::UserRole + 1 };
+    enum class Unit { Text, Count, Bytes, GiB, Seconds, Flops, Dollars, Ratio, Percent };
+
+    struct Column
+    {
+        QString title;
+        Unit unit = Unit::Text;
+        QString tooltip;
+    };
+
+    explicit TableModel(QVector<Column> columns, QObject* parent = nullptr);
+
+    // Replaces the columns and clears the rows (a reset).
+    void setColumns(QVector<Column> columns);
+    // Replaces every row (a reset: views and mappers re-read).
+    void setRows(QVector<QVector<QVariant>> rows, QVector<QString> rowTooltips = {});
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role) const override;
+    QVariant headerData(int section, Qt::Orientation o, int role) const override;
+
+    QVariant value(int row, int column) const;
+    double number(int row, int column) const { return value(row, column).toDouble(); }
+    QString formatted(int row, int column) const;
+    const QVector<Column>& columns() const { return m_columns; }
+
+    // The table as CSV (raw values) and as a Markdown table (formatted), for export and copy.
+    QString toCsv() const;
+    QString toMarkdown() const;
+
+    static QString format(const QVariant& v, Unit unit);
+
+private:
+    QVector<Column> m_columns;
+    QVector<QVector<QVariant>> m_rows;
+    QVector<QString> m_rowTooltips;
+};

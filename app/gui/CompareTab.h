@@ -1,0 +1,28 @@
+#pragma once
+
+#include <QWidget>
+
+class PlanController;
+class QChartView;
+class QHBoxLayout;
+
+// Compare: the loaded model re-shaped as MHA, GQA, MQA, MLA and sliding window, side by side,
+// and the lesson's table of options with each option's effect on this model in numbers.
+class CompareTab : public QWidget
+{
+    Q_OBJECT
+
+public:
+    explicit CompareTab(PlanController* plan, QWidget* parent = nullptr);
+    QList<QChartView*> charts() const;
+
+private:
+    void rebuildDecodeChart();
+
+    PlanController* m_plan;
+    QChartView* m_kvChart;
+    QChartView* m_convChart;
+    QChartView* m_decodeChart = nullptr;
+    QHBoxLayout* m_chartRow;
+    int m_decodeColumns = 0;
+};

@@ -1,0 +1,75 @@
+#include "ComputeTab.h"
+
+#include "Architecture.h"
+#include "Capacity.h"
+#include "Charts.h"
+#include "ModelSpec.h"
+#include "PlanController.h"
+#include "TableModel.h"
+#include "Units.h"
+
+#include <QChart>
+#include <QChartView>
+#include <QLabel>
+#include <QScatterSeries>
+#include <QVBoxLayout>
+
+ComputeTab::ComputeTab(PlanController* plan, QWidget* parent)
+    : QWidget(parent), m_plan(plan),
+      m_chart(Charts::lineChart(plan->flopsCurve(), 0, {1, 2, 3}, true, true,
+                                tr("FLOPs per token against context"), tr("tokens (n)"),
+                                tr("FLOPs per token"))),
+      m_text(new QLabel)
+{
+    m_text->setWordWrap(true);
+    m_text->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(m_chart, 1);
+    layout->addWidget(m_text);
+    // The crossover markers: their own series, refreshed with the results.
+    auto* markers = new QScatterSeries(m_chart->chart());
+    markers->setName(tr("crossovers"));
+    markers->setMarkerSize(11);
+    m_chart->chart()->addSeries(markers);
+    for (QAbstractAxis* a : m_chart->chart()->axes())
+        markers->attachAxis(a);
+    connect(plan, &PlanController::resultsChanged, this, &ComputeTab::refresh);
+}
+
+void ComputeTab::refresh()
+{
+    using namespace attnplan;
+    const auto model = m_plan->model();
+    if (!model)
+        return;
+    const ModelSpec& s = *model;
+    QChart* chart = m_chart->chart();
+    auto* markers = qobject_cast<QScatterSeries*>(chart->series().back());
+    const double pair = attentionPairFlops(s) * double(s.numLayers);
+    const double xp = m_plan->crossoverProjections(), xl = m_plan->crossoverLayer();
+    markers->replace({QPointF(xp, pair * xp), QPointF(xl, pair * xl)});
+    Charts::fitAxes(chart);
+    auto str = [](const std::string& x) { return QString::fromStdString(x); };
+    QString text = tr("The score-and-mix work per token grows with n; the projections do not. "
+                      "Counting the full n x n matrix as the lesson does, the quadratic part overtakes "
+                      "the attention projections at <b>%1 tokens</b> and the whole layer (with the MLP) at "
+                      "<b>%2 tokens</b>. For a plain MHA model of width d that first crossover is 2d; "
+                      "GQA and MQA shrink the projections and move it earlier.")
+                       .arg(str(withCommas(int64_t(xp))), str(withCommas(int64_t(xl))));
+    if (m_plan->ok()) {
+        const DeploymentInputs& in = m_plan->deployment();
+        const CapacityResult& r = m_plan->result();
+        const Roofline pre = prefillTime(s, in, in.maxModelLen);
+        text += tr("<br>On %1 x %2: a %3-token prompt takes <b>%4</b> to the first token (%5-bound), then "
+                   "<b>%6</b> per output token at batch %7 (%8-bound), compute efficiency %9, memory %10.")
+                    .arg(in.gpus)
+                    .arg(str(in.gpu.name), str(withCommas(in.maxModelLen)), str(formatSeconds(pre.seconds)),
+                         pre.computeSeconds >= pre.memorySeconds ? tr("compute") : tr("memory"),
+                         str(formatSeconds(r.tpotSeconds)))
+                    .arg(r.batch)
+                    .arg(r.decodeMemoryBound ? tr("memory") : tr("compute"))
+                    .arg(in.efficiency.compute)
+                    .arg(in.efficiency.memory);
+    }
+    m_text->setText(text);
+}

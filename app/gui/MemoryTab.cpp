@@ -1,0 +1,242 @@
+#include "MemoryTab.h"
+
+#include "Charts.h"
+#include "FormattedDelegate.h"
+#include "PlanController.h"
+#include "TableModel.h"
+#include "Units.h"
+
+#include <QApplication>
+#include <QChartView>
+#include <QClipboard>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+
+MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
+    : QWidget(parent), m_plan(plan), m_gpu(new QComboBox), m_customMemory(new QDoubleSpinBox),
+      m_gpus(new QSpinBox), m_tp(new QComboBox), m_weightDtype(new QComboBox),
+      m_kvDtype(new QComboBox), m_engine(new QComboBox), m_utilization(new QDoubleSpinBox),
+      m_context(new QSpinBox), m_average(new QSpinBox), m_summary(new QLabel), m_error(new QLabel),
+      m_command(new QLineEdit)
+{
+    m_gpu->addItems(plan->gpuNames());
+    for (int i = 0; i < m_gpu->count(); ++i) {
+        const auto* g = plan->catalog().find(m_gpu->itemText(i).toStdString());
+        if (g)
+            m_gpu->setItemData(i, QString::fromStdString(g->source + " (" + g->asOf + ")"), Qt::ToolTipRole);
+    }
+    m_customMemory->setRange(1, 4096);
+    m_customMemory->setSuffix(tr(" GiB"));
+    m_customMemory->setToolTip(tr("Memory of the custom GPU as the runtime reports it; rates are an H100 SXM's"));
+    m_gpus->setRange(1, 512);
+    m_gpus->setToolTip(tr("GPUs in one replica: TP x pipeline stages"));
+    for (int tp : {1, 2, 4, 8, 16})
+        m_tp->addItem(QString::number(tp), tp);
+    m_tp->setToolTip(tr("Tensor parallelism: splits weights and KV heads; KV heads are replicated when TP exceeds them"));
+    m_weightDtype->addItems({"auto", "bf16", "fp16", "fp8", "int8", "int4", "fp32"});
+    m_weightDtype->setToolTip(tr("auto: the checkpoint's dtype as vLLM loads it (float32 checkpoints in fp16)"));
+    m_kvDtype->addItems({"auto", "bf16", "fp16", "fp8", "int8", "int4", "fp32"});
+    m_kvDtype->setToolTip(tr("auto: the activation dtype (vLLM's kv_cache_dtype auto)"));
+    m_engine->addItem(tr("vLLM (utilization 0.92)"), "vllm");
+    m_engine->addItem(tr("vLLM legacy (0.90)"), "vllm-legacy");
+    m_utilization->setRange(0.05, 1.0);
+    m_utilization->setSingleStep(0.01);
+    m_utilization->setToolTip(tr("gpu_memory_utilization: the share of the GPU's total memory vLLM may use"));
+    m_context->setRange(1, 1 << 30);
+    m_context->setGroupSeparatorShown(true);
+    m_context->setToolTip(tr("max_model_len: the longest request, in tokens"));
+    m_average->setRange(0, 1 << 30);
+    m_average->setGroupSeparatorShown(true);
+    m_average->setSpecialValueText(tr("= context"));
+    m_average->setToolTip(tr("Average request length: paged blocks hold only this; reserved strips always hold the context"));
+
+    auto* form = new QFormLayout;
+    form->addRow(tr("&GPU"), m_gpu);
+    form->addRow(tr("Custom memory"), m_customMemory);
+    form->addRow(tr("GPUs"), m_gpus);
+    form->addRow(tr("&Tensor parallel"), m_tp);
+    form->addRow(tr("&Weights"), m_weightDtype);
+    form->addRow(tr("&KV cache"), m_kvDtype);
+    form->addRow(tr("Engine"), m_engine);
+    form->addRow(tr("&Utilization"), m_utilization);
+    form->addRow(tr("&Context"), m_context);
+    form->addRow(tr("&Average request"), m_average);
+    auto* inputs = new QGroupBox(tr("Deployment"));
+    inputs->setLayout(form);
+
+    m_summary->setWordWrap(true);
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_error->setWordWrap(true);
+    m_error->setStyleSheet(QStringLiteral("color: #dc2626;"));
+    m_command->setReadOnly(true);
+    m_command->setToolTip(tr("The vLLM command line that matches this plan"));
+    auto* copy = new QPushButton(tr("Copy"));
+    connect(copy, &QPushButton::clicked, this, [this] { QApplication::clipboard()->setText(m_command->text()); });
+    auto* cmdRow = new QHBoxLayout;
+    cmdRow->addWidget(m_command, 1);
+    cmdRow->addWidget(copy);
+
+    // Plan from a target.
+    auto* concurrent = new QSpinBox;
+    concurrent->setRange(1, 1000000);
+    concurrent->setValue(32);
+    auto* rps = new QDoubleSpinBox;
+    rps->setRange(0, 1e6);
+    rps->setSpecialValueText(tr("–"));
+    auto* maxTtft = new QDoubleSpinBox;
+    maxTtft->setRange(0, 3600);
+    maxTtft->setSuffix(tr(" s"));
+    maxTtft->setSpecialValueText(tr("no limit"));
+    auto* maxTpot = new QDoubleSpinBox;
+    maxTpot->setRange(0, 10);
+    maxTpot->setDecimals(3);
+    maxTpot->setSuffix(tr(" s"));
+    maxTpot->setSpecialValueText(tr("no limit"));
+    auto* planButton = new QPushButton(tr("&Plan"));
+    auto* targetForm = new QFormLayout;
+    targetForm->addRow(tr("Conversations at once"), concurrent);
+    targetForm->addRow(tr("or requests / s"), rps);
+    targetForm->addRow(tr("Max time to first token"), maxTtft);
+    targetForm->addRow(tr("Max time per token"), maxTpot);
+    targetForm->addRow(planButton);
+    auto* planTable = new QTableView;
+    planTable->setModel(plan->planModel());
+    planTable->setItemDelegate(new FormattedDelegate(planTable));
+    planTable->horizontalHeader()->setStretchLastSection(true);
+    planTable->verticalHeader()->hide();
+    planTable->setMinimumHeight(140);
+    connect(planButton, &QPushButton::clicked, this, [=] {
+        plan->planForTarget(concurrent->value(), rps->value(), maxTtft->value(), maxTpot->value());
+    });
+    connect(plan->planModel(), &QAbstractItemModel::modelReset, planTable, [planTable] { planTable->resizeColumnsToContents(); });
+    auto* planBox = new QGroupBox(tr("Plan from a target: the fewest GPUs per catalog GPU"));
+    auto* planLayout = new QHBoxLayout(planBox);
+    planLayout->addLayout(targetForm);
+    planLayout->addWidget(planTable, 1);
+
+    auto* left = new QVBoxLayout;
+    left->addWidget(inputs);
+    left->addWidget(m_summary);
+    left->addWidget(m_error);
+    left->addStretch(1);
+
+    QChartView* memoryChart = Charts::stackedBar(plan->memoryModel(), tr("Where one GPU's memory goes"), tr("GiB"));
+    QChartView* conversationChart =
+        Charts::lineChart(plan->conversationCurve(), 0, {1, 2}, true, true,
+                          tr("Conversations per replica against context"), tr("max_model_len (tokens)"),
+                          tr("conversations"));
+    m_charts = {memoryChart, conversationChart};
+    auto* charts = new QHBoxLayout;
+    charts->addWidget(memoryChart, 2);
+    charts->addWidget(conversationChart, 3);
+    auto* right = new QVBoxLayout;
+    right->addLayout(charts, 1);
+    right->addLayout(cmdRow);
+    right->addWidget(planBox, 1);
+
+    auto* layout = new QHBoxLayout(this);
+    layout->addLayout(left);
+    layout->addLayout(right, 1);
+
+    for (QComboBox* c : {m_gpu, m_tp, m_weightDtype, m_kvDtype, m_engine})
+        connect(c, &QComboBox::currentIndexChanged, this, &MemoryTab::pushInputs);
+    for (QSpinBox* s : {m_gpus, m_context, m_average})
+        connect(s, &QSpinBox::valueChanged, this, &MemoryTab::pushInputs);
+    for (QDoubleSpinBox* s : {m_customMemory, m_utilization})
+        connect(s, &QDoubleSpinBox::valueChanged, this, &MemoryTab::pushInputs);
+    connect(m_engine, &QComboBox::currentIndexChanged, this, [this] {
+        if (!m_syncing)
+            m_utilization->setValue(m_engine->currentData().toString() == "vllm" ? 0.92 : 0.90);
+    });
+    connect(plan, &PlanController::resultsChanged, this, &MemoryTab::showResults);
+    syncFromController();
+}
+
+void MemoryTab::syncFromController()
+{
+    m_syncing = true;
+    const PlanInputs& in = m_plan->inputs();
+    m_gpu->setCurrentText(in.gpu);
+    m_customMemory->setValue(in.customMemoryGiB);
+    m_customMemory->setEnabled(in.gpu == "Custom");
+    m_gpus->setValue(in.gpus);
+    m_tp->setCurrentText(QString::number(in.tp));
+    m_weightDtype->setCurrentText(in.weightDtype);
+    m_kvDtype->setCurrentText(in.kvDtype);
+    m_engine->setCurrentIndex(std::max(0, m_engine->findData(in.engine)));
+    m_utilization->setValue(in.utilization);
+    m_context->setValue(int(std::min<qint64>(in.context, 1 << 30)));
+    m_average->setValue(int(std::min<qint64>(in.averageTokens, 1 << 30)));
+    m_syncing = false;
+}
+
+void MemoryTab::pushInputs()
+{
+    if (m_syncing)
+        return;
+    PlanInputs in;
+    in.gpu = m_gpu->currentText();
+    in.customMemoryGiB = m_customMemory->value();
+    in.tp = m_tp->currentData().toInt();
+    if (m_gpus->value() < in.tp || m_gpus->value() % in.tp != 0) {
+        m_syncing = true;
+        m_gpus->setValue(std::max(in.tp, m_gpus->value() / in.tp * in.tp));
+        m_syncing = false;
+    }
+    in.gpus = m_gpus->value();
+    in.weightDtype = m_weightDtype->currentText();
+    in.kvDtype = m_kvDtype->currentText();
+    in.engine = m_engine->currentData().toString();
+    in.utilization = m_utilization->value();
+    in.context = m_context->value();
+    in.averageTokens = m_average->value();
+    m_customMemory->setEnabled(in.gpu == "Custom");
+    m_plan->setInputs(in);
+}
+
+void MemoryTab::showResults()
+{
+    using namespace attnplan;
+    if (!m_plan->ok()) {
+        m_error->setText(m_plan->error());
+        m_error->show();
+        m_summary->clear();
+        m_command->clear();
+        return;
+    }
+    m_error->hide();
+    const CapacityResult& r = m_plan->result();
+    const DeploymentInputs& in = m_plan->deployment();
+    auto s = [](const std::string& x) { return QString::fromStdString(x); };
+    QString text = tr("<b>%1</b> conversations of %2 tokens (paged), <b>%3</b> reserved<br>"
+                      "%4 KV blocks of %5 tokens; vLLM would log <i>Maximum concurrency %6x</i><br>"
+                      "KV per token per GPU: %7 B (%8 KV heads per GPU%9)<br>"
+                      "Time to first token %10, per output token %11 at batch %12: %13 tokens/s")
+                       .arg(r.conversations)
+                       .arg(s(withCommas(in.averageTokens > 0 ? in.averageTokens : in.maxModelLen)))
+                       .arg(r.conversationsReserved)
+                       .arg(s(withCommas(r.kvBlocks)))
+                       .arg(in.blockSize)
+                       .arg(r.maxConcurrency, 0, 'f', 2)
+                       .arg(s(withCommas(r.kvBytesPerTokenPerGpu)))
+                       .arg(r.kvHeadsPerGpu)
+                       .arg(r.kvReplicated ? tr(", replicated") : QString())
+                       .arg(s(formatSeconds(r.ttftSeconds)), s(formatSeconds(r.tpotSeconds)))
+                       .arg(r.batch)
+                       .arg(r.tokensPerSecond, 0, 'f', 0);
+    for (const std::string& w : r.warnings)
+        text += "<br><span style='color:#b45309'>" + s(w).toHtmlEscaped() + "</span>";
+    m_summary->setText(text);
+    m_command->setText(m_plan->vllmCommand());
+}

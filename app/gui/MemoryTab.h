@@ -1,0 +1,46 @@
+#pragma once
+
+#include <QWidget>
+
+class PlanController;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+class QSpinBox;
+class QChartView;
+
+// Memory & GPUs: the deployment inputs, where one GPU's memory goes, conversations against
+// context, the vLLM command, and planning from a target.
+class MemoryTab : public QWidget
+{
+    Q_OBJECT
+
+public:
+    explicit MemoryTab(PlanController* plan, QWidget* parent = nullptr);
+
+    // Reflect the controller's inputs in the form (after settings are restored).
+    void syncFromController();
+    QList<QChartView*> charts() const { return m_charts; }
+
+private:
+    void pushInputs();
+    void showResults();
+
+    PlanController* m_plan;
+    QComboBox* m_gpu;
+    QDoubleSpinBox* m_customMemory;
+    QSpinBox* m_gpus;
+    QComboBox* m_tp;
+    QComboBox* m_weightDtype;
+    QComboBox* m_kvDtype;
+    QComboBox* m_engine;
+    QDoubleSpinBox* m_utilization;
+    QSpinBox* m_context;
+    QSpinBox* m_average;
+    QLabel* m_summary;
+    QLabel* m_error;
+    QLineEdit* m_command;
+    QList<QChartView*> m_charts;
+    bool m_syncing = false;
+};

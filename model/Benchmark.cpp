@@ -1,0 +1,321 @@
+#include "Benchmark.h"
+
+#include "Capacity.h"
+#include "kernels/AlignedVector.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <thread>
+
+// OpenBLAS's own thread control (openblas_config.h); declared here to stay independent of the
+// header variant Debian installs.
+extern "C" void openblas_set_num_threads(int);
+
+namespace attnplan {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point t0)
+{
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+template <class F>
+double medianSeconds(int warmup, int repeats, F&& f)
+{
+    for (int i = 0; i < warmup; ++i)
+        f();
+    std::vector<double> t;
+    for (int i = 0; i < std::max(1, repeats); ++i) {
+        const auto t0 = Clock::now();
+        f();
+        t.push_back(secondsSince(t0));
+    }
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+}
+
+AlignedVector<float> randomFloats(size_t n, uint32_t seed)
+{
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> dist(0.0f, 1.0f);
+    AlignedVector<float> v(n);
+    for (float& x : v)
+        x = dist(rng);
+    return v;
+}
+
+// The unfused version a framework runs without FlashAttention: S = Q K^T (GEMM), scale, mask,
+// softmax by rows, O = P V (GEMM), with the n x n matrix in memory. Its extra memory is S.
+void naiveBlasAttention(const AttentionShape& s, const float* q, const float* k, const float* v,
+                        float* out, AlignedVector<float>& scores)
+{
+    const int n = int(s.queries), d = int(s.headDim);
+    const float scale = float(1.0 / std::sqrt(double(d)));
+    scores.resize(size_t(n) * size_t(n));
+    for (int64_t h = 0; h < s.heads; ++h) {
+        const float* Q = q + h * n * d;
+        const float* K = k + (h / s.group()) * n * d;
+        const float* V = v + (h / s.group()) * n * d;
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, n, d, scale, Q, d, K, d, 0.0f,
+                    scores.data(), n);
+        for (int i = 0; i < n; ++i) {
+            float* row = scores.data() + size_t(i) * size_t(n);
+            const int visible = s.causal ? i + 1 : n;
+            float m = -std::numeric_limits<float>::infinity();
+            for (int j = 0; j < visible; ++j)
+                m = std::max(m, row[j]);
+            float sum = 0;
+            for (int j = 0; j < visible; ++j)
+                sum += row[j] = std::exp(row[j] - m);
+            const float inv = 1.0f / sum;
+            for (int j = 0; j < visible; ++j)
+                row[j] *= inv;
+            std::fill(row + visible, row + n, 0.0f);
+        }
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, d, n, 1.0f, scores.data(), n, V,
+                    d, 0.0f, out + h * n * d, d);
+    }
+}
+
+// Relative error of the first rows of `out` against the double reference on the same rows.
+double checkRows(const AttentionShape& full, const float* q, const float* k, const float* v,
+                 const float* out, int64_t maxRows)
+{
+    AttentionShape s = full;
+    s.queries = std::min(full.queries, maxRows);
+    s.queryOffset = full.offset(); // the same rows see the same keys
+    std::vector<float> qs(size_t(s.heads * s.queries * s.headDim));
+    for (int64_t h = 0; h < s.heads; ++h)
+        std::memcpy(qs.data() + h * s.queries * s.headDim, q + h * full.queries * s.headDim,
+                    size_t(s.queries * s.headDim) * sizeof(float));
+    std::vector<double> ref(qs.size());
+    referenceAttention(s, qs.data(), k, v, ref.data());
+    double maxDiff = 0, maxRef = 0;
+    for (int64_t h = 0; h < s.heads; ++h)
+        for (int64_t i = 0; i < s.queries * s.headDim; ++i) {
+            const double r = ref[size_t(h * s.queries * s.headDim + i)];
+            const double g = out[h * full.queries * s.headDim + i];
+            maxDiff = std::max(maxDiff, std::fabs(g - r));
+            maxRef = std::max(maxRef, std::fabs(r));
+        }
+    return maxRef > 0 ? maxDiff / maxRef : maxDiff;
+}
+
+GpuSpec thisMachine(const BenchReport& r)
+{
+    GpuSpec g;
+    g.name = "this CPU";
+    g.bf16Tflops = r.gemmGflops / 1000.0;
+    g.bandwidthBytesPerSecond = r.copyGbps * 1e9;
+    return g;
+}
+
+void finish(BenchRun& run, const BenchReport& report)
+{
+    run.gflops = run.flops / run.seconds / 1e9;
+    run.gbps = run.bytes / run.seconds / 1e9;
+    if (report.gemmGflops > 0 && report.copyGbps > 0) {
+        run.predictedSeconds = rooflineSeconds(run.flops, run.bytes, thisMachine(report), {1.0, 1.0});
+        run.measuredOverPredicted = run.seconds / run.predictedSeconds;
+    }
+}
+
+} // namespace
+
+double measureGemmGflops(int threads, int64_t size)
+{
+    const int n = int(size);
+    const auto a = randomFloats(size_t(n) * size_t(n), 1);
+    const auto b = randomFloats(size_t(n) * size_t(n), 2);
+    AlignedVector<float> c(size_t(n) * size_t(n));
+    openblas_set_num_threads(std::max(1, threads));
+    const double t = medianSeconds(1, 3, [&] {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n,
+                    b.data(), n, 0.0f, c.data(), n);
+    });
+    return 2.0 * double(n) * double(n) * double(n) / t / 1e9;
+}
+
+double measureCopyGbps(int threads, int64_t bytes)
+{
+    threads = std::max(1, threads);
+    const size_t n = size_t(bytes) / sizeof(float);
+    AlignedVector<float> src(n, 1.0f), dst(n, 0.0f);
+    const double t = medianSeconds(1, 5, [&] {
+        std::vector<std::thread> pool;
+        const size_t per = n / size_t(threads);
+        for (int i = 0; i < threads; ++i) {
+            const size_t begin = per * size_t(i), end = i == threads - 1 ? n : begin + per;
+            pool.emplace_back([&, begin, end] {
+                std::memcpy(dst.data() + begin, src.data() + begin, (end - begin) * sizeof(float));
+            });
+        }
+        for (std::thread& th : pool)
+            th.join();
+    });
+    return 2.0 * double(n * sizeof(float)) / t / 1e9; // read + write
+}
+
+double fitPowerLaw(const std::vector<double>& x, const std::vector<double>& y)
+{
+    const size_t n = std::min(x.size(), y.size());
+    if (n < 2)
+        return 0;
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const double lx = std::log(x[i]), ly = std::log(y[i]);
+        sx += lx, sy += ly, sxx += lx * lx, sxy += lx * ly;
+    }
+    const double denom = double(n) * sxx - sx * sx;
+    return denom != 0 ? (double(n) * sxy - sx * sy) / denom : 0;
+}
+
+BenchReport runBenchmark(const BenchConfig& cfg, const BenchProgress& progress,
+                         const std::atomic<bool>* cancel)
+{
+    BenchReport report;
+    report.isa = kernelIsaName(cfg.isa);
+    report.threads = cfg.threads;
+    auto cancelled = [&] { return cancel && cancel->load(); };
+    const std::vector<int64_t> kvVariants =
+        cfg.decodeKvHeads.empty() ? std::vector<int64_t>{cfg.kvHeads} : cfg.decodeKvHeads;
+    int planned = 0;
+    for (int64_t n : cfg.prefillTokens)
+        planned += 1 + (cfg.naiveBaseline && n <= cfg.naiveMaxTokens);
+    planned += int(cfg.decodeTokens.size() * kvVariants.size() * cfg.decodeStorage.size());
+    int done = 0;
+
+    if (cfg.measureCeilings) {
+        report.gemmGflops = measureGemmGflops(cfg.threads);
+        report.copyGbps = measureCopyGbps(cfg.threads);
+    }
+    openblas_set_num_threads(std::max(1, cfg.threads));
+
+    std::vector<double> fitN, fitT;
+    for (int64_t n : cfg.prefillTokens) {
+        if (cancelled())
+            break;
+        AttentionShape s;
+        s.heads = cfg.heads;
+        s.kvHeads = cfg.kvHeads;
+        s.queries = s.keys = n;
+        s.headDim = cfg.headDim;
+        s.causal = cfg.causal;
+        const auto q = randomFloats(size_t(s.heads * n * s.headDim), 11);
+        const auto k = randomFloats(size_t(s.kvHeads * n * s.headDim), 12);
+        const auto v = randomFloats(size_t(s.kvHeads * n * s.headDim), 13);
+        AlignedVector<float> out(q.size());
+        const double ioBytes = 4.0 * double(n) * double(s.headDim) * double(2 * s.heads + 2 * s.kvHeads);
+
+        BenchRun run;
+        run.kernel = "prefill-fused";
+        run.tokens = n;
+        run.heads = s.heads;
+        run.kvHeads = s.kvHeads;
+        run.headDim = s.headDim;
+        run.causal = s.causal;
+        run.seconds = medianSeconds(cfg.warmup, cfg.repeats, [&] {
+            fusedAttention(s, q.data(), k.data(), v.data(), out.data(), cfg.threads, cfg.isa);
+        });
+        run.flops = s.flops();
+        run.bytes = ioBytes;
+        run.extraBytes = fusedAttentionScratchBytes(s, cfg.threads);
+        run.relError = checkRows(s, q.data(), k.data(), v.data(), out.data(), cfg.checkMaxTokens);
+        finish(run, report);
+        report.runs.push_back(run);
+        fitN.push_back(double(n));
+        fitT.push_back(run.seconds);
+        if (progress)
+            progress(++done, planned, run);
+
+        if (cfg.naiveBaseline && n <= cfg.naiveMaxTokens && !cancelled()) {
+            BenchRun naive = run;
+            naive.kernel = "prefill-naive-blas";
+            AlignedVector<float> scores;
+            naive.seconds = medianSeconds(cfg.warmup, cfg.repeats, [&] {
+                naiveBlasAttention(s, q.data(), k.data(), v.data(), out.data(), scores);
+            });
+            naive.extraBytes = int64_t(n) * n * int64_t(sizeof(float));
+            // The naive version reads and writes its n x n matrix several times.
+            naive.bytes = ioBytes + 4.0 * double(naive.extraBytes) * double(s.heads);
+            naive.relError = checkRows(s, q.data(), k.data(), v.data(), out.data(), cfg.checkMaxTokens);
+            finish(naive, report);
+            report.runs.push_back(naive);
+            if (progress)
+                progress(++done, planned, naive);
+        }
+    }
+    report.fitExponent = fitPowerLaw(fitN, fitT);
+
+    for (int64_t n : cfg.decodeTokens) {
+        for (int64_t kvh : kvVariants) {
+            if (cancelled())
+                break;
+            AttentionShape s;
+            s.heads = cfg.heads;
+            s.kvHeads = kvh;
+            s.queries = 1;
+            s.keys = n;
+            s.headDim = cfg.headDim;
+            const size_t kvElems = size_t(kvh * n * s.headDim);
+            const auto q = randomFloats(size_t(s.heads * s.headDim), 21);
+            const auto k = randomFloats(kvElems, 22);
+            const auto v = randomFloats(kvElems, 23);
+            AlignedVector<uint16_t> kh, vh;
+            for (KvStorage st : cfg.decodeStorage) {
+                if (cancelled())
+                    break;
+                if (st == KvStorage::F16 && kh.empty()) {
+                    kh.resize(kvElems);
+                    vh.resize(kvElems);
+                    for (size_t i = 0; i < kvElems; ++i) {
+                        kh[i] = floatToHalf(k[i]);
+                        vh[i] = floatToHalf(v[i]);
+                    }
+                }
+                const void* kp = st == KvStorage::F16 ? static_cast<const void*>(kh.data()) : k.data();
+                const void* vp = st == KvStorage::F16 ? static_cast<const void*>(vh.data()) : v.data();
+                AlignedVector<float> out(q.size());
+                BenchRun run;
+                run.kernel = st == KvStorage::F16 ? "decode-f16" : "decode-f32";
+                run.tokens = n;
+                run.heads = s.heads;
+                run.kvHeads = kvh;
+                run.headDim = s.headDim;
+                run.seconds = medianSeconds(cfg.warmup, std::max(cfg.repeats, 5), [&] {
+                    decodeAttention(s, q.data(), kp, vp, st, out.data(), cfg.threads, cfg.isa);
+                });
+                run.flops = s.flops();
+                run.bytes = 2.0 * double(kvElems) * (st == KvStorage::F16 ? 2.0 : 4.0);
+                run.extraBytes = decodeAttentionScratchBytes(s, cfg.threads);
+                if (st == KvStorage::F32 && n <= 65536) {
+                    std::vector<double> ref(q.size());
+                    referenceAttention(s, q.data(), k.data(), v.data(), ref.data());
+                    double maxDiff = 0, maxRef = 0;
+                    for (size_t i = 0; i < ref.size(); ++i) {
+                        maxDiff = std::max(maxDiff, std::fabs(double(out[i]) - ref[i]));
+                        maxRef = std::max(maxRef, std::fabs(ref[i]));
+                    }
+                    run.relError = maxDiff / maxRef;
+                }
+                finish(run, report);
+                report.runs.push_back(run);
+                if (progress)
+                    progress(++done, planned, run);
+            }
+        }
+    }
+    report.cancelled = cancelled();
+    return report;
+}
+
+} // namespace attnplan

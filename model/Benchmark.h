@@ -1,0 +1,83 @@
+#pragma once
+
+// The live benchmark behind `attnplan-cli bench` and the app's Measure tab: times the fused
+// prefill and decode kernels on this machine, checks them against the reference, measures the
+// machine's own ceilings (an OpenBLAS float32 GEMM and a streaming copy) and predicts every run
+// with the same roofline that predicts GPUs.
+
+#include "kernels/Attention.h"
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace attnplan {
+
+struct BenchConfig
+{
+    std::vector<int64_t> prefillTokens = {1024, 2048, 4096}; // empty: no prefill runs
+    std::vector<int64_t> decodeTokens;                       // empty: no decode runs
+    int64_t heads = 8;
+    int64_t kvHeads = 8;
+    int64_t headDim = 128;
+    bool causal = true;
+    std::vector<int64_t> decodeKvHeads;                // KV-head variants for decode (default: kvHeads)
+    std::vector<KvStorage> decodeStorage = {KvStorage::F32, KvStorage::F16};
+    bool naiveBaseline = true;   // also time the unfused BLAS version (materialises n x n) at
+    int64_t naiveMaxTokens = 4096; // sizes up to this
+    int threads = 2;
+    int warmup = 1;
+    int repeats = 3;             // median of these
+    int64_t checkMaxTokens = 512; // relative error against the reference on a prefix of rows
+    bool measureCeilings = true;
+    KernelIsa isa = bestKernelIsa();
+};
+
+struct BenchRun
+{
+    std::string kernel; // "prefill-fused", "prefill-naive-blas", "decode-f32", "decode-f16"
+    int64_t tokens = 0;
+    int64_t heads = 0;
+    int64_t kvHeads = 0;
+    int64_t headDim = 0;
+    bool causal = false;
+    double seconds = 0;     // median
+    double flops = 0;       // useful FLOPs (the causal half counted as such)
+    double gflops = 0;
+    double bytes = 0;       // bytes the kernel must move at least once
+    double gbps = 0;
+    double relError = 0;    // against the double reference, on a subset of rows
+    int64_t extraBytes = 0; // memory the kernel allocates beyond inputs and output
+    double predictedSeconds = 0;
+    double measuredOverPredicted = 0;
+};
+
+struct BenchReport
+{
+    std::string isa;
+    int threads = 0;
+    double gemmGflops = 0; // float32 GEMM through OpenBLAS, same threads
+    double copyGbps = 0;   // streaming copy, bytes read + written per second
+    std::vector<BenchRun> runs;
+    double fitExponent = 0; // slope of log(prefill seconds) against log(tokens)
+    bool cancelled = false;
+};
+
+// Called after each measurement: (runs done, runs planned, the last run).
+using BenchProgress = std::function<void(int, int, const BenchRun&)>;
+
+// Runs the sweep; `cancel` (may be null) is checked between measurements, and the report then
+// holds the runs finished so far with cancelled = true.
+BenchReport runBenchmark(const BenchConfig& config, const BenchProgress& progress = {},
+                         const std::atomic<bool>* cancel = nullptr);
+
+// The machine's ceilings alone.
+double measureGemmGflops(int threads, int64_t size = 2048);
+double measureCopyGbps(int threads, int64_t bytes = int64_t(256) << 20);
+
+// Least-squares slope of log(y) against log(x).
+double fitPowerLaw(const std::vector<double>& x, const std::vector<double>& y);
+
+} // namespace attnplan

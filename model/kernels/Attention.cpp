@@ -1,0 +1,189 @@
+#include "Attention.h"
+
+#include "KernelEntry.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+namespace attnplan {
+
+double AttentionShape::pairs() const
+{
+    if (!causal)
+        return double(queries) * double(keys);
+    // Query i sees keys 0 .. min(keys - 1, i + offset).
+    double total = 0;
+    const int64_t off = offset();
+    for (int64_t i = 0; i < queries; ++i) {
+        const int64_t visible = std::min<int64_t>(keys, std::max<int64_t>(0, i + off + 1));
+        total += double(visible);
+    }
+    return total;
+}
+
+KernelIsa bestKernelIsa()
+{
+#if defined(ATTNPLAN_HAVE_AVX2) && (defined(__GNUC__) || defined(__clang__))
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+        __builtin_cpu_supports("f16c"))
+        return KernelIsa::Avx2;
+#endif
+    return KernelIsa::Scalar;
+}
+
+const char* kernelIsaName(KernelIsa isa) { return isa == KernelIsa::Avx2 ? "avx2+fma" : "scalar"; }
+
+void referenceAttention(const AttentionShape& s, const float* q, const float* k, const float* v,
+                        double* out, double* weights)
+{
+    const int64_t d = s.headDim, nq = s.queries, nk = s.keys, G = s.group(), off = s.offset();
+    const double scale = 1.0 / std::sqrt(double(d));
+    const double ninf = -std::numeric_limits<double>::infinity();
+    std::vector<double> w(size_t(nq * nk));
+    for (int64_t h = 0; h < s.heads; ++h) {
+        const float* Q = q + h * nq * d;
+        const float* K = k + (h / G) * nk * d;
+        const float* V = v + (h / G) * nk * d;
+        // Step 1-3: scores, scaled, masked.
+        for (int64_t i = 0; i < nq; ++i)
+            for (int64_t j = 0; j < nk; ++j) {
+                double dot = 0;
+                for (int64_t c = 0; c < d; ++c)
+                    dot += double(Q[i * d + c]) * double(K[j * d + c]);
+                w[size_t(i * nk + j)] = (s.causal && j > i + off) ? ninf : dot * scale;
+            }
+        // Step 4: softmax each row, max subtracted; a row of -inf uses 0 as its max, so its
+        // exponentials are all 0 and the division is 0 / 0, as in the lesson.
+        for (int64_t i = 0; i < nq; ++i) {
+            double* row = w.data() + i * nk;
+            double m = ninf;
+            for (int64_t j = 0; j < nk; ++j)
+                m = std::max(m, row[j]);
+            if (!std::isfinite(m))
+                m = 0;
+            double sum = 0;
+            for (int64_t j = 0; j < nk; ++j) {
+                row[j] = std::exp(row[j] - m);
+                sum += row[j];
+            }
+            for (int64_t j = 0; j < nk; ++j)
+                row[j] /= sum;
+        }
+        // Step 5: weights x V.
+        for (int64_t i = 0; i < nq; ++i)
+            for (int64_t c = 0; c < d; ++c) {
+                double acc = 0;
+                for (int64_t j = 0; j < nk; ++j)
+                    acc += w[size_t(i * nk + j)] * double(V[j * d + c]);
+                out[(h * nq + i) * d + c] = acc;
+            }
+        if (weights)
+            std::memcpy(weights + h * nq * nk, w.data(), w.size() * sizeof(double));
+    }
+}
+
+void fusedAttention(const AttentionShape& s, const float* q, const float* k, const float* v,
+                    float* out, int threads, KernelIsa isa)
+{
+#if defined(ATTNPLAN_HAVE_AVX2)
+    if (isa == KernelIsa::Avx2 && bestKernelIsa() == KernelIsa::Avx2)
+        return kernels::fusedAvx2(s, q, k, v, out, threads);
+#endif
+    (void)isa;
+    kernels::fusedScalar(s, q, k, v, out, threads);
+}
+
+int64_t fusedAttentionScratchBytes(const AttentionShape& s, int threads)
+{
+    // Mirrors AttentionImpl.h's Scratch: QT and Oacc per group head, the score tile, m, l,
+    // alpha, and the padded K and V tiles (Bc = 48 keys, Br = 96 or 48 queries).
+    const int64_t G = s.group(), d = s.headDim, dp = (d + 15) / 16 * 16;
+    const int64_t br = G == 1 ? 96 : 48, bc = 48;
+    const int64_t perThread =
+        4 * (G * d * br + bc * br + G * br * dp + 2 * G * br + br + bc * d + bc * dp);
+    return perThread * std::max(1, threads);
+}
+
+void decodeAttention(const AttentionShape& s, const float* q, const void* k, const void* v,
+                     KvStorage storage, float* out, int threads, KernelIsa isa)
+{
+#if defined(ATTNPLAN_HAVE_AVX2)
+    if (isa == KernelIsa::Avx2 && bestKernelIsa() == KernelIsa::Avx2)
+        return kernels::decodeAvx2(s, q, k, v, storage, out, threads);
+#endif
+    (void)isa;
+    kernels::decodeScalar(s, q, k, v, storage, out, threads);
+}
+
+int64_t decodeAttentionScratchBytes(const AttentionShape& s, int threads)
+{
+    const int64_t chunkKeys =
+        std::max<int64_t>(256, ((s.keys * s.kvHeads) / (std::max(1, threads) * 4) + 1 + 63) / 64 * 64);
+    const int64_t chunks = (s.keys + chunkKeys - 1) / chunkKeys;
+    return 4 * s.kvHeads * chunks * s.group() * (s.headDim + 2) +
+           4 * s.group() * s.headDim * std::max(1, threads);
+}
+
+uint16_t floatToHalf(float f)
+{
+    uint32_t x;
+    std::memcpy(&x, &f, 4);
+    const uint32_t sign = (x >> 16) & 0x8000u;
+    const uint32_t exp = (x >> 23) & 0xFFu;
+    uint32_t mant = x & 0x7FFFFFu;
+    if (exp == 0xFF) // inf or NaN
+        return uint16_t(sign | 0x7C00u | (mant ? 0x200u : 0));
+    int e = int(exp) - 127 + 15;
+    if (e >= 31)
+        return uint16_t(sign | 0x7C00u);
+    if (e <= 0) { // subnormal or zero
+        if (e < -10)
+            return uint16_t(sign);
+        mant |= 0x800000u;
+        const int shift = 14 - e;
+        uint32_t h = mant >> shift;
+        const uint32_t rem = mant & ((1u << shift) - 1);
+        const uint32_t half = 1u << (shift - 1);
+        if (rem > half || (rem == half && (h & 1u)))
+            ++h;
+        return uint16_t(sign | h);
+    }
+    uint32_t h = (uint32_t(e) << 10) | (mant >> 13);
+    const uint32_t rem = mant & 0x1FFFu;
+    if (rem > 0x1000u || (rem == 0x1000u && (h & 1u)))
+        ++h; // may carry into the exponent, which is correct rounding
+    return uint16_t(sign | h);
+}
+
+float halfToFloat(uint16_t h)
+{
+    const uint32_t sign = uint32_t(h & 0x8000u) << 16;
+    uint32_t exp = (h >> 10) & 0x1Fu;
+    uint32_t mant = h & 0x3FFu;
+    uint32_t x;
+    if (exp == 0) {
+        if (mant == 0) {
+            x = sign;
+        } else { // subnormal: normalise
+            exp = 127 - 15 + 1;
+            while (!(mant & 0x400u)) {
+                mant <<= 1;
+                --exp;
+            }
+            mant &= 0x3FFu;
+            x = sign | (exp << 23) | (mant << 13);
+        }
+    } else if (exp == 31) {
+        x = sign | 0x7F800000u | (mant << 13);
+    } else {
+        x = sign | ((exp - 15 + 127) << 23) | (mant << 13);
+    }
+    float f;
+    std::memcpy(&f, &x, 4);
+    return f;
+}
+
+} // namespace attnplan

@@ -1,0 +1,75 @@
+#pragma once
+
+// attnplan's attention kernels: the lesson's reference in double precision, a fused
+// (FlashAttention-style) prefill kernel and a decode kernel, float32, multithreaded, with an
+// AVX2 + FMA (+ F16C) path chosen at run time and a portable scalar path.
+//
+// Layout, for every kernel (row-major, contiguous, no aliasing between inputs and output):
+//   Q   [heads][queries][headDim]      float
+//   K   [kvHeads][keys][headDim]       float (decode: float or IEEE half)
+//   V   [kvHeads][keys][headDim]       float (decode: float or IEEE half)
+//   O   [heads][queries][headDim]      float (the reference writes double)
+// Query head h reads KV head h / (heads / kvHeads): grouped-query attention with no copies
+// (MHA: kvHeads == heads; MQA: kvHeads == 1).
+// Causal: query i may attend key j only when j <= i + queryOffset. queryOffset defaults to
+// keys - queries, so that the last query sees every key (a prompt appended to a cache). A
+// query that may attend no key has no distribution: as in the lesson's softmax (0 / 0), its
+// output row is NaN.
+
+#include <cstdint>
+
+namespace attnplan {
+
+struct AttentionShape
+{
+    int64_t heads = 1;
+    int64_t kvHeads = 1;
+    int64_t queries = 1;
+    int64_t keys = 1;
+    int64_t headDim = 64;
+    bool causal = false;
+    int64_t queryOffset = INT64_MIN; // INT64_MIN: keys - queries
+
+    int64_t offset() const { return queryOffset == INT64_MIN ? keys - queries : queryOffset; }
+    int64_t group() const { return heads / kvHeads; }
+    bool valid() const
+    {
+        return heads > 0 && kvHeads > 0 && heads % kvHeads == 0 && queries > 0 && keys > 0 &&
+               headDim > 0 && headDim <= 1024;
+    }
+    // Query-key pairs actually scored (causal counts only the visible ones).
+    double pairs() const;
+    // 4 x pairs x headDim per head: QK^T and weights x V, 2 FLOPs per multiply-add.
+    double flops() const { return 4.0 * pairs() * double(headDim) * double(heads); }
+};
+
+enum class KernelIsa { Scalar, Avx2 };
+KernelIsa bestKernelIsa(); // AVX2 + FMA + F16C when the CPU has them
+const char* kernelIsaName(KernelIsa isa);
+
+enum class KvStorage { F32, F16 };
+
+// The lesson's scaled_dot_product_attention, naive, in double: scores = Q K^T / sqrt(d),
+// causal mask to -inf, softmax per row (max subtracted; -inf -> exactly 0), weights x V.
+// `weights` (optional) receives [heads][queries][keys]: the n x n matrix it materialises.
+void referenceAttention(const AttentionShape& shape, const float* q, const float* k,
+                        const float* v, double* out, double* weights = nullptr);
+
+// Fused prefill: query row blocks x key column tiles in L1/L2-sized scratch, an online softmax
+// that never writes an n x n matrix, causal tiles above the diagonal skipped.
+void fusedAttention(const AttentionShape& shape, const float* q, const float* k, const float* v,
+                    float* out, int threads, KernelIsa isa);
+// The scratch it allocates (per thread), for the benchmark's extra-memory figure.
+int64_t fusedAttentionScratchBytes(const AttentionShape& shape, int threads);
+
+// Decode: one new query per head against `keys` cached keys and values (shape.queries must be
+// 1; causal is irrelevant). K and V in float or half; GQA reads each KV head once for its group.
+void decodeAttention(const AttentionShape& shape, const float* q, const void* k, const void* v,
+                     KvStorage storage, float* out, int threads, KernelIsa isa);
+int64_t decodeAttentionScratchBytes(const AttentionShape& shape, int threads);
+
+// IEEE half conversions (round to nearest even), for building fp16 caches.
+uint16_t floatToHalf(float f);
+float halfToFloat(uint16_t h);
+
+} // namespace attnplan

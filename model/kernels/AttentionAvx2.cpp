@@ -1,0 +1,400 @@
+// The AVX2 + FMA + F16C path. Only the code after the target pragma below is compiled for
+// AVX2, FMA and F16C; the standard library is included before it, so shared template code
+// stays baseline x86-64 and the program runs on CPUs without AVX2. Attention.cpp calls in
+// here only after checking the CPU (bestKernelIsa).
+//
+// Register budget of the 6 x 16 micro-kernel: 12 accumulators (6 rows x 2 vectors of 8),
+// 2 vectors of B, 1 broadcast of A: 15 of the 16 ymm registers. Per k step: 12 FMAs against
+// 2 loads and 6 broadcasts, so the FMA units, not the loads, set the pace.
+
+#include "AlignedVector.h"
+#include "KernelEntry.h"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <new>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2,fma,f16c"))), apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx2,fma,f16c")
+#endif
+
+namespace {
+
+// exp(x) for 8 floats: x = n ln2 + r with |r| <= ln2/2, e^r by a degree-6 polynomial (the
+// Cephes expf coefficients), 2^n built in the exponent field. About 1 ulp; below -87.3 -> 0.
+inline __m256 exp256(__m256 x)
+{
+    const __m256 tooSmall = _mm256_cmp_ps(x, _mm256_set1_ps(-87.3f), _CMP_LT_OQ);
+    x = _mm256_min_ps(x, _mm256_set1_ps(88.37f));
+    x = _mm256_max_ps(x, _mm256_set1_ps(-87.3f));
+    __m256 fx = _mm256_fmadd_ps(x, _mm256_set1_ps(1.44269504088896341f), _mm256_set1_ps(0.5f));
+    fx = _mm256_floor_ps(fx);
+    __m256 r = _mm256_fnmadd_ps(fx, _mm256_set1_ps(0.693359375f), x);
+    r = _mm256_fnmadd_ps(fx, _mm256_set1_ps(-2.12194440e-4f), r);
+    __m256 p = _mm256_set1_ps(1.9875691500e-4f);
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
+    const __m256 r2 = _mm256_mul_ps(r, r);
+    p = _mm256_fmadd_ps(p, r2, _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
+    const __m256i n = _mm256_add_epi32(_mm256_cvttps_epi32(fx), _mm256_set1_epi32(127));
+    const __m256 pow2n = _mm256_castsi256_ps(_mm256_slli_epi32(n, 23));
+    return _mm256_andnot_ps(tooSmall, _mm256_mul_ps(p, pow2n));
+}
+
+inline float hsum(__m256 v)
+{
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+
+inline float hmax(__m256 v)
+{
+    __m128 s = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_max_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_max_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+
+inline float load8Tail(const float* p) { return *p; }
+inline float load8Tail(const uint16_t* p) { return attnplan::halfToFloat(*p); }
+
+struct Ops
+{
+    static void gemm6x16(int K, const float* A, int rs, int ks, const float* B, int ldb,
+                         float* C, int ldc, bool accumulate)
+    {
+        __m256 c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;
+        if (accumulate) {
+            c00 = _mm256_loadu_ps(C + 0 * ldc), c01 = _mm256_loadu_ps(C + 0 * ldc + 8);
+            c10 = _mm256_loadu_ps(C + 1 * ldc), c11 = _mm256_loadu_ps(C + 1 * ldc + 8);
+            c20 = _mm256_loadu_ps(C + 2 * ldc), c21 = _mm256_loadu_ps(C + 2 * ldc + 8);
+            c30 = _mm256_loadu_ps(C + 3 * ldc), c31 = _mm256_loadu_ps(C + 3 * ldc + 8);
+            c40 = _mm256_loadu_ps(C + 4 * ldc), c41 = _mm256_loadu_ps(C + 4 * ldc + 8);
+            c50 = _mm256_loadu_ps(C + 5 * ldc), c51 = _mm256_loadu_ps(C + 5 * ldc + 8);
+        } else {
+            c00 = c01 = c10 = c11 = c20 = c21 = c30 = c31 = c40 = c41 = c50 = c51 =
+                _mm256_setzero_ps();
+        }
+        const float* a = A;
+        for (int k = 0; k < K; ++k, a += ks, B += ldb) {
+            const __m256 b0 = _mm256_loadu_ps(B);
+            const __m256 b1 = _mm256_loadu_ps(B + 8);
+            __m256 x = _mm256_broadcast_ss(a);
+            c00 = _mm256_fmadd_ps(x, b0, c00), c01 = _mm256_fmadd_ps(x, b1, c01);
+            x = _mm256_broadcast_ss(a + rs);
+            c10 = _mm256_fmadd_ps(x, b0, c10), c11 = _mm256_fmadd_ps(x, b1, c11);
+            x = _mm256_broadcast_ss(a + 2 * rs);
+            c20 = _mm256_fmadd_ps(x, b0, c20), c21 = _mm256_fmadd_ps(x, b1, c21);
+            x = _mm256_broadcast_ss(a + 3 * rs);
+            c30 = _mm256_fmadd_ps(x, b0, c30), c31 = _mm256_fmadd_ps(x, b1, c31);
+            x = _mm256_broadcast_ss(a + 4 * rs);
+            c40 = _mm256_fmadd_ps(x, b0, c40), c41 = _mm256_fmadd_ps(x, b1, c41);
+            x = _mm256_broadcast_ss(a + 5 * rs);
+            c50 = _mm256_fmadd_ps(x, b0, c50), c51 = _mm256_fmadd_ps(x, b1, c51);
+        }
+        _mm256_storeu_ps(C + 0 * ldc, c00), _mm256_storeu_ps(C + 0 * ldc + 8, c01);
+        _mm256_storeu_ps(C + 1 * ldc, c10), _mm256_storeu_ps(C + 1 * ldc + 8, c11);
+        _mm256_storeu_ps(C + 2 * ldc, c20), _mm256_storeu_ps(C + 2 * ldc + 8, c21);
+        _mm256_storeu_ps(C + 3 * ldc, c30), _mm256_storeu_ps(C + 3 * ldc + 8, c31);
+        _mm256_storeu_ps(C + 4 * ldc, c40), _mm256_storeu_ps(C + 4 * ldc + 8, c41);
+        _mm256_storeu_ps(C + 5 * ldc, c50), _mm256_storeu_ps(C + 5 * ldc + 8, c51);
+    }
+
+    // The online-softmax update down the columns of a transposed tile, 8 queries a vector;
+    // cols is a multiple of 16 (the block's query rows).
+    static void softmaxColumns(float* st, int rows, int cols, float* m, float* l, float* alpha)
+    {
+        const __m256 ninf = _mm256_set1_ps(-INFINITY);
+        for (int i = 0; i < cols; i += 8) {
+            __m256 mx = ninf;
+            for (int j = 0; j < rows; ++j)
+                mx = _mm256_max_ps(mx, _mm256_loadu_ps(st + j * cols + i));
+            const __m256 mOld = _mm256_loadu_ps(m + i);
+            const __m256 mNew = _mm256_max_ps(mOld, mx);
+            // A column with nothing visible yet keeps max -inf: subtract 0 instead.
+            const __m256 mSafe = _mm256_andnot_ps(_mm256_cmp_ps(mNew, ninf, _CMP_EQ_OQ), mNew);
+            __m256 sum = _mm256_setzero_ps();
+            for (int j = 0; j < rows; ++j) {
+                const __m256 p = exp256(_mm256_sub_ps(_mm256_loadu_ps(st + j * cols + i), mSafe));
+                _mm256_storeu_ps(st + j * cols + i, p);
+                sum = _mm256_add_ps(sum, p);
+            }
+            const __m256 a = exp256(_mm256_sub_ps(mOld, mSafe));
+            _mm256_storeu_ps(alpha + i, a);
+            _mm256_storeu_ps(l + i, _mm256_fmadd_ps(_mm256_loadu_ps(l + i), a, sum));
+            _mm256_storeu_ps(m + i, mNew);
+        }
+    }
+
+    static float rowMax(const float* s, int n)
+    {
+        int j = 0;
+        float m = -INFINITY;
+        if (n >= 8) {
+            __m256 v = _mm256_loadu_ps(s);
+            for (j = 8; j + 8 <= n; j += 8)
+                v = _mm256_max_ps(v, _mm256_loadu_ps(s + j));
+            m = hmax(v);
+        }
+        for (; j < n; ++j) // scalar tail
+            m = s[j] > m ? s[j] : m;
+        return m;
+    }
+
+    static float expSub(float* s, int n, float m)
+    {
+        const __m256 vm = _mm256_set1_ps(m);
+        __m256 acc = _mm256_setzero_ps();
+        int j = 0;
+        for (; j + 8 <= n; j += 8) {
+            const __m256 e = exp256(_mm256_sub_ps(_mm256_loadu_ps(s + j), vm));
+            _mm256_storeu_ps(s + j, e);
+            acc = _mm256_add_ps(acc, e);
+        }
+        float sum = hsum(acc);
+        for (; j < n; ++j) { // scalar tail
+            s[j] = std::exp(s[j] - m);
+            sum += s[j];
+        }
+        return sum;
+    }
+
+    static void scale(float* x, int n, float a)
+    {
+        const __m256 va = _mm256_set1_ps(a);
+        int j = 0;
+        for (; j + 8 <= n; j += 8)
+            _mm256_storeu_ps(x + j, _mm256_mul_ps(_mm256_loadu_ps(x + j), va));
+        for (; j < n; ++j)
+            x[j] *= a;
+    }
+
+    static float dotF32(const float* q, const float* k, int d)
+    {
+        __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
+        int c = 0;
+        for (; c + 16 <= d; c += 16) {
+            a0 = _mm256_fmadd_ps(_mm256_loadu_ps(q + c), _mm256_loadu_ps(k + c), a0);
+            a1 = _mm256_fmadd_ps(_mm256_loadu_ps(q + c + 8), _mm256_loadu_ps(k + c + 8), a1);
+        }
+        for (; c + 8 <= d; c += 8)
+            a0 = _mm256_fmadd_ps(_mm256_loadu_ps(q + c), _mm256_loadu_ps(k + c), a0);
+        float s = hsum(_mm256_add_ps(a0, a1));
+        for (; c < d; ++c)
+            s += q[c] * k[c];
+        return s;
+    }
+
+    static float dotF16(const float* q, const uint16_t* k, int d)
+    {
+        __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
+        int c = 0;
+        for (; c + 16 <= d; c += 16) {
+            const __m256 k0 = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(k + c)));
+            const __m256 k1 = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(k + c + 8)));
+            a0 = _mm256_fmadd_ps(_mm256_loadu_ps(q + c), k0, a0);
+            a1 = _mm256_fmadd_ps(_mm256_loadu_ps(q + c + 8), k1, a1);
+        }
+        for (; c + 8 <= d; c += 8) {
+            const __m256 k0 = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(k + c)));
+            a0 = _mm256_fmadd_ps(_mm256_loadu_ps(q + c), k0, a0);
+        }
+        float s = hsum(_mm256_add_ps(a0, a1));
+        for (; c < d; ++c)
+            s += q[c] * attnplan::halfToFloat(k[c]);
+        return s;
+    }
+
+    static void axpyF32(float* acc, const float* v, int d, float p)
+    {
+        const __m256 vp = _mm256_set1_ps(p);
+        int c = 0;
+        for (; c + 8 <= d; c += 8)
+            _mm256_storeu_ps(acc + c, _mm256_fmadd_ps(vp, _mm256_loadu_ps(v + c), _mm256_loadu_ps(acc + c)));
+        for (; c < d; ++c)
+            acc[c] += p * v[c];
+    }
+
+    template <class Elem>
+    static void decodeBlock(const float* qs, int G, const Elem* K, const Elem* V, int n, int d,
+                            int stride, float* p, float* m, float* l, float* acc);
+
+    static void axpyF16(float* acc, const uint16_t* v, int d, float p)
+    {
+        const __m256 vp = _mm256_set1_ps(p);
+        int c = 0;
+        for (; c + 8 <= d; c += 8) {
+            const __m256 x = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(v + c)));
+            _mm256_storeu_ps(acc + c, _mm256_fmadd_ps(vp, x, _mm256_loadu_ps(acc + c)));
+        }
+        for (; c < d; ++c)
+            acc[c] += p * attnplan::halfToFloat(v[c]);
+    }
+};
+
+#include "AttentionImpl.h"
+
+template <class Elem>
+inline __m256 load8(const Elem* p)
+{
+    if constexpr (std::is_same_v<Elem, uint16_t>)
+        return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+    else
+        return _mm256_loadu_ps(p);
+}
+
+template <class Elem>
+inline float dotAny(const float* q, const Elem* k, int d)
+{
+    if constexpr (std::is_same_v<Elem, uint16_t>)
+        return Ops::dotF16(q, k, d);
+    else
+        return Ops::dotF32(q, k, d);
+}
+
+// Scores for GB query heads x 4 keys: 4 x GB accumulators; each K chunk loaded once serves
+// the GB heads, each query chunk the 4 keys.
+template <int GB, class Elem>
+inline void scoreTile(const float* qs, const Elem* K, int d, float* p, int stride)
+{
+    __m256 a[GB][4];
+    for (int g = 0; g < GB; ++g)
+        for (int j = 0; j < 4; ++j)
+            a[g][j] = _mm256_setzero_ps();
+    const int d8 = d / 8 * 8;
+    for (int c = 0; c < d8; c += 8) {
+        const __m256 k0 = load8(K + c), k1 = load8(K + d + c), k2 = load8(K + 2 * d + c),
+                     k3 = load8(K + 3 * d + c);
+        for (int g = 0; g < GB; ++g) {
+            const __m256 qv = _mm256_loadu_ps(qs + g * d + c);
+            a[g][0] = _mm256_fmadd_ps(qv, k0, a[g][0]);
+            a[g][1] = _mm256_fmadd_ps(qv, k1, a[g][1]);
+            a[g][2] = _mm256_fmadd_ps(qv, k2, a[g][2]);
+            a[g][3] = _mm256_fmadd_ps(qv, k3, a[g][3]);
+        }
+    }
+    for (int g = 0; g < GB; ++g)
+        for (int j = 0; j < 4; ++j) {
+            float sum = hsum(a[g][j]);
+            for (int c = d8; c < d; ++c) // scalar tail
+                sum += qs[g * d + c] * load8Tail(K + j * d + c);
+            p[g * stride + j] = sum;
+        }
+}
+
+// acc[g][c..c+16) += sum_j p[g][j] V[j][c..c+16) for GB heads: each V row chunk loaded once.
+template <int GB, class Elem>
+inline void valueTile(const float* p, int stride, const Elem* V, int n, int d, float* acc)
+{
+    int c = 0;
+    for (; c + 16 <= d; c += 16) {
+        __m256 a[GB][2];
+        for (int g = 0; g < GB; ++g) {
+            a[g][0] = _mm256_loadu_ps(acc + g * d + c);
+            a[g][1] = _mm256_loadu_ps(acc + g * d + c + 8);
+        }
+        for (int j = 0; j < n; ++j) {
+            const __m256 v0 = load8(V + j * d + c), v1 = load8(V + j * d + c + 8);
+            for (int g = 0; g < GB; ++g) {
+                const __m256 pb = _mm256_broadcast_ss(p + g * stride + j);
+                a[g][0] = _mm256_fmadd_ps(pb, v0, a[g][0]);
+                a[g][1] = _mm256_fmadd_ps(pb, v1, a[g][1]);
+            }
+        }
+        for (int g = 0; g < GB; ++g) {
+            _mm256_storeu_ps(acc + g * d + c, a[g][0]);
+            _mm256_storeu_ps(acc + g * d + c + 8, a[g][1]);
+        }
+    }
+    for (; c < d; ++c) // scalar tail
+        for (int j = 0; j < n; ++j)
+            for (int g = 0; g < GB; ++g)
+                acc[g * d + c] += p[g * stride + j] * load8Tail(V + j * d + c);
+}
+
+template <class Elem>
+void Ops::decodeBlock(const float* qs, int G, const Elem* K, const Elem* V, int n, int d,
+                      int stride, float* p, float* m, float* l, float* acc)
+{
+    for (int g0 = 0; g0 < G; g0 += 3) {
+        const int gb = std::min(3, G - g0);
+        int j = 0;
+        for (; j + 4 <= n; j += 4) {
+            if (gb == 3)
+                scoreTile<3>(qs + g0 * d, K + j * d, d, p + g0 * stride + j, stride);
+            else if (gb == 2)
+                scoreTile<2>(qs + g0 * d, K + j * d, d, p + g0 * stride + j, stride);
+            else
+                scoreTile<1>(qs + g0 * d, K + j * d, d, p + g0 * stride + j, stride);
+        }
+        for (; j < n; ++j) // key tail
+            for (int g = g0; g < g0 + gb; ++g)
+                p[g * stride + j] = dotAny(qs + g * d, K + j * d, d);
+    }
+    for (int g = 0; g < G; ++g) {
+        float* pg = p + g * stride;
+        const float mNew = std::max(m[g], rowMax(pg, n));
+        const float alpha = std::exp(m[g] - mNew);
+        const float sum = expSub(pg, n, mNew);
+        if (alpha != 1.0f)
+            scale(acc + g * d, d, alpha);
+        l[g] = l[g] * alpha + sum;
+        m[g] = mNew;
+    }
+    for (int g0 = 0; g0 < G; g0 += 4) {
+        const int gb = std::min(4, G - g0);
+        if (gb == 4)
+            valueTile<4>(p + g0 * stride, stride, V, n, d, acc + g0 * d);
+        else if (gb == 3)
+            valueTile<3>(p + g0 * stride, stride, V, n, d, acc + g0 * d);
+        else if (gb == 2)
+            valueTile<2>(p + g0 * stride, stride, V, n, d, acc + g0 * d);
+        else
+            valueTile<1>(p + g0 * stride, stride, V, n, d, acc + g0 * d);
+    }
+}
+
+} // namespace
+
+namespace attnplan::kernels {
+
+void fusedAvx2(const AttentionShape& s, const float* q, const float* k, const float* v,
+               float* out, int threads)
+{
+    fusedDriver(s, q, k, v, out, threads);
+}
+
+void decodeAvx2(const AttentionShape& s, const float* q, const void* k, const void* v,
+                KvStorage storage, float* out, int threads)
+{
+    if (storage == KvStorage::F16)
+        decodeDriver<uint16_t>(s, q, k, v, out, threads);
+    else
+        decodeDriver<float>(s, q, k, v, out, threads);
+}
+
+} // namespace attnplan::kernels
+
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif

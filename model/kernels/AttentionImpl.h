@@ -1,0 +1,276 @@
+// The fused prefill and decode drivers, shared by the scalar and the AVX2 translation units.
+// Include it only inside an anonymous namespace, after defining `struct Ops` (see
+// AttentionScalar.cpp and AttentionAvx2.cpp): each ISA then gets its own internal copy, so no
+// instruction of one ISA can leak into the other through template deduplication.
+//
+// Ops provides:
+//   gemm6x16(K, A, rs, ks, B, ldb, C, ldc, accumulate):
+//       C[6 x 16] (+)= A[6 x K] * B[K x 16], A(r, k) at A[r * rs + k * ks], B row-major
+//   softmaxColumns(st, rows, cols, m, l, alpha): the online-softmax update of one tile held
+//       transposed, st[rows = keys][cols = queries]; per query column: m' = max(m, column max),
+//       st = exp(st - m'), alpha = exp(m - m'), l = l alpha + column sum, m = m'
+//   rowMax(s, n), expSub(s, n, m) -> sum, scale(x, n, a)      (decode)
+//   dotF32 / dotF16(q, k, d), axpyF32 / axpyF16(acc, v, d, p)   (decode)
+//
+// Fused prefill, per work item (one KV head, one block of Br query rows, all G query heads of
+// the group), following FlashAttention-2's forward pass, with the score tile kept transposed
+// (keys x queries) so that neither K nor V is ever repacked:
+//   QT_g  = (Q_g[rows] / sqrt(d))^T               packed once per block: [d][Br]
+//   for each key tile of Bc keys (causal: only tiles at or left of the diagonal):
+//     for each g: ST = K[tile] QT_g   (Bc x Br: the micro-kernel reads K rows in place)
+//                 mask; online softmax down each query column (8 queries per vector);
+//                 Oacc_g = Oacc_g diag(alpha) + ST^T V[tile]  (V rows read in place)
+//   O_g[rows] = Oacc_g / l                        (l = 0: a fully masked row -> 0/0 = NaN)
+// Standard headers it needs, which the including file pulls in at file scope first:
+// <algorithm> <atomic> <cmath> <cstdlib> <cstring> <limits> <new> <thread> <type_traits>
+// <vector>.
+//
+// Ops also provides decodeBlock(qs, G, K, V, n, d, stride, p, m, l, acc): one block of n keys
+// for the G query heads of a group (scores into p[G][stride], online softmax, acc += P V).
+//
+// Only a ragged last key tile, or a head_dim that is not a multiple of 16, is copied into a
+// zero-padded buffer. Scratch with d = 128, Br = 96, Bc = 48 is about 130 KB per thread.
+
+constexpr int kMr = 6;  // micro-kernel rows
+constexpr int kNr = 16; // micro-kernel columns
+constexpr int kBc = 48; // keys per tile (a multiple of kMr)
+
+inline int64_t roundUp(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
+
+// Query rows per block (a multiple of both 6 and 16): 96 alone, 48 for groups, so that the
+// group's QT and Oacc stay in L2.
+inline int blockRows(int64_t group) { return group == 1 ? 96 : 48; }
+
+using AlignedFloats = attnplan::AlignedVector<float>;
+
+struct Scratch
+{
+    AlignedFloats qt, st, oacc, m, l, alpha, kpad, vpad;
+    Scratch(int64_t group, int br, int64_t d, int64_t dp)
+        : qt(size_t(group * d * br)), st(size_t(kBc * br)), oacc(size_t(group * br * dp)),
+          m(size_t(group * br)), l(size_t(group * br)), alpha(size_t(br)),
+          kpad(size_t(kBc * d)), vpad(size_t(kBc * dp))
+    {
+    }
+    static int64_t bytes(int64_t group, int br, int64_t d, int64_t dp)
+    {
+        return int64_t(sizeof(float)) * (group * d * br + kBc * br + group * br * dp +
+                                          2 * group * br + br + kBc * d + kBc * dp);
+    }
+};
+
+template <class F>
+void runParallel(int threads, int64_t items, F&& body)
+{
+    std::atomic<int64_t> next{0};
+    auto worker = [&](int tid) {
+        for (int64_t i = next.fetch_add(1); i < items; i = next.fetch_add(1))
+            body(tid, i);
+    };
+    const int n = int(std::max<int64_t>(1, std::min<int64_t>(threads, items)));
+    std::vector<std::thread> pool;
+    for (int t = 1; t < n; ++t)
+        pool.emplace_back(worker, t);
+    worker(0);
+    for (std::thread& t : pool)
+        t.join();
+}
+
+inline void fusedDriver(const attnplan::AttentionShape& sh, const float* q, const float* k,
+                        const float* v, float* out, int threads)
+{
+    const int64_t d = sh.headDim, dp = roundUp(d, kNr), nq = sh.queries, nk = sh.keys;
+    const int64_t G = sh.group(), off = sh.offset();
+    const int br = blockRows(G);
+    const int64_t blocks = (nq + br - 1) / br;
+    const float scale = float(1.0 / std::sqrt(double(d)));
+    const float ninf = -std::numeric_limits<float>::infinity();
+    const bool padV = dp != d;
+    threads = std::max(1, threads);
+    std::vector<Scratch> scratch;
+    scratch.reserve(size_t(threads));
+    for (int t = 0; t < threads; ++t)
+        scratch.emplace_back(G, br, d, dp);
+
+    // Later query blocks see more keys under a causal mask: hand them out first.
+    runParallel(threads, sh.kvHeads * blocks, [&](int tid, int64_t item) {
+        Scratch& w = scratch[size_t(tid)];
+        const int64_t kvh = item % sh.kvHeads;
+        const int64_t blk = blocks - 1 - item / sh.kvHeads;
+        const int64_t r0 = blk * br;
+        const int rows = int(std::min<int64_t>(br, nq - r0));
+        const float* K = k + kvh * nk * d;
+        const float* V = v + kvh * nk * d;
+
+        for (int64_t g = 0; g < G; ++g) {
+            const float* Q = q + ((kvh * G + g) * nq + r0) * d;
+            float* qt = w.qt.data() + g * d * br;
+            for (int64_t c = 0; c < d; ++c)
+                for (int r = 0; r < br; ++r)
+                    qt[c * br + r] = r < rows ? Q[r * d + c] * scale : 0.0f;
+            std::fill_n(w.oacc.data() + g * br * dp, br * dp, 0.0f);
+            std::fill_n(w.m.data() + g * br, br, ninf);
+            std::fill_n(w.l.data() + g * br, br, 0.0f);
+        }
+
+        // Keys this block may see: all, or up to the last row's diagonal.
+        int64_t kEnd = nk;
+        if (sh.causal)
+            kEnd = std::clamp<int64_t>(r0 + rows - 1 + off + 1, 0, nk);
+        for (int64_t j0 = 0; j0 < kEnd; j0 += kBc) {
+            const int cols = int(std::min<int64_t>(kBc, nk - j0));
+            // K and V rows in place, unless the tile is ragged or d needs padding.
+            const float* Kt = K + j0 * d;
+            const float* Vt = V + j0 * d;
+            int64_t ldv = d;
+            if (cols < kBc) {
+                std::fill(w.kpad.begin(), w.kpad.end(), 0.0f);
+                std::memcpy(w.kpad.data(), Kt, size_t(cols * d) * sizeof(float));
+                Kt = w.kpad.data();
+            }
+            if (cols < kBc || padV) {
+                std::fill(w.vpad.begin(), w.vpad.end(), 0.0f);
+                for (int j = 0; j < cols; ++j)
+                    std::memcpy(w.vpad.data() + j * dp, Vt + j * d, size_t(d) * sizeof(float));
+                Vt = w.vpad.data();
+                ldv = dp;
+            }
+            // Does any (key, query) pair of this tile need masking?
+            const bool ragged = cols < kBc;
+            const bool diagonal = sh.causal && j0 + kBc - 1 > r0 + off;
+            for (int64_t g = 0; g < G; ++g) {
+                const float* qt = w.qt.data() + g * d * br;
+                float* oacc = w.oacc.data() + g * br * dp;
+                float* st = w.st.data();
+                // Column panels outer: one 16-query panel of QT (8 KB at d = 128) stays in L1
+                // while the tile's K rows stream past it.
+                for (int i = 0; i < br; i += kNr)
+                    for (int j = 0; j < kBc; j += kMr)
+                        Ops::gemm6x16(int(d), Kt + j * d, int(d), 1, qt + i, br, st + j * br + i,
+                                      br, false);
+                if (ragged || diagonal) {
+                    for (int j = 0; j < kBc; ++j) {
+                        float* row = st + j * br;
+                        // Key j0 + j is visible to query r0 + i when j0 + j <= r0 + i + off.
+                        int64_t first = j < cols ? 0 : br;
+                        if (diagonal && j < cols)
+                            first = std::clamp<int64_t>(j0 + j - r0 - off, 0, br);
+                        for (int64_t i = 0; i < first; ++i)
+                            row[i] = ninf;
+                    }
+                }
+                float* m = w.m.data() + g * br;
+                float* l = w.l.data() + g * br;
+                Ops::softmaxColumns(st, kBc, br, m, l, w.alpha.data());
+                for (int i = 0; i < rows; ++i)
+                    if (w.alpha[size_t(i)] != 1.0f)
+                        Ops::scale(oacc + i * dp, int(dp), w.alpha[size_t(i)]);
+                // Oacc[i][c] += sum_j P(i, j) V[j][c], with P(i, j) = st[j][i].
+                for (int64_t c = 0; c < dp; c += kNr)
+                    for (int i = 0; i < br; i += kMr)
+                        Ops::gemm6x16(kBc, st + i, 1, br, Vt + c, int(ldv), oacc + i * dp + c,
+                                      int(dp), true);
+            }
+        }
+        for (int64_t g = 0; g < G; ++g) {
+            float* O = out + ((kvh * G + g) * nq + r0) * d;
+            const float* oacc = w.oacc.data() + g * br * dp;
+            const float* l = w.l.data() + g * br;
+            for (int r = 0; r < rows; ++r) {
+                const float inv = 1.0f / l[r];
+                for (int64_t c = 0; c < d; ++c)
+                    O[r * d + c] = l[r] == 0.0f ? std::numeric_limits<float>::quiet_NaN()
+                                                : oacc[r * dp + c] * inv;
+            }
+        }
+    });
+}
+
+// Decode, split over keys: each thread takes KV heads x key chunks, runs an online softmax
+// over its chunk for the whole group, and the partial (m, l, acc) states merge at the end
+// (flash-decoding). K and V are read exactly once; Ops::decodeBlock does one block of keys
+// for all G query heads of the group, so that each K and V row loaded serves the whole group.
+template <class Elem>
+void decodeDriver(const attnplan::AttentionShape& sh, const float* q, const void* kRaw,
+                  const void* vRaw, float* out, int threads)
+{
+    const Elem* kAll = static_cast<const Elem*>(kRaw);
+    const Elem* vAll = static_cast<const Elem*>(vRaw);
+    const int64_t d = sh.headDim, nk = sh.keys, G = sh.group();
+    const float scale = float(1.0 / std::sqrt(double(d)));
+    threads = std::max(1, threads);
+    // Enough chunks to balance the threads, each long enough to stream.
+    const int64_t chunkKeys = std::max<int64_t>(256, roundUp((nk * sh.kvHeads) / (threads * 4) + 1, 64));
+    const int64_t chunks = (nk + chunkKeys - 1) / chunkKeys;
+    const int64_t items = sh.kvHeads * chunks;
+    // Partial states: per item, per query head of the group: m, l, acc[d].
+    std::vector<float> partial(size_t(items * G * (d + 2)));
+    constexpr int kBlock = 32;
+
+    runParallel(threads, items, [&](int, int64_t item) {
+        const int64_t kvh = item / chunks, ch = item % chunks;
+        const int64_t j0 = ch * chunkKeys, j1 = std::min(nk, j0 + chunkKeys);
+        const Elem* K = kAll + kvh * nk * d;
+        const Elem* V = vAll + kvh * nk * d;
+        float* state = partial.data() + item * G * (d + 2);
+        const size_t gs = static_cast<size_t>(G), gd = static_cast<size_t>(G * d);
+        AlignedFloats qs(gd), acc(gd, 0.0f), m(gs), l(gs, 0.0f), p(gs * kBlock);
+        for (int64_t g = 0; g < G; ++g)
+            for (int64_t c = 0; c < d; ++c)
+                qs[size_t(g * d + c)] = q[(kvh * G + g) * d + c] * scale;
+        std::fill(m.begin(), m.end(), -std::numeric_limits<float>::infinity());
+        for (int64_t b0 = j0; b0 < j1; b0 += kBlock) {
+            const int n = int(std::min<int64_t>(kBlock, j1 - b0));
+            Ops::decodeBlock(qs.data(), int(G), K + b0 * d, V + b0 * d, n, int(d), kBlock,
+                             p.data(), m.data(), l.data(), acc.data());
+        }
+        for (int64_t g = 0; g < G; ++g) {
+            state[g * (d + 2)] = m[size_t(g)];
+            state[g * (d + 2) + 1] = l[size_t(g)];
+            std::copy_n(acc.data() + g * d, d, state + g * (d + 2) + 2);
+        }
+    });
+
+    for (int64_t kvh = 0; kvh < sh.kvHeads; ++kvh) {
+        for (int64_t g = 0; g < G; ++g) {
+            float mAll = -std::numeric_limits<float>::infinity();
+            for (int64_t ch = 0; ch < chunks; ++ch)
+                mAll = std::max(mAll, partial[size_t(((kvh * chunks + ch) * G + g) * (d + 2))]);
+            float lAll = 0;
+            float* o = out + (kvh * G + g) * d;
+            std::fill_n(o, d, 0.0f);
+            for (int64_t ch = 0; ch < chunks; ++ch) {
+                const float* st = partial.data() + ((kvh * chunks + ch) * G + g) * (d + 2);
+                const float w = st[1] == 0.0f ? 0.0f : std::exp(st[0] - mAll);
+                lAll += st[1] * w;
+                for (int64_t c = 0; c < d; ++c)
+                    o[c] += st[2 + c] * w;
+            }
+            for (int64_t c = 0; c < d; ++c)
+                o[c] = lAll == 0.0f ? std::numeric_limits<float>::quiet_NaN() : o[c] / lAll;
+        }
+    }
+}
+
+// The generic block step, for Ops that have no faster one: scores by dot products, the
+// online-softmax update, values by axpy.
+template <class Elem, class Dot, class Axpy>
+inline void decodeBlockGeneric(const float* qs, int G, const Elem* K, const Elem* V, int n, int d,
+                               int stride, float* p, float* m, float* l, float* acc, Dot dot,
+                               Axpy axpy)
+{
+    for (int g = 0; g < G; ++g) {
+        float* pg = p + g * stride;
+        for (int j = 0; j < n; ++j)
+            pg[j] = dot(qs + g * d, K + j * d, d);
+        const float mNew = std::max(m[g], Ops::rowMax(pg, n));
+        const float alpha = std::exp(m[g] - mNew);
+        const float sum = Ops::expSub(pg, n, mNew);
+        if (alpha != 1.0f)
+            Ops::scale(acc + g * d, d, alpha);
+        l[g] = l[g] * alpha + sum;
+        m[g] = mNew;
+        for (int j = 0; j < n; ++j)
+            axpy(acc + g * d, V + j * d, d, pg[j]);
+    }
+}

@@ -1,0 +1,143 @@
+// The portable path: the same blocking as the AVX2 kernel, plain loops (the compiler may still
+// vectorise them for the baseline ISA). It is also what runs on CPUs without AVX2 and FMA.
+
+#include "AlignedVector.h"
+#include "KernelEntry.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <new>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+namespace {
+
+struct Ops
+{
+    // C[6 x 16] (+)= A[6 x K] * B[K x 16], A(r, k) at A[r * rs + k * ks]
+    static void gemm6x16(int K, const float* A, int rs, int ks, const float* B, int ldb,
+                         float* C, int ldc, bool accumulate)
+    {
+        float c[6][16];
+        for (int r = 0; r < 6; ++r)
+            for (int j = 0; j < 16; ++j)
+                c[r][j] = accumulate ? C[r * ldc + j] : 0.0f;
+        for (int k = 0; k < K; ++k) {
+            const float* b = B + k * ldb;
+            for (int r = 0; r < 6; ++r) {
+                const float a = A[r * rs + k * ks];
+                for (int j = 0; j < 16; ++j)
+                    c[r][j] += a * b[j];
+            }
+        }
+        for (int r = 0; r < 6; ++r)
+            for (int j = 0; j < 16; ++j)
+                C[r * ldc + j] = c[r][j];
+    }
+    static void softmaxColumns(float* st, int rows, int cols, float* m, float* l, float* alpha)
+    {
+        for (int i = 0; i < cols; ++i) {
+            float mx = -INFINITY;
+            for (int j = 0; j < rows; ++j)
+                mx = st[j * cols + i] > mx ? st[j * cols + i] : mx;
+            const float mNew = mx > m[i] ? mx : m[i];
+            const float mSafe = std::isinf(mNew) ? 0.0f : mNew; // nothing visible yet
+            float sum = 0;
+            for (int j = 0; j < rows; ++j) {
+                float& x = st[j * cols + i];
+                x = std::exp(x - mSafe);
+                sum += x;
+            }
+            alpha[i] = std::exp(m[i] - mSafe);
+            l[i] = l[i] * alpha[i] + sum;
+            m[i] = mNew;
+        }
+    }
+    static float rowMax(const float* s, int n)
+    {
+        float m = s[0];
+        for (int j = 1; j < n; ++j)
+            m = s[j] > m ? s[j] : m;
+        return m;
+    }
+    static float expSub(float* s, int n, float m)
+    {
+        float sum = 0;
+        for (int j = 0; j < n; ++j) {
+            s[j] = std::exp(s[j] - m);
+            sum += s[j];
+        }
+        return sum;
+    }
+    static void scale(float* x, int n, float a)
+    {
+        for (int j = 0; j < n; ++j)
+            x[j] *= a;
+    }
+    static float dotF32(const float* q, const float* k, int d)
+    {
+        float s = 0;
+        for (int c = 0; c < d; ++c)
+            s += q[c] * k[c];
+        return s;
+    }
+    static float dotF16(const float* q, const uint16_t* k, int d)
+    {
+        float s = 0;
+        for (int c = 0; c < d; ++c)
+            s += q[c] * attnplan::halfToFloat(k[c]);
+        return s;
+    }
+    static void axpyF32(float* acc, const float* v, int d, float p)
+    {
+        for (int c = 0; c < d; ++c)
+            acc[c] += p * v[c];
+    }
+    static void axpyF16(float* acc, const uint16_t* v, int d, float p)
+    {
+        for (int c = 0; c < d; ++c)
+            acc[c] += p * attnplan::halfToFloat(v[c]);
+    }
+    template <class Elem>
+    static void decodeBlock(const float* qs, int G, const Elem* K, const Elem* V, int n, int d,
+                            int stride, float* p, float* m, float* l, float* acc);
+};
+
+#include "AttentionImpl.h"
+
+template <class Elem>
+void Ops::decodeBlock(const float* qs, int G, const Elem* K, const Elem* V, int n, int d,
+                      int stride, float* p, float* m, float* l, float* acc)
+{
+    if constexpr (std::is_same_v<Elem, uint16_t>)
+        decodeBlockGeneric(qs, G, K, V, n, d, stride, p, m, l, acc, dotF16, axpyF16);
+    else
+        decodeBlockGeneric(qs, G, K, V, n, d, stride, p, m, l, acc, dotF32, axpyF32);
+}
+
+} // namespace
+
+namespace attnplan::kernels {
+
+void fusedScalar(const AttentionShape& s, const float* q, const float* k, const float* v,
+                 float* out, int threads)
+{
+    fusedDriver(s, q, k, v, out, threads);
+}
+
+void decodeScalar(const AttentionShape& s, const float* q, const void* k, const void* v,
+                  KvStorage storage, float* out, int threads)
+{
+    if (storage == KvStorage::F16)
+        decodeDriver<uint16_t>(s, q, k, v, out, threads);
+    else
+        decodeDriver<float>(s, q, k, v, out, threads);
+}
+
+} // namespace attnplan::kernels

@@ -1,0 +1,391 @@
+// The attention kernels against the double-precision reference, and the reference against the
+// lesson's worked figures. Correctness only: no timing here (bench_attention does that).
+#include "Attention.h"
+#include "Benchmark.h"
+#include "Lesson.h"
+
+#include <QTest>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+using namespace attnplan;
+
+namespace {
+
+constexpr float kPoison = 1.0e30f; // an unwritten output element fails the comparison
+
+std::vector<float> randomVector(size_t n, std::mt19937& rng)
+{
+    std::normal_distribution<float> dist(0.0f, 1.0f);
+    std::vector<float> v(n);
+    for (float& x : v)
+        x = dist(rng);
+    return v;
+}
+
+// max |a - b| / max |b|, with NaN required to match NaN.
+double relativeError(const std::vector<float>& got, const std::vector<double>& want)
+{
+    double maxDiff = 0, maxRef = 0;
+    for (size_t i = 0; i < want.size(); ++i) {
+        if (std::isnan(want[i])) {
+            if (!std::isnan(got[i]))
+                return INFINITY;
+            continue;
+        }
+        if (!std::isfinite(got[i]))
+            return INFINITY;
+        maxDiff = std::max(maxDiff, std::fabs(double(got[i]) - want[i]));
+        maxRef = std::max(maxRef, std::fabs(want[i]));
+    }
+    return maxRef > 0 ? maxDiff / maxRef : maxDiff;
+}
+
+std::vector<KernelIsa> isas()
+{
+    std::vector<KernelIsa> v{KernelIsa::Scalar};
+    if (bestKernelIsa() == KernelIsa::Avx2)
+        v.push_back(KernelIsa::Avx2);
+    return v;
+}
+
+} // namespace
+
+class TestKernels : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void fusedMatchesReference_data();
+    void fusedMatchesReference();
+    void decodeMatchesReference_data();
+    void decodeMatchesReference();
+    void fullyMaskedRowsAreNaNAsInTheLesson();
+    void threadCountDoesNotChangeTheResult();
+    void halfConversionRoundTrips();
+    void lessonSoftmax();
+    void lessonItExample();
+    void lessonSentenceCausalZeroesTheFuture();
+    void lessonSqrtDkExperiment();
+    void shapeCounts();
+    void benchmarkProgressAndCancel();
+    void benchmarkFullSweep();
+    void powerLawFit();
+};
+
+void TestKernels::benchmarkProgressAndCancel()
+{
+    BenchConfig c;
+    c.prefillTokens = {64, 96, 128, 160};
+    c.heads = 2;
+    c.kvHeads = 1;
+    c.headDim = 64;
+    c.measureCeilings = false;
+    c.naiveBaseline = false;
+    c.warmup = 0;
+    c.repeats = 1;
+    std::atomic<bool> cancel{false};
+    std::vector<int> seen;
+    const BenchReport r = runBenchmark(c, [&](int done, int total, const BenchRun& run) {
+        seen.push_back(done);
+        QCOMPARE(total, 4);
+        QCOMPARE(run.kernel, std::string("prefill-fused"));
+        if (done == 2)
+            cancel = true; // as the Measure tab's Cancel button does, mid-sweep
+    }, &cancel);
+    QVERIFY(r.cancelled);
+    QCOMPARE(seen, (std::vector<int>{1, 2}));
+    QCOMPARE(r.runs.size(), size_t(2)); // the partial results are kept
+    QCOMPARE(r.runs[1].tokens, qint64(96));
+    for (const BenchRun& run : r.runs) {
+        QVERIFY(run.seconds > 0);
+        QVERIFY(run.relError < 1e-5);
+        QVERIFY(run.extraBytes > 0);
+    }
+}
+
+void TestKernels::benchmarkFullSweep()
+{
+    BenchConfig c;
+    c.prefillTokens = {64, 128};
+    c.decodeTokens = {300};
+    c.decodeKvHeads = {2, 1};
+    c.heads = 2;
+    c.kvHeads = 2;
+    c.headDim = 64;
+    c.measureCeilings = false;
+    c.naiveBaseline = true;
+    c.warmup = 0;
+    c.repeats = 1;
+    const BenchReport r = runBenchmark(c);
+    QVERIFY(!r.cancelled);
+    // 2 fused + 2 naive prefill runs, then 1 size x 2 layouts x 2 storages of decode.
+    QCOMPARE(r.runs.size(), size_t(8));
+    QCOMPARE(r.runs[1].kernel, std::string("prefill-naive-blas"));
+    QCOMPARE(r.runs[1].extraBytes, qint64(64 * 64 * 4)); // the n x n matrix it materialises
+    for (const BenchRun& run : r.runs) {
+        QVERIFY2(run.relError < 1e-5, run.kernel.c_str());
+        QVERIFY(run.bytes > 0 && run.flops > 0);
+    }
+    // fp16 decode moves half the bytes of fp32.
+    QCOMPARE(r.runs[5].bytes * 2, r.runs[4].bytes);
+}
+
+void TestKernels::powerLawFit()
+{
+    QVERIFY(std::fabs(fitPowerLaw({1, 2, 4, 8}, {3, 12, 48, 192}) - 2.0) < 1e-12);
+    QVERIFY(std::fabs(fitPowerLaw({10, 100}, {5, 50}) - 1.0) < 1e-12);
+    QCOMPARE(fitPowerLaw({1}, {1}), 0.0);
+}
+
+void TestKernels::fusedMatchesReference_data()
+{
+    QTest::addColumn<int>("n");
+    QTest::addColumn<int>("d");
+    QTest::addColumn<int>("group");
+    QTest::addColumn<bool>("causal");
+    for (int n : {1, 7, 63, 129, 1000})
+        for (int d : {64, 80, 128})
+            for (int g : {1, 4, 8})
+                for (bool causal : {false, true})
+                    QTest::addRow("n%d d%d g%d %s", n, d, g, causal ? "causal" : "full")
+                        << n << d << g << causal;
+}
+
+void TestKernels::fusedMatchesReference()
+{
+    QFETCH(int, n);
+    QFETCH(int, d);
+    QFETCH(int, group);
+    QFETCH(bool, causal);
+    AttentionShape s;
+    s.kvHeads = n >= 1000 ? 1 : 2;
+    s.heads = s.kvHeads * group;
+    s.queries = s.keys = n;
+    s.headDim = d;
+    s.causal = causal;
+    std::mt19937 rng(uint32_t(n * 1000 + d * 10 + group + causal)); // fresh inputs per row
+    const auto q = randomVector(size_t(s.heads * n * d), rng);
+    const auto k = randomVector(size_t(s.kvHeads * n * d), rng);
+    const auto v = randomVector(size_t(s.kvHeads * n * d), rng);
+    std::vector<double> want(q.size());
+    referenceAttention(s, q.data(), k.data(), v.data(), want.data());
+    for (KernelIsa isa : isas()) {
+        std::vector<float> got(q.size(), kPoison);
+        fusedAttention(s, q.data(), k.data(), v.data(), got.data(), 2, isa);
+        const double err = relativeError(got, want);
+        QVERIFY2(err < 1e-5, qPrintable(QString("%1: relative error %2").arg(kernelIsaName(isa)).arg(err)));
+    }
+}
+
+void TestKernels::decodeMatchesReference_data()
+{
+    QTest::addColumn<int>("n");
+    QTest::addColumn<int>("d");
+    QTest::addColumn<int>("group");
+    QTest::addColumn<bool>("half");
+    for (int n : {1, 7, 63, 129, 1000, 5000})
+        for (int d : {64, 80, 128})
+            for (int g : {1, 4, 8})
+                for (bool half : {false, true})
+                    QTest::addRow("n%d d%d g%d %s", n, d, g, half ? "f16" : "f32") << n << d << g << half;
+}
+
+void TestKernels::decodeMatchesReference()
+{
+    QFETCH(int, n);
+    QFETCH(int, d);
+    QFETCH(int, group);
+    QFETCH(bool, half);
+    AttentionShape s;
+    s.kvHeads = 2;
+    s.heads = 2 * group;
+    s.queries = 1;
+    s.keys = n;
+    s.headDim = d;
+    std::mt19937 rng(uint32_t(7 * n + d + group + half));
+    const auto q = randomVector(size_t(s.heads * d), rng);
+    auto k = randomVector(size_t(s.kvHeads * n * d), rng);
+    auto v = randomVector(size_t(s.kvHeads * n * d), rng);
+    std::vector<uint16_t> kh(k.size()), vh(v.size());
+    if (half) {
+        // The reference sees the same rounded values the fp16 cache holds.
+        for (size_t i = 0; i < k.size(); ++i) {
+            kh[i] = floatToHalf(k[i]);
+            vh[i] = floatToHalf(v[i]);
+            k[i] = halfToFloat(kh[i]);
+            v[i] = halfToFloat(vh[i]);
+        }
+    }
+    std::vector<double> want(q.size());
+    referenceAttention(s, q.data(), k.data(), v.data(), want.data());
+    for (KernelIsa isa : isas()) {
+        std::vector<float> got(q.size(), kPoison);
+        if (half)
+            decodeAttention(s, q.data(), kh.data(), vh.data(), KvStorage::F16, got.data(), 2, isa);
+        else
+            decodeAttention(s, q.data(), k.data(), v.data(), KvStorage::F32, got.data(), 2, isa);
+        const double err = relativeError(got, want);
+        QVERIFY2(err < 1e-5, qPrintable(QString("%1: relative error %2").arg(kernelIsaName(isa)).arg(err)));
+    }
+}
+
+void TestKernels::fullyMaskedRowsAreNaNAsInTheLesson()
+{
+    // Queries 0-2 sit before every key (offset -3): nothing to attend, so 0 / 0, as the
+    // lesson's softmax gives for a row of -inf. Later rows are ordinary.
+    AttentionShape s;
+    s.heads = s.kvHeads = 1;
+    s.queries = s.keys = 20;
+    s.headDim = 64;
+    s.causal = true;
+    s.queryOffset = -3;
+    std::mt19937 rng(5);
+    const auto q = randomVector(size_t(20 * 64), rng);
+    const auto k = randomVector(size_t(20 * 64), rng);
+    const auto v = randomVector(size_t(20 * 64), rng);
+    std::vector<double> want(q.size());
+    referenceAttention(s, q.data(), k.data(), v.data(), want.data());
+    QVERIFY(std::isnan(want[0]) && std::isnan(want[2 * 64 + 63]));
+    QVERIFY(std::isfinite(want[3 * 64]));
+    const std::vector<double> lesson = softmax({-INFINITY, -INFINITY});
+    QVERIFY(std::isnan(lesson[0]));
+    for (KernelIsa isa : isas()) {
+        std::vector<float> got(q.size(), kPoison);
+        fusedAttention(s, q.data(), k.data(), v.data(), got.data(), 2, isa);
+        QVERIFY(relativeError(got, want) < 1e-5);
+        QVERIFY(std::isnan(got[64]));
+    }
+}
+
+void TestKernels::threadCountDoesNotChangeTheResult()
+{
+    AttentionShape s;
+    s.heads = 8;
+    s.kvHeads = 2;
+    s.queries = s.keys = 257;
+    s.headDim = 128;
+    s.causal = true;
+    std::mt19937 rng(11);
+    const auto q = randomVector(size_t(8 * 257 * 128), rng);
+    const auto k = randomVector(size_t(2 * 257 * 128), rng);
+    const auto v = randomVector(size_t(2 * 257 * 128), rng);
+    std::vector<float> one(q.size()), three(q.size());
+    fusedAttention(s, q.data(), k.data(), v.data(), one.data(), 1, bestKernelIsa());
+    fusedAttention(s, q.data(), k.data(), v.data(), three.data(), 3, bestKernelIsa());
+    QCOMPARE(one, three); // each work item is computed the same way whoever runs it
+}
+
+void TestKernels::halfConversionRoundTrips()
+{
+    QCOMPARE(halfToFloat(floatToHalf(1.0f)), 1.0f);
+    QCOMPARE(halfToFloat(floatToHalf(-2.5f)), -2.5f);
+    QCOMPARE(floatToHalf(65504.0f), uint16_t(0x7BFF));
+    QCOMPARE(floatToHalf(1e6f), uint16_t(0x7C00));           // overflow -> inf
+    QCOMPARE(halfToFloat(0x0001), std::ldexp(1.0f, -24));     // smallest subnormal
+    QCOMPARE(floatToHalf(1.0f + std::ldexp(1.0f, -11)), uint16_t(0x3C00)); // tie to even
+    QVERIFY(std::isnan(halfToFloat(floatToHalf(NAN))));
+    std::mt19937 rng(3);
+    std::uniform_real_distribution<float> u(-100, 100);
+    for (int i = 0; i < 10000; ++i) {
+        const float x = u(rng);
+        QVERIFY(std::fabs(halfToFloat(floatToHalf(x)) - x) <= std::fabs(x) * 0.0005f + 1e-7f);
+    }
+}
+
+void TestKernels::lessonSoftmax()
+{
+    const std::vector<double> p = softmax({2.0, 1.0, 0.5});
+    QCOMPARE(std::round(p[0] * 100) / 100, 0.63);
+    QCOMPARE(std::round(p[1] * 100) / 100, 0.23);
+    QCOMPARE(std::round(p[2] * 100) / 100, 0.14);
+    QVERIFY(std::fabs(p[0] + p[1] + p[2] - 1) < 1e-15);
+    // Adding a constant changes nothing; huge scores do not overflow; -inf gives exactly 0.
+    const std::vector<double> shifted = softmax({1002.0, 1001.0, 1000.5});
+    QVERIFY(std::fabs(shifted[0] - p[0]) < 1e-12);
+    QCOMPARE(softmax({1.0, -INFINITY})[1], 0.0);
+}
+
+void TestKernels::lessonItExample()
+{
+    const WorkedIt w = workedExampleIt();
+    QCOMPARE(w.scores, (std::vector<double>{2.0, 1.0, 0.5}));
+    QCOMPARE(std::round(w.exps[0] * 100) / 100, 7.39);
+    QCOMPARE(std::round(w.exps[1] * 100) / 100, 2.72);
+    QCOMPARE(std::round(w.exps[2] * 100) / 100, 1.65);
+    QCOMPARE(std::round(w.total * 100) / 100, 11.76);
+    QCOMPARE(std::round(w.blend[0] * 100) / 100, 0.77);
+    QCOMPARE(std::round(w.blend[1] * 100) / 100, 0.37);
+    // Exactly: w_animal + w_street and w_tired + w_street.
+    QVERIFY(std::fabs(w.blend[0] - (w.weights[0] + w.weights[2])) < 1e-15);
+}
+
+void TestKernels::lessonSentenceCausalZeroesTheFuture()
+{
+    const SentenceExample e = sentenceExample();
+    QCOMPARE(e.tokens.size(), size_t(10));
+    const int it = 7, tired = 9, animal = 1, street = 5;
+    const std::vector<double> full = sentenceWeights(false);
+    const std::vector<double> causal = sentenceWeights(true);
+    // The "it" row scores animal, tired, street at 2.0, 1.0, 0.5, as in the worked example.
+    QVERIFY(full[size_t(it * 10 + tired)] > 0);
+    QCOMPARE(causal[size_t(it * 10 + tired)], 0.0); // exactly 0 under the mask
+    QVERIFY(causal[size_t(it * 10 + animal)] > causal[size_t(it * 10 + street)]);
+    for (int i = 0; i < 10; ++i) {
+        double sum = 0;
+        for (int j = 0; j < 10; ++j) {
+            sum += causal[size_t(i * 10 + j)];
+            if (j > i)
+                QCOMPARE(causal[size_t(i * 10 + j)], 0.0);
+        }
+        QVERIFY(std::fabs(sum - 1) < 1e-12);
+    }
+    // Temperature: hotter flattens, colder sharpens.
+    const std::vector<double> cold = sentenceWeights(false, 0.25);
+    QVERIFY(cold[size_t(it * 10 + animal)] > full[size_t(it * 10 + animal)]);
+}
+
+void TestKernels::lessonSqrtDkExperiment()
+{
+    // The lesson at d_k = 512: unscaled, about 0.94 of the attention on one token; scaled,
+    // near flat; the training signal (Jacobian norm) about five times smaller unscaled.
+    // Tolerances: 2,000 trials put the mean top weight within about +-0.02 (its spread is
+    // about 0.15 / sqrt(2000) per trial set, and seeds move it a little more); the gradient
+    // ratio within 3.5x to 7x.
+    const auto rows = sqrtDkExperiment();
+    QCOMPARE(rows.size(), size_t(6));
+    auto find = [&](int dk, bool scaled) {
+        for (const SqrtDkRow& r : rows)
+            if (r.dk == dk && r.scaled == scaled)
+                return r;
+        return SqrtDkRow{};
+    };
+    const SqrtDkRow raw = find(512, false), scaled = find(512, true);
+    QVERIFY2(std::fabs(raw.maxWeight - 0.94) < 0.03, qPrintable(QString::number(raw.maxWeight)));
+    QVERIFY2(scaled.maxWeight < 0.45, qPrintable(QString::number(scaled.maxWeight)));
+    const double ratio = scaled.gradNorm / raw.gradNorm;
+    QVERIFY2(ratio > 3.5 && ratio < 7, qPrintable(QString::number(ratio)));
+    // Score spread: sqrt(d_k) unscaled, about 1 scaled.
+    QVERIFY(std::fabs(raw.scoreStd / std::sqrt(512.0) - 1) < 0.05);
+    QVERIFY(std::fabs(scaled.scoreStd - 1) < 0.05);
+    QVERIFY(std::fabs(find(4, false).scoreStd - 2) < 0.1);
+}
+
+void TestKernels::shapeCounts()
+{
+    AttentionShape s;
+    s.queries = s.keys = 4096;
+    s.headDim = 128;
+    s.heads = 8;
+    s.kvHeads = 8;
+    QCOMPARE(s.pairs(), 4096.0 * 4096);
+    s.causal = true;
+    QCOMPARE(s.pairs(), 4096.0 * 4097 / 2);
+    QCOMPARE(s.flops(), 4.0 * (4096.0 * 4097 / 2) * 128 * 8);
+    QVERIFY(fusedAttentionScratchBytes(s, 2) < 1 << 20);
+}
+
+QTEST_GUILESS_MAIN(TestKernels)
+#include "tst_kernels.moc"
