@@ -538,7 +538,12 @@ void readDtype(Fields& f, ModelSpec& s)
     if (const json* q = f.getOuter("quantization_config")) {
         if (!q->is_object())
             throw FieldError{"quantization_config", "expected an object"};
-        std::string method = q->value("quant_method", std::string());
+        std::string method;
+        if (auto m = q->find("quant_method"); m != q->end() && !m->is_null()) {
+            if (!m->is_string())
+                throw FieldError{"quantization_config.quant_method", "expected a string"};
+            method = m->get<std::string>();
+        }
         if (method == "fp8") {
             s.checkpointDType = DType::FP8;
             f.warn("quantization_config: fp8 weights (block scales of about 0.01% not counted)");
@@ -548,7 +553,9 @@ void readDtype(Fields& f, ModelSpec& s)
             s.checkpointDType = DType::INT4;
             s.mxfp4Experts = true;
         } else if (method == "awq" || method == "gptq") {
-            const int bits = q->value("bits", 4);
+            int bits = 4;
+            if (auto b = q->find("bits"); b != q->end() && !b->is_null())
+                bits = int(Fields::toInt(*b, "quantization_config.bits", 1, 32));
             s.checkpointDType = bits == 8 ? DType::INT8 : DType::INT4;
         } else if (!method.empty()) {
             f.warn("quantization_config: method \"" + method + "\" sized by torch_dtype");

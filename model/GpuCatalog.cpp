@@ -70,7 +70,11 @@ GpuSpec parseEntry(const json& e)
     // 1 GiB to 16 TiB: a GPU outside that range is a typo.
     const double mem = number(e, "memory_bytes", 1073741824.0, 17592186044416.0);
     g.memoryBytes = static_cast<int64_t>(mem);
-    g.memoryReported = e.value("memory_reported", false);
+    if (auto it = e.find("memory_reported"); it != e.end() && !it->is_null()) {
+        if (!it->is_boolean())
+            throw EntryError{"memory_reported: expected true or false"};
+        g.memoryReported = it->get<bool>();
+    }
     g.bf16Tflops = number(e, "bf16_tflops", 0.1, 100000);
     g.fp8Tflops = number(e, "fp8_tflops", 0, 200000, false);
     g.bandwidthBytesPerSecond = number(e, "bandwidth_bytes_per_s", 1e9, 1e15);
@@ -125,6 +129,9 @@ Expected<GpuCatalog> parseGpuCatalog(const std::string& textIn, const std::strin
                                         [&](const GpuSpec& x) { return x.name == g.name; }),
                          c.gpus.end());
             c.gpus.push_back(std::move(g));
+        } catch (const nlohmann::json::exception& err) {
+            c.messages.push_back(label + ": gpus[" + std::to_string(index) + "]: " + err.what() +
+                                 "; entry skipped");
         } catch (const EntryError& err) {
             std::string name;
             if (e.is_object() && e.contains("name") && e["name"].is_string())

@@ -92,7 +92,12 @@ Expected<LayoutFile> parseLayoutFile(const std::string& text, const std::string&
             throw FieldError{"requests_per_day", "missing (or requests_per_hour, requests_per_month)"};
         f.layout.requestsPerDay = perDay;
         f.layout.ttlSeconds = integer(j, "ttl_seconds", 1, 30 * 86400, 300, "");
-        const std::string arrival = j.value("arrival", std::string("poisson"));
+        std::string arrival = "poisson";
+        if (auto a = j.find("arrival"); a != j.end() && !a->is_null()) {
+            if (!a->is_string())
+                throw FieldError{"arrival", "expected \"even\", \"poisson\" or \"bursts\""};
+            arrival = a->get<std::string>();
+        }
         if (arrival == "even")
             f.layout.arrival = Arrival::Even;
         else if (arrival == "poisson")
@@ -124,6 +129,8 @@ Expected<LayoutFile> parseLayoutFile(const std::string& text, const std::string&
             throw FieldError{"price", "missing: name a catalog id or give inline \"pricing\""};
     } catch (const FieldError& e) {
         return Error{label + ": " + e.field + ": " + e.message};
+    } catch (const nlohmann::json::exception& e) {
+        return Error{label + ": unexpected structure: " + e.what()};
     }
     return f;
 }

@@ -136,6 +136,9 @@ Expected<PriceCatalog> parsePriceCatalog(const std::string& text, const std::str
                                           [&](const PriceSheet& x) { return x.id == p.id; }),
                            c.models.end());
             c.models.push_back(std::move(p));
+        } catch (const nlohmann::json::exception& err) {
+            c.messages.push_back(label + ": models[" + std::to_string(i) + "]: " + err.what() +
+                                 "; entry skipped");
         } catch (const EntryError& err) {
             std::string id;
             if (e.is_object() && e.contains("id") && e["id"].is_string())

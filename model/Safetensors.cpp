@@ -32,7 +32,20 @@ int64_t dtypeBytes(const std::string& t)
 
 Expected<int64_t> indexTotalSize(const std::string& path)
 {
-    auto doc = detail::readJsonFile(path);
+    auto text = detail::readTextFile(path, detail::kMaxConfigBytes);
+    if (!text)
+        return Error{text.error()};
+    return parseSafetensorsIndex(text.value(), path);
+}
+
+} // namespace
+
+// The tensor extents a safetensors JSON header describes, each checked against dtype x shape.
+static Expected<int64_t> headerTensorBytes(const std::string& header, const std::string& path);
+
+Expected<int64_t> parseSafetensorsIndex(const std::string& text, const std::string& path)
+{
+    auto doc = detail::parseJson(text, path);
     if (!doc)
         return Error{doc.error()};
     const json& j = doc.value();
@@ -57,7 +70,20 @@ Expected<int64_t> indexTotalSize(const std::string& path)
     return Error{path + ": metadata.total_size: expected a positive integer byte count"};
 }
 
-} // namespace
+Expected<int64_t> parseSafetensorsHeader(const std::string& bytes, const std::string& path)
+{
+    if (bytes.size() < 8)
+        return Error{path + ": header length: file is shorter than 8 bytes"};
+    uint64_t len = 0;
+    for (int i = 7; i >= 0; --i)
+        len = (len << 8) | static_cast<unsigned char>(bytes[size_t(i)]);
+    if (len == 0 || len > static_cast<uint64_t>(detail::kMaxSafetensorsHeaderBytes))
+        return Error{path + ": header length: " + std::to_string(len) + " bytes, expected 1 to " +
+                     std::to_string(detail::kMaxSafetensorsHeaderBytes)};
+    if (bytes.size() - 8 < len)
+        return Error{path + ": header: file ends inside the JSON header"};
+    return headerTensorBytes(bytes.substr(8, size_t(len)), path);
+}
 
 Expected<int64_t> safetensorsTensorBytes(const std::string& path)
 {
@@ -79,6 +105,11 @@ Expected<int64_t> safetensorsTensorBytes(const std::string& path)
     in.read(header.data(), static_cast<std::streamsize>(len));
     if (static_cast<uint64_t>(in.gcount()) != len)
         return Error{path + ": header: file ends inside the JSON header"};
+    return headerTensorBytes(header, path);
+}
+
+static Expected<int64_t> headerTensorBytes(const std::string& header, const std::string& path)
+{
     auto doc = detail::parseJson(header, path + " (header)");
     if (!doc)
         return Error{doc.error()};

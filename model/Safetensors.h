@@ -23,5 +23,9 @@ Expected<std::optional<CheckpointSize>> readCheckpointSize(const std::string& fo
 
 // The tensor bytes one safetensors file describes in its header.
 Expected<int64_t> safetensorsTensorBytes(const std::string& path);
+// The same from the file's first bytes (the 8-byte length, then the header); `label` names it.
+Expected<int64_t> parseSafetensorsHeader(const std::string& bytes, const std::string& label);
+// model.safetensors.index.json's metadata.total_size from its text.
+Expected<int64_t> parseSafetensorsIndex(const std::string& text, const std::string& label);
 
 } // namespace attnplan

@@ -13,7 +13,7 @@ Xvfb $display -screen 0 1600x1000x24 >/dev/null 2>&1 &
 xvfb=$!
 trap 'kill $xvfb 2>/dev/null; rm -rf "$XDG_CONFIG_HOME"' EXIT
 sleep 1
-names=(memory compute compare)
+names=(memory compute compare cost measure explain)
 for i in "${!names[@]}"; do
     DISPLAY=$display QT_QPA_PLATFORM=xcb "$app" "$root/configs/llama-3.1-8b.json" --tab "$i" \
         --screenshot "$out/${names[$i]}.png" 2>/dev/null || true

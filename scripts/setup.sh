@@ -2,7 +2,8 @@
 # attnplan's two commands on a fresh Debian 12 machine:
 #   scripts/setup.sh run    install what is missing, build, launch the GUI with a bundled model
 #                           (without a display: print that model's report with the CLI)
-#   scripts/setup.sh test   install what is missing, build, run every test
+#   scripts/setup.sh test   install what is missing, build, run every test (and the model and
+#                           CLI suites again under ASan + UBSan)
 set -euo pipefail
 
 mode=${1:-run}
@@ -11,7 +12,7 @@ cd "$root"
 
 # Debian 12 packages (BRIEF.md, "Dependencies"); xvfb and imagemagick only for screenshots.
 packages=(cmake ninja-build g++ ccache qt6-base-dev qt6-charts-dev nlohmann-json3-dev
-          libopenblas-dev libgl-dev)
+          qt6-svg-dev libopenblas-dev libgl-dev python3-numpy)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -39,6 +40,10 @@ run)
     ;;
 test)
     ctest --preset release --timeout 600
+    # The model and CLI suites again under AddressSanitizer + UndefinedBehaviorSanitizer.
+    cmake --preset asan >/dev/null
+    cmake --build --preset asan -- -j"$jobs"
+    ctest --preset asan --timeout 900
     ;;
 *)
     echo "usage: scripts/setup.sh run|test" >&2

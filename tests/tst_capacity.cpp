@@ -48,6 +48,7 @@ private slots:
     void catalogEntriesAreSane();
     void userCatalogOverridesAndReportsMistakes();
     void brokenUserCatalogKeepsBuiltin();
+    void fuzzFindingWrongTypedFlagSkipsOneEntry();
     void lessonFifteenConversations();
     void vllmLogBlocksWithin5Percent_RTX3090_Llama31_8B();
     void vllmConcurrencyWithin005_RTX3090_Llama31_8B();
@@ -134,6 +135,26 @@ void TestCapacity::brokenUserCatalogKeepsBuiltin()
     QCOMPARE(c.gpus.size(), builtinGpuCatalog().gpus.size());
     QCOMPARE(c.messages.size(), size_t(1));
     QVERIFY(QString::fromStdString(c.messages[0]).contains("not valid JSON"));
+}
+
+void TestCapacity::fuzzFindingWrongTypedFlagSkipsOneEntry()
+{
+    // Found by fuzz_gpu_catalog: "memory_reported": 0.0 used to escape as an uncaught
+    // exception. Now that entry is skipped with its reason and the others load.
+    QFile f(src("tests/data/bad/fuzz_gpu_catalog_memory_reported.json"));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const GpuCatalog c = parseGpuCatalog(f.readAll().toStdString(), "gpus.json").value();
+    QVERIFY(!c.find("H200"));
+    QVERIFY(c.find("H100 SXM"));
+    // The fuzzed file carries other mutations too (a missing field, a duplicate name): each is
+    // reported against its entry.
+    bool named = false;
+    for (const std::string& m : c.messages)
+        named |= m.find("\"H200\": memory_reported: expected true or false") != std::string::npos;
+    QVERIFY(named);
+    QCOMPARE(c.messages.size(), size_t(3));
+    // And a number no double holds is a parse error, not a crash.
+    QVERIFY(!parseGpuCatalog(R"({"gpus": [{"name": "x", "memory_bytes": 1e400}]})", "gpus.json").ok());
 }
 
 void TestCapacity::lessonFifteenConversations()

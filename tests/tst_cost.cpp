@@ -398,6 +398,9 @@ void TestCost::layoutFileErrors_data()
     QTest::newRow("no rate") << R"({"price": "x", "segments": [{"name": "a", "tokens": 1}]})" << "requests_per_day";
     QTest::newRow("no price") << R"({"requests_per_day": 1, "segments": [{"name": "a", "tokens": 1}]})" << "price";
     QTest::newRow("bad arrival") << R"({"price": "x", "requests_per_day": 1, "arrival": "sometimes", "segments": [{"name": "a", "tokens": 1}]})" << "arrival";
+    // Found by fuzz_layout: a number no double holds used to escape as an uncaught exception.
+    QTest::newRow("fuzz: number overflow") << "6E66666666666666666666666666666666666666;666666666" << "not valid JSON";
+    QTest::newRow("fuzz: overflow inside") << R"({"price": "x", "requests_per_day": 1e999, "segments": []})" << "not valid JSON";
     QTest::newRow("implausible inline") << R"({"requests_per_day": 1, "segments": [{"name": "a", "tokens": 1}], "pricing": {"input_per_m": 3, "output_per_m": 15, "cache_read_multiplier": 0.1, "cache_write_multipliers": {"300": 24}}})" << "pricing";
 }
 

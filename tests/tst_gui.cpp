@@ -3,6 +3,13 @@
 #include "Architecture.h"
 #include "Capacity.h"
 #include "ConfigReader.h"
+#include "CostController.h"
+#include "ExplainController.h"
+#include "LayoutReader.h"
+#include "Lesson.h"
+#include "MeasureController.h"
+#include "ReportExporter.h"
+#include "SegmentModel.h"
 #include "ModelController.h"
 #include "ModelLibrary.h"
 #include "ModelSpec.h"
@@ -12,6 +19,14 @@
 #include "Units.h"
 
 #include <QAbstractItemModelTester>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QThreadPool>
+
+#include <csignal>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QSignalSpy>
@@ -41,7 +56,203 @@ private slots:
     void itemModelsPassTheTester();
     void inputChangeRecomputesQuickly();
     void tableExports();
+    void reorderingSegmentsRaisesAndClearsTheCacheWarning();
+    void measurementProgressesCancelsAndKeepsPartialResults();
+    void causalToggleZeroesTiredInTheItRow();
+    void exportEachFormatAndReadItBack();
+    void killedWriteLeavesTheOldFileIntact();
 };
+
+void TestGui::reorderingSegmentsRaisesAndClearsTheCacheWarning()
+{
+    CostController cost;
+    QAbstractItemModelTester tester(cost.segments());
+    cost.setPrice("anthropic/claude-sonnet-4.5");
+    SegmentModel* seg = cost.segments();
+    seg->setSegments({{"system prompt", 3000, true, false},
+                      {"documents", 17000, true, false},
+                      {"timestamp", 20, false, false},
+                      {"question", 200, false, false}});
+    auto warnsAboutTimestamp = [&] { return !cost.warnings().filter("\"timestamp\"").isEmpty(); };
+    QVERIFY(!warnsAboutTimestamp());
+    QCOMPARE(cost.result().cacheablePrefixTokens, qint64(20000));
+    // Drag the timestamp to the top, as the view does: the warning names it.
+    QVERIFY(seg->moveRows({}, 2, 1, {}, 0));
+    QCOMPARE(seg->segments().front().name, std::string("timestamp"));
+    QVERIFY(warnsAboutTimestamp());
+    QCOMPARE(cost.result().cacheablePrefixTokens, qint64(0));
+    QCOMPARE(cost.result().monthlyCached, cost.result().monthlyUncached);
+    // The totals are the cost planner's own.
+    PromptLayout l = cost.layout();
+    const PriceSheet* p = cost.catalog().find("anthropic/claude-sonnet-4.5");
+    QCOMPARE(cost.costs()->number(3, 1), computePromptCost(l, *p)->monthlyUncached);
+    // Move it back below the stable parts: the warning clears.
+    QVERIFY(seg->moveRows({}, 0, 1, {}, 3));
+    QVERIFY(!warnsAboutTimestamp());
+    QCOMPARE(cost.costs()->number(3, 2), computePromptCost(cost.layout(), *p)->monthlyCached);
+    // Drag and drop through the MIME path as well.
+    QMimeData* mime = seg->mimeData({seg->index(2, 0)});
+    QVERIFY(mime);
+    seg->dropMimeData(mime, Qt::MoveAction, 0, 0, {});
+    delete mime;
+    QVERIFY(warnsAboutTimestamp());
+    // Bad edits are refused.
+    QVERIFY(!seg->setData(seg->index(1, SegmentModel::Tokens), -5, Qt::EditRole));
+    QVERIFY(!seg->setData(seg->index(1, SegmentModel::Tokens), "lots", Qt::EditRole));
+}
+
+void TestGui::measurementProgressesCancelsAndKeepsPartialResults()
+{
+    MeasureController m;
+    QAbstractItemModelTester tester(m.runs());
+    BenchConfig c;
+    c.prefillTokens = {64, 96, 128, 160, 192, 224};
+    c.heads = 2;
+    c.kvHeads = 1;
+    c.headDim = 64;
+    c.measureCeilings = false;
+    c.naiveBaseline = false;
+    c.warmup = 0;
+    c.repeats = 1;
+    c.threads = 2;
+    QSignalSpy progress(&m, &MeasureController::progress);
+    QSignalSpy finished(&m, &MeasureController::finished);
+    const auto canceller = connect(&m, &MeasureController::progress, &m, [&m](int done) {
+        if (done == 2)
+            m.cancel(); // the Cancel button, mid-sweep
+    });
+    QVERIFY(m.start(c));
+    QVERIFY(m.running());
+    QVERIFY(!m.start(c)); // one at a time
+    QVERIFY(finished.wait(20000));
+    QCOMPARE(finished.first().first().toBool(), true); // cancelled
+    QVERIFY(progress.count() >= 2);
+    QCOMPARE(progress.first().at(1).toInt(), 6);
+    const int kept = m.runs()->rowCount();
+    QVERIFY2(kept >= 2 && kept < 6, qPrintable(QString::number(kept)));
+    QCOMPARE(int(m.reports().back().runs.size()), kept);
+    QVERIFY(!m.running());
+    QVERIFY(QThreadPool::globalInstance()->waitForDone(5000)); // no thread left running
+    QCOMPARE(QThreadPool::globalInstance()->activeThreadCount(), 0);
+    // A second, full sweep appends to the session's results.
+    disconnect(canceller);
+    c.prefillTokens = {64, 96};
+    c.naiveBaseline = true;
+    c.decodeTokens = {300};
+    c.decodeKvHeads = {2, 1};
+    QVERIFY(m.start(c));
+    QVERIFY(finished.wait(20000));
+    QCOMPARE(m.runs()->rowCount(), kept + 4 + 4);
+    QCOMPARE(m.prefillCurve()->rowCount(), 2);
+    // The charts' models: decode per layout and dtype; fused memory against the n x n matrix.
+    QCOMPARE(m.decodeBars()->rowCount(), 4);
+    QVERIFY(m.decodeBars()->value(0, 0).toString().startsWith("MHA (2 KV), fp32"));
+    QCOMPARE(m.memoryBars()->rowCount(), 2);
+    QCOMPARE(m.memoryBars()->number(0, 2), 64.0 * 64 * 4 / 1e6);
+}
+
+void TestGui::causalToggleZeroesTiredInTheItRow()
+{
+    ExplainController e;
+    QAbstractItemModelTester t1(e.heatmap()), t2(e.itModel()), t3(e.sqrtDkModel());
+    const int it = 7, tired = 9;
+    e.setCausal(false);
+    QVERIFY(e.heatmap()->number(it, tired) > 0);
+    e.setCausal(true);
+    QCOMPARE(e.heatmap()->number(it, tired), 0.0); // exactly 0
+    QCOMPARE(e.heatmap()->headerData(it, Qt::Vertical, Qt::DisplayRole).toString(), QString("it"));
+    // The "it" example: the lesson's 0.63, 0.23, 0.14 and blend (0.77, 0.37).
+    QCOMPARE(std::round(e.itModel()->number(0, 3) * 100) / 100, 0.63);
+    QCOMPARE(std::round(e.blendX() * 100) / 100, 0.77);
+    QCOMPARE(std::round(e.blendY() * 100) / 100, 0.37);
+    // Temperature sharpens: at 0.25 the "it" row's top weight grows.
+    e.setCausal(false);
+    const double warm = e.heatmap()->number(it, 1);
+    e.setTemperature(0.25);
+    QVERIFY(e.heatmap()->number(it, 1) > warm);
+    QCOMPARE(e.sqrtDkModel()->rowCount(), 3);
+}
+
+void TestGui::exportEachFormatAndReadItBack()
+{
+    ModelController models;
+    PlanController plan;
+    CostController cost;
+    MeasureController measure;
+    SummaryModel summary;
+    connect(&models, &ModelController::modelChanged, &plan, &PlanController::setModel);
+    connect(&models, &ModelController::modelChanged, &summary, &SummaryModel::setModel);
+    QVERIFY(models.openBundled("mixtral-8x7b-v0.1"));
+    ReportExporter exporter(&summary, &plan, &cost, &measure);
+    QTemporaryDir dir;
+    QString error;
+    for (const char* ext : {"md", "json", "csv"})
+        QVERIFY2(exporter.exportTo(dir.filePath(QString("report.") + ext), &error), qPrintable(error));
+    QFile md(dir.filePath("report.md"));
+    QVERIFY(md.open(QIODevice::ReadOnly));
+    const QString mdText = QString::fromUtf8(md.readAll());
+    QVERIFY(mdText.contains("46,702,792,704"));
+    QVERIFY(mdText.contains(plan.vllmCommand()));
+    QFile js(dir.filePath("report.json"));
+    QVERIFY(js.open(QIODevice::ReadOnly));
+    const QJsonObject root = QJsonDocument::fromJson(js.readAll()).object();
+    QCOMPARE(root["model"].toObject()["Attention"].toString(), QString("GQA"));
+    QCOMPARE(root["plan"].toObject()["conversations"].toInteger(), plan.result().conversations);
+    QCOMPARE(root["cost"].toObject()["price"].toString(), cost.priceId());
+    QFile csv(dir.filePath("report.csv"));
+    QVERIFY(csv.open(QIODevice::ReadOnly));
+    const QString csvText = QString::fromUtf8(csv.readAll());
+    QVERIFY(csvText.contains("# Attention shapes compared"));
+    QVERIFY(csvText.contains("Parameters,\"46,702,792,704 (46.7 B)\""));
+    QVERIFY(!exporter.exportTo(dir.filePath("report.docx"), &error));
+    QVERIFY(error.contains("unknown format"));
+    QVERIFY(!ReportExporter::writeAtomically("/nonexistent-dir/report.md", "x", &error));
+    QVERIFY(error.contains("/nonexistent-dir/report.md"));
+}
+
+void TestGui::killedWriteLeavesTheOldFileIntact()
+{
+    // A child process starts an atomic write of 256 MB over an existing report and is killed
+    // midway (SIGKILL: no destructor, no cleanup). The old file must still be there, whole.
+    QTemporaryDir dir;
+    const QString path = dir.filePath("report.json");
+    const QByteArray old = "{\"the\": \"previous report\"}\n";
+    QVERIFY(ReportExporter::writeAtomically(path, old, nullptr));
+    const pid_t child = fork();
+    QVERIFY(child >= 0);
+    if (child == 0) {
+        const QByteArray big(256 * 1024 * 1024, 'x');
+        ReportExporter::writeAtomically(path, big, nullptr);
+        _exit(0);
+    }
+    // Wait until the write is under way: the child holds QSaveFile's temporary open in that
+    // folder (named, or O_TMPFILE's "#inode (deleted)").
+    bool underway = false;
+    for (int i = 0; i < 1000 && !underway; ++i) {
+        const QString fdDir = QString("/proc/%1/fd").arg(child);
+        for (const QString& fd : QDir(fdDir).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::System)) {
+            char target[4096] = {};
+            const ssize_t n = readlink(QFile::encodeName(fdDir + "/" + fd).constData(), target, sizeof target - 1);
+            const QString t = QString::fromLocal8Bit(target, n > 0 ? int(n) : 0);
+            underway |= t.startsWith(dir.path() + "/") && !t.startsWith(path + " ") && t != path;
+        }
+        if (!underway)
+            QTest::qSleep(5);
+    }
+    QVERIFY(underway);
+    ::kill(child, SIGKILL);
+    int status = 0;
+    waitpid(child, &status, 0);
+    QVERIFY(WIFSIGNALED(status)); // it really died mid-write
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QCOMPARE(f.readAll(), old);
+    // And a completed write replaces it whole.
+    QVERIFY(ReportExporter::writeAtomically(path, "new\n", nullptr));
+    f.close();
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QCOMPARE(f.readAll(), QByteArray("new\n"));
+}
 
 void TestGui::everyBundledConfigLoadsWithItsNumbers_data()
 {
@@ -223,6 +434,10 @@ void TestGui::itemModelsPassTheTester()
     PlanController plan;
     connect(&models, &ModelController::modelChanged, &plan, &PlanController::setModel);
     QList<QAbstractItemModelTester*> testers;
+    CostController cost;
+    ExplainController explain;
+    for (TableModel* m : {cost.costs(), cost.curve(), explain.heatmap(), explain.itModel(), explain.sqrtDkModel()})
+        testers << new QAbstractItemModelTester(m, QAbstractItemModelTester::FailureReportingMode::QtTest, this);
     for (TableModel* m : {plan.memoryModel(), plan.conversationCurve(), plan.flopsCurve(),
                           plan.compareModel(), plan.decodeCurve(), plan.optionsModel(), plan.planModel()})
         testers << new QAbstractItemModelTester(m, QAbstractItemModelTester::FailureReportingMode::QtTest, this);

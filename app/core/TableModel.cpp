@@ -57,6 +57,8 @@ QString TableModel::format(const QVariant& v, Unit unit)
         return v.toString();
     const double x = v.toDouble();
     switch (unit) {
+    case Unit::Number:
+        return QString::number(x, 'f', 3);
     case Unit::Count:
         return std::abs(x) >= 1e6 ? QString::fromStdString(formatCount(x))
                                   : QString::fromStdString(withCommas(int64_t(std::llround(x))));
@@ -106,9 +108,21 @@ QVariant TableModel::data(const QModelIndex& index, int role) const
     }
 }
 
+void TableModel::setRowLabels(QStringList labels)
+{
+    m_rowLabels = std::move(labels);
+    if (!m_rows.isEmpty())
+        emit headerDataChanged(Qt::Vertical, 0, int(m_rows.size()) - 1);
+}
+
 QVariant TableModel::headerData(int section, Qt::Orientation o, int role) const
 {
-    if (o != Qt::Horizontal || section < 0 || section >= m_columns.size())
+    if (o == Qt::Vertical) {
+        if (role == Qt::DisplayRole && section >= 0 && section < m_rowLabels.size())
+            return m_rowLabels[section];
+        return {};
+    }
+    if (section < 0 || section >= m_columns.size())
         return {};
     if (role == Qt::DisplayRole)
         return m_columns[section].title;

@@ -13,7 +13,7 @@ class TableModel : public QAbstractTableModel
 
 public:
     enum Role { FormattedRole = Qt::UserRole + 1 };
-    enum class Unit { Text, Count, Bytes, GiB, Seconds, Flops, Dollars, Ratio, Percent };
+    enum class Unit { Text, Number, Count, Bytes, GiB, Seconds, Flops, Dollars, Ratio, Percent };
 
     struct Column
     {
@@ -24,6 +24,8 @@ public:
 
     explicit TableModel(QVector<Column> columns, QObject* parent = nullptr);
 
+    // Labels shown in the vertical header (for matrices such as the attention heatmap).
+    void setRowLabels(QStringList labels);
     // Replaces the columns and clears the rows (a reset).
     void setColumns(QVector<Column> columns);
     // Replaces every row (a reset: views and mappers re-read).
@@ -49,4 +51,5 @@ private:
     QVector<Column> m_columns;
     QVector<QVector<QVariant>> m_rows;
     QVector<QString> m_rowTooltips;
+    QStringList m_rowLabels;
 };

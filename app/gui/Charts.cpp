@@ -3,6 +3,7 @@
 #include "TableModel.h"
 
 #include <QBarCategoryAxis>
+#include <QBarSeries>
 #include <QBarSet>
 #include <QChart>
 #include <QChartView>
@@ -151,6 +152,43 @@ QChartView* barChart(TableModel* model, int labelColumn, int valueColumn, const 
         fitAxes(chart);
     };
     QObject::connect(model, &QAbstractItemModel::modelReset, chart, relabel);
+    relabel();
+    return viewFor(chart);
+}
+
+QChartView* groupedBars(TableModel* model, int labelColumn, int firstColumn, int lastColumn,
+                        const QString& title, const QString& valueTitle, bool logValues)
+{
+    auto* chart = new QChart;
+    chart->setTitle(title);
+    auto* series = new QBarSeries(chart);
+    auto* mapper = new QVBarModelMapper(series);
+    mapper->setFirstBarSetColumn(firstColumn);
+    mapper->setLastBarSetColumn(lastColumn);
+    mapper->setSeries(series);
+    mapper->setModel(model);
+    chart->addSeries(series);
+    auto* cats = new QBarCategoryAxis;
+    chart->addAxis(cats, Qt::AlignBottom);
+    series->attachAxis(cats);
+    QAbstractAxis* ay = makeAxis(logValues, valueTitle);
+    chart->addAxis(ay, Qt::AlignLeft);
+    series->attachAxis(ay);
+    auto name = [series, model, firstColumn] {
+        const auto sets = series->barSets();
+        for (int i = 0; i < sets.size(); ++i)
+            sets[i]->setLabel(model->headerData(firstColumn + i, Qt::Horizontal, Qt::DisplayRole).toString());
+    };
+    QObject::connect(series, &QAbstractBarSeries::barsetsAdded, chart, name);
+    auto relabel = [chart, cats, model, labelColumn] {
+        QStringList labels;
+        for (int r = 0; r < model->rowCount(); ++r)
+            labels << model->value(r, labelColumn).toString();
+        cats->setCategories(labels);
+        fitAxes(chart);
+    };
+    QObject::connect(model, &QAbstractItemModel::modelReset, chart, relabel);
+    name();
     relabel();
     return viewFor(chart);
 }

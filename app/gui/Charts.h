@@ -18,6 +18,11 @@ QChartView* stackedBar(TableModel* model, const QString& title, const QString& v
 QChartView* barChart(TableModel* model, int labelColumn, int valueColumn, const QString& title,
                      const QString& valueTitle, bool logValues = false);
 
+// Vertical grouped bars: one category per row (labels from labelColumn), one bar set per
+// value column from firstColumn to lastColumn.
+QChartView* groupedBars(TableModel* model, int labelColumn, int firstColumn, int lastColumn,
+                        const QString& title, const QString& valueTitle, bool logValues = false);
+
 // Refits a chart's axes to its series (call after the model changed).
 void fitAxes(QChart* chart);
 // Applies the light or dark theme to a chart, keeping its series colours distinct.

@@ -3,6 +3,14 @@
 #include "Charts.h"
 #include "CompareTab.h"
 #include "ComputeTab.h"
+#include "CostController.h"
+#include "CostTab.h"
+#include "ExplainController.h"
+#include "ExplainTab.h"
+#include "MeasureController.h"
+#include "MeasureTab.h"
+#include "ReportExporter.h"
+#include "TableModel.h"
 #include "MemoryTab.h"
 #include "ModelController.h"
 #include "ModelLibrary.h"
@@ -11,7 +19,12 @@
 #include "SummaryModel.h"
 
 #include <QAction>
+#include <QClipboard>
+#include <QInputDialog>
+#include <QPainter>
+#include <QSvgGenerator>
 #include <QApplication>
+#include <QBuffer>
 #include <QChart>
 #include <QChartView>
 #include <QCloseEvent>
@@ -38,7 +51,10 @@ MainWindow::MainWindow(ModelController* models, PlanController* plan, QWidget* p
       m_summary(new SummaryModel(this)), m_badge(new QLabel), m_title(new QLabel), m_error(new QLabel),
       m_libraryView(new QTreeView), m_summaryView(new QTableView), m_tabs(new QTabWidget),
       m_memoryTab(new MemoryTab(plan)), m_computeTab(new ComputeTab(plan)),
-      m_compareTab(new CompareTab(plan))
+      m_compareTab(new CompareTab(plan)), m_cost(new CostController(this)),
+      m_measure(new MeasureController(this)), m_explain(new ExplainController(this)),
+      m_costTab(new CostTab(m_cost, plan)), m_measureTab(new MeasureTab(m_measure, plan)),
+      m_explainTab(new ExplainTab(m_explain))
 {
     setWindowTitle(tr("attnplan"));
     setAcceptDrops(true);
@@ -89,6 +105,9 @@ MainWindow::MainWindow(ModelController* models, PlanController* plan, QWidget* p
     m_tabs->addTab(m_memoryTab, tr("&Memory && GPUs"));
     m_tabs->addTab(m_computeTab, tr("C&ompute"));
     m_tabs->addTab(m_compareTab, tr("Com&pare"));
+    m_tabs->addTab(m_costTab, tr("Co&st"));
+    m_tabs->addTab(m_measureTab, tr("Mea&sure"));
+    m_tabs->addTab(m_explainTab, tr("E&xplain"));
     setCentralWidget(m_tabs);
     buildMenus();
 
@@ -110,7 +129,13 @@ void MainWindow::buildMenus()
     file->addAction(tr("Open model &folder..."), QKeySequence(tr("Ctrl+Shift+O")), this, &MainWindow::openFolder);
     file->addAction(tr("&Rescan Hugging Face cache"), QKeySequence::Refresh, m_library, [this] { m_library->rescanCache(); });
     file->addSeparator();
+    file->addAction(tr("&Export report (Markdown, JSON, CSV)..."), QKeySequence(tr("Ctrl+E")), this, &MainWindow::exportReport);
+    file->addAction(tr("Save chart as &PNG..."), this, [this] { exportChart(false); });
+    file->addAction(tr("Save chart as &SVG..."), this, [this] { exportChart(true); });
+    file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    edit->addAction(tr("&Copy table"), QKeySequence::Copy, this, &MainWindow::copyTable);
     QMenu* view = menuBar()->addMenu(tr("&View"));
     for (int i = 0; i < m_tabs->count(); ++i)
         view->addAction(m_tabs->tabText(i).remove('&'), QKeySequence(tr("Ctrl+%1").arg(i + 1)), this,
@@ -132,7 +157,8 @@ void MainWindow::buildMenus()
 
 QList<QChartView*> MainWindow::charts() const
 {
-    return m_memoryTab->charts() + m_computeTab->charts() + m_compareTab->charts();
+    return m_memoryTab->charts() + m_computeTab->charts() + m_compareTab->charts() +
+           m_costTab->charts() + m_measureTab->charts() + m_explainTab->charts();
 }
 
 void MainWindow::setDarkPalette(bool dark)
@@ -200,6 +226,98 @@ void MainWindow::showError(const QString& message)
 {
     m_error->setText(tr("Could not open: %1\nThe previous model stays open.").arg(message));
     m_error->show();
+}
+
+void MainWindow::exportReport()
+{
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export report"), QStringLiteral("attnplan-report.md"),
+                                                      tr("Markdown (*.md);;JSON (*.json);;CSV (*.csv)"));
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (!ReportExporter(m_summary, m_plan, m_cost, m_measure).exportTo(path, &error))
+        QMessageBox::warning(this, tr("Export failed"), error);
+    else
+        statusBar()->showMessage(tr("Report written to %1").arg(path), 4000);
+}
+
+void MainWindow::exportChart(bool svg)
+{
+    // The charts of the current tab; ask which when there are several.
+    QList<QChartView*> views;
+    for (QChartView* v : charts())
+        if (m_tabs->currentWidget()->isAncestorOf(v))
+            views << v;
+    if (views.isEmpty())
+        return;
+    QChartView* view = views.first();
+    if (views.size() > 1) {
+        QStringList titles;
+        for (QChartView* v : views)
+            titles << v->chart()->title();
+        bool ok = false;
+        const QString pick = QInputDialog::getItem(this, tr("Save chart"), tr("Chart"), titles, 0, false, &ok);
+        if (!ok)
+            return;
+        view = views[titles.indexOf(pick)];
+    }
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save chart"), view->chart()->title().left(40) + (svg ? ".svg" : ".png"),
+                                                      svg ? tr("SVG (*.svg)") : tr("PNG (*.png)"));
+    if (path.isEmpty())
+        return;
+    QByteArray bytes;
+    if (svg) {
+        QBuffer buffer(&bytes);
+        buffer.open(QIODevice::WriteOnly);
+        QSvgGenerator gen;
+        gen.setOutputDevice(&buffer);
+        gen.setSize(view->size());
+        gen.setViewBox(view->rect());
+        gen.setTitle(view->chart()->title());
+        QPainter painter(&gen);
+        view->render(&painter);
+    } else {
+        QBuffer buffer(&bytes);
+        buffer.open(QIODevice::WriteOnly);
+        view->grab().save(&buffer, "PNG");
+    }
+    QString error;
+    if (!ReportExporter::writeAtomically(path, bytes, &error))
+        QMessageBox::warning(this, tr("Save failed"), error);
+}
+
+void MainWindow::copyTable()
+{
+    auto* view = qobject_cast<QTableView*>(QApplication::focusWidget());
+    if (!view || !view->model())
+        return;
+    // The selection, or the whole table, as tab-separated text with the formatted numbers.
+    const QAbstractItemModel* m = view->model();
+    QModelIndexList sel = view->selectionModel() ? view->selectionModel()->selectedIndexes() : QModelIndexList{};
+    int r0 = 0, r1 = m->rowCount() - 1, c0 = 0, c1 = m->columnCount() - 1;
+    if (!sel.isEmpty()) {
+        r0 = r1 = sel.first().row();
+        c0 = c1 = sel.first().column();
+        for (const QModelIndex& i : sel) {
+            r0 = std::min(r0, i.row()), r1 = std::max(r1, i.row());
+            c0 = std::min(c0, i.column()), c1 = std::max(c1, i.column());
+        }
+    }
+    QStringList lines, head;
+    for (int c = c0; c <= c1; ++c)
+        head << m->headerData(c, Qt::Horizontal).toString();
+    lines << head.join('\t');
+    for (int r = r0; r <= r1; ++r) {
+        QStringList cells;
+        for (int c = c0; c <= c1; ++c) {
+            const QModelIndex i = m->index(r, c);
+            const QVariant f = i.data(TableModel::FormattedRole);
+            cells << (f.isValid() ? f.toString() : i.data().toString());
+        }
+        lines << cells.join('\t');
+    }
+    QApplication::clipboard()->setText(lines.join('\n') + '\n');
+    statusBar()->showMessage(tr("Copied %1 row(s)").arg(r1 - r0 + 1), 3000);
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event)

@@ -4,6 +4,12 @@
 
 class ComputeTab;
 class CompareTab;
+class CostController;
+class CostTab;
+class ExplainController;
+class ExplainTab;
+class MeasureController;
+class MeasureTab;
 class MemoryTab;
 class ModelController;
 class ModelLibrary;
@@ -25,6 +31,7 @@ public:
     MainWindow(ModelController* models, PlanController* plan, QWidget* parent = nullptr);
 
     QTabWidget* tabs() const { return m_tabs; }
+    MeasureController* measure() const { return m_measure; }
     QList<QChartView*> charts() const;
     void setDarkPalette(bool dark);
 
@@ -39,6 +46,9 @@ private:
     void openFolder();
     void showModel();
     void showError(const QString& message);
+    void exportReport();
+    void exportChart(bool svg);
+    void copyTable();
     void restoreSettings();
     void saveSettings() const;
 
@@ -55,5 +65,11 @@ private:
     MemoryTab* m_memoryTab;
     ComputeTab* m_computeTab;
     CompareTab* m_compareTab;
+    CostController* m_cost;
+    MeasureController* m_measure;
+    ExplainController* m_explain;
+    CostTab* m_costTab;
+    MeasureTab* m_measureTab;
+    ExplainTab* m_explainTab;
     bool m_dark = false;
 };

@@ -1,4 +1,5 @@
 #include "MainWindow.h"
+#include "MeasureController.h"
 #include "ModelController.h"
 #include "PlanController.h"
 
@@ -76,10 +77,31 @@ int main(int argc, char** argv)
     }
     if (parser.isSet(screenshot)) {
         const QString file = parser.value(screenshot);
-        QTimer::singleShot(800, &app, [&, file] {
-            window.grab().save(file);
-            app.quit();
-        });
+        if (window.tabs()->currentIndex() == 4) {
+            // The Measure tab: take the picture once a short live sweep has finished.
+            QObject::connect(window.measure(), &MeasureController::finished, &app, [&, file] {
+                QTimer::singleShot(300, &app, [&, file] {
+                    window.grab().save(file);
+                    app.quit();
+                });
+            });
+            QTimer::singleShot(300, &app, [&] {
+                attnplan::BenchConfig c;
+                c.prefillTokens = {256, 512, 1024, 2048};
+                c.naiveMaxTokens = 1024;
+                c.heads = c.kvHeads = 8;
+                c.headDim = 128;
+                c.threads = 2;
+                c.decodeTokens = {16384};
+                c.decodeKvHeads = {8, 2, 1};
+                window.measure()->start(c);
+            });
+        } else {
+            QTimer::singleShot(800, &app, [&, file] {
+                window.grab().save(file);
+                app.quit();
+            });
+        }
     }
     return app.exec();
 }

@@ -78,6 +78,12 @@ Expected<nlohmann::json> parseJson(const std::string& text, const std::string& l
         const auto colon = what.rfind(": ");
         const std::string detail = colon == std::string::npos ? what : what.substr(colon + 2);
         return Error{label + ": not valid JSON at byte " + std::to_string(e.byte) + ": " + detail};
+    } catch (const nlohmann::json::exception& e) {
+        // out_of_range 406: a number such as 1e400 that no double holds (found by fuzzing).
+        std::string what = e.what();
+        const auto bracket = what.find("] ");
+        return Error{label + ": not valid JSON: " +
+                     (bracket == std::string::npos ? what : what.substr(bracket + 2))};
     }
 }
 

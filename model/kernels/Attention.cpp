@@ -3,6 +3,9 @@
 #include "KernelEntry.h"
 
 #include <cmath>
+#if defined(ATTNPLAN_HAVE_AVX2)
+#include <cpuid.h>
+#endif
 #include <cstring>
 #include <limits>
 #include <vector>
@@ -26,12 +29,28 @@ double AttentionShape::pairs() const
 KernelIsa bestKernelIsa()
 {
 #if defined(ATTNPLAN_HAVE_AVX2) && (defined(__GNUC__) || defined(__clang__))
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-        __builtin_cpu_supports("f16c"))
+    // CPUID: leaf 1 ECX bit 12 FMA, bit 27 OSXSAVE, bit 28 AVX, bit 29 F16C; leaf 7 EBX bit 5
+    // AVX2; XCR0 bits 1 and 2: the OS saves SSE and AVX state.
+    static const KernelIsa best = [] {
+        unsigned a = 0, b = 0, c = 0, d = 0;
+        if (!__get_cpuid(1, &a, &b, &c, &d))
+            return KernelIsa::Scalar;
+        const bool fma = c & (1u << 12), osxsave = c & (1u << 27), avx = c & (1u << 28),
+                   f16c = c & (1u << 29);
+        if (!(fma && osxsave && avx && f16c))
+            return KernelIsa::Scalar;
+        unsigned xlo = 0, xhi = 0;
+        __asm__("xgetbv" : "=a"(xlo), "=d"(xhi) : "c"(0));
+        if ((xlo & 6u) != 6u)
+            return KernelIsa::Scalar;
+        if (!__get_cpuid_count(7, 0, &a, &b, &c, &d) || !(b & (1u << 5)))
+            return KernelIsa::Scalar;
         return KernelIsa::Avx2;
-#endif
+    }();
+    return best;
+#else
     return KernelIsa::Scalar;
+#endif
 }
 
 const char* kernelIsaName(KernelIsa isa) { return isa == KernelIsa::Avx2 ? "avx2+fma" : "scalar"; }

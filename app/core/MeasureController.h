@@ -1,0 +1,53 @@
+#pragma once
+
+#include "Benchmark.h"
+
+#include <QFutureWatcher>
+#include <QObject>
+
+#include <atomic>
+#include <memory>
+
+class TableModel;
+
+// Runs the live attention benchmark on a worker thread, with throttled progress and Cancel
+// between measurements; results arrive by signal and are kept for the session (every run of
+// every sweep, in runs()), so that they can be charted and exported.
+class MeasureController : public QObject
+{
+    Q_OBJECT
+
+public:
+    explicit MeasureController(QObject* parent = nullptr);
+    ~MeasureController() override;
+
+    bool running() const { return m_running; }
+    TableModel* runs() const { return m_runs; }             // every run this session
+    TableModel* prefillCurve() const { return m_prefill; }  // tokens, measured, predicted
+    TableModel* decodeBars() const { return m_decode; }     // layout and cache dtype, ms
+    TableModel* memoryBars() const { return m_memory; }     // tokens, fused MB, naive MB
+    const std::vector<attnplan::BenchReport>& reports() const { return m_reports; }
+
+public slots:
+    // A sweep for the given shape; returns false if one is already running.
+    bool start(const attnplan::BenchConfig& config);
+    void cancel();
+
+signals:
+    void progress(int done, int total, const QString& lastRun);
+    void runFinished();                                   // one measurement landed
+    void finished(bool cancelled);
+
+private:
+    void addRun(const attnplan::BenchRun& r, const attnplan::BenchReport& ceilings);
+    void onFinished();
+
+    TableModel* m_runs;
+    TableModel* m_prefill;
+    TableModel* m_decode;
+    TableModel* m_memory;
+    std::vector<attnplan::BenchReport> m_reports;
+    std::shared_ptr<std::atomic<bool>> m_cancel;
+    QFutureWatcher<attnplan::BenchReport> m_watcher;
+    bool m_running = false;
+};

@@ -1,0 +1,177 @@
+#include "CostTab.h"
+
+#include "Charts.h"
+#include "CostController.h"
+#include "FormattedDelegate.h"
+#include "PlanController.h"
+#include "SegmentModel.h"
+#include "TableModel.h"
+#include "Units.h"
+
+#include <QChartView>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTableView>
+#include <QVBoxLayout>
+
+using namespace attnplan;
+
+CostTab::CostTab(CostController* cost, PlanController* plan, QWidget* parent)
+    : QWidget(parent), m_cost(cost), m_plan(plan),
+      m_chart(Charts::lineChart(cost->curve(), 0, {1, 2}, true, true, tr("Cost per month against traffic"),
+                                tr("requests per day"), tr("US dollars per month"))),
+      m_summary(new QLabel), m_warnings(new QLabel), m_hosted(new QLabel)
+{
+    auto* segments = new QTableView;
+    segments->setModel(cost->segments());
+    segments->setDragEnabled(true);
+    segments->setAcceptDrops(true);
+    segments->setDropIndicatorShown(true);
+    segments->setDragDropMode(QAbstractItemView::InternalMove);
+    segments->setDefaultDropAction(Qt::MoveAction);
+    segments->setSelectionBehavior(QAbstractItemView::SelectRows);
+    segments->setSelectionMode(QAbstractItemView::SingleSelection);
+    segments->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    segments->setToolTip(tr("Drag rows to reorder the prompt; a volatile part before stable ones breaks the cache"));
+    auto* add = new QPushButton(tr("Add segment"));
+    auto* remove = new QPushButton(tr("Remove"));
+    connect(add, &QPushButton::clicked, this, [cost] { cost->segments()->addSegment({"new segment", 500, true, false}); });
+    connect(remove, &QPushButton::clicked, this, [cost, segments] {
+        cost->segments()->removeSegment(segments->currentIndex().row());
+    });
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(add);
+    buttons->addWidget(remove);
+    buttons->addStretch(1);
+
+    auto* price = new QComboBox;
+    price->addItems(cost->priceIds());
+    price->setCurrentText(cost->priceId());
+    for (int i = 0; i < price->count(); ++i)
+        if (const PriceSheet* p = cost->catalog().find(price->itemText(i).toStdString()))
+            price->setItemData(i, QString::fromStdString(p->source + " (" + p->asOf + ")" +
+                                                         (p->cacheReadNote.empty() ? "" : "; " + p->cacheReadNote)),
+                               Qt::ToolTipRole);
+    auto* output = new QSpinBox;
+    output->setRange(0, 1 << 24);
+    output->setValue(int(cost->layout().outputTokens));
+    auto* perDay = new QDoubleSpinBox;
+    perDay->setRange(0, 1e9);
+    perDay->setDecimals(0);
+    perDay->setValue(cost->layout().requestsPerDay);
+    perDay->setGroupSeparatorShown(true);
+    auto* ttl = new QComboBox;
+    ttl->addItem(tr("5 minutes"), 300);
+    ttl->addItem(tr("1 hour"), 3600);
+    auto* arrival = new QComboBox;
+    arrival->addItem(tr("Random (Poisson)"), int(Arrival::Poisson));
+    arrival->addItem(tr("Evenly spaced"), int(Arrival::Even));
+    arrival->addItem(tr("Bursts of 10"), int(Arrival::Bursts));
+    auto* gpuPrice = new QDoubleSpinBox;
+    gpuPrice->setRange(0, 1000);
+    gpuPrice->setPrefix(QStringLiteral("$"));
+    gpuPrice->setSuffix(tr(" / GPU-hour"));
+    gpuPrice->setValue(m_gpuDollarsPerHour);
+    gpuPrice->setToolTip(tr("What one GPU of the current plan costs you per hour (set it; the catalog has no prices)"));
+    auto* form = new QFormLayout;
+    form->addRow(tr("&Provider / model"), price);
+    form->addRow(tr("&Output tokens"), output);
+    form->addRow(tr("&Requests per day"), perDay);
+    form->addRow(tr("Cache &TTL"), ttl);
+    form->addRow(tr("Arrivals"), arrival);
+    form->addRow(tr("Self-hosted GPU"), gpuPrice);
+
+    auto* costTable = new QTableView;
+    costTable->setModel(cost->costs());
+    costTable->setItemDelegate(new FormattedDelegate(costTable));
+    costTable->verticalHeader()->hide();
+    costTable->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    costTable->setMaximumHeight(150);
+
+    m_summary->setWordWrap(true);
+    m_warnings->setWordWrap(true);
+    m_warnings->setTextFormat(Qt::RichText);
+    m_warnings->setStyleSheet(QStringLiteral("QLabel { color: #b45309; }"));
+    m_hosted->setWordWrap(true);
+
+    auto* left = new QVBoxLayout;
+    left->addWidget(new QLabel(tr("<b>Prompt layout</b> (drag to reorder)")));
+    left->addWidget(segments, 1);
+    left->addLayout(buttons);
+    left->addLayout(form);
+    auto* right = new QVBoxLayout;
+    right->addWidget(costTable);
+    right->addWidget(m_summary);
+    right->addWidget(m_warnings);
+    right->addWidget(m_chart, 1);
+    right->addWidget(m_hosted);
+    auto* layout = new QHBoxLayout(this);
+    layout->addLayout(left, 2);
+    layout->addLayout(right, 3);
+
+    connect(price, &QComboBox::currentTextChanged, cost, &CostController::setPrice);
+    connect(output, &QSpinBox::valueChanged, cost, [cost](int v) { cost->setOutputTokens(v); });
+    connect(perDay, &QDoubleSpinBox::valueChanged, cost, &CostController::setRequestsPerDay);
+    connect(ttl, &QComboBox::currentIndexChanged, cost, [cost, ttl] { cost->setTtlSeconds(ttl->currentData().toLongLong()); });
+    connect(arrival, &QComboBox::currentIndexChanged, cost, [cost, arrival] { cost->setArrival(Arrival(arrival->currentData().toInt())); });
+    connect(gpuPrice, &QDoubleSpinBox::valueChanged, this, [this](double v) {
+        m_gpuDollarsPerHour = v;
+        updateSelfHosting();
+    });
+    connect(cost, &CostController::resultsChanged, this, &CostTab::showResults);
+    connect(plan, &PlanController::resultsChanged, this, &CostTab::updateSelfHosting);
+    showResults();
+    updateSelfHosting();
+}
+
+void CostTab::showResults()
+{
+    if (!m_cost->ok()) {
+        m_summary->setText(QStringLiteral("<span style='color:#dc2626'>%1</span>").arg(m_cost->error().toHtmlEscaped()));
+        m_warnings->clear();
+        return;
+    }
+    const PromptCost& c = m_cost->result();
+    auto s = [](const std::string& x) { return QString::fromStdString(x); };
+    m_summary->setText(tr("%1 input tokens, %2 of them a cacheable prefix; hit rate %3%. Caching saves "
+                          "<b>%4%</b>: %5 a month instead of %6. A cache write pays for itself after %7 "
+                          "reuse(s) within the TTL.")
+                           .arg(s(withCommas(c.inputTokens)), s(withCommas(c.cacheablePrefixTokens)))
+                           .arg(100 * c.hitRate, 0, 'f', 1)
+                           .arg(100 * c.savingsFraction, 0, 'f', 1)
+                           .arg(TableModel::format(c.monthlyCached, TableModel::Unit::Dollars),
+                                TableModel::format(c.monthlyUncached, TableModel::Unit::Dollars))
+                           .arg(c.breakEvenReuses));
+    QStringList items;
+    for (const QString& w : m_cost->warnings())
+        items << QStringLiteral("⚠ ") + w.toHtmlEscaped();
+    m_warnings->setText(items.join(QStringLiteral("<br>")));
+}
+
+void CostTab::updateSelfHosting()
+{
+    if (!m_plan->ok()) {
+        m_hosted->setText(tr("Self-hosting: no working GPU plan (%1)").arg(m_plan->error()));
+        return;
+    }
+    const auto& in = m_plan->deployment();
+    const double tps = m_plan->result().tokensPerSecond;
+    m_cost->setSelfHosting(m_gpuDollarsPerHour * double(in.gpus), tps);
+    const PriceSheet* p = m_cost->catalog().find(m_cost->priceId().toStdString());
+    m_hosted->setText(tr("Self-hosted on the current plan (%1 x %2, %3 tokens/s at batch %4): <b>$%5 per "
+                         "million output tokens</b>; %6 charges $%7 per million output tokens.")
+                          .arg(in.gpus)
+                          .arg(QString::fromStdString(in.gpu.name))
+                          .arg(tps, 0, 'f', 0)
+                          .arg(m_plan->result().batch)
+                          .arg(m_cost->selfHostedPerMillion(), 0, 'f', 2)
+                          .arg(p ? QString::fromStdString(p->model) : QString())
+                          .arg(p ? p->outputPerMillion : 0, 0, 'f', 2));
+}

@@ -1,0 +1,32 @@
+#pragma once
+
+#include <QWidget>
+
+class CostController;
+class PlanController;
+class QChartView;
+class QLabel;
+
+// Cost: the prompt layout as a reorderable list of segments priced on a provider's rates,
+// with and without caching, per request and per month; the warnings; cost against traffic;
+// self-hosting on the current GPU plan beside the API.
+class CostTab : public QWidget
+{
+    Q_OBJECT
+
+public:
+    CostTab(CostController* cost, PlanController* plan, QWidget* parent = nullptr);
+    QList<QChartView*> charts() const { return {m_chart}; }
+
+private:
+    void showResults();
+    void updateSelfHosting();
+
+    CostController* m_cost;
+    PlanController* m_plan;
+    QChartView* m_chart;
+    QLabel* m_summary;
+    QLabel* m_warnings;
+    QLabel* m_hosted;
+    double m_gpuDollarsPerHour = 2.5;
+};

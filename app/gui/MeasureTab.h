@@ -1,0 +1,36 @@
+#pragma once
+
+#include <QWidget>
+
+class MeasureController;
+class PlanController;
+class QChartView;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+
+// Measure: the live kernel on a worker thread with progress and Cancel; measured prefill time
+// against tokens with this machine's roofline prediction; every run of the session in a table.
+class MeasureTab : public QWidget
+{
+    Q_OBJECT
+
+public:
+    MeasureTab(MeasureController* measure, PlanController* plan, QWidget* parent = nullptr);
+    QList<QChartView*> charts() const { return {m_chart, m_decodeChart, m_memoryChart}; }
+
+private:
+    void start(bool decode);
+    void finished(bool cancelled);
+
+    MeasureController* m_measure;
+    PlanController* m_plan;
+    QChartView* m_chart;
+    QChartView* m_decodeChart;
+    QChartView* m_memoryChart;
+    QProgressBar* m_progress;
+    QPushButton* m_prefill;
+    QPushButton* m_decode;
+    QPushButton* m_cancel;
+    QLabel* m_status;
+};
