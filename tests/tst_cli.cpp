@@ -69,6 +69,7 @@ private slots:
     void planContract();
     void costContract();
     void costVolatileFirstWarns();
+    void costRetrievalAndTokenEstimate();
     void costLayoutFile();
     void costErrorsExit2_data();
     void costErrorsExit2();
@@ -138,6 +139,28 @@ void TestCli::costContract()
     QVERIFY(std::abs(j["monthly_uncached"].toDouble() - 34200) < 1e-6);
     QCOMPARE(j["break_even_reuses"].toInteger(), 1);
     QVERIFY(j["warnings"].toArray().isEmpty());
+}
+
+void TestCli::costRetrievalAndTokenEstimate()
+{
+    const QJsonObject j = json(cli({"cost", "--input-price", "5", "--output-price", "25", "--stable-tokens",
+                                    "1000", "--question-tokens", "100", "--output-tokens", "300",
+                                    "--corpus-tokens", "500000", "--chunk-tokens", "800", "--top-k", "5",
+                                    "--json"}));
+    const QJsonObject r = j["retrieval"].toObject();
+    QCOMPARE(r["retrieval_input_tokens"].toInteger(), 4100);
+    QCOMPARE(r["full_input_tokens"].toInteger(), 500100);
+    QVERIFY(std::abs(r["retrieval_per_query"].toDouble() - (4100 * 5e-6 + 300 * 25e-6)) < 1e-12);
+    QTemporaryDir dir;
+    QFile f(dir.path() + "/text.txt");
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(QByteArray(4000, 'a'));
+    f.close();
+    const Run e = cli({"estimate-tokens", dir.path() + "/text.txt", "--json"});
+    QCOMPARE(e.exitCode, 0);
+    QCOMPARE(json(e)["estimated_tokens"].toInteger(), 1000);
+    QVERIFY(json(e)["method"].toString().contains("estimate"));
+    QCOMPARE(cli({"estimate-tokens", dir.path() + "/missing.txt"}).exitCode, 2);
 }
 
 void TestCli::costVolatileFirstWarns()

@@ -12,6 +12,7 @@ int runFlops(const std::vector<std::string>& args);
 int runCapacity(const std::vector<std::string>& args);
 int runPlan(const std::vector<std::string>& args);
 int runCost(const std::vector<std::string>& args);
+int runEstimateTokens(const std::vector<std::string>& args);
 int runBench(const std::vector<std::string>& args);
 
 // Prints "attnplan-cli: <message>" on stderr and returns 2.

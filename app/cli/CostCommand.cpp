@@ -8,7 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <fstream>
 #include <iostream>
+#include <iterator>
 
 namespace attnplan::cli {
 
@@ -29,6 +31,33 @@ std::string money(double v) { return "$" + formatFixed(v, v < 1 ? 4 : 2); }
 
 } // namespace
 
+int runEstimateTokens(const std::vector<std::string>& argv)
+{
+    const CliArgs a(argv, {}, {"json"});
+    if (a.positionals().size() != 1)
+        throw UsageError("estimate-tokens: expected one FILE (or - for standard input)");
+    std::string text;
+    const std::string path = a.positionals()[0];
+    if (path == "-") {
+        text.assign(std::istreambuf_iterator<char>(std::cin), {});
+    } else {
+        std::ifstream in(path, std::ios::binary);
+        if (!in)
+            return fail(path + ": cannot open for reading");
+        text.assign(std::istreambuf_iterator<char>(in), {});
+    }
+    const int64_t tokens = estimateTokens(text);
+    if (a.flag("json"))
+        std::cout << nlohmann::ordered_json{{"estimated_tokens", tokens}, {"bytes", text.size()},
+                                            {"method", "about 4 characters a token (Latin), 1 a character (CJK): an estimate, not the model's tokenizer"}}
+                         .dump(2)
+                  << "\n";
+    else
+        std::cout << "about " << withCommas(tokens) << " tokens (an estimate: ~4 characters a token; "
+                  << "exact counts need the model's own tokenizer)\n";
+    return 0;
+}
+
 int runCost(const std::vector<std::string>& argv)
 {
     const CliArgs a(argv,
@@ -36,7 +65,8 @@ int runCost(const std::vector<std::string>& argv)
                      "cache-read-multiplier", "min-cacheable-tokens", "context-window",
                      "stable-tokens", "volatile-tokens", "question-tokens", "output-tokens",
                      "requests-per-day", "ttl-seconds", "arrival", "burst-size", "prices",
-                     "self-hosted-dollars-per-hour", "self-hosted-tokens-per-second"},
+                     "self-hosted-dollars-per-hour", "self-hosted-tokens-per-second",
+                     "corpus-tokens", "chunk-tokens", "top-k"},
                     {"json", "volatile-first"});
     if (!a.positionals().empty())
         throw UsageError("cost: unexpected argument \"" + a.positionals()[0] + "\"");
@@ -137,6 +167,25 @@ int runCost(const std::vector<std::string>& argv)
         j["long_context_rate"] = c.longContextRate;
         if (hostedRate > 0 && hostedTps > 0)
             j["self_hosted_per_million_tokens"] = selfHostedDollarsPerMillion(hostedRate, hostedTps);
+        if (a.has("corpus-tokens")) {
+            // The lesson's first option: retrieve top-k chunks, or send the whole corpus.
+            int64_t question = 0;
+            for (const Segment& seg : layout.segments)
+                if (!seg.stable)
+                    question += seg.tokens;
+            auto r = compareRetrieval(price, *a.integer("corpus-tokens", 0, int64_t(1) << 36),
+                                      a.integer("chunk-tokens", 1, 1 << 24).value_or(500),
+                                      a.integer("top-k", 1, 1 << 16).value_or(5), question,
+                                      layout.outputTokens);
+            if (!r)
+                return fail(r.error());
+            j["retrieval"] = {{"retrieval_input_tokens", r->retrievalInputTokens},
+                              {"full_input_tokens", r->fullInputTokens},
+                              {"retrieval_per_query", r->retrievalPerQuery},
+                              {"full_per_query", r->fullPerQuery},
+                              {"full_per_query_cached", r->fullPerQueryCached},
+                              {"full_fits_context", r->fullFits}};
+        }
         j["warnings"] = c.warnings;
         std::cout << j.dump(2) << "\n";
         return 0;

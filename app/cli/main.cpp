@@ -32,7 +32,9 @@ commands:
   cost --layout FILE | --price PROVIDER/MODEL | --input-price USD_PER_M --output-price USD_PER_M
            [--cache-write-multiplier X] [--cache-read-multiplier Y] [--stable-tokens N]
            [--volatile-tokens N] [--question-tokens N] [--output-tokens N]
-           [--requests-per-day N] [--ttl-seconds N] [--arrival even|poisson|bursts] [--json]
+           [--requests-per-day N] [--ttl-seconds N] [--arrival even|poisson|bursts]
+           [--corpus-tokens N [--chunk-tokens N] [--top-k K]] [--json]
+  estimate-tokens FILE|- [--json]
   bench [--tokens N,N,...] [--heads H] [--kv-heads K] [--head-dim D] [--causal] [--decode]
            [--decode-kv-heads K,K,...] [--threads T] [--model PATH] [--repeats R] [--no-naive]
            [--json]
@@ -64,6 +66,8 @@ int main(int argc, char** argv)
             return runPlan(args);
         if (command == "cost")
             return runCost(args);
+        if (command == "estimate-tokens")
+            return runEstimateTokens(args);
         if (command == "bench")
             return runBench(args);
         return fail("unknown command \"" + command + "\" (see attnplan-cli --help)");

@@ -15,6 +15,7 @@
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QInputDialog>
 #include <QLabel>
 #include <QPushButton>
 #include <QSpinBox>
@@ -42,6 +43,15 @@ CostTab::CostTab(CostController* cost, PlanController* plan, QWidget* parent)
     segments->setToolTip(tr("Drag rows to reorder the prompt; a volatile part before stable ones breaks the cache"));
     auto* add = new QPushButton(tr("Add segment"));
     auto* remove = new QPushButton(tr("Remove"));
+    auto* paste = new QPushButton(tr("From pasted text..."));
+    paste->setToolTip(tr("Adds a segment whose tokens are estimated from text you paste (about 4 characters a "
+                         "token); type the exact count over it when you have one"));
+    connect(paste, &QPushButton::clicked, this, [this, cost] {
+        bool ok = false;
+        const QString text = QInputDialog::getMultiLineText(this, tr("Estimate tokens"), tr("Paste the text:"), {}, &ok);
+        if (ok && !text.isEmpty())
+            cost->segments()->addSegment({"pasted text (estimated)", attnplan::estimateTokens(text.toStdString()), true, false});
+    });
     connect(add, &QPushButton::clicked, this, [cost] { cost->segments()->addSegment({"new segment", 500, true, false}); });
     connect(remove, &QPushButton::clicked, this, [cost, segments] {
         cost->segments()->removeSegment(segments->currentIndex().row());
@@ -49,6 +59,7 @@ CostTab::CostTab(CostController* cost, PlanController* plan, QWidget* parent)
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(add);
     buttons->addWidget(remove);
+    buttons->addWidget(paste);
     buttons->addStretch(1);
 
     auto* price = new QComboBox;
