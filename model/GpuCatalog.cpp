@@ -153,14 +153,7 @@ const GpuCatalog& builtinGpuCatalog()
     return catalog;
 }
 
-std::string userGpuCatalogPath()
-{
-    namespace fs = std::filesystem;
-    if (const char* x = std::getenv("XDG_CONFIG_HOME"); x && *x)
-        return (fs::path(x) / "attnplan" / "gpus.json").string();
-    const char* home = std::getenv("HOME");
-    return (fs::path(home ? home : ".") / ".config" / "attnplan" / "gpus.json").string();
-}
+std::string userGpuCatalogPath() { return detail::userConfigFile("gpus.json"); }
 
 GpuCatalog loadGpuCatalog(const std::string& userPath)
 {

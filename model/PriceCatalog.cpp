@@ -160,14 +160,7 @@ const PriceCatalog& builtinPriceCatalog()
     return catalog;
 }
 
-std::string userPriceCatalogPath()
-{
-    namespace fs = std::filesystem;
-    if (const char* x = std::getenv("XDG_CONFIG_HOME"); x && *x)
-        return (fs::path(x) / "attnplan" / "prices.json").string();
-    const char* home = std::getenv("HOME");
-    return (fs::path(home ? home : ".") / ".config" / "attnplan" / "prices.json").string();
-}
+std::string userPriceCatalogPath() { return detail::userConfigFile("prices.json"); }
 
 PriceCatalog loadPriceCatalog(const std::string& userPath)
 {

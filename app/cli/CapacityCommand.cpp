@@ -21,18 +21,6 @@ const std::set<std::string> kDeploymentOptions = {
     "activation-bytes", "overhead-bytes", "average-tokens", "prompt-tokens",
     "compute-efficiency", "memory-efficiency", "catalog", "bandwidth", "tflops"};
 
-DType dtypeOf(const CliArgs& a, const char* name, DType fallback)
-{
-    auto v = a.value(name);
-    if (!v)
-        return fallback;
-    auto t = parseDType(*v);
-    if (!t)
-        throw UsageError(std::string("--") + name + ": unknown dtype \"" + *v +
-                         "\" (expected fp32, bf16, fp16, fp8, int8 or int4)");
-    return *t;
-}
-
 } // namespace
 
 GpuCatalog catalogFor(const CliArgs& a)
@@ -83,8 +71,8 @@ DeploymentInputs deploymentFrom(const CliArgs& a, const ModelSpec& spec, const G
     in.maxNumSeqs = a.integer("max-num-seqs", 1, 1 << 20).value_or(in.maxNumSeqs);
     in.utilization = a.number("utilization", 0.01, 1.0).value_or(in.utilization);
     in.blockSize = a.integer("block-size", 1, 4096).value_or(in.blockSize);
-    in.weightDtype = dtypeOf(a, "weight-dtype", servingWeightDType(spec));
-    in.kvDtype = dtypeOf(a, "kv-dtype", servingKvDType(spec));
+    in.weightDtype = a.dtype("weight-dtype", servingWeightDType(spec));
+    in.kvDtype = a.dtype("kv-dtype", servingKvDType(spec));
     if (auto v = a.integer("weight-bytes", 0, int64_t(1) << 50))
         in.weightBytes = *v;
     if (auto v = a.integer("activation-bytes", 0, int64_t(1) << 50))

@@ -106,4 +106,16 @@ std::vector<int64_t> CliArgs::integerList(const std::string& name, int64_t min, 
     return out;
 }
 
+DType CliArgs::dtype(const std::string& name, DType fallback) const
+{
+    auto v = value(name);
+    if (!v)
+        return fallback;
+    auto t = parseDType(*v);
+    if (!t)
+        throw UsageError("--" + name + ": unknown dtype \"" + *v +
+                         "\" (expected fp32, bf16, fp16, fp8, int8 or int4)");
+    return *t;
+}
+
 } // namespace attnplan::cli

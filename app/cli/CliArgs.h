@@ -1,5 +1,7 @@
 #pragma once
 
+#include "DType.h"
+
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -33,6 +35,8 @@ public:
     std::optional<int64_t> integer(const std::string& name, int64_t min, int64_t max) const;
     std::optional<double> number(const std::string& name, double min, double max) const;
     std::vector<int64_t> integerList(const std::string& name, int64_t min, int64_t max) const;
+    // A dtype option (fp32, bf16, fp16, fp8, int8, int4), or fallback when absent.
+    DType dtype(const std::string& name, DType fallback) const;
 
 private:
     std::map<std::string, std::string> m_values;

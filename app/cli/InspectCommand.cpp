@@ -11,22 +11,6 @@
 
 namespace attnplan::cli {
 
-namespace {
-
-DType dtypeOption(const CliArgs& a, const char* name, DType fallback)
-{
-    auto v = a.value(name);
-    if (!v)
-        return fallback;
-    auto t = parseDType(*v);
-    if (!t)
-        throw UsageError(std::string("--") + name + ": unknown dtype \"" + *v +
-                         "\" (expected fp32, bf16, fp16, fp8, int8 or int4)");
-    return *t;
-}
-
-} // namespace
-
 int runInspect(const std::vector<std::string>& argv)
 {
     const CliArgs a(argv, {"context", "kv-dtype", "weight-dtype"}, {"json"});
@@ -37,8 +21,8 @@ int runInspect(const std::vector<std::string>& argv)
     if (!loaded)
         return fail(loaded.error());
     const ModelSpec& s = loaded.value();
-    const DType wt = dtypeOption(a, "weight-dtype", servingWeightDType(s));
-    const DType kt = dtypeOption(a, "kv-dtype", servingKvDType(s));
+    const DType wt = a.dtype("weight-dtype", servingWeightDType(s));
+    const DType kt = a.dtype("kv-dtype", servingKvDType(s));
     const int64_t context = a.integer("context", 1, int64_t(1) << 40).value_or(s.maxContext);
 
     ParameterCount params;

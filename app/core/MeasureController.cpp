@@ -80,6 +80,15 @@ bool MeasureController::start(const BenchConfig& config)
 
 void MeasureController::cancel() { m_cancel->store(true); }
 
+QVector<QVariant> MeasureController::rowFor(const BenchRun& r)
+{
+    return {QString::fromStdString(r.kernel), double(r.tokens), double(r.heads), double(r.kvHeads),
+            double(r.headDim), r.causal ? tr("yes") : tr("no"), r.seconds, r.gflops, r.gbps,
+            QString::number(r.relError, 'g', 3), double(r.extraBytes),
+            r.predictedSeconds > 0 ? QVariant(r.predictedSeconds) : QVariant(),
+            r.measuredOverPredicted > 0 ? QVariant(r.measuredOverPredicted) : QVariant()};
+}
+
 void MeasureController::addRun(const BenchRun& r, const BenchReport&)
 {
     QVector<QVector<QVariant>> rows;
@@ -89,11 +98,7 @@ void MeasureController::addRun(const BenchRun& r, const BenchReport&)
             row << m_runs->value(i, c);
         rows << row;
     }
-    rows.push_back({QString::fromStdString(r.kernel), double(r.tokens), double(r.heads), double(r.kvHeads),
-                    double(r.headDim), r.causal ? tr("yes") : tr("no"), r.seconds, r.gflops, r.gbps,
-                    QString::number(r.relError, 'g', 3), double(r.extraBytes),
-                    r.predictedSeconds > 0 ? QVariant(r.predictedSeconds) : QVariant(),
-                    r.measuredOverPredicted > 0 ? QVariant(r.measuredOverPredicted) : QVariant()});
+    rows.push_back(rowFor(r));
     m_runs->setRows(rows);
 }
 
@@ -138,11 +143,7 @@ void MeasureController::onFinished()
     QVector<QVector<QVariant>> all;
     for (const BenchReport& rep : m_reports)
         for (const BenchRun& r : rep.runs)
-            all.push_back({QString::fromStdString(r.kernel), double(r.tokens), double(r.heads), double(r.kvHeads),
-                           double(r.headDim), r.causal ? tr("yes") : tr("no"), r.seconds, r.gflops, r.gbps,
-                           QString::number(r.relError, 'g', 3), double(r.extraBytes),
-                           r.predictedSeconds > 0 ? QVariant(r.predictedSeconds) : QVariant(),
-                           r.measuredOverPredicted > 0 ? QVariant(r.measuredOverPredicted) : QVariant()});
+            all.push_back(rowFor(r));
     m_runs->setRows(all);
     emit finished(report.cancelled);
 }

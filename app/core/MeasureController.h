@@ -4,6 +4,8 @@
 
 #include <QFutureWatcher>
 #include <QObject>
+#include <QVariant>
+#include <QVector>
 
 #include <atomic>
 #include <memory>
@@ -40,6 +42,7 @@ signals:
 
 private:
     void addRun(const attnplan::BenchRun& r, const attnplan::BenchReport& ceilings);
+    static QVector<QVariant> rowFor(const attnplan::BenchRun& r);
     void onFinished();
 
     TableModel* m_runs;

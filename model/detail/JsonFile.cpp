@@ -1,6 +1,7 @@
 #include "JsonFile.h"
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -32,6 +33,14 @@ Expected<std::string> readTextFile(const std::string& path, int64_t maxBytes)
     if (in.gcount() != static_cast<std::streamsize>(size))
         return Error{path + ": read failed"};
     return text;
+}
+
+std::string userConfigFile(const char* name)
+{
+    if (const char* x = std::getenv("XDG_CONFIG_HOME"); x && *x)
+        return (fs::path(x) / "attnplan" / name).string();
+    const char* home = std::getenv("HOME");
+    return (fs::path(home ? home : ".") / ".config" / "attnplan" / name).string();
 }
 
 int jsonDepth(const std::string& text, int limit)

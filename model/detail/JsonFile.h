@@ -28,6 +28,10 @@ Expected<nlohmann::json> parseJson(const std::string& text, const std::string& l
 // Both of the above.
 Expected<nlohmann::json> readJsonFile(const std::string& path, int64_t maxBytes = kMaxConfigBytes);
 
+// A file in the user's attnplan settings folder: $XDG_CONFIG_HOME/attnplan/NAME, else
+// ~/.config/attnplan/NAME.
+std::string userConfigFile(const char* name);
+
 // The deepest nesting of [ and { outside strings; stops counting once past `limit`.
 int jsonDepth(const std::string& text, int limit);
 
