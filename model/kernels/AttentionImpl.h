@@ -144,10 +144,15 @@ inline void fusedDriver(const attnplan::AttentionShape& sh, const float* q, cons
                 float* st = w.st.data();
                 // Column panels outer: one 16-query panel of QT (8 KB at d = 128) stays in L1
                 // while the tile's K rows stream past it.
+                // On a diagonal tile, micro-tiles whose keys all lie past their queries are
+                // skipped: the masking below fills them with -inf.
                 for (int i = 0; i < br; i += kNr)
-                    for (int j = 0; j < kBc; j += kMr)
+                    for (int j = 0; j < kBc; j += kMr) {
+                        if (diagonal && j0 + j > r0 + i + kNr - 1 + off)
+                            break;
                         Ops::gemm6x16(int(d), Kt + j * d, int(d), 1, qt + i, br, st + j * br + i,
                                       br, false);
+                    }
                 if (ragged || diagonal) {
                     for (int j = 0; j < kBc; ++j) {
                         float* row = st + j * br;
@@ -166,10 +171,17 @@ inline void fusedDriver(const attnplan::AttentionShape& sh, const float* q, cons
                     if (w.alpha[size_t(i)] != 1.0f)
                         Ops::scale(oacc + i * dp, int(dp), w.alpha[size_t(i)]);
                 // Oacc[i][c] += sum_j P(i, j) V[j][c], with P(i, j) = st[j][i].
+                // Weights past the diagonal are 0: each 6-query row block stops at its last
+                // visible key.
                 for (int64_t c = 0; c < dp; c += kNr)
-                    for (int i = 0; i < br; i += kMr)
-                        Ops::gemm6x16(kBc, st + i, 1, br, Vt + c, int(ldv), oacc + i * dp + c,
-                                      int(dp), true);
+                    for (int i = 0; i < br; i += kMr) {
+                        int kmax = kBc;
+                        if (diagonal)
+                            kmax = int(std::clamp<int64_t>(r0 + i + kMr - 1 + off - j0 + 1, 0, kBc));
+                        if (kmax > 0)
+                            Ops::gemm6x16(kmax, st + i, 1, br, Vt + c, int(ldv), oacc + i * dp + c,
+                                          int(dp), true);
+                    }
             }
         }
         for (int64_t g = 0; g < G; ++g) {
