@@ -2,6 +2,7 @@
 
 #include "EmbeddedResources.h"
 #include "detail/JsonFile.h"
+#include "detail/UserCatalog.h"
 
 #include <algorithm>
 #include <cmath>
@@ -13,12 +14,6 @@ using nlohmann::json;
 namespace attnplan {
 
 namespace {
-
-std::string lower(std::string s)
-{
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-    return s;
-}
 
 struct EntryError
 {
@@ -93,12 +88,12 @@ GpuSpec parseEntry(const json& e)
 
 const GpuSpec* GpuCatalog::find(const std::string& name) const
 {
-    const std::string key = lower(name);
+    const std::string key = detail::lowerCase(name);
     for (const GpuSpec& g : gpus) {
-        if (lower(g.name) == key)
+        if (detail::lowerCase(g.name) == key)
             return &g;
         for (const std::string& a : g.aliases)
-            if (lower(a) == key)
+            if (detail::lowerCase(a) == key)
                 return &g;
     }
     return nullptr;
@@ -157,31 +152,9 @@ std::string userGpuCatalogPath() { return detail::userConfigFile("gpus.json"); }
 
 GpuCatalog loadGpuCatalog(const std::string& userPath)
 {
-    GpuCatalog merged = builtinGpuCatalog();
-    std::error_code ec;
-    if (userPath.empty() || !std::filesystem::exists(userPath, ec))
-        return merged;
-    auto text = detail::readTextFile(userPath, detail::kMaxConfigBytes);
-    if (!text) {
-        merged.messages.push_back(text.error() + " (built-in catalog used)");
-        return merged;
-    }
-    auto user = parseGpuCatalog(text.value(), userPath);
-    if (!user) {
-        merged.messages.push_back(user.error() + " (built-in catalog used)");
-        return merged;
-    }
-    for (const std::string& m : user->messages)
-        merged.messages.push_back(m);
-    for (const GpuSpec& g : user->gpus) {
-        auto it = std::find_if(merged.gpus.begin(), merged.gpus.end(),
-                               [&](const GpuSpec& x) { return lower(x.name) == lower(g.name); });
-        if (it != merged.gpus.end())
-            *it = g;
-        else
-            merged.gpus.push_back(g);
-    }
-    return merged;
+    return detail::mergeUserCatalog(
+        builtinGpuCatalog(), userPath, parseGpuCatalog,
+        [](auto& c) -> auto& { return c.gpus; }, [](const GpuSpec& g) { return g.name; }, "catalog");
 }
 
 } // namespace attnplan

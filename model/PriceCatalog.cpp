@@ -2,6 +2,7 @@
 
 #include "EmbeddedResources.h"
 #include "detail/JsonFile.h"
+#include "detail/UserCatalog.h"
 
 #include <algorithm>
 #include <cmath>
@@ -13,12 +14,6 @@ using nlohmann::json;
 namespace attnplan {
 
 namespace {
-
-std::string lower(std::string s)
-{
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-    return s;
-}
 
 struct EntryError
 {
@@ -112,9 +107,9 @@ std::optional<double> PriceSheet::writeMultiplierFor(int64_t ttlSeconds) const
 
 const PriceSheet* PriceCatalog::find(const std::string& key) const
 {
-    const std::string k = lower(key);
+    const std::string k = detail::lowerCase(key);
     for (const PriceSheet& p : models)
-        if (lower(p.id) == k || lower(p.model) == k)
+        if (detail::lowerCase(p.id) == k || detail::lowerCase(p.model) == k)
             return &p;
     return nullptr;
 }
@@ -164,30 +159,9 @@ std::string userPriceCatalogPath() { return detail::userConfigFile("prices.json"
 
 PriceCatalog loadPriceCatalog(const std::string& userPath)
 {
-    PriceCatalog merged = builtinPriceCatalog();
-    std::error_code ec;
-    if (userPath.empty() || !std::filesystem::exists(userPath, ec))
-        return merged;
-    auto text = detail::readTextFile(userPath, detail::kMaxConfigBytes);
-    if (!text) {
-        merged.messages.push_back(text.error() + " (built-in prices used)");
-        return merged;
-    }
-    auto user = parsePriceCatalog(text.value(), userPath);
-    if (!user) {
-        merged.messages.push_back(user.error() + " (built-in prices used)");
-        return merged;
-    }
-    merged.messages.insert(merged.messages.end(), user->messages.begin(), user->messages.end());
-    for (const PriceSheet& p : user->models) {
-        auto it = std::find_if(merged.models.begin(), merged.models.end(),
-                               [&](const PriceSheet& x) { return lower(x.id) == lower(p.id); });
-        if (it != merged.models.end())
-            *it = p;
-        else
-            merged.models.push_back(p);
-    }
-    return merged;
+    return detail::mergeUserCatalog(
+        builtinPriceCatalog(), userPath, parsePriceCatalog,
+        [](auto& c) -> auto& { return c.models; }, [](const PriceSheet& p) { return p.id; }, "prices");
 }
 
 } // namespace attnplan
