@@ -213,44 +213,58 @@ void TestGui::exportEachFormatAndReadItBack()
 
 void TestGui::killedWriteLeavesTheOldFileIntact()
 {
-    // A child process starts an atomic write of 256 MB over an existing report and is killed
-    // midway (SIGKILL: no destructor, no cleanup). The old file must still be there, whole.
+    // A child process starts an atomic write of hundreds of MB over an existing report and is
+    // killed midway (SIGKILL: no destructor, no cleanup). The old file must still be there,
+    // whole. Should a fast machine finish the write before we catch it, the attempt is
+    // repeated with twice the data.
     QTemporaryDir dir;
     const QString path = dir.filePath("report.json");
     const QByteArray old = "{\"the\": \"previous report\"}\n";
-    QVERIFY(ReportExporter::writeAtomically(path, old, nullptr));
-    const pid_t child = fork();
-    QVERIFY(child >= 0);
-    if (child == 0) {
-        const QByteArray big(256 * 1024 * 1024, 'x');
-        ReportExporter::writeAtomically(path, big, nullptr);
-        _exit(0);
-    }
-    // Wait until the write is under way: the child holds QSaveFile's temporary open in that
-    // folder (named, or O_TMPFILE's "#inode (deleted)").
-    bool underway = false;
-    for (int i = 0; i < 1000 && !underway; ++i) {
-        const QString fdDir = QString("/proc/%1/fd").arg(child);
-        for (const QString& fd : QDir(fdDir).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::System)) {
-            char target[4096] = {};
-            const ssize_t n = readlink(QFile::encodeName(fdDir + "/" + fd).constData(), target, sizeof target - 1);
-            const QString t = QString::fromLocal8Bit(target, n > 0 ? int(n) : 0);
-            underway |= t.startsWith(dir.path() + "/") && !t.startsWith(path + " ") && t != path;
+    bool killedMidWrite = false;
+    for (int attempt = 0, mb = 256; attempt < 4 && !killedMidWrite; ++attempt, mb *= 2) {
+        QVERIFY(ReportExporter::writeAtomically(path, old, nullptr));
+        const pid_t child = fork();
+        QVERIFY(child >= 0);
+        if (child == 0) {
+            const QByteArray big(qsizetype(mb) * 1024 * 1024, 'x');
+            ReportExporter::writeAtomically(path, big, nullptr);
+            _exit(0);
         }
-        if (!underway)
-            QTest::qSleep(5);
+        // Wait until the write is under way: the child holds QSaveFile's temporary open in
+        // that folder (named, or O_TMPFILE's "#inode (deleted)").
+        bool underway = false;
+        int status = 0;
+        for (int i = 0; i < 2000 && !underway; ++i) {
+            const QString fdDir = QString("/proc/%1/fd").arg(child);
+            for (const QString& fd : QDir(fdDir).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::System)) {
+                char target[4096] = {};
+                const ssize_t n = readlink(QFile::encodeName(fdDir + "/" + fd).constData(), target, sizeof target - 1);
+                const QString t = QString::fromLocal8Bit(target, n > 0 ? int(n) : 0);
+                underway |= t.startsWith(dir.path() + "/") && !t.startsWith(path + " ") && t != path;
+            }
+            if (!underway) {
+                if (waitpid(child, &status, WNOHANG) == child)
+                    break; // finished before we saw it: try again, bigger
+                QTest::qSleep(2);
+            }
+        }
+        if (!underway) {
+            waitpid(child, &status, 0);
+            continue;
+        }
+        ::kill(child, SIGKILL);
+        waitpid(child, &status, 0);
+        killedMidWrite = WIFSIGNALED(status);
+        if (killedMidWrite) {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            QCOMPARE(f.readAll(), old);
+        }
     }
-    QVERIFY(underway);
-    ::kill(child, SIGKILL);
-    int status = 0;
-    waitpid(child, &status, 0);
-    QVERIFY(WIFSIGNALED(status)); // it really died mid-write
-    QFile f(path);
-    QVERIFY(f.open(QIODevice::ReadOnly));
-    QCOMPARE(f.readAll(), old);
+    QVERIFY(killedMidWrite); // it really died mid-write, at least once
     // And a completed write replaces it whole.
     QVERIFY(ReportExporter::writeAtomically(path, "new\n", nullptr));
-    f.close();
+    QFile f(path);
     QVERIFY(f.open(QIODevice::ReadOnly));
     QCOMPARE(f.readAll(), QByteArray("new\n"));
 }
