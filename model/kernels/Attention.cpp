@@ -117,13 +117,7 @@ void fusedAttention(const AttentionShape& s, const float* q, const float* k, con
 
 int64_t fusedAttentionScratchBytes(const AttentionShape& s, int threads)
 {
-    // Mirrors AttentionImpl.h's Scratch: QT and Oacc per group head, the score tile, m, l,
-    // alpha, and the padded K and V tiles (Bc = 48 keys, Br = 96 or 48 queries).
-    const int64_t G = s.group(), d = s.headDim, dp = (d + 15) / 16 * 16;
-    const int64_t br = G == 1 ? 96 : 48, bc = 48;
-    const int64_t perThread =
-        4 * (G * d * br + bc * br + G * br * dp + 2 * G * br + br + bc * d + bc * dp);
-    return perThread * std::max(1, threads);
+    return int64_t(sizeof(float)) * kernels::fusedScratchFloats(s.group(), s.headDim) * std::max(1, threads);
 }
 
 void decodeAttention(const AttentionShape& s, const float* q, const void* k, const void* v,
@@ -139,8 +133,8 @@ void decodeAttention(const AttentionShape& s, const float* q, const void* k, con
 
 int64_t decodeAttentionScratchBytes(const AttentionShape& s, int threads)
 {
-    const int64_t chunkKeys =
-        std::max<int64_t>(256, ((s.keys * s.kvHeads) / (std::max(1, threads) * 4) + 1 + 63) / 64 * 64);
+    // The partial (m, l, acc) states of every work item, and each item's scaled queries.
+    const int64_t chunkKeys = kernels::decodeChunkKeys(s, std::max(1, threads));
     const int64_t chunks = (s.keys + chunkKeys - 1) / chunkKeys;
     return 4 * s.kvHeads * chunks * s.group() * (s.headDim + 2) +
            4 * s.group() * s.headDim * std::max(1, threads);

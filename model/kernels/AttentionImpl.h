@@ -33,13 +33,10 @@
 
 constexpr int kMr = 6;  // micro-kernel rows
 constexpr int kNr = 16; // micro-kernel columns
-constexpr int kBc = 48; // keys per tile (a multiple of kMr)
+constexpr int kBc = attnplan::kernels::kTileKeys;
 
-inline int64_t roundUp(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
 
-// Query rows per block (a multiple of both 6 and 16): 96 alone, 48 for groups, so that the
-// group's QT and Oacc stay in L2.
-inline int blockRows(int64_t group) { return group == 1 ? 96 : 48; }
+inline int blockRows(int64_t group) { return attnplan::kernels::blockQueries(group); }
 
 using AlignedFloats = attnplan::AlignedVector<float>;
 
@@ -51,11 +48,6 @@ struct Scratch
           m(size_t(group * br)), l(size_t(group * br)), alpha(size_t(br)),
           kpad(size_t(kBc * d)), vpad(size_t(kBc * dp))
     {
-    }
-    static int64_t bytes(int64_t group, int br, int64_t d, int64_t dp)
-    {
-        return int64_t(sizeof(float)) * (group * d * br + kBc * br + group * br * dp +
-                                          2 * group * br + br + kBc * d + kBc * dp);
     }
 };
 
@@ -79,7 +71,7 @@ void runParallel(int threads, int64_t items, F&& body)
 inline void fusedDriver(const attnplan::AttentionShape& sh, const float* q, const float* k,
                         const float* v, float* out, int threads)
 {
-    const int64_t d = sh.headDim, dp = roundUp(d, kNr), nq = sh.queries, nk = sh.keys;
+    const int64_t d = sh.headDim, dp = attnplan::kernels::paddedHeadDim(d), nq = sh.queries, nk = sh.keys;
     const int64_t G = sh.group(), off = sh.offset();
     const int br = blockRows(G);
     const int64_t blocks = (nq + br - 1) / br;
@@ -212,7 +204,7 @@ void decodeDriver(const attnplan::AttentionShape& sh, const float* q, const void
     const float scale = float(1.0 / std::sqrt(double(d)));
     threads = std::max(1, threads);
     // Enough chunks to balance the threads, each long enough to stream.
-    const int64_t chunkKeys = std::max<int64_t>(256, roundUp((nk * sh.kvHeads) / (threads * 4) + 1, 64));
+    const int64_t chunkKeys = attnplan::kernels::decodeChunkKeys(sh, threads);
     const int64_t chunks = (nk + chunkKeys - 1) / chunkKeys;
     const int64_t items = sh.kvHeads * chunks;
     // Partial states: per item, per query head of the group: m, l, acc[d].

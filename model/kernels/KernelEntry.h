@@ -4,7 +4,31 @@
 
 #include "Attention.h"
 
+#include <algorithm>
+#include <cstdint>
+
 namespace attnplan::kernels {
+
+// The blocking both ISA paths share, and the scratch it implies; fusedAttentionScratchBytes and
+// decodeAttentionScratchBytes report these same figures.
+constexpr int kTileKeys = 48; // keys per tile (a multiple of the micro-kernel's 6 rows)
+// Query rows per block (a multiple of 6 and of 16): 96 alone, 48 for groups, so that the
+// group's QT and Oacc stay in L2.
+inline int blockQueries(int64_t group) { return group == 1 ? 96 : 48; }
+inline int64_t paddedHeadDim(int64_t d) { return (d + 15) / 16 * 16; }
+// Floats of one thread's prefill scratch: QT and Oacc per group head, the score tile, m, l
+// and alpha, and the zero-padded K and V tiles.
+inline int64_t fusedScratchFloats(int64_t group, int64_t d)
+{
+    const int64_t br = blockQueries(group), dp = paddedHeadDim(d), bc = kTileKeys;
+    return group * d * br + bc * br + group * br * dp + 2 * group * br + br + bc * d + bc * dp;
+}
+// Keys per decode work item: enough items to balance the threads, each long enough to stream.
+inline int64_t decodeChunkKeys(const AttentionShape& s, int threads)
+{
+    const int64_t per = (s.keys * s.kvHeads) / (int64_t(threads) * 4) + 1;
+    return std::max<int64_t>(256, (per + 63) / 64 * 64);
+}
 
 void fusedScalar(const AttentionShape& s, const float* q, const float* k, const float* v,
                  float* out, int threads);
