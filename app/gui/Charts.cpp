@@ -94,103 +94,80 @@ QChartView* lineChart(TableModel* model, int xColumn, const QList<int>& yColumns
     return viewFor(chart);
 }
 
-QChartView* stackedBar(TableModel* model, const QString& title, const QString& valueTitle)
+namespace {
+
+// Feeds a bar series from model columns first..last through a QVBarModelMapper, naming each
+// bar set after its column as the mapper (re)creates the sets.
+void mapBars(QAbstractBarSeries* series, TableModel* model, int first, int last)
+{
+    auto* mapper = new QVBarModelMapper(series);
+    mapper->setFirstBarSetColumn(first);
+    mapper->setLastBarSetColumn(last);
+    mapper->setSeries(series);
+    mapper->setModel(model);
+    auto name = [series, model, first] {
+        const auto sets = series->barSets();
+        for (int i = 0; i < sets.size(); ++i)
+            sets[i]->setLabel(model->headerData(first + i, Qt::Horizontal, Qt::DisplayRole).toString());
+    };
+    QObject::connect(series, &QAbstractBarSeries::barsetsAdded, series, name);
+    name();
+}
+
+// A bar chart's skeleton: the series, a category axis and a value axis; categories follow
+// labelColumn (or stay fixed when labelColumn < 0) and the value axis refits on every reset.
+QChart* barChartBase(QAbstractBarSeries* series, TableModel* model, int first, int last,
+                     int labelColumn, bool horizontal, bool logValues, const QString& title,
+                     const QString& valueTitle, const QStringList& fixedCategories = {})
 {
     auto* chart = new QChart;
     chart->setTitle(title);
-    auto* series = new QStackedBarSeries(chart);
-    auto* mapper = new QVBarModelMapper(series);
-    mapper->setFirstBarSetColumn(0);
-    mapper->setLastBarSetColumn(model->columnCount() - 1);
-    mapper->setSeries(series);
-    mapper->setModel(model);
+    series->setParent(chart);
+    mapBars(series, model, first, last);
     chart->addSeries(series);
     auto* cats = new QBarCategoryAxis;
-    cats->append(QObject::tr("one GPU"));
-    chart->addAxis(cats, Qt::AlignBottom);
+    cats->append(fixedCategories);
+    chart->addAxis(cats, horizontal ? Qt::AlignLeft : Qt::AlignBottom);
     series->attachAxis(cats);
-    QAbstractAxis* ay = makeAxis(false, valueTitle);
-    chart->addAxis(ay, Qt::AlignLeft);
-    series->attachAxis(ay);
-    // Name the bar sets after the model's column titles, as the mapper (re)creates them.
-    auto name = [series, model] {
-        const auto sets = series->barSets();
-        for (int i = 0; i < sets.size(); ++i)
-            sets[i]->setLabel(model->headerData(i, Qt::Horizontal, Qt::DisplayRole).toString());
+    QAbstractAxis* values = makeAxis(logValues, valueTitle);
+    chart->addAxis(values, horizontal ? Qt::AlignBottom : Qt::AlignLeft);
+    series->attachAxis(values);
+    auto relabel = [chart, cats, model, labelColumn] {
+        if (labelColumn >= 0) {
+            QStringList labels;
+            for (int r = 0; r < model->rowCount(); ++r)
+                labels << model->value(r, labelColumn).toString();
+            cats->setCategories(labels);
+        }
+        fitAxes(chart);
     };
-    QObject::connect(series, &QAbstractBarSeries::barsetsAdded, chart, name);
-    QObject::connect(model, &QAbstractItemModel::modelReset, chart, [chart] { fitAxes(chart); });
-    name();
-    fitAxes(chart);
-    return viewFor(chart);
+    QObject::connect(model, &QAbstractItemModel::modelReset, chart, relabel);
+    relabel();
+    return chart;
+}
+
+} // namespace
+
+QChartView* stackedBar(TableModel* model, const QString& title, const QString& valueTitle)
+{
+    return viewFor(barChartBase(new QStackedBarSeries, model, 0, model->columnCount() - 1, -1, false,
+                                false, title, valueTitle, {QObject::tr("one GPU")}));
 }
 
 QChartView* barChart(TableModel* model, int labelColumn, int valueColumn, const QString& title,
                      const QString& valueTitle, bool logValues)
 {
-    auto* chart = new QChart;
-    chart->setTitle(title);
-    auto* series = new QHorizontalBarSeries(chart);
-    auto* mapper = new QVBarModelMapper(series);
-    mapper->setFirstBarSetColumn(valueColumn);
-    mapper->setLastBarSetColumn(valueColumn);
-    mapper->setSeries(series);
-    mapper->setModel(model);
-    chart->addSeries(series);
-    auto* cats = new QBarCategoryAxis;
-    chart->addAxis(cats, Qt::AlignLeft);
-    series->attachAxis(cats);
-    QAbstractAxis* ax = makeAxis(logValues, valueTitle);
-    chart->addAxis(ax, Qt::AlignBottom);
-    series->attachAxis(ax);
+    QChart* chart = barChartBase(new QHorizontalBarSeries, model, valueColumn, valueColumn,
+                                 labelColumn, true, logValues, title, valueTitle);
     chart->legend()->hide();
-    auto relabel = [chart, cats, model, labelColumn] {
-        QStringList labels;
-        for (int r = 0; r < model->rowCount(); ++r)
-            labels << model->value(r, labelColumn).toString();
-        cats->setCategories(labels);
-        fitAxes(chart);
-    };
-    QObject::connect(model, &QAbstractItemModel::modelReset, chart, relabel);
-    relabel();
     return viewFor(chart);
 }
 
 QChartView* groupedBars(TableModel* model, int labelColumn, int firstColumn, int lastColumn,
                         const QString& title, const QString& valueTitle, bool logValues)
 {
-    auto* chart = new QChart;
-    chart->setTitle(title);
-    auto* series = new QBarSeries(chart);
-    auto* mapper = new QVBarModelMapper(series);
-    mapper->setFirstBarSetColumn(firstColumn);
-    mapper->setLastBarSetColumn(lastColumn);
-    mapper->setSeries(series);
-    mapper->setModel(model);
-    chart->addSeries(series);
-    auto* cats = new QBarCategoryAxis;
-    chart->addAxis(cats, Qt::AlignBottom);
-    series->attachAxis(cats);
-    QAbstractAxis* ay = makeAxis(logValues, valueTitle);
-    chart->addAxis(ay, Qt::AlignLeft);
-    series->attachAxis(ay);
-    auto name = [series, model, firstColumn] {
-        const auto sets = series->barSets();
-        for (int i = 0; i < sets.size(); ++i)
-            sets[i]->setLabel(model->headerData(firstColumn + i, Qt::Horizontal, Qt::DisplayRole).toString());
-    };
-    QObject::connect(series, &QAbstractBarSeries::barsetsAdded, chart, name);
-    auto relabel = [chart, cats, model, labelColumn] {
-        QStringList labels;
-        for (int r = 0; r < model->rowCount(); ++r)
-            labels << model->value(r, labelColumn).toString();
-        cats->setCategories(labels);
-        fitAxes(chart);
-    };
-    QObject::connect(model, &QAbstractItemModel::modelReset, chart, relabel);
-    name();
-    relabel();
-    return viewFor(chart);
+    return viewFor(barChartBase(new QBarSeries, model, firstColumn, lastColumn, labelColumn, false,
+                                logValues, title, valueTitle));
 }
 
 void fitAxes(QChart* chart)
