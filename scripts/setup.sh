@@ -4,15 +4,21 @@
 #                           (without a display: print that model's report with the CLI)
 #   scripts/setup.sh test   install what is missing, build, run every test (and the model and
 #                           CLI suites again under ASan + UBSan)
+#   scripts/setup.sh package  install what is missing, build, and write
+#                           build/release/attnplan_<version>_amd64.deb
 set -euo pipefail
 
 mode=${1:-run}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
-# Debian 12 packages (BRIEF.md, "Dependencies"); xvfb and imagemagick only for screenshots.
-packages=(cmake ninja-build g++ ccache qt6-base-dev qt6-charts-dev nlohmann-json3-dev
-          qt6-svg-dev libopenblas-dev libgl-dev python3-numpy)
+# Debian 12 packages, one list per purpose (BRIEF.md, "Dependencies"). The suite's closure
+# test reads the same files, so a package the build needs cannot be left off unnoticed.
+read_list() { grep -v '^[[:space:]]*\(#\|$\)' "$1"; }
+mapfile -t packages < <(read_list scripts/packages-build.txt)
+if [ "$mode" != run ]; then
+    mapfile -t -O "${#packages[@]}" packages < <(read_list scripts/packages-test.txt)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -45,8 +51,12 @@ test)
     cmake --build --preset asan -- -j"$jobs"
     ctest --preset asan --timeout 900
     ;;
+package)
+    (cd build/release && cpack -G DEB >/dev/null)
+    ls build/release/attnplan_*_amd64.deb
+    ;;
 *)
-    echo "usage: scripts/setup.sh run|test" >&2
+    echo "usage: scripts/setup.sh run|test|package" >&2
     exit 2
     ;;
 esac
