@@ -8,10 +8,19 @@ namespace attnplan {
 
 namespace {
 
-int64_t mul(int64_t a, int64_t b) { return checkedMul(a, b, "a parameter count"); }
-int64_t add(int64_t a, int64_t b) { return checkedAdd(a, b, "a parameter count"); }
+int64_t mul(int64_t a, int64_t b)
+{
+    return checkedMul(a, b, "a parameter count");
+}
+int64_t add(int64_t a, int64_t b)
+{
+    return checkedAdd(a, b, "a parameter count");
+}
 
-int64_t normParams(const ModelSpec& s) { return s.layerNorm ? 2 * s.hiddenSize : s.hiddenSize; }
+int64_t normParams(const ModelSpec& s)
+{
+    return s.layerNorm ? 2 * s.hiddenSize : s.hiddenSize;
+}
 
 // Attention projections of one layer, biases and per-head extras included.
 int64_t attentionParams(const ModelSpec& s)
@@ -25,10 +34,10 @@ int64_t attentionParams(const ModelSpec& s)
                     mul(a.qLoraRank, mul(s.numHeads, a.qkHeadDim())));
         else // q_proj
             p = mul(h, mul(s.numHeads, a.qkHeadDim()));
-        p = add(p, mul(h, a.kvLoraRank + a.qkRopeHeadDim));                   // kv_a_proj_with_mqa
-        p = add(p, a.kvLoraRank);                                              // kv_a_layernorm
+        p = add(p, mul(h, a.kvLoraRank + a.qkRopeHeadDim)); // kv_a_proj_with_mqa
+        p = add(p, a.kvLoraRank);                           // kv_a_layernorm
         p = add(p, mul(a.kvLoraRank, mul(s.numHeads, a.qkNopeHeadDim + a.vHeadDim))); // kv_b_proj
-        p = add(p, mul(mul(s.numHeads, a.vHeadDim), h));                       // o_proj
+        p = add(p, mul(mul(s.numHeads, a.vHeadDim), h));                              // o_proj
         if (s.qkvBias)
             p = add(p, h);
         return p;
@@ -273,11 +282,10 @@ ForwardFlops decodeFlops(const ModelSpec& s, int64_t context)
     f.mlp = 2.0 * m.mlpActive * layers;
     // MLA decodes in the absorbed form: each head scores the latent (kv_lora + rope) and mixes
     // the latent (kv_lora), as vLLM's MLA backend does.
-    const double perKey =
-        s.mla.enabled()
-            ? 2.0 * static_cast<double>(s.numHeads) *
-                  static_cast<double>(2 * s.mla.kvLoraRank + s.mla.qkRopeHeadDim)
-            : pairFlops(s);
+    const double perKey = s.mla.enabled()
+                              ? 2.0 * static_cast<double>(s.numHeads) *
+                                    static_cast<double>(2 * s.mla.kvLoraRank + s.mla.qkRopeHeadDim)
+                              : pairFlops(s);
     for (const LayerSpec& l : s.layers) {
         const double kept = l.window > 0 ? std::min<double>(static_cast<double>(context),
                                                             static_cast<double>(l.window))
@@ -288,7 +296,10 @@ ForwardFlops decodeFlops(const ModelSpec& s, int64_t context)
     return f;
 }
 
-double attentionPairFlops(const ModelSpec& s) { return pairFlops(s); }
+double attentionPairFlops(const ModelSpec& s)
+{
+    return pairFlops(s);
+}
 
 Crossover attentionCrossover(const ModelSpec& s)
 {

@@ -11,20 +11,20 @@ namespace attnplan {
 // Parameters by module, following each family's modeling code. All counts in elements.
 struct ParameterCount
 {
-    int64_t embedding = 0;      // token embedding (and OPT's projections)
-    int64_t positions = 0;      // learned position table
-    int64_t attention = 0;      // projections, their biases, q/k norms, sinks, MLA low-rank parts
-    int64_t denseMlp = 0;       // dense MLP layers
-    int64_t routedExperts = 0;  // every routed expert of every MoE layer
-    int64_t sharedExperts = 0;  // shared experts and their gates
+    int64_t embedding = 0;     // token embedding (and OPT's projections)
+    int64_t positions = 0;     // learned position table
+    int64_t attention = 0;     // projections, their biases, q/k norms, sinks, MLA low-rank parts
+    int64_t denseMlp = 0;      // dense MLP layers
+    int64_t routedExperts = 0; // every routed expert of every MoE layer
+    int64_t sharedExperts = 0; // shared experts and their gates
     int64_t routers = 0;
-    int64_t norms = 0;          // per-layer and final norms
-    int64_t lmHead = 0;         // 0 when tied to the embedding
-    int64_t total = 0;          // the model without MTP modules
-    int64_t active = 0;         // per token: total less the routed experts not chosen
-    int64_t mtp = 0;            // DeepSeek multi-token-prediction modules, apart from total
-                                // (as stored in the checkpoint: with their embedding and head)
-    int64_t perExpert = 0;      // one routed expert
+    int64_t norms = 0;     // per-layer and final norms
+    int64_t lmHead = 0;    // 0 when tied to the embedding
+    int64_t total = 0;     // the model without MTP modules
+    int64_t active = 0;    // per token: total less the routed experts not chosen
+    int64_t mtp = 0;       // DeepSeek multi-token-prediction modules, apart from total
+                           // (as stored in the checkpoint: with their embedding and head)
+    int64_t perExpert = 0; // one routed expert
 };
 
 // The matrices one token multiplies through, per layer on average (for FLOPs).

@@ -28,8 +28,7 @@ double secondsSince(Clock::time_point t0)
     return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-template <class F>
-double medianSeconds(int warmup, int repeats, F&& f)
+template <class F> double medianSeconds(int warmup, int repeats, F&& f)
 {
     for (int i = 0; i < warmup; ++i)
         f();
@@ -124,7 +123,8 @@ void finish(BenchRun& run, const BenchReport& report)
     run.gflops = run.flops / run.seconds / 1e9;
     run.gbps = run.bytes / run.seconds / 1e9;
     if (report.gemmGflops > 0 && report.copyGbps > 0) {
-        run.predictedSeconds = rooflineSeconds(run.flops, run.bytes, thisMachine(report), {1.0, 1.0});
+        run.predictedSeconds =
+            rooflineSeconds(run.flops, run.bytes, thisMachine(report), {1.0, 1.0});
         run.measuredOverPredicted = run.seconds / run.predictedSeconds;
     }
 }
@@ -139,8 +139,8 @@ double measureGemmGflops(int threads, int64_t size)
     AlignedVector<float> c(size_t(n) * size_t(n));
     openblas_set_num_threads(std::max(1, threads));
     const double t = medianSeconds(1, 3, [&] {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n,
-                    b.data(), n, 0.0f, c.data(), n);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n, b.data(),
+                    n, 0.0f, c.data(), n);
     });
     return 2.0 * double(n) * double(n) * double(n) / t / 1e9;
 }
@@ -214,7 +214,8 @@ BenchReport runBenchmark(const BenchConfig& cfg, const BenchProgress& progress,
         const auto k = randomFloats(size_t(s.kvHeads * n * s.headDim), 12);
         const auto v = randomFloats(size_t(s.kvHeads * n * s.headDim), 13);
         AlignedVector<float> out(q.size());
-        const double ioBytes = 4.0 * double(n) * double(s.headDim) * double(2 * s.heads + 2 * s.kvHeads);
+        const double ioBytes =
+            4.0 * double(n) * double(s.headDim) * double(2 * s.heads + 2 * s.kvHeads);
 
         BenchRun run;
         run.kernel = "prefill-fused";
@@ -251,7 +252,8 @@ BenchReport runBenchmark(const BenchConfig& cfg, const BenchProgress& progress,
             naive.extraBytes = int64_t(n) * n * int64_t(sizeof(float));
             // The naive version reads and writes its n x n matrix several times.
             naive.bytes = ioBytes + 4.0 * double(naive.extraBytes) * double(s.heads);
-            naive.relError = checkRows(s, q.data(), k.data(), v.data(), out.data(), cfg.checkMaxTokens);
+            naive.relError =
+                checkRows(s, q.data(), k.data(), v.data(), out.data(), cfg.checkMaxTokens);
             finish(naive, report);
             report.runs.push_back(naive);
             if (progress)
@@ -286,8 +288,10 @@ BenchReport runBenchmark(const BenchConfig& cfg, const BenchProgress& progress,
                         vh[i] = floatToHalf(v[i]);
                     }
                 }
-                const void* kp = st == KvStorage::F16 ? static_cast<const void*>(kh.data()) : k.data();
-                const void* vp = st == KvStorage::F16 ? static_cast<const void*>(vh.data()) : v.data();
+                const void* kp =
+                    st == KvStorage::F16 ? static_cast<const void*>(kh.data()) : k.data();
+                const void* vp =
+                    st == KvStorage::F16 ? static_cast<const void*>(vh.data()) : v.data();
                 AlignedVector<float> out(q.size());
                 BenchRun run;
                 run.kernel = st == KvStorage::F16 ? "decode-f16" : "decode-f32";

@@ -23,13 +23,13 @@ struct BenchConfig
     int64_t kvHeads = 8;
     int64_t headDim = 128;
     bool causal = true;
-    std::vector<int64_t> decodeKvHeads;                // KV-head variants for decode (default: kvHeads)
+    std::vector<int64_t> decodeKvHeads; // KV-head variants for decode (default: kvHeads)
     std::vector<KvStorage> decodeStorage = {KvStorage::F32, KvStorage::F16};
-    bool naiveBaseline = true;   // also time the unfused BLAS version (materialises n x n) at
+    bool naiveBaseline = true;     // also time the unfused BLAS version (materialises n x n) at
     int64_t naiveMaxTokens = 4096; // sizes up to this
     int threads = 2;
     int warmup = 1;
-    int repeats = 3;             // median of these
+    int repeats = 3;              // median of these
     int64_t checkMaxTokens = 512; // relative error against the reference on a prefix of rows
     bool measureCeilings = true;
     KernelIsa isa = bestKernelIsa();
@@ -43,10 +43,10 @@ struct BenchRun
     int64_t kvHeads = 0;
     int64_t headDim = 0;
     bool causal = false;
-    double seconds = 0;     // median
-    double flops = 0;       // useful FLOPs (the causal half counted as such)
+    double seconds = 0; // median
+    double flops = 0;   // useful FLOPs (the causal half counted as such)
     double gflops = 0;
-    double bytes = 0;       // bytes the kernel must move at least once
+    double bytes = 0; // bytes the kernel must move at least once
     double gbps = 0;
     double relError = 0;    // against the double reference, on a subset of rows
     int64_t extraBytes = 0; // memory the kernel allocates beyond inputs and output

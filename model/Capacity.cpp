@@ -32,7 +32,10 @@ namespace {
 
 constexpr int64_t kGiB = int64_t(1) << 30;
 
-int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t ceilDiv(int64_t a, int64_t b)
+{
+    return (a + b - 1) / b;
+}
 
 // Activations are bf16/fp16 whatever the weights are stored in.
 constexpr int64_t kActivationBytes = 2;
@@ -77,15 +80,18 @@ int64_t conversationBytesPerGpu(const ModelSpec& s, int64_t tp, int64_t pp, int6
         for (size_t i = b; i < e; ++i) {
             const int64_t w = s.layers[i].window;
             const int64_t kept = w > 0 ? std::min(tokens, w) : tokens;
-            bytes = checkedAdd(bytes, checkedMul(perLayer, ceilDiv(kept, block) * block, "KV bytes"),
-                               "KV bytes");
+            bytes = checkedAdd(
+                bytes, checkedMul(perLayer, ceilDiv(kept, block) * block, "KV bytes"), "KV bytes");
         }
         worst = std::max(worst, bytes);
     }
     return worst;
 }
 
-int64_t layersPerGpu(const ModelSpec& s, int64_t pp) { return ceilDiv(s.numLayers, pp); }
+int64_t layersPerGpu(const ModelSpec& s, int64_t pp)
+{
+    return ceilDiv(s.numLayers, pp);
+}
 
 // Expected distinct experts a batch touches per MoE layer: E (1 - (1 - 1/E)^(b k)).
 double expertsTouched(const ModelSpec& s, int64_t batch)
@@ -160,7 +166,8 @@ int64_t activationPeakBytes(const ModelSpec& s, int64_t tokens, int64_t tp, int6
     const double residual = 2.0 * T * h * a;
     double qkv = 0, attnOut = 0;
     if (s.mla.enabled()) {
-        qkv = double(s.numHeads) * double(s.mla.qkHeadDim() + s.mla.qkNopeHeadDim + s.mla.vHeadDim) / t +
+        qkv = double(s.numHeads) *
+                  double(s.mla.qkHeadDim() + s.mla.qkNopeHeadDim + s.mla.vHeadDim) / t +
               double(s.mla.cacheWidth());
         attnOut = double(s.numHeads * s.mla.vHeadDim) / t;
     } else {
@@ -179,8 +186,8 @@ int64_t activationPeakBytes(const ModelSpec& s, int64_t tokens, int64_t tp, int6
         const double shared = T * 3.0 * double(s.moe.sharedIntermediate) / t * a;
         mlp = std::max(mlp, residual + routed + shared);
     }
-    const double sampler = 2.0 * double(std::min<int64_t>(maxNumSeqs, tokens)) *
-                           double(s.vocabSize) * 4.0;
+    const double sampler =
+        2.0 * double(std::min<int64_t>(maxNumSeqs, tokens)) * double(s.vocabSize) * 4.0;
     return checkedFromDouble(std::max(attention, mlp) + sampler, "activation bytes");
 }
 
@@ -236,12 +243,14 @@ Expected<CapacityResult> planCapacity(const ModelSpec& s, const DeploymentInputs
     if (in.maxModelLen < 1)
         return Error{where + "--context: required, the max_model_len in tokens"};
     if (in.gpus < 1 || in.tp < 1 || in.gpus % in.tp != 0)
-        return Error{where + "--gpus (" + std::to_string(in.gpus) + ") must be a multiple of --tp (" +
-                     std::to_string(in.tp) + ")"};
+        return Error{where + "--gpus (" + std::to_string(in.gpus) +
+                     ") must be a multiple of --tp (" + std::to_string(in.tp) + ")"};
     if (!(in.utilization > 0 && in.utilization <= 1))
-        return Error{where + "--utilization must be in (0, 1], got " + formatFixed(in.utilization, 3)};
+        return Error{where + "--utilization must be in (0, 1], got " +
+                     formatFixed(in.utilization, 3)};
     if (in.gpu.memoryBytes <= 0 || in.gpu.bandwidthBytesPerSecond <= 0 || in.gpu.bf16Tflops <= 0)
-        return Error{where + "the GPU entry \"" + in.gpu.name + "\" lacks memory, bandwidth or TFLOP/s"};
+        return Error{where + "the GPU entry \"" + in.gpu.name +
+                     "\" lacks memory, bandwidth or TFLOP/s"};
     if (in.blockSize < 1 || in.blockSize > 4096)
         return Error{where + "--block-size must be 1 to 4096"};
     const int64_t pp = in.gpus / in.tp;
@@ -265,22 +274,24 @@ Expected<CapacityResult> planCapacity(const ModelSpec& s, const DeploymentInputs
         MemoryBreakdown& m = r.memory;
         m.total = in.gpu.memoryBytes;
         m.usable = checkedFromDouble(double(m.total) * in.utilization, "usable memory");
-        m.weights = in.weightBytes ? *in.weightBytes
-                                   : ceilDiv(totalWeightBytes(s, in), in.tp * pp);
-        const int64_t batched = in.maxNumBatchedTokens > 0 ? in.maxNumBatchedTokens : in.maxModelLen;
+        m.weights = in.weightBytes ? *in.weightBytes : ceilDiv(totalWeightBytes(s, in), in.tp * pp);
+        const int64_t batched =
+            in.maxNumBatchedTokens > 0 ? in.maxNumBatchedTokens : in.maxModelLen;
         m.activation = in.activationBytes ? *in.activationBytes
                                           : activationPeakBytes(s, batched, in.tp, in.maxNumSeqs);
         m.overhead = in.overheadBytes ? *in.overheadBytes : nonTorchOverheadBytes(in.tp);
         if (m.weights > m.usable)
             return Error{where + "weights alone (" + formatGiB(double(m.weights)) +
                          " per GPU) exceed the usable memory (" + formatGiB(double(m.usable)) +
-                         " of " + in.gpu.name + " at utilization " + formatFixed(in.utilization, 2) +
+                         " of " + in.gpu.name + " at utilization " +
+                         formatFixed(in.utilization, 2) +
                          "); add GPUs, raise --tp or use a smaller --weight-dtype"};
         m.kvBudget = m.usable - m.weights - m.activation - m.overhead;
         if (m.kvBudget <= 0)
             return Error{where + "no memory left for the KV cache on " + in.gpu.name + ": usable " +
-                         formatGiB(double(m.usable)) + " - weights " + formatGiB(double(m.weights)) +
-                         " - activations " + formatGiB(double(m.activation)) + " - overhead " +
+                         formatGiB(double(m.usable)) + " - weights " +
+                         formatGiB(double(m.weights)) + " - activations " +
+                         formatGiB(double(m.activation)) + " - overhead " +
                          formatGiB(double(m.overhead))};
 
         r.kvHeadsPerGpu = kvHeadsPerGpu(s, in.tp);
@@ -292,11 +303,12 @@ Expected<CapacityResult> planCapacity(const ModelSpec& s, const DeploymentInputs
         r.kvBlocks = m.kvBudget / blockBytes;
         r.maxConcurrency = double(r.kvBlocks) * double(in.blockSize) / double(in.maxModelLen);
 
-        const int64_t avg = in.averageTokens > 0 ? std::min(in.averageTokens, in.maxModelLen)
-                                                 : in.maxModelLen;
+        const int64_t avg =
+            in.averageTokens > 0 ? std::min(in.averageTokens, in.maxModelLen) : in.maxModelLen;
         r.kvBytesPerConversation =
             conversationBytesPerGpu(s, in.tp, pp, in.maxModelLen, in.blockSize, in.kvDtype);
-        const int64_t perAverage = conversationBytesPerGpu(s, in.tp, pp, avg, in.blockSize, in.kvDtype);
+        const int64_t perAverage =
+            conversationBytesPerGpu(s, in.tp, pp, avg, in.blockSize, in.kvDtype);
         r.conversations = m.kvBudget / perAverage;
         r.conversationsReserved = m.kvBudget / r.kvBytesPerConversation;
         r.reservedFillFraction = double(perAverage) / double(r.kvBytesPerConversation);
@@ -361,21 +373,26 @@ std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catal
                 if (!r || r->conversations < 1 || r->conversationsReserved < 1)
                     continue;
                 if (target.maxTtftSeconds > 0 && r->ttftSeconds > target.maxTtftSeconds) {
-                    best.reason = "time to first token above " + formatSeconds(target.maxTtftSeconds);
+                    best.reason =
+                        "time to first token above " + formatSeconds(target.maxTtftSeconds);
                     continue;
                 }
                 // Per-conversation speed at the batch this plan would run.
                 int64_t needed = target.concurrent;
                 if (target.requestsPerSecond > 0) {
-                    const double perRequest = r->ttftSeconds + double(target.outputTokens) * r->tpotSeconds;
-                    needed = std::max<int64_t>(needed, int64_t(std::ceil(target.requestsPerSecond * perRequest)));
+                    const double perRequest =
+                        r->ttftSeconds + double(target.outputTokens) * r->tpotSeconds;
+                    needed = std::max<int64_t>(
+                        needed, int64_t(std::ceil(target.requestsPerSecond * perRequest)));
                 }
                 const int64_t perReplica = std::min(r->conversations, in.maxNumSeqs);
                 const int64_t replicas = (needed + perReplica - 1) / perReplica;
                 const int64_t batch = std::min(perReplica, (needed + replicas - 1) / replicas);
-                const Roofline step = decodeStepTime(s, in, batch, target.averageTokens > 0 ? target.averageTokens : target.context);
+                const Roofline step = decodeStepTime(
+                    s, in, batch, target.averageTokens > 0 ? target.averageTokens : target.context);
                 if (target.maxTpotSeconds > 0 && step.seconds > target.maxTpotSeconds) {
-                    best.reason = "time per output token above " + formatSeconds(target.maxTpotSeconds);
+                    best.reason =
+                        "time per output token above " + formatSeconds(target.maxTpotSeconds);
                     continue;
                 }
                 const int64_t total = replicas * tp * pp;

@@ -49,8 +49,8 @@ struct DeploymentInputs
     int64_t maxNumBatchedTokens = 0; // profiling batch; 0 = maxModelLen (vLLM V0 default)
     int64_t maxNumSeqs = 256;
     int64_t blockSize = 16;
-    int64_t averageTokens = 0;       // mean request length; 0 = maxModelLen
-    int64_t promptTokens = 0;        // prompt for the TTFT figure; 0 = averageTokens
+    int64_t averageTokens = 0;              // mean request length; 0 = maxModelLen
+    int64_t promptTokens = 0;               // prompt for the TTFT figure; 0 = averageTokens
     std::optional<int64_t> weightBytes;     // per GPU, overrides the computed figure
     std::optional<int64_t> activationBytes; // per GPU
     std::optional<int64_t> overheadBytes;   // per GPU
@@ -61,7 +61,7 @@ struct DeploymentInputs
 struct MemoryBreakdown
 {
     int64_t total = 0;
-    int64_t usable = 0;     // total x utilization
+    int64_t usable = 0; // total x utilization
     int64_t weights = 0;
     int64_t activation = 0; // profiled activation peak
     int64_t overhead = 0;   // non-torch: CUDA context, NCCL and all-reduce buffers
@@ -75,18 +75,18 @@ struct CapacityResult
     int64_t kvHeadsPerGpu = 0;
     bool kvReplicated = false;
     int64_t layersPerGpu = 0;
-    int64_t kvBytesPerTokenPerGpu = 0;   // all local layers, after TP and replication
-    int64_t kvBytesPerConversation = 0;  // per GPU, maxModelLen tokens, block-rounded, windows
+    int64_t kvBytesPerTokenPerGpu = 0;  // all local layers, after TP and replication
+    int64_t kvBytesPerConversation = 0; // per GPU, maxModelLen tokens, block-rounded, windows
     int64_t kvBlocks = 0;
-    double maxConcurrency = 0;           // kvBlocks x blockSize / maxModelLen, as vLLM logs it
-    int64_t conversations = 0;           // paged: requests of averageTokens that fit
-    int64_t conversationsReserved = 0;   // each reserving maxModelLen
-    double reservedFillFraction = 0;     // share of reserved memory holding real tokens
+    double maxConcurrency = 0;         // kvBlocks x blockSize / maxModelLen, as vLLM logs it
+    int64_t conversations = 0;         // paged: requests of averageTokens that fit
+    int64_t conversationsReserved = 0; // each reserving maxModelLen
+    double reservedFillFraction = 0;   // share of reserved memory holding real tokens
     double pagedOverReserved = 0;
-    int64_t batch = 0;                   // min(conversations, maxNumSeqs): the decode batch
+    int64_t batch = 0; // min(conversations, maxNumSeqs): the decode batch
     double ttftSeconds = 0;
-    double tpotSeconds = 0;              // per output token at that batch and averageTokens
-    double tokensPerSecond = 0;          // the replica's decode throughput at that batch
+    double tpotSeconds = 0;     // per output token at that batch and averageTokens
+    double tokensPerSecond = 0; // the replica's decode throughput at that batch
     bool prefillComputeBound = false;
     bool decodeMemoryBound = false;
     std::string vllmCommand;

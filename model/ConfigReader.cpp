@@ -39,8 +39,8 @@ struct FieldError
 
 // Upper bounds that no real model approaches; they turn 1e30 into an error naming the field
 // long before any product could overflow.
-constexpr int64_t kMaxWidth = int64_t(1) << 20;      // hidden, head_dim, ranks
-constexpr int64_t kMaxFfn = int64_t(1) << 22;        // MLP widths
+constexpr int64_t kMaxWidth = int64_t(1) << 20; // hidden, head_dim, ranks
+constexpr int64_t kMaxFfn = int64_t(1) << 22;   // MLP widths
 constexpr int64_t kMaxLayers = 100000;
 constexpr int64_t kMaxHeads = 1 << 16;
 constexpr int64_t kMaxVocab = int64_t(1) << 31;
@@ -189,8 +189,8 @@ public:
         if (d != std::floor(d))
             throw FieldError{key, "expected an integer, got the fraction " + describe(v)};
         if (d < static_cast<double>(min))
-            throw FieldError{key, "must be at least " + std::to_string(min) + ", got " +
-                                      describe(v)};
+            throw FieldError{key,
+                             "must be at least " + std::to_string(min) + ", got " + describe(v)};
         if (d > static_cast<double>(max))
             throw FieldError{key, describe(v) + " is out of range (expected at most " +
                                       std::to_string(max) + ")"};
@@ -269,8 +269,8 @@ int64_t def(const FamilyDefaults* d, int64_t FamilyDefaults::*member)
 void readCoreShape(Fields& f, ModelSpec& s)
 {
     const FamilyDefaults* d = f.defaults();
-    s.hiddenSize = f.intOr({"hidden_size", "n_embd", "d_model"}, def(d, &FamilyDefaults::hidden),
-                           1, kMaxWidth);
+    s.hiddenSize = f.intOr({"hidden_size", "n_embd", "d_model"}, def(d, &FamilyDefaults::hidden), 1,
+                           kMaxWidth);
     s.numLayers = f.intOr({"num_hidden_layers", "n_layer", "num_layers"},
                           def(d, &FamilyDefaults::layers), 1, kMaxLayers);
     s.numHeads = f.intOr({"num_attention_heads", "n_head", "num_heads"},
@@ -289,8 +289,7 @@ void readCoreShape(Fields& f, ModelSpec& s)
         if (s.hiddenSize % s.numHeads != 0)
             throw FieldError{"num_attention_heads",
                              std::to_string(s.numHeads) + " does not divide hidden_size (" +
-                                 std::to_string(s.hiddenSize) +
-                                 ") and no head_dim is given"};
+                                 std::to_string(s.hiddenSize) + ") and no head_dim is given"};
         s.headDim = s.hiddenSize / s.numHeads;
     }
 }
@@ -314,8 +313,8 @@ void readKvHeads(Fields& f, ModelSpec& s, int64_t fallback)
 int64_t readIntermediate(Fields& f, ModelSpec& s)
 {
     const FamilyDefaults* d = f.defaults();
-    const int64_t fallback = d && d->intermediate == 0 ? 4 * s.hiddenSize
-                                                       : def(d, &FamilyDefaults::intermediate);
+    const int64_t fallback =
+        d && d->intermediate == 0 ? 4 * s.hiddenSize : def(d, &FamilyDefaults::intermediate);
     return f.intOr({"intermediate_size", "n_inner", "ffn_hidden_size", "ffn_dim"}, fallback, 1,
                    kMaxFfn);
 }
@@ -323,10 +322,9 @@ int64_t readIntermediate(Fields& f, ModelSpec& s)
 void readContext(Fields& f, ModelSpec& s)
 {
     const FamilyDefaults* d = f.defaults();
-    s.maxPositionEmbeddings =
-        f.intOr({"max_position_embeddings", "n_positions", "n_ctx", "max_sequence_length",
-                 "seq_length"},
-                def(d, &FamilyDefaults::maxPos), 1, kMaxPositions);
+    s.maxPositionEmbeddings = f.intOr(
+        {"max_position_embeddings", "n_positions", "n_ctx", "max_sequence_length", "seq_length"},
+        def(d, &FamilyDefaults::maxPos), 1, kMaxPositions);
     s.maxContext = s.maxPositionEmbeddings;
     const json* rs = f.get("rope_scaling");
     if (!rs)
@@ -340,10 +338,9 @@ void readContext(Fields& f, ModelSpec& s)
         s.ropeScalingType = type->get<std::string>();
     auto factor = rs->find("factor");
     if (factor != rs->end()) {
-        if (!factor->is_number() || !(factor->get<double>() > 0) ||
-            !(factor->get<double>() < 1e6))
-            throw FieldError{"rope_scaling.factor", "expected a positive number, got " +
-                                                        describe(*factor)};
+        if (!factor->is_number() || !(factor->get<double>() > 0) || !(factor->get<double>() < 1e6))
+            throw FieldError{"rope_scaling.factor",
+                             "expected a positive number, got " + describe(*factor)};
         s.ropeScalingFactor = factor->get<double>();
     }
     // The extended window: original_max_position_embeddings x factor when the config names
@@ -352,8 +349,8 @@ void readContext(Fields& f, ModelSpec& s)
     int64_t original = 0;
     auto orig = rs->find("original_max_position_embeddings");
     if (orig != rs->end())
-        original = Fields::toInt(*orig, "rope_scaling.original_max_position_embeddings", 1,
-                                 kMaxPositions);
+        original =
+            Fields::toInt(*orig, "rope_scaling.original_max_position_embeddings", 1, kMaxPositions);
     if (original > 0 && s.ropeScalingType != "llama3" && s.ropeScalingType != "longrope") {
         const double extended = static_cast<double>(original) * s.ropeScalingFactor;
         if (extended > static_cast<double>(kMaxPositions))
@@ -379,8 +376,7 @@ void readWindows(Fields& f, ModelSpec& s)
         for (int64_t i = 0; i < s.numLayers; ++i) {
             const json& t = (*types)[static_cast<size_t>(i)];
             if (!t.is_string())
-                throw FieldError{"layer_types", "entry " + std::to_string(i) +
-                                                    " is not a string"};
+                throw FieldError{"layer_types", "entry " + std::to_string(i) + " is not a string"};
             const std::string kind = t.get<std::string>();
             if (kind == "sliding_attention") {
                 if (!window)
@@ -436,8 +432,8 @@ void readMoe(Fields& f, ModelSpec& s)
     const std::string& fam = s.family;
     MoeSpec& m = s.moe;
     if (fam == "mixtral" || fam == "gpt_oss" || fam == "llama4") {
-        m.experts = f.intOr({"num_local_experts"}, fam == "mixtral" ? 8 : (fam == "llama4" ? 16 : 128),
-                            1, kMaxExperts);
+        m.experts = f.intOr({"num_local_experts"},
+                            fam == "mixtral" ? 8 : (fam == "llama4" ? 16 : 128), 1, kMaxExperts);
         m.expertsPerToken = f.intOr({"num_experts_per_tok", "experts_per_token"},
                                     fam == "mixtral" ? 2 : (fam == "llama4" ? 1 : 4), 1, m.experts);
         m.expertIntermediate = s.intermediateSize;
@@ -457,13 +453,12 @@ void readMoe(Fields& f, ModelSpec& s)
     }
     if (fam == "qwen2_moe" || fam == "qwen3_moe") {
         m.experts = f.intOr({"num_experts"}, fam == "qwen2_moe" ? 60 : 128, 1, kMaxExperts);
-        m.expertsPerToken = f.intOr({"num_experts_per_tok"}, fam == "qwen2_moe" ? 4 : 8, 1,
-                                    m.experts);
+        m.expertsPerToken =
+            f.intOr({"num_experts_per_tok"}, fam == "qwen2_moe" ? 4 : 8, 1, m.experts);
         m.expertIntermediate =
             f.intOr({"moe_intermediate_size"}, fam == "qwen2_moe" ? 1408 : 768, 1, kMaxFfn);
         if (fam == "qwen2_moe") {
-            m.sharedIntermediate =
-                f.intOr({"shared_expert_intermediate_size"}, 5632, 0, kMaxFfn);
+            m.sharedIntermediate = f.intOr({"shared_expert_intermediate_size"}, 5632, 0, kMaxFfn);
             m.sharedExpertGate = m.sharedIntermediate > 0;
         }
         const int64_t step = f.optInt("decoder_sparse_step", 1, kMaxLayers).value_or(1);
@@ -501,8 +496,8 @@ void readMoe(Fields& f, ModelSpec& s)
     if (ek) {
         m.experts = Fields::toInt(*f.get(ek), ek, 1, kMaxExperts);
         m.expertsPerToken = f.intOr({"num_experts_per_tok", "experts_per_token"}, 2, 1, m.experts);
-        m.expertIntermediate = f.optInt("moe_intermediate_size", 1, kMaxFfn)
-                                   .value_or(s.intermediateSize);
+        m.expertIntermediate =
+            f.optInt("moe_intermediate_size", 1, kMaxFfn).value_or(s.intermediateSize);
         for (LayerSpec& l : s.layers)
             l.moe = true;
         f.warn("mixture of experts read from generic field names; the layout is assumed "
@@ -608,7 +603,8 @@ void applyLayout(Fields& f, ModelSpec& s)
         const bool newArch = f.optBool("new_decoder_architecture").value_or(false);
         const bool parallel = f.optBool("parallel_attn").value_or(true);
         if (newArch)
-            s.normsPerLayer = static_cast<int>(f.optInt("num_ln_in_parallel_attn", 1, 2).value_or(2));
+            s.normsPerLayer =
+                static_cast<int>(f.optInt("num_ln_in_parallel_attn", 1, 2).value_or(2));
         else
             s.normsPerLayer = parallel ? 1 : 2;
         if (f.optBool("alibi").value_or(false))
@@ -626,7 +622,8 @@ void applyLayout(Fields& f, ModelSpec& s)
 ModelSpec buildSpec(const json& root, const std::string& label, std::vector<std::string>& warnings)
 {
     if (!root.is_object())
-        throw FieldError{"(top level)", std::string("expected a JSON object, got ") + typeName(root)};
+        throw FieldError{"(top level)",
+                         std::string("expected a JSON object, got ") + typeName(root)};
 
     // Multimodal wrappers keep the language model in text_config (Gemma-3, Llama-3.2-Vision,
     // Llama-4); the sizes here are the text model's.
@@ -637,7 +634,8 @@ ModelSpec buildSpec(const json& root, const std::string& label, std::vector<std:
         outerType = it->get<std::string>();
     if (auto tc = root.find("text_config"); tc != root.end() && !tc->is_null()) {
         if (!tc->is_object())
-            throw FieldError{"text_config", std::string("expected an object, got ") + typeName(*tc)};
+            throw FieldError{"text_config",
+                             std::string("expected an object, got ") + typeName(*tc)};
         cfg = &*tc;
         outer = &root;
     }
@@ -671,8 +669,8 @@ ModelSpec buildSpec(const json& root, const std::string& label, std::vector<std:
                            "decoder layers; their KV holds image tokens, not text");
 
     Fields f(*cfg, outer, defaults, warnings);
-    if (const json* arch = f.getOuter("architectures"); arch && arch->is_array() && !arch->empty() &&
-                                                       (*arch)[0].is_string())
+    if (const json* arch = f.getOuter("architectures");
+        arch && arch->is_array() && !arch->empty() && (*arch)[0].is_string())
         s.architecture = (*arch)[0].get<std::string>();
 
     readCoreShape(f, s);
@@ -742,8 +740,8 @@ Expected<ModelSpec> parseModelConfig(const std::string& text, const std::string&
     spec.warnings = std::move(warnings);
     spec.sourcePath = label;
     const json& root = doc.value();
-    if (auto it = root.find("_name_or_path"); it != root.end() && it->is_string() &&
-                                              !it->get<std::string>().empty())
+    if (auto it = root.find("_name_or_path");
+        it != root.end() && it->is_string() && !it->get<std::string>().empty())
         spec.name = it->get<std::string>();
     else
         spec.name = stemName(label);

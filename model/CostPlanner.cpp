@@ -12,7 +12,10 @@ namespace {
 constexpr int64_t kMaxTokens = int64_t(1) << 36; // 68 billion: beyond any context window
 constexpr double kSecondsPerDay = 86400.0;
 
-double dollars(int64_t tokens, double perMillion) { return double(tokens) * perMillion / 1e6; }
+double dollars(int64_t tokens, double perMillion)
+{
+    return double(tokens) * perMillion / 1e6;
+}
 
 } // namespace
 
@@ -79,8 +82,8 @@ Expected<PromptCost> computePromptCost(const PromptLayout& layout, const PriceSh
             c.warnings.push_back("volatile segment \"" + breaker + "\" comes before stable \"" +
                                  s.name + "\": the prefix changes on every call, so \"" + s.name +
                                  "\" (" + withCommas(s.tokens) +
-                                 " tokens) is never cached and pays full price; move \"" +
-                                 breaker + "\" after the stable parts");
+                                 " tokens) is never cached and pays full price; move \"" + breaker +
+                                 "\" after the stable parts");
         }
     }
     if (c.inputTokens == 0)
@@ -93,8 +96,9 @@ Expected<PromptCost> computePromptCost(const PromptLayout& layout, const PriceSh
     c.cacheablePrefixTokens = prefix;
 
     if (price.contextWindow > 0 && c.inputTokens + layout.outputTokens > price.contextWindow)
-        return Error{"layout: the prompt (" + withCommas(c.inputTokens) + " tokens) plus the output budget (" +
-                     withCommas(layout.outputTokens) + ") exceeds " + price.model + "'s context window of " +
+        return Error{"layout: the prompt (" + withCommas(c.inputTokens) +
+                     " tokens) plus the output budget (" + withCommas(layout.outputTokens) +
+                     ") exceeds " + price.model + "'s context window of " +
                      withCommas(price.contextWindow) + " tokens; the API would reject it"};
 
     auto w = price.writeMultiplierFor(layout.ttlSeconds);
@@ -106,8 +110,9 @@ Expected<PromptCost> computePromptCost(const PromptLayout& layout, const PriceSh
 
     c.cacheUsable = prefix > 0 && prefix >= price.minCacheableTokens;
     if (prefix > 0 && prefix < price.minCacheableTokens)
-        c.warnings.push_back("the stable prefix (" + withCommas(prefix) + " tokens) is shorter than " +
-                             price.model + "'s minimum cacheable prompt of " +
+        c.warnings.push_back("the stable prefix (" + withCommas(prefix) +
+                             " tokens) is shorter than " + price.model +
+                             "'s minimum cacheable prompt of " +
                              withCommas(price.minCacheableTokens) + " tokens: nothing is cached");
 
     double inRate = price.inputPerMillion;
@@ -118,16 +123,20 @@ Expected<PromptCost> computePromptCost(const PromptLayout& layout, const PriceSh
         outRate = price.longContext->outputPerMillion;
         c.warnings.push_back("input above " + withCommas(price.longContext->thresholdTokens) +
                              " tokens: the whole request is billed at the long-context rate ($" +
-                             formatFixed(inRate, 2) + " / $" + formatFixed(outRate, 2) + " per million)");
+                             formatFixed(inRate, 2) + " / $" + formatFixed(outRate, 2) +
+                             " per million)");
     }
 
     const double output = dollars(layout.outputTokens, outRate);
     const int64_t rest = c.inputTokens - prefix;
     c.uncachedPerRequest = dollars(c.inputTokens, inRate) + output;
     if (c.cacheUsable) {
-        c.cachedWritePerRequest = dollars(prefix, inRate) * c.writeMultiplier + dollars(rest, inRate) + output;
-        c.cachedReadPerRequest = dollars(prefix, inRate) * c.readMultiplier + dollars(rest, inRate) + output;
-        c.hitRate = cacheHitRate(layout.requestsPerDay, layout.ttlSeconds, layout.arrival, layout.burstSize);
+        c.cachedWritePerRequest =
+            dollars(prefix, inRate) * c.writeMultiplier + dollars(rest, inRate) + output;
+        c.cachedReadPerRequest =
+            dollars(prefix, inRate) * c.readMultiplier + dollars(rest, inRate) + output;
+        c.hitRate = cacheHitRate(layout.requestsPerDay, layout.ttlSeconds, layout.arrival,
+                                 layout.burstSize);
     } else {
         c.cachedWritePerRequest = c.cachedReadPerRequest = c.uncachedPerRequest;
         c.hitRate = 0;
@@ -157,7 +166,8 @@ Expected<PromptCost> computePromptCost(const PromptLayout& layout, const PriceSh
         const double mid = (double(before) + double(s.tokens) / 2) / double(c.inputTokens);
         if (mid > 0.2 && mid < 0.8)
             c.warnings.push_back("\"" + s.name + "\" holds the answer and sits mid-prompt (" +
-                                 formatFixed(100 * mid, 0) + "% in) of " + withCommas(c.inputTokens) +
+                                 formatFixed(100 * mid, 0) + "% in) of " +
+                                 withCommas(c.inputTokens) +
                                  " tokens: recall drops in the middle (Lost in the Middle: 75.8% "
                                  "when first of 20 documents, 53.8% when tenth, 56.1% with none); "
                                  "put it first or last");
@@ -193,8 +203,11 @@ Expected<RetrievalComparison> compareRetrieval(const PriceSheet& price, int64_t 
                                                int64_t chunk, int64_t k, int64_t question,
                                                int64_t output)
 {
-    for (auto [v, name] : {std::pair{corpus, "corpus_tokens"}, {chunk, "chunk_tokens"},
-                           {k, "top_k"}, {question, "question_tokens"}, {output, "output_tokens"}})
+    for (auto [v, name] : {std::pair{corpus, "corpus_tokens"},
+                           {chunk, "chunk_tokens"},
+                           {k, "top_k"},
+                           {question, "question_tokens"},
+                           {output, "output_tokens"}})
         if (v < 0 || v > kMaxTokens)
             return Error{std::string("retrieval: ") + name + ": " + std::to_string(v) +
                          " is out of range"};
@@ -209,8 +222,8 @@ Expected<RetrievalComparison> compareRetrieval(const PriceSheet& price, int64_t 
             outRate = price.longContext->outputPerMillion;
         }
         const double cached = double(corpus) * readShare;
-        return (double(in) - cached) * inRate / 1e6 + cached * inRate * price.cacheReadMultiplier / 1e6 +
-               dollars(output, outRate);
+        return (double(in) - cached) * inRate / 1e6 +
+               cached * inRate * price.cacheReadMultiplier / 1e6 + dollars(output, outRate);
     };
     r.retrievalPerQuery = cost(r.retrievalInputTokens, 0);
     r.fullPerQuery = cost(r.fullInputTokens, 0);

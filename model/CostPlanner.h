@@ -20,7 +20,8 @@ struct Segment
 };
 
 // How requests spread in time, which decides how often the cache is still warm.
-enum class Arrival {
+enum class Arrival
+{
     Even,    // evenly spaced
     Poisson, // independent, at random
     Bursts,  // bursts of burstSize back-to-back requests, bursts evenly spaced
@@ -47,15 +48,15 @@ struct PromptCost
     bool longContextRate = false;      // the whole request billed at the long-context tier
     double writeMultiplier = 1.0;
     double readMultiplier = 1.0;
-    double uncachedPerRequest = 0;     // dollars
-    double cachedWritePerRequest = 0;  // the request that writes the prefix
-    double cachedReadPerRequest = 0;   // a request that reads it
-    double hitRate = 0;                // steady-state share of requests that read
-    double expectedPerRequest = 0;     // hitRate x read + (1 - hitRate) x write
+    double uncachedPerRequest = 0;    // dollars
+    double cachedWritePerRequest = 0; // the request that writes the prefix
+    double cachedReadPerRequest = 0;  // a request that reads it
+    double hitRate = 0;               // steady-state share of requests that read
+    double expectedPerRequest = 0;    // hitRate x read + (1 - hitRate) x write
     double monthlyUncached = 0;
     double monthlyCached = 0;
-    double savingsFraction = 0;        // 1 - cached / uncached
-    int64_t breakEvenReuses = 0;       // reads within the TTL for a write to pay; -1: never
+    double savingsFraction = 0;  // 1 - cached / uncached
+    int64_t breakEvenReuses = 0; // reads within the TTL for a write to pay; -1: never
     std::vector<std::string> warnings;
 };
 

@@ -7,7 +7,15 @@
 namespace attnplan {
 
 // Storage types for weights and the KV cache. int4 is half a byte; sizes round up.
-enum class DType { F32, BF16, F16, FP8, INT8, INT4 };
+enum class DType
+{
+    F32,
+    BF16,
+    F16,
+    FP8,
+    INT8,
+    INT4
+};
 
 int dtypeBits(DType t);
 const char* dtypeName(DType t);

@@ -16,8 +16,7 @@ struct Error
 
 // Either a value or an Error. Readers and planners return this at the library's edge so that
 // front ends learn *why* something failed, never only *that* it failed.
-template <class T>
-class Expected
+template <class T> class Expected
 {
 public:
     Expected(T value) : m_value(std::move(value)) {}

@@ -148,13 +148,16 @@ const GpuCatalog& builtinGpuCatalog()
     return catalog;
 }
 
-std::string userGpuCatalogPath() { return detail::userConfigFile("gpus.json"); }
+std::string userGpuCatalogPath()
+{
+    return detail::userConfigFile("gpus.json");
+}
 
 GpuCatalog loadGpuCatalog(const std::string& userPath)
 {
     return detail::mergeUserCatalog(
-        builtinGpuCatalog(), userPath, parseGpuCatalog,
-        [](auto& c) -> auto& { return c.gpus; }, [](const GpuSpec& g) { return g.name; }, "catalog");
+        builtinGpuCatalog(), userPath, parseGpuCatalog, [](auto& c) -> auto& { return c.gpus; },
+        [](const GpuSpec& g) { return g.name; }, "catalog");
 }
 
 } // namespace attnplan

@@ -17,9 +17,9 @@ struct GpuSpec
     int64_t memoryBytes = 0;          // as the runtime reports it (what vLLM multiplies)
     bool memoryReported = false;      // false: datasheet capacity less the usual reservation
     double bf16Tflops = 0;
-    double fp8Tflops = 0;             // 0: no fp8 tensor cores (fp8 weights run at bf16 rate)
+    double fp8Tflops = 0; // 0: no fp8 tensor cores (fp8 weights run at bf16 rate)
     double bandwidthBytesPerSecond = 0;
-    std::string interconnect;         // "NVLink 4", "none"
+    std::string interconnect; // "NVLink 4", "none"
     double interconnectBytesPerSecond = 0;
     std::optional<double> pricePerHour; // US dollars per GPU-hour, when the user sets one
     std::string source;

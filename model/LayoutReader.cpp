@@ -59,7 +59,8 @@ Expected<LayoutFile> parseLayoutFile(const std::string& text, const std::string&
     try {
         auto seg = j.find("segments");
         if (seg == j.end() || !seg->is_array() || seg->empty())
-            throw FieldError{"segments", "missing or empty, expected a list of {name, tokens, stable}"};
+            throw FieldError{"segments",
+                             "missing or empty, expected a list of {name, tokens, stable}"};
         size_t i = 0;
         for (const json& s : *seg) {
             const std::string where = "segments[" + std::to_string(i++) + "].";
@@ -89,7 +90,8 @@ Expected<LayoutFile> parseLayoutFile(const std::string& text, const std::string&
         if (perDay < 0)
             perDay = real(j, "requests_per_month", 0, 1e12, -1) / kDaysPerMonth;
         if (perDay < 0)
-            throw FieldError{"requests_per_day", "missing (or requests_per_hour, requests_per_month)"};
+            throw FieldError{"requests_per_day",
+                             "missing (or requests_per_hour, requests_per_month)"};
         f.layout.requestsPerDay = perDay;
         f.layout.ttlSeconds = integer(j, "ttl_seconds", 1, 30 * 86400, 300, "");
         std::string arrival = "poisson";
@@ -109,7 +111,8 @@ Expected<LayoutFile> parseLayoutFile(const std::string& text, const std::string&
         f.layout.burstSize = integer(j, "burst_size", 1, 1000000, 10, "");
         if (auto p = j.find("price"); p != j.end()) {
             if (!p->is_string())
-                throw FieldError{"price", "expected a catalog id such as \"anthropic/claude-sonnet-4.5\""};
+                throw FieldError{"price",
+                                 "expected a catalog id such as \"anthropic/claude-sonnet-4.5\""};
             f.priceId = p->get<std::string>();
         }
         if (auto p = j.find("pricing"); p != j.end()) {
@@ -159,7 +162,7 @@ std::string layoutToJson(const LayoutFile& f)
     j["output_tokens"] = f.layout.outputTokens;
     j["requests_per_day"] = f.layout.requestsPerDay;
     j["ttl_seconds"] = f.layout.ttlSeconds;
-    j["arrival"] = f.layout.arrival == Arrival::Even    ? "even"
+    j["arrival"] = f.layout.arrival == Arrival::Even     ? "even"
                    : f.layout.arrival == Arrival::Bursts ? "bursts"
                                                          : "poisson";
     if (f.layout.arrival == Arrival::Bursts)

@@ -14,7 +14,7 @@ namespace attnplan {
 struct LayoutFile
 {
     PromptLayout layout;
-    std::string priceId;              // "anthropic/claude-sonnet-4.5", or "" with inline prices
+    std::string priceId;               // "anthropic/claude-sonnet-4.5", or "" with inline prices
     std::optional<PriceSheet> pricing; // inline prices
 };
 

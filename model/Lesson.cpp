@@ -67,12 +67,13 @@ WorkedIt workedExampleIt()
 SentenceExample sentenceExample()
 {
     SentenceExample e;
-    e.tokens = {"The", "animal", "didn't", "cross", "the", "street", "because", "it", "was", "tired"};
+    e.tokens = {"The",    "animal",  "didn't", "cross", "the",
+                "street", "because", "it",     "was",   "tired"};
     // Queries and keys exactly as the lesson hand-picks them (_SENTENCE_QK).
     const double qk[10][8] = {
-        {0, 2, 2, 2, 0, 0, 0, -1},    {0, -1, 0, -3, 1, 1, 1, 1}, {0, 0, 3, 0, 0, 0, -1, 0},
-        {2, 0, 0, 2, 0, -1, 2, 0},    {3, -1, -1, 1, 0, 0, 0, -1}, {0, -1, 3, 0, 1, 0, 0, 0},
-        {0, 0, -3, 0, -1, 0, 0, 0},   {1, 1, 1, 1, 0, 1, 0, -1},  {0, 3, 0, -1, 0, -1, 0, 0},
+        {0, 2, 2, 2, 0, 0, 0, -1},  {0, -1, 0, -3, 1, 1, 1, 1},  {0, 0, 3, 0, 0, 0, -1, 0},
+        {2, 0, 0, 2, 0, -1, 2, 0},  {3, -1, -1, 1, 0, 0, 0, -1}, {0, -1, 3, 0, 1, 0, 0, 0},
+        {0, 0, -3, 0, -1, 0, 0, 0}, {1, 1, 1, 1, 0, 1, 0, -1},   {0, 3, 0, -1, 0, -1, 0, 0},
         {1, 2, 0, 1, 1, 1, 0, 0},
     };
     for (const auto& row : qk) {

@@ -9,12 +9,22 @@
 
 namespace attnplan {
 
-enum class AttentionKind { MHA, GQA, MQA, MLA };
+enum class AttentionKind
+{
+    MHA,
+    GQA,
+    MQA,
+    MLA
+};
 const char* attentionKindName(AttentionKind k);
 
 // Gated MLPs (SwiGLU/GeGLU) hold three matrices: gate, up, down. Plain ones (GPT-2, OPT,
 // Falcon, GPT-NeoX) hold two: up and down.
-enum class MlpKind { Gated, Plain };
+enum class MlpKind
+{
+    Gated,
+    Plain
+};
 
 // One decoder layer as far as sizing cares: how far it looks back and whether its MLP is a
 // mixture of experts. window == 0 means full attention.
@@ -42,14 +52,14 @@ struct MlaSpec
 
 struct MoeSpec
 {
-    int64_t experts = 0;            // routed experts per MoE layer
-    int64_t expertsPerToken = 0;    // top-k
-    int64_t expertIntermediate = 0; // width of one routed expert's MLP
-    int64_t sharedIntermediate = 0; // total width of the always-on shared expert(s), 0 if none
-    bool sharedExpertGate = false;  // Qwen2-MoE: a sigmoid gate hidden -> 1 on the shared expert
-    bool routerBias = false;        // gpt-oss: router Linear has a bias
+    int64_t experts = 0;               // routed experts per MoE layer
+    int64_t expertsPerToken = 0;       // top-k
+    int64_t expertIntermediate = 0;    // width of one routed expert's MLP
+    int64_t sharedIntermediate = 0;    // total width of the always-on shared expert(s), 0 if none
+    bool sharedExpertGate = false;     // Qwen2-MoE: a sigmoid gate hidden -> 1 on the shared expert
+    bool routerBias = false;           // gpt-oss: router Linear has a bias
     bool routerCorrectionBias = false; // DeepSeek-V3 noaux_tc: e_score_correction_bias
-    bool expertBias = false;        // gpt-oss: expert matrices carry biases
+    bool expertBias = false;           // gpt-oss: expert matrices carry biases
 
     bool enabled() const { return experts > 0; }
 };
@@ -79,28 +89,28 @@ struct ModelSpec
 
     // Module layout, following each family's modeling code in transformers.
     MlpKind mlp = MlpKind::Gated;
-    bool layerNorm = false;   // LayerNorm (weight + bias) rather than RMSNorm (weight only)
-    int normsPerLayer = 2;    // Gemma-2/3 have four
-    bool qkNorm = false;      // Qwen3, Gemma-3: RMSNorm over head_dim on q and k
+    bool layerNorm = false; // LayerNorm (weight + bias) rather than RMSNorm (weight only)
+    int normsPerLayer = 2;  // Gemma-2/3 have four
+    bool qkNorm = false;    // Qwen3, Gemma-3: RMSNorm over head_dim on q and k
     bool qkvBias = false;
     bool oBias = false;
     bool mlpBias = false;
-    bool attentionSinks = false;   // gpt-oss: one learned sink logit per head
+    bool attentionSinks = false; // gpt-oss: one learned sink logit per head
     bool tiedEmbeddings = false;
-    int64_t learnedPositions = 0;  // rows of a learned position table (GPT-2, OPT, StarCoder)
+    int64_t learnedPositions = 0; // rows of a learned position table (GPT-2, OPT, StarCoder)
     bool finalNorm = true;
-    int64_t embedProjDim = 0;      // OPT's word_embed_proj_dim when it differs from hidden_size
+    int64_t embedProjDim = 0; // OPT's word_embed_proj_dim when it differs from hidden_size
 
     MlaSpec mla;
     MoeSpec moe;
     std::vector<LayerSpec> layers; // numLayers entries
     int64_t mtpLayers = 0;         // DeepSeek multi-token-prediction modules, counted apart
 
-    std::string torchDtype;             // as written in the config, "" if absent
+    std::string torchDtype;               // as written in the config, "" if absent
     std::optional<DType> checkpointDType; // torch_dtype or quantization_config, when known
-    bool mxfp4Experts = false;          // gpt-oss: routed experts stored as MXFP4, the rest bf16
+    bool mxfp4Experts = false;            // gpt-oss: routed experts stored as MXFP4, the rest bf16
     std::optional<int64_t> exactWeightBytes; // from safetensors metadata beside the config
-    std::string weightBytesSource;      // which file gave exactWeightBytes
+    std::string weightBytesSource;           // which file gave exactWeightBytes
 
     std::vector<std::string> warnings;
 

@@ -59,15 +59,18 @@ PriceSheet parseEntry(const json& e)
         p.model = p.id;
     p.inputPerMillion = num(e, "input_per_m", 0, 1000);
     p.outputPerMillion = num(e, "output_per_m", 0, 1000);
-    const json* writes = e.contains("cache_write_multipliers") ? &e["cache_write_multipliers"] : nullptr;
+    const json* writes =
+        e.contains("cache_write_multipliers") ? &e["cache_write_multipliers"] : nullptr;
     if (writes) {
         if (!writes->is_object())
-            throw EntryError{"cache_write_multipliers: expected an object of TTL seconds to multipliers"};
+            throw EntryError{
+                "cache_write_multipliers: expected an object of TTL seconds to multipliers"};
         for (const auto& [ttl, v] : writes->items()) {
             char* end = nullptr;
             const long long seconds = std::strtoll(ttl.c_str(), &end, 10);
             if (ttl.empty() || *end || seconds <= 0 || seconds > 30LL * 86400)
-                throw EntryError{"cache_write_multipliers: \"" + ttl + "\" is not a TTL in seconds"};
+                throw EntryError{"cache_write_multipliers: \"" + ttl +
+                                 "\" is not a TTL in seconds"};
             if (!v.is_number() || !(v.get<double>() >= 1.0 && v.get<double>() <= 4.0))
                 throw EntryError{"cache_write_multipliers." + ttl + ": " + v.dump() +
                                  " is implausible (a cache write costs 1x to 4x input)"};
@@ -155,13 +158,17 @@ const PriceCatalog& builtinPriceCatalog()
     return catalog;
 }
 
-std::string userPriceCatalogPath() { return detail::userConfigFile("prices.json"); }
+std::string userPriceCatalogPath()
+{
+    return detail::userConfigFile("prices.json");
+}
 
 PriceCatalog loadPriceCatalog(const std::string& userPath)
 {
     return detail::mergeUserCatalog(
         builtinPriceCatalog(), userPath, parsePriceCatalog,
-        [](auto& c) -> auto& { return c.models; }, [](const PriceSheet& p) { return p.id; }, "prices");
+        [](auto& c) -> auto& { return c.models; }, [](const PriceSheet& p) { return p.id; },
+        "prices");
 }
 
 } // namespace attnplan

@@ -22,7 +22,7 @@ struct LongContextTier
 // One hosted model's prices, US dollars per million tokens.
 struct PriceSheet
 {
-    std::string id;       // "anthropic/claude-sonnet-4.5"
+    std::string id; // "anthropic/claude-sonnet-4.5"
     std::string provider;
     std::string model;
     double inputPerMillion = 0;

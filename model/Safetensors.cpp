@@ -24,8 +24,7 @@ int64_t dtypeBytes(const std::string& t)
         return 4;
     if (t == "F16" || t == "BF16" || t == "I16" || t == "U16")
         return 2;
-    if (t == "F8_E4M3" || t == "F8_E5M2" || t == "I8" || t == "U8" || t == "BOOL" ||
-        t == "F8_E8M0")
+    if (t == "F8_E4M3" || t == "F8_E5M2" || t == "I8" || t == "U8" || t == "BOOL" || t == "F8_E8M0")
         return 1;
     return 0;
 }
@@ -98,8 +97,7 @@ Expected<int64_t> safetensorsTensorBytes(const std::string& path)
     for (int i = 7; i >= 0; --i)
         len = (len << 8) | lenBytes[i];
     if (len == 0 || len > static_cast<uint64_t>(detail::kMaxSafetensorsHeaderBytes))
-        return Error{path + ": header length: " + std::to_string(len) +
-                     " bytes, expected 1 to " +
+        return Error{path + ": header length: " + std::to_string(len) + " bytes, expected 1 to " +
                      std::to_string(detail::kMaxSafetensorsHeaderBytes)};
     std::string header(len, '\0');
     in.read(header.data(), static_cast<std::streamsize>(len));
@@ -180,9 +178,9 @@ Expected<std::optional<CheckpointSize>> readCheckpointSize(const std::string& fo
         if (__builtin_add_overflow(total, bytes.value(), &total))
             return Error{p.string() + ": checkpoint size does not fit in 64 bits"};
     }
-    std::string source = shards.size() == 1 ? shards.front().string()
-                                            : std::to_string(shards.size()) +
-                                                  " safetensors headers in " + folder;
+    std::string source = shards.size() == 1
+                             ? shards.front().string()
+                             : std::to_string(shards.size()) + " safetensors headers in " + folder;
     return std::optional<CheckpointSize>{CheckpointSize{total, source}};
 }
 

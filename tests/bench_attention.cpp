@@ -23,9 +23,10 @@ double numpySeconds(int64_t n, int64_t heads, int64_t d, bool causal)
     const char* python = std::system("/usr/bin/python3 -c 'import numpy' 2>/dev/null") == 0
                              ? "/usr/bin/python3 "
                              : "python3 ";
-    const std::string cmd = std::string(python) + ATTNPLAN_SOURCE_DIR "/scripts/numpy_attention.py " +
-                            std::to_string(n) + " " + std::to_string(heads) + " " +
-                            std::to_string(d) + " " + (causal ? "1" : "0") + " 3 2>/dev/null";
+    const std::string cmd = std::string(python) +
+                            ATTNPLAN_SOURCE_DIR "/scripts/numpy_attention.py " + std::to_string(n) +
+                            " " + std::to_string(heads) + " " + std::to_string(d) + " " +
+                            (causal ? "1" : "0") + " 3 2>/dev/null";
     FILE* p = popen(cmd.c_str(), "r");
     if (!p)
         return 0;
@@ -48,7 +49,8 @@ void progress(int done, int total, const BenchRun& r)
 int main(int argc, char** argv)
 {
     const int threads = argc > 1 ? std::atoi(argv[1]) : 2;
-    std::printf("attnplan attention benchmark: %s, %d threads\n", kernelIsaName(bestKernelIsa()), threads);
+    std::printf("attnplan attention benchmark: %s, %d threads\n", kernelIsaName(bestKernelIsa()),
+                threads);
 
     // 1. Prefill at 4,096 tokens, non-causal and causal, with the GEMM ceiling beside it.
     BenchConfig c;
@@ -69,16 +71,19 @@ int main(int argc, char** argv)
     std::printf("\nprefill, 8 heads x 128, 4,096 tokens, float32\n");
     std::printf("  OpenBLAS sgemm                 %7.1f GFLOP/s (measured %.1f, then %.1f)\n",
                 (full.gemmGflops + causal.gemmGflops) / 2, full.gemmGflops, causal.gemmGflops);
-    std::printf("  fused, non-causal              %7.1f GFLOP/s = %.2f of GEMM   (target >= 0.85)\n",
-                fullRun.gflops, fullRun.gflops / full.gemmGflops);
-    std::printf("  fused, causal (useful half)    %7.1f GFLOP/s = %.2f of GEMM   (target >= 0.85)\n",
-                causalRun.gflops, causalRun.gflops / causal.gemmGflops);
-    std::printf("  unfused BLAS, causal           %7.3f s; fused is %.1fx faster\n", naiveRun.seconds,
-                naiveRun.seconds / causalRun.seconds);
+    std::printf(
+        "  fused, non-causal              %7.1f GFLOP/s = %.2f of GEMM   (target >= 0.85)\n",
+        fullRun.gflops, fullRun.gflops / full.gemmGflops);
+    std::printf(
+        "  fused, causal (useful half)    %7.1f GFLOP/s = %.2f of GEMM   (target >= 0.85)\n",
+        causalRun.gflops, causalRun.gflops / causal.gemmGflops);
+    std::printf("  unfused BLAS, causal           %7.3f s; fused is %.1fx faster\n",
+                naiveRun.seconds, naiveRun.seconds / causalRun.seconds);
     const double np = numpySeconds(4096, 8, 128, true);
     if (np > 0)
-        std::printf("  NumPy (lesson's formula)       %7.3f s; fused is %.1fx faster   (target >= 10x)\n",
-                    np, np / causalRun.seconds);
+        std::printf(
+            "  NumPy (lesson's formula)       %7.3f s; fused is %.1fx faster   (target >= 10x)\n",
+            np, np / causalRun.seconds);
     else
         std::printf("  NumPy: not available (apt-get install python3-numpy)\n");
 
@@ -129,7 +134,8 @@ int main(int argc, char** argv)
     const BenchReport fit = runBenchmark(fc, progress);
     std::printf("\nprefill time against tokens (non-causal):\n");
     for (const BenchRun& r : fit.runs)
-        std::printf("  %6lld tokens  %8.3f s  %6.1f GFLOP/s\n", (long long)r.tokens, r.seconds, r.gflops);
+        std::printf("  %6lld tokens  %8.3f s  %6.1f GFLOP/s\n", (long long)r.tokens, r.seconds,
+                    r.gflops);
     std::printf("  fitted exponent %.3f (target 1.9 to 2.1)\n", fit.fitExponent);
     return 0;
 }

@@ -46,13 +46,16 @@ int main()
                 }
             }
         }
-        runs.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+        runs.push_back(
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                .count());
     }
     std::sort(runs.begin(), runs.end());
     std::printf("capacity sweep: %zu configs x %zu GPUs x %zu contexts = %ld plans (%ld fit)\n",
                 models.size(), catalog.gpus.size(), contexts.size(), evaluated, fits);
-    std::printf("  median %.2f ms, min %.2f ms, max %.2f ms over %zu runs (target: well under 50 ms)\n",
-                runs[runs.size() / 2], runs.front(), runs.back(), runs.size());
+    std::printf(
+        "  median %.2f ms, min %.2f ms, max %.2f ms over %zu runs (target: well under 50 ms)\n",
+        runs[runs.size() / 2], runs.front(), runs.back(), runs.size());
     std::printf("  %.2f us per plan\n", 1000.0 * runs[runs.size() / 2] / double(evaluated));
     return 0;
 }

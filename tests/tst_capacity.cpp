@@ -15,7 +15,10 @@ using namespace attnplan;
 
 namespace {
 
-QString src(const QString& rel) { return QStringLiteral(ATTNPLAN_SOURCE_DIR "/") + rel; }
+QString src(const QString& rel)
+{
+    return QStringLiteral(ATTNPLAN_SOURCE_DIR "/") + rel;
+}
 
 ModelSpec load(const QString& rel)
 {
@@ -154,7 +157,8 @@ void TestCapacity::fuzzFindingWrongTypedFlagSkipsOneEntry()
     QVERIFY(named);
     QCOMPARE(c.messages.size(), size_t(3));
     // And a number no double holds is a parse error, not a crash.
-    QVERIFY(!parseGpuCatalog(R"({"gpus": [{"name": "x", "memory_bytes": 1e400}]})", "gpus.json").ok());
+    QVERIFY(
+        !parseGpuCatalog(R"({"gpus": [{"name": "x", "memory_bytes": 1e400}]})", "gpus.json").ok());
 }
 
 void TestCapacity::lessonFifteenConversations()
@@ -176,16 +180,20 @@ void TestCapacity::vllmLogBlocksWithin5Percent_RTX3090_Llama31_8B()
 {
     // vllm-project/vllm issue 10517: 23.58 GiB, utilization 0.90, max_model_len 20,000,
     // bf16 weights; only our own activation estimate and non-torch default. vLLM: 1,952 blocks.
-    const CapacityResult r = planCapacity(load("configs/llama-3.1-8b.json"), on("RTX 3090", 20000)).value();
-    QVERIFY2(std::fabs(double(r.kvBlocks) / 1952.0 - 1) < 0.05, qPrintable(QString::number(r.kvBlocks)));
+    const CapacityResult r =
+        planCapacity(load("configs/llama-3.1-8b.json"), on("RTX 3090", 20000)).value();
+    QVERIFY2(std::fabs(double(r.kvBlocks) / 1952.0 - 1) < 0.05,
+             qPrintable(QString::number(r.kvBlocks)));
     // KV cache 3.81 GiB in the log.
     QVERIFY(std::fabs(double(r.memory.kvBudget) / kGiB - 3.81) < 0.2);
 }
 
 void TestCapacity::vllmConcurrencyWithin005_RTX3090_Llama31_8B()
 {
-    const CapacityResult r = planCapacity(load("configs/llama-3.1-8b.json"), on("RTX 3090", 20000)).value();
-    QVERIFY2(std::fabs(r.maxConcurrency - 1.56) < 0.05, qPrintable(QString::number(r.maxConcurrency)));
+    const CapacityResult r =
+        planCapacity(load("configs/llama-3.1-8b.json"), on("RTX 3090", 20000)).value();
+    QVERIFY2(std::fabs(r.maxConcurrency - 1.56) < 0.05,
+             qPrintable(QString::number(r.maxConcurrency)));
     QCOMPARE(r.maxConcurrency, double(r.kvBlocks) * 16 / 20000);
 }
 
@@ -342,9 +350,11 @@ void TestCapacity::moeDecodeReadsOnlyTouchedExperts()
     in.efficiency = {1.0, 1.0};
     const ParameterCount c = countParameters(s);
     const double touched = 8.0 * (1.0 - std::pow(7.0 / 8.0, 2.0)); // 1.875 experts expected
-    const double weights = 2.0 * (double(c.total - c.routedExperts) + double(c.routedExperts) * touched / 8.0);
+    const double weights =
+        2.0 * (double(c.total - c.routedExperts) + double(c.routedExperts) * touched / 8.0);
     const Roofline d = decodeStepTime(s, in, 1, 1);
-    QVERIFY(std::fabs(d.memorySeconds - (weights + double(kvBytes(s, 1, DType::BF16))) / 2 / 3.35e12) < 1e-12);
+    QVERIFY(std::fabs(d.memorySeconds -
+                      (weights + double(kvBytes(s, 1, DType::BF16))) / 2 / 3.35e12) < 1e-12);
     // A large batch touches nearly every expert.
     QVERIFY(decodeStepTime(s, in, 256, 1).memorySeconds > 3 * d.memorySeconds);
 }
@@ -358,12 +368,23 @@ void TestCapacity::impossiblePlansAreErrors_data()
     QTest::addColumn<qint64>("context");
     QTest::addColumn<double>("utilization");
     QTest::addColumn<QString>("expected");
-    QTest::newRow("weights exceed") << "configs/deepseek-r1.json" << "RTX 4090" << 1 << 1 << qint64(4096) << 0.9 << "weights alone";
-    QTest::newRow("no room for KV") << "configs/llama-3.1-8b.json" << "RTX 3090" << 1 << 1 << qint64(200000) << 0.9 << "no memory left";
-    QTest::newRow("gpus not multiple of tp") << "configs/llama-3.1-8b.json" << "H100 SXM" << 2 << 3 << qint64(4096) << 0.9 << "multiple of --tp";
-    QTest::newRow("tp not dividing heads") << "configs/qwen2.5-7b-instruct.json" << "H100 SXM" << 8 << 8 << qint64(4096) << 0.9 << "query heads";
-    QTest::newRow("utilization zero") << "configs/llama-3.1-8b.json" << "H100 SXM" << 1 << 1 << qint64(4096) << 0.0 << "--utilization";
-    QTest::newRow("absurd context") << "configs/gpt2-large.json" << "H100 SXM" << 1 << 1 << qint64(1) << 0.9 << "";
+    QTest::newRow("weights exceed")
+        << "configs/deepseek-r1.json"
+        << "RTX 4090" << 1 << 1 << qint64(4096) << 0.9 << "weights alone";
+    QTest::newRow("no room for KV")
+        << "configs/llama-3.1-8b.json"
+        << "RTX 3090" << 1 << 1 << qint64(200000) << 0.9 << "no memory left";
+    QTest::newRow("gpus not multiple of tp")
+        << "configs/llama-3.1-8b.json"
+        << "H100 SXM" << 2 << 3 << qint64(4096) << 0.9 << "multiple of --tp";
+    QTest::newRow("tp not dividing heads")
+        << "configs/qwen2.5-7b-instruct.json"
+        << "H100 SXM" << 8 << 8 << qint64(4096) << 0.9 << "query heads";
+    QTest::newRow("utilization zero")
+        << "configs/llama-3.1-8b.json"
+        << "H100 SXM" << 1 << 1 << qint64(4096) << 0.0 << "--utilization";
+    QTest::newRow("absurd context") << "configs/gpt2-large.json"
+                                    << "H100 SXM" << 1 << 1 << qint64(1) << 0.9 << "";
 }
 
 void TestCapacity::impossiblePlansAreErrors()

@@ -10,7 +10,10 @@
 
 namespace {
 
-QString src(const QString& rel) { return QStringLiteral(ATTNPLAN_SOURCE_DIR "/") + rel; }
+QString src(const QString& rel)
+{
+    return QStringLiteral(ATTNPLAN_SOURCE_DIR "/") + rel;
+}
 
 struct Run
 {
@@ -79,9 +82,9 @@ private slots:
 
 void TestCli::benchContract()
 {
-    const Run r = cli({"bench", "--tokens", "64,100", "--heads", "4", "--kv-heads", "2",
-                       "--head-dim", "64", "--causal", "--threads", "2", "--repeats", "1",
-                       "--no-ceilings", "--json"});
+    const Run r =
+        cli({"bench", "--tokens", "64,100", "--heads", "4", "--kv-heads", "2", "--head-dim", "64",
+             "--causal", "--threads", "2", "--repeats", "1", "--no-ceilings", "--json"});
     QCOMPARE(r.exitCode, 0);
     const QJsonObject j = json(r);
     for (const char* key : {"gemm_gflops", "copy_gbps", "runs", "fit_exponent"})
@@ -90,17 +93,18 @@ void TestCli::benchContract()
     QCOMPARE(runs.size(), 4); // fused and naive at each size
     for (const QJsonValue& v : runs) {
         const QJsonObject run = v.toObject();
-        for (const char* key : {"kernel", "tokens", "heads", "kv_heads", "head_dim", "causal",
-                                "seconds", "gflops", "gbps", "rel_error", "extra_bytes",
-                                "predicted_seconds"})
+        for (const char* key :
+             {"kernel", "tokens", "heads", "kv_heads", "head_dim", "causal", "seconds", "gflops",
+              "gbps", "rel_error", "extra_bytes", "predicted_seconds"})
             QVERIFY2(run.contains(key), key);
         QVERIFY(run["rel_error"].toDouble() < 1e-5);
         QCOMPARE(run["kv_heads"].toInteger(), 2);
         QVERIFY(run["causal"].toBool());
     }
     // Decode with the model's own shape: MHA, its GQA grouping and MQA.
-    const Run d = cli({"bench", "--decode", "--tokens", "500", "--model", src("configs/llama-3.1-8b.json"),
-                       "--repeats", "1", "--no-ceilings", "--json"});
+    const Run d =
+        cli({"bench", "--decode", "--tokens", "500", "--model", src("configs/llama-3.1-8b.json"),
+             "--repeats", "1", "--no-ceilings", "--json"});
     QCOMPARE(d.exitCode, 0);
     const QJsonArray dr = json(d)["runs"].toArray();
     QCOMPARE(dr.size(), 6); // 32, 8 and 1 KV heads, fp32 and fp16
@@ -111,11 +115,11 @@ void TestCli::benchContract()
 
 void TestCli::benchErrorsExit2()
 {
-    for (const QStringList& args : {QStringList{"bench", "--heads", "8", "--kv-heads", "3"},
-                                    QStringList{"bench", "--tokens", "0"},
-                                    QStringList{"bench", "--tokens", "10,abc"},
-                                    QStringList{"bench", "--model", "/nonexistent"},
-                                    QStringList{"bench", "--decode", "--tokens", "4000000", "--heads", "64"}}) {
+    for (const QStringList& args :
+         {QStringList{"bench", "--heads", "8", "--kv-heads", "3"},
+          QStringList{"bench", "--tokens", "0"}, QStringList{"bench", "--tokens", "10,abc"},
+          QStringList{"bench", "--model", "/nonexistent"},
+          QStringList{"bench", "--decode", "--tokens", "4000000", "--heads", "64"}}) {
         const Run r = cli(args);
         QCOMPARE(r.exitCode, 2);
         QVERIFY(!r.err.isEmpty());
@@ -124,15 +128,22 @@ void TestCli::benchErrorsExit2()
 
 void TestCli::costContract()
 {
-    const Run r = cli({"cost", "--input-price", "5", "--output-price", "25", "--cache-write-multiplier",
-                       "1.25", "--cache-read-multiplier", "0.1", "--stable-tokens", "20000",
-                       "--volatile-tokens", "500", "--question-tokens", "300", "--output-tokens", "400",
-                       "--requests-per-day", "10000", "--ttl-seconds", "300", "--json"});
+    const Run r = cli({"cost",  "--input-price",
+                       "5",     "--output-price",
+                       "25",    "--cache-write-multiplier",
+                       "1.25",  "--cache-read-multiplier",
+                       "0.1",   "--stable-tokens",
+                       "20000", "--volatile-tokens",
+                       "500",   "--question-tokens",
+                       "300",   "--output-tokens",
+                       "400",   "--requests-per-day",
+                       "10000", "--ttl-seconds",
+                       "300",   "--json"});
     QCOMPARE(r.exitCode, 0);
     const QJsonObject j = json(r);
-    for (const char* key : {"uncached_per_request", "cached_write_per_request", "cached_read_per_request",
-                            "monthly_uncached", "monthly_cached", "savings_fraction",
-                            "break_even_reuses", "warnings"})
+    for (const char* key : {"uncached_per_request", "cached_write_per_request",
+                            "cached_read_per_request", "monthly_uncached", "monthly_cached",
+                            "savings_fraction", "break_even_reuses", "warnings"})
         QVERIFY2(j.contains(key), key);
     QVERIFY(std::abs(j["uncached_per_request"].toDouble() - 0.114) < 1e-12);
     QVERIFY(std::abs(j["cached_read_per_request"].toDouble() - 0.024) < 1e-12);
@@ -143,10 +154,10 @@ void TestCli::costContract()
 
 void TestCli::costRetrievalAndTokenEstimate()
 {
-    const QJsonObject j = json(cli({"cost", "--input-price", "5", "--output-price", "25", "--stable-tokens",
-                                    "1000", "--question-tokens", "100", "--output-tokens", "300",
-                                    "--corpus-tokens", "500000", "--chunk-tokens", "800", "--top-k", "5",
-                                    "--json"}));
+    const QJsonObject j =
+        json(cli({"cost", "--input-price", "5", "--output-price", "25", "--stable-tokens", "1000",
+                  "--question-tokens", "100", "--output-tokens", "300", "--corpus-tokens", "500000",
+                  "--chunk-tokens", "800", "--top-k", "5", "--json"}));
     const QJsonObject r = j["retrieval"].toObject();
     QCOMPARE(r["retrieval_input_tokens"].toInteger(), 4100);
     QCOMPARE(r["full_input_tokens"].toInteger(), 500100);
@@ -165,9 +176,9 @@ void TestCli::costRetrievalAndTokenEstimate()
 
 void TestCli::costVolatileFirstWarns()
 {
-    const QJsonObject j = json(cli({"cost", "--price", "anthropic/claude-sonnet-4.5", "--stable-tokens",
-                                    "20000", "--volatile-tokens", "500", "--volatile-first",
-                                    "--requests-per-day", "1000", "--json"}));
+    const QJsonObject j = json(cli({"cost", "--price", "anthropic/claude-sonnet-4.5",
+                                    "--stable-tokens", "20000", "--volatile-tokens", "500",
+                                    "--volatile-first", "--requests-per-day", "1000", "--json"}));
     QCOMPARE(j["savings_fraction"].toDouble(), 0.0);
     QVERIFY(j["warnings"].toArray().first().toString().contains("never hits"));
 }
@@ -187,14 +198,27 @@ void TestCli::costErrorsExit2_data()
 {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("expected");
-    QTest::newRow("unknown price") << QStringList{"cost", "--price", "acme/gpt-99", "--stable-tokens", "10"} << "--price";
-    QTest::newRow("negative tokens") << QStringList{"cost", "--input-price", "3", "--stable-tokens", "-10"} << "--stable-tokens";
-    QTest::newRow("absurd tokens") << QStringList{"cost", "--input-price", "3", "--stable-tokens", "1e30"} << "--stable-tokens";
-    QTest::newRow("implausible write") << QStringList{"cost", "--input-price", "3", "--stable-tokens", "10", "--cache-write-multiplier", "24"} << "--cache-write-multiplier";
+    QTest::newRow("unknown price")
+        << QStringList{"cost", "--price", "acme/gpt-99", "--stable-tokens", "10"} << "--price";
+    QTest::newRow("negative tokens")
+        << QStringList{"cost", "--input-price", "3", "--stable-tokens", "-10"} << "--stable-tokens";
+    QTest::newRow("absurd tokens")
+        << QStringList{"cost", "--input-price", "3", "--stable-tokens", "1e30"}
+        << "--stable-tokens";
+    QTest::newRow("implausible write") << QStringList{"cost", "--input-price",
+                                                      "3",    "--stable-tokens",
+                                                      "10",   "--cache-write-multiplier",
+                                                      "24"}
+                                       << "--cache-write-multiplier";
     QTest::newRow("no layout") << QStringList{"cost", "--input-price", "3"} << "--layout";
-    QTest::newRow("missing layout file") << QStringList{"cost", "--layout", "/nonexistent/layout.json"} << "layout.json";
-    QTest::newRow("bad layout file") << QStringList{"cost", "--layout", src("tests/data/bad/truncated.json")} << "truncated.json";
-    QTest::newRow("beyond window") << QStringList{"cost", "--price", "openai/gpt-4o", "--stable-tokens", "200000"} << "context window";
+    QTest::newRow("missing layout file")
+        << QStringList{"cost", "--layout", "/nonexistent/layout.json"} << "layout.json";
+    QTest::newRow("bad layout file")
+        << QStringList{"cost", "--layout", src("tests/data/bad/truncated.json")}
+        << "truncated.json";
+    QTest::newRow("beyond window")
+        << QStringList{"cost", "--price", "openai/gpt-4o", "--stable-tokens", "200000"}
+        << "context window";
 }
 
 void TestCli::costErrorsExit2()
@@ -214,10 +238,10 @@ void TestCli::capacityContract()
                        "--utilization", "0.90", "--context", "20000", "--json"});
     QCOMPARE(r.exitCode, 0);
     const QJsonObject j = json(r);
-    for (const char* key : {"conversations", "conversations_reserved", "kv_bytes_per_conversation",
-                            "kv_bytes_per_token_per_gpu", "kv_budget_bytes", "kv_blocks",
-                            "max_concurrency", "ttft_seconds", "tpot_seconds", "tokens_per_second",
-                            "vllm_command"})
+    for (const char* key :
+         {"conversations", "conversations_reserved", "kv_bytes_per_conversation",
+          "kv_bytes_per_token_per_gpu", "kv_budget_bytes", "kv_blocks", "max_concurrency",
+          "ttft_seconds", "tpot_seconds", "tokens_per_second", "vllm_command"})
         QVERIFY2(j.contains(key), key);
     QVERIFY(std::abs(j["kv_blocks"].toDouble() / 1952 - 1) < 0.05);
     QVERIFY(std::abs(j["max_concurrency"].toDouble() - 1.56) < 0.05);
@@ -228,15 +252,15 @@ void TestCli::capacityContract()
 
 void TestCli::capacityLessonFigureFromFlags()
 {
-    const QJsonObject j = json(cli({"capacity", src("configs/llama-3.1-8b.json"), "--gpu-memory",
-                                    "80000000000", "--utilization", "1", "--context", "32000",
-                                    "--weight-bytes", "16000000000", "--activation-bytes", "0",
-                                    "--overhead-bytes", "0", "--json"}));
+    const QJsonObject j =
+        json(cli({"capacity", src("configs/llama-3.1-8b.json"), "--gpu-memory", "80000000000",
+                  "--utilization", "1", "--context", "32000", "--weight-bytes", "16000000000",
+                  "--activation-bytes", "0", "--overhead-bytes", "0", "--json"}));
     QCOMPARE(j["conversations"].toInteger(), 15);
     QCOMPARE(j["kv_budget_bytes"].toInteger(), qint64(64000000000));
     // TP 2 halves KV per token per GPU.
-    const QJsonObject t = json(cli({"capacity", src("configs/llama-3.1-8b.json"), "--gpu", "H100 SXM",
-                                    "--tp", "2", "--context", "8192", "--json"}));
+    const QJsonObject t = json(cli({"capacity", src("configs/llama-3.1-8b.json"), "--gpu",
+                                    "H100 SXM", "--tp", "2", "--context", "8192", "--json"}));
     QCOMPARE(t["kv_bytes_per_token_per_gpu"].toInteger(), 65536);
 }
 
@@ -245,15 +269,35 @@ void TestCli::capacityErrorsExit2_data()
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("expected");
     const QString cfg = src("configs/llama-3.1-8b.json");
-    QTest::newRow("weights exceed") << QStringList{"capacity", src("configs/deepseek-r1.json"), "--gpu", "L4", "--context", "4096"} << "weights alone";
-    QTest::newRow("unknown gpu") << QStringList{"capacity", cfg, "--gpu", "Voodoo 2", "--context", "4096"} << "--gpu";
+    QTest::newRow("weights exceed")
+        << QStringList{"capacity", src("configs/deepseek-r1.json"), "--gpu", "L4", "--context",
+                       "4096"}
+        << "weights alone";
+    QTest::newRow("unknown gpu") << QStringList{"capacity", cfg,         "--gpu",
+                                                "Voodoo 2", "--context", "4096"}
+                                 << "--gpu";
     QTest::newRow("no gpu") << QStringList{"capacity", cfg, "--context", "4096"} << "--gpu";
     QTest::newRow("no context") << QStringList{"capacity", cfg, "--gpu", "H100"} << "--context";
-    QTest::newRow("utilization above 1") << QStringList{"capacity", cfg, "--gpu", "H100", "--context", "4096", "--utilization", "1.5"} << "--utilization";
-    QTest::newRow("absurd memory") << QStringList{"capacity", cfg, "--gpu-memory", "1e30", "--context", "4096"} << "--gpu-memory";
-    QTest::newRow("tp 0") << QStringList{"capacity", cfg, "--gpu", "H100", "--context", "4096", "--tp", "0"} << "--tp";
-    QTest::newRow("bad engine") << QStringList{"capacity", cfg, "--gpu", "H100", "--context", "4096", "--engine", "tgi"} << "--engine";
-    QTest::newRow("bad config") << QStringList{"capacity", src("tests/data/bad/kv_not_dividing.json"), "--gpu", "H100", "--context", "4096"} << "num_key_value_heads";
+    QTest::newRow("utilization above 1")
+        << QStringList{"capacity",  cfg,    "--gpu",         "H100",
+                       "--context", "4096", "--utilization", "1.5"}
+        << "--utilization";
+    QTest::newRow("absurd memory")
+        << QStringList{"capacity", cfg, "--gpu-memory", "1e30", "--context", "4096"}
+        << "--gpu-memory";
+    QTest::newRow("tp 0") << QStringList{"capacity",  cfg,    "--gpu", "H100",
+                                         "--context", "4096", "--tp",  "0"}
+                          << "--tp";
+    QTest::newRow("bad engine") << QStringList{"capacity",  cfg,    "--gpu",    "H100",
+                                               "--context", "4096", "--engine", "tgi"}
+                                << "--engine";
+    QTest::newRow("bad config") << QStringList{"capacity",
+                                               src("tests/data/bad/kv_not_dividing.json"),
+                                               "--gpu",
+                                               "H100",
+                                               "--context",
+                                               "4096"}
+                                << "num_key_value_heads";
 }
 
 void TestCli::capacityErrorsExit2()
@@ -298,19 +342,30 @@ void TestCli::inspectContract_data()
 {
     QTest::addColumn<QString>("file");
     QTest::addColumn<qint64>("parameters"); // exact where published exactly, else 0
-    QTest::addColumn<qint64>("kvPerToken");  // hand calculation, bf16 unless the config says fp16
+    QTest::addColumn<qint64>("kvPerToken"); // hand calculation, bf16 unless the config says fp16
     QTest::addColumn<QString>("attention");
-    // kv_bytes_per_token = 2 x layers x kv_heads x head_dim x bytes (MLA: (rank + rope) x layers x bytes).
-    QTest::newRow("llama-3.1-8b") << "configs/llama-3.1-8b.json" << qint64(8030261248) << qint64(2 * 32 * 8 * 128 * 2) << "GQA";
-    QTest::newRow("llama-2-7b") << "configs/llama-2-7b-hf.json" << qint64(6738415616) << qint64(2 * 32 * 32 * 128 * 2) << "MHA";
-    QTest::newRow("mistral-7b-v0.3") << "configs/mistral-7b-instruct-v0.3.json" << qint64(7248023552) << qint64(2 * 32 * 8 * 128 * 2) << "GQA";
-    QTest::newRow("mixtral-8x7b") << "configs/mixtral-8x7b-v0.1.json" << qint64(46702792704) << qint64(2 * 32 * 8 * 128 * 2) << "GQA";
-    QTest::newRow("qwen2.5-7b") << "configs/qwen2.5-7b-instruct.json" << qint64(7615616512) << qint64(2 * 28 * 4 * 128 * 2) << "GQA";
-    QTest::newRow("falcon-7b") << "configs/falcon-7b-instruct.json" << qint64(6921720704) << qint64(2 * 32 * 1 * 64 * 2) << "MQA";
-    QTest::newRow("gemma-2-9b") << "configs/gemma-2-9b-it.json" << qint64(9241705984) << qint64(2 * 42 * 8 * 256 * 2) << "GQA";
-    QTest::newRow("gpt2-large") << "configs/gpt2-large.json" << qint64(774030080) << qint64(2 * 36 * 20 * 64 * 2) << "MHA";
-    QTest::newRow("deepseek-r1") << "configs/deepseek-r1.json" << qint64(0) << qint64((512 + 64) * 61 * 2) << "MLA";
-    QTest::newRow("gemma-3-27b") << "configs/gemma-3-27b-it.json" << qint64(0) << qint64(2 * 62 * 16 * 128 * 2) << "GQA";
+    // kv_bytes_per_token = 2 x layers x kv_heads x head_dim x bytes (MLA: (rank + rope) x layers x
+    // bytes).
+    QTest::newRow("llama-3.1-8b") << "configs/llama-3.1-8b.json" << qint64(8030261248)
+                                  << qint64(2 * 32 * 8 * 128 * 2) << "GQA";
+    QTest::newRow("llama-2-7b") << "configs/llama-2-7b-hf.json" << qint64(6738415616)
+                                << qint64(2 * 32 * 32 * 128 * 2) << "MHA";
+    QTest::newRow("mistral-7b-v0.3") << "configs/mistral-7b-instruct-v0.3.json"
+                                     << qint64(7248023552) << qint64(2 * 32 * 8 * 128 * 2) << "GQA";
+    QTest::newRow("mixtral-8x7b") << "configs/mixtral-8x7b-v0.1.json" << qint64(46702792704)
+                                  << qint64(2 * 32 * 8 * 128 * 2) << "GQA";
+    QTest::newRow("qwen2.5-7b") << "configs/qwen2.5-7b-instruct.json" << qint64(7615616512)
+                                << qint64(2 * 28 * 4 * 128 * 2) << "GQA";
+    QTest::newRow("falcon-7b") << "configs/falcon-7b-instruct.json" << qint64(6921720704)
+                               << qint64(2 * 32 * 1 * 64 * 2) << "MQA";
+    QTest::newRow("gemma-2-9b") << "configs/gemma-2-9b-it.json" << qint64(9241705984)
+                                << qint64(2 * 42 * 8 * 256 * 2) << "GQA";
+    QTest::newRow("gpt2-large") << "configs/gpt2-large.json" << qint64(774030080)
+                                << qint64(2 * 36 * 20 * 64 * 2) << "MHA";
+    QTest::newRow("deepseek-r1") << "configs/deepseek-r1.json" << qint64(0)
+                                 << qint64((512 + 64) * 61 * 2) << "MLA";
+    QTest::newRow("gemma-3-27b") << "configs/gemma-3-27b-it.json" << qint64(0)
+                                 << qint64(2 * 62 * 16 * 128 * 2) << "GQA";
 }
 
 void TestCli::inspectContract()
@@ -336,15 +391,18 @@ void TestCli::inspectContract()
     // Default context is the model's window; kv_bytes covers it with windows applied.
     QCOMPARE(j["context"].toInteger(), j["max_context"].toInteger());
     if (j["sliding_window"].isNull())
-        QCOMPARE(j["kv_bytes"].toDouble(), j["kv_bytes_per_token"].toDouble() * j["context"].toDouble());
+        QCOMPARE(j["kv_bytes"].toDouble(),
+                 j["kv_bytes_per_token"].toDouble() * j["context"].toDouble());
     else
-        QVERIFY(j["kv_bytes"].toDouble() < j["kv_bytes_per_token"].toDouble() * j["context"].toDouble());
+        QVERIFY(j["kv_bytes"].toDouble() <
+                j["kv_bytes_per_token"].toDouble() * j["context"].toDouble());
 }
 
 void TestCli::inspectOptions()
 {
-    const QJsonObject j = json(cli({"inspect", src("configs/llama-3.1-8b.json"), "--context", "32000",
-                                    "--kv-dtype", "fp8", "--weight-dtype", "int4", "--json"}));
+    const QJsonObject j =
+        json(cli({"inspect", src("configs/llama-3.1-8b.json"), "--context", "32000", "--kv-dtype",
+                  "fp8", "--weight-dtype", "int4", "--json"}));
     QCOMPARE(j["context"].toInteger(), 32000);
     QCOMPARE(j["kv_bytes_per_token"].toInteger(), 65536);
     QCOMPARE(j["kv_bytes"].toInteger(), qint64(65536) * 32000);
@@ -376,7 +434,8 @@ void TestCli::flopsContract()
     QCOMPARE(qint64(j["quadratic_flops"].toDouble()), qint64(2) * (2 * 128000LL * 128000 * 4096));
     QCOMPARE(qint64(j["linear_flops"].toDouble()), qint64(2) * (4 * 128000LL * 4096 * 4096));
     QCOMPARE(j["crossover_tokens"].toInteger(), 8192);
-    const QJsonObject l = json(cli({"flops", "--tokens", "1000", "--d-model", "4096", "--layers", "32", "--json"}));
+    const QJsonObject l =
+        json(cli({"flops", "--tokens", "1000", "--d-model", "4096", "--layers", "32", "--json"}));
     QCOMPARE(qint64(l["quadratic_flops"].toDouble()), qint64(2) * (2 * 1000LL * 1000 * 4096) * 32);
 }
 
@@ -445,12 +504,16 @@ void TestCli::usageErrorsExit2_data()
     QTest::newRow("unknown option") << QStringList{"inspect", cfg, "--colour"} << "--colour";
     QTest::newRow("no path") << QStringList{"inspect"} << "PATH";
     QTest::newRow("bad dtype") << QStringList{"inspect", cfg, "--kv-dtype", "fp7"} << "--kv-dtype";
-    QTest::newRow("negative context") << QStringList{"inspect", cfg, "--context", "-5"} << "--context";
-    QTest::newRow("fractional context") << QStringList{"inspect", cfg, "--context", "10.5"} << "--context";
-    QTest::newRow("text context") << QStringList{"inspect", cfg, "--context", "lots"} << "--context";
+    QTest::newRow("negative context")
+        << QStringList{"inspect", cfg, "--context", "-5"} << "--context";
+    QTest::newRow("fractional context")
+        << QStringList{"inspect", cfg, "--context", "10.5"} << "--context";
+    QTest::newRow("text context") << QStringList{"inspect", cfg, "--context", "lots"}
+                                  << "--context";
     QTest::newRow("missing value") << QStringList{"inspect", cfg, "--context"} << "--context";
     QTest::newRow("flops without d-model") << QStringList{"flops", "--tokens", "10"} << "--d-model";
-    QTest::newRow("flops zero tokens") << QStringList{"flops", "--tokens", "0", "--d-model", "8"} << "--tokens";
+    QTest::newRow("flops zero tokens")
+        << QStringList{"flops", "--tokens", "0", "--d-model", "8"} << "--tokens";
 }
 
 void TestCli::usageErrorsExit2()

@@ -33,7 +33,8 @@ PromptLayout scenario(bool volatileFirst = false)
     Segment stable{"system prompt and documents", 20000, true, false};
     Segment vol{"timestamp", 500, false, false};
     Segment q{"question", 300, false, false};
-    l.segments = volatileFirst ? std::vector<Segment>{vol, stable, q} : std::vector<Segment>{stable, vol, q};
+    l.segments =
+        volatileFirst ? std::vector<Segment>{vol, stable, q} : std::vector<Segment>{stable, vol, q};
     l.outputTokens = 400;
     l.requestsPerDay = 10000;
     l.ttlSeconds = 300;
@@ -48,7 +49,10 @@ bool anyContains(const std::vector<std::string>& v, const char* text)
     return false;
 }
 
-double cents(double dollars) { return std::round(dollars * 100) / 100; }
+double cents(double dollars)
+{
+    return std::round(dollars * 100) / 100;
+}
 
 } // namespace
 
@@ -153,8 +157,10 @@ void TestCost::volatileFirstWarnsAndMovingItClears()
     QVERIFY(!anyContains(good.warnings, "timestamp"));
     // Volatile in the middle: the stable part after it is named.
     PromptLayout mid = scenario();
-    mid.segments = {{"tools", 3000, true, false}, {"request id", 20, false, false},
-                    {"documents", 15000, true, false}, {"question", 300, false, false}};
+    mid.segments = {{"tools", 3000, true, false},
+                    {"request id", 20, false, false},
+                    {"documents", 15000, true, false},
+                    {"question", 300, false, false}};
     const PromptCost m = computePromptCost(mid, lessonPrice()).value();
     QCOMPARE(m.cacheablePrefixTokens, qint64(3000));
     QVERIFY(anyContains(m.warnings, "\"request id\" comes before stable \"documents\""));
@@ -182,8 +188,10 @@ void TestCost::promptBeyondWindowIsAnError()
 void TestCost::lostInTheMiddle()
 {
     PromptLayout l;
-    l.segments = {{"intro docs", 20000, true, false}, {"the contract", 5000, true, true},
-                  {"more docs", 20000, true, false}, {"question", 100, false, false}};
+    l.segments = {{"intro docs", 20000, true, false},
+                  {"the contract", 5000, true, true},
+                  {"more docs", 20000, true, false},
+                  {"question", 100, false, false}};
     l.requestsPerDay = 100;
     QVERIFY(anyContains(computePromptCost(l, lessonPrice())->warnings, "75.8%"));
     std::swap(l.segments[0], l.segments[1]); // answer first: no warning
@@ -199,8 +207,10 @@ void TestCost::hitRates_data()
     // 288 a day is one every 300 s exactly.
     QTest::newRow("even, within TTL") << 288.0 << 300 << int(Arrival::Even) << 1.0;
     QTest::newRow("even, beyond TTL") << 287.0 << 300 << int(Arrival::Even) << 0.0;
-    QTest::newRow("poisson, one per TTL") << 288.0 << 300 << int(Arrival::Poisson) << 1.0 - std::exp(-1.0);
-    QTest::newRow("poisson, rare") << 24.0 << 300 << int(Arrival::Poisson) << 1.0 - std::exp(-24.0 * 300 / 86400);
+    QTest::newRow("poisson, one per TTL")
+        << 288.0 << 300 << int(Arrival::Poisson) << 1.0 - std::exp(-1.0);
+    QTest::newRow("poisson, rare")
+        << 24.0 << 300 << int(Arrival::Poisson) << 1.0 - std::exp(-24.0 * 300 / 86400);
     // Bursts of 10, 24 a day: bursts 1 hour apart, TTL 5 min: 9 of 10 hit.
     QTest::newRow("bursts beyond TTL") << 240.0 << 300 << int(Arrival::Bursts) << 0.9;
     QTest::newRow("bursts within 1h TTL") << 240.0 << 3600 << int(Arrival::Bursts) << 1.0;
@@ -221,11 +231,11 @@ void TestCost::breakEven_data()
     QTest::addColumn<double>("write");
     QTest::addColumn<double>("read");
     QTest::addColumn<qint64>("reuses");
-    QTest::newRow("Anthropic 5 min") << 1.25 << 0.1 << qint64(1);  // 0.25 / 0.9 = 0.28
-    QTest::newRow("Anthropic 1 hour") << 2.0 << 0.1 << qint64(2);  // 1 / 0.9 = 1.11
+    QTest::newRow("Anthropic 5 min") << 1.25 << 0.1 << qint64(1); // 0.25 / 0.9 = 0.28
+    QTest::newRow("Anthropic 1 hour") << 2.0 << 0.1 << qint64(2); // 1 / 0.9 = 1.11
     QTest::newRow("OpenAI, no surcharge") << 1.0 << 0.5 << qint64(0);
     QTest::newRow("read costs full price") << 1.25 << 1.0 << qint64(-1);
-    QTest::newRow("exact integer") << 1.9 << 0.1 << qint64(1);      // 0.9 / 0.9 = 1
+    QTest::newRow("exact integer") << 1.9 << 0.1 << qint64(1); // 0.9 / 0.9 = 1
 }
 
 void TestCost::breakEven()
@@ -285,8 +295,8 @@ void TestCost::tokenEstimate()
     QCOMPARE(estimateTokens("abcde"), qint64(2));
     QCOMPARE(estimateTokens(std::string(4000, 'x')), qint64(1000));
     QCOMPARE(estimateTokens("\xe6\xb3\xa8\xe6\x84\x8f"), qint64(2)); // two CJK characters
-    QCOMPARE(estimateTokens("caf\xc3\xa9"), qint64(1));             // 4 characters, not 5 bytes
-    QCOMPARE(estimateTokens("\xe6\xb3"), qint64(1));                  // truncated UTF-8, no crash
+    QCOMPARE(estimateTokens("caf\xc3\xa9"), qint64(1));              // 4 characters, not 5 bytes
+    QCOMPARE(estimateTokens("\xe6\xb3"), qint64(1));                 // truncated UTF-8, no crash
 }
 
 void TestCost::badInputs_data()
@@ -308,13 +318,28 @@ void TestCost::badInputs()
     QFETCH(QString, expected);
     PromptLayout l = scenario();
     switch (which) {
-    case 0: l.segments.clear(); break;
-    case 1: l.segments[1].tokens = -5; break;
-    case 2: l.segments[0].tokens = int64_t(1) << 50; break;
-    case 3: l.outputTokens = -1; break;
-    case 4: l.ttlSeconds = 86400; break; // Anthropic offers 5 min and 1 hour
-    case 5: for (Segment& s : l.segments) s.tokens = 0; break;
-    case 6: l.requestsPerDay = 1e30; break;
+    case 0:
+        l.segments.clear();
+        break;
+    case 1:
+        l.segments[1].tokens = -5;
+        break;
+    case 2:
+        l.segments[0].tokens = int64_t(1) << 50;
+        break;
+    case 3:
+        l.outputTokens = -1;
+        break;
+    case 4:
+        l.ttlSeconds = 86400;
+        break; // Anthropic offers 5 min and 1 hour
+    case 5:
+        for (Segment& s : l.segments)
+            s.tokens = 0;
+        break;
+    case 6:
+        l.requestsPerDay = 1e30;
+        break;
     }
     auto c = computePromptCost(l, lessonPrice());
     QVERIFY(!c.ok());
@@ -390,18 +415,36 @@ void TestCost::layoutFileErrors_data()
 {
     QTest::addColumn<QString>("text");
     QTest::addColumn<QString>("field");
-    QTest::newRow("not json") << "segments:" << "not valid JSON";
-    QTest::newRow("no segments") << R"({"price": "x", "requests_per_day": 1})" << "segments";
-    QTest::newRow("tokens text") << R"({"price": "x", "requests_per_day": 1, "segments": [{"name": "a", "tokens": "many"}]})" << "segments[0].tokens";
-    QTest::newRow("tokens negative") << R"({"price": "x", "requests_per_day": 1, "segments": [{"name": "a", "tokens": -1}]})" << "segments[0].tokens";
-    QTest::newRow("stable text") << R"({"price": "x", "requests_per_day": 1, "segments": [{"name": "a", "tokens": 1, "stable": "yes"}]})" << "segments[0].stable";
-    QTest::newRow("no rate") << R"({"price": "x", "segments": [{"name": "a", "tokens": 1}]})" << "requests_per_day";
-    QTest::newRow("no price") << R"({"requests_per_day": 1, "segments": [{"name": "a", "tokens": 1}]})" << "price";
-    QTest::newRow("bad arrival") << R"({"price": "x", "requests_per_day": 1, "arrival": "sometimes", "segments": [{"name": "a", "tokens": 1}]})" << "arrival";
+    QTest::newRow("not json") << "segments:"
+                              << "not valid JSON";
+    QTest::newRow("no segments") << R"({"price": "x", "requests_per_day": 1})"
+                                 << "segments";
+    QTest::newRow("tokens text")
+        << R"({"price": "x", "requests_per_day": 1, "segments": [{"name": "a", "tokens": "many"}]})"
+        << "segments[0].tokens";
+    QTest::newRow("tokens negative")
+        << R"({"price": "x", "requests_per_day": 1, "segments": [{"name": "a", "tokens": -1}]})"
+        << "segments[0].tokens";
+    QTest::newRow("stable text")
+        << R"({"price": "x", "requests_per_day": 1, "segments": [{"name": "a", "tokens": 1, "stable": "yes"}]})"
+        << "segments[0].stable";
+    QTest::newRow("no rate") << R"({"price": "x", "segments": [{"name": "a", "tokens": 1}]})"
+                             << "requests_per_day";
+    QTest::newRow("no price")
+        << R"({"requests_per_day": 1, "segments": [{"name": "a", "tokens": 1}]})"
+        << "price";
+    QTest::newRow("bad arrival")
+        << R"({"price": "x", "requests_per_day": 1, "arrival": "sometimes", "segments": [{"name": "a", "tokens": 1}]})"
+        << "arrival";
     // Found by fuzz_layout: a number no double holds used to escape as an uncaught exception.
-    QTest::newRow("fuzz: number overflow") << "6E66666666666666666666666666666666666666;666666666" << "not valid JSON";
-    QTest::newRow("fuzz: overflow inside") << R"({"price": "x", "requests_per_day": 1e999, "segments": []})" << "not valid JSON";
-    QTest::newRow("implausible inline") << R"({"requests_per_day": 1, "segments": [{"name": "a", "tokens": 1}], "pricing": {"input_per_m": 3, "output_per_m": 15, "cache_read_multiplier": 0.1, "cache_write_multipliers": {"300": 24}}})" << "pricing";
+    QTest::newRow("fuzz: number overflow") << "6E66666666666666666666666666666666666666;666666666"
+                                           << "not valid JSON";
+    QTest::newRow("fuzz: overflow inside")
+        << R"({"price": "x", "requests_per_day": 1e999, "segments": []})"
+        << "not valid JSON";
+    QTest::newRow("implausible inline")
+        << R"({"requests_per_day": 1, "segments": [{"name": "a", "tokens": 1}], "pricing": {"input_per_m": 3, "output_per_m": 15, "cache_read_multiplier": 0.1, "cache_write_multipliers": {"300": 24}}})"
+        << "pricing";
 }
 
 void TestCost::layoutFileErrors()

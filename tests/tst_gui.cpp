@@ -8,12 +8,12 @@
 #include "LayoutReader.h"
 #include "Lesson.h"
 #include "MeasureController.h"
-#include "ReportExporter.h"
-#include "SegmentModel.h"
 #include "ModelController.h"
 #include "ModelLibrary.h"
 #include "ModelSpec.h"
 #include "PlanController.h"
+#include "ReportExporter.h"
+#include "SegmentModel.h"
 #include "SummaryModel.h"
 #include "TableModel.h"
 #include "Units.h"
@@ -25,20 +25,23 @@
 #include <QMimeData>
 #include <QThreadPool>
 
-#include <csignal>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QStandardItemModel>
 #include <QTemporaryDir>
 #include <QTest>
+#include <csignal>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace attnplan;
 
 namespace {
-QString src(const QString& rel) { return QStringLiteral(ATTNPLAN_SOURCE_DIR "/") + rel; }
+QString src(const QString& rel)
+{
+    return QStringLiteral(ATTNPLAN_SOURCE_DIR "/") + rel;
+}
 } // namespace
 
 class TestGui : public QObject
@@ -188,7 +191,8 @@ void TestGui::exportEachFormatAndReadItBack()
     QTemporaryDir dir;
     QString error;
     for (const char* ext : {"md", "json", "csv"})
-        QVERIFY2(exporter.exportTo(dir.filePath(QString("report.") + ext), &error), qPrintable(error));
+        QVERIFY2(exporter.exportTo(dir.filePath(QString("report.") + ext), &error),
+                 qPrintable(error));
     QFile md(dir.filePath("report.md"));
     QVERIFY(md.open(QIODevice::ReadOnly));
     const QString mdText = QString::fromUtf8(md.readAll());
@@ -236,11 +240,14 @@ void TestGui::killedWriteLeavesTheOldFileIntact()
         int status = 0;
         for (int i = 0; i < 2000 && !underway; ++i) {
             const QString fdDir = QString("/proc/%1/fd").arg(child);
-            for (const QString& fd : QDir(fdDir).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::System)) {
+            for (const QString& fd :
+                 QDir(fdDir).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::System)) {
                 char target[4096] = {};
-                const ssize_t n = readlink(QFile::encodeName(fdDir + "/" + fd).constData(), target, sizeof target - 1);
+                const ssize_t n = readlink(QFile::encodeName(fdDir + "/" + fd).constData(), target,
+                                           sizeof target - 1);
                 const QString t = QString::fromLocal8Bit(target, n > 0 ? int(n) : 0);
-                underway |= t.startsWith(dir.path() + "/") && !t.startsWith(path + " ") && t != path;
+                underway |=
+                    t.startsWith(dir.path() + "/") && !t.startsWith(path + " ") && t != path;
             }
             if (!underway) {
                 if (waitpid(child, &status, WNOHANG) == child)
@@ -291,13 +298,16 @@ void TestGui::everyBundledConfigLoadsWithItsNumbers()
     // The card shows what the model library computes from the same file on disk.
     const ModelSpec disk = readModel(src("configs/" + name + ".json").toStdString()).value();
     const ParameterCount c = countParameters(disk);
-    QCOMPARE(summary.value("Parameters").section(' ', 0, 0), QString::fromStdString(withCommas(c.total)));
+    QCOMPARE(summary.value("Parameters").section(' ', 0, 0),
+             QString::fromStdString(withCommas(c.total)));
     QCOMPARE(summary.value("Attention"), QString(attentionKindName(disk.attentionKind())));
     QCOMPARE(summary.value("Layers"), QString::number(disk.numLayers));
-    QVERIFY(summary.value("KV per token").startsWith(
-        QString::fromStdString(withCommas(kvBytesPerToken(disk, servingKvDType(disk))))));
+    QVERIFY(summary.value("KV per token")
+                .startsWith(QString::fromStdString(
+                    withCommas(kvBytesPerToken(disk, servingKvDType(disk))))));
     if (c.active != c.total)
-        QVERIFY(summary.value("Active parameters").startsWith(QString::fromStdString(withCommas(c.active))));
+        QVERIFY(summary.value("Active parameters")
+                    .startsWith(QString::fromStdString(withCommas(c.active))));
 }
 
 void TestGui::changingGpuAndContextUpdatesConversations()
@@ -355,7 +365,8 @@ void TestGui::badConfigShowsReasonAndKeepsPreviousModel()
     QVERIFY(!models.open(src("tests/data/bad/kv_not_dividing.json")));
     QCOMPARE(failed.count(), 1);
     const QString reason = failed.first().first().toString();
-    QVERIFY2(reason.contains("kv_not_dividing.json") && reason.contains("num_key_value_heads"), qPrintable(reason));
+    QVERIFY2(reason.contains("kv_not_dividing.json") && reason.contains("num_key_value_heads"),
+             qPrintable(reason));
     QCOMPARE(changed.count(), 0);
     QCOMPARE(models.model(), previous); // the previous model stays open
     QVERIFY(!models.open(src("tests/data/bad/nested_deep.json")));
@@ -451,11 +462,15 @@ void TestGui::itemModelsPassTheTester()
     QList<QAbstractItemModelTester*> testers;
     CostController cost;
     ExplainController explain;
-    for (TableModel* m : {cost.costs(), cost.curve(), explain.heatmap(), explain.itModel(), explain.sqrtDkModel()})
-        testers << new QAbstractItemModelTester(m, QAbstractItemModelTester::FailureReportingMode::QtTest, this);
-    for (TableModel* m : {plan.memoryModel(), plan.conversationCurve(), plan.flopsCurve(),
-                          plan.compareModel(), plan.decodeCurve(), plan.optionsModel(), plan.planModel()})
-        testers << new QAbstractItemModelTester(m, QAbstractItemModelTester::FailureReportingMode::QtTest, this);
+    for (TableModel* m :
+         {cost.costs(), cost.curve(), explain.heatmap(), explain.itModel(), explain.sqrtDkModel()})
+        testers << new QAbstractItemModelTester(
+            m, QAbstractItemModelTester::FailureReportingMode::QtTest, this);
+    for (TableModel* m :
+         {plan.memoryModel(), plan.conversationCurve(), plan.flopsCurve(), plan.compareModel(),
+          plan.decodeCurve(), plan.optionsModel(), plan.planModel()})
+        testers << new QAbstractItemModelTester(
+            m, QAbstractItemModelTester::FailureReportingMode::QtTest, this);
     for (const QString& name : ModelController::bundledModels()) {
         QVERIFY(models.openBundled(name));
         plan.setGpu(name.contains("deepseek") ? "L4" : "H200"); // a failing plan too

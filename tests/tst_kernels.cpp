@@ -88,13 +88,16 @@ void TestKernels::benchmarkProgressAndCancel()
     c.repeats = 1;
     std::atomic<bool> cancel{false};
     std::vector<int> seen;
-    const BenchReport r = runBenchmark(c, [&](int done, int total, const BenchRun& run) {
-        seen.push_back(done);
-        QCOMPARE(total, 4);
-        QCOMPARE(run.kernel, std::string("prefill-fused"));
-        if (done == 2)
-            cancel = true; // as the Measure tab's Cancel button does, mid-sweep
-    }, &cancel);
+    const BenchReport r = runBenchmark(
+        c,
+        [&](int done, int total, const BenchRun& run) {
+            seen.push_back(done);
+            QCOMPARE(total, 4);
+            QCOMPARE(run.kernel, std::string("prefill-fused"));
+            if (done == 2)
+                cancel = true; // as the Measure tab's Cancel button does, mid-sweep
+        },
+        &cancel);
     QVERIFY(r.cancelled);
     QCOMPARE(seen, (std::vector<int>{1, 2}));
     QCOMPARE(r.runs.size(), size_t(2)); // the partial results are kept
@@ -176,7 +179,8 @@ void TestKernels::fusedMatchesReference()
         std::vector<float> got(q.size(), kPoison);
         fusedAttention(s, q.data(), k.data(), v.data(), got.data(), 2, isa);
         const double err = relativeError(got, want);
-        QVERIFY2(err < 1e-5, qPrintable(QString("%1: relative error %2").arg(kernelIsaName(isa)).arg(err)));
+        QVERIFY2(err < 1e-5,
+                 qPrintable(QString("%1: relative error %2").arg(kernelIsaName(isa)).arg(err)));
     }
 }
 
@@ -190,7 +194,8 @@ void TestKernels::decodeMatchesReference_data()
         for (int d : {64, 80, 128})
             for (int g : {1, 4, 8})
                 for (bool half : {false, true})
-                    QTest::addRow("n%d d%d g%d %s", n, d, g, half ? "f16" : "f32") << n << d << g << half;
+                    QTest::addRow("n%d d%d g%d %s", n, d, g, half ? "f16" : "f32")
+                        << n << d << g << half;
 }
 
 void TestKernels::decodeMatchesReference()
@@ -228,7 +233,8 @@ void TestKernels::decodeMatchesReference()
         else
             decodeAttention(s, q.data(), k.data(), v.data(), KvStorage::F32, got.data(), 2, isa);
         const double err = relativeError(got, want);
-        QVERIFY2(err < 1e-5, qPrintable(QString("%1: relative error %2").arg(kernelIsaName(isa)).arg(err)));
+        QVERIFY2(err < 1e-5,
+                 qPrintable(QString("%1: relative error %2").arg(kernelIsaName(isa)).arg(err)));
     }
 }
 
@@ -283,8 +289,8 @@ void TestKernels::halfConversionRoundTrips()
     QCOMPARE(halfToFloat(floatToHalf(1.0f)), 1.0f);
     QCOMPARE(halfToFloat(floatToHalf(-2.5f)), -2.5f);
     QCOMPARE(floatToHalf(65504.0f), uint16_t(0x7BFF));
-    QCOMPARE(floatToHalf(1e6f), uint16_t(0x7C00));           // overflow -> inf
-    QCOMPARE(halfToFloat(0x0001), std::ldexp(1.0f, -24));     // smallest subnormal
+    QCOMPARE(floatToHalf(1e6f), uint16_t(0x7C00));                         // overflow -> inf
+    QCOMPARE(halfToFloat(0x0001), std::ldexp(1.0f, -24));                  // smallest subnormal
     QCOMPARE(floatToHalf(1.0f + std::ldexp(1.0f, -11)), uint16_t(0x3C00)); // tie to even
     QVERIFY(std::isnan(halfToFloat(floatToHalf(NAN))));
     std::mt19937 rng(3);

@@ -2,10 +2,10 @@
 // figures and hand calculations written out in full.
 #include "Architecture.h"
 #include "AttentionCost.h"
+#include "Checked.h"
 #include "ConfigReader.h"
 #include "HfCache.h"
 #include "Safetensors.h"
-#include "Checked.h"
 
 #include <QDir>
 #include <QFile>
@@ -20,7 +20,10 @@ using namespace attnplan;
 
 namespace {
 
-QString src(const QString& rel) { return QStringLiteral(ATTNPLAN_SOURCE_DIR "/") + rel; }
+QString src(const QString& rel)
+{
+    return QStringLiteral(ATTNPLAN_SOURCE_DIR "/") + rel;
+}
 
 ModelSpec load(const QString& rel)
 {
@@ -87,7 +90,8 @@ void TestModelMath::publishedExactCounts_data()
     // Model cards and safetensors metadata (BRIEF.md, tests/data/families/SOURCES.md).
     QTest::newRow("Llama-3.1-8B") << "configs/llama-3.1-8b.json" << qint64(8030261248);
     QTest::newRow("Llama-2-7B") << "configs/llama-2-7b-hf.json" << qint64(6738415616);
-    QTest::newRow("Mistral-7B-v0.3") << "configs/mistral-7b-instruct-v0.3.json" << qint64(7248023552);
+    QTest::newRow("Mistral-7B-v0.3")
+        << "configs/mistral-7b-instruct-v0.3.json" << qint64(7248023552);
     QTest::newRow("Mixtral-8x7B") << "configs/mixtral-8x7b-v0.1.json" << qint64(46702792704);
     QTest::newRow("Qwen2.5-7B") << "configs/qwen2.5-7b-instruct.json" << qint64(7615616512);
     QTest::newRow("Falcon-7B") << "configs/falcon-7b-instruct.json" << qint64(6921720704);
@@ -95,7 +99,8 @@ void TestModelMath::publishedExactCounts_data()
     QTest::newRow("gpt2-large") << "configs/gpt2-large.json" << qint64(774030080);
     QTest::newRow("pythia-160m") << "tests/data/families/pythia-160m.json" << qint64(162322944);
     QTest::newRow("opt-125m") << "tests/data/families/opt-125m.json" << qint64(125239296);
-    QTest::newRow("Phi-3-mini") << "tests/data/families/phi-3-mini-4k-instruct.json" << qint64(3821079552);
+    QTest::newRow("Phi-3-mini") << "tests/data/families/phi-3-mini-4k-instruct.json"
+                                << qint64(3821079552);
     QTest::newRow("gpt-oss-20b") << "tests/data/families/gpt-oss-20b.json" << qint64(20914757184);
 }
 
@@ -117,14 +122,21 @@ void TestModelMath::publishedRoundedCounts_data()
     // embedding is 37.55B (1.5% above the rounded 37B) and 36.6B without it, so the vendor's
     // rounding sits between the two conventions; the row allows 1.5%.
     QTest::newRow("DeepSeek-R1") << "configs/deepseek-r1.json" << 671e9 << 37e9 << 0.015 << true;
-    QTest::newRow("Gemma-3-27B text") << "configs/gemma-3-27b-it.json" << 27e9 << 0.0 << 0.01 << false;
-    QTest::newRow("Qwen3-8B") << "tests/data/families/qwen3-8b.json" << 8.19e9 << 0.0 << 0.002 << false;
-    QTest::newRow("Qwen3-30B-A3B") << "tests/data/families/qwen3-30b-a3b.json" << 30.5e9 << 3.3e9 << 0.02 << false;
-    QTest::newRow("DeepSeek-V2-Lite") << "tests/data/families/deepseek-v2-lite.json" << 15.7e9 << 2.4e9 << 0.025 << true;
-    QTest::newRow("StarCoder") << "tests/data/families/starcoder.json" << 15.5e9 << 0.0 << 0.01 << false;
-    QTest::newRow("gemma-7b") << "tests/data/families/gemma-7b.json" << 8.54e9 << 0.0 << 0.001 << false;
+    QTest::newRow("Gemma-3-27B text")
+        << "configs/gemma-3-27b-it.json" << 27e9 << 0.0 << 0.01 << false;
+    QTest::newRow("Qwen3-8B") << "tests/data/families/qwen3-8b.json" << 8.19e9 << 0.0 << 0.002
+                              << false;
+    QTest::newRow("Qwen3-30B-A3B")
+        << "tests/data/families/qwen3-30b-a3b.json" << 30.5e9 << 3.3e9 << 0.02 << false;
+    QTest::newRow("DeepSeek-V2-Lite")
+        << "tests/data/families/deepseek-v2-lite.json" << 15.7e9 << 2.4e9 << 0.025 << true;
+    QTest::newRow("StarCoder") << "tests/data/families/starcoder.json" << 15.5e9 << 0.0 << 0.01
+                               << false;
+    QTest::newRow("gemma-7b") << "tests/data/families/gemma-7b.json" << 8.54e9 << 0.0 << 0.001
+                              << false;
     // gpt-oss-20b's card: 3.61B active, which counts the unembedding but not the embedding.
-    QTest::newRow("gpt-oss-20b") << "tests/data/families/gpt-oss-20b.json" << 20.91e9 << 3.61e9 << 0.001 << true;
+    QTest::newRow("gpt-oss-20b") << "tests/data/families/gpt-oss-20b.json" << 20.91e9 << 3.61e9
+                                 << 0.001 << true;
 }
 
 void TestModelMath::publishedRoundedCounts()
@@ -150,13 +162,18 @@ void TestModelMath::kvBytesPerTokenByHand_data()
     QTest::addColumn<qint64>("expected");
     // 2 (K and V) x layers x kv_heads x head_dim x 2 bytes (bf16), written out per config.
     QTest::newRow("Llama-3.1-8B") << "configs/llama-3.1-8b.json" << qint64(2 * 32 * 8 * 128 * 2);
-    QTest::newRow("Llama-2-7B MHA") << "configs/llama-2-7b-hf.json" << qint64(2 * 32 * 32 * 128 * 2);
-    QTest::newRow("Mistral-7B-v0.3") << "configs/mistral-7b-instruct-v0.3.json" << qint64(2 * 32 * 8 * 128 * 2);
-    QTest::newRow("Mixtral-8x7B") << "configs/mixtral-8x7b-v0.1.json" << qint64(2 * 32 * 8 * 128 * 2);
+    QTest::newRow("Llama-2-7B MHA")
+        << "configs/llama-2-7b-hf.json" << qint64(2 * 32 * 32 * 128 * 2);
+    QTest::newRow("Mistral-7B-v0.3")
+        << "configs/mistral-7b-instruct-v0.3.json" << qint64(2 * 32 * 8 * 128 * 2);
+    QTest::newRow("Mixtral-8x7B") << "configs/mixtral-8x7b-v0.1.json"
+                                  << qint64(2 * 32 * 8 * 128 * 2);
     // Qwen2.5-7B: 3584 / 28 heads = 128 wide, 4 KV heads, 28 layers.
-    QTest::newRow("Qwen2.5-7B") << "configs/qwen2.5-7b-instruct.json" << qint64(2 * 28 * 4 * 128 * 2);
+    QTest::newRow("Qwen2.5-7B") << "configs/qwen2.5-7b-instruct.json"
+                                << qint64(2 * 28 * 4 * 128 * 2);
     // Falcon-7B: multi_query, one KV head of 4544 / 71 = 64.
-    QTest::newRow("Falcon-7B MQA") << "configs/falcon-7b-instruct.json" << qint64(2 * 32 * 1 * 64 * 2);
+    QTest::newRow("Falcon-7B MQA")
+        << "configs/falcon-7b-instruct.json" << qint64(2 * 32 * 1 * 64 * 2);
     // gemma-2-9b: explicit head_dim 256, 8 KV heads, 42 layers.
     QTest::newRow("gemma-2-9b") << "configs/gemma-2-9b-it.json" << qint64(2 * 42 * 8 * 256 * 2);
     // Gemma-3-27B text: head_dim 128, 16 KV heads, 62 layers.
@@ -165,7 +182,8 @@ void TestModelMath::kvBytesPerTokenByHand_data()
     QTest::newRow("gpt2-large") << "configs/gpt2-large.json" << qint64(2 * 36 * 20 * 64 * 2);
     // DeepSeek-R1 MLA: (kv_lora_rank 512 + qk_rope_head_dim 64) x 61 layers x 2 bytes, no 2x.
     QTest::newRow("DeepSeek-R1 MLA") << "configs/deepseek-r1.json" << qint64((512 + 64) * 61 * 2);
-    QTest::newRow("StarCoder MQA") << "tests/data/families/starcoder.json" << qint64(2 * 40 * 1 * 128 * 2);
+    QTest::newRow("StarCoder MQA")
+        << "tests/data/families/starcoder.json" << qint64(2 * 40 * 1 * 128 * 2);
 }
 
 void TestModelMath::kvBytesPerTokenByHand()
@@ -181,13 +199,20 @@ void TestModelMath::attentionKinds_data()
 {
     QTest::addColumn<QString>("file");
     QTest::addColumn<QString>("kind");
-    QTest::newRow("llama-3.1") << "configs/llama-3.1-8b.json" << "GQA";
-    QTest::newRow("llama-2") << "configs/llama-2-7b-hf.json" << "MHA";
-    QTest::newRow("falcon") << "configs/falcon-7b-instruct.json" << "MQA";
-    QTest::newRow("deepseek") << "configs/deepseek-r1.json" << "MLA";
-    QTest::newRow("gpt2") << "configs/gpt2-large.json" << "MHA";
-    QTest::newRow("starcoder") << "tests/data/families/starcoder.json" << "MQA";
-    QTest::newRow("falcon-40b new arch") << "tests/data/families/falcon-40b-refinedweb.json" << "GQA";
+    QTest::newRow("llama-3.1") << "configs/llama-3.1-8b.json"
+                               << "GQA";
+    QTest::newRow("llama-2") << "configs/llama-2-7b-hf.json"
+                             << "MHA";
+    QTest::newRow("falcon") << "configs/falcon-7b-instruct.json"
+                            << "MQA";
+    QTest::newRow("deepseek") << "configs/deepseek-r1.json"
+                              << "MLA";
+    QTest::newRow("gpt2") << "configs/gpt2-large.json"
+                          << "MHA";
+    QTest::newRow("starcoder") << "tests/data/families/starcoder.json"
+                               << "MQA";
+    QTest::newRow("falcon-40b new arch") << "tests/data/families/falcon-40b-refinedweb.json"
+                                         << "GQA";
 }
 
 void TestModelMath::attentionKinds()
@@ -252,11 +277,15 @@ void TestModelMath::lessonAttentionCost_data()
     QTest::addColumn<qint64>("d");
     QTest::addColumn<qint64>("entries");
     QTest::addColumn<double>("ratio"); // quadratic / linear
-    QTest::newRow("1,000 tokens") << qint64(1000) << qint64(4096) << qint64(1000000) << 1000.0 / 8192;
-    QTest::newRow("2,000 tokens") << qint64(2000) << qint64(4096) << qint64(4000000) << 2000.0 / 8192;
-    QTest::newRow("8,000 ~ equal") << qint64(8000) << qint64(4096) << qint64(64000000) << 8000.0 / 8192;
+    QTest::newRow("1,000 tokens") << qint64(1000) << qint64(4096) << qint64(1000000)
+                                  << 1000.0 / 8192;
+    QTest::newRow("2,000 tokens") << qint64(2000) << qint64(4096) << qint64(4000000)
+                                  << 2000.0 / 8192;
+    QTest::newRow("8,000 ~ equal")
+        << qint64(8000) << qint64(4096) << qint64(64000000) << 8000.0 / 8192;
     QTest::newRow("8,192 crossover") << qint64(8192) << qint64(4096) << qint64(8192) * 8192 << 1.0;
-    QTest::newRow("128,000 ~16x") << qint64(128000) << qint64(4096) << qint64(16384000000) << 128000.0 / 8192;
+    QTest::newRow("128,000 ~16x") << qint64(128000) << qint64(4096) << qint64(16384000000)
+                                  << 128000.0 / 8192;
 }
 
 void TestModelMath::lessonAttentionCost()
@@ -296,15 +325,22 @@ void TestModelMath::slidingWindowPatterns_data()
     QTest::addColumn<qint64>("window");
     QTest::addColumn<qint64>("slidingLayers");
     QTest::addColumn<int>("firstFullLayer");
-    QTest::newRow("gemma-2 alternates, sliding first") << "configs/gemma-2-9b-it.json" << qint64(4096) << qint64(21) << 1;
+    QTest::newRow("gemma-2 alternates, sliding first")
+        << "configs/gemma-2-9b-it.json" << qint64(4096) << qint64(21) << 1;
     // Gemma-3: every 6th layer global: 62 layers -> 10 global, 52 sliding.
-    QTest::newRow("gemma-3 5:1") << "configs/gemma-3-27b-it.json" << qint64(1024) << qint64(52) << 5;
-    QTest::newRow("gpt-oss layer_types") << "tests/data/families/gpt-oss-20b.json" << qint64(128) << qint64(12) << 1;
-    QTest::newRow("mistral v0.1 all layers") << "tests/data/families/mistral-7b-v0.1.json" << qint64(4096) << qint64(32) << -1;
-    QTest::newRow("phi-3 all layers") << "tests/data/families/phi-3-mini-4k-instruct.json" << qint64(2047) << qint64(32) << -1;
+    QTest::newRow("gemma-3 5:1") << "configs/gemma-3-27b-it.json" << qint64(1024) << qint64(52)
+                                 << 5;
+    QTest::newRow("gpt-oss layer_types")
+        << "tests/data/families/gpt-oss-20b.json" << qint64(128) << qint64(12) << 1;
+    QTest::newRow("mistral v0.1 all layers")
+        << "tests/data/families/mistral-7b-v0.1.json" << qint64(4096) << qint64(32) << -1;
+    QTest::newRow("phi-3 all layers")
+        << "tests/data/families/phi-3-mini-4k-instruct.json" << qint64(2047) << qint64(32) << -1;
     // Qwen2.5 names a window but use_sliding_window is false.
-    QTest::newRow("qwen2.5 off") << "configs/qwen2.5-7b-instruct.json" << qint64(0) << qint64(0) << 0;
-    QTest::newRow("mistral v0.3 null") << "configs/mistral-7b-instruct-v0.3.json" << qint64(0) << qint64(0) << 0;
+    QTest::newRow("qwen2.5 off") << "configs/qwen2.5-7b-instruct.json" << qint64(0) << qint64(0)
+                                 << 0;
+    QTest::newRow("mistral v0.3 null")
+        << "configs/mistral-7b-instruct-v0.3.json" << qint64(0) << qint64(0) << 0;
 }
 
 void TestModelMath::slidingWindowPatterns()
@@ -380,8 +416,8 @@ void TestModelMath::defaultsAreReported()
     QCOMPARE(s.vocabSize, qint64(262208));
     bool vocabWarned = false;
     for (const std::string& w : s.warnings)
-        vocabWarned |= w.find("vocab_size") != std::string::npos &&
-                       w.find("262208") != std::string::npos;
+        vocabWarned |=
+            w.find("vocab_size") != std::string::npos && w.find("262208") != std::string::npos;
     QVERIFY(vocabWarned);
     // An unknown model_type with the standard fields works, with a warning.
     const ModelSpec m = load("tests/data/families/mystery-decoder.json");
@@ -499,7 +535,8 @@ void TestModelMath::badPaths()
     QVERIFY(QString::fromStdString(missing.error()).contains("no such file"));
     auto noConfig = readModel(dir.path().toStdString());
     QVERIFY(!noConfig.ok());
-    QVERIFY2(QString::fromStdString(noConfig.error()).contains("config.json"), noConfig.error().c_str());
+    QVERIFY2(QString::fromStdString(noConfig.error()).contains("config.json"),
+             noConfig.error().c_str());
     // A folder named config.json inside a model folder.
     QDir(dir.path()).mkpath("m/config.json");
     auto folderNamed = readModel((dir.path() + "/m/config.json").toStdString());
@@ -589,9 +626,9 @@ void TestModelMath::hfCacheFolder()
 
     // Without refs/main, the most recently modified snapshot wins.
     QFile::remove(repo + "/refs/main");
-    std::filesystem::last_write_time(
-        (repo + "/snapshots/aaaa").toStdString(),
-        std::filesystem::file_time_type::clock::now() + std::chrono::hours(1));
+    std::filesystem::last_write_time((repo + "/snapshots/aaaa").toStdString(),
+                                     std::filesystem::file_time_type::clock::now() +
+                                         std::chrono::hours(1));
     QCOMPARE(readModel(repo.toStdString())->numKvHeads, qint64(32));
 
     const auto found = scanHfCache(hub.path().toStdString());

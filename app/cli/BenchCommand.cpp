@@ -34,7 +34,8 @@ int runBench(const std::vector<std::string>& argv)
         cfg.headDim = m->headDim;
     }
     cfg.heads = a.integer("heads", 1, 1024).value_or(cfg.heads);
-    cfg.kvHeads = a.integer("kv-heads", 1, 1024).value_or(a.has("heads") && !a.has("model") ? cfg.heads : cfg.kvHeads);
+    cfg.kvHeads = a.integer("kv-heads", 1, 1024)
+                      .value_or(a.has("heads") && !a.has("model") ? cfg.heads : cfg.kvHeads);
     cfg.headDim = a.integer("head-dim", 1, 1024).value_or(cfg.headDim);
     if (cfg.heads % cfg.kvHeads != 0)
         throw UsageError("--kv-heads (" + std::to_string(cfg.kvHeads) + ") must divide --heads (" +
@@ -49,7 +50,8 @@ int runBench(const std::vector<std::string>& argv)
     std::vector<int64_t> tokens = a.integerList("tokens", 1, int64_t(1) << 22);
     if (a.flag("decode")) {
         cfg.prefillTokens.clear();
-        cfg.decodeTokens = tokens.empty() ? std::vector<int64_t>{32768, 65536, 131072, 262144} : tokens;
+        cfg.decodeTokens =
+            tokens.empty() ? std::vector<int64_t>{32768, 65536, 131072, 262144} : tokens;
         std::vector<int64_t> variants = a.integerList("decode-kv-heads", 1, 1024);
         if (variants.empty()) {
             // MHA, the model's own grouping, MQA.
@@ -58,7 +60,8 @@ int runBench(const std::vector<std::string>& argv)
         }
         for (int64_t kv : variants)
             if (cfg.heads % kv != 0)
-                throw UsageError("--decode-kv-heads: " + std::to_string(kv) + " must divide --heads");
+                throw UsageError("--decode-kv-heads: " + std::to_string(kv) +
+                                 " must divide --heads");
         cfg.decodeKvHeads = variants;
         // The cache must fit in memory: refuse a sweep above 8 GiB per variant.
         for (int64_t n : cfg.decodeTokens)
@@ -66,7 +69,8 @@ int runBench(const std::vector<std::string>& argv)
                 throw UsageError("--tokens: a " + std::to_string(n) + "-token cache for " +
                                  std::to_string(variants.front()) + " KV heads needs over 8 GiB");
     } else {
-        cfg.prefillTokens = tokens.empty() ? std::vector<int64_t>{1024, 2048, 4096, 8192, 16384} : tokens;
+        cfg.prefillTokens =
+            tokens.empty() ? std::vector<int64_t>{1024, 2048, 4096, 8192, 16384} : tokens;
         for (int64_t n : cfg.prefillTokens)
             if (n > 131072)
                 throw UsageError("--tokens: prefill is limited to 131,072 tokens here");

@@ -15,11 +15,28 @@ namespace attnplan::cli {
 
 namespace {
 
-const std::set<std::string> kDeploymentOptions = {
-    "gpu", "gpu-memory", "gpus", "tp", "context", "max-num-batched-tokens", "max-num-seqs",
-    "utilization", "engine", "block-size", "weight-dtype", "kv-dtype", "weight-bytes",
-    "activation-bytes", "overhead-bytes", "average-tokens", "prompt-tokens",
-    "compute-efficiency", "memory-efficiency", "catalog", "bandwidth", "tflops"};
+const std::set<std::string> kDeploymentOptions = {"gpu",
+                                                  "gpu-memory",
+                                                  "gpus",
+                                                  "tp",
+                                                  "context",
+                                                  "max-num-batched-tokens",
+                                                  "max-num-seqs",
+                                                  "utilization",
+                                                  "engine",
+                                                  "block-size",
+                                                  "weight-dtype",
+                                                  "kv-dtype",
+                                                  "weight-bytes",
+                                                  "activation-bytes",
+                                                  "overhead-bytes",
+                                                  "average-tokens",
+                                                  "prompt-tokens",
+                                                  "compute-efficiency",
+                                                  "memory-efficiency",
+                                                  "catalog",
+                                                  "bandwidth",
+                                                  "tflops"};
 
 } // namespace
 
@@ -81,7 +98,8 @@ DeploymentInputs deploymentFrom(const CliArgs& a, const ModelSpec& spec, const G
         in.overheadBytes = *v;
     in.averageTokens = a.integer("average-tokens", 1, int64_t(1) << 34).value_or(0);
     in.promptTokens = a.integer("prompt-tokens", 1, int64_t(1) << 34).value_or(0);
-    in.efficiency.compute = a.number("compute-efficiency", 0.01, 1.0).value_or(in.efficiency.compute);
+    in.efficiency.compute =
+        a.number("compute-efficiency", 0.01, 1.0).value_or(in.efficiency.compute);
     in.efficiency.memory = a.number("memory-efficiency", 0.01, 1.0).value_or(in.efficiency.memory);
     return in;
 }
@@ -90,7 +108,8 @@ int runCapacity(const std::vector<std::string>& argv)
 {
     const CliArgs a(argv, kDeploymentOptions, {"json"});
     if (a.positionals().size() != 1)
-        throw UsageError("capacity: expected one PATH (a config.json, a model folder or a cache folder)");
+        throw UsageError(
+            "capacity: expected one PATH (a config.json, a model folder or a cache folder)");
     auto loaded = readModel(a.positionals()[0]);
     if (!loaded)
         return fail(loaded.error());
@@ -147,23 +166,25 @@ int runCapacity(const std::vector<std::string>& argv)
         std::cout << j.dump(2) << "\n";
         return 0;
     }
-    std::cout << s.name << " on " << in.gpus << " x " << in.gpu.name << " (TP " << in.tp
-              << ", PP " << r.pp << "), max_model_len " << withCommas(in.maxModelLen) << "\n"
-              << "  per GPU: " << formatGiB(double(m.total)) << " x " << formatFixed(in.utilization, 2)
-              << " = " << formatGiB(double(m.usable)) << "\n"
-              << "    weights      " << formatGiB(double(m.weights)) << " " << dtypeName(in.weightDtype) << "\n"
+    std::cout << s.name << " on " << in.gpus << " x " << in.gpu.name << " (TP " << in.tp << ", PP "
+              << r.pp << "), max_model_len " << withCommas(in.maxModelLen) << "\n"
+              << "  per GPU: " << formatGiB(double(m.total)) << " x "
+              << formatFixed(in.utilization, 2) << " = " << formatGiB(double(m.usable)) << "\n"
+              << "    weights      " << formatGiB(double(m.weights)) << " "
+              << dtypeName(in.weightDtype) << "\n"
               << "    activations  " << formatGiB(double(m.activation)) << "\n"
               << "    non-torch    " << formatGiB(double(m.overhead)) << "\n"
-              << "    KV cache     " << formatGiB(double(m.kvBudget)) << " (" << withCommas(r.kvBlocks)
-              << " blocks of " << in.blockSize << " tokens, " << withCommas(r.kvBytesPerTokenPerGpu)
-              << " B per token per GPU)\n"
+              << "    KV cache     " << formatGiB(double(m.kvBudget)) << " ("
+              << withCommas(r.kvBlocks) << " blocks of " << in.blockSize << " tokens, "
+              << withCommas(r.kvBytesPerTokenPerGpu) << " B per token per GPU)\n"
               << "  Maximum concurrency for " << withCommas(in.maxModelLen)
               << " tokens per request: " << formatFixed(r.maxConcurrency, 2) << "x\n"
               << "  conversations: " << r.conversations << " paged, " << r.conversationsReserved
               << " reserved (reserved strips " << formatFixed(100 * r.reservedFillFraction, 0)
               << "% full)\n"
-              << "  TTFT " << formatSeconds(r.ttftSeconds) << ", TPOT " << formatSeconds(r.tpotSeconds)
-              << " at batch " << r.batch << ", " << formatFixed(r.tokensPerSecond, 0) << " tokens/s\n"
+              << "  TTFT " << formatSeconds(r.ttftSeconds) << ", TPOT "
+              << formatSeconds(r.tpotSeconds) << " at batch " << r.batch << ", "
+              << formatFixed(r.tokensPerSecond, 0) << " tokens/s\n"
               << "  " << r.vllmCommand << "\n";
     for (const std::string& w : r.warnings)
         std::cout << "  warning: " << w << "\n";
@@ -173,7 +194,8 @@ int runCapacity(const std::vector<std::string>& argv)
 int runPlan(const std::vector<std::string>& argv)
 {
     std::set<std::string> opts = kDeploymentOptions;
-    for (const char* o : {"concurrent", "requests-per-second", "output-tokens", "max-ttft", "max-tpot"})
+    for (const char* o :
+         {"concurrent", "requests-per-second", "output-tokens", "max-ttft", "max-tpot"})
         opts.insert(o);
     const CliArgs a(argv, opts, {"json"});
     if (a.positionals().size() != 1)

@@ -95,8 +95,8 @@ std::vector<int64_t> CliArgs::integerList(const std::string& name, int64_t min, 
     size_t start = 0;
     while (start <= v->size()) {
         const auto comma = v->find(',', start);
-        const std::string part = v->substr(start, comma == std::string::npos ? std::string::npos
-                                                                             : comma - start);
+        const std::string part =
+            v->substr(start, comma == std::string::npos ? std::string::npos : comma - start);
         CliArgs one({"--" + name, part}, {name}, {});
         out.push_back(*one.integer(name, min, max));
         if (comma == std::string::npos)

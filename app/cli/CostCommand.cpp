@@ -27,7 +27,10 @@ Arrival arrivalOf(const std::string& v)
     throw UsageError("--arrival: \"" + v + "\" (expected even, poisson or bursts)");
 }
 
-std::string money(double v) { return "$" + formatFixed(v, v < 1 ? 4 : 2); }
+std::string money(double v)
+{
+    return "$" + formatFixed(v, v < 1 ? 4 : 2);
+}
 
 } // namespace
 
@@ -48,12 +51,16 @@ int runEstimateTokens(const std::vector<std::string>& argv)
     }
     const int64_t tokens = estimateTokens(text);
     if (a.flag("json"))
-        std::cout << nlohmann::ordered_json{{"estimated_tokens", tokens}, {"bytes", text.size()},
-                                            {"method", "about 4 characters a token (Latin), 1 a character (CJK): an estimate, not the model's tokenizer"}}
+        std::cout << nlohmann::ordered_json{{"estimated_tokens", tokens},
+                                            {"bytes", text.size()},
+                                            {"method",
+                                             "about 4 characters a token (Latin), 1 a character "
+                                             "(CJK): an estimate, not the model's tokenizer"}}
                          .dump(2)
                   << "\n";
     else
-        std::cout << "about " << withCommas(tokens) << " tokens (an estimate: ~4 characters a token; "
+        std::cout << "about " << withCommas(tokens)
+                  << " tokens (an estimate: ~4 characters a token; "
                   << "exact counts need the model's own tokenizer)\n";
     return 0;
 }
@@ -61,12 +68,28 @@ int runEstimateTokens(const std::vector<std::string>& argv)
 int runCost(const std::vector<std::string>& argv)
 {
     const CliArgs a(argv,
-                    {"layout", "price", "input-price", "output-price", "cache-write-multiplier",
-                     "cache-read-multiplier", "min-cacheable-tokens", "context-window",
-                     "stable-tokens", "volatile-tokens", "question-tokens", "output-tokens",
-                     "requests-per-day", "ttl-seconds", "arrival", "burst-size", "prices",
-                     "self-hosted-dollars-per-hour", "self-hosted-tokens-per-second",
-                     "corpus-tokens", "chunk-tokens", "top-k"},
+                    {"layout",
+                     "price",
+                     "input-price",
+                     "output-price",
+                     "cache-write-multiplier",
+                     "cache-read-multiplier",
+                     "min-cacheable-tokens",
+                     "context-window",
+                     "stable-tokens",
+                     "volatile-tokens",
+                     "question-tokens",
+                     "output-tokens",
+                     "requests-per-day",
+                     "ttl-seconds",
+                     "arrival",
+                     "burst-size",
+                     "prices",
+                     "self-hosted-dollars-per-hour",
+                     "self-hosted-tokens-per-second",
+                     "corpus-tokens",
+                     "chunk-tokens",
+                     "top-k"},
                     {"json", "volatile-first"});
     if (!a.positionals().empty())
         throw UsageError("cost: unexpected argument \"" + a.positionals()[0] + "\"");
@@ -92,7 +115,8 @@ int runCost(const std::vector<std::string>& argv)
         const int64_t vol = a.integer("volatile-tokens", 0, maxTok).value_or(0);
         const int64_t question = a.integer("question-tokens", 0, maxTok).value_or(0);
         if (stable + vol + question == 0)
-            throw UsageError("cost: give --layout FILE or --stable-tokens/--volatile-tokens/--question-tokens");
+            throw UsageError(
+                "cost: give --layout FILE or --stable-tokens/--volatile-tokens/--question-tokens");
         Segment st{"stable prefix", stable, true, false};
         Segment vo{"volatile part", vol, false, false};
         if (a.flag("volatile-first"))
@@ -131,7 +155,8 @@ int runCost(const std::vector<std::string>& argv)
             std::string ids;
             for (const PriceSheet& x : catalog.models)
                 ids += (ids.empty() ? "" : ", ") + x.id;
-            throw UsageError("--price: \"" + priceId + "\" is not in the price catalog (" + ids + ")");
+            throw UsageError("--price: \"" + priceId + "\" is not in the price catalog (" + ids +
+                             ")");
         }
         price = *p;
     } else if (price.id.empty()) {
@@ -166,7 +191,8 @@ int runCost(const std::vector<std::string>& argv)
         j["read_multiplier"] = c.readMultiplier;
         j["long_context_rate"] = c.longContextRate;
         if (hostedRate > 0 && hostedTps > 0)
-            j["self_hosted_per_million_tokens"] = selfHostedDollarsPerMillion(hostedRate, hostedTps);
+            j["self_hosted_per_million_tokens"] =
+                selfHostedDollarsPerMillion(hostedRate, hostedTps);
         if (a.has("corpus-tokens")) {
             // The lesson's first option: retrieve top-k chunks, or send the whole corpus.
             int64_t question = 0;
@@ -190,18 +216,22 @@ int runCost(const std::vector<std::string>& argv)
         std::cout << j.dump(2) << "\n";
         return 0;
     }
-    std::cout << "Prompt of " << withCommas(c.inputTokens) << " tokens (" << withCommas(c.cacheablePrefixTokens)
-              << " cacheable) + " << withCommas(layout.outputTokens) << " output on " << price.model << "\n"
+    std::cout << "Prompt of " << withCommas(c.inputTokens) << " tokens ("
+              << withCommas(c.cacheablePrefixTokens) << " cacheable) + "
+              << withCommas(layout.outputTokens) << " output on " << price.model << "\n"
               << "  per request: uncached " << money(c.uncachedPerRequest) << ", cache write "
-              << money(c.cachedWritePerRequest) << ", cache read " << money(c.cachedReadPerRequest) << "\n"
+              << money(c.cachedWritePerRequest) << ", cache read " << money(c.cachedReadPerRequest)
+              << "\n"
               << "  at " << formatFixed(layout.requestsPerDay, 0) << " requests/day, TTL "
               << layout.ttlSeconds << " s: hit rate " << formatFixed(100 * c.hitRate, 1) << "%\n"
               << "  per month (" << int(kDaysPerMonth) << " days): " << money(c.monthlyUncached)
               << " uncached, " << money(c.monthlyCached) << " cached, saving "
               << formatFixed(100 * c.savingsFraction, 1) << "%\n"
-              << "  a cache write pays for itself after " << c.breakEvenReuses << " reuse(s) within the TTL\n";
+              << "  a cache write pays for itself after " << c.breakEvenReuses
+              << " reuse(s) within the TTL\n";
     if (hostedRate > 0 && hostedTps > 0)
-        std::cout << "  self-hosted: $" << formatFixed(selfHostedDollarsPerMillion(hostedRate, hostedTps), 2)
+        std::cout << "  self-hosted: $"
+                  << formatFixed(selfHostedDollarsPerMillion(hostedRate, hostedTps), 2)
                   << " per million tokens\n";
     for (const std::string& w : c.warnings)
         std::cout << "  warning: " << w << "\n";

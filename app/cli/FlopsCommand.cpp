@@ -45,8 +45,8 @@ int runFlops(const std::vector<std::string>& argv)
               << "  quadratic (score + mix)  " << withCommas(c.quadraticFlops) << " FLOPs\n"
               << "  linear (projections)     " << withCommas(c.linearFlops) << " FLOPs\n"
               << "  ratio                    "
-              << formatFixed(static_cast<double>(c.quadraticFlops) /
-                                 static_cast<double>(c.linearFlops), 2)
+              << formatFixed(
+                     static_cast<double>(c.quadraticFlops) / static_cast<double>(c.linearFlops), 2)
               << "\n"
               << "  score-matrix entries     " << withCommas(c.scoreMatrixEntries)
               << " per head per layer\n"

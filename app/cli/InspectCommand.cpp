@@ -106,8 +106,8 @@ int runInspect(const std::vector<std::string>& argv)
 
     std::cout << s.name << "  (" << (s.architecture.empty() ? s.modelType : s.architecture)
               << ", family " << s.family << ")\n";
-    std::cout << "  attention        " << attentionKindName(s.attentionKind()) << ": "
-              << s.numHeads << " query heads";
+    std::cout << "  attention        " << attentionKindName(s.attentionKind()) << ": " << s.numHeads
+              << " query heads";
     if (s.mla.enabled())
         std::cout << ", latent cache " << s.mla.kvLoraRank << " + rope " << s.mla.qkRopeHeadDim;
     else
@@ -128,12 +128,13 @@ int runInspect(const std::vector<std::string>& argv)
     if (params.mtp > 0)
         std::cout << ", plus MTP " << formatCount(static_cast<double>(params.mtp));
     std::cout << "\n  weights          " << formatBytes(static_cast<double>(weights.bytes)) << " "
-              << dtypeName(wt) << (weights.exact ? " (exact, from " + s.weightBytesSource + ")"
-                                                 : " (computed)");
+              << dtypeName(wt)
+              << (weights.exact ? " (exact, from " + s.weightBytesSource + ")" : " (computed)");
     std::cout << "\n  KV per token     " << withCommas(kvToken) << " B " << dtypeName(kt);
     std::cout << "\n  KV at " << withCommas(context) << " tokens  "
               << formatBytes(static_cast<double>(kvConv)) << "\n";
-    std::cout << "  n^2 overtakes    projections at " << withCommas(static_cast<int64_t>(cross.againstProjections))
+    std::cout << "  n^2 overtakes    projections at "
+              << withCommas(static_cast<int64_t>(cross.againstProjections))
               << " tokens, the whole layer at "
               << withCommas(static_cast<int64_t>(cross.againstLayer)) << " tokens\n";
     for (const std::string& w : s.warnings)

@@ -11,7 +11,8 @@ CostController::CostController(QObject* parent)
       m_segments(new SegmentModel(this)),
       m_costs(new TableModel({{tr("Quantity"), Unit::Text, {}},
                               {tr("Uncached"), Unit::Dollars, tr("Every token at the input rate")},
-                              {tr("With caching"), Unit::Dollars, tr("Cache writes and reads at the steady-state hit rate")}},
+                              {tr("With caching"), Unit::Dollars,
+                               tr("Cache writes and reads at the steady-state hit rate")}},
                              this)),
       m_curve(new TableModel({{tr("Requests per day"), Unit::Count, {}},
                               {tr("Uncached / month"), Unit::Dollars, {}},
@@ -29,8 +30,8 @@ CostController::CostController(QObject* parent)
     m_layout.requestsPerDay = 10000;
     m_layout.ttlSeconds = 300;
     m_priceId = m_catalog.find("anthropic/claude-sonnet-4.5") ? "anthropic/claude-sonnet-4.5"
-                : m_catalog.models.empty()                     ? QString()
-                                                               : QString::fromStdString(m_catalog.models.front().id);
+                : m_catalog.models.empty()                    ? QString()
+                                           : QString::fromStdString(m_catalog.models.front().id);
     connect(m_segments, &QAbstractItemModel::dataChanged, this, &CostController::recompute);
     connect(m_segments, &QAbstractItemModel::rowsMoved, this, &CostController::recompute);
     connect(m_segments, &QAbstractItemModel::rowsInserted, this, &CostController::recompute);
@@ -109,10 +110,11 @@ void CostController::recompute()
     }
     if (m_ok) {
         const PromptCost& c = m_result;
-        m_costs->setRows({{tr("Per request (steady state)"), c.uncachedPerRequest, c.expectedPerRequest},
-                          {tr("A request that writes the cache"), c.uncachedPerRequest, c.cachedWritePerRequest},
-                          {tr("A request that reads it"), c.uncachedPerRequest, c.cachedReadPerRequest},
-                          {tr("Per month (30 days)"), c.monthlyUncached, c.monthlyCached}});
+        m_costs->setRows(
+            {{tr("Per request (steady state)"), c.uncachedPerRequest, c.expectedPerRequest},
+             {tr("A request that writes the cache"), c.uncachedPerRequest, c.cachedWritePerRequest},
+             {tr("A request that reads it"), c.uncachedPerRequest, c.cachedReadPerRequest},
+             {tr("Per month (30 days)"), c.monthlyUncached, c.monthlyCached}});
         m_curve->setRows({});
         QVector<QVector<QVariant>> rows;
         for (const CostPoint& p : costCurve(m_layout, *price, 10, 1e7, 43))

@@ -22,8 +22,8 @@ public:
     const attnplan::PriceCatalog& catalog() const { return m_catalog; }
     QStringList priceIds() const;
     SegmentModel* segments() const { return m_segments; }
-    TableModel* costs() const { return m_costs; }   // per request and per month
-    TableModel* curve() const { return m_curve; }   // requests/day, monthly uncached, cached
+    TableModel* costs() const { return m_costs; } // per request and per month
+    TableModel* curve() const { return m_curve; } // requests/day, monthly uncached, cached
     QStringList warnings() const { return m_warnings; }
     QString error() const { return m_error; }
     bool ok() const { return m_ok; }

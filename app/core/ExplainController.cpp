@@ -18,11 +18,13 @@ QVector<TableModel::Column> heatmapColumns()
 
 ExplainController::ExplainController(QObject* parent)
     : QObject(parent),
-      m_it(new TableModel({{tr("Word"), Unit::Text, {}},
-                           {tr("Score"), Unit::Number, tr("q . k / sqrt(d_k) with d_k = 4")},
-                           {tr("Share of scores"), Unit::Number, tr("score / sum of scores: what plain division would give")},
-                           {tr("Attention weight"), Unit::Number, tr("softmax: e^score / sum of e^score")}},
-                          this)),
+      m_it(new TableModel(
+          {{tr("Word"), Unit::Text, {}},
+           {tr("Score"), Unit::Number, tr("q . k / sqrt(d_k) with d_k = 4")},
+           {tr("Share of scores"), Unit::Number,
+            tr("score / sum of scores: what plain division would give")},
+           {tr("Attention weight"), Unit::Number, tr("softmax: e^score / sum of e^score")}},
+          this)),
       m_heatmap(new TableModel(heatmapColumns(), this)),
       m_sqrtDk(new TableModel({{tr("d_k"), Unit::Count, {}},
                                {tr("Top weight, unscaled"), Unit::Number, {}},
@@ -37,7 +39,8 @@ ExplainController::ExplainController(QObject* parent)
         sum += s;
     QVector<QVector<QVariant>> rows;
     for (size_t i = 0; i < w.words.size(); ++i)
-        rows.push_back({QString::fromStdString(w.words[i]), w.scores[i], w.scores[i] / sum, w.weights[i]});
+        rows.push_back(
+            {QString::fromStdString(w.words[i]), w.scores[i], w.scores[i] / sum, w.weights[i]});
     m_it->setRows(rows);
     m_blend[0] = w.blend[0];
     m_blend[1] = w.blend[1];

@@ -14,9 +14,9 @@ class ExplainController : public QObject
 public:
     explicit ExplainController(QObject* parent = nullptr);
 
-    TableModel* itModel() const { return m_it; }           // word, score, share of scores, weight
-    TableModel* heatmap() const { return m_heatmap; }      // 10 x 10 weights, query rows
-    TableModel* sqrtDkModel() const { return m_sqrtDk; }   // d_k, max weight and grad, raw and scaled
+    TableModel* itModel() const { return m_it; }         // word, score, share of scores, weight
+    TableModel* heatmap() const { return m_heatmap; }    // 10 x 10 weights, query rows
+    TableModel* sqrtDkModel() const { return m_sqrtDk; } // d_k, max weight and grad, raw and scaled
     QStringList tokens() const;
     bool causal() const { return m_causal; }
     double temperature() const { return m_temperature; }

@@ -4,41 +4,50 @@
 
 #include <QMetaObject>
 
-#include <algorithm>
 #include <QPointer>
 #include <QtConcurrent/QtConcurrentRun>
+#include <algorithm>
 
 using namespace attnplan;
 using Unit = TableModel::Unit;
 
 MeasureController::MeasureController(QObject* parent)
     : QObject(parent),
-      m_runs(new TableModel({{tr("Kernel"), Unit::Text, {}},
-                             {tr("Tokens"), Unit::Count, {}},
-                             {tr("Heads"), Unit::Count, {}},
-                             {tr("KV heads"), Unit::Count, {}},
-                             {tr("Head dim"), Unit::Count, {}},
-                             {tr("Causal"), Unit::Text, {}},
-                             {tr("Seconds"), Unit::Seconds, tr("Median of the repeats, after a warm-up")},
-                             {tr("GFLOP/s"), Unit::Count, tr("Useful FLOPs: a causal run counts only the visible pairs")},
-                             {tr("GB/s"), Unit::Count, tr("Bytes the kernel must move at least once, per second")},
-                             {tr("Rel. error"), Unit::Text, tr("Against the double-precision reference, on a subset of rows")},
-                             {tr("Extra memory"), Unit::Bytes, tr("Allocated beyond inputs and output: the fused kernel's scratch, or the n x n matrix")},
-                             {tr("Predicted"), Unit::Seconds, tr("This machine's roofline: its measured GEMM rate and copy bandwidth")},
-                             {tr("Measured / predicted"), Unit::Ratio, {}}},
-                            this)),
+      m_runs(new TableModel(
+          {{tr("Kernel"), Unit::Text, {}},
+           {tr("Tokens"), Unit::Count, {}},
+           {tr("Heads"), Unit::Count, {}},
+           {tr("KV heads"), Unit::Count, {}},
+           {tr("Head dim"), Unit::Count, {}},
+           {tr("Causal"), Unit::Text, {}},
+           {tr("Seconds"), Unit::Seconds, tr("Median of the repeats, after a warm-up")},
+           {tr("GFLOP/s"), Unit::Count,
+            tr("Useful FLOPs: a causal run counts only the visible pairs")},
+           {tr("GB/s"), Unit::Count, tr("Bytes the kernel must move at least once, per second")},
+           {tr("Rel. error"), Unit::Text,
+            tr("Against the double-precision reference, on a subset of rows")},
+           {tr("Extra memory"), Unit::Bytes,
+            tr("Allocated beyond inputs and output: the fused kernel's scratch, or the n x n "
+               "matrix")},
+           {tr("Predicted"), Unit::Seconds,
+            tr("This machine's roofline: its measured GEMM rate and copy bandwidth")},
+           {tr("Measured / predicted"), Unit::Ratio, {}}},
+          this)),
       m_prefill(new TableModel({{tr("Tokens"), Unit::Count, {}},
                                 {tr("Measured"), Unit::Seconds, {}},
                                 {tr("Predicted"), Unit::Seconds, {}}},
                                this)),
-      m_decode(new TableModel({{tr("Layout"), Unit::Text, {}}, {tr("Decode step"), Unit::Seconds, {}}}, this)),
-      m_memory(new TableModel({{tr("Tokens"), Unit::Text, {}},
-                               {tr("Fused (MB)"), Unit::Number, tr("The fused kernel's scratch: tiles only")},
-                               {tr("Naive (MB)"), Unit::Number, tr("The unfused version's n x n score matrix")}},
-                              this)),
+      m_decode(new TableModel(
+          {{tr("Layout"), Unit::Text, {}}, {tr("Decode step"), Unit::Seconds, {}}}, this)),
+      m_memory(new TableModel(
+          {{tr("Tokens"), Unit::Text, {}},
+           {tr("Fused (MB)"), Unit::Number, tr("The fused kernel's scratch: tiles only")},
+           {tr("Naive (MB)"), Unit::Number, tr("The unfused version's n x n score matrix")}},
+          this)),
       m_cancel(std::make_shared<std::atomic<bool>>(false))
 {
-    connect(&m_watcher, &QFutureWatcher<BenchReport>::finished, this, &MeasureController::onFinished);
+    connect(&m_watcher, &QFutureWatcher<BenchReport>::finished, this,
+            &MeasureController::onFinished);
 }
 
 MeasureController::~MeasureController()
@@ -64,27 +73,42 @@ bool MeasureController::start(const BenchConfig& config)
                 // Off the GUI thread: hand the run over by a queued call.
                 if (!self)
                     return;
-                QMetaObject::invokeMethod(self.data(), [self, done, total, run] {
-                    if (!self)
-                        return;
-                    self->addRun(run, BenchReport{});
-                    emit self->progress(done, total, QString::fromStdString(run.kernel) + QStringLiteral(" ") +
-                                                         QString::number(run.tokens));
-                    emit self->runFinished();
-                }, Qt::QueuedConnection);
+                QMetaObject::invokeMethod(
+                    self.data(),
+                    [self, done, total, run] {
+                        if (!self)
+                            return;
+                        self->addRun(run, BenchReport{});
+                        emit self->progress(done, total,
+                                            QString::fromStdString(run.kernel) +
+                                                QStringLiteral(" ") + QString::number(run.tokens));
+                        emit self->runFinished();
+                    },
+                    Qt::QueuedConnection);
             },
             cancel.get());
     }));
     return true;
 }
 
-void MeasureController::cancel() { m_cancel->store(true); }
+void MeasureController::cancel()
+{
+    m_cancel->store(true);
+}
 
 QVector<QVariant> MeasureController::rowFor(const BenchRun& r)
 {
-    return {QString::fromStdString(r.kernel), double(r.tokens), double(r.heads), double(r.kvHeads),
-            double(r.headDim), r.causal ? tr("yes") : tr("no"), r.seconds, r.gflops, r.gbps,
-            QString::number(r.relError, 'g', 3), double(r.extraBytes),
+    return {QString::fromStdString(r.kernel),
+            double(r.tokens),
+            double(r.heads),
+            double(r.kvHeads),
+            double(r.headDim),
+            r.causal ? tr("yes") : tr("no"),
+            r.seconds,
+            r.gflops,
+            r.gbps,
+            QString::number(r.relError, 'g', 3),
+            double(r.extraBytes),
             r.predictedSeconds > 0 ? QVariant(r.predictedSeconds) : QVariant(),
             r.measuredOverPredicted > 0 ? QVariant(r.measuredOverPredicted) : QVariant()};
 }
@@ -123,9 +147,14 @@ void MeasureController::onFinished()
     rows.clear();
     for (const BenchRun& r : report.runs)
         if (r.kernel.rfind("decode", 0) == 0 && r.tokens == longest) {
-            const QString layout = r.kvHeads == r.heads ? tr("MHA") : r.kvHeads == 1 ? tr("MQA") : tr("GQA");
-            rows.push_back({tr("%1 (%2 KV), %3, %4K").arg(layout).arg(r.kvHeads)
-                                .arg(r.kernel == "decode-f16" ? "fp16" : "fp32").arg(r.tokens / 1024),
+            const QString layout = r.kvHeads == r.heads ? tr("MHA")
+                                   : r.kvHeads == 1     ? tr("MQA")
+                                                        : tr("GQA");
+            rows.push_back({tr("%1 (%2 KV), %3, %4K")
+                                .arg(layout)
+                                .arg(r.kvHeads)
+                                .arg(r.kernel == "decode-f16" ? "fp16" : "fp32")
+                                .arg(r.tokens / 1024),
                             r.seconds});
         }
     if (!rows.isEmpty())
@@ -136,7 +165,8 @@ void MeasureController::onFinished()
         if (r.kernel == "prefill-naive-blas")
             for (const BenchRun& f : report.runs)
                 if (f.kernel == "prefill-fused" && f.tokens == r.tokens)
-                    rows.push_back({QString::number(r.tokens), double(f.extraBytes) / 1e6, double(r.extraBytes) / 1e6});
+                    rows.push_back({QString::number(r.tokens), double(f.extraBytes) / 1e6,
+                                    double(r.extraBytes) / 1e6});
     if (!rows.isEmpty())
         m_memory->setRows(rows);
     // Rewrite the session table with the predictions the worker computed after the ceilings.

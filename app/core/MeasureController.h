@@ -24,10 +24,10 @@ public:
     ~MeasureController() override;
 
     bool running() const { return m_running; }
-    TableModel* runs() const { return m_runs; }             // every run this session
-    TableModel* prefillCurve() const { return m_prefill; }  // tokens, measured, predicted
-    TableModel* decodeBars() const { return m_decode; }     // layout and cache dtype, ms
-    TableModel* memoryBars() const { return m_memory; }     // tokens, fused MB, naive MB
+    TableModel* runs() const { return m_runs; }            // every run this session
+    TableModel* prefillCurve() const { return m_prefill; } // tokens, measured, predicted
+    TableModel* decodeBars() const { return m_decode; }    // layout and cache dtype, ms
+    TableModel* memoryBars() const { return m_memory; }    // tokens, fused MB, naive MB
     const std::vector<attnplan::BenchReport>& reports() const { return m_reports; }
 
 public slots:
@@ -37,7 +37,7 @@ public slots:
 
 signals:
     void progress(int done, int total, const QString& lastRun);
-    void runFinished();                                   // one measurement landed
+    void runFinished(); // one measurement landed
     void finished(bool cancelled);
 
 private:

@@ -14,8 +14,9 @@ ModelController::~ModelController() = default;
 QStringList ModelController::bundledModels()
 {
     QStringList names;
-    const QFileInfoList files = QDir(QStringLiteral(":/configs")).entryInfoList(
-        {QStringLiteral("*.json")}, QDir::Files, QDir::Name);
+    const QFileInfoList files =
+        QDir(QStringLiteral(":/configs"))
+            .entryInfoList({QStringLiteral("*.json")}, QDir::Files, QDir::Name);
     for (const QFileInfo& f : files)
         names << f.completeBaseName();
     return names;

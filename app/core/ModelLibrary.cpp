@@ -10,7 +10,12 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 namespace {
-enum Group { Bundled, Recent, Cache };
+enum Group
+{
+    Bundled,
+    Recent,
+    Cache
+};
 constexpr int kMaxRecent = 10;
 } // namespace
 
@@ -52,7 +57,10 @@ void ModelLibrary::rebuildRecent()
     QStandardItem* group = m_model->item(Recent);
     group->removeRows(0, group->rowCount());
     for (const QString& s : m_recent) {
-        const QString label = s.startsWith(QLatin1String("bundled:")) ? s.mid(8) : QFileInfo(s).fileName() == QLatin1String("config.json") ? QFileInfo(s).dir().dirName() : QFileInfo(s).fileName();
+        const QString label = s.startsWith(QLatin1String("bundled:")) ? s.mid(8)
+                              : QFileInfo(s).fileName() == QLatin1String("config.json")
+                                  ? QFileInfo(s).dir().dirName()
+                                  : QFileInfo(s).fileName();
         auto* item = new QStandardItem(label);
         item->setEditable(false);
         item->setData(s, SourceRole);
@@ -65,19 +73,20 @@ void ModelLibrary::rescanCache(const QString& hubDir)
 {
     const std::string dir = hubDir.isEmpty() ? attnplan::defaultHfHubDir() : hubDir.toStdString();
     auto* watcher = new QFutureWatcher<std::vector<attnplan::HfCacheModel>>(this);
-    connect(watcher, &QFutureWatcher<std::vector<attnplan::HfCacheModel>>::finished, this, [this, watcher] {
-        const auto found = watcher->result();
-        watcher->deleteLater();
-        QStandardItem* group = m_model->item(Cache);
-        group->removeRows(0, group->rowCount());
-        for (const auto& m : found) {
-            auto* item = new QStandardItem(QString::fromStdString(m.repoId));
-            item->setEditable(false);
-            item->setData(QString::fromStdString(m.folder), SourceRole);
-            item->setToolTip(QString::fromStdString(m.configPath));
-            group->appendRow(item);
-        }
-        emit cacheScanned(int(found.size()));
-    });
+    connect(watcher, &QFutureWatcher<std::vector<attnplan::HfCacheModel>>::finished, this,
+            [this, watcher] {
+                const auto found = watcher->result();
+                watcher->deleteLater();
+                QStandardItem* group = m_model->item(Cache);
+                group->removeRows(0, group->rowCount());
+                for (const auto& m : found) {
+                    auto* item = new QStandardItem(QString::fromStdString(m.repoId));
+                    item->setEditable(false);
+                    item->setData(QString::fromStdString(m.folder), SourceRole);
+                    item->setToolTip(QString::fromStdString(m.configPath));
+                    group->appendRow(item);
+                }
+                emit cacheScanned(int(found.size()));
+            });
     watcher->setFuture(QtConcurrent::run([dir] { return attnplan::scanHfCache(dir); }));
 }

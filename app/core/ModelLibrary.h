@@ -13,7 +13,10 @@ class ModelLibrary : public QObject
     Q_OBJECT
 
 public:
-    enum Role { SourceRole = Qt::UserRole + 1 };
+    enum Role
+    {
+        SourceRole = Qt::UserRole + 1
+    };
 
     explicit ModelLibrary(QObject* parent = nullptr);
 

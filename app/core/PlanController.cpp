@@ -14,14 +14,18 @@ namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
-QString q(const std::string& s) { return QString::fromStdString(s); }
+QString q(const std::string& s)
+{
+    return QString::fromStdString(s);
+}
 
 // n log-spaced token counts from lo to hi, rounded to whole tokens, strictly increasing.
 QVector<qint64> logSpaced(qint64 lo, qint64 hi, int n)
 {
     QVector<qint64> out;
     for (int i = 0; i < n; ++i) {
-        const qint64 v = qint64(std::llround(double(lo) * std::pow(double(hi) / double(lo), double(i) / (n - 1))));
+        const qint64 v = qint64(
+            std::llround(double(lo) * std::pow(double(hi) / double(lo), double(i) / (n - 1))));
         if (out.isEmpty() || v > out.back())
             out << v;
     }
@@ -32,42 +36,62 @@ QVector<qint64> logSpaced(qint64 lo, qint64 hi, int n)
 
 PlanController::PlanController(QObject* parent)
     : QObject(parent), m_catalog(loadGpuCatalog(userGpuCatalogPath())),
-      m_memory(new TableModel({{tr("Weights"), Unit::GiB, tr("Weight bytes per GPU: parameters x bytes, or the checkpoint's exact size, / (TP x PP)")},
-                               {tr("Activations"), Unit::GiB, tr("Activation peak of the profiling batch (max_num_batched_tokens tokens), per GPU")},
-                               {tr("Non-torch"), Unit::GiB, tr("CUDA context, NCCL and all-reduce buffers: 0.35 GiB, +0.5 GiB with TP")},
-                               {tr("KV cache"), Unit::GiB, tr("What is left: total x utilization - weights - activations - non-torch")}},
-                              this)),
-      m_conversations(new TableModel({{tr("Context"), Unit::Count, tr("max_model_len, tokens")},
-                                      {tr("Paged"), Unit::Count, tr("Requests of this many tokens that fit in paged blocks of 16")},
-                                      {tr("Reserved"), Unit::Count, tr("Requests that fit when each reserves the whole window")}},
-                                     this)),
+      m_memory(new TableModel(
+          {{tr("Weights"), Unit::GiB,
+            tr("Weight bytes per GPU: parameters x bytes, or the checkpoint's exact size, / (TP x "
+               "PP)")},
+           {tr("Activations"), Unit::GiB,
+            tr("Activation peak of the profiling batch (max_num_batched_tokens tokens), per GPU")},
+           {tr("Non-torch"), Unit::GiB,
+            tr("CUDA context, NCCL and all-reduce buffers: 0.35 GiB, +0.5 GiB with TP")},
+           {tr("KV cache"), Unit::GiB,
+            tr("What is left: total x utilization - weights - activations - non-torch")}},
+          this)),
+      m_conversations(
+          new TableModel({{tr("Context"), Unit::Count, tr("max_model_len, tokens")},
+                          {tr("Paged"), Unit::Count,
+                           tr("Requests of this many tokens that fit in paged blocks of 16")},
+                          {tr("Reserved"), Unit::Count,
+                           tr("Requests that fit when each reserves the whole window")}},
+                         this)),
       m_flops(new TableModel({{tr("Context"), Unit::Count, tr("Tokens in the sequence")},
-                              {tr("Score + mix (n²)"), Unit::Flops, tr("Per token: QKᵀ and weights x V over the full n x n matrix, all layers (the lesson's quadratic part)")},
-                              {tr("Attention projections"), Unit::Flops, tr("Per token: 2 x Q, K, V, O projection weights x layers (the lesson's linear part, with this model's GQA)")},
-                              {tr("Whole layer"), Unit::Flops, tr("Per token: projections + MLP or active experts, all layers")}},
+                              {tr("Score + mix (n²)"), Unit::Flops,
+                               tr("Per token: QKᵀ and weights x V over the full n x n matrix, all "
+                                  "layers (the lesson's quadratic part)")},
+                              {tr("Attention projections"), Unit::Flops,
+                               tr("Per token: 2 x Q, K, V, O projection weights x layers (the "
+                                  "lesson's linear part, with this model's GQA)")},
+                              {tr("Whole layer"), Unit::Flops,
+                               tr("Per token: projections + MLP or active experts, all layers")}},
                              this)),
-      m_compare(new TableModel({{tr("Shape"), Unit::Text, {}},
-                                {tr("KV heads"), Unit::Text, tr("KV heads, or the latent width for MLA")},
-                                {tr("KV / token"), Unit::Bytes, tr("A token every layer keeps")},
-                                {tr("KV at context"), Unit::Bytes, tr("One conversation at the chosen context, windows applied")},
-                                {tr("Conversations / GPU"), Unit::Count, tr("Paged, at the average request length, on the chosen GPU plan")},
-                                {tr("Decode / token"), Unit::Seconds, tr("Time per output token at batch 1 and the chosen context (roofline)")}},
-                               this)),
+      m_compare(new TableModel(
+          {{tr("Shape"), Unit::Text, {}},
+           {tr("KV heads"), Unit::Text, tr("KV heads, or the latent width for MLA")},
+           {tr("KV / token"), Unit::Bytes, tr("A token every layer keeps")},
+           {tr("KV at context"), Unit::Bytes,
+            tr("One conversation at the chosen context, windows applied")},
+           {tr("Conversations / GPU"), Unit::Count,
+            tr("Paged, at the average request length, on the chosen GPU plan")},
+           {tr("Decode / token"), Unit::Seconds,
+            tr("Time per output token at batch 1 and the chosen context (roofline)")}},
+          this)),
       m_decode(new TableModel({{tr("Context"), Unit::Count, {}}}, this)),
       m_options(new TableModel({{tr("Option"), Unit::Text, {}},
                                 {tr("What it does"), Unit::Text, {}},
-                                {tr("For this model"), Unit::Text, tr("Computed from the loaded config and the chosen GPU")}},
+                                {tr("For this model"), Unit::Text,
+                                 tr("Computed from the loaded config and the chosen GPU")}},
                                this)),
-      m_plan(new TableModel({{tr("GPU"), Unit::Text, {}},
-                             {tr("GPUs"), Unit::Count, tr("Replicas x TP x PP")},
-                             {tr("TP"), Unit::Count, {}},
-                             {tr("PP"), Unit::Count, {}},
-                             {tr("Conversations / replica"), Unit::Count, {}},
-                             {tr("TTFT"), Unit::Seconds, {}},
-                             {tr("TPOT"), Unit::Seconds, {}},
-                             {tr("$ / hour"), Unit::Dollars, tr("When price_per_hour is set in your GPU catalog")},
-                             {tr("Note"), Unit::Text, {}}},
-                            this))
+      m_plan(new TableModel(
+          {{tr("GPU"), Unit::Text, {}},
+           {tr("GPUs"), Unit::Count, tr("Replicas x TP x PP")},
+           {tr("TP"), Unit::Count, {}},
+           {tr("PP"), Unit::Count, {}},
+           {tr("Conversations / replica"), Unit::Count, {}},
+           {tr("TTFT"), Unit::Seconds, {}},
+           {tr("TPOT"), Unit::Seconds, {}},
+           {tr("$ / hour"), Unit::Dollars, tr("When price_per_hour is set in your GPU catalog")},
+           {tr("Note"), Unit::Text, {}}},
+          this))
 {
 }
 
@@ -82,7 +106,10 @@ QStringList PlanController::gpuNames() const
     return names;
 }
 
-QString PlanController::vllmCommand() const { return m_ok ? q(m_result.vllmCommand) : QString(); }
+QString PlanController::vllmCommand() const
+{
+    return m_ok ? q(m_result.vllmCommand) : QString();
+}
 
 void PlanController::setModel(std::shared_ptr<const ModelSpec> model)
 {
@@ -250,8 +277,7 @@ void PlanController::fillCompare(const ModelSpec& s)
         const Roofline step = decodeStepTime(vs, in, 1, in.maxModelLen);
         rows.push_back({v.name, kv, double(kvBytesPerToken(vs, kt)),
                         double(kvBytes(vs, in.maxModelLen, kt)),
-                        r ? QVariant(double(r->conversations)) : QVariant(),
-                        step.seconds});
+                        r ? QVariant(double(r->conversations)) : QVariant(), step.seconds});
         tips.push_back(r ? QString() : q(r.error()));
         m_decodeVariants << v.name;
         decodeColumns.push_back({v.name, Unit::Seconds, {}});
@@ -279,57 +305,73 @@ void PlanController::fillOptions(const ModelSpec& s)
     const int64_t shortPrompt = std::min<int64_t>(4000, ctx);
     const double fullPrefill = prefillTime(s, m_deployment, ctx).seconds;
     const double shortPrefill = prefillTime(s, m_deployment, shortPrompt).seconds;
-    rows.push_back({tr("Short prompts, retrieval for the rest"), tr("Only the relevant text in the context"),
-                    tr("%1 tokens instead of %2: KV %3 instead of %4, prefill %5 instead of %6 on %7")
-                        .arg(q(withCommas(shortPrompt)), q(withCommas(ctx)), bytes(double(kvBytes(s, shortPrompt, kt))),
-                             bytes(double(kvBytes(s, ctx, kt))), secs(shortPrefill), secs(fullPrefill), gpu)});
+    rows.push_back(
+        {tr("Short prompts, retrieval for the rest"), tr("Only the relevant text in the context"),
+         tr("%1 tokens instead of %2: KV %3 instead of %4, prefill %5 instead of %6 on %7")
+             .arg(q(withCommas(shortPrompt)), q(withCommas(ctx)),
+                  bytes(double(kvBytes(s, shortPrompt, kt))), bytes(double(kvBytes(s, ctx, kt))),
+                  secs(shortPrefill), secs(fullPrefill), gpu)});
     const int64_t prefix = ctx * 3 / 4;
     rows.push_back({tr("Prompt caching"), tr("Reuses the KV of a repeated prefix"),
-                    tr("A cached %1-token prefix skips about %2 of the %3 prefill on %4; on an API, 0.1x the input price")
-                        .arg(q(withCommas(prefix)), secs(fullPrefill - prefillTime(s, m_deployment, ctx - prefix).seconds),
+                    tr("A cached %1-token prefix skips about %2 of the %3 prefill on %4; on an "
+                       "API, 0.1x the input price")
+                        .arg(q(withCommas(prefix)),
+                             secs(fullPrefill - prefillTime(s, m_deployment, ctx - prefix).seconds),
                              secs(fullPrefill), gpu)});
     const double quad = attentionPairFlops(s) * double(ctx) * double(s.numLayers);
     const double lin = 2.0 * layerMatmuls(s).attention * double(s.numLayers);
-    rows.push_back({tr("A long context window"), tr("The whole document in one call"),
-                    tr("%1 tokens: %2 of KV per conversation; the n² part is %3x the projections per token")
-                        .arg(q(withCommas(s.maxContext)), bytes(double(kvBytes(s, s.maxContext, kt))),
-                             QString::number(quad / lin * double(s.maxContext) / double(ctx), 'f', 1))});
+    rows.push_back(
+        {tr("A long context window"), tr("The whole document in one call"),
+         tr("%1 tokens: %2 of KV per conversation; the n² part is %3x the projections per token")
+             .arg(q(withCommas(s.maxContext)), bytes(double(kvBytes(s, s.maxContext, kt))),
+                  QString::number(quad / lin * double(s.maxContext) / double(ctx), 'f', 1))});
     ModelSpec mqa = s;
     mqa.mla = {};
     mqa.numKvHeads = 1;
     DeploymentInputs in = m_deployment;
     auto now = planCapacity(s, in);
     auto withMqa = planCapacity(mqa, in);
-    rows.push_back({tr("A GQA or MQA model"), tr("Shares each KV head among query heads"),
-                    tr("This model keeps %1 B per token (%2); MQA would keep %3 B: %4 conversations per GPU instead of %5")
-                        .arg(q(withCommas(kvBytesPerToken(s, kt))), attentionKindName(s.attentionKind()),
-                             q(withCommas(kvBytesPerToken(mqa, kt))),
-                             withMqa ? QString::number(withMqa->conversations) : tr("–"),
-                             now ? QString::number(now->conversations) : tr("–"))});
+    rows.push_back(
+        {tr("A GQA or MQA model"), tr("Shares each KV head among query heads"),
+         tr("This model keeps %1 B per token (%2); MQA would keep %3 B: %4 conversations per GPU "
+            "instead of %5")
+             .arg(q(withCommas(kvBytesPerToken(s, kt))), attentionKindName(s.attentionKind()),
+                  q(withCommas(kvBytesPerToken(mqa, kt))),
+                  withMqa ? QString::number(withMqa->conversations) : tr("–"),
+                  now ? QString::number(now->conversations) : tr("–"))});
     rows.push_back({tr("FlashAttention kernels"), tr("Tiles in fast memory, no n x n matrix"),
-                    tr("At %1 tokens one head's score matrix would be %2 in bf16, per layer; %3 heads x %4 layers never stored")
-                        .arg(q(withCommas(ctx)), bytes(double(ctx) * double(ctx) * 2)).arg(s.numHeads).arg(s.numLayers)});
+                    tr("At %1 tokens one head's score matrix would be %2 in bf16, per layer; %3 "
+                       "heads x %4 layers never stored")
+                        .arg(q(withCommas(ctx)), bytes(double(ctx) * double(ctx) * 2))
+                        .arg(s.numHeads)
+                        .arg(s.numLayers)});
     ModelSpec sw = s;
     const int64_t w = s.slidingWindow() > 0 ? s.slidingWindow() : 4096;
     for (LayerSpec& l : sw.layers)
         l.window = w;
-    rows.push_back({tr("Sliding-window attention"), tr("Each layer looks back a fixed window"),
-                    tr("A %1-token window on every layer: KV at %2 tokens %3 instead of %4; reach %5 tokens through %6 layers")
-                        .arg(q(withCommas(w)), q(withCommas(ctx)), bytes(double(kvBytes(sw, ctx, kt))),
-                             bytes(double(kvBytes(s, ctx, kt))), q(withCommas(w * s.numLayers)))
-                        .arg(s.numLayers)});
-    rows.push_back({tr("A paged KV cache"), tr("Small blocks instead of reserved strips"),
-                    now ? tr("At an average of %1 tokens: %2 conversations paged against %3 reserved (%4x)")
-                              .arg(q(withCommas(m_deployment.averageTokens > 0 ? m_deployment.averageTokens : ctx)))
-                              .arg(now->conversations)
-                              .arg(now->conversationsReserved)
-                              .arg(now->pagedOverReserved, 0, 'f', 1)
-                        : q(now.error())});
+    rows.push_back(
+        {tr("Sliding-window attention"), tr("Each layer looks back a fixed window"),
+         tr("A %1-token window on every layer: KV at %2 tokens %3 instead of %4; reach %5 tokens "
+            "through %6 layers")
+             .arg(q(withCommas(w)), q(withCommas(ctx)), bytes(double(kvBytes(sw, ctx, kt))),
+                  bytes(double(kvBytes(s, ctx, kt))), q(withCommas(w * s.numLayers)))
+             .arg(s.numLayers)});
+    rows.push_back(
+        {tr("A paged KV cache"), tr("Small blocks instead of reserved strips"),
+         now ? tr("At an average of %1 tokens: %2 conversations paged against %3 reserved (%4x)")
+                   .arg(q(withCommas(m_deployment.averageTokens > 0 ? m_deployment.averageTokens
+                                                                    : ctx)))
+                   .arg(now->conversations)
+                   .arg(now->conversationsReserved)
+                   .arg(now->pagedOverReserved, 0, 'f', 1)
+             : q(now.error())});
     rows.push_back({tr("A linear-time architecture"), tr("A recurrence with a fixed-size state"),
-                    tr("No n² term: at %1 tokens the quadratic part is %2% of this model's per-token FLOPs, and the cache stops growing")
+                    tr("No n² term: at %1 tokens the quadratic part is %2% of this model's "
+                       "per-token FLOPs, and the cache stops growing")
                         .arg(q(withCommas(ctx)))
                         .arg(100.0 * attentionPairFlops(s) * double(ctx) /
-                                 (attentionPairFlops(s) * double(ctx) + 2.0 * (layerMatmuls(s).attention + layerMatmuls(s).mlpActive)),
+                                 (attentionPairFlops(s) * double(ctx) +
+                                  2.0 * (layerMatmuls(s).attention + layerMatmuls(s).mlpActive)),
                              0, 'f', 0)});
     m_options->setRows(rows);
 }
@@ -358,7 +400,8 @@ void PlanController::refreshPlan()
                             r.dollarsPerHour ? QVariant(*r.dollarsPerHour) : QVariant(),
                             q(r.vllmCommand)});
         else
-            rows.push_back({q(r.gpu), {}, {}, {}, {}, {}, {}, {}, tr("no plan: %1").arg(q(r.reason))});
+            rows.push_back(
+                {q(r.gpu), {}, {}, {}, {}, {}, {}, {}, tr("no plan: %1").arg(q(r.reason))});
     }
     m_plan->setRows(rows);
 }

@@ -55,7 +55,7 @@ public:
     QString vllmCommand() const;
 
     // The models the views read.
-    TableModel* memoryModel() const { return m_memory; }          // 1 row: GiB per GPU
+    TableModel* memoryModel() const { return m_memory; } // 1 row: GiB per GPU
     TableModel* conversationCurve() const { return m_conversations; }
     TableModel* flopsCurve() const { return m_flops; }
     TableModel* compareModel() const { return m_compare; }

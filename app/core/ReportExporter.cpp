@@ -43,25 +43,30 @@ ReportExporter::ReportExporter(const SummaryModel* summary, const PlanController
 
 QString ReportExporter::markdown() const
 {
-    QString md = QStringLiteral("# attnplan report\n\nGenerated %1.\n\n## Model\n\n| Quantity | Value |\n|---|---|\n")
-                     .arg(QDateTime::currentDateTimeUtc().toString(Qt::ISODate));
+    QString md =
+        QStringLiteral(
+            "# attnplan report\n\nGenerated %1.\n\n## Model\n\n| Quantity | Value |\n|---|---|\n")
+            .arg(QDateTime::currentDateTimeUtc().toString(Qt::ISODate));
     for (int r = 0; r < m_summary->rowCount(); ++r)
-        md += QStringLiteral("| %1 | %2 |\n")
-                  .arg(m_summary->index(r, 0).data().toString(),
-                       m_summary->index(r, 1).data().toString().replace('|', QStringLiteral("\\|")));
+        md +=
+            QStringLiteral("| %1 | %2 |\n")
+                .arg(m_summary->index(r, 0).data().toString(),
+                     m_summary->index(r, 1).data().toString().replace('|', QStringLiteral("\\|")));
     if (m_plan) {
         md += QStringLiteral("\n## Serving plan\n\n");
         md += m_plan->ok() ? QStringLiteral("`%1`\n\n").arg(m_plan->vllmCommand())
                            : QStringLiteral("Plan failed: %1\n\n").arg(m_plan->error());
-        const QList<Section> sections{{QStringLiteral("Memory per GPU (GiB)"), m_plan->memoryModel()},
-                                      {QStringLiteral("Attention shapes compared"), m_plan->compareModel()},
-                                      {QStringLiteral("The lesson's options, for this model"), m_plan->optionsModel()},
-                                      {QStringLiteral("Plans from the target"), m_plan->planModel()}};
+        const QList<Section> sections{
+            {QStringLiteral("Memory per GPU (GiB)"), m_plan->memoryModel()},
+            {QStringLiteral("Attention shapes compared"), m_plan->compareModel()},
+            {QStringLiteral("The lesson's options, for this model"), m_plan->optionsModel()},
+            {QStringLiteral("Plans from the target"), m_plan->planModel()}};
         for (const Section& s : sections)
             md += QStringLiteral("### %1\n\n").arg(s.title) + s.table->toMarkdown() + '\n';
     }
     if (m_cost) {
-        md += QStringLiteral("## Prompt cost (%1)\n\n").arg(m_cost->priceId()) + m_cost->costs()->toMarkdown();
+        md += QStringLiteral("## Prompt cost (%1)\n\n").arg(m_cost->priceId()) +
+              m_cost->costs()->toMarkdown();
         for (const QString& w : m_cost->warnings())
             md += QStringLiteral("\n- warning: %1").arg(w);
         md += '\n';
@@ -158,7 +163,8 @@ bool ReportExporter::writeAtomically(const QString& path, const QByteArray& data
     }
     if (f.write(data) != data.size() || !f.commit()) {
         if (error)
-            *error = QStringLiteral("%1: %2 (the previous file is unchanged)").arg(path, f.errorString());
+            *error = QStringLiteral("%1: %2 (the previous file is unchanged)")
+                         .arg(path, f.errorString());
         f.cancelWriting();
         return false;
     }

@@ -15,8 +15,8 @@ class SummaryModel;
 class ReportExporter
 {
 public:
-    ReportExporter(const SummaryModel* summary, const PlanController* plan, const CostController* cost,
-                   const MeasureController* measure);
+    ReportExporter(const SummaryModel* summary, const PlanController* plan,
+                   const CostController* cost, const MeasureController* measure);
 
     QString markdown() const;
     QByteArray json() const;

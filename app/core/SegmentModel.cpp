@@ -36,7 +36,10 @@ int SegmentModel::rowCount(const QModelIndex& parent) const
     return parent.isValid() ? 0 : int(m_segments.size());
 }
 
-int SegmentModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int SegmentModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
 
 QVariant SegmentModel::data(const QModelIndex& index, int role) const
 {
@@ -148,7 +151,10 @@ bool SegmentModel::moveRows(const QModelIndex& sourceParent, int sourceRow, int 
     return true;
 }
 
-QStringList SegmentModel::mimeTypes() const { return {QString::fromLatin1(kMime)}; }
+QStringList SegmentModel::mimeTypes() const
+{
+    return {QString::fromLatin1(kMime)};
+}
 
 QMimeData* SegmentModel::mimeData(const QModelIndexList& indexes) const
 {

@@ -13,7 +13,14 @@ class SegmentModel : public QAbstractTableModel
     Q_OBJECT
 
 public:
-    enum Column { Name, Tokens, Stable, HoldsAnswer, ColumnCount };
+    enum Column
+    {
+        Name,
+        Tokens,
+        Stable,
+        HoldsAnswer,
+        ColumnCount
+    };
 
     explicit SegmentModel(QObject* parent = nullptr);
 

@@ -5,7 +5,10 @@
 #include "Units.h"
 
 namespace {
-QString q(const std::string& s) { return QString::fromStdString(s); }
+QString q(const std::string& s)
+{
+    return QString::fromStdString(s);
+}
 } // namespace
 
 SummaryModel::SummaryModel(QObject* parent) : QAbstractTableModel(parent) {}
@@ -21,37 +24,53 @@ void SummaryModel::setModel(std::shared_ptr<const attnplan::ModelSpec> spec)
         const DType wt = servingWeightDType(s);
         const DType kt = servingKvDType(s);
         m_rows.push_back({"Model", q(s.name), q(s.sourcePath)});
-        m_rows.push_back({"Family", q(s.family) + " (" + q(s.architecture.empty() ? s.modelType : s.architecture) + ")",
-                          "model_type \"" + q(s.modelType) + "\"; layout follows the family's modeling code in transformers"});
-        m_rows.push_back({"Attention", attentionKindName(s.attentionKind()),
-                          "MHA: KV heads = query heads; GQA: fewer KV heads shared by groups; MQA: one KV head; "
-                          "MLA: a compressed latent cache (DeepSeek)"});
+        m_rows.push_back(
+            {"Family",
+             q(s.family) + " (" + q(s.architecture.empty() ? s.modelType : s.architecture) + ")",
+             "model_type \"" + q(s.modelType) +
+                 "\"; layout follows the family's modeling code in transformers"});
+        m_rows.push_back(
+            {"Attention", attentionKindName(s.attentionKind()),
+             "MHA: KV heads = query heads; GQA: fewer KV heads shared by groups; MQA: one KV head; "
+             "MLA: a compressed latent cache (DeepSeek)"});
         m_rows.push_back({"Layers", QString::number(s.numLayers), "num_hidden_layers"});
         m_rows.push_back({"Hidden size", QString::number(s.hiddenSize), "hidden_size"});
         m_rows.push_back({"Query heads", QString::number(s.numHeads), "num_attention_heads"});
-        m_rows.push_back({"KV heads", s.mla.enabled() ? QStringLiteral("latent") : QString::number(s.numKvHeads),
-                          "num_key_value_heads (defaults to the query heads)"});
-        m_rows.push_back({"Head dim", QString::number(s.headDim), "head_dim, or hidden_size / num_attention_heads"});
+        m_rows.push_back(
+            {"KV heads", s.mla.enabled() ? QStringLiteral("latent") : QString::number(s.numKvHeads),
+             "num_key_value_heads (defaults to the query heads)"});
+        m_rows.push_back({"Head dim", QString::number(s.headDim),
+                          "head_dim, or hidden_size / num_attention_heads"});
         m_rows.push_back({"Context", q(withCommas(s.maxContext)) + " tokens",
-                          "max_position_embeddings, extended by rope_scaling when it names the original window"});
+                          "max_position_embeddings, extended by rope_scaling when it names the "
+                          "original window"});
         if (s.slidingWindow() > 0)
-            m_rows.push_back({"Sliding window", q(withCommas(s.slidingWindow())) + " tokens on " +
-                                                    QString::number(s.slidingLayerCount()) + " of " +
-                                                    QString::number(s.numLayers) + " layers",
+            m_rows.push_back({"Sliding window",
+                              q(withCommas(s.slidingWindow())) + " tokens on " +
+                                  QString::number(s.slidingLayerCount()) + " of " +
+                                  QString::number(s.numLayers) + " layers",
                               "sliding_window with layer_types or the family's layer pattern"});
         if (params) {
-            m_rows.push_back({"Parameters", q(withCommas(params->total)) + " (" + q(formatCount(double(params->total))) + ")",
-                              "Counted module by module from the config: embeddings, attention, MLP or experts, norms, head"});
+            m_rows.push_back(
+                {"Parameters",
+                 q(withCommas(params->total)) + " (" + q(formatCount(double(params->total))) + ")",
+                 "Counted module by module from the config: embeddings, attention, MLP or experts, "
+                 "norms, head"});
             if (params->active != params->total)
-                m_rows.push_back({"Active parameters", q(withCommas(params->active)) + " (" + q(formatCount(double(params->active))) + ")",
+                m_rows.push_back({"Active parameters",
+                                  q(withCommas(params->active)) + " (" +
+                                      q(formatCount(double(params->active))) + ")",
                                   "Per token: the total less the routed experts not chosen"});
             const WeightBytes w = weightBytesFor(s, wt);
-            m_rows.push_back({"Weights", q(formatBytes(double(w.bytes))) + " " + dtypeName(wt) +
-                                             (w.exact ? " (exact)" : " (computed)"),
-                              w.exact ? "From " + q(s.weightBytesSource) : "parameters x bytes per parameter"});
-            m_rows.push_back({"KV per token", q(withCommas(kvBytesPerToken(s, kt))) + " B " + dtypeName(kt),
-                              s.mla.enabled() ? "(kv_lora_rank + qk_rope_head_dim) x layers x bytes"
-                                              : "2 (K and V) x layers x KV heads x head_dim x bytes"});
+            m_rows.push_back(
+                {"Weights",
+                 q(formatBytes(double(w.bytes))) + " " + dtypeName(wt) +
+                     (w.exact ? " (exact)" : " (computed)"),
+                 w.exact ? "From " + q(s.weightBytesSource) : "parameters x bytes per parameter"});
+            m_rows.push_back(
+                {"KV per token", q(withCommas(kvBytesPerToken(s, kt))) + " B " + dtypeName(kt),
+                 s.mla.enabled() ? "(kv_lora_rank + qk_rope_head_dim) x layers x bytes"
+                                 : "2 (K and V) x layers x KV heads x head_dim x bytes"});
         } else {
             m_rows.push_back({"Parameters", "error", q(params.error())});
         }
@@ -66,7 +85,10 @@ int SummaryModel::rowCount(const QModelIndex& parent) const
     return parent.isValid() ? 0 : int(m_rows.size());
 }
 
-int SummaryModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : 2; }
+int SummaryModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : 2;
+}
 
 QVariant SummaryModel::data(const QModelIndex& index, int role) const
 {

@@ -147,7 +147,7 @@ QString TableModel::toCsv() const
         QStringList cells;
         for (const QVariant& v : r)
             cells << quote(v.typeId() == QMetaType::Double ? QString::number(v.toDouble(), 'g', 15)
-                                                            : v.toString());
+                                                           : v.toString());
         lines << cells.join(',');
     }
     return lines.join('\n') + '\n';
@@ -161,7 +161,8 @@ QString TableModel::toMarkdown() const
         head << c.title;
         rule << (c.unit == Unit::Text ? QStringLiteral("---") : QStringLiteral("---:"));
     }
-    lines << "| " + head.join(" | ") + " |" << "|" + rule.join("|") + "|";
+    lines << "| " + head.join(" | ") + " |"
+          << "|" + rule.join("|") + "|";
     for (int r = 0; r < m_rows.size(); ++r) {
         QStringList cells;
         for (int c = 0; c < m_columns.size(); ++c)

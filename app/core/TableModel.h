@@ -12,8 +12,23 @@ class TableModel : public QAbstractTableModel
     Q_OBJECT
 
 public:
-    enum Role { FormattedRole = Qt::UserRole + 1 };
-    enum class Unit { Text, Number, Count, Bytes, GiB, Seconds, Flops, Dollars, Ratio, Percent };
+    enum Role
+    {
+        FormattedRole = Qt::UserRole + 1
+    };
+    enum class Unit
+    {
+        Text,
+        Number,
+        Count,
+        Bytes,
+        GiB,
+        Seconds,
+        Flops,
+        Dollars,
+        Ratio,
+        Percent
+    };
 
     struct Column
     {

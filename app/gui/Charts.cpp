@@ -108,7 +108,8 @@ void mapBars(QAbstractBarSeries* series, TableModel* model, int first, int last)
     auto name = [series, model, first] {
         const auto sets = series->barSets();
         for (int i = 0; i < sets.size(); ++i)
-            sets[i]->setLabel(model->headerData(first + i, Qt::Horizontal, Qt::DisplayRole).toString());
+            sets[i]->setLabel(
+                model->headerData(first + i, Qt::Horizontal, Qt::DisplayRole).toString());
     };
     QObject::connect(series, &QAbstractBarSeries::barsetsAdded, series, name);
     name();
@@ -150,8 +151,8 @@ QChart* barChartBase(QAbstractBarSeries* series, TableModel* model, int first, i
 
 QChartView* stackedBar(TableModel* model, const QString& title, const QString& valueTitle)
 {
-    return viewFor(barChartBase(new QStackedBarSeries, model, 0, model->columnCount() - 1, -1, false,
-                                false, title, valueTitle, {QObject::tr("one GPU")}));
+    return viewFor(barChartBase(new QStackedBarSeries, model, 0, model->columnCount() - 1, -1,
+                                false, false, title, valueTitle, {QObject::tr("one GPU")}));
 }
 
 QChartView* barChart(TableModel* model, int labelColumn, int valueColumn, const QString& title,
@@ -177,7 +178,8 @@ void fitAxes(QChart* chart)
     for (QAbstractSeries* s : chart->series()) {
         if (auto* xy = qobject_cast<QXYSeries*>(s)) {
             for (const QPointF& p : xy->points()) {
-                if (p.x() > 0 || !qobject_cast<QLogValueAxis*>(chart->axes(Qt::Horizontal).value(0)))
+                if (p.x() > 0 ||
+                    !qobject_cast<QLogValueAxis*>(chart->axes(Qt::Horizontal).value(0)))
                     xlo = std::min(xlo, p.x()), xhi = std::max(xhi, p.x());
                 if (p.y() > 0 || !qobject_cast<QLogValueAxis*>(chart->axes(Qt::Vertical).value(0)))
                     ylo = std::min(ylo, p.y()), yhi = std::max(yhi, p.y());

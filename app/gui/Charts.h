@@ -13,7 +13,8 @@ class QAbstractSeries;
 namespace Charts {
 
 QChartView* lineChart(TableModel* model, int xColumn, const QList<int>& yColumns, bool logX,
-                      bool logY, const QString& title, const QString& xTitle, const QString& yTitle);
+                      bool logY, const QString& title, const QString& xTitle,
+                      const QString& yTitle);
 QChartView* stackedBar(TableModel* model, const QString& title, const QString& valueTitle);
 QChartView* barChart(TableModel* model, int labelColumn, int valueColumn, const QString& title,
                      const QString& valueTitle, bool logValues = false);

@@ -28,15 +28,18 @@ QTableView* tableFor(TableModel* model, QWidget* parent)
 
 CompareTab::CompareTab(PlanController* plan, QWidget* parent)
     : QWidget(parent), m_plan(plan),
-      m_kvChart(Charts::barChart(plan->compareModel(), 0, 2, tr("KV bytes per token"), tr("bytes"), true)),
-      m_convChart(Charts::barChart(plan->compareModel(), 0, 4, tr("Conversations per replica"), tr("conversations"))),
+      m_kvChart(Charts::barChart(plan->compareModel(), 0, 2, tr("KV bytes per token"), tr("bytes"),
+                                 true)),
+      m_convChart(Charts::barChart(plan->compareModel(), 0, 4, tr("Conversations per replica"),
+                                   tr("conversations"))),
       m_chartRow(new QHBoxLayout)
 {
     auto* compare = tableFor(plan->compareModel(), this);
     auto* options = tableFor(plan->optionsModel(), this);
     options->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
     options->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    connect(plan->compareModel(), &QAbstractItemModel::modelReset, compare, [compare] { compare->resizeColumnsToContents(); });
+    connect(plan->compareModel(), &QAbstractItemModel::modelReset, compare,
+            [compare] { compare->resizeColumnsToContents(); });
     connect(plan->optionsModel(), &QAbstractItemModel::modelReset, options, [options] {
         options->resizeColumnToContents(0);
         options->setColumnWidth(1, 230);
@@ -73,7 +76,8 @@ void CompareTab::rebuildDecodeChart()
     QList<int> ys;
     for (int c = 1; c < model->columnCount(); ++c)
         ys << c;
-    m_decodeChart = Charts::lineChart(model, 0, ys, true, true, tr("Decode time per token (batch 1)"),
-                                      tr("context (tokens)"), tr("seconds"));
+    m_decodeChart =
+        Charts::lineChart(model, 0, ys, true, true, tr("Decode time per token (batch 1)"),
+                          tr("context (tokens)"), tr("seconds"));
     m_chartRow->addWidget(m_decodeChart, 3);
 }

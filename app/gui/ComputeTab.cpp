@@ -50,20 +50,24 @@ void ComputeTab::refresh()
     markers->replace({QPointF(xp, pair * xp), QPointF(xl, pair * xl)});
     Charts::fitAxes(chart);
     auto str = [](const std::string& x) { return QString::fromStdString(x); };
-    QString text = tr("The score-and-mix work per token grows with n; the projections do not. "
-                      "Counting the full n x n matrix as the lesson does, the quadratic part overtakes "
-                      "the attention projections at <b>%1 tokens</b> and the whole layer (with the MLP) at "
-                      "<b>%2 tokens</b>. For a plain MHA model of width d that first crossover is 2d; "
-                      "GQA and MQA shrink the projections and move it earlier.")
-                       .arg(str(withCommas(int64_t(xp))), str(withCommas(int64_t(xl))));
+    QString text =
+        tr("The score-and-mix work per token grows with n; the projections do not. "
+           "Counting the full n x n matrix as the lesson does, the quadratic part overtakes "
+           "the attention projections at <b>%1 tokens</b> and the whole layer (with the MLP) at "
+           "<b>%2 tokens</b>. For a plain MHA model of width d that first crossover is 2d; "
+           "GQA and MQA shrink the projections and move it earlier.")
+            .arg(str(withCommas(int64_t(xp))), str(withCommas(int64_t(xl))));
     if (m_plan->ok()) {
         const DeploymentInputs& in = m_plan->deployment();
         const CapacityResult& r = m_plan->result();
         const Roofline pre = prefillTime(s, in, in.maxModelLen);
-        text += tr("<br>On %1 x %2: a %3-token prompt takes <b>%4</b> to the first token (%5-bound), then "
-                   "<b>%6</b> per output token at batch %7 (%8-bound), compute efficiency %9, memory %10.")
+        text += tr("<br>On %1 x %2: a %3-token prompt takes <b>%4</b> to the first token "
+                   "(%5-bound), then "
+                   "<b>%6</b> per output token at batch %7 (%8-bound), compute efficiency %9, "
+                   "memory %10.")
                     .arg(in.gpus)
-                    .arg(str(in.gpu.name), str(withCommas(in.maxModelLen)), str(formatSeconds(pre.seconds)),
+                    .arg(str(in.gpu.name), str(withCommas(in.maxModelLen)),
+                         str(formatSeconds(pre.seconds)),
                          pre.computeSeconds >= pre.memorySeconds ? tr("compute") : tr("memory"),
                          str(formatSeconds(r.tpotSeconds)))
                     .arg(r.batch)

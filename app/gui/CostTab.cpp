@@ -26,8 +26,9 @@ using namespace attnplan;
 
 CostTab::CostTab(CostController* cost, PlanController* plan, QWidget* parent)
     : QWidget(parent), m_cost(cost), m_plan(plan),
-      m_chart(Charts::lineChart(cost->curve(), 0, {1, 2}, true, true, tr("Cost per month against traffic"),
-                                tr("requests per day"), tr("US dollars per month"))),
+      m_chart(Charts::lineChart(cost->curve(), 0, {1, 2}, true, true,
+                                tr("Cost per month against traffic"), tr("requests per day"),
+                                tr("US dollars per month"))),
       m_summary(new QLabel), m_warnings(new QLabel), m_hosted(new QLabel)
 {
     auto* segments = new QTableView;
@@ -40,22 +41,28 @@ CostTab::CostTab(CostController* cost, PlanController* plan, QWidget* parent)
     segments->setSelectionBehavior(QAbstractItemView::SelectRows);
     segments->setSelectionMode(QAbstractItemView::SingleSelection);
     segments->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
-    segments->setToolTip(tr("Drag rows to reorder the prompt; a volatile part before stable ones breaks the cache"));
+    segments->setToolTip(
+        tr("Drag rows to reorder the prompt; a volatile part before stable ones breaks the cache"));
     auto* add = new QPushButton(tr("Add segment"));
     auto* remove = new QPushButton(tr("Remove"));
     auto* paste = new QPushButton(tr("From pasted text..."));
-    paste->setToolTip(tr("Adds a segment whose tokens are estimated from text you paste (about 4 characters a "
-                         "token); type the exact count over it when you have one"));
+    paste->setToolTip(
+        tr("Adds a segment whose tokens are estimated from text you paste (about 4 characters a "
+           "token); type the exact count over it when you have one"));
     connect(paste, &QPushButton::clicked, this, [this, cost] {
         bool ok = false;
-        const QString text = QInputDialog::getMultiLineText(this, tr("Estimate tokens"), tr("Paste the text:"), {}, &ok);
+        const QString text = QInputDialog::getMultiLineText(this, tr("Estimate tokens"),
+                                                            tr("Paste the text:"), {}, &ok);
         if (ok && !text.isEmpty())
-            cost->segments()->addSegment({"pasted text (estimated)", attnplan::estimateTokens(text.toStdString()), true, false});
+            cost->segments()->addSegment({"pasted text (estimated)",
+                                          attnplan::estimateTokens(text.toStdString()), true,
+                                          false});
     });
-    connect(add, &QPushButton::clicked, this, [cost] { cost->segments()->addSegment({"new segment", 500, true, false}); });
-    connect(remove, &QPushButton::clicked, this, [cost, segments] {
-        cost->segments()->removeSegment(segments->currentIndex().row());
+    connect(add, &QPushButton::clicked, this, [cost] {
+        cost->segments()->addSegment({"new segment", 500, true, false});
     });
+    connect(remove, &QPushButton::clicked, this,
+            [cost, segments] { cost->segments()->removeSegment(segments->currentIndex().row()); });
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(add);
     buttons->addWidget(remove);
@@ -67,9 +74,11 @@ CostTab::CostTab(CostController* cost, PlanController* plan, QWidget* parent)
     price->setCurrentText(cost->priceId());
     for (int i = 0; i < price->count(); ++i)
         if (const PriceSheet* p = cost->catalog().find(price->itemText(i).toStdString()))
-            price->setItemData(i, QString::fromStdString(p->source + " (" + p->asOf + ")" +
-                                                         (p->cacheReadNote.empty() ? "" : "; " + p->cacheReadNote)),
-                               Qt::ToolTipRole);
+            price->setItemData(
+                i,
+                QString::fromStdString(p->source + " (" + p->asOf + ")" +
+                                       (p->cacheReadNote.empty() ? "" : "; " + p->cacheReadNote)),
+                Qt::ToolTipRole);
     auto* output = new QSpinBox;
     output->setRange(0, 1 << 24);
     output->setValue(int(cost->layout().outputTokens));
@@ -90,7 +99,8 @@ CostTab::CostTab(CostController* cost, PlanController* plan, QWidget* parent)
     gpuPrice->setPrefix(QStringLiteral("$"));
     gpuPrice->setSuffix(tr(" / GPU-hour"));
     gpuPrice->setValue(m_gpuDollarsPerHour);
-    gpuPrice->setToolTip(tr("What one GPU of the current plan costs you per hour (set it; the catalog has no prices)"));
+    gpuPrice->setToolTip(tr(
+        "What one GPU of the current plan costs you per hour (set it; the catalog has no prices)"));
     auto* form = new QFormLayout;
     form->addRow(tr("&Provider / model"), price);
     form->addRow(tr("&Output tokens"), output);
@@ -130,8 +140,10 @@ CostTab::CostTab(CostController* cost, PlanController* plan, QWidget* parent)
     connect(price, &QComboBox::currentTextChanged, cost, &CostController::setPrice);
     connect(output, &QSpinBox::valueChanged, cost, [cost](int v) { cost->setOutputTokens(v); });
     connect(perDay, &QDoubleSpinBox::valueChanged, cost, &CostController::setRequestsPerDay);
-    connect(ttl, &QComboBox::currentIndexChanged, cost, [cost, ttl] { cost->setTtlSeconds(ttl->currentData().toLongLong()); });
-    connect(arrival, &QComboBox::currentIndexChanged, cost, [cost, arrival] { cost->setArrival(Arrival(arrival->currentData().toInt())); });
+    connect(ttl, &QComboBox::currentIndexChanged, cost,
+            [cost, ttl] { cost->setTtlSeconds(ttl->currentData().toLongLong()); });
+    connect(arrival, &QComboBox::currentIndexChanged, cost,
+            [cost, arrival] { cost->setArrival(Arrival(arrival->currentData().toInt())); });
     connect(gpuPrice, &QDoubleSpinBox::valueChanged, this, [this](double v) {
         m_gpuDollarsPerHour = v;
         updateSelfHosting();
@@ -145,21 +157,23 @@ CostTab::CostTab(CostController* cost, PlanController* plan, QWidget* parent)
 void CostTab::showResults()
 {
     if (!m_cost->ok()) {
-        m_summary->setText(QStringLiteral("<span style='color:#dc2626'>%1</span>").arg(m_cost->error().toHtmlEscaped()));
+        m_summary->setText(QStringLiteral("<span style='color:#dc2626'>%1</span>")
+                               .arg(m_cost->error().toHtmlEscaped()));
         m_warnings->clear();
         return;
     }
     const PromptCost& c = m_cost->result();
     auto s = [](const std::string& x) { return QString::fromStdString(x); };
-    m_summary->setText(tr("%1 input tokens, %2 of them a cacheable prefix; hit rate %3%. Caching saves "
-                          "<b>%4%</b>: %5 a month instead of %6. A cache write pays for itself after %7 "
-                          "reuse(s) within the TTL.")
-                           .arg(s(withCommas(c.inputTokens)), s(withCommas(c.cacheablePrefixTokens)))
-                           .arg(100 * c.hitRate, 0, 'f', 1)
-                           .arg(100 * c.savingsFraction, 0, 'f', 1)
-                           .arg(TableModel::format(c.monthlyCached, TableModel::Unit::Dollars),
-                                TableModel::format(c.monthlyUncached, TableModel::Unit::Dollars))
-                           .arg(c.breakEvenReuses));
+    m_summary->setText(
+        tr("%1 input tokens, %2 of them a cacheable prefix; hit rate %3%. Caching saves "
+           "<b>%4%</b>: %5 a month instead of %6. A cache write pays for itself after %7 "
+           "reuse(s) within the TTL.")
+            .arg(s(withCommas(c.inputTokens)), s(withCommas(c.cacheablePrefixTokens)))
+            .arg(100 * c.hitRate, 0, 'f', 1)
+            .arg(100 * c.savingsFraction, 0, 'f', 1)
+            .arg(TableModel::format(c.monthlyCached, TableModel::Unit::Dollars),
+                 TableModel::format(c.monthlyUncached, TableModel::Unit::Dollars))
+            .arg(c.breakEvenReuses));
     QStringList items;
     for (const QString& w : m_cost->warnings())
         items << QStringLiteral("⚠ ") + w.toHtmlEscaped();
@@ -176,13 +190,14 @@ void CostTab::updateSelfHosting()
     const double tps = m_plan->result().tokensPerSecond;
     m_cost->setSelfHosting(m_gpuDollarsPerHour * double(in.gpus), tps);
     const PriceSheet* p = m_cost->catalog().find(m_cost->priceId().toStdString());
-    m_hosted->setText(tr("Self-hosted on the current plan (%1 x %2, %3 tokens/s at batch %4): <b>$%5 per "
-                         "million output tokens</b>; %6 charges $%7 per million output tokens.")
-                          .arg(in.gpus)
-                          .arg(QString::fromStdString(in.gpu.name))
-                          .arg(tps, 0, 'f', 0)
-                          .arg(m_plan->result().batch)
-                          .arg(m_cost->selfHostedPerMillion(), 0, 'f', 2)
-                          .arg(p ? QString::fromStdString(p->model) : QString())
-                          .arg(p ? p->outputPerMillion : 0, 0, 'f', 2));
+    m_hosted->setText(
+        tr("Self-hosted on the current plan (%1 x %2, %3 tokens/s at batch %4): <b>$%5 per "
+           "million output tokens</b>; %6 charges $%7 per million output tokens.")
+            .arg(in.gpus)
+            .arg(QString::fromStdString(in.gpu.name))
+            .arg(tps, 0, 'f', 0)
+            .arg(m_plan->result().batch)
+            .arg(m_cost->selfHostedPerMillion(), 0, 'f', 2)
+            .arg(p ? QString::fromStdString(p->model) : QString())
+            .arg(p ? p->outputPerMillion : 0, 0, 'f', 2));
 }

@@ -24,7 +24,8 @@ class HeatDelegate : public QStyledItemDelegate
 {
 public:
     using QStyledItemDelegate::QStyledItemDelegate;
-    void paint(QPainter* p, const QStyleOptionViewItem& option, const QModelIndex& index) const override
+    void paint(QPainter* p, const QStyleOptionViewItem& option,
+               const QModelIndex& index) const override
     {
         const double w = index.data(Qt::DisplayRole).toDouble();
         const QColor c = QColor::fromRgbF(1.0 - 0.85 * w, 1.0 - 0.6 * w, 1.0);
@@ -39,7 +40,8 @@ public:
 ExplainTab::ExplainTab(ExplainController* explain, QWidget* parent) : QWidget(parent)
 {
     // 1. "it": shares of the raw scores against softmax weights.
-    QChartView* it = Charts::barChart(explain->itModel(), 0, 3, tr("What \"it\" attends to: softmax sharpens the scores"),
+    QChartView* it = Charts::barChart(explain->itModel(), 0, 3,
+                                      tr("What \"it\" attends to: softmax sharpens the scores"),
                                       tr("share of attention"));
     auto* itTable = new QTableView;
     itTable->setModel(explain->itModel());
@@ -47,10 +49,11 @@ ExplainTab::ExplainTab(ExplainController* explain, QWidget* parent) : QWidget(pa
     itTable->verticalHeader()->hide();
     itTable->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
     itTable->setMaximumHeight(130);
-    auto* blend = new QLabel(tr("Scores 2.0, 1.0, 0.5 become weights 0.63, 0.23, 0.14; with V(animal) = (1, 0), "
-                                "V(tired) = (0, 1), V(street) = (1, 1) the blend is (%1, %2).")
-                                 .arg(explain->blendX(), 0, 'f', 2)
-                                 .arg(explain->blendY(), 0, 'f', 2));
+    auto* blend = new QLabel(
+        tr("Scores 2.0, 1.0, 0.5 become weights 0.63, 0.23, 0.14; with V(animal) = (1, 0), "
+           "V(tired) = (0, 1), V(street) = (1, 1) the blend is (%1, %2).")
+            .arg(explain->blendX(), 0, 'f', 2)
+            .arg(explain->blendY(), 0, 'f', 2));
     blend->setWordWrap(true);
 
     // 2. The sentence heatmap.
@@ -73,8 +76,9 @@ ExplainTab::ExplainTab(ExplainController* explain, QWidget* parent) : QWidget(pa
         tLabel->setText(tr("Temperature %1").arg(v / 100.0, 0, 'f', 2));
     });
     auto* heatBox = new QVBoxLayout;
-    heatBox->addWidget(new QLabel(tr("<b>\"The animal didn't cross the street because it was tired\"</b>: rows are "
-                                     "the queries (the token doing the looking), columns the keys")));
+    heatBox->addWidget(new QLabel(
+        tr("<b>\"The animal didn't cross the street because it was tired\"</b>: rows are "
+           "the queries (the token doing the looking), columns the keys")));
     heatBox->addWidget(heat, 1);
     auto* controls = new QHBoxLayout;
     controls->addWidget(causal);
@@ -83,10 +87,12 @@ ExplainTab::ExplainTab(ExplainController* explain, QWidget* parent) : QWidget(pa
     heatBox->addLayout(controls);
 
     // 3. Why sqrt(d_k): the two-panel chart.
-    QChartView* saturation = Charts::lineChart(explain->sqrtDkModel(), 0, {1, 2}, true, false,
-                                               tr("Top softmax weight (1 = one-hot)"), tr("d_k"), tr("mean top weight"));
-    QChartView* gradient = Charts::lineChart(explain->sqrtDkModel(), 0, {3, 4}, true, true,
-                                             tr("Gradient reaching the scores"), tr("d_k"), tr("mean Jacobian norm"));
+    QChartView* saturation =
+        Charts::lineChart(explain->sqrtDkModel(), 0, {1, 2}, true, false,
+                          tr("Top softmax weight (1 = one-hot)"), tr("d_k"), tr("mean top weight"));
+    QChartView* gradient =
+        Charts::lineChart(explain->sqrtDkModel(), 0, {3, 4}, true, true,
+                          tr("Gradient reaching the scores"), tr("d_k"), tr("mean Jacobian norm"));
     m_charts = {it, saturation, gradient};
 
     auto* grid = new QGridLayout(this);

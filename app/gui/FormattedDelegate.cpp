@@ -2,7 +2,8 @@
 
 #include "TableModel.h"
 
-void FormattedDelegate::initStyleOption(QStyleOptionViewItem* option, const QModelIndex& index) const
+void FormattedDelegate::initStyleOption(QStyleOptionViewItem* option,
+                                        const QModelIndex& index) const
 {
     QStyledItemDelegate::initStyleOption(option, index);
     const QVariant text = index.data(TableModel::FormattedRole);

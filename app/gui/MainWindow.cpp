@@ -9,38 +9,38 @@
 #include "ExplainTab.h"
 #include "MeasureController.h"
 #include "MeasureTab.h"
-#include "ReportExporter.h"
-#include "TableModel.h"
 #include "MemoryTab.h"
 #include "ModelController.h"
 #include "ModelLibrary.h"
 #include "ModelSpec.h"
 #include "PlanController.h"
+#include "ReportExporter.h"
 #include "SummaryModel.h"
+#include "TableModel.h"
 
 #include <QAction>
-#include <QClipboard>
-#include <QInputDialog>
-#include <QPainter>
-#include <QSvgGenerator>
 #include <QApplication>
 #include <QBuffer>
 #include <QChart>
 #include <QChartView>
+#include <QClipboard>
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QFileDialog>
 #include <QHeaderView>
+#include <QInputDialog>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QPainter>
 #include <QSettings>
 #include <QSplitter>
 #include <QStandardItemModel>
 #include <QStatusBar>
 #include <QStyleFactory>
+#include <QSvgGenerator>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTreeView>
@@ -48,9 +48,9 @@
 
 MainWindow::MainWindow(ModelController* models, PlanController* plan, QWidget* parent)
     : QMainWindow(parent), m_models(models), m_plan(plan), m_library(new ModelLibrary(this)),
-      m_summary(new SummaryModel(this)), m_badge(new QLabel), m_title(new QLabel), m_error(new QLabel),
-      m_libraryView(new QTreeView), m_summaryView(new QTableView), m_tabs(new QTabWidget),
-      m_memoryTab(new MemoryTab(plan)), m_computeTab(new ComputeTab(plan)),
+      m_summary(new SummaryModel(this)), m_badge(new QLabel), m_title(new QLabel),
+      m_error(new QLabel), m_libraryView(new QTreeView), m_summaryView(new QTableView),
+      m_tabs(new QTabWidget), m_memoryTab(new MemoryTab(plan)), m_computeTab(new ComputeTab(plan)),
       m_compareTab(new CompareTab(plan)), m_cost(new CostController(this)),
       m_measure(new MeasureController(this)), m_explain(new ExplainController(this)),
       m_costTab(new CostTab(m_cost, plan)), m_measureTab(new MeasureTab(m_measure, plan)),
@@ -63,7 +63,8 @@ MainWindow::MainWindow(ModelController* models, PlanController* plan, QWidget* p
     m_libraryView->setModel(m_library->model());
     m_libraryView->setHeaderHidden(true);
     m_libraryView->expandAll();
-    m_libraryView->setToolTip(tr("Double-click to open; drop a config.json or a model folder anywhere"));
+    m_libraryView->setToolTip(
+        tr("Double-click to open; drop a config.json or a model folder anywhere"));
     connect(m_libraryView, &QTreeView::activated, this, [this](const QModelIndex& i) {
         const QString source = i.data(ModelLibrary::SourceRole).toString();
         if (!source.isEmpty())
@@ -74,7 +75,8 @@ MainWindow::MainWindow(ModelController* models, PlanController* plan, QWidget* p
     m_badge->setAlignment(Qt::AlignCenter);
     m_badge->setMinimumWidth(52);
     m_error->setWordWrap(true);
-    m_error->setStyleSheet(QStringLiteral("QLabel { color: #b91c1c; background: #fee2e2; padding: 6px; border-radius: 4px; }"));
+    m_error->setStyleSheet(QStringLiteral(
+        "QLabel { color: #b91c1c; background: #fee2e2; padding: 6px; border-radius: 4px; }"));
     m_error->hide();
     m_summaryView->setModel(m_summary);
     m_summaryView->horizontalHeader()->setStretchLastSection(true);
@@ -126,10 +128,13 @@ void MainWindow::buildMenus()
 {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("&Open config.json..."), QKeySequence::Open, this, &MainWindow::openFile);
-    file->addAction(tr("Open model &folder..."), QKeySequence(tr("Ctrl+Shift+O")), this, &MainWindow::openFolder);
-    file->addAction(tr("&Rescan Hugging Face cache"), QKeySequence::Refresh, m_library, [this] { m_library->rescanCache(); });
+    file->addAction(tr("Open model &folder..."), QKeySequence(tr("Ctrl+Shift+O")), this,
+                    &MainWindow::openFolder);
+    file->addAction(tr("&Rescan Hugging Face cache"), QKeySequence::Refresh, m_library,
+                    [this] { m_library->rescanCache(); });
     file->addSeparator();
-    file->addAction(tr("&Export report (Markdown, JSON, CSV)..."), QKeySequence(tr("Ctrl+E")), this, &MainWindow::exportReport);
+    file->addAction(tr("&Export report (Markdown, JSON, CSV)..."), QKeySequence(tr("Ctrl+E")), this,
+                    &MainWindow::exportReport);
     file->addAction(tr("Save chart as &PNG..."), this, [this] { exportChart(false); });
     file->addAction(tr("Save chart as &SVG..."), this, [this] { exportChart(true); });
     file->addSeparator();
@@ -138,8 +143,8 @@ void MainWindow::buildMenus()
     edit->addAction(tr("&Copy table"), QKeySequence::Copy, this, &MainWindow::copyTable);
     QMenu* view = menuBar()->addMenu(tr("&View"));
     for (int i = 0; i < m_tabs->count(); ++i)
-        view->addAction(m_tabs->tabText(i).remove('&'), QKeySequence(tr("Ctrl+%1").arg(i + 1)), this,
-                        [this, i] { m_tabs->setCurrentIndex(i); });
+        view->addAction(m_tabs->tabText(i).remove('&'), QKeySequence(tr("Ctrl+%1").arg(i + 1)),
+                        this, [this, i] { m_tabs->setCurrentIndex(i); });
     view->addSeparator();
     QAction* dark = view->addAction(tr("&Dark palette"));
     dark->setCheckable(true);
@@ -196,7 +201,8 @@ void MainWindow::openFile()
 
 void MainWindow::openFolder()
 {
-    const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a model folder or Hugging Face cache folder"));
+    const QString dir = QFileDialog::getExistingDirectory(
+        this, tr("Open a model folder or Hugging Face cache folder"));
     if (!dir.isEmpty() && m_models->open(dir))
         m_library->addRecent(dir);
 }
@@ -211,12 +217,13 @@ void MainWindow::showModel()
     m_summaryView->resizeColumnToContents(0);
     m_summaryView->resizeRowsToContents();
     m_title->setText(QString::fromStdString(model->name));
-    static const QHash<QString, QString> colours{{"MHA", "#64748b"}, {"GQA", "#2563eb"},
-                                                 {"MQA", "#7c3aed"}, {"MLA", "#059669"}};
+    static const QHash<QString, QString> colours{
+        {"MHA", "#64748b"}, {"GQA", "#2563eb"}, {"MQA", "#7c3aed"}, {"MLA", "#059669"}};
     const QString kind = attnplan::attentionKindName(model->attentionKind());
     m_badge->setText(kind);
     m_badge->setToolTip(tr("Attention kind read from the config"));
-    m_badge->setStyleSheet(QStringLiteral("QLabel { color: white; background: %1; border-radius: 9px; padding: 3px 8px; font-weight: 700; }")
+    m_badge->setStyleSheet(QStringLiteral("QLabel { color: white; background: %1; border-radius: "
+                                          "9px; padding: 3px 8px; font-weight: 700; }")
                                .arg(colours.value(kind)));
     setWindowTitle(tr("attnplan — %1").arg(QString::fromStdString(model->name)));
     m_library->addRecent(m_models->currentSource());
@@ -230,8 +237,9 @@ void MainWindow::showError(const QString& message)
 
 void MainWindow::exportReport()
 {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export report"), QStringLiteral("attnplan-report.md"),
-                                                      tr("Markdown (*.md);;JSON (*.json);;CSV (*.csv)"));
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export report"), QStringLiteral("attnplan-report.md"),
+        tr("Markdown (*.md);;JSON (*.json);;CSV (*.csv)"));
     if (path.isEmpty())
         return;
     QString error;
@@ -256,13 +264,15 @@ void MainWindow::exportChart(bool svg)
         for (QChartView* v : views)
             titles << v->chart()->title();
         bool ok = false;
-        const QString pick = QInputDialog::getItem(this, tr("Save chart"), tr("Chart"), titles, 0, false, &ok);
+        const QString pick =
+            QInputDialog::getItem(this, tr("Save chart"), tr("Chart"), titles, 0, false, &ok);
         if (!ok)
             return;
         view = views[titles.indexOf(pick)];
     }
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save chart"), view->chart()->title().left(40) + (svg ? ".svg" : ".png"),
-                                                      svg ? tr("SVG (*.svg)") : tr("PNG (*.png)"));
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Save chart"), view->chart()->title().left(40) + (svg ? ".svg" : ".png"),
+        svg ? tr("SVG (*.svg)") : tr("PNG (*.png)"));
     if (path.isEmpty())
         return;
     QByteArray bytes;
@@ -293,7 +303,8 @@ void MainWindow::copyTable()
         return;
     // The selection, or the whole table, as tab-separated text with the formatted numbers.
     const QAbstractItemModel* m = view->model();
-    QModelIndexList sel = view->selectionModel() ? view->selectionModel()->selectedIndexes() : QModelIndexList{};
+    QModelIndexList sel =
+        view->selectionModel() ? view->selectionModel()->selectedIndexes() : QModelIndexList{};
     int r0 = 0, r1 = m->rowCount() - 1, c0 = 0, c1 = m->columnCount() - 1;
     if (!sel.isEmpty()) {
         r0 = r1 = sel.first().row();

@@ -24,17 +24,22 @@ using namespace attnplan;
 MeasureTab::MeasureTab(MeasureController* measure, PlanController* plan, QWidget* parent)
     : QWidget(parent), m_measure(measure), m_plan(plan),
       m_chart(Charts::lineChart(measure->prefillCurve(), 0, {1, 2}, true, true,
-                                tr("Prefill time against tokens (this machine)"), tr("tokens"), tr("seconds"))),
-      m_decodeChart(Charts::barChart(measure->decodeBars(), 0, 1, tr("Decode step: layouts and cache dtypes"), tr("seconds"))),
-      m_memoryChart(Charts::groupedBars(measure->memoryBars(), 0, 1, 2, tr("Extra memory: fused against naive"), tr("MB"), true)),
+                                tr("Prefill time against tokens (this machine)"), tr("tokens"),
+                                tr("seconds"))),
+      m_decodeChart(Charts::barChart(measure->decodeBars(), 0, 1,
+                                     tr("Decode step: layouts and cache dtypes"), tr("seconds"))),
+      m_memoryChart(Charts::groupedBars(measure->memoryBars(), 0, 1, 2,
+                                        tr("Extra memory: fused against naive"), tr("MB"), true)),
       m_progress(new QProgressBar), m_prefill(new QPushButton(tr("Measure &prefill"))),
       m_decode(new QPushButton(tr("Measure &decode"))), m_cancel(new QPushButton(tr("Cancel"))),
       m_status(new QLabel)
 {
-    m_prefill->setToolTip(tr("Fused prefill at 512 to 4,096 tokens with the loaded model's heads, against "
-                             "the unfused BLAS version and this machine's GEMM ceiling"));
-    m_decode->setToolTip(tr("Decode at 8K to 64K cached tokens for MHA, the model's grouping and MQA, "
-                            "fp32 and fp16 caches"));
+    m_prefill->setToolTip(
+        tr("Fused prefill at 512 to 4,096 tokens with the loaded model's heads, against "
+           "the unfused BLAS version and this machine's GEMM ceiling"));
+    m_decode->setToolTip(
+        tr("Decode at 8K to 64K cached tokens for MHA, the model's grouping and MQA, "
+           "fp32 and fp16 caches"));
     m_cancel->setEnabled(false);
     m_status->setWordWrap(true);
     auto* runs = new QTableView;
@@ -63,15 +68,17 @@ MeasureTab::MeasureTab(MeasureController* measure, PlanController* plan, QWidget
     connect(m_prefill, &QPushButton::clicked, this, [this] { start(false); });
     connect(m_decode, &QPushButton::clicked, this, [this] { start(true); });
     connect(m_cancel, &QPushButton::clicked, measure, &MeasureController::cancel);
-    connect(measure, &MeasureController::progress, this, [this](int done, int total, const QString& last) {
-        m_progress->setRange(0, total);
-        m_progress->setValue(done);
-        m_status->setText(tr("Measured %1 of %2: %3").arg(done).arg(total).arg(last));
-    });
+    connect(measure, &MeasureController::progress, this,
+            [this](int done, int total, const QString& last) {
+                m_progress->setRange(0, total);
+                m_progress->setValue(done);
+                m_status->setText(tr("Measured %1 of %2: %3").arg(done).arg(total).arg(last));
+            });
     connect(measure, &MeasureController::finished, this, &MeasureTab::finished);
-    m_status->setText(tr("Runs the real kernels on this machine's CPU (%1 threads). The fitted exponent "
-                         "of prefill time against tokens shows the n² law live.")
-                          .arg(QThread::idealThreadCount()));
+    m_status->setText(
+        tr("Runs the real kernels on this machine's CPU (%1 threads). The fitted exponent "
+           "of prefill time against tokens shows the n² law live.")
+            .arg(QThread::idealThreadCount()));
 }
 
 void MeasureTab::start(bool decode)
@@ -93,7 +100,8 @@ void MeasureTab::start(bool decode)
         c.decodeTokens = {8192, 32768, 65536};
         c.decodeKvHeads = {c.heads, c.kvHeads, 1};
         std::sort(c.decodeKvHeads.rbegin(), c.decodeKvHeads.rend());
-        c.decodeKvHeads.erase(std::unique(c.decodeKvHeads.begin(), c.decodeKvHeads.end()), c.decodeKvHeads.end());
+        c.decodeKvHeads.erase(std::unique(c.decodeKvHeads.begin(), c.decodeKvHeads.end()),
+                              c.decodeKvHeads.end());
     } else {
         c.prefillTokens = {512, 1024, 2048, 4096};
         c.naiveMaxTokens = 2048;
@@ -115,12 +123,13 @@ void MeasureTab::finished(bool cancelled)
     const BenchReport& r = m_measure->reports().back();
     m_progress->setRange(0, 1);
     m_progress->setValue(1);
-    QString text = tr("%1. This machine: OpenBLAS GEMM %2 GFLOP/s, streaming copy %3 GB/s (%4, %5 threads).")
-                       .arg(cancelled ? tr("Cancelled; the runs so far are kept") : tr("Done"))
-                       .arg(r.gemmGflops, 0, 'f', 1)
-                       .arg(r.copyGbps, 0, 'f', 1)
-                       .arg(QString::fromStdString(r.isa))
-                       .arg(r.threads);
+    QString text =
+        tr("%1. This machine: OpenBLAS GEMM %2 GFLOP/s, streaming copy %3 GB/s (%4, %5 threads).")
+            .arg(cancelled ? tr("Cancelled; the runs so far are kept") : tr("Done"))
+            .arg(r.gemmGflops, 0, 'f', 1)
+            .arg(r.copyGbps, 0, 'f', 1)
+            .arg(QString::fromStdString(r.isa))
+            .arg(r.threads);
     if (r.fitExponent > 0)
         text += tr(" Prefill time grows as n^%1.").arg(r.fitExponent, 0, 'f', 2);
     m_status->setText(text);

@@ -34,32 +34,38 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
     for (int i = 0; i < m_gpu->count(); ++i) {
         const auto* g = plan->catalog().find(m_gpu->itemText(i).toStdString());
         if (g)
-            m_gpu->setItemData(i, QString::fromStdString(g->source + " (" + g->asOf + ")"), Qt::ToolTipRole);
+            m_gpu->setItemData(i, QString::fromStdString(g->source + " (" + g->asOf + ")"),
+                               Qt::ToolTipRole);
     }
     m_customMemory->setRange(1, 4096);
     m_customMemory->setSuffix(tr(" GiB"));
-    m_customMemory->setToolTip(tr("Memory of the custom GPU as the runtime reports it; rates are an H100 SXM's"));
+    m_customMemory->setToolTip(
+        tr("Memory of the custom GPU as the runtime reports it; rates are an H100 SXM's"));
     m_gpus->setRange(1, 512);
     m_gpus->setToolTip(tr("GPUs in one replica: TP x pipeline stages"));
     for (int tp : {1, 2, 4, 8, 16})
         m_tp->addItem(QString::number(tp), tp);
-    m_tp->setToolTip(tr("Tensor parallelism: splits weights and KV heads; KV heads are replicated when TP exceeds them"));
+    m_tp->setToolTip(tr("Tensor parallelism: splits weights and KV heads; KV heads are replicated "
+                        "when TP exceeds them"));
     m_weightDtype->addItems({"auto", "bf16", "fp16", "fp8", "int8", "int4", "fp32"});
-    m_weightDtype->setToolTip(tr("auto: the checkpoint's dtype as vLLM loads it (float32 checkpoints in fp16)"));
+    m_weightDtype->setToolTip(
+        tr("auto: the checkpoint's dtype as vLLM loads it (float32 checkpoints in fp16)"));
     m_kvDtype->addItems({"auto", "bf16", "fp16", "fp8", "int8", "int4", "fp32"});
     m_kvDtype->setToolTip(tr("auto: the activation dtype (vLLM's kv_cache_dtype auto)"));
     m_engine->addItem(tr("vLLM (utilization 0.92)"), "vllm");
     m_engine->addItem(tr("vLLM legacy (0.90)"), "vllm-legacy");
     m_utilization->setRange(0.05, 1.0);
     m_utilization->setSingleStep(0.01);
-    m_utilization->setToolTip(tr("gpu_memory_utilization: the share of the GPU's total memory vLLM may use"));
+    m_utilization->setToolTip(
+        tr("gpu_memory_utilization: the share of the GPU's total memory vLLM may use"));
     m_context->setRange(1, 1 << 30);
     m_context->setGroupSeparatorShown(true);
     m_context->setToolTip(tr("max_model_len: the longest request, in tokens"));
     m_average->setRange(0, 1 << 30);
     m_average->setGroupSeparatorShown(true);
     m_average->setSpecialValueText(tr("= context"));
-    m_average->setToolTip(tr("Average request length: paged blocks hold only this; reserved strips always hold the context"));
+    m_average->setToolTip(tr("Average request length: paged blocks hold only this; reserved strips "
+                             "always hold the context"));
 
     auto* form = new QFormLayout;
     form->addRow(tr("&GPU"), m_gpu);
@@ -82,7 +88,8 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
     m_command->setReadOnly(true);
     m_command->setToolTip(tr("The vLLM command line that matches this plan"));
     auto* copy = new QPushButton(tr("Copy"));
-    connect(copy, &QPushButton::clicked, this, [this] { QApplication::clipboard()->setText(m_command->text()); });
+    connect(copy, &QPushButton::clicked, this,
+            [this] { QApplication::clipboard()->setText(m_command->text()); });
     auto* cmdRow = new QHBoxLayout;
     cmdRow->addWidget(m_command, 1);
     cmdRow->addWidget(copy);
@@ -119,7 +126,8 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
     connect(planButton, &QPushButton::clicked, this, [=] {
         plan->planForTarget(concurrent->value(), rps->value(), maxTtft->value(), maxTpot->value());
     });
-    connect(plan->planModel(), &QAbstractItemModel::modelReset, planTable, [planTable] { planTable->resizeColumnsToContents(); });
+    connect(plan->planModel(), &QAbstractItemModel::modelReset, planTable,
+            [planTable] { planTable->resizeColumnsToContents(); });
     auto* planBox = new QGroupBox(tr("Plan from a target: the fewest GPUs per catalog GPU"));
     auto* planLayout = new QHBoxLayout(planBox);
     planLayout->addLayout(targetForm);
@@ -131,11 +139,12 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
     left->addWidget(m_error);
     left->addStretch(1);
 
-    QChartView* memoryChart = Charts::stackedBar(plan->memoryModel(), tr("Where one GPU's memory goes"), tr("GiB"));
+    QChartView* memoryChart =
+        Charts::stackedBar(plan->memoryModel(), tr("Where one GPU's memory goes"), tr("GiB"));
     QChartView* conversationChart =
         Charts::lineChart(plan->conversationCurve(), 0, {1, 2}, true, true,
-                          tr("Conversations per replica against context"), tr("max_model_len (tokens)"),
-                          tr("conversations"));
+                          tr("Conversations per replica against context"),
+                          tr("max_model_len (tokens)"), tr("conversations"));
     m_charts = {memoryChart, conversationChart};
     auto* charts = new QHBoxLayout;
     charts->addWidget(memoryChart, 2);

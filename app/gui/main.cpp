@@ -27,16 +27,20 @@ int main(int argc, char** argv)
     parser.setApplicationDescription(QStringLiteral("What a transformer costs to run."));
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.addPositionalArgument(QStringLiteral("PATH"),
-                                 QStringLiteral("config.json, model folder or Hugging Face cache folder"));
-    QCommandLineOption tab(QStringLiteral("tab"), QStringLiteral("Open on tab N (0-based)."), QStringLiteral("N"));
-    QCommandLineOption screenshot(QStringLiteral("screenshot"),
-                                  QStringLiteral("Save a PNG of the window to FILE once it is shown, then quit."),
-                                  QStringLiteral("FILE"));
+    parser.addPositionalArgument(
+        QStringLiteral("PATH"),
+        QStringLiteral("config.json, model folder or Hugging Face cache folder"));
+    QCommandLineOption tab(QStringLiteral("tab"), QStringLiteral("Open on tab N (0-based)."),
+                           QStringLiteral("N"));
+    QCommandLineOption screenshot(
+        QStringLiteral("screenshot"),
+        QStringLiteral("Save a PNG of the window to FILE once it is shown, then quit."),
+        QStringLiteral("FILE"));
     QCommandLineOption timing(QStringLiteral("startup-time"),
                               QStringLiteral("Print the time to a usable window, then quit."));
     QCommandLineOption redraw(QStringLiteral("redraw-time"),
-                              QStringLiteral("Change the context 40 times, time each recompute and the synchronous repaint of the tab, print, quit."));
+                              QStringLiteral("Change the context 40 times, time each recompute and "
+                                             "the synchronous repaint of the tab, print, quit."));
     parser.addOptions({tab, screenshot, timing, redraw});
     parser.process(app);
 
@@ -55,7 +59,8 @@ int main(int argc, char** argv)
 
     if (parser.isSet(timing)) {
         QTimer::singleShot(0, &app, [&] {
-            std::printf("startup to a usable window: %.0f ms\n", double(startup.nsecsElapsed()) / 1e6);
+            std::printf("startup to a usable window: %.0f ms\n",
+                        double(startup.nsecsElapsed()) / 1e6);
             app.quit();
         });
     }
@@ -65,13 +70,14 @@ int main(int argc, char** argv)
             for (int i = 0; i < 40; ++i) {
                 QElapsedTimer t;
                 t.start();
-                plan.setContext(4096 << (i % 6)); // recompute, models reset, charts refit
+                plan.setContext(4096 << (i % 6));          // recompute, models reset, charts refit
                 window.tabs()->currentWidget()->repaint(); // synchronous repaint of what changed
                 ms.push_back(double(t.nsecsElapsed()) / 1e6);
             }
             std::sort(ms.begin(), ms.end());
-            std::printf("input change to repainted tab: median %.1f ms, max %.1f ms over %zu changes\n",
-                        ms[ms.size() / 2], ms.back(), ms.size());
+            std::printf(
+                "input change to repainted tab: median %.1f ms, max %.1f ms over %zu changes\n",
+                ms[ms.size() / 2], ms.back(), ms.size());
             app.quit();
         });
     }

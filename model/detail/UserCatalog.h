@@ -41,8 +41,9 @@ Catalog mergeUserCatalog(Catalog merged, const std::string& userPath, Parse pars
     merged.messages.insert(merged.messages.end(), user->messages.begin(), user->messages.end());
     auto& list = entries(merged);
     for (const auto& e : entries(user.value())) {
-        auto it = std::find_if(list.begin(), list.end(),
-                               [&](const auto& x) { return lowerCase(key(x)) == lowerCase(key(e)); });
+        auto it = std::find_if(list.begin(), list.end(), [&](const auto& x) {
+            return lowerCase(key(x)) == lowerCase(key(e));
+        });
         if (it != list.end())
             *it = e;
         else

@@ -53,7 +53,10 @@ KernelIsa bestKernelIsa()
 #endif
 }
 
-const char* kernelIsaName(KernelIsa isa) { return isa == KernelIsa::Avx2 ? "avx2+fma" : "scalar"; }
+const char* kernelIsaName(KernelIsa isa)
+{
+    return isa == KernelIsa::Avx2 ? "avx2+fma" : "scalar";
+}
 
 void referenceAttention(const AttentionShape& s, const float* q, const float* k, const float* v,
                         double* out, double* weights)
@@ -117,7 +120,8 @@ void fusedAttention(const AttentionShape& s, const float* q, const float* k, con
 
 int64_t fusedAttentionScratchBytes(const AttentionShape& s, int threads)
 {
-    return int64_t(sizeof(float)) * kernels::fusedScratchFloats(s.group(), s.headDim) * std::max(1, threads);
+    return int64_t(sizeof(float)) * kernels::fusedScratchFloats(s.group(), s.headDim) *
+           std::max(1, threads);
 }
 
 void decodeAttention(const AttentionShape& s, const float* q, const void* k, const void* v,

@@ -43,17 +43,25 @@ struct AttentionShape
     double flops() const { return 4.0 * pairs() * double(headDim) * double(heads); }
 };
 
-enum class KernelIsa { Scalar, Avx2 };
+enum class KernelIsa
+{
+    Scalar,
+    Avx2
+};
 KernelIsa bestKernelIsa(); // AVX2 + FMA + F16C when the CPU has them
 const char* kernelIsaName(KernelIsa isa);
 
-enum class KvStorage { F32, F16 };
+enum class KvStorage
+{
+    F32,
+    F16
+};
 
 // The lesson's scaled_dot_product_attention, naive, in double: scores = Q K^T / sqrt(d),
 // causal mask to -inf, softmax per row (max subtracted; -inf -> exactly 0), weights x V.
 // `weights` (optional) receives [heads][queries][keys]: the n x n matrix it materialises.
-void referenceAttention(const AttentionShape& shape, const float* q, const float* k,
-                        const float* v, double* out, double* weights = nullptr);
+void referenceAttention(const AttentionShape& shape, const float* q, const float* k, const float* v,
+                        double* out, double* weights = nullptr);
 
 // Fused prefill: query row blocks x key column tiles in L1/L2-sized scratch, an online softmax
 // that never writes an n x n matrix, causal tiles above the diagonal skipped.

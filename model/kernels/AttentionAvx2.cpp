@@ -73,13 +73,19 @@ inline float hmax(__m256 v)
     return _mm_cvtss_f32(s);
 }
 
-inline float load8Tail(const float* p) { return *p; }
-inline float load8Tail(const uint16_t* p) { return attnplan::halfToFloat(*p); }
+inline float load8Tail(const float* p)
+{
+    return *p;
+}
+inline float load8Tail(const uint16_t* p)
+{
+    return attnplan::halfToFloat(*p);
+}
 
 struct Ops
 {
-    static void gemm6x16(int K, const float* A, int rs, int ks, const float* B, int ldb,
-                         float* C, int ldc, bool accumulate)
+    static void gemm6x16(int K, const float* A, int rs, int ks, const float* B, int ldb, float* C,
+                         int ldc, bool accumulate)
     {
         __m256 c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;
         if (accumulate) {
@@ -208,13 +214,16 @@ struct Ops
         __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
         int c = 0;
         for (; c + 16 <= d; c += 16) {
-            const __m256 k0 = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(k + c)));
-            const __m256 k1 = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(k + c + 8)));
+            const __m256 k0 =
+                _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(k + c)));
+            const __m256 k1 =
+                _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(k + c + 8)));
             a0 = _mm256_fmadd_ps(_mm256_loadu_ps(q + c), k0, a0);
             a1 = _mm256_fmadd_ps(_mm256_loadu_ps(q + c + 8), k1, a1);
         }
         for (; c + 8 <= d; c += 8) {
-            const __m256 k0 = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(k + c)));
+            const __m256 k0 =
+                _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(k + c)));
             a0 = _mm256_fmadd_ps(_mm256_loadu_ps(q + c), k0, a0);
         }
         float s = hsum(_mm256_add_ps(a0, a1));
@@ -228,7 +237,8 @@ struct Ops
         const __m256 vp = _mm256_set1_ps(p);
         int c = 0;
         for (; c + 8 <= d; c += 8)
-            _mm256_storeu_ps(acc + c, _mm256_fmadd_ps(vp, _mm256_loadu_ps(v + c), _mm256_loadu_ps(acc + c)));
+            _mm256_storeu_ps(acc + c,
+                             _mm256_fmadd_ps(vp, _mm256_loadu_ps(v + c), _mm256_loadu_ps(acc + c)));
         for (; c < d; ++c)
             acc[c] += p * v[c];
     }
@@ -242,7 +252,8 @@ struct Ops
         const __m256 vp = _mm256_set1_ps(p);
         int c = 0;
         for (; c + 8 <= d; c += 8) {
-            const __m256 x = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(v + c)));
+            const __m256 x =
+                _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(v + c)));
             _mm256_storeu_ps(acc + c, _mm256_fmadd_ps(vp, x, _mm256_loadu_ps(acc + c)));
         }
         for (; c < d; ++c)
@@ -252,8 +263,7 @@ struct Ops
 
 #include "AttentionImpl.h"
 
-template <class Elem>
-inline __m256 load8(const Elem* p)
+template <class Elem> inline __m256 load8(const Elem* p)
 {
     if constexpr (std::is_same_v<Elem, uint16_t>)
         return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
@@ -261,8 +271,7 @@ inline __m256 load8(const Elem* p)
         return _mm256_loadu_ps(p);
 }
 
-template <class Elem>
-inline float dotAny(const float* q, const Elem* k, int d)
+template <class Elem> inline float dotAny(const float* q, const Elem* k, int d)
 {
     if constexpr (std::is_same_v<Elem, uint16_t>)
         return Ops::dotF16(q, k, d);
@@ -376,8 +385,8 @@ void Ops::decodeBlock(const float* qs, int G, const Elem* K, const Elem* V, int 
 
 namespace attnplan::kernels {
 
-void fusedAvx2(const AttentionShape& s, const float* q, const float* k, const float* v,
-               float* out, int threads)
+void fusedAvx2(const AttentionShape& s, const float* q, const float* k, const float* v, float* out,
+               int threads)
 {
     fusedDriver(s, q, k, v, out, threads);
 }

@@ -35,8 +35,10 @@ constexpr int kMr = 6;  // micro-kernel rows
 constexpr int kNr = 16; // micro-kernel columns
 constexpr int kBc = attnplan::kernels::kTileKeys;
 
-
-inline int blockRows(int64_t group) { return attnplan::kernels::blockQueries(group); }
+inline int blockRows(int64_t group)
+{
+    return attnplan::kernels::blockQueries(group);
+}
 
 using AlignedFloats = attnplan::AlignedVector<float>;
 
@@ -45,14 +47,13 @@ struct Scratch
     AlignedFloats qt, st, oacc, m, l, alpha, kpad, vpad;
     Scratch(int64_t group, int br, int64_t d, int64_t dp)
         : qt(size_t(group * d * br)), st(size_t(kBc * br)), oacc(size_t(group * br * dp)),
-          m(size_t(group * br)), l(size_t(group * br)), alpha(size_t(br)),
-          kpad(size_t(kBc * d)), vpad(size_t(kBc * dp))
+          m(size_t(group * br)), l(size_t(group * br)), alpha(size_t(br)), kpad(size_t(kBc * d)),
+          vpad(size_t(kBc * dp))
     {
     }
 };
 
-template <class F>
-void runParallel(int threads, int64_t items, F&& body)
+template <class F> void runParallel(int threads, int64_t items, F&& body)
 {
     std::atomic<int64_t> next{0};
     auto worker = [&](int tid) {
@@ -71,7 +72,8 @@ void runParallel(int threads, int64_t items, F&& body)
 inline void fusedDriver(const attnplan::AttentionShape& sh, const float* q, const float* k,
                         const float* v, float* out, int threads)
 {
-    const int64_t d = sh.headDim, dp = attnplan::kernels::paddedHeadDim(d), nq = sh.queries, nk = sh.keys;
+    const int64_t d = sh.headDim, dp = attnplan::kernels::paddedHeadDim(d), nq = sh.queries,
+                  nk = sh.keys;
     const int64_t G = sh.group(), off = sh.offset();
     const int br = blockRows(G);
     const int64_t blocks = (nq + br - 1) / br;
@@ -169,7 +171,8 @@ inline void fusedDriver(const attnplan::AttentionShape& sh, const float* q, cons
                     for (int i = 0; i < br; i += kMr) {
                         int kmax = kBc;
                         if (diagonal)
-                            kmax = int(std::clamp<int64_t>(r0 + i + kMr - 1 + off - j0 + 1, 0, kBc));
+                            kmax =
+                                int(std::clamp<int64_t>(r0 + i + kMr - 1 + off - j0 + 1, 0, kBc));
                         if (kmax > 0)
                             Ops::gemm6x16(kmax, st + i, 1, br, Vt + c, int(ldv), oacc + i * dp + c,
                                           int(dp), true);
@@ -225,8 +228,8 @@ void decodeDriver(const attnplan::AttentionShape& sh, const float* q, const void
         std::fill(m.begin(), m.end(), -std::numeric_limits<float>::infinity());
         for (int64_t b0 = j0; b0 < j1; b0 += kBlock) {
             const int n = int(std::min<int64_t>(kBlock, j1 - b0));
-            Ops::decodeBlock(qs.data(), int(G), K + b0 * d, V + b0 * d, n, int(d), kBlock,
-                             p.data(), m.data(), l.data(), acc.data());
+            Ops::decodeBlock(qs.data(), int(G), K + b0 * d, V + b0 * d, n, int(d), kBlock, p.data(),
+                             m.data(), l.data(), acc.data());
         }
         for (int64_t g = 0; g < G; ++g) {
             state[g * (d + 2)] = m[size_t(g)];

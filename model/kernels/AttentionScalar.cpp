@@ -21,8 +21,8 @@ namespace {
 struct Ops
 {
     // C[6 x 16] (+)= A[6 x K] * B[K x 16], A(r, k) at A[r * rs + k * ks]
-    static void gemm6x16(int K, const float* A, int rs, int ks, const float* B, int ldb,
-                         float* C, int ldc, bool accumulate)
+    static void gemm6x16(int K, const float* A, int rs, int ks, const float* B, int ldb, float* C,
+                         int ldc, bool accumulate)
     {
         float c[6][16];
         for (int r = 0; r < 6; ++r)

@@ -14,8 +14,14 @@ namespace attnplan::kernels {
 constexpr int kTileKeys = 48; // keys per tile (a multiple of the micro-kernel's 6 rows)
 // Query rows per block (a multiple of 6 and of 16): 96 alone, 48 for groups, so that the
 // group's QT and Oacc stay in L2.
-inline int blockQueries(int64_t group) { return group == 1 ? 96 : 48; }
-inline int64_t paddedHeadDim(int64_t d) { return (d + 15) / 16 * 16; }
+inline int blockQueries(int64_t group)
+{
+    return group == 1 ? 96 : 48;
+}
+inline int64_t paddedHeadDim(int64_t d)
+{
+    return (d + 15) / 16 * 16;
+}
 // Floats of one thread's prefill scratch: QT and Oacc per group head, the score tile, m, l
 // and alpha, and the zero-padded K and V tiles.
 inline int64_t fusedScratchFloats(int64_t group, int64_t d)
@@ -35,8 +41,8 @@ void fusedScalar(const AttentionShape& s, const float* q, const float* k, const 
 void decodeScalar(const AttentionShape& s, const float* q, const void* k, const void* v,
                   KvStorage storage, float* out, int threads);
 #if defined(ATTNPLAN_HAVE_AVX2)
-void fusedAvx2(const AttentionShape& s, const float* q, const float* k, const float* v,
-               float* out, int threads);
+void fusedAvx2(const AttentionShape& s, const float* q, const float* k, const float* v, float* out,
+               int threads);
 void decodeAvx2(const AttentionShape& s, const float* q, const void* k, const void* v,
                 KvStorage storage, float* out, int threads);
 #endif

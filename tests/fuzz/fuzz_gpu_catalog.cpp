@@ -9,13 +9,17 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 {
     using namespace attnplan;
-    auto c = parseGpuCatalog(std::string(reinterpret_cast<const char*>(data), size), "fuzz-gpus.json");
+    auto c =
+        parseGpuCatalog(std::string(reinterpret_cast<const char*>(data), size), "fuzz-gpus.json");
     if (!c)
         return 0;
-    static const ModelSpec spec = parseModelConfig(
-        R"({"model_type":"llama","hidden_size":512,"num_hidden_layers":4,"num_attention_heads":8,
+    static const ModelSpec spec =
+        parseModelConfig(
+            R"({"model_type":"llama","hidden_size":512,"num_hidden_layers":4,"num_attention_heads":8,
             "num_key_value_heads":2,"vocab_size":1000,"intermediate_size":1024,
-            "max_position_embeddings":4096,"tie_word_embeddings":false})", "fuzz-model.json").value();
+            "max_position_embeddings":4096,"tie_word_embeddings":false})",
+            "fuzz-model.json")
+            .value();
     for (const GpuSpec& g : c->gpus) {
         DeploymentInputs in;
         in.gpu = g;

@@ -19,7 +19,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     const size_t a = in.find('\n');
     const size_t b = a == std::string::npos ? std::string::npos : in.find('\n', a + 1);
     const std::string ref = in.substr(0, a);
-    std::string snap = a == std::string::npos ? "s" : in.substr(a + 1, b == std::string::npos ? std::string::npos : b - a - 1);
+    std::string snap =
+        a == std::string::npos
+            ? "s"
+            : in.substr(a + 1, b == std::string::npos ? std::string::npos : b - a - 1);
     const std::string config = b == std::string::npos ? std::string() : in.substr(b + 1);
     // A snapshot name must stay one path component inside the temporary tree.
     for (char& c : snap)
@@ -28,7 +31,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     if (snap.empty() || snap == "." || snap == ".." || snap.size() > 200)
         snap = "s";
 
-    static const fs::path root = fs::temp_directory_path() / ("attnplan-fuzz-" + std::to_string(getpid()));
+    static const fs::path root =
+        fs::temp_directory_path() / ("attnplan-fuzz-" + std::to_string(getpid()));
     std::error_code ec;
     fs::remove_all(root, ec);
     const fs::path repo = root / "models--org--name";

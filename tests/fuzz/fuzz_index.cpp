@@ -6,6 +6,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 {
-    attnplan::parseSafetensorsIndex(std::string(reinterpret_cast<const char*>(data), size), "fuzz.index.json");
+    attnplan::parseSafetensorsIndex(std::string(reinterpret_cast<const char*>(data), size),
+                                    "fuzz.index.json");
     return 0;
 }

@@ -8,7 +8,8 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 {
     using namespace attnplan;
-    auto f = parseLayoutFile(std::string(reinterpret_cast<const char*>(data), size), "fuzz-layout.json");
+    auto f =
+        parseLayoutFile(std::string(reinterpret_cast<const char*>(data), size), "fuzz-layout.json");
     if (!f)
         return 0;
     PriceSheet p;

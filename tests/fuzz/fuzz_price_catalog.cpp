@@ -8,7 +8,8 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 {
     using namespace attnplan;
-    auto c = parsePriceCatalog(std::string(reinterpret_cast<const char*>(data), size), "fuzz-prices.json");
+    auto c = parsePriceCatalog(std::string(reinterpret_cast<const char*>(data), size),
+                               "fuzz-prices.json");
     if (!c)
         return 0;
     PromptLayout l;

@@ -6,6 +6,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 {
-    attnplan::parseSafetensorsHeader(std::string(reinterpret_cast<const char*>(data), size), "fuzz.safetensors");
+    attnplan::parseSafetensorsHeader(std::string(reinterpret_cast<const char*>(data), size),
+                                     "fuzz.safetensors");
     return 0;
 }
