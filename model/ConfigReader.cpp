@@ -1,5 +1,7 @@
 #include "ConfigReader.h"
 
+#include "BundledModels.h"
+
 #include "HfCache.h"
 #include "Safetensors.h"
 #include "detail/JsonFile.h"
@@ -72,6 +74,8 @@ constexpr FamilyDefaults kFamilies[] = {
     {"phi3", "phi3", 32064, 3072, 8192, 32, 32, 0, 0, 4096, false},
     {"deepseek_v2", "deepseek_v2", 102400, 5120, 12288, 30, 32, 32, 0, 2048, false},
     {"deepseek_v3", "deepseek_v3", 129280, 7168, 18432, 61, 128, 128, 0, 4096, false},
+    // Kimi K2 ships DeepSeek-V3's modeling code and configuration class under its own name.
+    {"kimi_k2", "deepseek_v3", 129280, 7168, 18432, 61, 128, 128, 0, 4096, false},
     {"gpt_oss", "gpt_oss", 201088, 2880, 2880, 36, 64, 8, 64, 131072, false},
     {"falcon", "falcon", 65024, 4544, 0, 32, 71, 0, 0, 2048, true},
     {"RefinedWeb", "falcon", 65024, 4544, 0, 32, 71, 0, 0, 2048, true},
@@ -745,6 +749,12 @@ Expected<ModelSpec> parseModelConfig(const std::string& text, const std::string&
         spec.name = it->get<std::string>();
     else
         spec.name = stemName(label);
+    // "_name_or_path": "ORG/NAME" names the repository the config was saved from; a local
+    // path there ("/data/llama", "./out") does not.
+    if (const std::string& n = spec.name; n.find('/') != std::string::npos &&
+                                          n.find('/') == n.rfind('/') && n.front() != '/' &&
+                                          n.front() != '.' && n.find(' ') == std::string::npos)
+        spec.repoId = n;
 
     auto size = readCheckpointSize(folder);
     if (!size)
@@ -764,7 +774,8 @@ Expected<std::string> resolveConfigPath(const std::string& path)
                      "folder"};
     const fs::path p(path);
     if (!fs::exists(p, ec))
-        return Error{path + ": no such file or folder"};
+        return Error{path + ": no such file or folder, nor a bundled model of that name or "
+                            "repository id (attnplan-cli models lists them)"};
     if (!fs::is_directory(p, ec))
         return path;
     if (fs::is_regular_file(p / "config.json", ec))
@@ -778,6 +789,11 @@ Expected<std::string> resolveConfigPath(const std::string& path)
 
 Expected<ModelSpec> readModel(const std::string& path)
 {
+    // A bundled model by name or repository id, unless a file of that name is here.
+    std::error_code ec;
+    if (!path.empty() && !fs::exists(fs::path(path), ec))
+        if (const BundledModel* bundled = findBundledModel(path))
+            return readBundledModel(*bundled);
     auto configPath = resolveConfigPath(path);
     if (!configPath)
         return Error{configPath.error()};
@@ -791,8 +807,10 @@ Expected<ModelSpec> readModel(const std::string& path)
     ModelSpec s = std::move(spec).value();
     // Name a cached model by its repository id.
     if (const fs::path snap = cp.parent_path(); snap.parent_path().filename() == "snapshots") {
-        if (auto m = hfCacheModel(snap.parent_path().parent_path().string()))
+        if (auto m = hfCacheModel(snap.parent_path().parent_path().string())) {
             s.name = m->repoId;
+            s.repoId = m->repoId;
+        }
     }
     return s;
 }

@@ -70,6 +70,8 @@ struct ModelSpec
 {
     std::string name;         // "meta-llama/Llama-3.1-8B", or the file's stem
     std::string sourcePath;   // the config.json that was read
+    std::string repoId;       // Hugging Face repository ("ORG/NAME") when known, else ""
+    std::string bundledName;  // the bundled config's name ("llama-3.1-8b"), else ""
     std::string modelType;    // config's model_type (the text model's when nested)
     std::string architecture; // architectures[0], or "" when absent
     std::string family;       // the family whose modeling code the layout follows

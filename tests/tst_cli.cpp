@@ -56,6 +56,9 @@ private slots:
     void inspectContract_data();
     void inspectContract();
     void inspectOptions();
+    void inspectBundledByNameOrRepoId();
+    void modelsListsTheBundle();
+    void versionAndHelp();
     void inspectReadableReport();
     void flopsContract();
     void flopsOverflowExits2();
@@ -396,6 +399,63 @@ void TestCli::inspectContract()
     else
         QVERIFY(j["kv_bytes"].toDouble() <
                 j["kv_bytes_per_token"].toDouble() * j["context"].toDouble());
+}
+
+// Offline: a bundled model by its Hugging Face repository id or its name, no file needed.
+void TestCli::inspectBundledByNameOrRepoId()
+{
+    const Run r = cli({"inspect", "meta-llama/Llama-3.3-70B-Instruct", "--json"});
+    QCOMPARE(r.exitCode, 0);
+    const QJsonObject j = json(r);
+    QCOMPARE(j["repo_id"].toString(), QString("meta-llama/Llama-3.3-70B-Instruct"));
+    QCOMPARE(j["parameters"].toInteger(), qint64(70553706496));
+    QCOMPARE(j["layers"].toInteger(), 80);
+    QCOMPARE(j["kv_bytes_per_token"].toInteger(), qint64(80) * 2 * 8 * 128 * 2);
+    const QJsonObject byName = json(cli({"inspect", "llama-3.1-8b", "--json"}));
+    QCOMPARE(byName["parameters"].toInteger(), qint64(8030261248));
+    const Run missing = cli({"inspect", "example/not-bundled", "--json"});
+    QCOMPARE(missing.exitCode, 2);
+    QVERIFY(missing.err.contains("attnplan-cli models"));
+}
+
+void TestCli::modelsListsTheBundle()
+{
+    const Run r = cli({"models", "--json"});
+    QCOMPARE(r.exitCode, 0);
+    const QJsonArray list = QJsonDocument::fromJson(r.out).array();
+    QVERIFY2(list.size() >= 40, qPrintable(QString::number(list.size())));
+    QStringList kinds;
+    for (const QJsonValue& v : list) {
+        const QJsonObject m = v.toObject();
+        QVERIFY(!m["source"].toString().isEmpty());
+        QVERIFY(m["repo_id"].toString().contains('/'));
+        QVERIFY(m["parameters"].toInteger() > 0);
+        QVERIFY(m["kv_bytes_per_token"].toInteger() > 0);
+        kinds << m["attention"].toString();
+    }
+    for (const char* k : {"MHA", "GQA", "MQA", "MLA"})
+        QVERIFY2(kinds.contains(k), k);
+    // The table: one row per model, with the same numbers.
+    const Run text = cli({"models"});
+    QCOMPARE(text.exitCode, 0);
+    QVERIFY(text.out.contains("Qwen/Qwen3-235B-A22B"));
+    QCOMPARE(text.out.count('\n'), list.size() + 2);
+}
+
+void TestCli::versionAndHelp()
+{
+    const Run v = cli({"--version"});
+    QCOMPARE(v.exitCode, 0);
+    QCOMPARE(v.out.trimmed(), QByteArray("attnplan-cli " ATTNPLAN_VERSION));
+    const Run h = cli({"--help"});
+    QCOMPARE(h.exitCode, 0);
+    for (const char* c :
+         {"inspect", "models", "flops", "capacity", "plan", "cost", "estimate-tokens", "bench"}) {
+        QVERIFY2(h.out.contains(QByteArray("\n  ") + c + ' '), c);
+        const Run one = cli({c, "--help"});
+        QCOMPARE(one.exitCode, 0);
+        QVERIFY2(one.out.startsWith(QByteArray("usage: attnplan-cli ") + c), c);
+    }
 }
 
 void TestCli::inspectOptions()

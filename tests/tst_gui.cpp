@@ -280,7 +280,8 @@ void TestGui::everyBundledConfigLoadsWithItsNumbers_data()
 {
     QTest::addColumn<QString>("name");
     const QStringList names = ModelController::bundledModels();
-    QCOMPARE(names.size(), QDir(src("configs")).entryList({"*.json"}).size());
+    const QStringList files = QDir(src("configs")).entryList({"*.json"});
+    QCOMPARE(names.size(), files.size() - files.filter(".index.json").size());
     for (const QString& n : names)
         QTest::newRow(qPrintable(n)) << n;
 }

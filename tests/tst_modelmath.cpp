@@ -2,6 +2,7 @@
 // figures and hand calculations written out in full.
 #include "Architecture.h"
 #include "AttentionCost.h"
+#include "BundledModels.h"
 #include "Checked.h"
 #include "ConfigReader.h"
 #include "HfCache.h"
@@ -81,6 +82,11 @@ private slots:
     void loneSafetensorsHeader();
     void malformedSafetensorsIsAWarning();
     void hfCacheFolder();
+    void bundledModelsAllRead();
+    void bundledPublishedCounts_data();
+    void bundledPublishedCounts();
+    void bundledLookupByNameAndRepoId();
+    void bundledIndexGivesExactBytes();
 };
 
 void TestModelMath::publishedExactCounts_data()
@@ -640,6 +646,105 @@ void TestModelMath::hfCacheFolder()
     qputenv("HF_HOME", "/tmp/hfhome");
     QCOMPARE(QString::fromStdString(defaultHfHubDir()), QString("/tmp/hfhome/hub"));
     qunsetenv("HF_HOME");
+}
+
+// Every bundled config is read with no error, has a repository id and a cited source, matches
+// its file in configs/ byte for byte, and the whole bundle stays small.
+void TestModelMath::bundledModelsAllRead()
+{
+    const auto models = bundledModels();
+    QVERIFY2(models.size() >= 40, qPrintable(QString::number(models.size())));
+    size_t bytes = 0;
+    for (const BundledModel& m : models) {
+        const QString name = QString::fromUtf8(m.name.data(), qsizetype(m.name.size()));
+        auto spec = readBundledModel(m);
+        QVERIFY2(spec, spec ? "" : spec.error().c_str());
+        QVERIFY2(m.repoId.find('/') != std::string_view::npos, qPrintable(name));
+        // "owner/repo @ 40-hex commit : path", or a Hub URL pinned to a revision.
+        QVERIFY2((m.source.find(" @ ") != std::string_view::npos &&
+                  m.source.find(" : ") != std::string_view::npos) ||
+                     m.source.find("huggingface.co") != std::string_view::npos ||
+                     m.source.find(" : ") != std::string_view::npos,
+                 qPrintable(name));
+        QFile f(src("configs/" + name + ".json"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(f.readAll(), QByteArray(m.config.data(), qsizetype(m.config.size())));
+        QVERIFY2(spec.value().numLayers > 0 && countParameters(spec.value()).total > 0,
+                 qPrintable(name));
+        bytes += m.config.size() + m.index.size();
+    }
+    QVERIFY2(bytes < 2u * 1024 * 1024, qPrintable(QString::number(bytes)));
+}
+
+void TestModelMath::bundledPublishedCounts_data()
+{
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<QString>("which");
+    QTest::addColumn<double>("published");
+    QTest::addColumn<double>("tolerance");
+    QFile f(src("tests/data/published_parameters.tsv"));
+    QVERIFY(f.open(QIODevice::ReadOnly | QIODevice::Text));
+    int rows = 0;
+    while (!f.atEnd()) {
+        const QString line = QString::fromUtf8(f.readLine()).trimmed();
+        if (line.isEmpty() || line.startsWith('#'))
+            continue;
+        const QStringList c = line.split('\t');
+        QCOMPARE(c.size(), 5); // model, which, published, tolerance, source
+        QVERIFY2(!c[4].isEmpty(), qPrintable(line));
+        QTest::addRow("%s %s", qPrintable(c[0]), qPrintable(c[1]))
+            << c[0] << c[1] << c[2].toDouble() << c[3].toDouble();
+        ++rows;
+    }
+    QVERIFY(rows >= 30);
+}
+
+void TestModelMath::bundledPublishedCounts()
+{
+    QFETCH(QString, model);
+    QFETCH(QString, which);
+    QFETCH(double, published);
+    QFETCH(double, tolerance);
+    const BundledModel* m = findBundledModel(model.toStdString());
+    QVERIFY2(m, qPrintable(model));
+    const ParameterCount c = countParameters(readBundledModel(*m).value());
+    const double ours = double(which == "active" ? c.active : c.total);
+    if (tolerance == 0)
+        QCOMPARE(int64_t(ours), int64_t(published));
+    else
+        QVERIFY2(std::abs(ours / published - 1) <= tolerance,
+                 qPrintable(QString("%1: ours %2, published %3")
+                                .arg(model)
+                                .arg(ours, 0, 'f', 0)
+                                .arg(published, 0, 'f', 0)));
+}
+
+void TestModelMath::bundledLookupByNameAndRepoId()
+{
+    const BundledModel* byId = findBundledModel("meta-llama/Llama-3.3-70B-Instruct");
+    QVERIFY(byId);
+    QCOMPARE(std::string(byId->name), std::string("llama-3.3-70b-instruct"));
+    QCOMPARE(findBundledModel("META-LLAMA/llama-3.3-70b-instruct"), byId);
+    QCOMPARE(findBundledModel("llama-3.3-70b-instruct.json"), byId);
+    QCOMPARE(findBundledModel("no-such-model"), nullptr);
+    // readModel takes a bundled name where no file of that name exists.
+    auto spec = readModel("Qwen/Qwen3-32B");
+    QVERIFY(spec);
+    QCOMPARE(spec.value().repoId, std::string("Qwen/Qwen3-32B"));
+    QCOMPARE(spec.value().numLayers, int64_t(64));
+    auto missing = readModel("Qwen/Qwen9-1T");
+    QVERIFY(!missing);
+    QVERIFY(QString::fromStdString(missing.error()).contains("bundled model"));
+}
+
+// gemma-2-9b-it's index is bundled: its total_size is the checkpoint's exact byte count, which
+// at bf16 is exactly twice the parameters we count from the config.
+void TestModelMath::bundledIndexGivesExactBytes()
+{
+    auto spec = readBundledModel(*findBundledModel("google/gemma-2-9b-it")).value();
+    QVERIFY(spec.exactWeightBytes.has_value());
+    QCOMPARE(*spec.exactWeightBytes, int64_t(18483411968));
+    QCOMPARE(*spec.exactWeightBytes, 2 * countParameters(spec).total);
 }
 
 QTEST_GUILESS_MAIN(TestModelMath)

@@ -14,6 +14,7 @@ int runPlan(const std::vector<std::string>& args);
 int runCost(const std::vector<std::string>& args);
 int runEstimateTokens(const std::vector<std::string>& args);
 int runBench(const std::vector<std::string>& args);
+int runModels(const std::vector<std::string>& args);
 
 // Prints "attnplan-cli: <message>" on stderr and returns 2.
 int fail(const std::string& message);

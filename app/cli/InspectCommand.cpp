@@ -44,6 +44,8 @@ int runInspect(const std::vector<std::string>& argv)
     if (a.flag("json")) {
         nlohmann::ordered_json j;
         j["name"] = s.name;
+        j["repo_id"] =
+            s.repoId.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(s.repoId);
         j["architecture"] = s.architecture;
         j["model_type"] = s.modelType;
         j["family"] = s.family;

@@ -17,31 +17,49 @@ int fail(const std::string& message)
 
 namespace {
 
-const char* kUsage = R"(usage: attnplan-cli COMMAND [options]
+const char* kUsage =
+    R"(usage: attnplan-cli COMMAND [options]     (attnplan-cli COMMAND --help for one)
 
 commands:
-  inspect PATH [--context N] [--kv-dtype T] [--weight-dtype T] [--json]
-  flops --tokens N --d-model D [--layers L] [--json]
-  capacity PATH --gpu NAME|--gpu-memory BYTES [--gpus N] [--tp N] --context N
-           [--max-num-batched-tokens N] [--utilization X] [--engine vllm|vllm-legacy]
-           [--block-size N] [--weight-dtype T] [--kv-dtype T] [--average-tokens N]
-           [--weight-bytes B] [--activation-bytes B] [--overhead-bytes B] [--json]
-  plan PATH --context N [--concurrent N] [--requests-per-second R] [--output-tokens N]
-           [--max-ttft S] [--max-tpot S] [--gpu NAME] [--json]
+  inspect   a model's parameters, weight bytes, KV cache per token and per conversation
+  models    the bundled models: name, Hugging Face id, attention, parameters, KV per token
+  flops     attention's quadratic and linear FLOPs at a length, and where they cross
+  capacity  conversations that fit on a GPU at a context, the KV budget, TTFT and TPOT
+  plan      the fewest GPUs of each kind for a concurrency or request rate
+  cost      a prompt's price on a hosted API, with and without prompt caching
+  estimate-tokens  a token count estimated from text
+  bench     time the live attention kernels on this machine
 
-  cost --layout FILE | --price PROVIDER/MODEL | --input-price USD_PER_M --output-price USD_PER_M
-           [--cache-write-multiplier X] [--cache-read-multiplier Y] [--stable-tokens N]
-           [--volatile-tokens N] [--question-tokens N] [--output-tokens N]
-           [--requests-per-day N] [--ttl-seconds N] [--arrival even|poisson|bursts]
-           [--corpus-tokens N [--chunk-tokens N] [--top-k K]] [--json]
-  estimate-tokens FILE|- [--json]
-  bench [--tokens N,N,...] [--heads H] [--kv-heads K] [--head-dim D] [--causal] [--decode]
-           [--decode-kv-heads K,K,...] [--threads T] [--model PATH] [--repeats R] [--no-naive]
-           [--json]
+options:
+  --help     this text           --version  attnplan-cli's version
 
-PATH is a config.json, a model folder, or a Hugging Face cache folder.
+MODEL is a config.json, a model folder, a Hugging Face cache folder, or a bundled model's name
+or repository id (attnplan-cli models). Sizes in bytes, times in seconds, money in US dollars.
 Exit status: 0 success, 2 bad input or usage.
 )";
+
+const char* kCommandUsage[][2] = {
+    {"inspect", "inspect MODEL [--context N] [--kv-dtype T] [--weight-dtype T] [--json]"},
+    {"models", "models [--json]"},
+    {"flops", "flops --tokens N --d-model D [--layers L] [--json]"},
+    {"capacity",
+     "capacity MODEL --gpu NAME|--gpu-memory BYTES [--gpus N] [--tp N] --context N\n"
+     "         [--max-num-batched-tokens N] [--utilization X] [--engine vllm|vllm-legacy]\n"
+     "         [--block-size N] [--weight-dtype T] [--kv-dtype T] [--average-tokens N]\n"
+     "         [--weight-bytes B] [--activation-bytes B] [--overhead-bytes B] [--json]"},
+    {"plan", "plan MODEL --context N [--concurrent N] [--requests-per-second R]\n"
+             "     [--output-tokens N] [--max-ttft S] [--max-tpot S] [--gpu NAME] [--json]"},
+    {"cost",
+     "cost --layout FILE | --price PROVIDER/MODEL | --input-price USD_PER_M --output-price\n"
+     "     USD_PER_M [--cache-write-multiplier X] [--cache-read-multiplier Y]\n"
+     "     [--stable-tokens N] [--volatile-tokens N] [--question-tokens N] [--output-tokens N]\n"
+     "     [--requests-per-day N] [--ttl-seconds N] [--arrival even|poisson|bursts]\n"
+     "     [--corpus-tokens N [--chunk-tokens N] [--top-k K]] [--json]"},
+    {"estimate-tokens", "estimate-tokens FILE|- [--json]"},
+    {"bench", "bench [--tokens N,N,...] [--heads H] [--kv-heads K] [--head-dim D] [--causal]\n"
+              "      [--decode] [--decode-kv-heads K,K,...] [--threads T] [--model MODEL]\n"
+              "      [--repeats R] [--no-naive] [--json]"},
+};
 
 } // namespace
 
@@ -53,8 +71,19 @@ int main(int argc, char** argv)
         (args.empty() ? std::cerr : std::cout) << kUsage;
         return args.empty() ? 2 : 0;
     }
+    if (args[0] == "--version" || args[0] == "-V") {
+        std::cout << "attnplan-cli " << ATTNPLAN_VERSION << "\n";
+        return 0;
+    }
     const std::string command = args[0];
     args.erase(args.begin());
+    if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
+        for (const auto& [name, usage] : kCommandUsage)
+            if (command == name) {
+                std::cout << "usage: attnplan-cli " << usage << "\n";
+                return 0;
+            }
+    }
     try {
         if (command == "inspect")
             return runInspect(args);
@@ -70,6 +99,8 @@ int main(int argc, char** argv)
             return runEstimateTokens(args);
         if (command == "bench")
             return runBench(args);
+        if (command == "models")
+            return runModels(args);
         return fail("unknown command \"" + command + "\" (see attnplan-cli --help)");
     } catch (const UsageError& e) {
         return fail(e.what());

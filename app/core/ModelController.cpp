@@ -1,11 +1,10 @@
 #include "ModelController.h"
 
+#include "BundledModels.h"
 #include "ConfigReader.h"
 #include "ModelSpec.h"
 
-#include <QDir>
 #include <QFile>
-#include <QFileInfo>
 
 ModelController::ModelController(QObject* parent) : QObject(parent) {}
 
@@ -14,11 +13,8 @@ ModelController::~ModelController() = default;
 QStringList ModelController::bundledModels()
 {
     QStringList names;
-    const QFileInfoList files =
-        QDir(QStringLiteral(":/configs"))
-            .entryInfoList({QStringLiteral("*.json")}, QDir::Files, QDir::Name);
-    for (const QFileInfo& f : files)
-        names << f.completeBaseName();
+    for (const attnplan::BundledModel& m : attnplan::bundledModels())
+        names << QString::fromUtf8(m.name.data(), qsizetype(m.name.size()));
     return names;
 }
 
@@ -37,13 +33,12 @@ bool ModelController::open(const QString& pathOrBundled)
 
 bool ModelController::openBundled(const QString& name)
 {
-    QFile f(QStringLiteral(":/configs/") + name + QStringLiteral(".json"));
-    if (!f.open(QIODevice::ReadOnly)) {
+    const attnplan::BundledModel* bundled = attnplan::findBundledModel(name.toStdString());
+    if (!bundled) {
         emit loadFailed(name + QStringLiteral(": no bundled model of that name"));
         return false;
     }
-    const QByteArray text = f.readAll();
-    auto result = attnplan::parseModelConfig(text.toStdString(), (name + ".json").toStdString());
+    auto result = attnplan::readBundledModel(*bundled);
     if (!result) {
         emit loadFailed(QString::fromStdString(result.error()));
         return false;

@@ -1,0 +1,54 @@
+#pragma once
+
+#include "Expected.h"
+#include "ModelSpec.h"
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace attnplan {
+
+// A real Hugging Face config compiled into attnplan (configs/, listed in configs/SOURCES.md),
+// so a model can be planned offline, before anyone has downloaded it.
+struct BundledModel
+{
+    std::string_view name;   // the file's stem in configs/: "llama-3.1-8b"
+    std::string_view repoId; // its Hugging Face repository: "meta-llama/Llama-3.1-8B"
+    std::string_view source; // where the verbatim copy was found: "owner/repo @ commit : path"
+    std::string_view config; // the config.json, byte for byte
+    std::string_view index;  // its model.safetensors.index.json where one is bundled, else empty
+};
+
+// Every bundled model, in configs/SOURCES.md's order (by file name).
+std::span<const BundledModel> bundledModels();
+
+// The bundled model a user means: its name ("llama-3.1-8b", with or without ".json") or its
+// repository id ("meta-llama/Llama-3.1-8B"), ignoring case. nullptr when none matches.
+const BundledModel* findBundledModel(std::string_view key);
+
+// The ModelSpec of a bundled model: its config read as any config.json is, named by its
+// repository id, with exact weight bytes where its index is bundled.
+Expected<ModelSpec> readBundledModel(const BundledModel& model);
+
+// One line of the model library, as the CLI's `models` and the app's picker show it.
+struct ModelListing
+{
+    std::string name;      // bundled name, else the spec's name
+    std::string repoId;    // "" when unknown
+    std::string family;    // the modeling code the layout follows ("llama", "deepseek_v3")
+    std::string attention; // MHA, GQA, MQA or MLA
+    int64_t parameters = 0;
+    int64_t activeParameters = 0;
+    int64_t kvBytesPerToken = 0; // at the dtype a server would use for the cache
+    int64_t maxContext = 0;
+    bool weightBytesExact = false;
+    std::string source; // where the config came from
+};
+ModelListing listingFor(const ModelSpec& spec, std::string_view source);
+// Every bundled model's listing; a config the reader rejects would be a build defect, and is
+// reported by the suite rather than skipped silently here.
+std::vector<ModelListing> bundledListings();
+
+} // namespace attnplan
