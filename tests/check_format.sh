@@ -8,7 +8,7 @@ if ! command -v clang-format >/dev/null; then
     echo "SKIP: clang-format not found (Debian: apt-get install clang-format)" >&2
     exit 77
 fi
-mapfile -t files < <(find "$src/app" "$src/model" "$src/tests" -path "$src/tests/data" -prune -o \
+mapfile -t files < <(find "$src/app" "$src/model" "$src/tests" "$src/tools" -path "$src/tests/data" -prune -o \
     -type f \( -name '*.cpp' -o -name '*.h' -o -name '*.cpp.in' \) -print | sort)
 ((${#files[@]})) || { echo "FAIL: no sources found under $src" >&2; exit 1; }
 bad=0
