@@ -159,6 +159,47 @@ Expected<ParameterCount> tryCountParameters(const ModelSpec& spec)
     }
 }
 
+namespace {
+
+// The parameters a serving engine quantizes: the Linear layers (attention projections, dense
+// MLPs, routed and shared experts). Embeddings, the LM head, norms and MoE routers stay in 16
+// bits: vLLM's fp8, AWQ and GPTQ methods return no quantized method for embeddings and
+// ParallelLMHead (vllm/model_executor/layers/quantization/fp8.py Fp8Config.get_quant_method,
+// awq.py, gptq.py), norms are not Linear layers, and DeepSeek's and gpt-oss's routers are built
+// with quant_config=None. Biases and q/k norms inside attention are counted with the
+// projections (under 0.1%).
+int64_t quantizedParameters(const ParameterCount& c)
+{
+    return c.attention + c.denseMlp + c.routedExperts + c.sharedExperts;
+}
+
+// Bytes of `n` quantized weights in `t`, with their scales: fp8 adds one fp32 scale per
+// block x block tile when the checkpoint is block-quantized (DeepSeek: 128); int4 and int8
+// (AWQ/GPTQ) add per group of group_size weights an fp16 scale and a packed zero point of the
+// same width as the weights (awq.py / gptq.py create_weights: scales, qzeros).
+int64_t quantizedBytes(const ModelSpec& s, int64_t n, DType t)
+{
+    int64_t bytes = bytesFor(n, t);
+    if (t == DType::FP8 && s.fp8BlockSize > 0)
+        bytes = checkedAdd(bytes, n / (s.fp8BlockSize * s.fp8BlockSize) * 4, "weight bytes");
+    if (t == DType::INT4 || t == DType::INT8) {
+        const int64_t group = s.quantGroupSize > 0 ? s.quantGroupSize : s.hiddenSize;
+        const int64_t groups = n / group + (n % group ? 1 : 0);
+        // Per group: a 2-byte scale, and a zero point of 4 bits (int4) or 8 bits (int8).
+        const int64_t perGroupTimes2 = t == DType::INT4 ? 5 : 6;
+        bytes = checkedAdd(bytes, checkedMul(groups, perGroupTimes2, "weight bytes") / 2,
+                           "weight bytes");
+    }
+    return bytes;
+}
+
+bool isQuantized(DType t)
+{
+    return t == DType::FP8 || t == DType::INT8 || t == DType::INT4;
+}
+
+} // namespace
+
 int64_t weightBytes(const ModelSpec& spec, DType t)
 {
     const ParameterCount c = countParameters(spec);
@@ -169,7 +210,42 @@ int64_t weightBytes(const ModelSpec& spec, DType t)
         return checkedAdd(checkedMul(blocks, 17, "weight bytes"),
                           bytesFor(c.total - experts, DType::BF16), "weight bytes");
     }
-    return bytesFor(c.total, t);
+    if (!isQuantized(t))
+        return bytesFor(c.total, t);
+    const int64_t quantized = quantizedParameters(c);
+    return checkedAdd(quantizedBytes(spec, quantized, t),
+                      bytesFor(c.total - quantized, DType::BF16), "weight bytes");
+}
+
+int64_t replicatedWeightExtraBytes(const ModelSpec& s, DType t, int64_t tp)
+{
+    if (tp <= 1)
+        return 0;
+    const ParameterCount c = countParameters(s);
+    auto linearBytes = [&](int64_t n) {
+        return isQuantized(t) ? quantizedBytes(s, n, t) : bytesFor(n, t);
+    };
+    // Kept whole on a rank, less the 1/tp share an even split would have given it.
+    auto extra = [tp](int64_t whole, int64_t modelWide) { return whole - modelWide / tp; };
+    // Norms and routers: every rank keeps them whole (ReplicatedLinear for the routers).
+    const int64_t small =
+        bytesFor(checkedAdd(c.norms, c.routers, "weights"), isQuantized(t) ? DType::BF16 : t);
+    int64_t bytes = extra(small, small);
+    const int64_t h = s.hiddenSize, L = s.numLayers;
+    if (s.mla.enabled()) {
+        // DeepSeek MLA: q_a_proj (when q_lora_rank) and kv_a_proj_with_mqa are replicated
+        // (fused_qkv_a_proj, vllm/model_executor/models/deepseek_v2.py).
+        const int64_t a =
+            linearBytes(checkedMul3(L, h, s.mla.qLoraRank + s.mla.cacheWidth(), "weights"));
+        bytes = checkedAdd(bytes, extra(a, a), "weights");
+    } else if (tp > s.numKvHeads) {
+        // K and V projections: each rank holds one whole KV head (QKVParallelLinear's
+        // num_kv_head_replicas = tp / num_kv_heads) where a split would give it a fraction.
+        const int64_t perRank = linearBytes(checkedMul3(2 * L, s.headDim, h, "weights"));
+        const int64_t modelWide = checkedMul(perRank, s.numKvHeads, "weights");
+        bytes = checkedAdd(bytes, extra(perRank, modelWide), "weights");
+    }
+    return bytes;
 }
 
 DType servingWeightDType(const ModelSpec& spec)
@@ -201,6 +277,20 @@ int64_t kvBytesPerTokenPerLayer(const ModelSpec& s, DType t)
     if (s.mla.enabled())
         return bytesFor(s.mla.cacheWidth(), t);
     return bytesFor(checkedMul3(2, s.numKvHeads, s.headDim, "KV bytes"), t);
+}
+
+int64_t kvHeadsPerGpu(const ModelSpec& s, int64_t tp)
+{
+    if (s.mla.enabled())
+        return 1;
+    return std::max<int64_t>(1, s.numKvHeads / std::max<int64_t>(1, tp));
+}
+
+int64_t kvBytesPerTokenPerLayerPerGpu(const ModelSpec& s, int64_t tp, DType t)
+{
+    if (s.mla.enabled())
+        return bytesFor(s.mla.cacheWidth(), t);
+    return bytesFor(checkedMul3(2, kvHeadsPerGpu(s, tp), s.headDim, "KV bytes"), t);
 }
 
 int64_t kvBytesPerToken(const ModelSpec& s, DType t)

@@ -39,8 +39,11 @@ struct LayerMatmuls
 ParameterCount countParameters(const ModelSpec& spec);
 Expected<ParameterCount> tryCountParameters(const ModelSpec& spec);
 
-// Weight bytes at dtype t (sizes round up for int4). When the checkpoint's own metadata gave
-// exact bytes, callers prefer those for the checkpoint dtype (see weightBytesFor).
+// Weight bytes at dtype t as vLLM loads them: fp8, int8 and int4 quantize the Linear layers
+// (with their scales: fp8 block scales, AWQ/GPTQ group scales and zero points) and keep
+// embeddings, the LM head, norms and routers in 16 bits; gpt-oss's MXFP4 experts are 17 bytes
+// per 32. When the checkpoint's own metadata gave exact bytes, callers prefer those for the
+// checkpoint dtype (see weightBytesFor).
 int64_t weightBytes(const ModelSpec& spec, DType t);
 // Exact checkpoint bytes when known and t is the checkpoint's dtype, else computed.
 struct WeightBytes
@@ -50,6 +53,10 @@ struct WeightBytes
     DType dtype = DType::BF16;
 };
 WeightBytes weightBytesFor(const ModelSpec& spec, DType t);
+// Bytes one GPU of a TP group holds beyond an even 1/tp split of the weights, for what every
+// rank keeps whole: norms and MoE routers; MLA's q_a and kv_a projections; and, once TP
+// exceeds the KV heads, one whole K and V head per layer. 0 at TP 1.
+int64_t replicatedWeightExtraBytes(const ModelSpec& spec, DType t, int64_t tp);
 // The dtype a serving engine loads when asked for "auto": the checkpoint's, with float32
 // checkpoints served in fp16 as vLLM does (vllm/config.py, _get_and_verify_dtype).
 DType servingWeightDType(const ModelSpec& spec);
@@ -62,6 +69,12 @@ DType servingKvDType(const ModelSpec& spec);
 int64_t kvBytesPerTokenPerLayer(const ModelSpec& spec, DType t);
 // A token that every layer keeps (BRIEF's kv_bytes_per_token).
 int64_t kvBytesPerToken(const ModelSpec& spec, DType t);
+// KV heads one GPU holds under tensor parallelism: split by TP, one replicated head once TP
+// exceeds them (vLLM: max(1, num_kv_heads // tp)); MLA's single latent "head" is kept whole on
+// every rank (vllm/model_executor/models/deepseek_v2.py builds Attention with num_kv_heads=1).
+int64_t kvHeadsPerGpu(const ModelSpec& spec, int64_t tp);
+// One layer's KV bytes for one token on one GPU, after TP and replication.
+int64_t kvBytesPerTokenPerLayerPerGpu(const ModelSpec& spec, int64_t tp, DType t);
 // One conversation of n tokens, layer by layer: full layers keep n, sliding ones min(n, window).
 int64_t kvBytes(const ModelSpec& spec, int64_t tokens, DType t);
 // How far information can travel through stacked sliding windows: window x layers

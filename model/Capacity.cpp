@@ -10,24 +10,6 @@
 
 namespace attnplan {
 
-const std::vector<EngineProfile>& engineProfiles()
-{
-    static const std::vector<EngineProfile> profiles = {
-        {"vllm", 0.92, 16, 256, "vLLM, newer releases: gpu_memory_utilization 0.92"},
-        {"vllm-legacy", 0.90, 16, 256,
-         "vLLM 0.6-era releases (the BRIEF.md log): gpu_memory_utilization 0.90"},
-    };
-    return profiles;
-}
-
-const EngineProfile* findEngineProfile(const std::string& name)
-{
-    for (const EngineProfile& p : engineProfiles())
-        if (p.name == name)
-            return &p;
-    return nullptr;
-}
-
 namespace {
 
 constexpr int64_t kGiB = int64_t(1) << 30;
@@ -40,52 +22,9 @@ int64_t ceilDiv(int64_t a, int64_t b)
 // Activations are bf16/fp16 whatever the weights are stored in.
 constexpr int64_t kActivationBytes = 2;
 
-// KV heads each GPU holds: split by TP, replicated once TP exceeds them (vLLM:
-// max(1, num_kv_heads // tp)). MLA's latent is not split: every rank keeps it whole.
-int64_t kvHeadsPerGpu(const ModelSpec& s, int64_t tp)
-{
-    if (s.mla.enabled())
-        return 1;
-    return std::max<int64_t>(1, s.numKvHeads / tp);
-}
-
 int64_t kvPerLayerTokenPerGpu(const ModelSpec& s, int64_t tp, DType t)
 {
-    if (s.mla.enabled())
-        return bytesFor(s.mla.cacheWidth(), t);
-    return bytesFor(checkedMul3(2, kvHeadsPerGpu(s, tp), s.headDim, "KV bytes"), t);
-}
-
-// Pipeline stages take contiguous layers, the remainder going to the first stages.
-std::vector<std::pair<size_t, size_t>> stages(int64_t layers, int64_t pp)
-{
-    std::vector<std::pair<size_t, size_t>> out;
-    size_t begin = 0;
-    for (int64_t s = 0; s < pp; ++s) {
-        const int64_t n = layers / pp + (s < layers % pp ? 1 : 0);
-        out.emplace_back(begin, begin + size_t(n));
-        begin += size_t(n);
-    }
-    return out;
-}
-
-// Bytes the most loaded stage holds for a request of `tokens` tokens, block-rounded per layer.
-int64_t conversationBytesPerGpu(const ModelSpec& s, int64_t tp, int64_t pp, int64_t tokens,
-                                int64_t block, DType t)
-{
-    const int64_t perLayer = kvPerLayerTokenPerGpu(s, tp, t);
-    int64_t worst = 0;
-    for (auto [b, e] : stages(s.numLayers, pp)) {
-        int64_t bytes = 0;
-        for (size_t i = b; i < e; ++i) {
-            const int64_t w = s.layers[i].window;
-            const int64_t kept = w > 0 ? std::min(tokens, w) : tokens;
-            bytes = checkedAdd(
-                bytes, checkedMul(perLayer, ceilDiv(kept, block) * block, "KV bytes"), "KV bytes");
-        }
-        worst = std::max(worst, bytes);
-    }
-    return worst;
+    return kvBytesPerTokenPerLayerPerGpu(s, tp, t);
 }
 
 int64_t layersPerGpu(const ModelSpec& s, int64_t pp)
@@ -118,16 +57,25 @@ int64_t totalWeightBytes(const ModelSpec& s, const DeploymentInputs& in)
     return weightBytesFor(s, in.weightDtype).bytes;
 }
 
-std::string vllmCommand(const ModelSpec& s, const DeploymentInputs& in, int64_t pp)
+// The command that starts this plan: the repository id (or the config's folder), and every
+// flag whose value differs from what this vLLM release would choose by itself.
+std::string vllmCommand(const ModelSpec& s, const DeploymentInputs& in, const CapacityResult& r,
+                        const EngineDefaults& defaults)
 {
     std::ostringstream cmd;
-    cmd << "vllm serve " << (s.name.empty() ? "MODEL" : s.name);
+    std::string model = s.repoId;
+    if (model.empty()) {
+        const size_t slash = s.sourcePath.find_last_of('/');
+        model = slash == std::string::npos ? std::string(".") : s.sourcePath.substr(0, slash);
+    }
+    cmd << "vllm serve " << model;
     if (in.tp > 1)
         cmd << " --tensor-parallel-size " << in.tp;
-    if (pp > 1)
-        cmd << " --pipeline-parallel-size " << pp;
+    if (r.pp > 1)
+        cmd << " --pipeline-parallel-size " << r.pp;
     cmd << " --max-model-len " << in.maxModelLen;
-    cmd << " --gpu-memory-utilization " << formatFixed(in.utilization, 2);
+    if (std::abs(in.utilization - in.engine.utilization) > 1e-9)
+        cmd << " --gpu-memory-utilization " << formatFixed(in.utilization, 2);
     if (in.kvDtype == DType::FP8)
         cmd << " --kv-cache-dtype fp8";
     const bool checkpointFp8 = s.checkpointDType && *s.checkpointDType == DType::FP8;
@@ -135,12 +83,12 @@ std::string vllmCommand(const ModelSpec& s, const DeploymentInputs& in, int64_t 
         cmd << " --quantization fp8";
     if (in.weightDtype == DType::F16)
         cmd << " --dtype float16";
-    if (in.maxNumBatchedTokens > 0 && in.maxNumBatchedTokens != in.maxModelLen)
-        cmd << " --max-num-batched-tokens " << in.maxNumBatchedTokens;
-    if (in.blockSize != 16)
-        cmd << " --block-size " << in.blockSize;
-    if (in.maxNumSeqs != 256)
-        cmd << " --max-num-seqs " << in.maxNumSeqs;
+    if (r.maxNumBatchedTokens != defaults.maxNumBatchedTokens)
+        cmd << " --max-num-batched-tokens " << r.maxNumBatchedTokens;
+    if (r.maxNumSeqs != defaults.maxNumSeqs)
+        cmd << " --max-num-seqs " << r.maxNumSeqs;
+    if (r.blockSize != defaults.blockSize)
+        cmd << " --block-size " << r.blockSize;
     return cmd.str();
 }
 
@@ -191,6 +139,27 @@ int64_t activationPeakBytes(const ModelSpec& s, int64_t tokens, int64_t tp, int6
     return checkedFromDouble(std::max(attention, mlp) + sampler, "activation bytes");
 }
 
+int64_t nonTorchOverheadBytesV1(int64_t tp)
+{
+    return tp > 1 ? int64_t(0.3 * double(kGiB)) : int64_t(0.05 * double(kGiB));
+}
+
+Expected<int64_t> checkContext(const ModelSpec& s, int64_t maxModelLen, int64_t averageTokens)
+{
+    if (maxModelLen < 1)
+        return Error{"--context: required, the max_model_len in tokens"};
+    if (s.maxContext > 0 && maxModelLen > s.maxContext)
+        return Error{"--context " + withCommas(maxModelLen) + " exceeds " + s.name +
+                     "'s maximum of " + withCommas(s.maxContext) +
+                     " tokens (max_position_embeddings" +
+                     (s.ropeScalingType.empty() ? std::string() : " after rope_scaling") +
+                     "); vLLM refuses a longer --max-model-len"};
+    if (averageTokens > maxModelLen)
+        return Error{"--average-tokens " + withCommas(averageTokens) + " exceeds the context of " +
+                     withCommas(maxModelLen) + " tokens"};
+    return maxModelLen;
+}
+
 int64_t nonTorchOverheadBytes(int64_t tp)
 {
     const int64_t base = int64_t(0.35 * double(kGiB));
@@ -203,6 +172,32 @@ double rooflineSeconds(double flops, double bytes, const GpuSpec& gpu, const Eff
                     bytes / (gpu.bandwidthBytesPerSecond * eff.memory));
 }
 
+static double kvShareOfOneGpu(const ModelSpec& s, int64_t tp)
+{
+    if (s.mla.enabled())
+        return 1.0;
+    return double(kvHeadsPerGpu(s, tp)) / double(s.numKvHeads);
+}
+
+static double allReduceSeconds(const ModelSpec& s, const DeploymentInputs& in, int64_t tokens)
+{
+    if (in.tp <= 1)
+        return 0;
+    // Two all-reduces per layer (after attention and after the MLP) of tokens x hidden bf16
+    // values. A ring all-reduce moves 2 (tp - 1) / tp of the data over each GPU's link, plus a
+    // fixed cost per call: about 8 us for vLLM's custom all-reduce within an NVLink node
+    // (vllm/distributed/device_communicators/custom_all_reduce.py; an estimate), 20 us over
+    // PCIe. Without NVLink the link is PCIe 4.0 x16 (about 25 GB/s achieved; an estimate).
+    const bool nvlink = in.gpu.interconnectBytesPerSecond > 0;
+    // Catalogs give NVLink's bidirectional total; one direction carries half.
+    const double link = nvlink ? in.gpu.interconnectBytesPerSecond / 2 : 25e9;
+    const double latency = nvlink ? 8e-6 : 20e-6;
+    const double bytes = double(tokens) * double(s.hiddenSize) * 2.0;
+    const double tp = double(in.tp);
+    const double perCall = latency + 2.0 * (tp - 1.0) / tp * bytes / link;
+    return 2.0 * double(s.numLayers) * perCall;
+}
+
 Roofline prefillTime(const ModelSpec& s, const DeploymentInputs& in, int64_t n)
 {
     Roofline r;
@@ -210,9 +205,10 @@ Roofline prefillTime(const ModelSpec& s, const DeploymentInputs& in, int64_t n)
     r.computeSeconds = f.total() / double(in.tp) / peakFlops(in);
     // Every weight is read once; the prompt's KV is written once.
     const double bytes = double(totalWeightBytes(s, in)) / double(in.tp) +
-                         double(kvBytes(s, n, in.kvDtype)) / double(in.tp);
+                         double(kvBytes(s, n, in.kvDtype)) * kvShareOfOneGpu(s, in.tp);
     r.memorySeconds = bytes / bandwidth(in);
-    r.seconds = std::max(r.computeSeconds, r.memorySeconds);
+    r.commSeconds = allReduceSeconds(s, in, n);
+    r.seconds = std::max(r.computeSeconds, r.memorySeconds) + r.commSeconds;
     return r;
 }
 
@@ -231,17 +227,19 @@ Roofline decodeStepTime(const ModelSpec& s, const DeploymentInputs& in, int64_t 
         const double touched = expertsTouched(s, b) / double(s.moe.experts);
         weights *= (1.0 - expertShare) + expertShare * touched;
     }
-    const double kv = double(b) * double(kvBytes(s, context, in.kvDtype));
-    r.memorySeconds = (weights + kv) / double(in.tp) / bandwidth(in);
-    r.seconds = std::max(r.computeSeconds, r.memorySeconds);
+    // Each GPU reads its own KV: a 1/tp share of the heads, more once heads are replicated
+    // (TP above the KV heads), and the whole latent for MLA, which TP does not split.
+    const double kv =
+        double(b) * double(kvBytes(s, context, in.kvDtype)) * kvShareOfOneGpu(s, in.tp);
+    r.memorySeconds = (weights / double(in.tp) + kv) / bandwidth(in);
+    r.commSeconds = allReduceSeconds(s, in, b);
+    r.seconds = std::max(r.computeSeconds, r.memorySeconds) + r.commSeconds;
     return r;
 }
 
 Expected<CapacityResult> planCapacity(const ModelSpec& s, const DeploymentInputs& in)
 {
     const std::string where = "capacity: ";
-    if (in.maxModelLen < 1)
-        return Error{where + "--context: required, the max_model_len in tokens"};
     if (in.gpus < 1 || in.tp < 1 || in.gpus % in.tp != 0)
         return Error{where + "--gpus (" + std::to_string(in.gpus) +
                      ") must be a multiple of --tp (" + std::to_string(in.tp) + ")"};
@@ -251,7 +249,7 @@ Expected<CapacityResult> planCapacity(const ModelSpec& s, const DeploymentInputs
     if (in.gpu.memoryBytes <= 0 || in.gpu.bandwidthBytesPerSecond <= 0 || in.gpu.bf16Tflops <= 0)
         return Error{where + "the GPU entry \"" + in.gpu.name +
                      "\" lacks memory, bandwidth or TFLOP/s"};
-    if (in.blockSize < 1 || in.blockSize > 4096)
+    if (in.blockSize < 0 || in.blockSize > 4096)
         return Error{where + "--block-size must be 1 to 4096"};
     const int64_t pp = in.gpus / in.tp;
     if (pp > s.numLayers)
@@ -264,53 +262,80 @@ Expected<CapacityResult> planCapacity(const ModelSpec& s, const DeploymentInputs
         return Error{where + "--tp " + std::to_string(in.tp) +
                      " must divide the KV heads or be a multiple of them (" +
                      std::to_string(s.numKvHeads) + ")"};
-    if (in.maxModelLen > s.maxContext * 64)
-        return Error{where + "--context " + withCommas(in.maxModelLen) +
-                     " is absurd for a model of " + withCommas(s.maxContext) + " tokens"};
+    if (auto limit = checkContext(s, in.maxModelLen, in.averageTokens); !limit)
+        return Error{where + limit.error()};
 
     try {
         CapacityResult r;
         r.pp = pp;
+        r.engine = in.engine.name;
+        const EngineDefaults defaults = vllmServeDefaults(in.engine, s, in.gpu, in.maxModelLen);
+        r.blockSize = in.blockSize > 0 ? in.blockSize : defaults.blockSize;
+        r.maxNumBatchedTokens =
+            in.maxNumBatchedTokens > 0 ? in.maxNumBatchedTokens : defaults.maxNumBatchedTokens;
+        r.maxNumSeqs = in.maxNumSeqs > 0 ? in.maxNumSeqs : defaults.maxNumSeqs;
         MemoryBreakdown& m = r.memory;
         m.total = in.gpu.memoryBytes;
         m.usable = checkedFromDouble(double(m.total) * in.utilization, "usable memory");
-        m.weights = in.weightBytes ? *in.weightBytes : ceilDiv(totalWeightBytes(s, in), in.tp * pp);
-        const int64_t batched =
-            in.maxNumBatchedTokens > 0 ? in.maxNumBatchedTokens : in.maxModelLen;
-        m.activation = in.activationBytes ? *in.activationBytes
-                                          : activationPeakBytes(s, batched, in.tp, in.maxNumSeqs);
-        m.overhead = in.overheadBytes ? *in.overheadBytes : nonTorchOverheadBytes(in.tp);
-        if (m.weights > m.usable)
-            return Error{where + "weights alone (" + formatGiB(double(m.weights)) +
-                         " per GPU) exceed the usable memory (" + formatGiB(double(m.usable)) +
-                         " of " + in.gpu.name + " at utilization " +
-                         formatFixed(in.utilization, 2) +
-                         "); add GPUs, raise --tp or use a smaller --weight-dtype"};
-        m.kvBudget = m.usable - m.weights - m.activation - m.overhead;
-        if (m.kvBudget <= 0)
-            return Error{where + "no memory left for the KV cache on " + in.gpu.name + ": usable " +
-                         formatGiB(double(m.usable)) + " - weights " +
-                         formatGiB(double(m.weights)) + " - activations " +
-                         formatGiB(double(m.activation)) + " - overhead " +
-                         formatGiB(double(m.overhead))};
+        // An even split over the GPUs, plus what each rank of a TP group keeps whole.
+        m.weights = in.weightBytes
+                        ? *in.weightBytes
+                        : checkedAdd(ceilDiv(totalWeightBytes(s, in), in.tp * pp),
+                                     replicatedWeightExtraBytes(s, in.weightDtype, in.tp) / pp,
+                                     "weight bytes");
+        // The profile run pushes one batch of max_num_batched_tokens tokens (V0: max_model_len
+        // or more) and samples min(max_num_seqs, tokens) sequences.
+        m.activation = in.activationBytes
+                           ? *in.activationBytes
+                           : activationPeakBytes(s, r.maxNumBatchedTokens, in.tp, r.maxNumSeqs);
+        m.overhead = in.overheadBytes ? *in.overheadBytes
+                     : in.engine.v1   ? nonTorchOverheadBytesV1(in.tp)
+                                      : nonTorchOverheadBytes(in.tp);
+        if (in.availableKvBytes) {
+            m.kvBudget = *in.availableKvBytes;
+        } else {
+            if (m.weights > m.usable)
+                return Error{where + "weights alone (" + formatGiB(double(m.weights)) +
+                             " per GPU) exceed the usable memory (" + formatGiB(double(m.usable)) +
+                             " of " + in.gpu.name + " at utilization " +
+                             formatFixed(in.utilization, 2) +
+                             "); add GPUs, raise --tp or use a smaller --weight-dtype"};
+            m.kvBudget = m.usable - m.weights - m.activation - m.overhead;
+            if (m.kvBudget <= 0)
+                return Error{where + "no memory left for the KV cache on " + in.gpu.name +
+                             ": usable " + formatGiB(double(m.usable)) + " - weights " +
+                             formatGiB(double(m.weights)) + " - activations " +
+                             formatGiB(double(m.activation)) + " - overhead " +
+                             formatGiB(double(m.overhead))};
+        }
 
         r.kvHeadsPerGpu = kvHeadsPerGpu(s, in.tp);
         r.kvReplicated = !s.mla.enabled() ? in.tp > s.numKvHeads : in.tp > 1;
         r.layersPerGpu = layersPerGpu(s, pp);
         r.kvBytesPerTokenPerGpu = checkedMul(kvPerLayerTokenPerGpu(s, in.tp, in.kvDtype),
                                              r.layersPerGpu, "KV bytes per token");
-        const int64_t blockBytes = checkedMul(in.blockSize, r.kvBytesPerTokenPerGpu, "block bytes");
-        r.kvBlocks = m.kvBudget / blockBytes;
-        r.maxConcurrency = double(r.kvBlocks) * double(in.blockSize) / double(in.maxModelLen);
+        KvPagingInputs pin;
+        pin.tp = in.tp;
+        pin.pp = pp;
+        pin.kvDtype = in.kvDtype;
+        pin.blockSize = r.blockSize;
+        pin.maxNumBatchedTokens = r.maxNumBatchedTokens;
+        pin.maxModelLen = in.maxModelLen;
+        pin.availableBytes = m.kvBudget;
+        const KvPaging paging = pageKvCache(in.engine, s, pin);
+        r.kvBlocks = paging.blocks;
+        r.kvCacheTokens = paging.tokens;
+        r.kvGroups = paging.groups();
+        r.maxConcurrency = paging.maxConcurrency;
 
         const int64_t avg =
             in.averageTokens > 0 ? std::min(in.averageTokens, in.maxModelLen) : in.maxModelLen;
-        r.kvBytesPerConversation =
-            conversationBytesPerGpu(s, in.tp, pp, in.maxModelLen, in.blockSize, in.kvDtype);
-        const int64_t perAverage =
-            conversationBytesPerGpu(s, in.tp, pp, avg, in.blockSize, in.kvDtype);
-        r.conversations = m.kvBudget / perAverage;
-        r.conversationsReserved = m.kvBudget / r.kvBytesPerConversation;
+        // What one request may hold, as the engine pages it: the same rule as max_concurrency,
+        // so conversations_reserved is its floor and conversations its value at the average.
+        r.kvBytesPerConversation = paging.bytesPerRequest(in.maxModelLen);
+        const int64_t perAverage = paging.bytesPerRequest(avg);
+        r.conversations = paging.blocks / paging.blocksPerRequest(avg);
+        r.conversationsReserved = paging.blocks / paging.blocksPerRequest(in.maxModelLen);
         r.reservedFillFraction = double(perAverage) / double(r.kvBytesPerConversation);
         r.pagedOverReserved = r.conversationsReserved > 0
                                   ? double(r.conversations) / double(r.conversationsReserved)
@@ -330,12 +355,17 @@ Expected<CapacityResult> planCapacity(const ModelSpec& s, const DeploymentInputs
         if (s.mla.enabled() && in.tp > 1)
             r.warnings.push_back("MLA's latent cache is not split by tensor parallelism: every GPU "
                                  "keeps the whole latent");
+        if (paging.slidingGroups > 0 && paging.fullGroups > 0 &&
+            paging.layersPerBlock * paging.groups() > s.numLayers / pp + 1)
+            r.warnings.push_back("vLLM pads the hybrid KV cache's groups to " +
+                                 std::to_string(paging.groups()) + " x " +
+                                 std::to_string(paging.layersPerBlock) + " layers");
         if ((in.weightDtype == DType::INT4 || in.weightDtype == DType::INT8) &&
             !(s.checkpointDType && *s.checkpointDType == in.weightDtype))
             r.warnings.push_back(std::string(dtypeName(in.weightDtype)) +
                                  " weights need a pre-quantized checkpoint (AWQ, GPTQ)");
 
-        r.batch = std::max<int64_t>(0, std::min(r.conversations, in.maxNumSeqs));
+        r.batch = std::max<int64_t>(0, std::min(r.conversations, r.maxNumSeqs));
         const int64_t prompt = in.promptTokens > 0 ? in.promptTokens : avg;
         const Roofline pre = prefillTime(s, in, prompt);
         r.ttftSeconds = pre.seconds;
@@ -344,7 +374,7 @@ Expected<CapacityResult> planCapacity(const ModelSpec& s, const DeploymentInputs
         r.tpotSeconds = dec.seconds;
         r.decodeMemoryBound = dec.memorySeconds >= dec.computeSeconds;
         r.tokensPerSecond = double(std::max<int64_t>(1, r.batch)) / r.tpotSeconds;
-        r.vllmCommand = vllmCommand(s, in, pp);
+        r.vllmCommand = vllmCommand(s, in, r, defaults);
         return r;
     } catch (const OverflowError& e) {
         return Error{where + e.what()};
@@ -385,7 +415,7 @@ std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catal
                     needed = std::max<int64_t>(
                         needed, int64_t(std::ceil(target.requestsPerSecond * perRequest)));
                 }
-                const int64_t perReplica = std::min(r->conversations, in.maxNumSeqs);
+                const int64_t perReplica = std::min(r->conversations, r->maxNumSeqs);
                 const int64_t replicas = (needed + perReplica - 1) / perReplica;
                 const int64_t batch = std::min(perReplica, (needed + replicas - 1) / replicas);
                 const Roofline step = decodeStepTime(

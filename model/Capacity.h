@@ -4,6 +4,7 @@
 #include "Expected.h"
 #include "GpuCatalog.h"
 #include "ModelSpec.h"
+#include "VllmEngine.h"
 
 #include <cstdint>
 #include <optional>
@@ -11,19 +12,6 @@
 #include <vector>
 
 namespace attnplan {
-
-// A serving engine's defaults. vLLM multiplies the GPU's total memory by
-// gpu_memory_utilization: 0.90 in older releases, 0.92 in newer ones.
-struct EngineProfile
-{
-    std::string name;
-    double utilization = 0.9;
-    int64_t blockSize = 16;
-    int64_t maxNumSeqs = 256;
-    std::string note;
-};
-const std::vector<EngineProfile>& engineProfiles();
-const EngineProfile* findEngineProfile(const std::string& name);
 
 // Fractions of the datasheet peaks that real kernels reach, used by the roofline. Defaults:
 // large bf16 GEMMs in prefill sustain roughly 50-70% of dense tensor peak on H100-class parts
@@ -39,21 +27,24 @@ struct Efficiencies
 // One replica of a deployment: gpus = tp x pp.
 struct DeploymentInputs
 {
+    EngineProfile engine = engineProfiles().back(); // the latest vLLM release
     GpuSpec gpu;
     int64_t gpus = 1;
     int64_t tp = 1;
     DType weightDtype = DType::BF16;
     DType kvDtype = DType::BF16;
     double utilization = 0.9;
-    int64_t maxModelLen = 0;         // required: the context each request may reach
-    int64_t maxNumBatchedTokens = 0; // profiling batch; 0 = maxModelLen (vLLM V0 default)
-    int64_t maxNumSeqs = 256;
-    int64_t blockSize = 16;
-    int64_t averageTokens = 0;              // mean request length; 0 = maxModelLen
-    int64_t promptTokens = 0;               // prompt for the TTFT figure; 0 = averageTokens
-    std::optional<int64_t> weightBytes;     // per GPU, overrides the computed figure
+    int64_t maxModelLen = 0;            // required: the context each request may reach
+    int64_t maxNumBatchedTokens = 0;    // the prefill chunk and profiling batch; 0 = engine default
+    int64_t maxNumSeqs = 0;             // 0 = the engine's default for this GPU
+    int64_t blockSize = 0;              // 0 = the engine's default (MLA: by GPU generation)
+    int64_t averageTokens = 0;          // mean request length; 0 = maxModelLen
+    int64_t promptTokens = 0;           // prompt for the TTFT figure; 0 = averageTokens
+    std::optional<int64_t> weightBytes; // per GPU, overrides the computed figure
     std::optional<int64_t> activationBytes; // per GPU
     std::optional<int64_t> overheadBytes;   // per GPU
+    // Per GPU: vLLM's logged "Available KV cache memory"; skips the memory model.
+    std::optional<int64_t> availableKvBytes;
     Efficiencies efficiency;
 };
 
@@ -70,6 +61,10 @@ struct MemoryBreakdown
 
 struct CapacityResult
 {
+    std::string engine;    // the profile used: "vllm@0.10.0"
+    int64_t blockSize = 0; // as resolved (engine default or the user's)
+    int64_t maxNumBatchedTokens = 0;
+    int64_t maxNumSeqs = 0;
     MemoryBreakdown memory; // per GPU
     int64_t pp = 1;
     int64_t kvHeadsPerGpu = 0;
@@ -77,11 +72,13 @@ struct CapacityResult
     int64_t layersPerGpu = 0;
     int64_t kvBytesPerTokenPerGpu = 0;  // all local layers, after TP and replication
     int64_t kvBytesPerConversation = 0; // per GPU, maxModelLen tokens, block-rounded, windows
-    int64_t kvBlocks = 0;
-    double maxConcurrency = 0;         // kvBlocks x blockSize / maxModelLen, as vLLM logs it
-    int64_t conversations = 0;         // paged: requests of averageTokens that fit
-    int64_t conversationsReserved = 0; // each reserving maxModelLen
-    double reservedFillFraction = 0;   // share of reserved memory holding real tokens
+    int64_t kvBlocks = 0;               // num_gpu_blocks
+    int64_t kvCacheTokens = 0;          // "GPU KV cache size: N tokens", as vLLM logs it
+    int64_t kvGroups = 1;               // KV cache groups (hybrid manager: full + sliding)
+    double maxConcurrency = 0;          // "Maximum concurrency for N tokens per request"
+    int64_t conversations = 0;          // paged: requests of averageTokens that fit
+    int64_t conversationsReserved = 0;  // each reserving maxModelLen
+    double reservedFillFraction = 0;    // share of reserved memory holding real tokens
     double pagedOverReserved = 0;
     int64_t batch = 0; // min(conversations, maxNumSeqs): the decode batch
     double ttftSeconds = 0;
@@ -98,6 +95,16 @@ int64_t activationPeakBytes(const ModelSpec& spec, int64_t tokens, int64_t tp, i
 // Non-torch memory per GPU: 0.35 GiB calibrated on the vLLM log in BRIEF.md (TP 1); tensor
 // parallelism adds about 0.5 GiB of NCCL and custom all-reduce buffers (an estimate).
 int64_t nonTorchOverheadBytes(int64_t tp);
+// The V1 engine's non-torch memory: only what grows during profiling (vLLM snapshots memory
+// after start-up), about 0.05 GiB at TP 1 and 0.3 GiB with NCCL buffers at TP > 1 (fitted on the
+// Qwen2-7B logs in tests/data/vllm-logs: 0.04 and 0.24 GiB left after weights, activations and
+// KV).
+int64_t nonTorchOverheadBytesV1(int64_t tp);
+
+// The request lengths vLLM accepts: max_model_len at most the model's own maximum
+// (max_position_embeddings after rope scaling, vllm/config: _get_and_verify_max_len), and an
+// average request no longer than max_model_len. Returns maxModelLen, or the reason.
+Expected<int64_t> checkContext(const ModelSpec& spec, int64_t maxModelLen, int64_t averageTokens);
 
 Expected<CapacityResult> planCapacity(const ModelSpec& spec, const DeploymentInputs& in);
 
@@ -107,6 +114,7 @@ struct Roofline
     double seconds = 0;
     double computeSeconds = 0;
     double memorySeconds = 0;
+    double commSeconds = 0; // tensor-parallel all-reduces, added to the slower of the two
 };
 // The roofline itself: max(FLOPs / (peak x compute efficiency), bytes / (bandwidth x memory
 // efficiency)), in seconds. The GPU planner and the CPU benchmark both use it.

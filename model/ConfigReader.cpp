@@ -545,7 +545,10 @@ void readDtype(Fields& f, ModelSpec& s)
         }
         if (method == "fp8") {
             s.checkpointDType = DType::FP8;
-            f.warn("quantization_config: fp8 weights (block scales of about 0.01% not counted)");
+            if (auto b = q->find("weight_block_size");
+                b != q->end() && b->is_array() && !b->empty() && (*b)[0].is_number_integer())
+                s.fp8BlockSize =
+                    Fields::toInt((*b)[0], "quantization_config.weight_block_size", 1, 1 << 16);
         } else if (method == "mxfp4") {
             // gpt-oss: experts in MXFP4 (4-bit values, one 8-bit scale per 32), the rest
             // (attention, router, embeddings) in bf16: modules_to_not_convert.
@@ -556,6 +559,12 @@ void readDtype(Fields& f, ModelSpec& s)
             if (auto b = q->find("bits"); b != q->end() && !b->is_null())
                 bits = int(Fields::toInt(*b, "quantization_config.bits", 1, 32));
             s.checkpointDType = bits == 8 ? DType::INT8 : DType::INT4;
+            for (const char* key : {"group_size", "q_group_size"})
+                if (auto g = q->find(key); g != q->end() && g->is_number_integer())
+                    s.quantGroupSize =
+                        Fields::toInt(*g, "quantization_config.group_size", -1, 1 << 20);
+            if (s.quantGroupSize == 0)
+                s.quantGroupSize = 128;
         } else if (!method.empty()) {
             f.warn("quantization_config: method \"" + method + "\" sized by torch_dtype");
         }
@@ -805,6 +814,13 @@ Expected<ModelSpec> readModel(const std::string& path)
     if (!spec)
         return spec;
     ModelSpec s = std::move(spec).value();
+    // A copy of a bundled config names its repository as the bundled one does.
+    if (s.repoId.empty())
+        for (const BundledModel& b : bundledModels())
+            if (b.config == text.value()) {
+                s.repoId = b.repoId;
+                break;
+            }
     // Name a cached model by its repository id.
     if (const fs::path snap = cp.parent_path(); snap.parent_path().filename() == "snapshots") {
         if (auto m = hfCacheModel(snap.parent_path().parent_path().string())) {

@@ -73,6 +73,7 @@ GpuSpec parseEntry(const json& e)
     g.bf16Tflops = number(e, "bf16_tflops", 0.1, 100000);
     g.fp8Tflops = number(e, "fp8_tflops", 0, 200000, false);
     g.bandwidthBytesPerSecond = number(e, "bandwidth_bytes_per_s", 1e9, 1e15);
+    g.arch = text(e, "arch", false);
     g.interconnect = text(e, "interconnect", false);
     if (g.interconnect.empty())
         g.interconnect = "none";

@@ -19,6 +19,9 @@ struct GpuSpec
     double bf16Tflops = 0;
     double fp8Tflops = 0; // 0: no fp8 tensor cores (fp8 weights run at bf16 rate)
     double bandwidthBytesPerSecond = 0;
+    // The chip generation, which decides engine choices such as vLLM's MLA kernel and its block
+    // size: "ampere", "ada", "hopper", "blackwell", "cdna3", or "" when unknown.
+    std::string arch;
     std::string interconnect; // "NVLink 4", "none"
     double interconnectBytesPerSecond = 0;
     std::optional<double> pricePerHour; // US dollars per GPU-hour, when the user sets one

@@ -111,6 +111,8 @@ struct ModelSpec
     std::string torchDtype;               // as written in the config, "" if absent
     std::optional<DType> checkpointDType; // torch_dtype or quantization_config, when known
     bool mxfp4Experts = false;            // gpt-oss: routed experts stored as MXFP4, the rest bf16
+    int64_t quantGroupSize = 128;         // AWQ/GPTQ group_size (weights per scale); -1 per channel
+    int64_t fp8BlockSize = 0; // fp8 weight_block_size (128: one scale per 128 x 128), 0 none
     std::optional<int64_t> exactWeightBytes; // from safetensors metadata beside the config
     std::string weightBytesSource;           // which file gave exactWeightBytes
 

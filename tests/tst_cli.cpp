@@ -69,6 +69,8 @@ private slots:
     void usageErrorsExit2();
     void capacityContract();
     void capacityLessonFigureFromFlags();
+    void capacityFromALoggedBudget();
+    void capacityCommandFromTheHfCache();
     void capacityErrorsExit2_data();
     void capacityErrorsExit2();
     void brokenUserCatalogStillRuns();
@@ -237,8 +239,10 @@ void TestCli::costErrorsExit2()
 void TestCli::capacityContract()
 {
     // BRIEF's vLLM log: Llama-3.1-8B on an RTX 3090, utilization 0.90, max_model_len 20,000.
-    const Run r = cli({"capacity", src("configs/llama-3.1-8b.json"), "--gpu", "RTX 3090",
-                       "--utilization", "0.90", "--context", "20000", "--json"});
+    // The V0 engine (--engine vllm-v0), which that log came from.
+    const Run r =
+        cli({"capacity", src("configs/llama-3.1-8b.json"), "--gpu", "RTX 3090", "--utilization",
+             "0.90", "--context", "20000", "--engine", "vllm-v0", "--json"});
     QCOMPARE(r.exitCode, 0);
     const QJsonObject j = json(r);
     for (const char* key :
@@ -251,6 +255,63 @@ void TestCli::capacityContract()
     QCOMPARE(j["kv_bytes_per_token_per_gpu"].toInteger(), 131072);
     QVERIFY(j["vllm_command"].toString().contains("--max-model-len 20000"));
     QVERIFY(j["ttft_seconds"].toDouble() > 0);
+    QCOMPARE(j["engine"].toString(), QString("vllm-v0"));
+    QCOMPARE(j["kv_cache_tokens"].toInteger(), j["kv_blocks"].toInteger() * 16);
+    QCOMPARE(j["max_num_batched_tokens"].toInteger(), 20000);
+    QCOMPARE(j["max_num_seqs"].toInteger(), 256);
+    QCOMPARE(j["block_size"].toInteger(), 16);
+}
+
+// The V1 inputs: a release by number, and a logged KV budget in place of the memory model
+// (dennislee22's Qwen2-7B log on vLLM 0.10.1.1: 24.83 GiB, 464,848 tokens, 28.37x at 16,384).
+void TestCli::capacityFromALoggedBudget()
+{
+    const Run r = cli({"capacity", src("tests/data/vllm-logs/qwen2-7b-instruct.json"), "--gpu",
+                       "A100 80GB", "--utilization", "0.5", "--context", "16384", "--engine",
+                       "vllm@0.10.1.1", "--available-kv-bytes",
+                       QString::number(qint64(24.83 * 1024 * 1024 * 1024)), "--json"});
+    QCOMPARE(r.exitCode, 0);
+    const QJsonObject j = json(r);
+    QCOMPARE(j["engine"].toString(), QString("vllm@0.10.0"));
+    QCOMPARE(j["max_num_batched_tokens"].toInteger(), 2048); // A100: the small defaults
+    QCOMPARE(j["max_num_seqs"].toInteger(), 256);
+    QVERIFY(std::abs(j["kv_cache_tokens"].toDouble() / 464848 - 1) < 0.005);
+    QVERIFY(std::abs(j["max_concurrency"].toDouble() - 28.37) < 0.05);
+    QVERIFY(j["vllm_command"].toString().startsWith("vllm serve Qwen/Qwen2-7B-Instruct "));
+    QVERIFY(j["vllm_command"].toString().contains("--gpu-memory-utilization 0.50"));
+    // A context past the model's maximum (Mixtral: 32,768) names the limit and exits 2.
+    const Run past = cli(
+        {"capacity", "mixtral-8x7b-v0.1", "--gpu", "H100 SXM", "--context", "131072", "--json"});
+    QCOMPARE(past.exitCode, 2);
+    QVERIFY2(past.err.contains("--context") && past.err.contains("32,768"), past.err);
+    QCOMPARE(past.err.count('\n'), 1);
+    const Run badEngine = cli({"capacity", "llama-3.1-8b", "--gpu", "H100 SXM", "--context", "8192",
+                               "--engine", "vllm@latest"});
+    QCOMPARE(badEngine.exitCode, 2);
+}
+
+// A model opened from the Hugging Face cache is served by its repository id.
+void TestCli::capacityCommandFromTheHfCache()
+{
+    QTemporaryDir hub;
+    const QString repo = hub.path() + "/models--mistralai--Mixtral-8x7B-v0.1";
+    QVERIFY(QDir().mkpath(repo + "/snapshots/0123abcd"));
+    QVERIFY(QDir().mkpath(repo + "/refs"));
+    QFile ref(repo + "/refs/main");
+    QVERIFY(ref.open(QIODevice::WriteOnly));
+    ref.write("0123abcd");
+    ref.close();
+    // Not a byte-for-byte bundled copy: the id must come from the cache folder's name.
+    QFile in(src("configs/mixtral-8x7b-v0.1.json"));
+    QVERIFY(in.open(QIODevice::ReadOnly));
+    QFile out(repo + "/snapshots/0123abcd/config.json");
+    QVERIFY(out.open(QIODevice::WriteOnly));
+    out.write(in.readAll() + "\n");
+    out.close();
+    const QJsonObject j = json(cli({"capacity", repo, "--gpu", "H100 SXM", "--gpus", "2", "--tp",
+                                    "2", "--context", "32768", "--json"}));
+    QVERIFY2(j["vllm_command"].toString().startsWith("vllm serve mistralai/Mixtral-8x7B-v0.1 "),
+             qPrintable(j["vllm_command"].toString()));
 }
 
 void TestCli::capacityLessonFigureFromFlags()
@@ -466,7 +527,17 @@ void TestCli::inspectOptions()
     QCOMPARE(j["context"].toInteger(), 32000);
     QCOMPARE(j["kv_bytes_per_token"].toInteger(), 65536);
     QCOMPARE(j["kv_bytes"].toInteger(), qint64(65536) * 32000);
-    QCOMPARE(j["weight_bytes"].toInteger(), qint64(8030261248) / 2);
+    // int4 as vLLM loads an AWQ/GPTQ checkpoint: the 6,979,321,856 Linear weights at half a
+    // byte plus 2.5 bytes of scale and zero point per group of 128; the embedding, the LM head
+    // (525,336,576 each) and the norms (266,240) stay in bf16.
+    const qint64 linear = 8030261248LL - 2 * 525336576LL - 266240;
+    QCOMPARE(linear, 6979321856LL);
+    QCOMPARE(j["weight_bytes"].toInteger(),
+             linear / 2 + linear / 128 * 5 / 2 + (8030261248LL - linear) * 2);
+    QCOMPARE(j["weight_bytes"].toInteger(), 5727854592LL); // "about 5.7 GB" in vLLM
+    const QJsonObject f8 =
+        json(cli({"inspect", "llama-3.1-8b", "--weight-dtype", "fp8", "--json"}));
+    QCOMPARE(f8["weight_bytes"].toInteger(), linear + (8030261248LL - linear) * 2); // 9.08 GB
     QCOMPARE(j["sliding_window"].type(), QJsonValue::Null);
     // A model folder works as well as its config.json.
     QTemporaryDir dir;

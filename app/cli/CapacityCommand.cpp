@@ -36,7 +36,8 @@ const std::set<std::string> kDeploymentOptions = {"gpu",
                                                   "memory-efficiency",
                                                   "catalog",
                                                   "bandwidth",
-                                                  "tflops"};
+                                                  "tflops",
+                                                  "available-kv-bytes"};
 
 } // namespace
 
@@ -55,10 +56,9 @@ DeploymentInputs deploymentFrom(const CliArgs& a, const ModelSpec& spec, const G
     const EngineProfile* engine = findEngineProfile(a.value("engine").value_or("vllm"));
     if (!engine)
         throw UsageError("--engine: unknown profile \"" + *a.value("engine") +
-                         "\" (expected vllm or vllm-legacy)");
+                         "\" (expected vllm, vllm@X.Y[.Z] for a release, or vllm-v0)");
+    in.engine = *engine;
     in.utilization = engine->utilization;
-    in.blockSize = engine->blockSize;
-    in.maxNumSeqs = engine->maxNumSeqs;
     if (auto name = a.value("gpu")) {
         const GpuSpec* g = catalog.find(*name);
         if (!g) {
@@ -85,9 +85,11 @@ DeploymentInputs deploymentFrom(const CliArgs& a, const ModelSpec& spec, const G
     in.gpus = a.integer("gpus", 1, 65536).value_or(in.tp);
     in.maxModelLen = a.integer("context", 1, int64_t(1) << 34).value_or(0);
     in.maxNumBatchedTokens = a.integer("max-num-batched-tokens", 1, int64_t(1) << 30).value_or(0);
-    in.maxNumSeqs = a.integer("max-num-seqs", 1, 1 << 20).value_or(in.maxNumSeqs);
+    in.maxNumSeqs = a.integer("max-num-seqs", 1, 1 << 20).value_or(0);
     in.utilization = a.number("utilization", 0.01, 1.0).value_or(in.utilization);
-    in.blockSize = a.integer("block-size", 1, 4096).value_or(in.blockSize);
+    in.blockSize = a.integer("block-size", 1, 4096).value_or(0);
+    if (auto v = a.integer("available-kv-bytes", 1, int64_t(1) << 50))
+        in.availableKvBytes = *v;
     in.weightDtype = a.dtype("weight-dtype", servingWeightDType(spec));
     in.kvDtype = a.dtype("kv-dtype", servingKvDType(spec));
     if (auto v = a.integer("weight-bytes", 0, int64_t(1) << 50))
@@ -141,7 +143,13 @@ int runCapacity(const std::vector<std::string>& argv)
         j["kv_bytes_per_token_per_gpu"] = r.kvBytesPerTokenPerGpu;
         j["kv_budget_bytes"] = m.kvBudget;
         j["kv_blocks"] = r.kvBlocks;
+        j["kv_cache_tokens"] = r.kvCacheTokens;
+        j["kv_cache_groups"] = r.kvGroups;
         j["max_concurrency"] = r.maxConcurrency;
+        j["engine"] = r.engine;
+        j["max_num_batched_tokens"] = r.maxNumBatchedTokens;
+        j["max_num_seqs"] = r.maxNumSeqs;
+        j["block_size"] = r.blockSize;
         j["ttft_seconds"] = r.ttftSeconds;
         j["tpot_seconds"] = r.tpotSeconds;
         j["tokens_per_second"] = r.tokensPerSecond;
@@ -175,8 +183,11 @@ int runCapacity(const std::vector<std::string>& argv)
               << "    activations  " << formatGiB(double(m.activation)) << "\n"
               << "    non-torch    " << formatGiB(double(m.overhead)) << "\n"
               << "    KV cache     " << formatGiB(double(m.kvBudget)) << " ("
-              << withCommas(r.kvBlocks) << " blocks of " << in.blockSize << " tokens, "
+              << withCommas(r.kvBlocks) << " blocks of " << r.blockSize << " tokens, "
               << withCommas(r.kvBytesPerTokenPerGpu) << " B per token per GPU)\n"
+              << "  " << r.engine << ": GPU KV cache size: " << withCommas(r.kvCacheTokens)
+              << " tokens; max_num_batched_tokens " << withCommas(r.maxNumBatchedTokens)
+              << ", max_num_seqs " << r.maxNumSeqs << "\n"
               << "  Maximum concurrency for " << withCommas(in.maxModelLen)
               << " tokens per request: " << formatFixed(r.maxConcurrency, 2) << "x\n"
               << "  conversations: " << r.conversations << " paged, " << r.conversationsReserved

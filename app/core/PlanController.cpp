@@ -152,10 +152,8 @@ DeploymentInputs PlanController::deploymentFor(const ModelSpec& s) const
     const auto kt = parseDType(m_inputs.kvDtype.toStdString());
     in.weightDtype = wt ? *wt : servingWeightDType(s);
     in.kvDtype = kt ? *kt : servingKvDType(s);
-    if (const EngineProfile* e = findEngineProfile(m_inputs.engine.toStdString())) {
-        in.blockSize = e->blockSize;
-        in.maxNumSeqs = e->maxNumSeqs;
-    }
+    if (const EngineProfile* e = findEngineProfile(m_inputs.engine.toStdString()))
+        in.engine = *e;
     in.utilization = m_inputs.utilization;
     in.maxModelLen = std::max<qint64>(1, m_inputs.context);
     in.averageTokens = m_inputs.averageTokens;

@@ -24,7 +24,7 @@ struct PlanInputs
     QString weightDtype = QStringLiteral("auto"); // auto: the checkpoint's, as vLLM loads it
     QString kvDtype = QStringLiteral("auto");
     QString engine = QStringLiteral("vllm");
-    double utilization = 0.92;
+    double utilization = 0.90;
     qint64 context = 32768;   // max_model_len
     qint64 averageTokens = 0; // 0: = context
 };

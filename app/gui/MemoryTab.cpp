@@ -52,8 +52,8 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
         tr("auto: the checkpoint's dtype as vLLM loads it (float32 checkpoints in fp16)"));
     m_kvDtype->addItems({"auto", "bf16", "fp16", "fp8", "int8", "int4", "fp32"});
     m_kvDtype->setToolTip(tr("auto: the activation dtype (vLLM's kv_cache_dtype auto)"));
-    m_engine->addItem(tr("vLLM (utilization 0.92)"), "vllm");
-    m_engine->addItem(tr("vLLM legacy (0.90)"), "vllm-legacy");
+    m_engine->addItem(tr("vLLM, latest (V1, hybrid KV cache)"), "vllm");
+    m_engine->addItem(tr("vLLM V0 engine (before v0.8)"), "vllm-v0");
     m_utilization->setRange(0.05, 1.0);
     m_utilization->setSingleStep(0.01);
     m_utilization->setToolTip(
@@ -165,8 +165,10 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
     for (QDoubleSpinBox* s : {m_customMemory, m_utilization})
         connect(s, &QDoubleSpinBox::valueChanged, this, &MemoryTab::pushInputs);
     connect(m_engine, &QComboBox::currentIndexChanged, this, [this] {
-        if (!m_syncing)
-            m_utilization->setValue(m_engine->currentData().toString() == "vllm" ? 0.92 : 0.90);
+        const attnplan::EngineProfile* e =
+            attnplan::findEngineProfile(m_engine->currentData().toString().toStdString());
+        if (!m_syncing && e)
+            m_utilization->setValue(e->utilization);
     });
     connect(plan, &PlanController::resultsChanged, this, &MemoryTab::showResults);
     syncFromController();
@@ -229,21 +231,23 @@ void MemoryTab::showResults()
     const DeploymentInputs& in = m_plan->deployment();
     auto s = [](const std::string& x) { return QString::fromStdString(x); };
     QString text = tr("<b>%1</b> conversations of %2 tokens (paged), <b>%3</b> reserved<br>"
-                      "%4 KV blocks of %5 tokens; vLLM would log <i>Maximum concurrency %6x</i><br>"
+                      "%4 KV blocks of %5 tokens; vLLM would log <i>Maximum concurrency %6x</i> "
+                      "(%14 tokens)<br>"
                       "KV per token per GPU: %7 B (%8 KV heads per GPU%9)<br>"
                       "Time to first token %10, per output token %11 at batch %12: %13 tokens/s")
                        .arg(r.conversations)
                        .arg(s(withCommas(in.averageTokens > 0 ? in.averageTokens : in.maxModelLen)))
                        .arg(r.conversationsReserved)
                        .arg(s(withCommas(r.kvBlocks)))
-                       .arg(in.blockSize)
+                       .arg(r.blockSize)
                        .arg(r.maxConcurrency, 0, 'f', 2)
                        .arg(s(withCommas(r.kvBytesPerTokenPerGpu)))
                        .arg(r.kvHeadsPerGpu)
                        .arg(r.kvReplicated ? tr(", replicated") : QString())
                        .arg(s(formatSeconds(r.ttftSeconds)), s(formatSeconds(r.tpotSeconds)))
                        .arg(r.batch)
-                       .arg(r.tokensPerSecond, 0, 'f', 0);
+                       .arg(r.tokensPerSecond, 0, 'f', 0)
+                       .arg(s(withCommas(r.kvCacheTokens)));
     for (const std::string& w : r.warnings)
         text += "<br><span style='color:#b45309'>" + s(w).toHtmlEscaped() + "</span>";
     m_summary->setText(text);
