@@ -53,12 +53,43 @@ Expected<ModelSpec> readBundledModel(const BundledModel& model)
     return s;
 }
 
+std::string familyDisplayName(const std::string& family)
+{
+    static const std::pair<const char*, const char*> kNames[] = {
+        {"llama", "Llama"},
+        {"llama4", "Llama 4"},
+        {"mistral", "Mistral"},
+        {"mixtral", "Mixtral"},
+        {"qwen2", "Qwen2"},
+        {"qwen2_moe", "Qwen2"},
+        {"qwen3", "Qwen3"},
+        {"qwen3_moe", "Qwen3"},
+        {"gemma", "Gemma"},
+        {"gemma2", "Gemma 2"},
+        {"gemma3", "Gemma 3"},
+        {"phi3", "Phi-3"},
+        {"deepseek_v2", "DeepSeek-V2/V3"},
+        {"deepseek_v3", "DeepSeek-V2/V3"},
+        {"gpt_oss", "gpt-oss"},
+        {"falcon", "Falcon"},
+        {"gpt2", "GPT-2"},
+        {"gpt_bigcode", "StarCoder"},
+        {"gpt_neox", "GPT-NeoX"},
+        {"opt", "OPT"},
+    };
+    for (const auto& [key, name] : kNames)
+        if (family == key)
+            return name;
+    return family;
+}
+
 ModelListing listingFor(const ModelSpec& spec, std::string_view source)
 {
     ModelListing l;
     l.name = spec.bundledName.empty() ? spec.name : spec.bundledName;
     l.repoId = spec.repoId;
     l.family = spec.family;
+    l.familyName = familyDisplayName(spec.family);
     l.attention = attentionKindName(spec.attentionKind());
     const ParameterCount p = countParameters(spec);
     l.parameters = p.total;

@@ -35,10 +35,11 @@ Expected<ModelSpec> readBundledModel(const BundledModel& model);
 // One line of the model library, as the CLI's `models` and the app's picker show it.
 struct ModelListing
 {
-    std::string name;      // bundled name, else the spec's name
-    std::string repoId;    // "" when unknown
-    std::string family;    // the modeling code the layout follows ("llama", "deepseek_v3")
-    std::string attention; // MHA, GQA, MQA or MLA
+    std::string name;       // bundled name, else the spec's name
+    std::string repoId;     // "" when unknown
+    std::string family;     // the modeling code the layout follows ("llama", "deepseek_v3")
+    std::string familyName; // the same for people: "Llama", "DeepSeek-V2/V3"
+    std::string attention;  // MHA, GQA, MQA or MLA
     int64_t parameters = 0;
     int64_t activeParameters = 0;
     int64_t kvBytesPerToken = 0; // at the dtype a server would use for the cache
@@ -47,6 +48,8 @@ struct ModelListing
     std::string source; // where the config came from
 };
 ModelListing listingFor(const ModelSpec& spec, std::string_view source);
+// A family as people name it: "qwen3" and "qwen3_moe" are both "Qwen3"; unknown ones as given.
+std::string familyDisplayName(const std::string& family);
 // Every bundled model's listing; a config the reader rejects would be a build defect, and is
 // reported by the suite rather than skipped silently here.
 std::vector<ModelListing> bundledListings();

@@ -9,6 +9,7 @@
 #include "Lesson.h"
 #include "MeasureController.h"
 #include "ModelController.h"
+#include "ModelFilter.h"
 #include "ModelLibrary.h"
 #include "ModelSpec.h"
 #include "PlanController.h"
@@ -57,6 +58,7 @@ private slots:
     void compareShowsEveryShape();
     void planFromTarget();
     void modelLibraryListsBundledRecentAndCache();
+    void modelLibraryFiltersAsYouType();
     void itemModelsPassTheTester();
     void inputChangeRecomputesQuickly();
     void tableExports();
@@ -439,7 +441,8 @@ void TestGui::modelLibraryListsBundledRecentAndCache()
     QFile::copy(src("configs/mistral-7b-instruct-v0.3.json"), repo + "/snapshots/abc/config.json");
     ModelLibrary lib;
     QAbstractItemModelTester tester(lib.model());
-    QCOMPARE(lib.model()->item(0)->rowCount(), ModelController::bundledModels().size());
+    QCOMPARE(lib.bundledCount(), ModelController::bundledModels().size());
+    QCOMPARE(lib.model()->columnCount(), 3);
     lib.addRecent("bundled:gpt2-large");
     lib.addRecent(src("configs/llama-2-7b-hf.json"));
     lib.addRecent("bundled:gpt2-large"); // moves to the top, no duplicate
@@ -448,11 +451,74 @@ void TestGui::modelLibraryListsBundledRecentAndCache()
     lib.rescanCache(hub.path());
     QVERIFY(scanned.wait(5000)); // scanned on a worker thread
     QCOMPARE(scanned.first().first().toInt(), 1);
-    QStandardItem* cache = lib.model()->item(2);
+    QStandardItem* cache = lib.model()->item(ModelLibrary::Cache);
     QCOMPARE(cache->child(0)->text(), QString("mistralai/Mistral-7B-v0.3"));
     ModelController models;
     QVERIFY(models.open(cache->child(0)->data(ModelLibrary::SourceRole).toString()));
     QCOMPARE(models.model()->name, std::string("mistralai/Mistral-7B-v0.3"));
+}
+
+// The picker at 44+ models: grouped by family with parameters and KV per token, recent and
+// cache on top, filtered as the user types.
+void TestGui::modelLibraryFiltersAsYouType()
+{
+    ModelLibrary lib;
+    QCOMPARE(lib.model()->item(ModelLibrary::Recent)->text(), QString("Recent"));
+    QCOMPARE(lib.model()->item(ModelLibrary::Cache)->text(), QString("Hugging Face cache"));
+    QStringList families;
+    for (int r = ModelLibrary::FirstFamily; r < lib.model()->rowCount(); ++r)
+        families << lib.model()->item(r)->text();
+    for (const char* f : {"Llama", "Qwen3", "DeepSeek-V2/V3", "Gemma 3", "Mixtral", "gpt-oss"})
+        QVERIFY2(families.contains(f), f);
+    ModelFilter filter;
+    QAbstractItemModelTester tester(&filter);
+    filter.setSourceModel(lib.model());
+    // Every model the filter shows, by name.
+    auto shown = [&filter] {
+        QStringList names;
+        for (int g = 0; g < filter.rowCount(); ++g) {
+            const QModelIndex group = filter.index(g, 0);
+            for (int r = 0; r < filter.rowCount(group); ++r)
+                names << filter.index(r, 0, group).data().toString();
+        }
+        return names;
+    };
+    QCOMPARE(shown().size(), lib.bundledCount());
+    filter.setQuery("qwen3");
+    const QStringList qwen3 = shown();
+    QCOMPARE(qwen3.size(), 8); // 0.6B, 1.7B, 8B, 14B, 32B, 30B-A3B, 235B-A22B, Coder-480B
+    for (const QString& n : qwen3)
+        QVERIFY2(n.startsWith("qwen3"), qPrintable(n));
+    QCOMPARE(filter.rowCount(), 1); // only the Qwen3 group remains
+    QCOMPARE(filter.index(0, 0).data().toString(), QString("Qwen3"));
+    // The row carries its numbers: Qwen3-8B, 8.19 B parameters, 147 KB of KV per token.
+    filter.setQuery("qwen3 8b");
+    QVERIFY(shown().contains("qwen3-8b"));
+    const QModelIndex group = filter.index(0, 0);
+    for (int r = 0; r < filter.rowCount(group); ++r)
+        if (filter.index(r, 0, group).data().toString() == "qwen3-8b") {
+            QCOMPARE(filter.index(r, 1, group).data().toString(), QString("8.19 B"));
+            QCOMPARE(filter.index(r, 2, group).data().toString(), QString("147 KB"));
+        }
+    // Attention kind and size ranges.
+    filter.setQuery("mla");
+    for (const QString& n : shown())
+        QVERIFY2(n.startsWith("deepseek") || n.startsWith("kimi"), qPrintable(n));
+    QCOMPARE(shown().size(), 4);
+    filter.setQuery(">400b");
+    const QStringList large = shown();
+    QCOMPARE(
+        QSet<QString>(large.begin(), large.end()),
+        (QSet<QString>{"deepseek-r1", "deepseek-v3", "kimi-k2-instruct", "llama-3.1-405b",
+                       "llama-4-maverick-17b-128e-instruct", "qwen3-coder-480b-a35b-instruct"}));
+    filter.setQuery("llama 60b-80b");
+    for (const QString& n : shown())
+        QVERIFY2(n.contains("70b"), qPrintable(n));
+    QCOMPARE(shown().size(), 4); // Llama-2-70B, 3.1-70B, 3.1-70B-Instruct, 3.3-70B
+    filter.setQuery("no-such-model");
+    QCOMPARE(filter.rowCount(), 0);
+    QCOMPARE(ModelFilter::parseCount("1.5t"), 1.5e12);
+    QCOMPARE(ModelFilter::parseCount("7"), 0.0);
 }
 
 void TestGui::itemModelsPassTheTester()

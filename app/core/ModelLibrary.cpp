@@ -1,7 +1,8 @@
 #include "ModelLibrary.h"
 
+#include "BundledModels.h"
 #include "HfCache.h"
-#include "ModelController.h"
+#include "Units.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -10,32 +11,87 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 namespace {
-enum Group
-{
-    Bundled,
-    Recent,
-    Cache
-};
+
 constexpr int kMaxRecent = 10;
+
+QList<QStandardItem*> modelRow(const QString& name, const QString& source, const QString& search,
+                               double parameters, const QString& kvPerToken, const QString& tooltip)
+{
+    auto* item = new QStandardItem(name);
+    item->setEditable(false);
+    item->setData(source, ModelLibrary::SourceRole);
+    item->setData(search.toLower(), ModelLibrary::SearchRole);
+    item->setData(parameters, ModelLibrary::ParametersRole);
+    item->setToolTip(tooltip);
+    auto* params = new QStandardItem(
+        parameters > 0 ? QString::fromStdString(attnplan::formatCount(parameters)) : QString());
+    auto* kv = new QStandardItem(kvPerToken);
+    for (QStandardItem* i : {params, kv}) {
+        i->setEditable(false);
+        i->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        i->setToolTip(tooltip);
+    }
+    return {item, params, kv};
+}
+
 } // namespace
 
 ModelLibrary::ModelLibrary(QObject* parent) : QObject(parent), m_model(new QStandardItemModel(this))
 {
-    m_model->setHorizontalHeaderLabels({tr("Models")});
-    const QStringList groups{tr("Bundled"), tr("Recent"), tr("Hugging Face cache")};
-    for (const QString& g : groups) {
-        auto* item = new QStandardItem(g);
-        item->setSelectable(false);
-        item->setEditable(false);
-        m_model->appendRow(item);
+    m_model->setHorizontalHeaderLabels({tr("Model"), tr("Params"), tr("KV/token")});
+    group(tr("Recent"));
+    group(tr("Hugging Face cache"));
+    for (const attnplan::ModelListing& m : attnplan::bundledListings()) {
+        const QString family = QString::fromStdString(m.familyName);
+        QStandardItem* g = nullptr;
+        for (int r = FirstFamily; r < m_model->rowCount() && !g; ++r)
+            if (m_model->item(r)->text() == family)
+                g = m_model->item(r);
+        if (!g)
+            g = group(family);
+        const QString name = QString::fromStdString(m.name);
+        const QString repo = QString::fromStdString(m.repoId);
+        const QString kv = QString::fromStdString(attnplan::formatBytes(double(m.kvBytesPerToken)));
+        g->appendRow(
+            modelRow(name, QStringLiteral("bundled:") + name,
+                     QStringList{name, repo, family, QString::fromStdString(m.family),
+                                 QString::fromStdString(m.attention)}
+                         .join(' '),
+                     double(m.parameters), kv,
+                     tr("%1 (%2, %3)\nBundled config: configs/%4.json, copied from %5\n"
+                        "%6 parameters, %7 active; KV %8 per token; up to %9 tokens")
+                         .arg(repo, family, QString::fromStdString(m.attention), name,
+                              QString::fromStdString(m.source),
+                              QString::fromStdString(attnplan::withCommas(m.parameters)),
+                              QString::fromStdString(attnplan::withCommas(m.activeParameters)), kv,
+                              QString::fromStdString(attnplan::withCommas(m.maxContext)))));
     }
-    for (const QString& name : ModelController::bundledModels()) {
-        auto* item = new QStandardItem(name);
-        item->setEditable(false);
-        item->setData(QStringLiteral("bundled:") + name, SourceRole);
-        item->setToolTip(tr("Bundled config: configs/%1.json (see configs/SOURCES.md)").arg(name));
-        m_model->item(Bundled)->appendRow(item);
+}
+
+QStandardItem* ModelLibrary::group(const QString& title)
+{
+    auto* item = new QStandardItem(title);
+    item->setSelectable(false);
+    item->setEditable(false);
+    QFont bold = item->font();
+    bold.setBold(true);
+    item->setFont(bold);
+    auto* blank1 = new QStandardItem;
+    auto* blank2 = new QStandardItem;
+    for (QStandardItem* b : {blank1, blank2}) {
+        b->setSelectable(false);
+        b->setEditable(false);
     }
+    m_model->appendRow({item, blank1, blank2});
+    return item;
+}
+
+int ModelLibrary::bundledCount() const
+{
+    int n = 0;
+    for (int r = FirstFamily; r < m_model->rowCount(); ++r)
+        n += m_model->item(r)->rowCount();
+    return n;
 }
 
 void ModelLibrary::setRecent(const QStringList& sources)
@@ -61,11 +117,7 @@ void ModelLibrary::rebuildRecent()
                               : QFileInfo(s).fileName() == QLatin1String("config.json")
                                   ? QFileInfo(s).dir().dirName()
                                   : QFileInfo(s).fileName();
-        auto* item = new QStandardItem(label);
-        item->setEditable(false);
-        item->setData(s, SourceRole);
-        item->setToolTip(s);
-        group->appendRow(item);
+        group->appendRow(modelRow(label, s, label + ' ' + s, 0, QString(), s));
     }
 }
 
@@ -80,11 +132,10 @@ void ModelLibrary::rescanCache(const QString& hubDir)
                 QStandardItem* group = m_model->item(Cache);
                 group->removeRows(0, group->rowCount());
                 for (const auto& m : found) {
-                    auto* item = new QStandardItem(QString::fromStdString(m.repoId));
-                    item->setEditable(false);
-                    item->setData(QString::fromStdString(m.folder), SourceRole);
-                    item->setToolTip(QString::fromStdString(m.configPath));
-                    group->appendRow(item);
+                    const QString id = QString::fromStdString(m.repoId);
+                    group->appendRow(modelRow(id, QString::fromStdString(m.folder),
+                                              id + ' ' + QString::fromStdString(m.configPath), 0,
+                                              QString(), QString::fromStdString(m.configPath)));
                 }
                 emit cacheScanned(int(found.size()));
             });

@@ -3,11 +3,14 @@
 #include <QObject>
 #include <QStringList>
 
+class QStandardItem;
 class QStandardItemModel;
 
-// The models a user can open: the configs bundled in the app, the recently opened files, and
-// the models in the local Hugging Face cache (scanned off the GUI thread). Each item's
-// SourceRole holds what ModelController::open accepts.
+// The models a user can open: the recently opened ones and those in the local Hugging Face
+// cache (scanned off the GUI thread) on top, then the bundled configs grouped by family. Each
+// model row has three columns (name, parameters, KV bytes per token); column 0's SourceRole
+// holds what ModelController::open accepts, SearchRole the text a filter matches, and
+// ParametersRole the parameter count (0 when not known without reading the config).
 class ModelLibrary : public QObject
 {
     Q_OBJECT
@@ -15,13 +18,23 @@ class ModelLibrary : public QObject
 public:
     enum Role
     {
-        SourceRole = Qt::UserRole + 1
+        SourceRole = Qt::UserRole + 1,
+        SearchRole,
+        ParametersRole,
+    };
+    enum Group
+    {
+        Recent,
+        Cache,
+        FirstFamily, // bundled families follow, one top-level row each
     };
 
     explicit ModelLibrary(QObject* parent = nullptr);
 
     QStandardItemModel* model() const { return m_model; }
     QStringList recent() const { return m_recent; }
+    // The bundled models listed under the family groups.
+    int bundledCount() const;
 
 public slots:
     void addRecent(const QString& source);
@@ -34,6 +47,7 @@ signals:
 
 private:
     void rebuildRecent();
+    QStandardItem* group(const QString& title);
 
     QStandardItemModel* m_model;
     QStringList m_recent;

@@ -11,6 +11,7 @@
 #include "MeasureTab.h"
 #include "MemoryTab.h"
 #include "ModelController.h"
+#include "ModelFilter.h"
 #include "ModelLibrary.h"
 #include "ModelSpec.h"
 #include "PlanController.h"
@@ -31,6 +32,7 @@
 #include <QHeaderView>
 #include <QInputDialog>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
@@ -60,11 +62,28 @@ MainWindow::MainWindow(ModelController* models, PlanController* plan, QWidget* p
     setAcceptDrops(true);
 
     // Left: the model library above the summary card.
-    m_libraryView->setModel(m_library->model());
-    m_libraryView->setHeaderHidden(true);
+    m_libraryFilter = new ModelFilter(this);
+    m_libraryFilter->setSourceModel(m_library->model());
+    m_libraryView->setModel(m_libraryFilter);
+    m_libraryView->header()->setStretchLastSection(false);
+    m_libraryView->header()->setSectionResizeMode(0, QHeaderView::Stretch);
+    m_libraryView->header()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
+    m_libraryView->header()->setSectionResizeMode(2, QHeaderView::ResizeToContents);
+    m_libraryView->setUniformRowHeights(true);
     m_libraryView->expandAll();
     m_libraryView->setToolTip(
         tr("Double-click to open; drop a config.json or a model folder anywhere"));
+    m_libraryQuery = new QLineEdit;
+    m_libraryQuery->setObjectName(QStringLiteral("libraryFilter"));
+    m_libraryQuery->setClearButtonEnabled(true);
+    m_libraryQuery->setPlaceholderText(tr("Filter: name, family, MLA, >30b, 7b-70b"));
+    m_libraryQuery->setToolTip(
+        tr("Every word must match the name, repository, family or attention kind; a size "
+           "term (>30b, <8b, 7b-70b) bounds the parameters"));
+    connect(m_libraryQuery, &QLineEdit::textChanged, this, [this](const QString& q) {
+        m_libraryFilter->setQuery(q);
+        m_libraryView->expandAll();
+    });
     connect(m_libraryView, &QTreeView::activated, this, [this](const QModelIndex& i) {
         const QString source = i.data(ModelLibrary::SourceRole).toString();
         if (!source.isEmpty())
@@ -94,8 +113,14 @@ MainWindow::MainWindow(ModelController* models, PlanController* plan, QWidget* p
     cardLayout->addWidget(m_error);
     cardLayout->addWidget(m_summaryView, 1);
     auto* split = new QSplitter(Qt::Vertical);
-    split->addWidget(m_libraryView);
+    auto* libraryPane = new QWidget;
+    auto* libraryLayout = new QVBoxLayout(libraryPane);
+    libraryLayout->setContentsMargins(0, 0, 0, 0);
+    libraryLayout->addWidget(m_libraryQuery);
+    libraryLayout->addWidget(m_libraryView, 1);
+    split->addWidget(libraryPane);
     split->addWidget(card);
+    split->setStretchFactor(0, 2);
     split->setStretchFactor(1, 3);
     auto* dock = new QDockWidget(tr("Model"), this);
     dock->setObjectName(QStringLiteral("modelDock"));

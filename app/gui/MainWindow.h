@@ -60,6 +60,8 @@ private:
     QLabel* m_title;
     QLabel* m_error;
     QTreeView* m_libraryView;
+    class ModelFilter* m_libraryFilter;
+    class QLineEdit* m_libraryQuery;
     QTableView* m_summaryView;
     QTabWidget* m_tabs;
     MemoryTab* m_memoryTab;
