@@ -19,7 +19,8 @@ double dollars(int64_t tokens, double perMillion)
 
 } // namespace
 
-double cacheHitRate(double requestsPerDay, int64_t ttl, Arrival arrival, int64_t burstSize)
+double cacheHitRate(double requestsPerDay, int64_t ttl, Arrival arrival, int64_t burstSize,
+                    int64_t concurrency)
 {
     if (requestsPerDay <= 0 || ttl <= 0)
         return 0;
@@ -31,13 +32,158 @@ double cacheHitRate(double requestsPerDay, int64_t ttl, Arrival arrival, int64_t
         return 1.0 - std::exp(-rate * double(ttl));
     case Arrival::Bursts: {
         const double b = double(std::max<int64_t>(1, burstSize));
+        const double c = std::clamp(double(concurrency), 1.0, b);
         const double burstGap = b / rate; // seconds between burst starts
-        const double firstHits = burstGap <= double(ttl) ? 1.0 : 0.0;
-        return ((b - 1.0) + firstHits) / b;
+        if (burstGap <= double(ttl))
+            return 1.0; // the previous burst left the cache warm
+        return (b - c) / b;
     }
     }
     return 0;
 }
+
+double fixedExpiryHitRate(double requestsPerDay, int64_t ttl)
+{
+    if (requestsPerDay <= 0 || ttl <= 0)
+        return 0;
+    const double expectedHits = requestsPerDay / kSecondsPerDay * double(ttl);
+    return expectedHits / (1.0 + expectedHits);
+}
+
+namespace {
+
+// What a requested TTL buys under a provider's rules, and how often requests hit.
+struct CacheTerms
+{
+    int64_t ttlBought = 0;
+    double write = 1.0;
+    double hitExpected = 0; // the figure the monthly cost uses
+    double hitLow = 0;
+    double hitHigh = 0;
+    int64_t cachedTokens = 0;
+    double monthlyStorage = 0;
+    std::string note;
+};
+
+std::string duration(int64_t seconds)
+{
+    if (seconds % 86400 == 0)
+        return std::to_string(seconds / 86400) + " d";
+    if (seconds % 3600 == 0)
+        return std::to_string(seconds / 3600) + " h";
+    if (seconds % 60 == 0)
+        return std::to_string(seconds / 60) + " min";
+    return std::to_string(seconds) + " s";
+}
+
+Expected<CacheTerms> cacheTerms(const PromptLayout& l, const PriceSheet& price, int64_t prefix)
+{
+    CacheTerms t;
+    t.cachedTokens = prefix;
+    const double rpd = l.requestsPerDay;
+    auto hit = [&](double requestsPerDay, int64_t ttl) {
+        return cacheHitRate(requestsPerDay, ttl, l.arrival, l.burstSize, l.concurrency);
+    };
+    const std::string where = "layout: ttl_seconds: " + std::to_string(l.ttlSeconds) + ": ";
+    switch (price.caching) {
+    case CacheRule::Anthropic: {
+        // The smallest offered TTL that covers the request, bought at its own write price;
+        // every hit refreshes it, so the hit rate is the bought TTL's.
+        for (const auto& [ttl, m] : price.cacheWriteMultipliers)
+            if (ttl >= l.ttlSeconds && t.ttlBought == 0) {
+                t.ttlBought = ttl;
+                t.write = m;
+            }
+        if (t.ttlBought == 0)
+            return Error{where + price.model + " offers no cache TTL of " + duration(l.ttlSeconds) +
+                         " or longer"};
+        t.hitExpected = t.hitLow = t.hitHigh = hit(rpd, t.ttlBought);
+        t.note = duration(t.ttlBought) + " cache write at " + formatFixed(t.write, 2) +
+                 "x input, refreshed on every hit";
+        break;
+    }
+    case CacheRule::OpenAI: {
+        // Automatic and without a write premium. In memory a prefix is "typically cleared
+        // within 5 to 10 minutes of inactivity"; prompt_cache_retention "24h" keeps it a day
+        // where offered. Requests are routed by a hash of the prefix, and above about 15 a
+        // minute per prefix they spill to more machines, each with its own cache (OpenAI's
+        // prompt caching guide; the spill model is ours: the rate splits evenly over them).
+        if (l.ttlSeconds <= 600) {
+            t.ttlBought = 300;
+            t.note = "in-memory cache, cleared after 5-10 minutes idle (hit rate at 5 min; at "
+                     "10 min in the range)";
+        } else if (price.cacheWriteMultipliers.count(86400)) {
+            t.ttlBought = 86400;
+            t.note = "prompt_cache_retention \"24h\": kept up to a day at no extra price";
+        } else {
+            return Error{where + price.model +
+                         " keeps prompts in memory for 5-10 minutes idle, and offers no 24 h "
+                         "retention (expected 600 or less)"};
+        }
+        const double perMinute = rpd / 1440.0;
+        const double machines = std::max(1.0, std::ceil(perMinute / 15.0));
+        t.hitExpected = t.hitLow = hit(rpd / machines, t.ttlBought);
+        t.hitHigh = t.ttlBought == 300 ? hit(rpd / machines, 600) : t.hitLow;
+        if (machines > 1)
+            t.note += "; about " + formatFixed(perMinute, 0) + " requests a minute spread over " +
+                      formatFixed(machines, 0) + " cache machines";
+        // Hits count the first 1,024 tokens, then whole 128-token increments.
+        if (prefix >= 1024)
+            t.cachedTokens = 1024 + (prefix - 1024) / 128 * 128;
+        break;
+    }
+    case CacheRule::Gemini:
+        if (l.explicitCache) {
+            // An explicit cache: created by its own call (the tokens billed at the input
+            // price), read at the cached rate, stored per token-hour until its TTL expires
+            // (hits do not extend it). With Poisson arrivals a cycle lasts the TTL plus the
+            // mean wait for the next request, 1 / rate.
+            if (price.cacheStoragePerMillionPerHour <= 0)
+                return Error{"layout: explicit cache: " + price.model +
+                             " has no cache storage price in the catalog"};
+            t.ttlBought = l.ttlSeconds;
+            t.write = 1.0 + price.cacheReadMultiplier;
+            t.hitExpected = t.hitLow = t.hitHigh = fixedExpiryHitRate(rpd, t.ttlBought);
+            const double rate = rpd / kSecondsPerDay;
+            const double alive =
+                rate > 0 ? double(t.ttlBought) / (double(t.ttlBought) + 1.0 / rate) : 0;
+            t.monthlyStorage = double(prefix) / 1e6 * price.cacheStoragePerMillionPerHour * 24.0 *
+                               kDaysPerMonth * alive;
+            t.note = "explicit cache for " + duration(t.ttlBought) + ", storage $" +
+                     formatFixed(price.cacheStoragePerMillionPerHour, 2) +
+                     " per million tokens per hour";
+        } else {
+            // Implicit caching: automatic, billed at the cached rate when it hits, and promised
+            // nothing; the range runs from no hits to hits within the requested TTL.
+            t.ttlBought = l.ttlSeconds;
+            t.hitLow = t.hitExpected = 0;
+            t.hitHigh = hit(rpd, t.ttlBought);
+            t.note = "implicit caching: no hit is guaranteed (the monthly figure assumes none; "
+                     "the range assumes hits within " +
+                     duration(t.ttlBought) + ")";
+        }
+        break;
+    case CacheRule::DeepSeek: {
+        // Context caching on disk: automatic, no write premium, kept "hours to days" on a
+        // best-effort basis: the catalog's nominal TTL for the figure, a day for the range.
+        t.ttlBought = price.cacheWriteMultipliers.empty()
+                          ? 3600
+                          : price.cacheWriteMultipliers.rbegin()->first;
+        t.hitExpected = t.hitLow = hit(rpd, t.ttlBought);
+        t.hitHigh = hit(rpd, 86400);
+        t.note = "disk cache, best effort (hit rate at " + duration(t.ttlBought) +
+                 "; at a day in the range)";
+        break;
+    }
+    case CacheRule::None:
+        t.note = price.provider + " bills no cached rate";
+        t.cachedTokens = 0;
+        break;
+    }
+    return t;
+}
+
+} // namespace
 
 int64_t breakEvenReuses(double w, double r)
 {
@@ -57,6 +203,9 @@ Expected<PromptCost> computePromptCost(const PromptLayout& layout, const PriceSh
                      " is out of range (expected 0 to 2^36)"};
     if (!(layout.requestsPerDay >= 0 && layout.requestsPerDay <= 1e10))
         return Error{"layout: requests_per_day: out of range (expected 0 to 1e10)"};
+    if (layout.concurrency < 1 || layout.concurrency > 1000000)
+        return Error{"layout: concurrency: " + std::to_string(layout.concurrency) +
+                     " is out of range (expected 1 to 1,000,000)"};
     if (layout.ttlSeconds < 1 || layout.ttlSeconds > 30 * 86400)
         return Error{"layout: ttl_seconds: " + std::to_string(layout.ttlSeconds) +
                      " is out of range (expected 1 to 2,592,000)"};
@@ -95,20 +244,44 @@ Expected<PromptCost> computePromptCost(const PromptLayout& layout, const PriceSh
                               "\" opens the prompt, so no two requests share a prefix");
     c.cacheablePrefixTokens = prefix;
 
-    if (price.contextWindow > 0 && c.inputTokens + layout.outputTokens > price.contextWindow)
+    // The caps the API enforces: input alone, output alone, and the two together.
+    c.maxInputTokens = price.maxInputTokens;
+    c.maxOutputTokens = price.maxOutputTokens;
+    // A beta window (Anthropic's 1M) raises both the window and the input cap.
+    const bool beta = layout.betaContext && price.betaContextWindow > 0;
+    const std::string betaHint = !beta && price.betaContextWindow > 0
+                                     ? " (" + withCommas(price.betaContextWindow) +
+                                           " with the provider's beta long-context header)"
+                                     : std::string();
+    const int64_t inputCap = beta ? price.betaContextWindow : price.maxInputTokens;
+    if (inputCap > 0 && c.inputTokens > inputCap)
+        return Error{"layout: the prompt (" + withCommas(c.inputTokens) + " tokens) exceeds " +
+                     price.model + "'s input limit of " + withCommas(inputCap) + " tokens" +
+                     betaHint + "; the API would reject it"};
+    if (price.maxOutputTokens > 0 && layout.outputTokens > price.maxOutputTokens)
+        return Error{"layout: output_tokens: " + withCommas(layout.outputTokens) + " exceeds " +
+                     price.model + "'s maximum output of " + withCommas(price.maxOutputTokens) +
+                     " tokens"};
+    const int64_t window = beta ? price.betaContextWindow : price.contextWindow;
+    if (window > 0 && c.inputTokens + layout.outputTokens > window)
         return Error{"layout: the prompt (" + withCommas(c.inputTokens) +
                      " tokens) plus the output budget (" + withCommas(layout.outputTokens) +
-                     ") exceeds " + price.model + "'s context window of " +
-                     withCommas(price.contextWindow) + " tokens; the API would reject it"};
+                     ") exceeds " + price.model + "'s context window of " + withCommas(window) +
+                     " tokens" + betaHint + "; the API would reject it"};
 
-    auto w = price.writeMultiplierFor(layout.ttlSeconds);
-    if (!w)
-        return Error{"layout: ttl_seconds: " + price.model + " offers no cache TTL of " +
-                     std::to_string(layout.ttlSeconds) + " s or longer"};
-    c.writeMultiplier = *w;
-    c.readMultiplier = price.cacheReadMultiplier;
+    auto terms = cacheTerms(layout, price, prefix);
+    if (!terms)
+        return Error{terms.error()};
+    const CacheTerms& t = terms.value();
+    c.cacheRule = cacheRuleName(price.caching);
+    c.ttlBoughtSeconds = t.ttlBought;
+    c.ttlNote = t.note;
+    c.writeMultiplier = t.write;
+    c.readMultiplier = price.caching == CacheRule::None ? 1.0 : price.cacheReadMultiplier;
 
-    c.cacheUsable = prefix > 0 && prefix >= price.minCacheableTokens;
+    c.cacheUsable = price.caching != CacheRule::None && prefix > 0 &&
+                    prefix >= price.minCacheableTokens && t.cachedTokens > 0;
+    c.cachedTokens = c.cacheUsable ? t.cachedTokens : 0;
     if (prefix > 0 && prefix < price.minCacheableTokens)
         c.warnings.push_back("the stable prefix (" + withCommas(prefix) +
                              " tokens) is shorter than " + price.model +
@@ -128,31 +301,46 @@ Expected<PromptCost> computePromptCost(const PromptLayout& layout, const PriceSh
     }
 
     const double output = dollars(layout.outputTokens, outRate);
-    const int64_t rest = c.inputTokens - prefix;
+    const int64_t cached = c.cachedTokens;
+    const int64_t rest = c.inputTokens - cached;
     c.uncachedPerRequest = dollars(c.inputTokens, inRate) + output;
+    double storage = 0;
     if (c.cacheUsable) {
         c.cachedWritePerRequest =
-            dollars(prefix, inRate) * c.writeMultiplier + dollars(rest, inRate) + output;
+            dollars(cached, inRate) * c.writeMultiplier + dollars(rest, inRate) + output;
         c.cachedReadPerRequest =
-            dollars(prefix, inRate) * c.readMultiplier + dollars(rest, inRate) + output;
-        c.hitRate = cacheHitRate(layout.requestsPerDay, layout.ttlSeconds, layout.arrival,
-                                 layout.burstSize);
+            dollars(cached, inRate) * c.readMultiplier + dollars(rest, inRate) + output;
+        c.hitRate = t.hitExpected;
+        c.hitRateLow = t.hitLow;
+        c.hitRateHigh = t.hitHigh;
+        storage = t.monthlyStorage;
     } else {
         c.cachedWritePerRequest = c.cachedReadPerRequest = c.uncachedPerRequest;
-        c.hitRate = 0;
+        c.hitRate = c.hitRateLow = c.hitRateHigh = 0;
     }
-    c.expectedPerRequest = c.cacheUsable ? c.hitRate * c.cachedReadPerRequest +
-                                               (1 - c.hitRate) * c.cachedWritePerRequest
-                                         : c.uncachedPerRequest;
-    c.monthlyUncached = c.uncachedPerRequest * layout.requestsPerDay * kDaysPerMonth;
-    c.monthlyCached = c.expectedPerRequest * layout.requestsPerDay * kDaysPerMonth;
+    auto perRequest = [&](double h) {
+        return c.cacheUsable ? h * c.cachedReadPerRequest + (1 - h) * c.cachedWritePerRequest
+                             : c.uncachedPerRequest;
+    };
+    const double perMonth = layout.requestsPerDay * kDaysPerMonth;
+    c.expectedPerRequest = perRequest(c.hitRate);
+    c.monthlyStorage = storage;
+    c.monthlyUncached = c.uncachedPerRequest * perMonth;
+    c.monthlyCached = c.expectedPerRequest * perMonth + storage;
+    c.monthlyCachedLow = perRequest(c.hitRateHigh) * perMonth + storage;
+    c.monthlyCachedHigh = perRequest(c.hitRateLow) * perMonth + storage;
     c.savingsFraction = c.monthlyUncached > 0 ? 1.0 - c.monthlyCached / c.monthlyUncached : 0;
     c.breakEvenReuses = breakEvenReuses(c.writeMultiplier, c.readMultiplier);
-    if (c.cacheUsable && c.hitRate < 0.5 && layout.requestsPerDay > 0)
+    if (c.cacheUsable && c.hitRate < 0.5 && layout.requestsPerDay > 0 &&
+        price.caching != CacheRule::Gemini)
         c.warnings.push_back("at " + formatFixed(layout.requestsPerDay, 0) +
                              " requests a day most requests arrive after the " +
-                             std::to_string(layout.ttlSeconds) + " s TTL has expired (hit rate " +
+                             duration(c.ttlBoughtSeconds) + " cache has expired (hit rate " +
                              formatFixed(100 * c.hitRate, 0) + "%)");
+    if (c.cacheUsable && layout.arrival == Arrival::Bursts && layout.concurrency > 1)
+        c.warnings.push_back(std::to_string(std::min(layout.concurrency, layout.burstSize)) +
+                             " requests sent at once into a cold cache all miss and each pays a "
+                             "write: the cache exists only once the first response begins");
 
     // Lost in the Middle (Liu et al., 2023): with the useful document among 20, GPT-3.5-Turbo
     // answered 75.8% when it came first, 53.8% when it was tenth, below 56.1% with no documents.
@@ -201,7 +389,7 @@ double selfHostedDollarsPerMillion(double dollarsPerHour, double tokensPerSecond
 
 Expected<RetrievalComparison> compareRetrieval(const PriceSheet& price, int64_t corpus,
                                                int64_t chunk, int64_t k, int64_t question,
-                                               int64_t output)
+                                               int64_t output, const PromptLayout& traffic)
 {
     for (auto [v, name] : {std::pair{corpus, "corpus_tokens"},
                            {chunk, "chunk_tokens"},
@@ -214,20 +402,32 @@ Expected<RetrievalComparison> compareRetrieval(const PriceSheet& price, int64_t 
     RetrievalComparison r;
     r.retrievalInputTokens = std::min(corpus, chunk * k) + question;
     r.fullInputTokens = corpus + question;
-    r.fullFits = price.contextWindow <= 0 || r.fullInputTokens + output <= price.contextWindow;
-    auto cost = [&](int64_t in, double readShare) {
-        double inRate = price.inputPerMillion, outRate = price.outputPerMillion;
-        if (price.longContext && in > price.longContext->thresholdTokens) {
-            inRate = price.longContext->inputPerMillion;
-            outRate = price.longContext->outputPerMillion;
-        }
-        const double cached = double(corpus) * readShare;
-        return (double(in) - cached) * inRate / 1e6 +
-               cached * inRate * price.cacheReadMultiplier / 1e6 + dollars(output, outRate);
+    auto priced = [&](int64_t stable, int64_t perQuery) -> std::optional<PromptCost> {
+        PromptLayout l = traffic;
+        l.segments = {{"corpus", stable, true, true}, {"question", perQuery, false, false}};
+        l.outputTokens = output;
+        auto c = computePromptCost(l, price);
+        if (!c)
+            return std::nullopt;
+        return c.value();
     };
-    r.retrievalPerQuery = cost(r.retrievalInputTokens, 0);
-    r.fullPerQuery = cost(r.fullInputTokens, 0);
-    r.fullPerQueryCached = cost(r.fullInputTokens, 1.0);
+    // Retrieval changes the chunks on every query: nothing before the question repeats.
+    const auto retrieval = priced(0, r.retrievalInputTokens);
+    const auto full = priced(corpus, question);
+    r.fullFits = full.has_value();
+    r.retrievalPerQuery = retrieval ? retrieval->uncachedPerRequest
+                                    : dollars(r.retrievalInputTokens, price.inputPerMillion) +
+                                          dollars(output, price.outputPerMillion);
+    if (full) {
+        r.fullPerQuery = full->uncachedPerRequest;
+        // The same rules as any prompt: writes at the hit rate, the minimum prefix, storage.
+        const double queries = traffic.requestsPerDay * kDaysPerMonth;
+        r.fullPerQueryCached =
+            full->expectedPerRequest + (queries > 0 ? full->monthlyStorage / queries : 0);
+    } else {
+        r.fullPerQuery = r.fullPerQueryCached = dollars(r.fullInputTokens, price.inputPerMillion) +
+                                                dollars(output, price.outputPerMillion);
+    }
     return r;
 }
 

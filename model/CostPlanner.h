@@ -35,6 +35,11 @@ struct PromptLayout
     int64_t ttlSeconds = 300;
     Arrival arrival = Arrival::Poisson;
     int64_t burstSize = 10;
+    // Requests of a burst sent at once: a cache entry exists only once the first response
+    // begins, so all of them miss a cold cache and each pays a write.
+    int64_t concurrency = 1;
+    bool explicitCache = false; // Gemini: an explicit cache (storage billed) over implicit
+    bool betaContext = false;   // use the provider's beta context window (Anthropic's 1M)
 };
 
 // Days in the "month" of every monthly figure.
@@ -48,6 +53,17 @@ struct PromptCost
     bool longContextRate = false;      // the whole request billed at the long-context tier
     double writeMultiplier = 1.0;
     double readMultiplier = 1.0;
+    std::string cacheRule;        // "anthropic", "openai", "gemini", "deepseek", "none"
+    int64_t ttlBoughtSeconds = 0; // the retention actually bought for the requested TTL
+    std::string ttlNote;          // what that retention is ("1-hour write, refreshed on hit")
+    int64_t cachedTokens = 0;     // of the prefix, as the provider counts cache hits
+    double hitRateLow = 0;        // the range where a provider promises nothing (Gemini
+    double hitRateHigh = 0;       // implicit) or retention varies (OpenAI's 5-10 minutes)
+    double monthlyStorage = 0;    // Gemini explicit caches: storage, in monthlyCached
+    double monthlyCachedLow = 0;  // monthlyCached at hitRateHigh .. hitRateLow
+    double monthlyCachedHigh = 0;
+    int64_t maxInputTokens = 0; // the caps checked
+    int64_t maxOutputTokens = 0;
     double uncachedPerRequest = 0;    // dollars
     double cachedWritePerRequest = 0; // the request that writes the prefix
     double cachedReadPerRequest = 0;  // a request that reads it
@@ -67,9 +83,14 @@ Expected<PromptCost> computePromptCost(const PromptLayout& layout, const PriceSh
 
 // Steady-state probability that a request finds the prefix cached: the gap since the previous
 // request is within the TTL (the TTL refreshes on every hit). Even: 1 if 86400/rate <= TTL,
-// else 0; Poisson: 1 - exp(-rate x TTL); Bursts: (b - 1)/b within a burst, plus the first of
-// each burst when bursts come within the TTL.
-double cacheHitRate(double requestsPerDay, int64_t ttlSeconds, Arrival arrival, int64_t burstSize);
+// else 0; Poisson: 1 - exp(-rate x TTL); Bursts: (b - c)/b when the cache is cold at a burst's
+// start (the c requests sent at once all miss), 1 when bursts come within the TTL.
+double cacheHitRate(double requestsPerDay, int64_t ttlSeconds, Arrival arrival, int64_t burstSize,
+                    int64_t concurrency = 1);
+// The same for a cache that expires a fixed TTL after it was written, hits or not (Gemini's
+// explicit caches): a cycle is one write, then the hits until expiry; Poisson:
+// rate x TTL / (1 + rate x TTL).
+double fixedExpiryHitRate(double requestsPerDay, int64_t ttlSeconds);
 
 // Reuses within the TTL before a write pays for itself: the smallest n with
 // w + n r <= 1 + n (per cached token). 0 when writing costs nothing extra; -1 when r >= 1.
@@ -99,9 +120,13 @@ struct RetrievalComparison
     double fullPerQueryCached = 0; // the corpus as a cached prefix, read at the read multiplier
     bool fullFits = true;          // corpus + question + output within the context window
 };
+// The cached figure prices the corpus as a stable prefix under `traffic`'s rate, TTL and
+// arrival with the provider's own rules (writes, minimum prefix, storage), as computePromptCost
+// does for any layout.
 Expected<RetrievalComparison> compareRetrieval(const PriceSheet& price, int64_t corpusTokens,
                                                int64_t chunkTokens, int64_t topK,
-                                               int64_t questionTokens, int64_t outputTokens);
+                                               int64_t questionTokens, int64_t outputTokens,
+                                               const PromptLayout& traffic = {});
 
 // A labelled estimate for pasted text: about 4 characters a token for Latin scripts (OpenAI's
 // and Anthropic's rule of thumb), one token a character for CJK. Exact counts need the model's

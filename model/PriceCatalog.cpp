@@ -47,6 +47,40 @@ std::string str(const json& e, const char* key, bool required)
     return it->get<std::string>();
 }
 
+CacheRule parseCacheRule(const std::string& name)
+{
+    if (name == "anthropic")
+        return CacheRule::Anthropic;
+    if (name == "openai")
+        return CacheRule::OpenAI;
+    if (name == "gemini" || name == "gemini-implicit" || name == "gemini-explicit")
+        return CacheRule::Gemini;
+    if (name == "deepseek")
+        return CacheRule::DeepSeek;
+    if (name == "none")
+        return CacheRule::None;
+    throw EntryError{"caching: \"" + name +
+                     "\" is not one of anthropic, openai, gemini, deepseek, none"};
+}
+
+} // namespace
+
+CacheRule defaultCacheRule(const std::string& provider)
+{
+    const std::string p = detail::lowerCase(provider);
+    if (p == "openai" || p == "xai")
+        return CacheRule::OpenAI;
+    if (p == "google" || p == "gemini")
+        return CacheRule::Gemini;
+    if (p == "deepseek")
+        return CacheRule::DeepSeek;
+    if (p == "mistral")
+        return CacheRule::None;
+    return CacheRule::Anthropic;
+}
+
+namespace {
+
 PriceSheet parseEntry(const json& e)
 {
     if (!e.is_object())
@@ -83,6 +117,16 @@ PriceSheet parseEntry(const json& e)
     p.cacheReadNote = str(e, "cache_read_note", false);
     p.minCacheableTokens = int64_t(num(e, "min_cacheable_tokens", 0, 1e7));
     p.contextWindow = int64_t(num(e, "context_window", 1, 1e9));
+    auto optionalCount = [&](const char* key) {
+        return e.contains(key) && !e[key].is_null() ? int64_t(num(e, key, 1, 1e9)) : int64_t(0);
+    };
+    p.betaContextWindow = optionalCount("beta_context_window");
+    p.maxInputTokens = optionalCount("max_input_tokens");
+    p.maxOutputTokens = optionalCount("max_output_tokens");
+    const std::string rule = str(e, "caching", false);
+    p.caching = rule.empty() ? defaultCacheRule(p.provider) : parseCacheRule(rule);
+    if (e.contains("cache_storage_per_m_per_hour") && !e["cache_storage_per_m_per_hour"].is_null())
+        p.cacheStoragePerMillionPerHour = num(e, "cache_storage_per_m_per_hour", 0, 1000);
     if (e.contains("long_context") && !e["long_context"].is_null()) {
         const json& t = e["long_context"];
         if (!t.is_object())
@@ -99,6 +143,23 @@ PriceSheet parseEntry(const json& e)
 }
 
 } // namespace
+
+const char* cacheRuleName(CacheRule rule)
+{
+    switch (rule) {
+    case CacheRule::Anthropic:
+        return "anthropic";
+    case CacheRule::OpenAI:
+        return "openai";
+    case CacheRule::Gemini:
+        return "gemini";
+    case CacheRule::DeepSeek:
+        return "deepseek";
+    case CacheRule::None:
+        return "none";
+    }
+    return "none";
+}
 
 std::optional<double> PriceSheet::writeMultiplierFor(int64_t ttlSeconds) const
 {
@@ -123,6 +184,8 @@ Expected<PriceCatalog> parsePriceCatalog(const std::string& text, const std::str
     if (!doc)
         return Error{doc.error()};
     const json& j = doc.value();
+    if (j.is_object() && !j.contains("models") && looksLikeLiteLlm(text))
+        return parseLiteLlmCatalog(text, label);
     if (!j.is_object() || !j.contains("models") || !j["models"].is_array())
         return Error{label + ": models: missing, expected a list of price entries"};
     PriceCatalog c;
@@ -169,6 +232,29 @@ PriceCatalog loadPriceCatalog(const std::string& userPath)
         builtinPriceCatalog(), userPath, parsePriceCatalog,
         [](auto& c) -> auto& { return c.models; }, [](const PriceSheet& p) { return p.id; },
         "prices");
+}
+
+Expected<PriceCatalog> importPriceFile(const PriceCatalog& base, const std::string& path)
+{
+    auto text = detail::readTextFile(path, detail::kMaxConfigBytes);
+    if (!text)
+        return Error{text.error()};
+    auto file = parsePriceCatalog(text.value(), path);
+    if (!file)
+        return Error{file.error()};
+    PriceCatalog merged = base;
+    merged.messages = file->messages;
+    for (const PriceSheet& p : file->models) {
+        auto it =
+            std::find_if(merged.models.begin(), merged.models.end(), [&](const PriceSheet& x) {
+                return detail::lowerCase(x.id) == detail::lowerCase(p.id);
+            });
+        if (it != merged.models.end())
+            *it = p;
+        else
+            merged.models.push_back(p);
+    }
+    return merged;
 }
 
 } // namespace attnplan

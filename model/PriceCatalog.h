@@ -19,6 +19,20 @@ struct LongContextTier
     double outputPerMillion = 0;
 };
 
+// How a provider's prompt cache works, which decides what a TTL buys, what a write costs and
+// how often a request finds the prefix (CostPlanner.cpp applies each rule).
+enum class CacheRule
+{
+    Anthropic, // explicit breakpoints; 5-minute or 1-hour writes at a premium, refreshed on hit
+    OpenAI,    // automatic, no write premium; in-memory 5-10 min idle, or 24 h where offered
+    Gemini,    // implicit (automatic, no guarantee) or explicit caches billed for storage
+    DeepSeek,  // automatic disk cache, no write premium, best-effort persistence
+    None,      // no cached rate
+};
+const char* cacheRuleName(CacheRule rule);
+// The rule a provider's API follows when an entry does not say ("OpenAI", "Google", ...).
+CacheRule defaultCacheRule(const std::string& provider);
+
 // One hosted model's prices, US dollars per million tokens.
 struct PriceSheet
 {
@@ -31,7 +45,12 @@ struct PriceSheet
     double cacheReadMultiplier = 1.0;
     std::string cacheReadNote;
     int64_t minCacheableTokens = 0;
-    int64_t contextWindow = 0;
+    int64_t contextWindow = 0;     // input + output; 0 when the source gives only the caps
+    int64_t betaContextWindow = 0; // a larger window behind a beta header (Anthropic's 1M)
+    int64_t maxInputTokens = 0;    // 0: the context window bounds input alone
+    int64_t maxOutputTokens = 0;   // 0: unknown
+    CacheRule caching = CacheRule::Anthropic;
+    double cacheStoragePerMillionPerHour = 0; // Gemini explicit caches: $ per 1M tokens per hour
     std::optional<LongContextTier> longContext;
     std::string source;
     std::string asOf;
@@ -51,11 +70,31 @@ struct PriceCatalog
 
 // Parses a catalog; entries with missing fields or implausible numbers (a write multiplier
 // outside 1x-4x, a read multiplier outside 0-1x, prices outside $0-$1,000 per million) are
-// skipped and listed in messages rather than silently used.
+// skipped and listed in messages rather than silently used. Reads attnplan's format and
+// LiteLLM's model_prices_and_context_window.json, told apart by their keys.
 Expected<PriceCatalog> parsePriceCatalog(const std::string& text, const std::string& label);
+
+// LiteLLM's price list (BerriAI/litellm, model_prices_and_context_window.json): US$ per token,
+// one object per model key. Chat models only; litellm_provider/key becomes our provider/model
+// id ("anthropic/claude-sonnet-4.5" from claude-sonnet-4-5; "google/gemini-2.5-pro" from
+// gemini/gemini-2.5-pro), per-token prices become per-million, cache costs become multipliers
+// of the input price. What LiteLLM does not carry (TTL rules, storage, minimum prefixes it
+// omits) comes from the built-in entry of the same id. Skipped keys are listed with reasons.
+Expected<PriceCatalog> parseLiteLlmCatalog(const std::string& text, const std::string& label);
+// True when a parsed JSON text looks like LiteLLM's list rather than ours.
+bool looksLikeLiteLlm(const std::string& text);
+
+// Where a catalog and the built-in one disagree by more than `tolerance` (relative) on a field
+// both carry: "openai/gpt-5: input_per_m 1.25 here, 1.5 in FILE".
+std::vector<std::string> comparePriceCatalogs(const PriceCatalog& ours, const PriceCatalog& theirs,
+                                              const std::string& theirLabel,
+                                              double tolerance = 0.01);
 const PriceCatalog& builtinPriceCatalog();
 std::string userPriceCatalogPath();
 // Built-in entries with the user's file merged over them (same id replaces).
 PriceCatalog loadPriceCatalog(const std::string& userPath);
+// `base` with a price file (ours or LiteLLM's) merged over it, or why the file was refused.
+// The merged catalog's messages list the file's skipped entries.
+Expected<PriceCatalog> importPriceFile(const PriceCatalog& base, const std::string& path);
 
 } // namespace attnplan

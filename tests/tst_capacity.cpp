@@ -86,8 +86,34 @@ private slots:
 void TestCapacity::catalogHasTheRequiredGpus_data()
 {
     QTest::addColumn<QString>("name");
-    for (const char* n : {"A100 40GB", "A100 80GB", "H100 SXM", "H100 PCIe", "H200", "B200", "L4",
-                          "L40S", "RTX 3090", "RTX 4090", "RTX 5090", "MI300X", "MI325X"})
+    for (const char* n : {"A100 40GB",
+                          "A100 80GB",
+                          "H100 SXM",
+                          "H100 PCIe",
+                          "H200",
+                          "B200",
+                          "L4",
+                          "L40S",
+                          "RTX 3090",
+                          "RTX 4090",
+                          "RTX 5090",
+                          "MI300X",
+                          "MI325X",
+                          "H100 NVL",
+                          "H200 NVL",
+                          "GH200",
+                          "GB200",
+                          "B300",
+                          "GB300",
+                          "MI355X",
+                          "MI350X",
+                          "A100 80GB PCIe",
+                          "A10G",
+                          "A10",
+                          "L40",
+                          "RTX 6000 Ada",
+                          "RTX PRO 6000 Blackwell",
+                          "T4"})
         QTest::newRow(n) << n;
 }
 
@@ -111,6 +137,12 @@ void TestCapacity::catalogEntriesAreSane()
     QVERIFY(!c.find("A100 80GB")->hasFp8());
     QVERIFY(c.find("H100 SXM")->hasFp8());
     QCOMPARE(QString::fromStdString(c.find("L4")->interconnect), QString("none"));
+    // HGX B200: 7.7 TB/s per GPU (8 TB/s is the DGX figure). "a100" names no part on its own.
+    QCOMPARE(c.find("B200")->bandwidthBytesPerSecond, 7.7e12);
+    QVERIFY(!c.find("a100"));
+    QVERIFY(c.find("A100 80GB PCIe") != c.find("A100 80GB"));
+    for (const GpuSpec& g : c.gpus)
+        QVERIFY2(!g.arch.empty(), g.name.c_str());
 }
 
 void TestCapacity::userCatalogOverridesAndReportsMistakes()

@@ -1,4 +1,6 @@
 // attnplan-cli as scripts use it: the JSON contract of BRIEF.md, exit statuses, one-line errors.
+#include "GpuCatalog.h"
+
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
@@ -223,7 +225,18 @@ void TestCli::costErrorsExit2_data()
         << "truncated.json";
     QTest::newRow("beyond window")
         << QStringList{"cost", "--price", "openai/gpt-4o", "--stable-tokens", "200000"}
-        << "context window";
+        << "input limit of 128,000 tokens";
+    QTest::newRow("gpt-5 input cap")
+        << QStringList{"cost", "--price", "openai/gpt-5", "--stable-tokens", "280000"}
+        << "input limit of 272,000 tokens";
+    QTest::newRow("gpt-4o output cap")
+        << QStringList{"cost", "--price",         "openai/gpt-4o", "--stable-tokens",
+                       "2000", "--output-tokens", "100000"}
+        << "maximum output of 16,384";
+    QTest::newRow("no 24 h on gpt-4o")
+        << QStringList{"cost", "--price",       "openai/gpt-4o", "--stable-tokens",
+                       "2000", "--ttl-seconds", "3600"}
+        << "no 24 h retention";
 }
 
 void TestCli::costErrorsExit2()
@@ -395,7 +408,7 @@ void TestCli::planContract()
                        "--concurrent", "100", "--json"});
     QCOMPARE(r.exitCode, 0);
     const QJsonArray plans = json(r)["plans"].toArray();
-    QCOMPARE(plans.size(), 13);
+    QCOMPARE(plans.size(), qsizetype(attnplan::builtinGpuCatalog().gpus.size())); // one row per GPU
     const QJsonObject first = plans.first().toObject();
     QVERIFY(first["feasible"].toBool());
     QVERIFY(first["total_gpus"].toInteger() >= 1);

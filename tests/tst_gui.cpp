@@ -59,6 +59,7 @@ private slots:
     void planFromTarget();
     void modelLibraryListsBundledRecentAndCache();
     void modelLibraryFiltersAsYouType();
+    void costImportsLiteLlmPrices();
     void itemModelsPassTheTester();
     void inputChangeRecomputesQuickly();
     void tableExports();
@@ -519,6 +520,31 @@ void TestGui::modelLibraryFiltersAsYouType()
     QCOMPARE(filter.rowCount(), 0);
     QCOMPARE(ModelFilter::parseCount("1.5t"), 1.5e12);
     QCOMPARE(ModelFilter::parseCount("7"), 0.0);
+}
+
+// File > Import prices: LiteLLM's list merges over the catalog; a broken file changes nothing.
+void TestGui::costImportsLiteLlmPrices()
+{
+    CostController cost;
+    QSignalSpy changed(&cost, &CostController::catalogChanged);
+    const int before = int(cost.priceIds().size());
+    QStringList messages;
+    QVERIFY(!cost.importPrices(src("tests/data/bad/empty.json"), &messages));
+    QCOMPARE(messages.size(), 1);
+    QCOMPARE(changed.count(), 0);
+    messages.clear();
+    QVERIFY(cost.importPrices(src("tests/data/prices/litellm_sample.json"), &messages));
+    QCOMPARE(changed.count(), 1);
+    QCOMPARE(int(cost.priceIds().size()), before + 1); // acme/acme-chat-1 is new
+    QVERIFY(cost.priceIds().contains("acme/acme-chat-1"));
+    QCOMPARE(messages.size(), 3); // two broken entries, one line for the non-chat ones
+    cost.setPrice("acme/acme-chat-1");
+    QVERIFY(cost.ok());
+    // Asking Sonnet 4.5 for 10 minutes buys the hour, and the summary's numbers follow it.
+    cost.setPrice("anthropic/claude-sonnet-4.5");
+    cost.setTtlSeconds(600);
+    QCOMPARE(cost.result().ttlBoughtSeconds, qint64(3600));
+    QCOMPARE(cost.result().writeMultiplier, 2.0);
 }
 
 void TestGui::itemModelsPassTheTester()

@@ -15,6 +15,7 @@ int runCost(const std::vector<std::string>& args);
 int runEstimateTokens(const std::vector<std::string>& args);
 int runBench(const std::vector<std::string>& args);
 int runModels(const std::vector<std::string>& args);
+int runPrices(const std::vector<std::string>& args);
 
 // Prints "attnplan-cli: <message>" on stderr and returns 2.
 int fail(const std::string& message);

@@ -89,8 +89,9 @@ int runCost(const std::vector<std::string>& argv)
                      "self-hosted-tokens-per-second",
                      "corpus-tokens",
                      "chunk-tokens",
-                     "top-k"},
-                    {"json", "volatile-first"});
+                     "top-k",
+                     "concurrency"},
+                    {"json", "volatile-first", "explicit-cache", "beta-context"});
     if (!a.positionals().empty())
         throw UsageError("cost: unexpected argument \"" + a.positionals()[0] + "\"");
     PriceCatalog catalog = loadPriceCatalog(a.value("prices").value_or(userPriceCatalogPath()));
@@ -137,6 +138,11 @@ int runCost(const std::vector<std::string>& argv)
     if (auto v = a.value("arrival"))
         layout.arrival = arrivalOf(*v);
     layout.burstSize = a.integer("burst-size", 1, 1000000).value_or(layout.burstSize);
+    layout.concurrency = a.integer("concurrency", 1, 1000000).value_or(layout.concurrency);
+    if (a.flag("explicit-cache"))
+        layout.explicitCache = true;
+    if (a.flag("beta-context"))
+        layout.betaContext = true;
 
     if (a.has("input-price")) {
         price = PriceSheet{};
@@ -146,6 +152,7 @@ int runCost(const std::vector<std::string>& argv)
         price.outputPerMillion = a.number("output-price", 0, 1000).value_or(0);
         const double w = a.number("cache-write-multiplier", 1.0, 4.0).value_or(1.25);
         price.cacheWriteMultipliers = {{layout.ttlSeconds, w}};
+        price.caching = CacheRule::Anthropic; // an explicit write price: bought as asked
         price.cacheReadMultiplier = a.number("cache-read-multiplier", 0, 1.0).value_or(0.1);
         price.minCacheableTokens = a.integer("min-cacheable-tokens", 0, 10000000).value_or(0);
         price.contextWindow = a.integer("context-window", 1, int64_t(1) << 36).value_or(0);
@@ -190,6 +197,23 @@ int runCost(const std::vector<std::string>& argv)
         j["write_multiplier"] = c.writeMultiplier;
         j["read_multiplier"] = c.readMultiplier;
         j["long_context_rate"] = c.longContextRate;
+        j["cache_rule"] = c.cacheRule;
+        j["ttl_requested_seconds"] = layout.ttlSeconds;
+        j["ttl_bought_seconds"] = c.ttlBoughtSeconds;
+        j["ttl_note"] = c.ttlNote;
+        j["cached_tokens"] = c.cachedTokens;
+        j["hit_rate_low"] = c.hitRateLow;
+        j["hit_rate_high"] = c.hitRateHigh;
+        j["monthly_storage"] = c.monthlyStorage;
+        j["monthly_cached_low"] = c.monthlyCachedLow;
+        j["monthly_cached_high"] = c.monthlyCachedHigh;
+        j["arrival"] = layout.arrival == Arrival::Even      ? "even"
+                       : layout.arrival == Arrival::Poisson ? "poisson"
+                                                            : "bursts";
+        j["burst_size"] = layout.burstSize;
+        j["concurrency"] = layout.concurrency;
+        j["max_input_tokens"] = c.maxInputTokens;
+        j["max_output_tokens"] = c.maxOutputTokens;
         if (hostedRate > 0 && hostedTps > 0)
             j["self_hosted_per_million_tokens"] =
                 selfHostedDollarsPerMillion(hostedRate, hostedTps);
@@ -202,7 +226,7 @@ int runCost(const std::vector<std::string>& argv)
             auto r = compareRetrieval(price, *a.integer("corpus-tokens", 0, int64_t(1) << 36),
                                       a.integer("chunk-tokens", 1, 1 << 24).value_or(500),
                                       a.integer("top-k", 1, 1 << 16).value_or(5), question,
-                                      layout.outputTokens);
+                                      layout.outputTokens, layout);
             if (!r)
                 return fail(r.error());
             j["retrieval"] = {{"retrieval_input_tokens", r->retrievalInputTokens},
@@ -222,13 +246,27 @@ int runCost(const std::vector<std::string>& argv)
               << "  per request: uncached " << money(c.uncachedPerRequest) << ", cache write "
               << money(c.cachedWritePerRequest) << ", cache read " << money(c.cachedReadPerRequest)
               << "\n"
-              << "  at " << formatFixed(layout.requestsPerDay, 0) << " requests/day, TTL "
-              << layout.ttlSeconds << " s: hit rate " << formatFixed(100 * c.hitRate, 1) << "%\n"
-              << "  per month (" << int(kDaysPerMonth) << " days): " << money(c.monthlyUncached)
-              << " uncached, " << money(c.monthlyCached) << " cached, saving "
-              << formatFixed(100 * c.savingsFraction, 1) << "%\n"
-              << "  a cache write pays for itself after " << c.breakEvenReuses
-              << " reuse(s) within the TTL\n";
+              << "  at " << formatFixed(layout.requestsPerDay, 0) << " requests/day"
+              << (c.ttlBoughtSeconds != layout.ttlSeconds && c.ttlBoughtSeconds > 0
+                      ? " (TTL asked: " + std::to_string(layout.ttlSeconds) + " s)"
+                      : std::string())
+              << ": " << c.ttlNote << "\n"
+              << "  hit rate " << formatFixed(100 * c.hitRate, 1) << "%";
+    if (c.hitRateHigh != c.hitRateLow)
+        std::cout << " (range " << formatFixed(100 * c.hitRateLow, 1) << "% to "
+                  << formatFixed(100 * c.hitRateHigh, 1) << "%)";
+    std::cout << "\n  per month (" << int(kDaysPerMonth) << " days): " << money(c.monthlyUncached)
+              << " uncached, " << money(c.monthlyCached) << " cached";
+    if (c.monthlyStorage > 0)
+        std::cout << " (of which storage " << money(c.monthlyStorage) << ")";
+    if (c.monthlyCachedLow != c.monthlyCachedHigh)
+        std::cout << " (range " << money(c.monthlyCachedLow) << " to " << money(c.monthlyCachedHigh)
+                  << ")";
+    std::cout << ", saving " << formatFixed(100 * c.savingsFraction, 1) << "%\n";
+    // Only where something is cached does a write have anything to pay back.
+    if (c.cacheUsable && c.breakEvenReuses >= 0)
+        std::cout << "  a cache write pays for itself after " << c.breakEvenReuses
+                  << " reuse(s) within the TTL\n";
     if (hostedRate > 0 && hostedTps > 0)
         std::cout << "  self-hosted: $"
                   << formatFixed(selfHostedDollarsPerMillion(hostedRate, hostedTps), 2)

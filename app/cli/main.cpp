@@ -27,6 +27,7 @@ commands:
   capacity  conversations that fit on a GPU at a context, the KV budget, TTFT and TPOT
   plan      the fewest GPUs of each kind for a concurrency or request rate
   cost      a prompt's price on a hosted API, with and without prompt caching
+  prices    the price catalog in use; prices check FILE compares a file (ours or LiteLLM's)
   estimate-tokens  a token count estimated from text
   bench     time the live attention kernels on this machine
 
@@ -54,7 +55,9 @@ const char* kCommandUsage[][2] = {
      "     USD_PER_M [--cache-write-multiplier X] [--cache-read-multiplier Y]\n"
      "     [--stable-tokens N] [--volatile-tokens N] [--question-tokens N] [--output-tokens N]\n"
      "     [--requests-per-day N] [--ttl-seconds N] [--arrival even|poisson|bursts]\n"
-     "     [--corpus-tokens N [--chunk-tokens N] [--top-k K]] [--json]"},
+     "     [--burst-size N] [--concurrency N] [--explicit-cache] [--beta-context]\n"
+     "     [--corpus-tokens N [--chunk-tokens N] [--top-k K]] [--prices FILE] [--json]"},
+    {"prices", "prices [--prices FILE] [--json] | prices check FILE [--json]"},
     {"estimate-tokens", "estimate-tokens FILE|- [--json]"},
     {"bench", "bench [--tokens N,N,...] [--heads H] [--kv-heads K] [--head-dim D] [--causal]\n"
               "      [--decode] [--decode-kv-heads K,K,...] [--threads T] [--model MODEL]\n"
@@ -101,6 +104,8 @@ int main(int argc, char** argv)
             return runBench(args);
         if (command == "models")
             return runModels(args);
+        if (command == "prices")
+            return runPrices(args);
         return fail("unknown command \"" + command + "\" (see attnplan-cli --help)");
     } catch (const UsageError& e) {
         return fail(e.what());

@@ -3,6 +3,10 @@
 #include "SegmentModel.h"
 #include "TableModel.h"
 
+#include <QFile>
+
+#include <algorithm>
+
 using namespace attnplan;
 using Unit = TableModel::Unit;
 
@@ -78,6 +82,35 @@ void CostController::setArrival(Arrival arrival)
     recompute();
 }
 
+void CostController::setConcurrency(qint64 atOnce)
+{
+    m_layout.concurrency = std::max<qint64>(1, atOnce);
+    recompute();
+}
+
+void CostController::setExplicitCache(bool on)
+{
+    m_layout.explicitCache = on;
+    recompute();
+}
+
+bool CostController::importPrices(const QString& path, QStringList* messages)
+{
+    auto merged = importPriceFile(m_catalog, QFile::encodeName(path).toStdString());
+    if (!merged) {
+        if (messages)
+            *messages << QString::fromStdString(merged.error());
+        return false;
+    }
+    if (messages)
+        for (const std::string& m : merged->messages)
+            *messages << QString::fromStdString(m);
+    m_catalog = std::move(merged).value();
+    emit catalogChanged();
+    recompute();
+    return true;
+}
+
 void CostController::setSelfHosting(double dollarsPerHour, double tokensPerSecond)
 {
     m_hostedDollarsPerHour = dollarsPerHour;
@@ -110,11 +143,14 @@ void CostController::recompute()
     }
     if (m_ok) {
         const PromptCost& c = m_result;
-        m_costs->setRows(
-            {{tr("Per request (steady state)"), c.uncachedPerRequest, c.expectedPerRequest},
-             {tr("A request that writes the cache"), c.uncachedPerRequest, c.cachedWritePerRequest},
-             {tr("A request that reads it"), c.uncachedPerRequest, c.cachedReadPerRequest},
-             {tr("Per month (30 days)"), c.monthlyUncached, c.monthlyCached}});
+        QVector<QVector<QVariant>> costRows = {
+            {tr("Per request (steady state)"), c.uncachedPerRequest, c.expectedPerRequest},
+            {tr("A request that writes the cache"), c.uncachedPerRequest, c.cachedWritePerRequest},
+            {tr("A request that reads it"), c.uncachedPerRequest, c.cachedReadPerRequest},
+            {tr("Per month (30 days)"), c.monthlyUncached, c.monthlyCached}};
+        if (c.monthlyStorage > 0)
+            costRows.push_back({tr("of which cache storage"), 0.0, c.monthlyStorage});
+        m_costs->setRows(costRows);
         m_curve->setRows({});
         QVector<QVector<QVariant>> rows;
         for (const CostPoint& p : costCurve(m_layout, *price, 10, 1e7, 43))

@@ -39,11 +39,17 @@ public slots:
     void setRequestsPerDay(double perDay);
     void setTtlSeconds(qint64 ttl);
     void setArrival(attnplan::Arrival arrival);
+    void setConcurrency(qint64 atOnce);
+    void setExplicitCache(bool on);
+    // Merges a price file (ours or LiteLLM's list) over the catalog. Returns false with the
+    // reason when the file cannot be read; `messages` gets what was skipped and why.
+    bool importPrices(const QString& path, QStringList* messages = nullptr);
     void setSelfHosting(double dollarsPerHour, double tokensPerSecond);
     void recompute();
 
 signals:
     void resultsChanged();
+    void catalogChanged();
 
 private:
     attnplan::PriceCatalog m_catalog;

@@ -9,6 +9,7 @@
 #include "Units.h"
 
 #include <QChartView>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
@@ -18,6 +19,7 @@
 #include <QInputDialog>
 #include <QLabel>
 #include <QPushButton>
+#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -89,7 +91,19 @@ CostTab::CostTab(CostController* cost, PlanController* plan, QWidget* parent)
     perDay->setGroupSeparatorShown(true);
     auto* ttl = new QComboBox;
     ttl->addItem(tr("5 minutes"), 300);
+    ttl->addItem(tr("10 minutes"), 600);
     ttl->addItem(tr("1 hour"), 3600);
+    ttl->addItem(tr("24 hours"), 86400);
+    ttl->setToolTip(tr("The TTL you ask for; each provider sells its own (Anthropic 5 min or 1 h, "
+                       "OpenAI in memory or 24 h, Gemini explicit caches any), and the summary "
+                       "says what this one buys"));
+    auto* atOnce = new QSpinBox;
+    atOnce->setRange(1, 100000);
+    atOnce->setValue(int(cost->layout().concurrency));
+    atOnce->setToolTip(tr("Requests of a burst sent at once: a cache entry exists only once the "
+                          "first response begins, so all of them miss a cold cache"));
+    auto* explicitCache = new QCheckBox(tr("Explicit cache (Gemini: storage billed per hour)"));
+    explicitCache->setChecked(cost->layout().explicitCache);
     auto* arrival = new QComboBox;
     arrival->addItem(tr("Random (Poisson)"), int(Arrival::Poisson));
     arrival->addItem(tr("Evenly spaced"), int(Arrival::Even));
@@ -107,6 +121,8 @@ CostTab::CostTab(CostController* cost, PlanController* plan, QWidget* parent)
     form->addRow(tr("&Requests per day"), perDay);
     form->addRow(tr("Cache &TTL"), ttl);
     form->addRow(tr("Arrivals"), arrival);
+    form->addRow(tr("Sent at once"), atOnce);
+    form->addRow(QString(), explicitCache);
     form->addRow(tr("Self-hosted GPU"), gpuPrice);
 
     auto* costTable = new QTableView;
@@ -142,6 +158,15 @@ CostTab::CostTab(CostController* cost, PlanController* plan, QWidget* parent)
     connect(perDay, &QDoubleSpinBox::valueChanged, cost, &CostController::setRequestsPerDay);
     connect(ttl, &QComboBox::currentIndexChanged, cost,
             [cost, ttl] { cost->setTtlSeconds(ttl->currentData().toLongLong()); });
+    connect(atOnce, &QSpinBox::valueChanged, cost, [cost](int v) { cost->setConcurrency(v); });
+    connect(explicitCache, &QCheckBox::toggled, cost, &CostController::setExplicitCache);
+    connect(cost, &CostController::catalogChanged, price, [cost, price] {
+        const QString current = price->currentText();
+        const QSignalBlocker block(price);
+        price->clear();
+        price->addItems(cost->priceIds());
+        price->setCurrentText(current);
+    });
     connect(arrival, &QComboBox::currentIndexChanged, cost,
             [cost, arrival] { cost->setArrival(Arrival(arrival->currentData().toInt())); });
     connect(gpuPrice, &QDoubleSpinBox::valueChanged, this, [this](double v) {
@@ -164,16 +189,42 @@ void CostTab::showResults()
     }
     const PromptCost& c = m_cost->result();
     auto s = [](const std::string& x) { return QString::fromStdString(x); };
-    m_summary->setText(
-        tr("%1 input tokens, %2 of them a cacheable prefix; hit rate %3%. Caching saves "
-           "<b>%4%</b>: %5 a month instead of %6. A cache write pays for itself after %7 "
-           "reuse(s) within the TTL.")
-            .arg(s(withCommas(c.inputTokens)), s(withCommas(c.cacheablePrefixTokens)))
-            .arg(100 * c.hitRate, 0, 'f', 1)
-            .arg(100 * c.savingsFraction, 0, 'f', 1)
-            .arg(TableModel::format(c.monthlyCached, TableModel::Unit::Dollars),
-                 TableModel::format(c.monthlyUncached, TableModel::Unit::Dollars))
-            .arg(c.breakEvenReuses));
+    const PromptLayout& l = m_cost->layout();
+    QString text = tr("%1 input tokens, %2 of them a cacheable prefix (%3 counted as cached).")
+                       .arg(s(withCommas(c.inputTokens)), s(withCommas(c.cacheablePrefixTokens)),
+                            s(withCommas(c.cachedTokens)));
+    if (c.cacheUsable) {
+        text += QLatin1Char(' ') + s(c.ttlNote) + QLatin1Char('.');
+        if (c.ttlBoughtSeconds != l.ttlSeconds)
+            text += tr(" (You asked for %1 s; that is what it buys.)").arg(l.ttlSeconds);
+        text += tr(" Hit rate %1%").arg(100 * c.hitRate, 0, 'f', 1);
+        if (c.hitRateHigh != c.hitRateLow)
+            text += tr(" (range %1% to %2%)")
+                        .arg(100 * c.hitRateLow, 0, 'f', 1)
+                        .arg(100 * c.hitRateHigh, 0, 'f', 1);
+        if (l.arrival == Arrival::Bursts)
+            text += tr(", bursts of %1 with %2 sent at once").arg(l.burstSize).arg(l.concurrency);
+        text += tr(". Caching saves <b>%1%</b>: %2 a month instead of %3")
+                    .arg(100 * c.savingsFraction, 0, 'f', 1)
+                    .arg(TableModel::format(c.monthlyCached, TableModel::Unit::Dollars),
+                         TableModel::format(c.monthlyUncached, TableModel::Unit::Dollars));
+        if (c.monthlyStorage > 0)
+            text += tr(", storage %1 of it")
+                        .arg(TableModel::format(c.monthlyStorage, TableModel::Unit::Dollars));
+        text += QLatin1Char('.');
+        if (c.breakEvenReuses > 0)
+            text += tr(" A cache write pays for itself after %n reuse(s) within the TTL.", nullptr,
+                       int(c.breakEvenReuses));
+    } else {
+        text += tr(" Nothing is cached, so every request pays %1: %2 a month.")
+                    .arg(TableModel::format(c.uncachedPerRequest, TableModel::Unit::Dollars),
+                         TableModel::format(c.monthlyUncached, TableModel::Unit::Dollars));
+    }
+    if (c.maxInputTokens > 0 || c.maxOutputTokens > 0)
+        text += tr(" Limits: %1 input, %2 output tokens.")
+                    .arg(c.maxInputTokens > 0 ? s(withCommas(c.maxInputTokens)) : tr("no"),
+                         c.maxOutputTokens > 0 ? s(withCommas(c.maxOutputTokens)) : tr("no"));
+    m_summary->setText(text);
     QStringList items;
     for (const QString& w : m_cost->warnings())
         items << QStringLiteral("⚠ ") + w.toHtmlEscaped();

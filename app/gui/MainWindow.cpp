@@ -158,6 +158,22 @@ void MainWindow::buildMenus()
     file->addAction(tr("&Rescan Hugging Face cache"), QKeySequence::Refresh, m_library,
                     [this] { m_library->rescanCache(); });
     file->addSeparator();
+    file->addAction(tr("&Import prices (attnplan or LiteLLM JSON)..."), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(
+            this, tr("Import prices"), QString(), tr("Price lists (*.json);;All files (*)"));
+        if (path.isEmpty())
+            return;
+        QStringList messages;
+        if (!m_cost->importPrices(path, &messages)) {
+            QMessageBox::warning(this, tr("Import prices"),
+                                 messages.isEmpty() ? tr("The file could not be read.")
+                                                    : messages.join(QLatin1Char('\n')));
+            return;
+        }
+        statusBar()->showMessage(
+            tr("Prices imported from %1 (%n message(s))", nullptr, int(messages.size())).arg(path),
+            6000);
+    });
     file->addAction(tr("&Export report (Markdown, JSON, CSV)..."), QKeySequence(tr("Ctrl+E")), this,
                     &MainWindow::exportReport);
     file->addAction(tr("Save chart as &PNG..."), this, [this] { exportChart(false); });

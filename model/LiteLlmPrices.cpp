@@ -1,0 +1,246 @@
+// LiteLLM's public price list as a source for the price catalog. Its schema (as read in
+// BerriAI/litellm's model_prices_and_context_window.json): one object per model key, with
+// litellm_provider, mode, input_cost_per_token, output_cost_per_token,
+// cache_creation_input_token_cost, cache_creation_input_token_cost_above_1hr,
+// cache_read_input_token_cost (DeepSeek also input_cost_per_token_cache_hit),
+// *_above_200k_tokens tiers, prompt_cache_min_tokens, max_input_tokens, max_output_tokens.
+// US dollars per token.
+#include "PriceCatalog.h"
+
+#include "detail/JsonFile.h"
+#include "detail/UserCatalog.h"
+
+#include <cmath>
+#include <regex>
+#include <sstream>
+
+using nlohmann::json;
+
+namespace attnplan {
+
+namespace {
+
+bool isLiteLlmJson(const json& j)
+{
+    if (!j.is_object() || j.contains("models"))
+        return false;
+    for (const auto& [key, v] : j.items())
+        if (v.is_object() && v.contains("litellm_provider") && v.contains("input_cost_per_token"))
+            return true;
+    return false;
+}
+
+// LiteLLM's provider names to ours (the prefix of our ids) and their display names.
+struct Provider
+{
+    const char* litellm;
+    const char* id;
+    const char* name;
+};
+constexpr Provider kProviders[] = {
+    {"anthropic", "anthropic", "Anthropic"},
+    {"openai", "openai", "OpenAI"},
+    {"gemini", "google", "Google"},
+    {"deepseek", "deepseek", "DeepSeek"},
+    {"xai", "xai", "xAI"},
+    {"mistral", "mistral", "Mistral"},
+};
+
+// A per-token price as per-million, if the key holds a plausible number.
+std::optional<double> perMillion(const json& e, const char* key)
+{
+    auto it = e.find(key);
+    if (it == e.end() || !it->is_number())
+        return std::nullopt;
+    const double v = it->get<double>() * 1e6;
+    if (!std::isfinite(v) || v < 0 || v > 1000)
+        return std::nullopt;
+    return v;
+}
+
+std::optional<int64_t> count(const json& e, const char* key)
+{
+    auto it = e.find(key);
+    if (it == e.end() || !it->is_number())
+        return std::nullopt;
+    const double v = it->get<double>();
+    if (!std::isfinite(v) || v < 1 || v > 1e9)
+        return std::nullopt;
+    return int64_t(v);
+}
+
+// "claude-sonnet-4-5-20250929" -> "claude-sonnet-4.5"; "gemini/gemini-2.5-pro" ->
+// "gemini-2.5-pro": the provider prefix and a date suffix go, and Anthropic's "4-5" versions
+// take the dot our ids use.
+std::string modelPart(std::string key, const std::string& litellmProvider)
+{
+    if (const size_t slash = key.find('/'); slash != std::string::npos)
+        key = key.substr(slash + 1);
+    static const std::regex date("-(20[0-9]{6})$");
+    key = std::regex_replace(key, date, "");
+    if (litellmProvider == "anthropic") {
+        static const std::regex version("-([0-9])-([0-9])(?=$|-)");
+        key = std::regex_replace(key, version, "-$1.$2");
+    }
+    return detail::lowerCase(key);
+}
+
+double ratio(double part, double whole)
+{
+    return whole > 0 ? part / whole : 1.0;
+}
+
+} // namespace
+
+bool looksLikeLiteLlm(const std::string& text)
+{
+    auto doc = detail::parseJson(text, "prices");
+    return doc && isLiteLlmJson(doc.value());
+}
+
+Expected<PriceCatalog> parseLiteLlmCatalog(const std::string& text, const std::string& label)
+{
+    auto doc = detail::parseJson(text, label);
+    if (!doc)
+        return Error{doc.error()};
+    const json& j = doc.value();
+    if (!isLiteLlmJson(j))
+        return Error{label + ": not LiteLLM's price list (no entry has litellm_provider and "
+                             "input_cost_per_token)"};
+    PriceCatalog c;
+    int notChat = 0;
+    for (const auto& [key, e] : j.items()) {
+        if (key == "sample_spec" || !e.is_object())
+            continue;
+        auto skip = [&](const std::string& why) {
+            c.messages.push_back(label + ": " + key + ": " + why + "; entry skipped");
+        };
+        const std::string mode = e.contains("mode") && e["mode"].is_string()
+                                     ? e["mode"].get<std::string>()
+                                     : std::string();
+        if (mode != "chat") {
+            ++notChat; // embeddings, images, audio: counted, not listed one by one
+            continue;
+        }
+        const std::string provider =
+            e.contains("litellm_provider") && e["litellm_provider"].is_string()
+                ? e["litellm_provider"].get<std::string>()
+                : std::string();
+        if (provider.empty()) {
+            skip("litellm_provider: missing");
+            continue;
+        }
+        const auto in = perMillion(e, "input_cost_per_token");
+        const auto out = perMillion(e, "output_cost_per_token");
+        if (!in || !out) {
+            skip("input_cost_per_token or output_cost_per_token: missing or implausible");
+            continue;
+        }
+        const Provider* known = nullptr;
+        for (const Provider& p : kProviders)
+            if (provider == p.litellm)
+                known = &p;
+        const std::string id =
+            std::string(known ? known->id : provider.c_str()) + "/" + modelPart(key, provider);
+        PriceSheet p;
+        if (const PriceSheet* base = builtinPriceCatalog().find(id))
+            p = *base; // what LiteLLM does not carry: TTL rules, storage, notes
+        else {
+            p.id = id;
+            p.provider = known ? known->name : provider;
+            p.model = key;
+            p.caching = defaultCacheRule(p.provider);
+            p.cacheWriteMultipliers.clear();
+            p.cacheReadMultiplier = 1.0;
+        }
+        p.inputPerMillion = *in;
+        p.outputPerMillion = *out;
+        const auto write = perMillion(e, "cache_creation_input_token_cost");
+        const auto write1h = perMillion(e, "cache_creation_input_token_cost_above_1hr");
+        auto read = perMillion(e, "cache_read_input_token_cost");
+        if (!read)
+            read = perMillion(e, "input_cost_per_token_cache_hit");
+        if (write && *write > 0)
+            p.cacheWriteMultipliers[300] = ratio(*write, *in);
+        else if (write || p.cacheWriteMultipliers.empty())
+            p.cacheWriteMultipliers[300] = 1.0; // no write premium (OpenAI, DeepSeek: 0.0)
+        if (write1h)
+            p.cacheWriteMultipliers[3600] = ratio(*write1h, *in);
+        if (read)
+            p.cacheReadMultiplier = ratio(*read, *in);
+        bool plausible = p.cacheReadMultiplier >= 0 && p.cacheReadMultiplier <= 1;
+        for (const auto& [ttl, m] : p.cacheWriteMultipliers)
+            plausible = plausible && m >= 1.0 && m <= 4.0;
+        if (!plausible) {
+            skip("cache prices imply a write outside 1x-4x or a read outside 0-1x of input");
+            continue;
+        }
+        if (auto m = count(e, "prompt_cache_min_tokens"))
+            p.minCacheableTokens = *m;
+        if (auto m = count(e, "max_input_tokens"))
+            p.maxInputTokens = *m;
+        if (auto m = count(e, "max_output_tokens"))
+            p.maxOutputTokens = *m;
+        if (const auto tierIn = perMillion(e, "input_cost_per_token_above_200k_tokens")) {
+            LongContextTier tier;
+            tier.thresholdTokens = 200000;
+            tier.inputPerMillion = *tierIn;
+            tier.outputPerMillion =
+                perMillion(e, "output_cost_per_token_above_200k_tokens").value_or(*out);
+            p.longContext = tier;
+        }
+        p.source = "LiteLLM " + label + ": " + key;
+        p.asOf.clear();
+        c.models.erase(std::remove_if(c.models.begin(), c.models.end(),
+                                      [&](const PriceSheet& x) { return x.id == p.id; }),
+                       c.models.end());
+        c.models.push_back(std::move(p));
+    }
+    if (notChat > 0)
+        c.messages.push_back(label + ": " + std::to_string(notChat) +
+                             " entries that are not chat models (mode other than \"chat\") "
+                             "skipped");
+    return c;
+}
+
+std::vector<std::string> comparePriceCatalogs(const PriceCatalog& ours, const PriceCatalog& theirs,
+                                              const std::string& theirLabel, double tolerance)
+{
+    std::vector<std::string> out;
+    auto differ = [tolerance](double a, double b) {
+        const double scale = std::max(std::fabs(a), std::fabs(b));
+        return scale > 0 && std::fabs(a - b) / scale > tolerance;
+    };
+    auto fmt = [](double v) {
+        std::ostringstream s;
+        s << v;
+        return s.str();
+    };
+    for (const PriceSheet& t : theirs.models) {
+        const PriceSheet* o = ours.find(t.id);
+        if (!o)
+            continue;
+        auto check = [&](const char* field, double mine, double theirsValue) {
+            if (differ(mine, theirsValue))
+                out.push_back(t.id + ": " + field + " " + fmt(mine) + " here, " + fmt(theirsValue) +
+                              " in " + theirLabel);
+        };
+        check("input_per_m", o->inputPerMillion, t.inputPerMillion);
+        check("output_per_m", o->outputPerMillion, t.outputPerMillion);
+        check("cache_read_multiplier", o->cacheReadMultiplier, t.cacheReadMultiplier);
+        for (const auto& [ttl, m] : t.cacheWriteMultipliers)
+            if (auto mine = o->cacheWriteMultipliers.find(ttl);
+                mine != o->cacheWriteMultipliers.end())
+                check(ttl == 300 ? "cache write (5 min)" : "cache write (1 h)", mine->second, m);
+        if (o->minCacheableTokens > 0 && t.minCacheableTokens > 0)
+            check("min_cacheable_tokens", double(o->minCacheableTokens),
+                  double(t.minCacheableTokens));
+        if (o->maxInputTokens > 0 && t.maxInputTokens > 0)
+            check("max_input_tokens", double(o->maxInputTokens), double(t.maxInputTokens));
+        if (o->maxOutputTokens > 0 && t.maxOutputTokens > 0)
+            check("max_output_tokens", double(o->maxOutputTokens), double(t.maxOutputTokens));
+    }
+    return out;
+}
+
+} // namespace attnplan
