@@ -104,12 +104,73 @@ int64_t moeLayerParams(const ModelSpec& s, int64_t perExpert)
 
 } // namespace
 
+// The vision encoder and projector, as transformers defines them (Linear(a, b) with bias is
+// a·b + b, LayerNorm(d) 2d, RMSNorm(d) d). h: the text model's hidden size.
+static int64_t visionParameters(const VisionTower& v, int64_t h)
+{
+    using K = VisionTower::Kind;
+    const int64_t d = v.hidden, I = v.intermediate;
+    const int64_t side = v.patch > 0 ? v.image / v.patch : 0;
+    const int64_t patchIn = mul(v.channels, mul(v.patch, v.patch));
+    // q, k, v, o (with or without bias), fc1 and fc2 with bias, two LayerNorms.
+    auto layer = [&](bool attentionBias) {
+        return add(add(mul(4, mul(d, d)), attentionBias ? mul(4, d) : 0),
+                   add(add(mul(2, mul(d, I)), I + d), mul(4, d)));
+    };
+    switch (v.kind) {
+    case K::None:
+        return 0;
+    case K::Siglip: {
+        // SiglipVisionModel: Conv2d patch embedding with bias, a position per patch (no class
+        // token), the encoder, post_layernorm, and the pooling head when built; then
+        // Gemma3MultiModalProjector's d x h matrix and its RMSNorm over d.
+        int64_t n = add(mul(patchIn, d), d);
+        n = add(n, mul(mul(side, side), d));
+        n = add(n, mul(layer(true), v.layers));
+        n = add(n, mul(2, d));
+        if (v.head) // probe, MultiheadAttention (in_proj 3d x d + 3d, out_proj), LayerNorm, MLP
+            n = add(n, add(add(d, add(mul(4, mul(d, d)), mul(4, d))),
+                           add(mul(2, d), add(mul(2, mul(d, I)), I + d))));
+        return add(n, add(mul(d, h), d));
+    }
+    case K::Mllama: {
+        // MllamaVisionModel: bias-free Conv2d patches, a class embedding, the gated position
+        // embedding with its per-aspect-ratio tile embedding, gated pre- and post-tile
+        // embeddings, two LayerNorms, the local encoder (attention without bias) and the
+        // global one (two scalar gates more per layer); then Linear(vision_output_dim, h).
+        const int64_t np = add(mul(side, side), 1);
+        const int64_t ratios = v.aspectRatios + 1;
+        int64_t n = mul(patchIn, d);
+        n = add(n, d);
+        n = add(n, add(1, add(mul(np, d), mul(ratios, mul(v.maxTiles, mul(np, d))))));
+        n = add(n, mul(2, add(mul(ratios, mul(v.maxTiles, d)), 1)));
+        n = add(n, mul(4, d));
+        n = add(n, mul(layer(false), v.layers));
+        n = add(n, mul(add(layer(false), 2), v.globalLayers));
+        return add(n, add(mul(v.outputDim, h), h));
+    }
+    case K::Llama4: {
+        // Llama4VisionModel: a bias-free unfold-and-Linear patch embedding, a class embedding
+        // and a position per patch plus one, two LayerNorms, the encoder (attention with bias),
+        // the vision adapter's two bias-free Linears; then a bias-free Linear to h.
+        int64_t n = mul(patchIn, d);
+        n = add(n, d);
+        n = add(n, mul(add(mul(side, side), 1), d));
+        n = add(n, mul(4, d));
+        n = add(n, mul(layer(true), v.layers));
+        n = add(n, add(mul(I, v.projectorIn), mul(v.projectorOut, v.projectorOut)));
+        return add(n, mul(v.outputDim, h));
+    }
+    }
+    return 0;
+}
+
 ParameterCount countParameters(const ModelSpec& s)
 {
     ParameterCount c;
     const int64_t h = s.hiddenSize;
     const int64_t embedDim = s.embedProjDim > 0 ? s.embedProjDim : h;
-    c.embedding = mul(s.vocabSize, embedDim);
+    c.embedding = mul(s.vocabSize + s.extraEmbeddingRows, embedDim);
     if (s.embedProjDim > 0) // OPT project_in and project_out, no bias
         c.embedding = add(c.embedding, mul(2, mul(s.embedProjDim, h)));
     c.positions = mul(s.learnedPositions, h);
@@ -123,6 +184,8 @@ ParameterCount countParameters(const ModelSpec& s)
     const int64_t denseLayers = s.numLayers - moeLayers;
 
     c.attention = mul(attn, s.numLayers);
+    // Mllama's cross-attention layers add q_norm and k_norm over head_dim and two scalar gates.
+    c.attention = add(c.attention, mul(s.numLayers - s.kvLayerCount(), add(mul(2, s.headDim), 2)));
     c.norms = add(mul(norms, s.numLayers), s.finalNorm ? normParams(s) : 0);
     c.denseMlp = mul(dense, denseLayers);
     if (s.isMoe()) {
@@ -137,6 +200,9 @@ ParameterCount countParameters(const ModelSpec& s)
 
     const int64_t idle = mul(mul(c.perExpert, s.moe.experts - s.moe.expertsPerToken), moeLayers);
     c.active = c.total - idle;
+    c.text = c.total;
+    c.vision = visionParameters(s.vision, h);
+    c.total = add(c.total, c.vision);
 
     if (s.mtpLayers > 0) {
         // DeepSeek-V3 MTP module (modeling in the V3 report, section 2.2; checkpoint layer 61):
@@ -295,7 +361,7 @@ int64_t kvBytesPerTokenPerLayerPerGpu(const ModelSpec& s, int64_t tp, DType t)
 
 int64_t kvBytesPerToken(const ModelSpec& s, DType t)
 {
-    return checkedMul(kvBytesPerTokenPerLayer(s, t), s.numLayers, "KV bytes per token");
+    return checkedMul(kvBytesPerTokenPerLayer(s, t), s.kvLayerCount(), "KV bytes per token");
 }
 
 int64_t kvBytes(const ModelSpec& s, int64_t tokens, DType t)
@@ -303,6 +369,8 @@ int64_t kvBytes(const ModelSpec& s, int64_t tokens, DType t)
     const int64_t perLayer = kvBytesPerTokenPerLayer(s, t);
     int64_t total = 0;
     for (const LayerSpec& l : s.layers) {
+        if (l.crossAttention)
+            continue; // holds the image's K/V, not the text's
         const int64_t kept = l.window > 0 ? std::min(tokens, l.window) : tokens;
         total = checkedAdd(total, checkedMul(perLayer, kept, "KV bytes"), "KV bytes");
     }

@@ -20,8 +20,10 @@ struct ParameterCount
     int64_t routers = 0;
     int64_t norms = 0;     // per-layer and final norms
     int64_t lmHead = 0;    // 0 when tied to the embedding
-    int64_t total = 0;     // the model without MTP modules
-    int64_t active = 0;    // per token: total less the routed experts not chosen
+    int64_t vision = 0;    // a multimodal checkpoint's vision encoder and projector
+    int64_t total = 0;     // the model without MTP modules, vision encoder included
+    int64_t text = 0;      // total less the vision encoder
+    int64_t active = 0;    // per text token: text less the routed experts not chosen
     int64_t mtp = 0;       // DeepSeek multi-token-prediction modules, apart from total
                            // (as stored in the checkpoint: with their embedding and head)
     int64_t perExpert = 0; // one routed expert

@@ -312,8 +312,7 @@ Expected<CapacityResult> planCapacity(const ModelSpec& s, const DeploymentInputs
         r.kvHeadsPerGpu = kvHeadsPerGpu(s, in.tp);
         r.kvReplicated = !s.mla.enabled() ? in.tp > s.numKvHeads : in.tp > 1;
         r.layersPerGpu = layersPerGpu(s, pp);
-        r.kvBytesPerTokenPerGpu = checkedMul(kvPerLayerTokenPerGpu(s, in.tp, in.kvDtype),
-                                             r.layersPerGpu, "KV bytes per token");
+
         KvPagingInputs pin;
         pin.tp = in.tp;
         pin.pp = pp;
@@ -323,6 +322,8 @@ Expected<CapacityResult> planCapacity(const ModelSpec& s, const DeploymentInputs
         pin.maxModelLen = in.maxModelLen;
         pin.availableBytes = m.kvBudget;
         const KvPaging paging = pageKvCache(in.engine, s, pin);
+        r.kvBytesPerTokenPerGpu = checkedMul(kvPerLayerTokenPerGpu(s, in.tp, in.kvDtype),
+                                             paging.kvLayers, "KV bytes per token");
         r.kvBlocks = paging.blocks;
         r.kvCacheTokens = paging.tokens;
         r.kvGroups = paging.groups();

@@ -32,6 +32,38 @@ struct LayerSpec
 {
     int64_t window = 0;
     bool moe = false;
+    // Llama-3.2-Vision: a gated cross-attention layer. Its K and V are the image's, computed
+    // once per image; it keeps no K/V per text token (transformers MllamaTextCrossAttention).
+    bool crossAttention = false;
+};
+
+// A multimodal checkpoint's vision encoder and projector, as transformers builds them: the
+// serving engine loads them with the text model. Sizes from the config's vision_config.
+struct VisionTower
+{
+    enum class Kind
+    {
+        None,
+        Siglip, // Gemma-3: SiglipVisionModel + Gemma3MultiModalProjector
+        Mllama, // Llama-3.2-Vision: MllamaVisionModel + a Linear projector with bias
+        Llama4, // Llama-4: Llama4VisionModel (with its adapter) + a Linear projector
+    };
+    Kind kind = Kind::None;
+    int64_t hidden = 0;
+    int64_t intermediate = 0;
+    int64_t layers = 0;
+    int64_t globalLayers = 0; // Mllama's gated global transformer
+    int64_t channels = 3;
+    int64_t patch = 0;
+    int64_t image = 0;
+    int64_t maxTiles = 0;     // Mllama
+    int64_t aspectRatios = 0; // Mllama: len(supported_aspect_ratios)
+    int64_t outputDim = 0;    // the projector's input width (Mllama, Llama-4)
+    int64_t projectorIn = 0;  // Llama-4's vision adapter
+    int64_t projectorOut = 0;
+    bool head = false; // SigLIP's attention-pooling head
+
+    bool enabled() const { return kind != Kind::None; }
 };
 
 // Multi-head latent attention (DeepSeek-V2/V3). The cache keeps one compressed latent of
@@ -105,8 +137,10 @@ struct ModelSpec
 
     MlaSpec mla;
     MoeSpec moe;
-    std::vector<LayerSpec> layers; // numLayers entries
-    int64_t mtpLayers = 0;         // DeepSeek multi-token-prediction modules, counted apart
+    VisionTower vision;
+    int64_t extraEmbeddingRows = 0; // Mllama: embed_tokens has vocab_size + 8 rows
+    std::vector<LayerSpec> layers;  // numLayers entries
+    int64_t mtpLayers = 0;          // DeepSeek multi-token-prediction modules, counted apart
 
     std::string torchDtype;               // as written in the config, "" if absent
     std::optional<DType> checkpointDType; // torch_dtype or quantization_config, when known
@@ -145,6 +179,14 @@ struct ModelSpec
         int64_t n = 0;
         for (const LayerSpec& l : layers)
             n += l.window > 0;
+        return n;
+    }
+    // Layers that keep K/V for every text token (all but Mllama's cross-attention layers).
+    int64_t kvLayerCount() const
+    {
+        int64_t n = 0;
+        for (const LayerSpec& l : layers)
+            n += !l.crossAttention;
         return n;
     }
     int64_t moeLayerCount() const

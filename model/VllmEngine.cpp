@@ -180,6 +180,8 @@ KvPaging pageKvCache(const EngineProfile& engine, const ModelSpec& s, const KvPa
         const int64_t n = s.numLayers / in.pp + (st < s.numLayers % in.pp ? 1 : 0);
         int64_t f = 0, w = 0;
         for (size_t i = begin; i < begin + size_t(n); ++i) {
+            if (s.layers[i].crossAttention)
+                continue; // Mllama: the image's K/V, allocated apart, not per text token
             if (s.layers[i].window > 0) {
                 ++w;
                 k.window = s.layers[i].window;
@@ -188,6 +190,7 @@ KvPaging pageKvCache(const EngineProfile& engine, const ModelSpec& s, const KvPa
             }
         }
         perStage.emplace_back(f, w);
+        k.kvLayers = std::max(k.kvLayers, f + w);
         full += f;
         sliding += w;
         begin += size_t(n);

@@ -55,6 +55,7 @@ struct KvPaging
 {
     int64_t pageBytes = 0;      // one block of one layer on one GPU
     int64_t layersPerBlock = 0; // the layers one block id spans (a group's size, or all layers)
+    int64_t kvLayers = 0;       // layers keeping per-token K/V on the fullest stage
     int64_t fullGroups = 0;     // KV cache groups of full-attention layers
     int64_t slidingGroups = 0;  // groups of sliding-window layers (hybrid manager only)
     int64_t window = 0;         // the sliding layers' window

@@ -67,6 +67,8 @@ int runInspect(const std::vector<std::string>& argv)
         j["sliding_reach_tokens"] = slidingReach(s);
         j["tied_embeddings"] = s.tiedEmbeddings;
         j["parameters"] = params.total;
+        j["text_parameters"] = params.text;
+        j["vision_parameters"] = params.vision;
         j["active_parameters"] = params.active;
         j["mtp_parameters"] = params.mtp;
         j["parameter_breakdown"] = {{"embedding", params.embedding},

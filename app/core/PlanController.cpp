@@ -157,6 +157,8 @@ DeploymentInputs PlanController::deploymentFor(const ModelSpec& s) const
     in.utilization = m_inputs.utilization;
     in.maxModelLen = std::max<qint64>(1, m_inputs.context);
     in.averageTokens = m_inputs.averageTokens;
+    if (m_inputs.availableKvGiB > 0)
+        in.availableKvBytes = int64_t(m_inputs.availableKvGiB * double(int64_t(1) << 30));
     return in;
 }
 

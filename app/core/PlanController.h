@@ -25,8 +25,9 @@ struct PlanInputs
     QString kvDtype = QStringLiteral("auto");
     QString engine = QStringLiteral("vllm");
     double utilization = 0.90;
-    qint64 context = 32768;   // max_model_len
-    qint64 averageTokens = 0; // 0: = context
+    qint64 context = 32768;    // max_model_len
+    qint64 averageTokens = 0;  // 0: = context
+    double availableKvGiB = 0; // from a vLLM log's "Available KV cache memory"; 0: modelled
 };
 
 // The thin layer between the Memory, Compute and Compare tabs and the model library: holds the

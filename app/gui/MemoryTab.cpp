@@ -27,8 +27,8 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
     : QWidget(parent), m_plan(plan), m_gpu(new QComboBox), m_customMemory(new QDoubleSpinBox),
       m_gpus(new QSpinBox), m_tp(new QComboBox), m_weightDtype(new QComboBox),
       m_kvDtype(new QComboBox), m_engine(new QComboBox), m_utilization(new QDoubleSpinBox),
-      m_context(new QSpinBox), m_average(new QSpinBox), m_summary(new QLabel), m_error(new QLabel),
-      m_command(new QLineEdit)
+      m_availableKv(new QDoubleSpinBox), m_context(new QSpinBox), m_average(new QSpinBox),
+      m_summary(new QLabel), m_error(new QLabel), m_command(new QLineEdit)
 {
     m_gpu->addItems(plan->gpuNames());
     for (int i = 0; i < m_gpu->count(); ++i) {
@@ -52,8 +52,23 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
         tr("auto: the checkpoint's dtype as vLLM loads it (float32 checkpoints in fp16)"));
     m_kvDtype->addItems({"auto", "bf16", "fp16", "fp8", "int8", "int4", "fp32"});
     m_kvDtype->setToolTip(tr("auto: the activation dtype (vLLM's kv_cache_dtype auto)"));
-    m_engine->addItem(tr("vLLM, latest (V1, hybrid KV cache)"), "vllm");
-    m_engine->addItem(tr("vLLM V0 engine (before v0.8)"), "vllm-v0");
+    // The latest release first, then each release line back to V0 (VllmEngine.cpp's table).
+    m_engine->addItem(tr("vLLM, latest release"), "vllm");
+    const auto& profiles = attnplan::engineProfiles();
+    for (auto it = profiles.rbegin(); it != profiles.rend(); ++it) {
+        const QString name = QString::fromStdString(it->name);
+        m_engine->addItem(it->v1 ? tr("vLLM %1 and later").arg(name.mid(5))
+                                 : tr("vLLM V0 engine (before 0.8)"),
+                          name);
+        m_engine->setItemData(m_engine->count() - 1, QString::fromStdString(it->note),
+                              Qt::ToolTipRole);
+    }
+    m_availableKv->setRange(0, 100000);
+    m_availableKv->setDecimals(2);
+    m_availableKv->setSuffix(tr(" GiB"));
+    m_availableKv->setSpecialValueText(tr("modelled"));
+    m_availableKv->setToolTip(tr("From your vLLM log's \"Available KV cache memory\" line: what "
+                                 "that budget holds at this context; 0 = model the memory"));
     m_utilization->setRange(0.05, 1.0);
     m_utilization->setSingleStep(0.01);
     m_utilization->setToolTip(
@@ -78,6 +93,7 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
     form->addRow(tr("&Utilization"), m_utilization);
     form->addRow(tr("&Context"), m_context);
     form->addRow(tr("&Average request"), m_average);
+    form->addRow(tr("KV from a log"), m_availableKv);
     auto* inputs = new QGroupBox(tr("Deployment"));
     inputs->setLayout(form);
 
@@ -162,7 +178,7 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
         connect(c, &QComboBox::currentIndexChanged, this, &MemoryTab::pushInputs);
     for (QSpinBox* s : {m_gpus, m_context, m_average})
         connect(s, &QSpinBox::valueChanged, this, &MemoryTab::pushInputs);
-    for (QDoubleSpinBox* s : {m_customMemory, m_utilization})
+    for (QDoubleSpinBox* s : {m_customMemory, m_utilization, m_availableKv})
         connect(s, &QDoubleSpinBox::valueChanged, this, &MemoryTab::pushInputs);
     connect(m_engine, &QComboBox::currentIndexChanged, this, [this] {
         const attnplan::EngineProfile* e =
@@ -189,6 +205,7 @@ void MemoryTab::syncFromController()
     m_utilization->setValue(in.utilization);
     m_context->setValue(int(std::min<qint64>(in.context, 1 << 30)));
     m_average->setValue(int(std::min<qint64>(in.averageTokens, 1 << 30)));
+    m_availableKv->setValue(in.availableKvGiB);
     m_syncing = false;
 }
 
@@ -212,6 +229,7 @@ void MemoryTab::pushInputs()
     in.utilization = m_utilization->value();
     in.context = m_context->value();
     in.averageTokens = m_average->value();
+    in.availableKvGiB = m_availableKv->value();
     m_customMemory->setEnabled(in.gpu == "Custom");
     m_plan->setInputs(in);
 }

@@ -36,6 +36,7 @@ private:
     QComboBox* m_kvDtype;
     QComboBox* m_engine;
     QDoubleSpinBox* m_utilization;
+    QDoubleSpinBox* m_availableKv;
     QSpinBox* m_context;
     QSpinBox* m_average;
     QLabel* m_summary;
