@@ -5,6 +5,7 @@
 #include "Units.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <sstream>
 
@@ -62,33 +63,49 @@ int64_t totalWeightBytes(const ModelSpec& s, const DeploymentInputs& in)
 std::string vllmCommand(const ModelSpec& s, const DeploymentInputs& in, const CapacityResult& r,
                         const EngineDefaults& defaults)
 {
-    std::ostringstream cmd;
+    // `vllm serve MODEL --flag value` or, for the offline class, LLM(model="MODEL", flag=value):
+    // the same settings, spelled as each takes them.
+    std::vector<std::pair<std::string, std::string>> flags;
+    auto set = [&](const char* name, const std::string& value) { flags.emplace_back(name, value); };
     std::string model = s.repoId;
     if (model.empty()) {
         const size_t slash = s.sourcePath.find_last_of('/');
         model = slash == std::string::npos ? std::string(".") : s.sourcePath.substr(0, slash);
     }
-    cmd << "vllm serve " << model;
     if (in.tp > 1)
-        cmd << " --tensor-parallel-size " << in.tp;
+        set("tensor-parallel-size", std::to_string(in.tp));
     if (r.pp > 1)
-        cmd << " --pipeline-parallel-size " << r.pp;
-    cmd << " --max-model-len " << in.maxModelLen;
+        set("pipeline-parallel-size", std::to_string(r.pp));
+    set("max-model-len", std::to_string(in.maxModelLen));
     if (std::abs(in.utilization - in.engine.utilization) > 1e-9)
-        cmd << " --gpu-memory-utilization " << formatFixed(in.utilization, 2);
+        set("gpu-memory-utilization", formatFixed(in.utilization, 2));
     if (in.kvDtype == DType::FP8)
-        cmd << " --kv-cache-dtype fp8";
+        set("kv-cache-dtype", "fp8");
     const bool checkpointFp8 = s.checkpointDType && *s.checkpointDType == DType::FP8;
     if (in.weightDtype == DType::FP8 && !checkpointFp8)
-        cmd << " --quantization fp8";
+        set("quantization", "fp8");
     if (in.weightDtype == DType::F16)
-        cmd << " --dtype float16";
+        set("dtype", "float16");
     if (r.maxNumBatchedTokens != defaults.maxNumBatchedTokens)
-        cmd << " --max-num-batched-tokens " << r.maxNumBatchedTokens;
+        set("max-num-batched-tokens", std::to_string(r.maxNumBatchedTokens));
     if (r.maxNumSeqs != defaults.maxNumSeqs)
-        cmd << " --max-num-seqs " << r.maxNumSeqs;
+        set("max-num-seqs", std::to_string(r.maxNumSeqs));
     if (r.blockSize != defaults.blockSize)
-        cmd << " --block-size " << r.blockSize;
+        set("block-size", std::to_string(r.blockSize));
+    std::ostringstream cmd;
+    if (!in.offline) {
+        cmd << "vllm serve " << model;
+        for (const auto& [name, value] : flags)
+            cmd << " --" << name << " " << value;
+        return cmd.str();
+    }
+    cmd << "LLM(model=\"" << model << "\"";
+    for (auto [name, value] : flags) {
+        std::replace(name.begin(), name.end(), '-', '_');
+        const bool text = !value.empty() && !std::isdigit(static_cast<unsigned char>(value[0]));
+        cmd << ", " << name << "=" << (text ? "\"" + value + "\"" : value);
+    }
+    cmd << ")";
     return cmd.str();
 }
 
@@ -269,7 +286,8 @@ Expected<CapacityResult> planCapacity(const ModelSpec& s, const DeploymentInputs
         CapacityResult r;
         r.pp = pp;
         r.engine = in.engine.name;
-        const EngineDefaults defaults = vllmServeDefaults(in.engine, s, in.gpu, in.maxModelLen);
+        const EngineDefaults defaults =
+            vllmServeDefaults(in.engine, s, in.gpu, in.maxModelLen, in.offline);
         r.blockSize = in.blockSize > 0 ? in.blockSize : defaults.blockSize;
         r.maxNumBatchedTokens =
             in.maxNumBatchedTokens > 0 ? in.maxNumBatchedTokens : defaults.maxNumBatchedTokens;

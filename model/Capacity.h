@@ -28,6 +28,7 @@ struct Efficiencies
 struct DeploymentInputs
 {
     EngineProfile engine = engineProfiles().back(); // the latest vLLM release
+    bool offline = false; // vLLM's offline LLM class rather than `vllm serve` (other defaults)
     GpuSpec gpu;
     int64_t gpus = 1;
     int64_t tp = 1;

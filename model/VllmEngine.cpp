@@ -107,7 +107,7 @@ const EngineProfile* findEngineProfile(const std::string& name)
 }
 
 EngineDefaults vllmServeDefaults(const EngineProfile& engine, const ModelSpec& spec,
-                                 const GpuSpec& gpu, int64_t maxModelLen)
+                                 const GpuSpec& gpu, int64_t maxModelLen, bool offline)
 {
     EngineDefaults d;
     if (!engine.v1) {
@@ -131,8 +131,9 @@ EngineDefaults vllmServeDefaults(const EngineProfile& engine, const ModelSpec& s
         large = atLeast70 && !containsIgnoringCase(gpu.name, "a100");
         break;
     }
-    // `vllm serve` (UsageContext.OPENAI_API_SERVER): 8192 / 1024 on large GPUs, else 2048.
-    d.maxNumBatchedTokens = large ? 8192 : 2048;
+    // `vllm serve` (UsageContext.OPENAI_API_SERVER): 8192 / 1024 on large GPUs, else 2048;
+    // the LLM class (UsageContext.LLM_CLASS): 16384 on large GPUs, else 8192.
+    d.maxNumBatchedTokens = offline ? (large ? 16384 : 8192) : (large ? 8192 : 2048);
     d.maxNumSeqs = large ? 1024 : engine.smallGpuMaxNumSeqs;
     // Never more batched tokens than the sequences could hold (v0.11.1 clamps explicitly).
     if (maxModelLen > 0)

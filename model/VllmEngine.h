@@ -40,7 +40,9 @@ const std::vector<EngineProfile>& engineProfiles();
 // profile at or below that release. nullptr when the name is none of these.
 const EngineProfile* findEngineProfile(const std::string& name);
 
-// What `vllm serve` chooses when the user sets nothing, on this GPU for this model.
+// What vLLM chooses when the user sets nothing, on this GPU for this model: `vllm serve`
+// (UsageContext.OPENAI_API_SERVER), or the offline `LLM` class (`offline`, LLM_CLASS), which
+// batches twice as many tokens.
 struct EngineDefaults
 {
     int64_t maxNumBatchedTokens = 0;
@@ -48,7 +50,7 @@ struct EngineDefaults
     int64_t blockSize = 16;
 };
 EngineDefaults vllmServeDefaults(const EngineProfile& engine, const ModelSpec& spec,
-                                 const GpuSpec& gpu, int64_t maxModelLen);
+                                 const GpuSpec& gpu, int64_t maxModelLen, bool offline = false);
 
 // The KV cache as vLLM pages it on the worker with the fewest blocks.
 struct KvPaging

@@ -314,6 +314,12 @@ void TestCapacity::servingDefaultsByGpu_data()
     QTest::newRow("V0 whole context") << "vllm-v0"
                                       << "H100 SXM"
                                       << "configs/llama-3.1-8b.json" << 32768LL << 256LL << 16LL;
+    QTest::newRow("offline H100") << "offline"
+                                  << "H100 SXM"
+                                  << "configs/llama-3.1-8b.json" << 16384LL << 1024LL << 16LL;
+    QTest::newRow("offline A100") << "offline"
+                                  << "A100 80GB"
+                                  << "configs/llama-3.1-8b.json" << 8192LL << 256LL << 16LL;
 }
 
 void TestCapacity::servingDefaultsByGpu()
@@ -324,9 +330,11 @@ void TestCapacity::servingDefaultsByGpu()
     QFETCH(qint64, batched);
     QFETCH(qint64, seqs);
     QFETCH(qint64, block);
+    // "offline": the latest release's LLM class rather than `vllm serve`.
+    const bool offline = engine == "offline";
     const EngineDefaults d =
-        vllmServeDefaults(*findEngineProfile(engine.toStdString()), load(config),
-                          *builtinGpuCatalog().find(gpu.toStdString()), 32768);
+        vllmServeDefaults(*findEngineProfile(offline ? "vllm" : engine.toStdString()), load(config),
+                          *builtinGpuCatalog().find(gpu.toStdString()), 32768, offline);
     QCOMPARE(d.maxNumBatchedTokens, batched);
     QCOMPARE(d.maxNumSeqs, seqs);
     QCOMPARE(d.blockSize, block);
@@ -470,6 +478,14 @@ void TestCapacity::commandReproducesThePlan()
     QCOMPARE(QString::fromStdString(r->vllmCommand),
              QString("vllm serve mistralai/Mixtral-8x7B-v0.1 --tensor-parallel-size 2 "
                      "--max-model-len 32768"));
+    // The offline LLM class takes the same settings as keyword arguments.
+    DeploymentInputs offline = in;
+    offline.offline = true;
+    r = planCapacity(s, offline);
+    QVERIFY(r);
+    QCOMPARE(QString::fromStdString(r->vllmCommand),
+             QString("LLM(model=\"mistralai/Mixtral-8x7B-v0.1\", tensor_parallel_size=2, "
+                     "max_model_len=32768)"));
     in.maxNumBatchedTokens = 4096;
     in.maxNumSeqs = 64;
     in.utilization = 0.85;

@@ -38,6 +38,7 @@ const std::set<std::string> kDeploymentOptions = {"gpu",
                                                   "bandwidth",
                                                   "tflops",
                                                   "available-kv-bytes"};
+const std::set<std::string> kDeploymentSwitches = {"json", "offline"};
 
 } // namespace
 
@@ -59,6 +60,7 @@ DeploymentInputs deploymentFrom(const CliArgs& a, const ModelSpec& spec, const G
                          "\" (expected vllm, vllm@X.Y[.Z] for a release, or vllm-v0)");
     in.engine = *engine;
     in.utilization = engine->utilization;
+    in.offline = a.flag("offline");
     if (auto name = a.value("gpu")) {
         const GpuSpec* g = catalog.find(*name);
         if (!g) {
@@ -108,7 +110,7 @@ DeploymentInputs deploymentFrom(const CliArgs& a, const ModelSpec& spec, const G
 
 int runCapacity(const std::vector<std::string>& argv)
 {
-    const CliArgs a(argv, kDeploymentOptions, {"json"});
+    const CliArgs a(argv, kDeploymentOptions, kDeploymentSwitches);
     if (a.positionals().size() != 1)
         throw UsageError(
             "capacity: expected one PATH (a config.json, a model folder or a cache folder)");
@@ -208,7 +210,7 @@ int runPlan(const std::vector<std::string>& argv)
     for (const char* o :
          {"concurrent", "requests-per-second", "output-tokens", "max-ttft", "max-tpot"})
         opts.insert(o);
-    const CliArgs a(argv, opts, {"json"});
+    const CliArgs a(argv, opts, kDeploymentSwitches);
     if (a.positionals().size() != 1)
         throw UsageError("plan: expected one PATH");
     auto loaded = readModel(a.positionals()[0]);
