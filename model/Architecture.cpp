@@ -333,6 +333,8 @@ DType servingKvDType(const ModelSpec& spec)
 
 WeightBytes weightBytesFor(const ModelSpec& spec, DType t)
 {
+    if (spec.exactWeightBytes && spec.gguf) // a GGUF's own mix of types, whatever t is
+        return {*spec.exactWeightBytes, true, t};
     if (spec.exactWeightBytes && spec.checkpointDType && *spec.checkpointDType == t)
         return {*spec.exactWeightBytes, true, t};
     return {weightBytes(spec, t), false, t};

@@ -1,6 +1,7 @@
 #include "ConfigReader.h"
 
 #include "BundledModels.h"
+#include "GgufReader.h"
 
 #include "HfCache.h"
 #include "Safetensors.h"
@@ -880,6 +881,9 @@ Expected<ModelSpec> readModel(const std::string& path)
     if (!path.empty() && !fs::exists(fs::path(path), ec))
         if (const BundledModel* bundled = findBundledModel(path))
             return readBundledModel(*bundled);
+    // A GGUF file (llama.cpp): its header holds the architecture and the tensors' types.
+    if (path.size() > 5 && path.compare(path.size() - 5, 5, ".gguf") == 0)
+        return readGgufModel(path);
     auto configPath = resolveConfigPath(path);
     if (!configPath)
         return Error{configPath.error()};

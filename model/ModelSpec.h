@@ -148,7 +148,8 @@ struct ModelSpec
     int64_t quantGroupSize = 128;         // AWQ/GPTQ group_size (weights per scale); -1 per channel
     int64_t fp8BlockSize = 0; // fp8 weight_block_size (128: one scale per 128 x 128), 0 none
     std::optional<int64_t> exactWeightBytes; // from safetensors metadata beside the config
-    std::string weightBytesSource;           // which file gave exactWeightBytes
+    bool gguf = false; // read from a GGUF file: exactWeightBytes are the weights as llama.cpp loads
+    std::string weightBytesSource; // which file gave exactWeightBytes
 
     std::vector<std::string> warnings;
 

@@ -4,6 +4,7 @@
 #include "Capacity.h"
 #include "ConfigReader.h"
 #include "GpuCatalog.h"
+#include "LlamaCppEngine.h"
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -57,6 +58,8 @@ private slots:
     void vllmConcurrencyWithin005_RTX3090_Llama31_8B();
     void activationEstimateMatchesTheLog();
     void engineProfiles();
+    void llamaServerSizing();
+    void llamaServerSlidingWindow();
     void servingDefaultsByGpu_data();
     void servingDefaultsByGpu();
     void realVllmLogs_data();
@@ -826,6 +829,81 @@ void TestCapacity::vllmCommandMatchesPlan()
     QVERIFY(cmd.contains("--gpu-memory-utilization 0.92"));
     QVERIFY(cmd.contains("--kv-cache-dtype fp8"));
     QVERIFY(!cmd.contains("pipeline"));
+}
+
+// llama-server allocates n_ctx cells up front (llama_context, llama_kv_cache): hand-worked
+// Llama-3.1-8B at -c 32768 -np 4 --cache-type-k q8_0: K rows of 1,024 values at 34 B per 32
+// (1,088 B), V rows at 2 B a value (2,048 B), 32 layers x 32,768 cells.
+void TestCapacity::llamaServerSizing()
+{
+    const ModelSpec llama = load("configs/llama-3.1-8b.json");
+    LlamaServerInputs in;
+    in.context = 32768;
+    in.parallel = 4;
+    in.cacheTypeK = "q8_0";
+    LlamaServerPlan p = planLlamaServer(llama, in).value();
+    QCOMPARE(p.contextPerSlot, qint64(8192));
+    QVERIFY(!p.unified);
+    QCOMPARE(p.kvBytesK, qint64(32) * 32768 * 1088); // 1,140,850,688
+    QCOMPARE(p.kvBytesV, qint64(32) * 32768 * 2048); // 2,147,483,648
+    QCOMPARE(p.kvBytes, qint64(3288334336));
+    QCOMPARE(QString::fromStdString(p.command),
+             QString("llama-server -m MODEL.gguf -c 32768 -np 4 --cache-type-k q8_0"));
+    // -np auto: four slots over one unified cache, each able to reach the whole context.
+    in.parallel = -1;
+    p = planLlamaServer(llama, in).value();
+    QVERIFY(p.unified);
+    QCOMPARE(p.contextPerSlot, qint64(32768));
+    QCOMPARE(p.kvBytes, qint64(3288334336));
+    // A -c that is not a multiple of 256 rounds up; so does each slot's share.
+    in.context = 4096;
+    in.parallel = 32;
+    p = planLlamaServer(llama, in).value();
+    QCOMPARE(p.contextPerSlot, qint64(256));
+    QCOMPARE(p.context, qint64(8192));
+    // A quantized V cache needs flash attention.
+    in.context = 32768;
+    in.parallel = 4;
+    in.cacheTypeV = "q4_0";
+    in.flashAttn = "off";
+    auto refused = planLlamaServer(llama, in);
+    QVERIFY(!refused);
+    QVERIFY(QString::fromStdString(refused.error()).contains("flash attention"));
+    in.flashAttn = "on";
+    p = planLlamaServer(llama, in).value();
+    QCOMPARE(p.kvBytesV, qint64(32) * 32768 * (1024 / 32 * 18));
+    in.cacheTypeK = "q3_k";
+    QVERIFY(!planLlamaServer(llama, in));
+    // -ngl 16 offloads the last 16 layers with their KV; the rest stays in RAM.
+    in = LlamaServerInputs{};
+    in.context = 32768;
+    in.gpuLayers = 16;
+    p = planLlamaServer(llama, in).value();
+    QCOMPARE(p.gpuLayers, qint64(16));
+    const qint64 kvPerLayer = qint64(32768) * 2048 * 2;
+    QVERIFY(p.vramBytes > 16 * kvPerLayer && p.ramBytes > 16 * kvPerLayer);
+    QCOMPARE(p.vramBytes + p.ramBytes, weightBytes(llama, DType::BF16) + p.kvBytes);
+}
+
+// Gemma-3-27B: 10 full layers keep every cell, 52 sliding-window layers keep
+// min(n_ctx_seq, window + n_ubatch) per slot, padded to 256 (llama_kv_cache_iswa).
+void TestCapacity::llamaServerSlidingWindow()
+{
+    const ModelSpec gemma = load("configs/gemma-3-27b-it.json");
+    LlamaServerInputs in;
+    in.context = 32768;
+    in.parallel = 4;
+    LlamaServerPlan p = planLlamaServer(gemma, in).value();
+    const qint64 perCell = 2 * 16 * 128 * 2; // K and V, f16, per layer
+    QCOMPARE(p.fullCells, qint64(32768));
+    QCOMPARE(p.swaCells, qint64(4 * 1536)); // 4 x pad256(min(8192, 1024 + 512))
+    QCOMPARE(p.kvBytes, 10 * 32768 * perCell + 52 * 6144 * perCell);
+    in.parallel = -1; // unified: one stream of pad256(min(32768, 1024 x 4 + 512))
+    p = planLlamaServer(gemma, in).value();
+    QCOMPARE(p.swaCells, qint64(4608));
+    in.swaFull = true;
+    p = planLlamaServer(gemma, in).value();
+    QCOMPARE(p.swaCells, qint64(32768));
 }
 
 QTEST_GUILESS_MAIN(TestCapacity)

@@ -1,4 +1,5 @@
 // attnplan-cli as scripts use it: the JSON contract of BRIEF.md, exit statuses, one-line errors.
+#include "GgufFixture.h"
 #include "GpuCatalog.h"
 
 #include <QDir>
@@ -60,6 +61,7 @@ private slots:
     void inspectOptions();
     void inspectBundledByNameOrRepoId();
     void modelsListsTheBundle();
+    void ggufInspectAndLlamaServer();
     void versionAndHelp();
     void inspectReadableReport();
     void flopsContract();
@@ -490,6 +492,42 @@ void TestCli::inspectBundledByNameOrRepoId()
     const Run missing = cli({"inspect", "example/not-bundled", "--json"});
     QCOMPARE(missing.exitCode, 2);
     QVERIFY(missing.err.contains("attnplan-cli models"));
+}
+
+// A GGUF opens where a config does: inspect reads its header; capacity --engine llama.cpp
+// sizes llama-server for it and names the file in the command.
+void TestCli::ggufInspectAndLlamaServer()
+{
+    QTemporaryDir dir;
+    const QString path = dir.path() + "/llama-3.1-8b-q4_k_m.gguf";
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(QByteArray::fromStdString(attnplan::testing::llama31Gguf()));
+    f.close();
+    const QJsonObject i = json(cli({"inspect", path, "--json"}));
+    QCOMPARE(i["parameters"].toInteger(), qint64(8030261248));
+    QCOMPARE(i["kv_bytes_per_token"].toInteger(), 131072);
+    QVERIFY(i["weight_bytes_exact"].toBool());
+    const Run r = cli({"capacity", path, "--engine", "llama.cpp", "--context", "32768",
+                       "--parallel", "4", "--cache-type-k", "q8_0", "--gpu", "RTX 4090", "--json"});
+    QCOMPARE(r.exitCode, 0);
+    const QJsonObject c = json(r);
+    QCOMPARE(c["kv_bytes"].toInteger(), qint64(3288334336));
+    QCOMPARE(c["context_per_slot"].toInteger(), 8192);
+    QVERIFY(c["llama_server_command"].toString().startsWith("llama-server -m " + path));
+    QVERIFY(c.contains("fits_gpu"));
+    const Run bad = cli({"capacity", path, "--engine", "llama.cpp", "--cache-type-v", "q4_0",
+                         "--flash-attn", "off"});
+    QCOMPARE(bad.exitCode, 2);
+    QVERIFY(bad.err.contains("flash attention"));
+    QFile broken(dir.path() + "/broken.gguf");
+    QVERIFY(broken.open(QIODevice::WriteOnly));
+    broken.write("GGUF\x03\x00\x00\x00");
+    broken.close();
+    const Run truncated = cli({"inspect", dir.path() + "/broken.gguf"});
+    QCOMPARE(truncated.exitCode, 2);
+    QVERIFY(truncated.err.contains("broken.gguf"));
+    QCOMPARE(truncated.err.count('\n'), 1);
 }
 
 void TestCli::modelsListsTheBundle()

@@ -5,6 +5,8 @@
 #include "BundledModels.h"
 #include "Checked.h"
 #include "ConfigReader.h"
+#include "GgufFixture.h"
+#include "GgufReader.h"
 #include "HfCache.h"
 #include "Safetensors.h"
 
@@ -18,6 +20,7 @@
 #include <fstream>
 
 using namespace attnplan;
+using namespace attnplan::testing;
 
 namespace {
 
@@ -88,6 +91,11 @@ private slots:
     void bundledLookupByNameAndRepoId();
     void bundledIndexGivesExactBytes();
     void visionTowersCounted();
+    void ggufMatchesItsConfig();
+    void ggmlTypeTable_data();
+    void ggmlTypeTable();
+    void ggufBadHeaders_data();
+    void ggufBadHeaders();
 };
 
 void TestModelMath::publishedExactCounts_data()
@@ -785,6 +793,135 @@ void TestModelMath::bundledIndexGivesExactBytes()
     QVERIFY(spec.exactWeightBytes.has_value());
     QCOMPARE(*spec.exactWeightBytes, int64_t(18483411968));
     QCOMPARE(*spec.exactWeightBytes, 2 * countParameters(spec).total);
+}
+
+// A GGUF of Llama-3.1-8B reports what its config.json does, and its exact bytes by type.
+void TestModelMath::ggufMatchesItsConfig()
+{
+    QTemporaryDir dir;
+    const QString path = dir.path() + "/Meta-Llama-3.1-8B-Q4_K_M.gguf";
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(QByteArray::fromStdString(llama31Gguf()));
+    f.close();
+    auto g = readModel(path.toStdString());
+    QVERIFY2(g, g ? "" : g.error().c_str());
+    const ModelSpec& gs = g.value();
+    const ModelSpec cs = readBundledModel(*findBundledModel("llama-3.1-8b")).value();
+    QCOMPARE(gs.numLayers, cs.numLayers);
+    QCOMPARE(gs.hiddenSize, cs.hiddenSize);
+    QCOMPARE(gs.numHeads, cs.numHeads);
+    QCOMPARE(gs.numKvHeads, cs.numKvHeads);
+    QCOMPARE(gs.headDim, cs.headDim);
+    QCOMPARE(gs.vocabSize, cs.vocabSize);
+    QCOMPARE(gs.intermediateSize, cs.intermediateSize);
+    QCOMPARE(gs.maxContext, cs.maxContext);
+    QCOMPARE(gs.tiedEmbeddings, cs.tiedEmbeddings);
+    QCOMPARE(countParameters(gs).total, qint64(8030261248));
+    QCOMPARE(kvBytesPerToken(gs, DType::BF16), qint64(131072));
+    // Bytes by type, by hand: Q4_K 144 B per 256 values, Q6_K 210 B per 256, F32 4 B.
+    const qint64 q4k =
+        4096LL * 128256 + 32 * (4096LL * 4096 * 2 + 4096LL * 1024 + 2 * 4096LL * 14336);
+    const qint64 q6k = 32 * (4096LL * 1024 + 14336LL * 4096) + 4096LL * 128256;
+    const qint64 f32 = 32 * 2 * 4096LL + 4096;
+    QCOMPARE(q4k + q6k + f32, qint64(8030261248));
+    const qint64 bytes = q4k / 256 * 144 + q6k / 256 * 210 + f32 * 4;
+    QVERIFY(gs.exactWeightBytes.has_value());
+    QCOMPARE(*gs.exactWeightBytes, bytes);
+    QCOMPARE(weightBytesFor(gs, servingWeightDType(gs)).bytes, bytes);
+    QVERIFY(weightBytesFor(gs, servingWeightDType(gs)).exact);
+}
+
+// The ggml type table: values and bytes per block, as ggml-common.h's block structs give them.
+void TestModelMath::ggmlTypeTable_data()
+{
+    QTest::addColumn<int>("id");
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<qint64>("block");
+    QTest::addColumn<qint64>("bytes");
+    QTest::newRow("F32") << 0 << "F32" << 1LL << 4LL;
+    QTest::newRow("F16") << 1 << "F16" << 1LL << 2LL;
+    QTest::newRow("BF16") << 30 << "BF16" << 1LL << 2LL;
+    QTest::newRow("Q4_0") << 2 << "Q4_0" << 32LL << 18LL;    // fp16 scale + 16 bytes of nibbles
+    QTest::newRow("Q8_0") << 8 << "Q8_0" << 32LL << 34LL;    // fp16 scale + 32 bytes
+    QTest::newRow("Q4_K") << 12 << "Q4_K" << 256LL << 144LL; // 2 fp16 + 12 scales + 128
+    QTest::newRow("Q5_K") << 13 << "Q5_K" << 256LL << 176LL;
+    QTest::newRow("Q6_K") << 14 << "Q6_K" << 256LL << 210LL; // 128 + 64 + 16 scales + fp16
+    QTest::newRow("IQ2_XXS") << 16 << "IQ2_XXS" << 256LL << 66LL;
+    QTest::newRow("IQ4_XS") << 23 << "IQ4_XS" << 256LL << 136LL;
+    QTest::newRow("IQ1_M") << 29 << "IQ1_M" << 256LL << 56LL;
+    QTest::newRow("MXFP4") << 39 << "MXFP4" << 32LL << 17LL;
+}
+
+void TestModelMath::ggmlTypeTable()
+{
+    QFETCH(int, id);
+    QFETCH(QString, name);
+    QFETCH(qint64, block);
+    QFETCH(qint64, bytes);
+    const GgmlType* t = ggmlType(id);
+    QVERIFY(t);
+    QCOMPARE(QString(t->name), name);
+    QCOMPARE(t->blockSize, block);
+    QCOMPARE(t->bytesPerBlock, bytes);
+    QCOMPARE(ggmlTypeByName(name.toLower().toStdString()), t);
+    QVERIFY(!ggmlType(4)); // removed from ggml
+}
+
+// Hostile and broken headers: each an error naming the file and what was wrong.
+void TestModelMath::ggufBadHeaders_data()
+{
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addColumn<QString>("expected");
+    const std::string good = llama31Gguf(false);
+    QTest::newRow("empty") << QByteArray() << "magic";
+    QTest::newRow("not gguf") << QByteArray("{\"model_type\": \"llama\"}") << "not a GGUF";
+    QTest::newRow("truncated header")
+        << QByteArray::fromStdString(good.substr(0, good.size() / 2)) << "file ends";
+    std::string version = good;
+    version[4] = 9;
+    QTest::newRow("version 9") << QByteArray::fromStdString(version) << "version 9";
+    std::string absurd = good;
+    for (int i = 8; i < 16; ++i)
+        absurd[size_t(i)] = char(0xff); // tensor_count 2^64 - 1
+    QTest::newRow("absurd tensor count") << QByteArray::fromStdString(absurd) << "more entries";
+    // A metadata key whose length runs far past the end.
+    GgufWriter longKey;
+    longKey.u64(uint64_t(1) << 40);
+    std::string lk = longKey.bytes();
+    lk[16] = 1; // metadata_kv_count 1
+    QTest::newRow("string past the end") << QByteArray::fromStdString(lk) << "past the end";
+    GgufWriter unknown;
+    unknown.kvString("general.architecture", "llama");
+    unknown.tensor("blk.0.attn_q.weight", {4096, 4096}, 77);
+    QTest::newRow("unknown type") << QByteArray::fromStdString(unknown.bytes())
+                                  << "unknown ggml type 77";
+    GgufWriter ragged;
+    ragged.kvString("general.architecture", "llama");
+    ragged.tensor("blk.0.attn_q.weight", {100, 4096}, Q4_K);
+    QTest::newRow("ragged block") << QByteArray::fromStdString(ragged.bytes()) << "multiple of";
+    GgufWriter dims;
+    dims.kvString("general.architecture", "llama");
+    dims.tensor("x", {1, 1, 1, 1, 1}, F32);
+    QTest::newRow("five dimensions") << QByteArray::fromStdString(dims.bytes()) << "dimensions";
+    GgufWriter noArch;
+    noArch.kvU32("llama.block_count", 32);
+    QTest::newRow("no architecture")
+        << QByteArray::fromStdString(noArch.bytes()) << "general.architecture";
+}
+
+void TestModelMath::ggufBadHeaders()
+{
+    QFETCH(QByteArray, bytes);
+    QFETCH(QString, expected);
+    auto file = parseGgufHeader(bytes.toStdString(), "bad.gguf");
+    QString error;
+    if (!file)
+        error = QString::fromStdString(file.error());
+    else if (auto spec = ggufToModelSpec(file.value(), "bad.gguf"); !spec)
+        error = QString::fromStdString(spec.error());
+    QVERIFY2(!error.isEmpty(), "accepted");
+    QVERIFY2(error.startsWith("bad.gguf: ") && error.contains(expected), qPrintable(error));
 }
 
 QTEST_GUILESS_MAIN(TestModelMath)

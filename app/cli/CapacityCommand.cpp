@@ -5,11 +5,13 @@
 #include "Capacity.h"
 #include "ConfigReader.h"
 #include "GpuCatalog.h"
+#include "LlamaCppEngine.h"
 #include "Units.h"
 
 #include <nlohmann/json.hpp>
 
 #include <iostream>
+#include <optional>
 
 namespace attnplan::cli {
 
@@ -37,8 +39,91 @@ const std::set<std::string> kDeploymentOptions = {"gpu",
                                                   "catalog",
                                                   "bandwidth",
                                                   "tflops",
-                                                  "available-kv-bytes"};
-const std::set<std::string> kDeploymentSwitches = {"json", "offline"};
+                                                  "available-kv-bytes",
+                                                  "parallel",
+                                                  "cache-type-k",
+                                                  "cache-type-v",
+                                                  "flash-attn",
+                                                  "gpu-layers"};
+const std::set<std::string> kDeploymentSwitches = {"json", "offline", "swa-full", "kv-unified"};
+
+} // namespace
+
+GpuCatalog catalogFor(const CliArgs& a);
+
+namespace {
+
+// `capacity --engine llama.cpp`: what llama-server allocates up front (LlamaCppEngine.h).
+int runLlamaServer(const CliArgs& a, const ModelSpec& s, const std::string& model)
+{
+    LlamaServerInputs in;
+    in.context = a.integer("context", 1, int64_t(1) << 34).value_or(0);
+    in.parallel = a.integer("parallel", 1, 4096).value_or(-1);
+    in.cacheTypeK = a.value("cache-type-k").value_or("f16");
+    in.cacheTypeV = a.value("cache-type-v").value_or("f16");
+    in.flashAttn = a.value("flash-attn").value_or("auto");
+    if (in.flashAttn != "on" && in.flashAttn != "off" && in.flashAttn != "auto")
+        throw UsageError("--flash-attn: expected on, off or auto");
+    in.gpuLayers = a.integer("gpu-layers", 0, 100000).value_or(999);
+    in.swaFull = a.flag("swa-full");
+    in.kvUnified = a.flag("kv-unified");
+    in.modelFile = s.gguf ? model : std::string();
+    auto plan = planLlamaServer(s, in);
+    if (!plan)
+        return fail(plan.error());
+    const LlamaServerPlan& p = plan.value();
+    std::optional<int64_t> gpuMemory;
+    if (auto name = a.value("gpu")) {
+        const GpuCatalog catalog = catalogFor(a);
+        const GpuSpec* g = catalog.find(*name);
+        if (!g)
+            throw UsageError("--gpu: \"" + *name + "\" is not in the catalog");
+        gpuMemory = g->memoryBytes;
+    } else if (auto bytes = a.integer("gpu-memory", int64_t(1) << 30, int64_t(1) << 44)) {
+        gpuMemory = *bytes;
+    }
+    if (a.flag("json")) {
+        nlohmann::ordered_json j;
+        j["engine"] = "llama.cpp";
+        j["model"] = s.name;
+        j["context"] = p.context;
+        j["context_per_slot"] = p.contextPerSlot;
+        j["slots"] = p.slots;
+        j["kv_unified"] = p.unified;
+        j["kv_cells_full"] = p.fullCells;
+        j["kv_cells_swa"] = p.swaCells;
+        j["kv_bytes_k"] = p.kvBytesK;
+        j["kv_bytes_v"] = p.kvBytesV;
+        j["kv_bytes"] = p.kvBytes;
+        j["gpu_layers"] = p.gpuLayers;
+        j["vram_bytes"] = p.vramBytes;
+        j["ram_bytes"] = p.ramBytes;
+        j["weight_bytes"] = weightBytesFor(s, servingWeightDType(s)).bytes;
+        j["weight_bytes_exact"] = s.exactWeightBytes.has_value() && s.gguf;
+        if (gpuMemory)
+            j["fits_gpu"] = p.vramBytes <= *gpuMemory;
+        j["llama_server_command"] = p.command;
+        j["warnings"] = p.warnings;
+        std::cout << j.dump(2) << "\n";
+        return 0;
+    }
+    std::cout << s.name << " on llama-server: " << withCommas(p.context) << " tokens of KV in "
+              << p.slots << " slot(s) of " << withCommas(p.contextPerSlot)
+              << (p.unified ? " (one unified cache)" : "") << "\n"
+              << "  KV cache " << formatBytes(double(p.kvBytes)) << " (K "
+              << formatBytes(double(p.kvBytesK)) << ", V " << formatBytes(double(p.kvBytesV))
+              << ")\n"
+              << "  " << p.gpuLayers << " layers offloaded: VRAM "
+              << formatBytes(double(p.vramBytes)) << ", RAM " << formatBytes(double(p.ramBytes))
+              << "\n"
+              << "  " << p.command << "\n";
+    if (gpuMemory && p.vramBytes > *gpuMemory)
+        std::cout << "  warning: needs more VRAM than the GPU's " << formatGiB(double(*gpuMemory))
+                  << "; lower -ngl or the context\n";
+    for (const std::string& w : p.warnings)
+        std::cout << "  warning: " << w << "\n";
+    return 0;
+}
 
 } // namespace
 
@@ -118,6 +203,8 @@ int runCapacity(const std::vector<std::string>& argv)
     if (!loaded)
         return fail(loaded.error());
     const ModelSpec& s = loaded.value();
+    if (a.value("engine").value_or("") == "llama.cpp")
+        return runLlamaServer(a, s, a.positionals()[0]);
     const GpuCatalog catalog = catalogFor(a);
     const DeploymentInputs in = deploymentFrom(a, s, catalog, true);
     if (in.maxModelLen == 0)

@@ -234,8 +234,9 @@ void MainWindow::setDarkPalette(bool dark)
 
 void MainWindow::openFile()
 {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open config.json"), {},
-                                                      tr("Model configs (*.json);;All files (*)"));
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open config.json"), {},
+        tr("Models (*.json *.gguf);;Model configs (*.json);;GGUF files (*.gguf);;All files (*)"));
     if (!path.isEmpty() && m_models->open(path))
         m_library->addRecent(path);
 }
