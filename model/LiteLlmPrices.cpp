@@ -109,7 +109,10 @@ Expected<PriceCatalog> parseLiteLlmCatalog(const std::string& text, const std::s
                              "input_cost_per_token)"};
     PriceCatalog c;
     int notChat = 0;
-    for (const auto& [key, e] : j.items()) {
+    for (const auto& item : j.items()) {
+        // Named copies, not structured bindings: clang 14 cannot capture those in a lambda.
+        const std::string key = item.key();
+        const json& e = item.value();
         if (key == "sample_spec" || !e.is_object())
             continue;
         auto skip = [&](const std::string& why) {

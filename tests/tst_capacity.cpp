@@ -5,6 +5,7 @@
 #include "ConfigReader.h"
 #include "GpuCatalog.h"
 #include "LlamaCppEngine.h"
+#include "ServingEngines.h"
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -59,6 +60,9 @@ private slots:
     void activationEstimateMatchesTheLog();
     void engineProfiles();
     void llamaServerSizing();
+    void sglangMemoryFraction_data();
+    void sglangMemoryFraction();
+    void sglangAndTrtllmPools();
     void llamaServerSlidingWindow();
     void servingDefaultsByGpu_data();
     void servingDefaultsByGpu();
@@ -904,6 +908,71 @@ void TestCapacity::llamaServerSlidingWindow()
     in.swaFull = true;
     p = planLlamaServer(gemma, in).value();
     QCOMPARE(p.swaCells, qint64(32768));
+}
+
+// SGLang's default mem_fraction_static (ServerArgs._handle_gpu_memory_settings), worked from
+// nvidia-smi's total in MiB: reserved = 512 + 1.5 x max(chunk, 2048) + 2 x graph batch +
+// TP x PP / 8 x 1024, at least 10 GiB above 60 GiB; fraction = (total - reserved) / total.
+void TestCapacity::sglangMemoryFraction_data()
+{
+    QTest::addColumn<double>("mib");
+    QTest::addColumn<int>("tp");
+    QTest::addColumn<double>("fraction");
+    QTest::newRow("H100 TP1") << 81559.0 << 1 << 0.835;
+    QTest::newRow("H100 TP2") << 81559.0 << 2 << 0.834;
+    QTest::newRow("H100 TP4") << 81559.0 << 4 << 0.824;
+    QTest::newRow("H100 TP8") << 81559.0 << 8 << 0.818;
+    QTest::newRow("H200 TP1") << 143771.0 << 1 << 0.907;
+    QTest::newRow("T4 TP1") << 15360.0 << 1 << 0.757;
+    QTest::newRow("RTX 4090 TP1") << 24564.0 << 1 << 0.847;
+    QTest::newRow("A100-40G TP1") << 40960.0 << 1 << 0.833;
+}
+
+void TestCapacity::sglangMemoryFraction()
+{
+    QFETCH(double, mib);
+    QFETCH(int, tp);
+    QFETCH(double, fraction);
+    QCOMPARE(sglangMemoryDefaults(mib, tp, 1).memFractionStatic, fraction);
+}
+
+// From a given KV budget: SGLang's token pool is budget / cell (page size 1); its radix cache
+// keeps a shared prefix once. TensorRT-LLM's pool is whole blocks of 32 tokens.
+void TestCapacity::sglangAndTrtllmPools()
+{
+    const ModelSpec llama = load("configs/llama-3.1-8b.json");
+    DeploymentInputs in = on("H100 SXM", 32768);
+    in.availableKvBytes = int64_t(50) << 30;
+    in.averageTokens = 12000;
+    SglangInputs sg;
+    sg.sharedPrefixTokens = 8000;
+    EnginePlan p = planSglang(llama, in, sg).value();
+    QCOMPARE(p.bytesPerToken, qint64(131072));
+    QCOMPARE(p.kvTokens, (qint64(50) << 30) / 131072); // 409,600
+    QCOMPARE(p.conversations, p.kvTokens / 12000);
+    QCOMPARE(p.conversationsSharingPrefix, (p.kvTokens - 8000) / (12000 - 8000));
+    QVERIFY(QString::fromStdString(p.command).startsWith(
+        "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B"));
+    EnginePlan t = planTrtllm(llama, in, TrtllmInputs{}).value();
+    QCOMPARE(t.kvTokens, (qint64(50) << 30) / (131072 * 32) * 32);
+    QCOMPARE(t.conversations, std::min<qint64>(2048, t.kvTokens / 32 / ((12000 + 31) / 32)));
+    QCOMPARE(QString::fromStdString(t.command),
+             QString("trtllm-serve meta-llama/Llama-3.1-8B --backend pytorch --max_seq_len 32768"));
+    // DeepSeek-R1 at TP 8: both keep MLA's latent whole on every GPU, 70,272 B a token.
+    const ModelSpec r1 = load("configs/deepseek-r1.json");
+    DeploymentInputs eight = on("H200", 32768);
+    eight.tp = eight.gpus = 8;
+    eight.weightDtype = DType::FP8;
+    eight.availableKvBytes = int64_t(40) << 30;
+    QCOMPARE(planSglang(r1, eight, {}).value().bytesPerToken, qint64(70272));
+    QCOMPARE(planTrtllm(r1, eight, {}).value().bytesPerToken, qint64(70272));
+    // Gemma-3 splits SGLang's pool: sliding layers get 0.8 x the full layers' tokens.
+    const ModelSpec gemma = load("configs/gemma-3-27b-it.json");
+    DeploymentInputs g = on("H100 SXM", 32768);
+    g.availableKvBytes = int64_t(10) << 30;
+    const EnginePlan gp = planSglang(gemma, g, {}).value();
+    QVERIFY(gp.swaTokens > 0);
+    QCOMPARE(gp.swaTokens, qint64(double(gp.kvTokens) * 0.8));
 }
 
 QTEST_GUILESS_MAIN(TestCapacity)

@@ -62,6 +62,7 @@ private slots:
     void inspectBundledByNameOrRepoId();
     void modelsListsTheBundle();
     void ggufInspectAndLlamaServer();
+    void capacityOtherEngines();
     void versionAndHelp();
     void inspectReadableReport();
     void flopsContract();
@@ -528,6 +529,25 @@ void TestCli::ggufInspectAndLlamaServer()
     QCOMPARE(truncated.exitCode, 2);
     QVERIFY(truncated.err.contains("broken.gguf"));
     QCOMPARE(truncated.err.count('\n'), 1);
+}
+
+// SGLang and TensorRT-LLM through the same command, each with its own budget and launcher.
+void TestCli::capacityOtherEngines()
+{
+    for (const char* engine : {"sglang", "trtllm"}) {
+        const Run r = cli({"capacity", "llama-3.1-8b", "--engine", engine, "--gpu", "H100 SXM",
+                           "--context", "32768", "--json"});
+        QCOMPARE(r.exitCode, 0);
+        const QJsonObject j = json(r);
+        QCOMPARE(j["engine"].toString(), QString(engine));
+        QCOMPARE(j["kv_bytes_per_token_per_gpu"].toInteger(), 131072);
+        QVERIFY(j["kv_cache_tokens"].toInteger() > 300000);
+        QVERIFY(j["launch_command"].toString().contains("meta-llama/Llama-3.1-8B"));
+    }
+    const Run past = cli({"capacity", "mixtral-8x7b-v0.1", "--engine", "sglang", "--gpu",
+                          "H100 SXM", "--gpus", "2", "--tp", "2", "--context", "131072"});
+    QCOMPARE(past.exitCode, 2);
+    QVERIFY(past.err.contains("32,768"));
 }
 
 void TestCli::modelsListsTheBundle()

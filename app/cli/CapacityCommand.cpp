@@ -6,6 +6,7 @@
 #include "ConfigReader.h"
 #include "GpuCatalog.h"
 #include "LlamaCppEngine.h"
+#include "ServingEngines.h"
 #include "Units.h"
 
 #include <nlohmann/json.hpp>
@@ -44,7 +45,16 @@ const std::set<std::string> kDeploymentOptions = {"gpu",
                                                   "cache-type-k",
                                                   "cache-type-v",
                                                   "flash-attn",
-                                                  "gpu-layers"};
+                                                  "gpu-layers",
+                                                  "mem-fraction-static",
+                                                  "chunked-prefill-size",
+                                                  "max-running-requests",
+                                                  "page-size",
+                                                  "shared-prefix-tokens",
+                                                  "kv-cache-free-gpu-memory-fraction",
+                                                  "tokens-per-block",
+                                                  "max-batch-size",
+                                                  "max-num-tokens"};
 const std::set<std::string> kDeploymentSwitches = {"json", "offline", "swa-full", "kv-unified"};
 
 } // namespace
@@ -52,6 +62,71 @@ const std::set<std::string> kDeploymentSwitches = {"json", "offline", "swa-full"
 GpuCatalog catalogFor(const CliArgs& a);
 
 namespace {
+
+// `capacity --engine sglang|trtllm`: each engine's own KV budget (ServingEngines.h).
+int runOtherEngine(const CliArgs& a, const ModelSpec& s, const DeploymentInputs& in,
+                   const std::string& engine)
+{
+    Expected<EnginePlan> plan = Error{""};
+    if (engine == "sglang") {
+        SglangInputs sg;
+        if (auto v = a.number("mem-fraction-static", 0.05, 1.0))
+            sg.memFractionStatic = *v;
+        if (auto v = a.integer("chunked-prefill-size", 1, 1 << 24))
+            sg.chunkedPrefillSize = *v;
+        if (auto v = a.integer("max-running-requests", 1, 1 << 20))
+            sg.maxRunningRequests = *v;
+        sg.pageSize = a.integer("page-size", 1, 1024).value_or(1);
+        sg.sharedPrefixTokens = a.integer("shared-prefix-tokens", 0, int64_t(1) << 34).value_or(0);
+        plan = planSglang(s, in, sg);
+    } else {
+        TrtllmInputs trt;
+        trt.freeGpuMemoryFraction =
+            a.number("kv-cache-free-gpu-memory-fraction", 0.01, 1.0).value_or(0.9);
+        trt.tokensPerBlock = a.integer("tokens-per-block", 1, 1024).value_or(32);
+        trt.maxBatchSize = a.integer("max-batch-size", 1, 1 << 20).value_or(2048);
+        trt.maxNumTokens = a.integer("max-num-tokens", 1, 1 << 24).value_or(8192);
+        plan = planTrtllm(s, in, trt);
+    }
+    if (!plan)
+        return fail(plan.error());
+    const EnginePlan& p = plan.value();
+    if (a.flag("json")) {
+        nlohmann::ordered_json j;
+        j["engine"] = p.engine;
+        j["model"] = s.name;
+        j["gpu"] = in.gpu.name;
+        j["gpus"] = in.gpus;
+        j["tp"] = in.tp;
+        j["context"] = in.maxModelLen;
+        j["memory_fraction"] = p.memoryFraction;
+        j["kv_budget_bytes"] = p.kvBudgetBytes;
+        j["kv_bytes_per_token_per_gpu"] = p.bytesPerToken;
+        j["kv_cache_tokens"] = p.kvTokens;
+        j["swa_tokens"] = p.swaTokens;
+        j["block_tokens"] = p.blockTokens;
+        j["max_running_requests"] = p.maxRunning;
+        j["chunk_tokens"] = p.chunk;
+        j["conversations"] = p.conversations;
+        j["conversations_sharing_prefix"] = p.conversationsSharingPrefix;
+        j["launch_command"] = p.command;
+        j["warnings"] = p.warnings;
+        std::cout << j.dump(2) << "\n";
+        return 0;
+    }
+    std::cout << s.name << " on " << in.gpus << " x " << in.gpu.name << " with " << p.engine
+              << ", context " << withCommas(in.maxModelLen) << "\n"
+              << "  memory fraction " << formatFixed(p.memoryFraction, 3) << ": KV budget "
+              << formatGiB(double(p.kvBudgetBytes)) << " per GPU, " << withCommas(p.bytesPerToken)
+              << " B per token\n"
+              << "  KV cache: " << withCommas(p.kvTokens) << " tokens; " << p.conversations
+              << " conversations (" << p.conversationsSharingPrefix
+              << " sharing the prefix); running at most " << p.maxRunning << "\n"
+              << "  " << p.command << "\n";
+    for (const std::string& w : p.warnings)
+        std::cout << "  warning: " << w << "\n";
+    return 0;
+}
 
 // `capacity --engine llama.cpp`: what llama-server allocates up front (LlamaCppEngine.h).
 int runLlamaServer(const CliArgs& a, const ModelSpec& s, const std::string& model)
@@ -139,10 +214,15 @@ DeploymentInputs deploymentFrom(const CliArgs& a, const ModelSpec& spec, const G
                                 bool needGpu)
 {
     DeploymentInputs in;
-    const EngineProfile* engine = findEngineProfile(a.value("engine").value_or("vllm"));
+    // SGLang and TensorRT-LLM share the deployment's inputs; their budgets are their own.
+    const std::string engineName = a.value("engine").value_or("vllm");
+    const EngineProfile* engine =
+        findEngineProfile(engineName == "sglang" || engineName == "trtllm" ? "vllm" : engineName);
     if (!engine)
-        throw UsageError("--engine: unknown profile \"" + *a.value("engine") +
-                         "\" (expected vllm, vllm@X.Y[.Z] for a release, or vllm-v0)");
+        throw UsageError(
+            "--engine: unknown profile \"" + *a.value("engine") +
+            "\" (expected vllm, vllm@X.Y[.Z] for a release, vllm-v0, sglang, trtllm or "
+            "llama.cpp)");
     in.engine = *engine;
     in.utilization = engine->utilization;
     in.offline = a.flag("offline");
@@ -209,6 +289,8 @@ int runCapacity(const std::vector<std::string>& argv)
     const DeploymentInputs in = deploymentFrom(a, s, catalog, true);
     if (in.maxModelLen == 0)
         throw UsageError("--context: required (the max_model_len in tokens)");
+    if (const std::string e = a.value("engine").value_or(""); e == "sglang" || e == "trtllm")
+        return runOtherEngine(a, s, in, e);
     auto result = planCapacity(s, in);
     if (!result)
         return fail(result.error());
