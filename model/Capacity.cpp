@@ -2,6 +2,7 @@
 
 #include "Architecture.h"
 #include "Checked.h"
+#include "ServingEngines.h"
 #include "Units.h"
 
 #include <algorithm>
@@ -421,6 +422,17 @@ std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catal
                 auto r = planCapacity(s, in);
                 if (!r || r->conversations < 1 || r->conversationsReserved < 1)
                     continue;
+                // SGLang and TensorRT-LLM budget their own KV; the roofline is shared.
+                int64_t fitting = std::min(r->conversations, r->maxNumSeqs);
+                std::string command = r->vllmCommand;
+                if (in.server != DeploymentInputs::Server::Vllm) {
+                    auto e = in.server == DeploymentInputs::Server::Sglang ? planSglang(s, in, {})
+                                                                           : planTrtllm(s, in, {});
+                    if (!e || e->conversations < 1)
+                        continue;
+                    fitting = e->conversations;
+                    command = e->command;
+                }
                 if (target.maxTtftSeconds > 0 && r->ttftSeconds > target.maxTtftSeconds) {
                     best.reason =
                         "time to first token above " + formatSeconds(target.maxTtftSeconds);
@@ -434,7 +446,7 @@ std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catal
                     needed = std::max<int64_t>(
                         needed, int64_t(std::ceil(target.requestsPerSecond * perRequest)));
                 }
-                const int64_t perReplica = std::min(r->conversations, r->maxNumSeqs);
+                const int64_t perReplica = fitting;
                 const int64_t replicas = (needed + perReplica - 1) / perReplica;
                 const int64_t batch = std::min(perReplica, (needed + replicas - 1) / replicas);
                 const Roofline step = decodeStepTime(
@@ -451,10 +463,10 @@ std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catal
                     best.tp = tp;
                     best.pp = pp;
                     best.totalGpus = total;
-                    best.conversationsPerReplica = r->conversations;
+                    best.conversationsPerReplica = fitting;
                     best.ttftSeconds = r->ttftSeconds;
                     best.tpotSeconds = step.seconds;
-                    best.vllmCommand = r->vllmCommand;
+                    best.vllmCommand = command;
                     best.reason.clear();
                     if (gpu.pricePerHour)
                         best.dollarsPerHour = *gpu.pricePerHour * double(total);

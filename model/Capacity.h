@@ -27,6 +27,15 @@ struct Efficiencies
 // One replica of a deployment: gpus = tp x pp.
 struct DeploymentInputs
 {
+    // Which server sizes the KV cache: vLLM (the profile below), SGLang or TensorRT-LLM
+    // (ServingEngines.h). Latency, weights and the model's limits are shared.
+    enum class Server
+    {
+        Vllm,
+        Sglang,
+        Trtllm,
+    };
+    Server server = Server::Vllm;
     EngineProfile engine = engineProfiles().back(); // the latest vLLM release
     bool offline = false; // vLLM's offline LLM class rather than `vllm serve` (other defaults)
     GpuSpec gpu;

@@ -2,6 +2,7 @@
 
 #include "Architecture.h"
 #include "Checked.h"
+#include "LlamaCppEngine.h"
 #include "Units.h"
 
 #include <algorithm>
@@ -218,6 +219,62 @@ Expected<EnginePlan> planTrtllm(const ModelSpec& s, const DeploymentInputs& in,
         cmd << " --kv_cache_free_gpu_memory_fraction " << formatFixed(trt.freeGpuMemoryFraction, 2);
     p.command = cmd.str();
     return p;
+}
+
+std::vector<EngineRow> compareEngines(const ModelSpec& s, const DeploymentInputs& in)
+{
+    std::vector<EngineRow> rows;
+    {
+        EngineRow row;
+        row.engine = "vLLM (" + in.engine.name + ")";
+        if (auto r = planCapacity(s, in)) {
+            row.kvTokens = r->kvCacheTokens;
+            row.conversations = std::min(r->conversations, r->maxNumSeqs);
+            row.maxRunning = r->maxNumSeqs;
+            row.command = r->vllmCommand;
+        } else {
+            row.error = r.error();
+        }
+        rows.push_back(row);
+    }
+    for (bool sglang : {true, false}) {
+        EngineRow row;
+        row.engine = sglang ? "SGLang" : "TensorRT-LLM";
+        auto e = sglang ? planSglang(s, in, {}) : planTrtllm(s, in, {});
+        if (e) {
+            row.kvTokens = e->kvTokens;
+            row.conversations = e->conversations;
+            row.maxRunning = e->maxRunning;
+            row.command = e->command;
+        } else {
+            row.error = e.error();
+        }
+        rows.push_back(row);
+    }
+    {
+        // llama-server on one GPU, every layer offloaded, four auto slots over the context.
+        EngineRow row;
+        row.engine = "llama.cpp";
+        LlamaServerInputs l;
+        l.context = in.maxModelLen;
+        auto p = planLlamaServer(s, l);
+        if (!p) {
+            row.error = p.error();
+        } else if (in.gpus > 1) {
+            row.error = "sized for one GPU; llama.cpp splits layers across GPUs rather than "
+                        "running tensor parallelism";
+        } else if (p->vramBytes > in.gpu.memoryBytes) {
+            row.error = "weights and KV (" + formatGiB(double(p->vramBytes)) + ") exceed " +
+                        in.gpu.name + "; lower -ngl to keep layers in RAM";
+        } else {
+            row.kvTokens = p->context;
+            row.conversations = p->slots;
+            row.maxRunning = p->slots;
+            row.command = p->command;
+        }
+        rows.push_back(row);
+    }
+    return rows;
 }
 
 } // namespace attnplan

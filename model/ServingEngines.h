@@ -64,4 +64,17 @@ struct TrtllmInputs
 Expected<EnginePlan> planTrtllm(const ModelSpec& spec, const DeploymentInputs& in,
                                 const TrtllmInputs& trt);
 
+// One row per engine for the same deployment: what each would hold and run. vLLM from
+// planCapacity; llama.cpp as llama-server with -c the context, auto slots, f16 cache.
+struct EngineRow
+{
+    std::string engine;
+    int64_t kvTokens = 0;
+    int64_t conversations = 0;
+    int64_t maxRunning = 0;
+    std::string command;
+    std::string error; // why this engine cannot run the deployment
+};
+std::vector<EngineRow> compareEngines(const ModelSpec& spec, const DeploymentInputs& in);
+
 } // namespace attnplan

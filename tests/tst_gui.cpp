@@ -15,6 +15,7 @@
 #include "PlanController.h"
 #include "ReportExporter.h"
 #include "SegmentModel.h"
+#include "ServingEngines.h"
 #include "SummaryModel.h"
 #include "TableModel.h"
 #include "Units.h"
@@ -56,6 +57,7 @@ private slots:
     void badConfigShowsReasonAndKeepsPreviousModel();
     void impossiblePlanIsReportedNotCrashed();
     void compareShowsEveryShape();
+    void enginesSideBySide();
     void planFromTarget();
     void modelLibraryListsBundledRecentAndCache();
     void modelLibraryFiltersAsYouType();
@@ -419,6 +421,29 @@ void TestGui::compareShowsEveryShape()
     QCOMPARE(plan.decodeCurve()->columnCount(), cmp->rowCount() + 1);
     QCOMPARE(plan.optionsModel()->rowCount(), 8); // the lesson's table of options
     QCOMPARE(plan.crossoverProjections(), 5120.0);
+}
+
+// The Memory tab's engine rows: the same deployment under vLLM, SGLang, TensorRT-LLM and
+// llama.cpp, each number the library's.
+void TestGui::enginesSideBySide()
+{
+    ModelController models;
+    PlanController plan;
+    QAbstractItemModelTester tester(plan.enginesModel());
+    connect(&models, &ModelController::modelChanged, &plan, &PlanController::setModel);
+    QVERIFY(models.openBundled("llama-3.1-8b"));
+    TableModel* e = plan.enginesModel();
+    QCOMPARE(e->rowCount(), 4);
+    const auto rows = compareEngines(*models.model(), plan.deployment());
+    for (int r = 0; r < 4; ++r) {
+        QCOMPARE(e->value(r, 0).toString(), QString::fromStdString(rows[size_t(r)].engine));
+        QCOMPARE(qint64(e->number(r, 1)), rows[size_t(r)].kvTokens);
+        QCOMPARE(qint64(e->number(r, 2)), rows[size_t(r)].conversations);
+    }
+    QCOMPARE(qint64(e->number(0, 1)), plan.result().kvCacheTokens);
+    QVERIFY(e->value(1, 3).toString().startsWith("python -m sglang.launch_server"));
+    QVERIFY(e->value(2, 3).toString().startsWith("trtllm-serve"));
+    QVERIFY(e->value(3, 3).toString().startsWith("llama-server"));
 }
 
 void TestGui::planFromTarget()

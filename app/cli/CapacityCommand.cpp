@@ -226,6 +226,9 @@ DeploymentInputs deploymentFrom(const CliArgs& a, const ModelSpec& spec, const G
     in.engine = *engine;
     in.utilization = engine->utilization;
     in.offline = a.flag("offline");
+    in.server = engineName == "sglang"   ? DeploymentInputs::Server::Sglang
+                : engineName == "trtllm" ? DeploymentInputs::Server::Trtllm
+                                         : DeploymentInputs::Server::Vllm;
     if (auto name = a.value("gpu")) {
         const GpuSpec* g = catalog.find(*name);
         if (!g) {

@@ -1,5 +1,7 @@
 #include "PlanController.h"
 
+#include "ServingEngines.h"
+
 #include "Architecture.h"
 #include "ModelSpec.h"
 #include "TableModel.h"
@@ -91,6 +93,17 @@ PlanController::PlanController(QObject* parent)
            {tr("TPOT"), Unit::Seconds, {}},
            {tr("$ / hour"), Unit::Dollars, tr("When price_per_hour is set in your GPU catalog")},
            {tr("Note"), Unit::Text, {}}},
+          this)),
+      m_engines(new TableModel(
+          {{tr("Engine"), Unit::Text, {}},
+           {tr("KV tokens"), Unit::Count,
+            tr("Tokens the KV cache holds per GPU, as the engine sizes it (vLLM's GPU KV cache "
+               "size, SGLang's max_total_num_tokens, TensorRT-LLM's max_tokens, llama.cpp's "
+               "n_ctx)")},
+           {tr("Conversations"), Unit::Count,
+            tr("Requests of the average length that fit at once, capped by the engine's batch "
+               "limit")},
+           {tr("Launch command, or why not"), Unit::Text, {}}},
           this))
 {
 }
@@ -189,6 +202,13 @@ void PlanController::recompute()
         m_error = QString::fromUtf8(e.what());
     }
     refreshPlan();
+    QVector<QVector<QVariant>> engines;
+    for (const EngineRow& e : compareEngines(s, m_deployment))
+        engines.push_back({q(e.engine),
+                           e.error.empty() ? QVariant(qlonglong(e.kvTokens)) : QVariant(),
+                           e.error.empty() ? QVariant(qlonglong(e.conversations)) : QVariant(),
+                           q(e.error.empty() ? e.command : e.error)});
+    m_engines->setRows(engines);
     if (!m_ok)
         emit planFailed(m_error);
     emit resultsChanged();

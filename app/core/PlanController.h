@@ -63,6 +63,8 @@ public:
     TableModel* decodeCurve() const { return m_decode; }
     TableModel* optionsModel() const { return m_options; }
     TableModel* planModel() const { return m_plan; }
+    // One row per serving engine for the current deployment (ServingEngines.h compareEngines).
+    TableModel* enginesModel() const { return m_engines; }
     double crossoverProjections() const { return m_crossProj; }
     double crossoverLayer() const { return m_crossLayer; }
     QStringList decodeCurveVariants() const { return m_decodeVariants; }
@@ -106,4 +108,5 @@ private:
     TableModel* m_decode;
     TableModel* m_options;
     TableModel* m_plan;
+    TableModel* m_engines;
 };

@@ -144,6 +144,16 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
     });
     connect(plan->planModel(), &QAbstractItemModel::modelReset, planTable,
             [planTable] { planTable->resizeColumnsToContents(); });
+    auto* enginesTable = new QTableView;
+    enginesTable->setModel(plan->enginesModel());
+    enginesTable->setItemDelegate(new FormattedDelegate(enginesTable));
+    enginesTable->horizontalHeader()->setStretchLastSection(true);
+    enginesTable->verticalHeader()->hide();
+    enginesTable->setMinimumHeight(130);
+    enginesTable->setToolTip(tr("The same deployment on each serving engine, each sizing its "
+                                "KV cache its own way"));
+    connect(plan->enginesModel(), &QAbstractItemModel::modelReset, enginesTable,
+            [enginesTable] { enginesTable->resizeColumnsToContents(); });
     auto* planBox = new QGroupBox(tr("Plan from a target: the fewest GPUs per catalog GPU"));
     auto* planLayout = new QHBoxLayout(planBox);
     planLayout->addLayout(targetForm);
@@ -168,6 +178,7 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
     auto* right = new QVBoxLayout;
     right->addLayout(charts, 1);
     right->addLayout(cmdRow);
+    right->addWidget(enginesTable);
     right->addWidget(planBox, 1);
 
     auto* layout = new QHBoxLayout(this);
