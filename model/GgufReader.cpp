@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -262,6 +263,16 @@ GgufFile parse(Source& src)
     return f;
 }
 
+// A metadata number as JSON: whole values that fit as integers, anything else as it is, so
+// the config reader's range checks reject absurd values with a reason (a fuzzed -3.2e19 once
+// overflowed an int64_t cast here).
+nlohmann::json jsonNumber(double v)
+{
+    if (std::isfinite(v) && std::fabs(v) < 9e15 && v == std::floor(v))
+        return int64_t(v);
+    return v;
+}
+
 std::string lower(std::string s)
 {
     for (char& c : s)
@@ -331,7 +342,24 @@ Expected<GgufFile> readGgufHeader(const std::string& path)
     }
 }
 
+namespace {
+Expected<ModelSpec> ggufSpec(const GgufFile& f, const std::string& label);
+} // namespace
+
 Expected<ModelSpec> ggufToModelSpec(const GgufFile& f, const std::string& label)
+{
+    try {
+        return ggufSpec(f, label);
+    } catch (const OverflowError& e) {
+        return Error{label + ": " + e.what()};
+    } catch (const nlohmann::json::exception& e) {
+        return Error{label + ": unexpected metadata: " + e.what()};
+    }
+}
+
+namespace {
+
+Expected<ModelSpec> ggufSpec(const GgufFile& f, const std::string& label)
 {
     const auto arch = f.string("general.architecture");
     if (!arch)
@@ -356,7 +384,7 @@ Expected<ModelSpec> ggufToModelSpec(const GgufFile& f, const std::string& label)
     c["model_type"] = modelType;
     auto copy = [&](const char* from, const char* to) {
         if (auto v = f.number(key(from)))
-            c[to] = int64_t(*v);
+            c[to] = jsonNumber(*v);
     };
     copy("block_count", "num_hidden_layers");
     copy("embedding_length", "hidden_size");
@@ -375,11 +403,11 @@ Expected<ModelSpec> ggufToModelSpec(const GgufFile& f, const std::string& label)
     copy("attention.value_length", "v_head_dim");
     if (auto kl = f.number(key("attention.key_length"))) {
         if (modelType == "deepseek_v3") {
-            const int64_t rope = int64_t(f.number(key("rope.dimension_count")).value_or(64));
-            c["qk_rope_head_dim"] = rope;
-            c["qk_nope_head_dim"] = int64_t(*kl) - rope;
+            const double rope = f.number(key("rope.dimension_count")).value_or(64);
+            c["qk_rope_head_dim"] = jsonNumber(rope);
+            c["qk_nope_head_dim"] = jsonNumber(*kl - rope);
         } else {
-            c["head_dim"] = int64_t(*kl);
+            c["head_dim"] = jsonNumber(*kl);
         }
     }
     if (auto theta = f.number(key("rope.freq_base")))
@@ -397,11 +425,14 @@ Expected<ModelSpec> ggufToModelSpec(const GgufFile& f, const std::string& label)
     for (const auto& [from, to] : perLayer)
         if (auto arr = f.numericArrays.find(key(from));
             !c.contains(to) && arr != f.numericArrays.end() && !arr->second.empty())
-            c[to] = int64_t(arr->second.front());
+            c[to] = jsonNumber(arr->second.front());
     if (auto name = f.string("general.name"))
         c["_name_or_path"] = *name;
 
-    auto spec = parseModelConfig(c.dump(), label);
+    // GGUF strings are not promised to be UTF-8 (a fuzzed general.name made dump() throw):
+    // invalid bytes become U+FFFD rather than an exception.
+    auto spec =
+        parseModelConfig(c.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), label);
     if (!spec)
         return spec;
     ModelSpec s = std::move(spec).value();
@@ -422,6 +453,8 @@ Expected<ModelSpec> ggufToModelSpec(const GgufFile& f, const std::string& label)
     s.gguf = true;
     return s;
 }
+
+} // namespace
 
 Expected<ModelSpec> readGgufModel(const std::string& path)
 {

@@ -904,6 +904,20 @@ void TestModelMath::ggufBadHeaders_data()
     dims.kvString("general.architecture", "llama");
     dims.tensor("x", {1, 1, 1, 1, 1}, F32);
     QTest::newRow("five dimensions") << QByteArray::fromStdString(dims.bytes()) << "dimensions";
+    // Found by fuzz_gguf: metadata that is not UTF-8 made the JSON writer throw. Now read, with
+    // the bad bytes replaced, and the model then fails on what is missing, not on the bytes.
+    GgufWriter badUtf8;
+    badUtf8.kvString("general.architecture", "\xffllama");
+    badUtf8.kvString("general.name", "\xc3(");
+    QTest::newRow("metadata not UTF-8")
+        << QByteArray::fromStdString(badUtf8.bytes()) << "hidden_size: missing";
+    // Found by fuzz_gguf: a layer count of -3.2e19 overflowed a cast; now the reader's range
+    // check names the field.
+    GgufWriter huge;
+    huge.kvString("general.architecture", "llama");
+    huge.kvF32("llama.block_count", -3.2e19f);
+    QTest::newRow("absurd layer count")
+        << QByteArray::fromStdString(huge.bytes()) << "num_hidden_layers";
     GgufWriter noArch;
     noArch.kvU32("llama.block_count", 32);
     QTest::newRow("no architecture")
