@@ -10,8 +10,8 @@
 #include "detail/JsonFile.h"
 #include "detail/UserCatalog.h"
 
+#include <algorithm>
 #include <cmath>
-#include <regex>
 #include <sstream>
 
 using nlohmann::json;
@@ -74,14 +74,21 @@ std::optional<int64_t> count(const json& e, const char* key)
 // take the dot our ids use.
 std::string modelPart(std::string key, const std::string& litellmProvider)
 {
+    // Plain string work rather than <regex>: GCC 12 under the sanitizers warns inside
+    // std::regex (-Wmaybe-uninitialized), which -Werror turns into a failed build.
+    auto digit = [](char c) { return c >= '0' && c <= '9'; };
     if (const size_t slash = key.find('/'); slash != std::string::npos)
         key = key.substr(slash + 1);
-    static const std::regex date("-(20[0-9]{6})$");
-    key = std::regex_replace(key, date, "");
-    if (litellmProvider == "anthropic") {
-        static const std::regex version("-([0-9])-([0-9])(?=$|-)");
-        key = std::regex_replace(key, version, "-$1.$2");
-    }
+    // A trailing "-20YYMMDD" date.
+    if (key.size() > 9 && key.compare(key.size() - 9, 3, "-20") == 0 &&
+        std::all_of(key.end() - 6, key.end(), digit))
+        key.resize(key.size() - 9);
+    // Anthropic's "-4-5" versions as our "-4.5", where a single digit follows a single digit.
+    if (litellmProvider == "anthropic")
+        for (size_t i = 0; i + 3 < key.size(); ++i)
+            if (key[i] == '-' && digit(key[i + 1]) && key[i + 2] == '-' && digit(key[i + 3]) &&
+                (i + 4 == key.size() || key[i + 4] == '-'))
+                key[i + 2] = '.';
     return detail::lowerCase(key);
 }
 
