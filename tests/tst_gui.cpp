@@ -179,7 +179,7 @@ void TestGui::causalToggleZeroesTiredInTheItRow()
     const double warm = e.heatmap()->number(it, 1);
     e.setTemperature(0.25);
     QVERIFY(e.heatmap()->number(it, 1) > warm);
-    QCOMPARE(e.sqrtDkModel()->rowCount(), 3);
+    QTRY_COMPARE(e.sqrtDkModel()->rowCount(), 3); // computed on a worker
 }
 
 void TestGui::exportEachFormatAndReadItBack()

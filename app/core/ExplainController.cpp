@@ -1,5 +1,8 @@
 #include "ExplainController.h"
 
+#include <QFutureWatcher>
+#include <QtConcurrent/QtConcurrentRun>
+
 #include "Lesson.h"
 #include "TableModel.h"
 
@@ -45,12 +48,21 @@ ExplainController::ExplainController(QObject* parent)
     m_blend[0] = w.blend[0];
     m_blend[1] = w.blend[1];
 
-    rows.clear();
-    const auto exp = sqrtDkExperiment();
-    for (size_t i = 0; i + 1 < exp.size(); i += 2) // unscaled, scaled per d_k
-        rows.push_back({double(exp[i].dk), exp[i].maxWeight, exp[i + 1].maxWeight, exp[i].gradNorm,
-                        exp[i + 1].gradNorm});
-    m_sqrtDk->setRows(rows);
+    // The sqrt(d_k) experiment draws thousands of normal samples: most of start-up when it ran
+    // here. It runs on a worker and fills its table (and the Explain tab's charts, which read
+    // it) when done, so the window is usable at once.
+    auto* watcher = new QFutureWatcher<std::vector<attnplan::SqrtDkRow>>(this);
+    connect(watcher, &QFutureWatcher<std::vector<attnplan::SqrtDkRow>>::finished, this,
+            [this, watcher] {
+                const auto exp = watcher->result();
+                watcher->deleteLater();
+                QVector<QVector<QVariant>> table;
+                for (size_t i = 0; i + 1 < exp.size(); i += 2) // unscaled, scaled per d_k
+                    table.push_back({double(exp[i].dk), exp[i].maxWeight, exp[i + 1].maxWeight,
+                                     exp[i].gradNorm, exp[i + 1].gradNorm});
+                m_sqrtDk->setRows(table);
+            });
+    watcher->setFuture(QtConcurrent::run([] { return sqrtDkExperiment(); }));
     m_heatmap->setRowLabels(tokens());
     recomputeHeatmap();
 }
