@@ -16,18 +16,8 @@ namespace {
 
 constexpr int64_t kGiB = int64_t(1) << 30;
 
-int64_t ceilDiv(int64_t a, int64_t b)
-{
-    return (a + b - 1) / b;
-}
-
 // Activations are bf16/fp16 whatever the weights are stored in.
 constexpr int64_t kActivationBytes = 2;
-
-int64_t kvPerLayerTokenPerGpu(const ModelSpec& s, int64_t tp, DType t)
-{
-    return kvBytesPerTokenPerLayerPerGpu(s, tp, t);
-}
 
 int64_t layersPerGpu(const ModelSpec& s, int64_t pp)
 {
@@ -68,11 +58,7 @@ std::string vllmCommand(const ModelSpec& s, const DeploymentInputs& in, const Ca
     // the same settings, spelled as each takes them.
     std::vector<std::pair<std::string, std::string>> flags;
     auto set = [&](const char* name, const std::string& value) { flags.emplace_back(name, value); };
-    std::string model = s.repoId;
-    if (model.empty()) {
-        const size_t slash = s.sourcePath.find_last_of('/');
-        model = slash == std::string::npos ? std::string(".") : s.sourcePath.substr(0, slash);
-    }
+    const std::string model = s.servedAs();
     if (in.tp > 1)
         set("tensor-parallel-size", std::to_string(in.tp));
     if (r.pp > 1)
@@ -155,6 +141,16 @@ int64_t activationPeakBytes(const ModelSpec& s, int64_t tokens, int64_t tp, int6
     const double sampler =
         2.0 * double(std::min<int64_t>(maxNumSeqs, tokens)) * double(s.vocabSize) * 4.0;
     return checkedFromDouble(std::max(attention, mlp) + sampler, "activation bytes");
+}
+
+int64_t weightBytesPerGpu(const ModelSpec& s, const DeploymentInputs& in)
+{
+    if (in.weightBytes)
+        return *in.weightBytes;
+    // An even split over the GPUs, plus what each rank of a TP group keeps whole.
+    const int64_t pp = std::max<int64_t>(1, in.gpus / std::max<int64_t>(1, in.tp));
+    return checkedAdd(ceilDiv(weightBytesFor(s, in.weightDtype).bytes, in.tp * pp),
+                      replicatedWeightExtraBytes(s, in.weightDtype, in.tp) / pp, "weight bytes");
 }
 
 int64_t nonTorchOverheadBytesV1(int64_t tp)
@@ -296,12 +292,7 @@ Expected<CapacityResult> planCapacity(const ModelSpec& s, const DeploymentInputs
         MemoryBreakdown& m = r.memory;
         m.total = in.gpu.memoryBytes;
         m.usable = checkedFromDouble(double(m.total) * in.utilization, "usable memory");
-        // An even split over the GPUs, plus what each rank of a TP group keeps whole.
-        m.weights = in.weightBytes
-                        ? *in.weightBytes
-                        : checkedAdd(ceilDiv(totalWeightBytes(s, in), in.tp * pp),
-                                     replicatedWeightExtraBytes(s, in.weightDtype, in.tp) / pp,
-                                     "weight bytes");
+        m.weights = weightBytesPerGpu(s, in);
         // The profile run pushes one batch of max_num_batched_tokens tokens (V0: max_model_len
         // or more) and samples min(max_num_seqs, tokens) sequences.
         m.activation = in.activationBytes
@@ -341,7 +332,7 @@ Expected<CapacityResult> planCapacity(const ModelSpec& s, const DeploymentInputs
         pin.maxModelLen = in.maxModelLen;
         pin.availableBytes = m.kvBudget;
         const KvPaging paging = pageKvCache(in.engine, s, pin);
-        r.kvBytesPerTokenPerGpu = checkedMul(kvPerLayerTokenPerGpu(s, in.tp, in.kvDtype),
+        r.kvBytesPerTokenPerGpu = checkedMul(kvBytesPerTokenPerLayerPerGpu(s, in.tp, in.kvDtype),
                                              paging.kvLayers, "KV bytes per token");
         r.kvBlocks = paging.blocks;
         r.kvCacheTokens = paging.tokens;

@@ -111,6 +111,10 @@ int64_t nonTorchOverheadBytes(int64_t tp);
 // KV).
 int64_t nonTorchOverheadBytesV1(int64_t tp);
 
+// Weight bytes one GPU holds: the weights split over tp x pp, plus what every rank of a TP group
+// keeps whole (replicatedWeightExtraBytes); `weightBytes` when the user gave it.
+int64_t weightBytesPerGpu(const ModelSpec& spec, const DeploymentInputs& in);
+
 // The request lengths vLLM accepts: max_model_len at most the model's own maximum
 // (max_position_embeddings after rope scaling, vllm/config: _get_and_verify_max_len), and an
 // average request no longer than max_model_len. Returns maxModelLen, or the reason.

@@ -26,6 +26,12 @@ inline int64_t checkedMul(int64_t a, int64_t b, const char* what = "a size")
     return r;
 }
 
+// a / b rounded up, for positive a and b.
+inline int64_t ceilDiv(int64_t a, int64_t b)
+{
+    return (a + b - 1) / b;
+}
+
 inline int64_t checkedAdd(int64_t a, int64_t b, const char* what = "a size")
 {
     int64_t r = 0;

@@ -8,6 +8,7 @@
 #include "PriceCatalog.h"
 
 #include "detail/JsonFile.h"
+#include "detail/LiteLlm.h"
 #include "detail/UserCatalog.h"
 
 #include <algorithm>
@@ -19,16 +20,6 @@ using nlohmann::json;
 namespace attnplan {
 
 namespace {
-
-bool isLiteLlmJson(const json& j)
-{
-    if (!j.is_object() || j.contains("models"))
-        return false;
-    for (const auto& [key, v] : j.items())
-        if (v.is_object() && v.contains("litellm_provider") && v.contains("input_cost_per_token"))
-            return true;
-    return false;
-}
 
 // LiteLLM's provider names to ours (the prefix of our ids) and their display names.
 struct Provider
@@ -99,10 +90,24 @@ double ratio(double part, double whole)
 
 } // namespace
 
+namespace detail {
+
+bool isLiteLlmJson(const json& j)
+{
+    if (!j.is_object() || j.contains("models"))
+        return false;
+    for (const auto& [key, v] : j.items())
+        if (v.is_object() && v.contains("litellm_provider") && v.contains("input_cost_per_token"))
+            return true;
+    return false;
+}
+
+} // namespace detail
+
 bool looksLikeLiteLlm(const std::string& text)
 {
     auto doc = detail::parseJson(text, "prices");
-    return doc && isLiteLlmJson(doc.value());
+    return doc && detail::isLiteLlmJson(doc.value());
 }
 
 Expected<PriceCatalog> parseLiteLlmCatalog(const std::string& text, const std::string& label)
@@ -110,10 +115,14 @@ Expected<PriceCatalog> parseLiteLlmCatalog(const std::string& text, const std::s
     auto doc = detail::parseJson(text, label);
     if (!doc)
         return Error{doc.error()};
-    const json& j = doc.value();
-    if (!isLiteLlmJson(j))
+    if (!detail::isLiteLlmJson(doc.value()))
         return Error{label + ": not LiteLLM's price list (no entry has litellm_provider and "
                              "input_cost_per_token)"};
+    return detail::liteLlmCatalogFromJson(doc.value(), label);
+}
+
+PriceCatalog detail::liteLlmCatalogFromJson(const json& j, const std::string& label)
+{
     PriceCatalog c;
     int notChat = 0;
     for (const auto& item : j.items()) {

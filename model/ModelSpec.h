@@ -164,6 +164,14 @@ struct ModelSpec
         return AttentionKind::GQA;
     }
     bool isMoe() const { return moe.enabled(); }
+    // What a server is pointed at: the repository id, else the config's folder.
+    std::string servedAs() const
+    {
+        if (!repoId.empty())
+            return repoId;
+        const size_t slash = sourcePath.find_last_of('/');
+        return slash == std::string::npos ? std::string(".") : sourcePath.substr(0, slash);
+    }
     int64_t queryWidth() const { return numHeads * headDim; }
     int64_t kvWidth() const { return numKvHeads * headDim; }
     int64_t groupSize() const { return numKvHeads > 0 ? numHeads / numKvHeads : 0; }

@@ -2,6 +2,7 @@
 
 #include "EmbeddedResources.h"
 #include "detail/JsonFile.h"
+#include "detail/LiteLlm.h"
 #include "detail/UserCatalog.h"
 
 #include <algorithm>
@@ -184,8 +185,8 @@ Expected<PriceCatalog> parsePriceCatalog(const std::string& text, const std::str
     if (!doc)
         return Error{doc.error()};
     const json& j = doc.value();
-    if (j.is_object() && !j.contains("models") && looksLikeLiteLlm(text))
-        return parseLiteLlmCatalog(text, label);
+    if (detail::isLiteLlmJson(j)) // one parse, whichever format the file is
+        return detail::liteLlmCatalogFromJson(j, label);
     if (!j.is_object() || !j.contains("models") || !j["models"].is_array())
         return Error{label + ": models: missing, expected a list of price entries"};
     PriceCatalog c;

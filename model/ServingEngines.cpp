@@ -15,23 +15,6 @@ namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
-std::string repoOrFolder(const ModelSpec& s)
-{
-    if (!s.repoId.empty())
-        return s.repoId;
-    const size_t slash = s.sourcePath.find_last_of('/');
-    return slash == std::string::npos ? std::string(".") : s.sourcePath.substr(0, slash);
-}
-
-int64_t weightsPerGpu(const ModelSpec& s, const DeploymentInputs& in, int64_t pp)
-{
-    if (in.weightBytes)
-        return *in.weightBytes;
-    const int64_t total = weightBytesFor(s, in.weightDtype).bytes;
-    return (total + in.tp * pp - 1) / (in.tp * pp) +
-           replicatedWeightExtraBytes(s, in.weightDtype, in.tp) / pp;
-}
-
 int64_t kvLayersPerGpu(const ModelSpec& s, int64_t pp)
 {
     return (s.kvLayerCount() + pp - 1) / pp;
@@ -91,7 +74,7 @@ Expected<EnginePlan> planSglang(const ModelSpec& s, const DeploymentInputs& in,
     // weights load - free memory at start x (1 - mem_fraction_static). Free memory at start
     // is the device less the CUDA context and NCCL buffers (0.5 GiB: an estimate).
     const double startFree = double(in.gpu.memoryBytes) - 0.5 * kGiB;
-    const double weights = double(weightsPerGpu(s, in, pp));
+    const double weights = double(weightBytesPerGpu(s, in));
     const double rest = in.availableKvBytes
                             ? double(*in.availableKvBytes)
                             : (startFree - weights) - startFree * (1 - p.memoryFraction);
@@ -137,7 +120,7 @@ Expected<EnginePlan> planSglang(const ModelSpec& s, const DeploymentInputs& in,
                        avg > shared ? (p.kvTokens - shared) / (avg - shared) : p.maxRunning)
             : p.conversations;
     std::ostringstream cmd;
-    cmd << "python -m sglang.launch_server --model-path " << repoOrFolder(s);
+    cmd << "python -m sglang.launch_server --model-path " << s.servedAs();
     if (in.tp > 1)
         cmd << " --tp " << in.tp;
     if (pp > 1)
@@ -176,7 +159,7 @@ Expected<EnginePlan> planTrtllm(const ModelSpec& s, const DeploymentInputs& in,
     // max_num_tokens tokens, KV = (device total - peak (weights, activations, non-torch)) x
     // free_gpu_memory_fraction. The activation peak is our vLLM-calibrated estimate for a
     // batch of max_num_tokens; non-torch memory 0.5 GiB (an estimate).
-    const double weights = double(weightsPerGpu(s, in, pp));
+    const double weights = double(weightBytesPerGpu(s, in));
     const double activation = double(
         activationPeakBytes(s, trt.maxNumTokens, in.tp, std::min(trt.maxBatchSize, int64_t(256))));
     const double free = double(in.gpu.memoryBytes) - weights - activation - 0.5 * kGiB;
@@ -205,7 +188,7 @@ Expected<EnginePlan> planTrtllm(const ModelSpec& s, const DeploymentInputs& in,
         p.warnings.push_back("sliding-window layers sized as full attention (TensorRT-LLM's "
                              "variable-window pools are not modelled)");
     std::ostringstream cmd;
-    cmd << "trtllm-serve " << repoOrFolder(s) << " --backend pytorch";
+    cmd << "trtllm-serve " << s.servedAs() << " --backend pytorch";
     if (in.tp > 1)
         cmd << " --tp_size " << in.tp;
     if (pp > 1)

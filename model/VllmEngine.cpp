@@ -78,11 +78,6 @@ bool containsIgnoringCase(std::string text, std::string part)
     return lower(std::move(text)).find(lower(std::move(part))) != std::string::npos;
 }
 
-int64_t ceilDiv(int64_t a, int64_t b)
-{
-    return (a + b - 1) / b;
-}
-
 } // namespace
 
 const EngineProfile* findEngineProfile(const std::string& name)

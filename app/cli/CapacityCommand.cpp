@@ -63,6 +63,17 @@ GpuCatalog catalogFor(const CliArgs& a);
 
 namespace {
 
+// --gpu NAME from the catalog, or a usage error listing what it holds.
+GpuSpec gpuNamed(const GpuCatalog& catalog, const std::string& name)
+{
+    if (const GpuSpec* g = catalog.find(name))
+        return *g;
+    std::string names;
+    for (const GpuSpec& x : catalog.gpus)
+        names += (names.empty() ? "" : ", ") + x.name;
+    throw UsageError("--gpu: \"" + name + "\" is not in the catalog (" + names + ")");
+}
+
 // `capacity --engine sglang|trtllm`: each engine's own KV budget (ServingEngines.h).
 int runOtherEngine(const CliArgs& a, const ModelSpec& s, const DeploymentInputs& in,
                    const std::string& engine)
@@ -149,11 +160,7 @@ int runLlamaServer(const CliArgs& a, const ModelSpec& s, const std::string& mode
     const LlamaServerPlan& p = plan.value();
     std::optional<int64_t> gpuMemory;
     if (auto name = a.value("gpu")) {
-        const GpuCatalog catalog = catalogFor(a);
-        const GpuSpec* g = catalog.find(*name);
-        if (!g)
-            throw UsageError("--gpu: \"" + *name + "\" is not in the catalog");
-        gpuMemory = g->memoryBytes;
+        gpuMemory = gpuNamed(catalogFor(a), *name).memoryBytes;
     } else if (auto bytes = a.integer("gpu-memory", int64_t(1) << 30, int64_t(1) << 44)) {
         gpuMemory = *bytes;
     }
@@ -230,14 +237,7 @@ DeploymentInputs deploymentFrom(const CliArgs& a, const ModelSpec& spec, const G
                 : engineName == "trtllm" ? DeploymentInputs::Server::Trtllm
                                          : DeploymentInputs::Server::Vllm;
     if (auto name = a.value("gpu")) {
-        const GpuSpec* g = catalog.find(*name);
-        if (!g) {
-            std::string names;
-            for (const GpuSpec& x : catalog.gpus)
-                names += (names.empty() ? "" : ", ") + x.name;
-            throw UsageError("--gpu: \"" + *name + "\" is not in the catalog (" + names + ")");
-        }
-        in.gpu = *g;
+        in.gpu = gpuNamed(catalog, *name);
     } else if (auto bytes = a.integer("gpu-memory", int64_t(1) << 30, int64_t(1) << 44)) {
         // A custom GPU: memory as given, rates of an H100 SXM unless overridden.
         const GpuSpec* h100 = catalog.find("H100 SXM");
