@@ -65,10 +65,11 @@ MainWindow::MainWindow(ModelController* models, PlanController* plan, QWidget* p
     m_libraryFilter = new ModelFilter(this);
     m_libraryFilter->setSourceModel(m_library->model());
     m_libraryView->setModel(m_libraryFilter);
-    m_libraryView->header()->setStretchLastSection(false);
-    m_libraryView->header()->setSectionResizeMode(0, QHeaderView::Stretch);
-    m_libraryView->header()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
-    m_libraryView->header()->setSectionResizeMode(2, QHeaderView::ResizeToContents);
+    // Names keep their full width; in a narrow dock the numbers scroll, rather than the names
+    // shrinking to "d..." (seen at 1024 x 700).
+    m_libraryView->header()->setStretchLastSection(true);
+    for (int column : {0, 1, 2})
+        m_libraryView->header()->setSectionResizeMode(column, QHeaderView::ResizeToContents);
     m_libraryView->setUniformRowHeights(true);
     m_libraryView->expandAll();
     m_libraryView->setToolTip(
