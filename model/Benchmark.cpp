@@ -1,6 +1,7 @@
 #include "Benchmark.h"
 
 #include "Capacity.h"
+#include "ModelSpec.h"
 #include "kernels/AlignedVector.h"
 
 #include <cblas.h>
@@ -177,6 +178,34 @@ double fitPowerLaw(const std::vector<double>& x, const std::vector<double>& y)
     }
     const double denom = double(n) * sxx - sx * sx;
     return denom != 0 ? (double(n) * sxy - sx * sy) / denom : 0;
+}
+
+Expected<BenchConfig> benchShapeFor(const ModelSpec& spec, BenchConfig c)
+{
+    if (spec.mla.enabled())
+        return Error{spec.name + ": MLA attention has no standard kernel shape here (the latent "
+                                 "cache is absorbed into the query); measure a GQA shape instead",
+                     "model"};
+    if (spec.numHeads < 1 || spec.numKvHeads < 1 || spec.headDim < 1 ||
+        spec.numHeads % spec.numKvHeads != 0)
+        return Error{spec.name + ": no usable attention shape (heads " +
+                         std::to_string(spec.numHeads) + ", KV heads " +
+                         std::to_string(spec.numKvHeads) + ", head dim " +
+                         std::to_string(spec.headDim) + ")",
+                     "model"};
+    c.heads = spec.numHeads;
+    c.kvHeads = spec.numKvHeads;
+    c.headDim = spec.headDim;
+    c.decodeKvHeads = decodeKvVariants(c.heads, c.kvHeads);
+    return c;
+}
+
+std::vector<int64_t> decodeKvVariants(int64_t heads, int64_t kvHeads)
+{
+    std::vector<int64_t> v{heads, kvHeads, 1};
+    std::sort(v.rbegin(), v.rend());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    return v;
 }
 
 BenchReport runBenchmark(const BenchConfig& cfg, const BenchProgress& progress,

@@ -5,6 +5,7 @@
 // machine's own ceilings (an OpenBLAS float32 GEMM and a streaming copy) and predicts every run
 // with the same roofline that predicts GPUs.
 
+#include "Expected.h"
 #include "kernels/Attention.h"
 
 #include <atomic>
@@ -70,6 +71,14 @@ using BenchProgress = std::function<void(int, int, const BenchRun&)>;
 
 // Runs the sweep; `cancel` (may be null) is checked between measurements, and the report then
 // holds the runs finished so far with cancelled = true.
+struct ModelSpec;
+// Decode's KV-head variants for a shape: MHA, its own grouping, MQA (distinct, largest first).
+std::vector<int64_t> decodeKvVariants(int64_t heads, int64_t kvHeads);
+// The live kernel at a model's own attention shape: its query heads, KV heads and head dim,
+// and for decode its shape against MHA and MQA (KV-head variants heads, kvHeads, 1). MLA
+// models have no standard kernel shape here: an Error naming "model".
+Expected<BenchConfig> benchShapeFor(const ModelSpec& spec, BenchConfig base);
+
 BenchReport runBenchmark(const BenchConfig& config, const BenchProgress& progress = {},
                          const std::atomic<bool>* cancel = nullptr);
 

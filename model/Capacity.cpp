@@ -161,16 +161,17 @@ int64_t nonTorchOverheadBytesV1(int64_t tp)
 Expected<int64_t> checkContext(const ModelSpec& s, int64_t maxModelLen, int64_t averageTokens)
 {
     if (maxModelLen < 1)
-        return Error{"--context: required, the max_model_len in tokens"};
+        return Error{"required: the longest request (max_model_len) in tokens", "context"};
     if (s.maxContext > 0 && maxModelLen > s.maxContext)
-        return Error{"--context " + withCommas(maxModelLen) + " exceeds " + s.name +
-                     "'s maximum of " + withCommas(s.maxContext) +
-                     " tokens (max_position_embeddings" +
-                     (s.ropeScalingType.empty() ? std::string() : " after rope_scaling") +
-                     "); vLLM refuses a longer --max-model-len"};
+        return Error{withCommas(maxModelLen) + " tokens exceeds " + s.name + "'s maximum of " +
+                         withCommas(s.maxContext) + " tokens (max_position_embeddings" +
+                         (s.ropeScalingType.empty() ? std::string() : " after rope_scaling") +
+                         "); vLLM refuses a longer max_model_len",
+                     "context"};
     if (averageTokens > maxModelLen)
-        return Error{"--average-tokens " + withCommas(averageTokens) + " exceeds the context of " +
-                     withCommas(maxModelLen) + " tokens"};
+        return Error{"an average request of " + withCommas(averageTokens) +
+                         " tokens exceeds the context of " + withCommas(maxModelLen) + " tokens",
+                     "average_tokens"};
     return maxModelLen;
 }
 
@@ -255,29 +256,34 @@ Expected<CapacityResult> planCapacity(const ModelSpec& s, const DeploymentInputs
 {
     const std::string where = "capacity: ";
     if (in.gpus < 1 || in.tp < 1 || in.gpus % in.tp != 0)
-        return Error{where + "--gpus (" + std::to_string(in.gpus) +
-                     ") must be a multiple of --tp (" + std::to_string(in.tp) + ")"};
+        return Error{where + std::to_string(in.gpus) + " GPUs must be a multiple of TP (" +
+                         std::to_string(in.tp) + ")",
+                     "gpus"};
     if (!(in.utilization > 0 && in.utilization <= 1))
-        return Error{where + "--utilization must be in (0, 1], got " +
-                     formatFixed(in.utilization, 3)};
+        return Error{where + "utilization must be in (0, 1], got " + formatFixed(in.utilization, 3),
+                     "utilization"};
     if (in.gpu.memoryBytes <= 0 || in.gpu.bandwidthBytesPerSecond <= 0 || in.gpu.bf16Tflops <= 0)
         return Error{where + "the GPU entry \"" + in.gpu.name +
-                     "\" lacks memory, bandwidth or TFLOP/s"};
+                         "\" lacks memory, bandwidth or TFLOP/s",
+                     "gpu"};
     if (in.blockSize < 0 || in.blockSize > 4096)
-        return Error{where + "--block-size must be 1 to 4096"};
+        return Error{where + "the block size must be 1 to 4096", "block_size"};
     const int64_t pp = in.gpus / in.tp;
     if (pp > s.numLayers)
         return Error{where + "pipeline stages (" + std::to_string(pp) + ") exceed the layers (" +
-                     std::to_string(s.numLayers) + ")"};
+                         std::to_string(s.numLayers) + ")",
+                     "gpus"};
     if (s.numHeads % in.tp != 0)
-        return Error{where + "--tp " + std::to_string(in.tp) + " must divide the query heads (" +
-                     std::to_string(s.numHeads) + ")"};
+        return Error{where + "TP " + std::to_string(in.tp) + " must divide the query heads (" +
+                         std::to_string(s.numHeads) + ")",
+                     "tp"};
     if (!s.mla.enabled() && s.numKvHeads % in.tp != 0 && in.tp % s.numKvHeads != 0)
-        return Error{where + "--tp " + std::to_string(in.tp) +
-                     " must divide the KV heads or be a multiple of them (" +
-                     std::to_string(s.numKvHeads) + ")"};
+        return Error{where + "TP " + std::to_string(in.tp) +
+                         " must divide the KV heads or be a multiple of them (" +
+                         std::to_string(s.numKvHeads) + ")",
+                     "tp"};
     if (auto limit = checkContext(s, in.maxModelLen, in.averageTokens); !limit)
-        return Error{where + limit.error()};
+        return Error{where + limit.error(), limit.field()};
 
     try {
         CapacityResult r;
@@ -306,10 +312,11 @@ Expected<CapacityResult> planCapacity(const ModelSpec& s, const DeploymentInputs
         } else {
             if (m.weights > m.usable)
                 return Error{where + "weights alone (" + formatGiB(double(m.weights)) +
-                             " per GPU) exceed the usable memory (" + formatGiB(double(m.usable)) +
-                             " of " + in.gpu.name + " at utilization " +
-                             formatFixed(in.utilization, 2) +
-                             "); add GPUs, raise --tp or use a smaller --weight-dtype"};
+                                 " per GPU) exceed the usable memory (" +
+                                 formatGiB(double(m.usable)) + " of " + in.gpu.name +
+                                 " at utilization " + formatFixed(in.utilization, 2) +
+                                 "); add GPUs, raise TP or use smaller weights",
+                             "gpus"};
             m.kvBudget = m.usable - m.weights - m.activation - m.overhead;
             if (m.kvBudget <= 0)
                 return Error{where + "no memory left for the KV cache on " + in.gpu.name +
@@ -354,12 +361,12 @@ Expected<CapacityResult> planCapacity(const ModelSpec& s, const DeploymentInputs
         if (r.conversationsReserved == 0)
             r.warnings.push_back("not even one request of " + withCommas(in.maxModelLen) +
                                  " tokens fits: vLLM refuses to start (max_model_len larger than "
-                                 "the KV cache); lower --context or add memory");
+                                 "the KV cache); lower the context or add memory");
         if (in.tp > 1 && in.gpu.interconnectBytesPerSecond <= 0)
             r.warnings.push_back(in.gpu.name + " has no NVLink: tensor parallelism runs over PCIe, "
                                                "slower than this roofline assumes");
         if (r.kvReplicated && !s.mla.enabled())
-            r.warnings.push_back("--tp " + std::to_string(in.tp) + " exceeds the " +
+            r.warnings.push_back("TP " + std::to_string(in.tp) + " exceeds the " +
                                  std::to_string(s.numKvHeads) +
                                  " KV heads: each is replicated on " +
                                  std::to_string(in.tp / s.numKvHeads) + " GPUs");

@@ -12,6 +12,10 @@ namespace attnplan {
 struct Error
 {
     std::string message;
+    // The scenario key the failure is about ("context", "tp", "gpus"), or empty. The library
+    // never words an error in one front end's terms: the CLI turns the field into its flag,
+    // the app marks the input.
+    std::string field = {};
 };
 
 // Either a value or an Error. Readers and planners return this at the library's edge so that
@@ -20,7 +24,7 @@ template <class T> class Expected
 {
 public:
     Expected(T value) : m_value(std::move(value)) {}
-    Expected(Error error) : m_error(std::move(error.message)) {}
+    Expected(Error error) : m_error(std::move(error.message)), m_field(std::move(error.field)) {}
 
     bool ok() const { return m_value.has_value(); }
     explicit operator bool() const { return ok(); }
@@ -39,10 +43,13 @@ public:
     const T& operator*() const { return value(); }
 
     const std::string& error() const { return m_error; }
+    const std::string& field() const { return m_field; }
+    Error failure() const { return Error{m_error, m_field}; }
 
 private:
     std::optional<T> m_value;
     std::string m_error;
+    std::string m_field;
 };
 
 } // namespace attnplan

@@ -100,6 +100,27 @@ const GpuSpec* GpuCatalog::find(const std::string& name) const
     return nullptr;
 }
 
+GpuSpec customGpu(const GpuCatalog& catalog, int64_t memoryBytes, double bf16Tflops,
+                  double bandwidthBytesPerSecond)
+{
+    const GpuSpec* h100 = catalog.find("H100 SXM");
+    GpuSpec g = h100 ? *h100 : GpuSpec{};
+    g.name = "custom GPU";
+    g.aliases.clear();
+    g.pricePerHour.reset();
+    g.memoryBytes = memoryBytes;
+    g.memoryReported = true;
+    if (bf16Tflops > 0) {
+        g.fp8Tflops = g.fp8Tflops > 0 ? 2 * bf16Tflops : 0; // fp8 tensor cores run at twice bf16
+        g.bf16Tflops = bf16Tflops;
+    }
+    if (bandwidthBytesPerSecond > 0)
+        g.bandwidthBytesPerSecond = bandwidthBytesPerSecond;
+    g.source = "entered by the user; unset rates from the H100 SXM entry";
+    g.asOf.clear();
+    return g;
+}
+
 Expected<GpuCatalog> parseGpuCatalog(const std::string& textIn, const std::string& label)
 {
     auto doc = detail::parseJson(textIn, label);

@@ -40,6 +40,12 @@ struct GpuCatalog
     const GpuSpec* find(const std::string& name) const;
 };
 
+// A GPU that is not in the catalog: the memory given (as the runtime reports it), and the bf16
+// rate and bandwidth given; a rate of 0 is taken from the catalog's H100 SXM, and the chip is
+// treated as an H100 otherwise (interconnect, fp8). Named "custom GPU".
+GpuSpec customGpu(const GpuCatalog& catalog, int64_t memoryBytes, double bf16Tflops = 0,
+                  double bandwidthBytesPerSecond = 0);
+
 // Parses a catalog. A malformed entry is skipped with its reason in messages; a file that is
 // not a catalog at all is an Error.
 Expected<GpuCatalog> parseGpuCatalog(const std::string& text, const std::string& label);

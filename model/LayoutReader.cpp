@@ -1,6 +1,7 @@
 #include "LayoutReader.h"
 
 #include "detail/JsonFile.h"
+#include "detail/LayoutJson.h"
 
 #include <cmath>
 
@@ -55,6 +56,12 @@ Expected<LayoutFile> parseLayoutFile(const std::string& text, const std::string&
     const json& j = doc.value();
     if (!j.is_object())
         return Error{label + ": (top level): expected a JSON object"};
+    return detail::parseLayoutObject(j, label, "");
+}
+
+Expected<LayoutFile> detail::parseLayoutObject(const json& j, const std::string& label,
+                                               const std::string& prefix)
+{
     LayoutFile f;
     try {
         auto seg = j.find("segments");
@@ -109,6 +116,15 @@ Expected<LayoutFile> parseLayoutFile(const std::string& text, const std::string&
         else
             throw FieldError{"arrival", "\"" + arrival + "\": expected even, poisson or bursts"};
         f.layout.burstSize = integer(j, "burst_size", 1, 1000000, 10, "");
+        f.layout.concurrency = integer(j, "concurrency", 1, 1000000, 1, "");
+        for (auto [key, flag] : {std::pair{"explicit_cache", &f.layout.explicitCache},
+                                 std::pair{"beta_context", &f.layout.betaContext}}) {
+            if (auto b = j.find(key); b != j.end() && !b->is_null()) {
+                if (!b->is_boolean())
+                    throw FieldError{key, "expected true or false"};
+                *flag = b->get<bool>();
+            }
+        }
         if (auto p = j.find("price"); p != j.end()) {
             if (!p->is_string())
                 throw FieldError{"price",
@@ -127,11 +143,12 @@ Expected<LayoutFile> parseLayoutFile(const std::string& text, const std::string&
             if (!c || c->models.empty())
                 throw FieldError{"pricing", c ? c->messages.front() : c.error()};
             f.pricing = c->models.front();
+            f.pricingJson = p->dump();
         }
         if (f.priceId.empty() && !f.pricing)
             throw FieldError{"price", "missing: name a catalog id or give inline \"pricing\""};
     } catch (const FieldError& e) {
-        return Error{label + ": " + e.field + ": " + e.message};
+        return Error{label + ": " + prefix + e.field + ": " + e.message, prefix + e.field};
     } catch (const nlohmann::json::exception& e) {
         return Error{label + ": unexpected structure: " + e.what()};
     }
@@ -148,12 +165,19 @@ Expected<LayoutFile> readLayoutFile(const std::string& path)
 
 std::string layoutToJson(const LayoutFile& f)
 {
-    json j;
+    return detail::layoutObject(f).dump(2) + "\n";
+}
+
+nlohmann::ordered_json detail::layoutObject(const LayoutFile& f)
+{
+    nlohmann::ordered_json j;
     if (!f.priceId.empty())
         j["price"] = f.priceId;
-    json segs = json::array();
+    if (f.pricing && !f.pricingJson.empty())
+        j["pricing"] = nlohmann::ordered_json::parse(f.pricingJson);
+    auto segs = nlohmann::ordered_json::array();
     for (const Segment& s : f.layout.segments) {
-        json o = {{"name", s.name}, {"tokens", s.tokens}, {"stable", s.stable}};
+        nlohmann::ordered_json o = {{"name", s.name}, {"tokens", s.tokens}, {"stable", s.stable}};
         if (s.holdsAnswer)
             o["holds_answer"] = true;
         segs.push_back(o);
@@ -165,9 +189,11 @@ std::string layoutToJson(const LayoutFile& f)
     j["arrival"] = f.layout.arrival == Arrival::Even     ? "even"
                    : f.layout.arrival == Arrival::Bursts ? "bursts"
                                                          : "poisson";
-    if (f.layout.arrival == Arrival::Bursts)
-        j["burst_size"] = f.layout.burstSize;
-    return j.dump(2) + "\n";
+    j["burst_size"] = f.layout.burstSize;
+    j["concurrency"] = f.layout.concurrency;
+    j["explicit_cache"] = f.layout.explicitCache;
+    j["beta_context"] = f.layout.betaContext;
+    return j;
 }
 
 } // namespace attnplan

@@ -16,6 +16,7 @@ struct LayoutFile
     PromptLayout layout;
     std::string priceId;               // "anthropic/claude-sonnet-4.5", or "" with inline prices
     std::optional<PriceSheet> pricing; // inline prices
+    std::string pricingJson;           // ... as written, so that saving keeps them
 };
 
 Expected<LayoutFile> parseLayoutFile(const std::string& text, const std::string& label);

@@ -59,9 +59,9 @@ Expected<EnginePlan> planSglang(const ModelSpec& s, const DeploymentInputs& in,
                                 const SglangInputs& sg)
 {
     if (in.tp < 1 || in.gpus < in.tp || in.gpus % in.tp != 0)
-        return Error{"sglang: --gpus must be a multiple of --tp"};
+        return Error{"sglang: the GPUs must be a multiple of TP", "gpus"};
     if (auto limit = checkContext(s, in.maxModelLen, in.averageTokens); !limit)
-        return Error{"sglang: " + limit.error()};
+        return Error{"sglang: " + limit.error(), limit.field()};
     const int64_t pp = in.gpus / in.tp;
     EnginePlan p;
     p.engine = "sglang";
@@ -81,7 +81,7 @@ Expected<EnginePlan> planSglang(const ModelSpec& s, const DeploymentInputs& in,
     if (rest <= 0)
         return Error{"sglang: no memory left for the KV pool on " + in.gpu.name + " (weights " +
                      formatGiB(weights) + " per GPU at mem_fraction_static " +
-                     formatFixed(p.memoryFraction, 3) + "); add GPUs or raise --tp"};
+                     formatFixed(p.memoryFraction, 3) + "); add GPUs or raise TP"};
     p.kvBudgetBytes = int64_t(rest);
     // get_cell_size_per_token: KV heads per rank x (K + V) x layers x dtype; MLA keeps its
     // latent whole on every rank.
@@ -144,11 +144,11 @@ Expected<EnginePlan> planTrtllm(const ModelSpec& s, const DeploymentInputs& in,
                                 const TrtllmInputs& trt)
 {
     if (in.tp < 1 || in.gpus < in.tp || in.gpus % in.tp != 0)
-        return Error{"trtllm: --gpus must be a multiple of --tp"};
+        return Error{"trtllm: the GPUs must be a multiple of TP", "gpus"};
     if (!(trt.freeGpuMemoryFraction > 0 && trt.freeGpuMemoryFraction <= 1))
         return Error{"trtllm: --kv-cache-free-gpu-memory-fraction must be in (0, 1]"};
     if (auto limit = checkContext(s, in.maxModelLen, in.averageTokens); !limit)
-        return Error{"trtllm: " + limit.error()};
+        return Error{"trtllm: " + limit.error(), limit.field()};
     const int64_t pp = in.gpus / in.tp;
     EnginePlan p;
     p.engine = "trtllm";
@@ -167,7 +167,7 @@ Expected<EnginePlan> planTrtllm(const ModelSpec& s, const DeploymentInputs& in,
         in.availableKvBytes ? double(*in.availableKvBytes) : free * trt.freeGpuMemoryFraction;
     if (kv <= 0)
         return Error{"trtllm: no memory left for the KV cache on " + in.gpu.name + " (weights " +
-                     formatGiB(weights) + " per GPU); add GPUs or raise --tp"};
+                     formatGiB(weights) + " per GPU); add GPUs or raise TP"};
     p.kvBudgetBytes = int64_t(kv);
     // KVCacheManager.get_cache_size_per_token: 2 x layers x KV heads // tp x head dim x dtype
     // (no replication past the KV heads); MLA one latent of kv_lora_rank + rope, whole.

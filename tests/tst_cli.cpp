@@ -88,6 +88,11 @@ private slots:
     void costErrorsExit2();
     void benchContract();
     void benchErrorsExit2();
+    void reportSectionsAreTheCommands();
+    void reportCustomGpuAndDefaults();
+    void reportMarkdownAndCsvCarryEveryInput();
+    void reportBadScenariosExit2_data();
+    void reportBadScenariosExit2();
 };
 
 void TestCli::benchContract()
@@ -729,4 +734,203 @@ void TestCli::usageErrorsExit2()
 }
 
 QTEST_GUILESS_MAIN(TestCli)
+namespace {
+
+QString writeScenario(const QTemporaryDir& dir, const QString& name, const QByteArray& text)
+{
+    const QString path = dir.filePath(name);
+    QFile f(path);
+    f.open(QIODevice::WriteOnly);
+    f.write(text);
+    return path;
+}
+
+} // namespace
+
+// The report is the commands put together, by the same writer: its model section is `inspect
+// --json`, its capacity section `capacity --json`, its cost section `cost --json`, key for key
+// and value for value, for the same inputs.
+void TestCli::reportSectionsAreTheCommands()
+{
+    QTemporaryDir dir;
+    QFile layout(dir.filePath(QStringLiteral("layout.json")));
+    layout.open(QIODevice::WriteOnly);
+    layout.write(R"({"price": "openai/gpt-4.1", "segments": [
+        {"name": "system, tools", "tokens": 3000, "stable": true},
+        {"name": "question", "tokens": 200, "stable": false}],
+        "output_tokens": 300, "requests_per_day": 5000, "ttl_seconds": 600})");
+    layout.close();
+    const QString path = writeScenario(dir, QStringLiteral("s.json"), R"({
+        "attnplan_scenario": 1, "model": "qwen2.5-7b-instruct",
+        "deployment": {"gpu": "A100 80GB", "gpus": 2, "tp": 2, "context": 16384,
+                       "average_tokens": 3000, "engine": "vllm@0.9.0", "kv_dtype": "fp8"},
+        "prompt": {"price": "openai/gpt-4.1", "segments": [
+            {"name": "system, tools", "tokens": 3000, "stable": true},
+            {"name": "question", "tokens": 200, "stable": false}],
+            "output_tokens": 300, "requests_per_day": 5000, "ttl_seconds": 600},
+        "plan": {"concurrent": 64}})");
+    const Run run = cli({"report", path, "--json"});
+    QCOMPARE(run.exitCode, 0);
+    const QJsonObject report = json(run);
+    QCOMPARE(report.keys(), (QStringList{"attnplan_report", "capacity", "compare", "cost",
+                                         "engines", "inputs", "model", "plan", "warnings"}));
+
+    const QJsonObject inspect = json(cli(
+        {"inspect", "qwen2.5-7b-instruct", "--context", "16384", "--kv-dtype", "fp8", "--json"}));
+    QVERIFY(!inspect.isEmpty());
+    QCOMPARE(report["model"].toObject(), inspect);
+    // A hand figure: 28 layers x 4 KV heads x 128 x (K and V) x 1 byte of fp8.
+    QCOMPARE(inspect["kv_bytes_per_token"].toInteger(), qint64(28 * 4 * 128 * 2));
+
+    const QJsonObject capacity =
+        json(cli({"capacity", "qwen2.5-7b-instruct", "--gpu", "A100 80GB", "--gpus", "2", "--tp",
+                  "2", "--context", "16384", "--average-tokens", "3000", "--engine", "vllm@0.9.0",
+                  "--kv-dtype", "fp8", "--json"}));
+    QVERIFY(!capacity.isEmpty());
+    QCOMPARE(report["capacity"].toObject(), capacity);
+    QVERIFY(capacity["conversations"].toInteger() > 0);
+
+    const QJsonObject cost = json(cli({"cost", "--layout", layout.fileName(), "--json"}));
+    QVERIFY(!cost.isEmpty());
+    QCOMPARE(report["cost"].toObject(), cost);
+
+    const QJsonObject plan =
+        json(cli({"plan", "qwen2.5-7b-instruct", "--context", "16384", "--average-tokens", "3000",
+                  "--concurrent", "64", "--engine", "vllm@0.9.0", "--kv-dtype", "fp8", "--json"}));
+    QCOMPARE(report["plan"].toObject()["rows"].toArray(), plan["plans"].toArray());
+
+    // Compare: the configured shape first, the same numbers as the capacity section.
+    const QJsonArray compare = report["compare"].toArray();
+    QVERIFY(compare.size() >= 5);
+    QCOMPARE(compare[0].toObject()["conversations"].toInteger(),
+             capacity["conversations"].toInteger());
+    QCOMPARE(compare[0].toObject()["kv_bytes_per_token"].toInteger(),
+             inspect["kv_bytes_per_token"].toInteger());
+    // MQA keeps a quarter of this GQA-4 model's KV (1 head against 4).
+    for (const QJsonValue& v : compare)
+        if (v.toObject()["shape"].toString() == QLatin1String("MQA"))
+            QCOMPARE(v.toObject()["kv_bytes_per_token"].toInteger(), qint64(28 * 128 * 2));
+}
+
+// Defaults are filled in and written back; a custom GPU's rates are its own.
+void TestCli::reportCustomGpuAndDefaults()
+{
+    QTemporaryDir dir;
+    const QString path = writeScenario(dir, QStringLiteral("s.json"), R"({
+        "attnplan_scenario": 1, "model": "llama-3.1-8b",
+        "deployment": {"gpu": "custom", "custom_gpu": {"memory_gib": 48, "bf16_tflops": 150,
+                       "bandwidth_gb_per_s": 864}, "context": 8192}})");
+    const QJsonObject r = json(cli({"report", path, "--json"}));
+    const QJsonObject dep = r["inputs"].toObject()["deployment"].toObject();
+    QCOMPARE(dep["gpu_memory_bytes"].toInteger(), qint64(48) << 30);
+    QCOMPARE(dep["gpu_bf16_tflops"].toDouble(), 150.0);
+    QCOMPARE(dep["gpu_bandwidth_bytes_per_second"].toDouble(), 864e9);
+    QCOMPARE(dep["utilization"].toDouble(), 0.9); // the engine's default, written out
+    QCOMPARE(dep["average_tokens"].toInteger(), 0);
+    QCOMPARE(r["capacity"].toObject()["gpu"].toString(), QStringLiteral("custom GPU"));
+    QCOMPARE(r["capacity"].toObject()["memory_total_bytes"].toInteger(), qint64(48) << 30);
+    // The default prompt: the support bot on Claude Sonnet 4.5.
+    QCOMPARE(r["cost"].toObject()["price"].toString(),
+             QStringLiteral("anthropic/claude-sonnet-4.5"));
+    QCOMPARE(r["cost"].toObject()["input_tokens"].toInteger(), qint64(21390));
+    // The same GPU through the capacity flags gives the same plan.
+    const QJsonObject flags =
+        json(cli({"capacity", "llama-3.1-8b", "--gpu-memory", QString::number(qint64(48) << 30),
+                  "--tflops", "150", "--bandwidth", "864e9", "--context", "8192", "--json"}));
+    QCOMPARE(r["capacity"].toObject(), flags);
+
+    // A model that does not fit is a report with the reason, not a failure.
+    const QString big = writeScenario(dir, QStringLiteral("big.json"), R"({
+        "attnplan_scenario": 1, "model": "llama-3.1-70b-instruct",
+        "deployment": {"gpu": "L4", "context": 8192}})");
+    const Run tooBig = cli({"report", big, "--json"});
+    QCOMPARE(tooBig.exitCode, 0);
+    const QJsonObject cap = json(tooBig)["capacity"].toObject();
+    QVERIFY2(cap["error"].toString().contains("weights alone"),
+             qPrintable(cap["error"].toString()));
+    QCOMPARE(cap["error_field"].toString(), QStringLiteral("gpus"));
+}
+
+void TestCli::reportMarkdownAndCsvCarryEveryInput()
+{
+    QTemporaryDir dir;
+    const QString path = writeScenario(dir, QStringLiteral("s.json"), R"({
+        "attnplan_scenario": 1, "model": "mistral-7b-instruct-v0.3",
+        "deployment": {"gpu": "L40S", "context": 16384, "max_num_seqs": 48},
+        "prompt": {"price": "openai/gpt-4.1", "segments": [
+            {"name": "rules, \"quoted\"", "tokens": 1500, "stable": true}],
+            "output_tokens": 100, "requests_per_day": 200}})");
+    const Run csv = cli({"report", path, "--csv"});
+    QCOMPARE(csv.exitCode, 0);
+    const QList<QByteArray> lines = csv.out.split('\n');
+    QCOMPARE(lines.first(), QByteArray("key,value\r"));
+    QVERIFY(csv.out.contains("inputs.deployment.max_num_seqs,48\r\n"));
+    QVERIFY(csv.out.contains("capacity.max_num_seqs,48\r\n"));
+    // RFC 4180: a field with a comma or a quote is quoted, its quotes doubled.
+    QVERIFY(csv.out.contains("inputs.prompt.segments[0].name,\"rules, \"\"quoted\"\"\"\r\n"));
+    const Run jsonRun = cli({"report", path, "--json"});
+    const Run md = cli({"report", path, "--markdown"});
+    QCOMPARE(md.exitCode, 0);
+    QVERIFY(md.out.startsWith("# attnplan report: mistralai/Mistral-7B-Instruct-v0.3"));
+    // Every input key is a row of both.
+    const QJsonObject dep = json(jsonRun)["inputs"].toObject()["deployment"].toObject();
+    for (const QString& key : dep.keys()) {
+        QVERIFY2(csv.out.contains("inputs.deployment." + key.toUtf8() + ","), qPrintable(key));
+        QVERIFY2(md.out.contains("| deployment." + key.toUtf8() + " |"), qPrintable(key));
+    }
+}
+
+void TestCli::reportBadScenariosExit2_data()
+{
+    QTest::addColumn<QByteArray>("text");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("not JSON") << QByteArray("{\"attnplan_scenario\": 1,") << "s.json";
+    QTest::newRow("not a scenario")
+        << QByteArray(R"({"model": "llama-3.1-8b"})") << "attnplan_scenario: missing";
+    QTest::newRow("newer") << QByteArray(R"({"attnplan_scenario": 7, "model": "gpt2-large"})")
+                           << "newer than this attnplan reads";
+    QTest::newRow("no model") << QByteArray(R"({"attnplan_scenario": 1})") << "model: missing";
+    QTest::newRow("typo") << QByteArray(R"({"attnplan_scenario": 1, "model": "gpt2-large",
+                                          "deployment": {"contxt": 4096}})")
+                          << "deployment.contxt: unknown key";
+    QTest::newRow("tp text") << QByteArray(R"({"attnplan_scenario": 1, "model": "gpt2-large",
+                                             "deployment": {"tp": "two"}})")
+                             << "deployment.tp: expected a whole number";
+    QTest::newRow("pp disagrees") << QByteArray(R"({"attnplan_scenario": 1, "model": "gpt2-large",
+                         "deployment": {"gpus": 4, "tp": 2, "pp": 3}})")
+                                  << "deployment.pp: gpus (4) must equal tp x pp (6)";
+    QTest::newRow("engine") << QByteArray(R"({"attnplan_scenario": 1, "model": "gpt2-large",
+                                            "deployment": {"engine": "sglang"}})")
+                            << "deployment.engine";
+    QTest::newRow("dtype") << QByteArray(R"({"attnplan_scenario": 1, "model": "gpt2-large",
+                                           "deployment": {"kv_dtype": "fp7"}})")
+                           << "deployment.kv_dtype";
+    QTest::newRow("unknown gpu") << QByteArray(R"({"attnplan_scenario": 1, "model": "gpt2-large",
+                                                 "deployment": {"gpu": "Voodoo 2"}})")
+                                 << "\"Voodoo 2\" is not in the GPU catalog";
+    QTest::newRow("no such model")
+        << QByteArray(R"({"attnplan_scenario": 1, "model": "nope"})") << "nope";
+    QTest::newRow("bad segment") << QByteArray(R"({"attnplan_scenario": 1, "model": "gpt2-large",
+                         "prompt": {"price": "openai/gpt-4.1", "requests_per_day": 1,
+                                    "segments": [{"name": "a", "tokens": -5}]}})")
+                                 << "prompt.segments[0].tokens";
+    QTest::newRow("deep") << QByteArray(
+                                 R"({"attnplan_scenario": 1, "model": "gpt2-large", "plan": )") +
+                                 QByteArray(200, '[') + QByteArray(200, ']') + "}"
+                          << "nest";
+}
+
+void TestCli::reportBadScenariosExit2()
+{
+    QFETCH(QByteArray, text);
+    QFETCH(QString, expected);
+    QTemporaryDir dir;
+    const Run r = cli({"report", writeScenario(dir, QStringLiteral("s.json"), text), "--json"});
+    QCOMPARE(r.status, QProcess::NormalExit);
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains(expected.toUtf8()), r.err.constData());
+    QCOMPARE(r.err.count('\n'), 1);
+    QVERIFY(r.out.isEmpty());
+}
+
 #include "tst_cli.moc"

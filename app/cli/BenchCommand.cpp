@@ -26,12 +26,10 @@ int runBench(const std::vector<std::string>& argv)
         auto m = readModel(*path);
         if (!m)
             return fail(m.error());
-        if (m->mla.enabled())
-            return fail(*path + ": MLA models are benchmarked as their MHA-equivalent shape is "
-                                "not a standard kernel; give --heads/--kv-heads/--head-dim");
-        cfg.heads = m->numHeads;
-        cfg.kvHeads = m->numKvHeads;
-        cfg.headDim = m->headDim;
+        auto shaped = benchShapeFor(m.value(), cfg);
+        if (!shaped)
+            return fail(shaped.error() + "; give --heads/--kv-heads/--head-dim");
+        cfg = shaped.value();
     }
     cfg.heads = a.integer("heads", 1, 1024).value_or(cfg.heads);
     cfg.kvHeads = a.integer("kv-heads", 1, 1024)
@@ -53,11 +51,8 @@ int runBench(const std::vector<std::string>& argv)
         cfg.decodeTokens =
             tokens.empty() ? std::vector<int64_t>{32768, 65536, 131072, 262144} : tokens;
         std::vector<int64_t> variants = a.integerList("decode-kv-heads", 1, 1024);
-        if (variants.empty()) {
-            // MHA, the model's own grouping, MQA.
-            std::set<int64_t> v{cfg.heads, cfg.kvHeads, 1};
-            variants.assign(v.rbegin(), v.rend());
-        }
+        if (variants.empty()) // MHA, the model's own grouping, MQA
+            variants = decodeKvVariants(cfg.heads, cfg.kvHeads);
         for (int64_t kv : variants)
             if (cfg.heads % kv != 0)
                 throw UsageError("--decode-kv-heads: " + std::to_string(kv) +

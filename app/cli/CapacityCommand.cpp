@@ -6,6 +6,8 @@
 #include "ConfigReader.h"
 #include "GpuCatalog.h"
 #include "LlamaCppEngine.h"
+#include "Report.h"
+#include "Scenario.h"
 #include "ServingEngines.h"
 #include "Units.h"
 
@@ -100,7 +102,7 @@ int runOtherEngine(const CliArgs& a, const ModelSpec& s, const DeploymentInputs&
         plan = planTrtllm(s, in, trt);
     }
     if (!plan)
-        return fail(plan.error());
+        return fail(plan.failure());
     const EnginePlan& p = plan.value();
     if (a.flag("json")) {
         nlohmann::ordered_json j;
@@ -217,62 +219,60 @@ GpuCatalog catalogFor(const CliArgs& a)
     return catalog;
 }
 
+// The deployment flags as a scenario's deployment (Scenario.h), resolved by the same rule the
+// report and the app use; only the byte overrides are the CLI's own.
 DeploymentInputs deploymentFrom(const CliArgs& a, const ModelSpec& spec, const GpuCatalog& catalog,
                                 bool needGpu)
 {
-    DeploymentInputs in;
+    ScenarioDeployment d;
     // SGLang and TensorRT-LLM share the deployment's inputs; their budgets are their own.
     const std::string engineName = a.value("engine").value_or("vllm");
-    const EngineProfile* engine =
-        findEngineProfile(engineName == "sglang" || engineName == "trtllm" ? "vllm" : engineName);
-    if (!engine)
-        throw UsageError(
-            "--engine: unknown profile \"" + *a.value("engine") +
-            "\" (expected vllm, vllm@X.Y[.Z] for a release, vllm-v0, sglang, trtllm or "
-            "llama.cpp)");
-    in.engine = *engine;
-    in.utilization = engine->utilization;
-    in.offline = a.flag("offline");
-    in.server = engineName == "sglang"   ? DeploymentInputs::Server::Sglang
-                : engineName == "trtllm" ? DeploymentInputs::Server::Trtllm
-                                         : DeploymentInputs::Server::Vllm;
+    const bool otherServer = engineName == "sglang" || engineName == "trtllm";
+    d.engine = otherServer ? "vllm" : engineName;
+    d.offline = a.flag("offline");
     if (auto name = a.value("gpu")) {
-        in.gpu = gpuNamed(catalog, *name);
+        d.gpu = *name;
     } else if (auto bytes = a.integer("gpu-memory", int64_t(1) << 30, int64_t(1) << 44)) {
-        // A custom GPU: memory as given, rates of an H100 SXM unless overridden.
-        const GpuSpec* h100 = catalog.find("H100 SXM");
-        in.gpu = h100 ? *h100 : GpuSpec{};
-        in.gpu.name = "custom GPU";
-        in.gpu.memoryBytes = *bytes;
-        if (auto bw = a.number("bandwidth", 1e9, 1e15))
-            in.gpu.bandwidthBytesPerSecond = *bw;
-        if (auto tf = a.number("tflops", 0.1, 1e5))
-            in.gpu.bf16Tflops = *tf;
+        d.gpu = "custom";
+        d.custom.memoryGiB = double(*bytes) / double(int64_t(1) << 30);
+        d.custom.bandwidthGBps = a.number("bandwidth", 1e9, 1e15).value_or(0) / 1e9;
+        d.custom.bf16Tflops = a.number("tflops", 0.1, 1e5).value_or(0);
     } else if (needGpu) {
         throw UsageError("--gpu NAME or --gpu-memory BYTES: required");
     }
-    in.tp = a.integer("tp", 1, 1024).value_or(1);
-    in.gpus = a.integer("gpus", 1, 65536).value_or(in.tp);
-    in.maxModelLen = a.integer("context", 1, int64_t(1) << 34).value_or(0);
-    in.maxNumBatchedTokens = a.integer("max-num-batched-tokens", 1, int64_t(1) << 30).value_or(0);
-    in.maxNumSeqs = a.integer("max-num-seqs", 1, 1 << 20).value_or(0);
-    in.utilization = a.number("utilization", 0.01, 1.0).value_or(in.utilization);
-    in.blockSize = a.integer("block-size", 1, 4096).value_or(0);
+    d.tp = a.integer("tp", 1, 1024).value_or(1);
+    d.gpus = a.integer("gpus", 1, 65536).value_or(d.tp);
+    d.context = a.integer("context", 1, int64_t(1) << 34).value_or(0);
+    d.maxNumBatchedTokens = a.integer("max-num-batched-tokens", 1, int64_t(1) << 30).value_or(0);
+    d.maxNumSeqs = a.integer("max-num-seqs", 1, 1 << 20).value_or(0);
+    d.utilization = a.number("utilization", 0.01, 1.0);
+    d.blockSize = a.integer("block-size", 1, 4096).value_or(0);
+    d.weightDtype = a.value("weight-dtype").value_or("auto");
+    d.kvDtype = a.value("kv-dtype").value_or("auto");
+    d.averageTokens = a.integer("average-tokens", 1, int64_t(1) << 34).value_or(0);
+    d.efficiency.compute = a.number("compute-efficiency", 0.01, 1.0).value_or(d.efficiency.compute);
+    d.efficiency.memory = a.number("memory-efficiency", 0.01, 1.0).value_or(d.efficiency.memory);
+    auto resolved = resolveDeployment(d, spec, catalog);
+    if (!resolved) {
+        if (resolved.field() == "engine")
+            throw UsageError("--engine: unknown profile \"" + engineName +
+                             "\" (expected vllm, vllm@X.Y[.Z] for a release, vllm-v0, sglang, "
+                             "trtllm or llama.cpp)");
+        throw UsageError(flagFor(resolved.field()) + ": " + resolved.error());
+    }
+    DeploymentInputs in = resolved.value();
+    in.server = engineName == "sglang"   ? DeploymentInputs::Server::Sglang
+                : engineName == "trtllm" ? DeploymentInputs::Server::Trtllm
+                                         : DeploymentInputs::Server::Vllm;
     if (auto v = a.integer("available-kv-bytes", 1, int64_t(1) << 50))
         in.availableKvBytes = *v;
-    in.weightDtype = a.dtype("weight-dtype", servingWeightDType(spec));
-    in.kvDtype = a.dtype("kv-dtype", servingKvDType(spec));
     if (auto v = a.integer("weight-bytes", 0, int64_t(1) << 50))
         in.weightBytes = *v;
     if (auto v = a.integer("activation-bytes", 0, int64_t(1) << 50))
         in.activationBytes = *v;
     if (auto v = a.integer("overhead-bytes", 0, int64_t(1) << 50))
         in.overheadBytes = *v;
-    in.averageTokens = a.integer("average-tokens", 1, int64_t(1) << 34).value_or(0);
     in.promptTokens = a.integer("prompt-tokens", 1, int64_t(1) << 34).value_or(0);
-    in.efficiency.compute =
-        a.number("compute-efficiency", 0.01, 1.0).value_or(in.efficiency.compute);
-    in.efficiency.memory = a.number("memory-efficiency", 0.01, 1.0).value_or(in.efficiency.memory);
     return in;
 }
 
@@ -296,56 +296,12 @@ int runCapacity(const std::vector<std::string>& argv)
         return runOtherEngine(a, s, in, e);
     auto result = planCapacity(s, in);
     if (!result)
-        return fail(result.error());
+        return fail(result.failure());
     const CapacityResult& r = result.value();
     const MemoryBreakdown& m = r.memory;
 
     if (a.flag("json")) {
-        nlohmann::ordered_json j;
-        j["model"] = s.name;
-        j["gpu"] = in.gpu.name;
-        j["gpus"] = in.gpus;
-        j["tp"] = in.tp;
-        j["pp"] = r.pp;
-        j["context"] = in.maxModelLen;
-        j["utilization"] = in.utilization;
-        j["weight_dtype"] = dtypeName(in.weightDtype);
-        j["kv_dtype"] = dtypeName(in.kvDtype);
-        j["conversations"] = r.conversations;
-        j["conversations_reserved"] = r.conversationsReserved;
-        j["kv_bytes_per_conversation"] = r.kvBytesPerConversation;
-        j["kv_bytes_per_token_per_gpu"] = r.kvBytesPerTokenPerGpu;
-        j["kv_budget_bytes"] = m.kvBudget;
-        j["kv_blocks"] = r.kvBlocks;
-        j["kv_cache_tokens"] = r.kvCacheTokens;
-        j["kv_cache_groups"] = r.kvGroups;
-        j["max_concurrency"] = r.maxConcurrency;
-        j["engine"] = r.engine;
-        j["max_num_batched_tokens"] = r.maxNumBatchedTokens;
-        j["max_num_seqs"] = r.maxNumSeqs;
-        j["block_size"] = r.blockSize;
-        j["ttft_seconds"] = r.ttftSeconds;
-        j["tpot_seconds"] = r.tpotSeconds;
-        j["tokens_per_second"] = r.tokensPerSecond;
-        j["vllm_command"] = r.vllmCommand;
-        j["memory_total_bytes"] = m.total;
-        j["memory_usable_bytes"] = m.usable;
-        j["weight_bytes_per_gpu"] = m.weights;
-        j["activation_bytes"] = m.activation;
-        j["overhead_bytes"] = m.overhead;
-        j["kv_heads_per_gpu"] = r.kvHeadsPerGpu;
-        j["kv_replicated"] = r.kvReplicated;
-        j["layers_per_gpu"] = r.layersPerGpu;
-        j["average_tokens"] = in.averageTokens > 0 ? in.averageTokens : in.maxModelLen;
-        j["reserved_fill_fraction"] = r.reservedFillFraction;
-        j["paged_over_reserved"] = r.pagedOverReserved;
-        j["decode_batch"] = r.batch;
-        j["prefill_compute_bound"] = r.prefillComputeBound;
-        j["decode_memory_bound"] = r.decodeMemoryBound;
-        j["compute_efficiency"] = in.efficiency.compute;
-        j["memory_efficiency"] = in.efficiency.memory;
-        j["warnings"] = r.warnings;
-        std::cout << j.dump(2) << "\n";
+        std::cout << capacityJson(s, in, r);
         return 0;
     }
     std::cout << s.name << " on " << in.gpus << " x " << in.gpu.name << " (TP " << in.tp << ", PP "
@@ -406,25 +362,7 @@ int runPlan(const std::vector<std::string>& argv)
         only.gpus = {base.gpu};
     const std::vector<PlanRow> rows = planDeployments(s, only, t, base);
     if (a.flag("json")) {
-        nlohmann::ordered_json j = nlohmann::ordered_json::array();
-        for (const PlanRow& r : rows) {
-            nlohmann::ordered_json row;
-            row["gpu"] = r.gpu;
-            row["feasible"] = r.feasible;
-            row["total_gpus"] = r.totalGpus;
-            row["replicas"] = r.replicas;
-            row["tp"] = r.tp;
-            row["pp"] = r.pp;
-            row["conversations_per_replica"] = r.conversationsPerReplica;
-            row["ttft_seconds"] = r.ttftSeconds;
-            row["tpot_seconds"] = r.tpotSeconds;
-            row["dollars_per_hour"] = r.dollarsPerHour ? nlohmann::ordered_json(*r.dollarsPerHour)
-                                                       : nlohmann::ordered_json(nullptr);
-            row["reason"] = r.reason;
-            row["vllm_command"] = r.vllmCommand;
-            j.push_back(row);
-        }
-        std::cout << nlohmann::ordered_json{{"model", s.name}, {"plans", j}}.dump(2) << "\n";
+        std::cout << planJson(s, rows);
         return 0;
     }
     std::cout << "Plans for " << s.name << ": " << withCommas(t.context) << " tokens, "

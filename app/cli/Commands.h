@@ -1,5 +1,7 @@
 #pragma once
 
+#include "Expected.h"
+
 #include <string>
 #include <vector>
 
@@ -16,8 +18,13 @@ int runEstimateTokens(const std::vector<std::string>& args);
 int runBench(const std::vector<std::string>& args);
 int runModels(const std::vector<std::string>& args);
 int runPrices(const std::vector<std::string>& args);
+int runReport(const std::vector<std::string>& args);
 
 // Prints "attnplan-cli: <message>" on stderr and returns 2.
 int fail(const std::string& message);
+// A library error: its field becomes the flag that sets it ("--tp: ...").
+int fail(const Error& error);
+// The flag for a library field name ("tp" -> "--tp"), or "" when none sets it.
+std::string flagFor(const std::string& field);
 
 } // namespace attnplan::cli

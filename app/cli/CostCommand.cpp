@@ -4,6 +4,7 @@
 #include "CostPlanner.h"
 #include "LayoutReader.h"
 #include "PriceCatalog.h"
+#include "Report.h"
 #include "Units.h"
 
 #include <nlohmann/json.hpp>
@@ -178,45 +179,9 @@ int runCost(const std::vector<std::string>& argv)
     const double hostedTps = a.number("self-hosted-tokens-per-second", 0, 1e9).value_or(0);
 
     if (a.flag("json")) {
-        nlohmann::ordered_json j;
-        j["price"] = price.id;
-        j["input_tokens"] = c.inputTokens;
-        j["output_tokens"] = layout.outputTokens;
-        j["cacheable_prefix_tokens"] = c.cacheablePrefixTokens;
-        j["cache_usable"] = c.cacheUsable;
-        j["uncached_per_request"] = c.uncachedPerRequest;
-        j["cached_write_per_request"] = c.cachedWritePerRequest;
-        j["cached_read_per_request"] = c.cachedReadPerRequest;
-        j["hit_rate"] = c.hitRate;
-        j["expected_per_request"] = c.expectedPerRequest;
-        j["requests_per_day"] = layout.requestsPerDay;
-        j["monthly_uncached"] = c.monthlyUncached;
-        j["monthly_cached"] = c.monthlyCached;
-        j["savings_fraction"] = c.savingsFraction;
-        j["break_even_reuses"] = c.breakEvenReuses;
-        j["write_multiplier"] = c.writeMultiplier;
-        j["read_multiplier"] = c.readMultiplier;
-        j["long_context_rate"] = c.longContextRate;
-        j["cache_rule"] = c.cacheRule;
-        j["ttl_requested_seconds"] = layout.ttlSeconds;
-        j["ttl_bought_seconds"] = c.ttlBoughtSeconds;
-        j["ttl_note"] = c.ttlNote;
-        j["cached_tokens"] = c.cachedTokens;
-        j["hit_rate_low"] = c.hitRateLow;
-        j["hit_rate_high"] = c.hitRateHigh;
-        j["monthly_storage"] = c.monthlyStorage;
-        j["monthly_cached_low"] = c.monthlyCachedLow;
-        j["monthly_cached_high"] = c.monthlyCachedHigh;
-        j["arrival"] = layout.arrival == Arrival::Even      ? "even"
-                       : layout.arrival == Arrival::Poisson ? "poisson"
-                                                            : "bursts";
-        j["burst_size"] = layout.burstSize;
-        j["concurrency"] = layout.concurrency;
-        j["max_input_tokens"] = c.maxInputTokens;
-        j["max_output_tokens"] = c.maxOutputTokens;
+        CostExtras extras;
         if (hostedRate > 0 && hostedTps > 0)
-            j["self_hosted_per_million_tokens"] =
-                selfHostedDollarsPerMillion(hostedRate, hostedTps);
+            extras.selfHostedPerMillion = selfHostedDollarsPerMillion(hostedRate, hostedTps);
         if (a.has("corpus-tokens")) {
             // The lesson's first option: retrieve top-k chunks, or send the whole corpus.
             int64_t question = 0;
@@ -229,15 +194,9 @@ int runCost(const std::vector<std::string>& argv)
                                       layout.outputTokens, layout);
             if (!r)
                 return fail(r.error());
-            j["retrieval"] = {{"retrieval_input_tokens", r->retrievalInputTokens},
-                              {"full_input_tokens", r->fullInputTokens},
-                              {"retrieval_per_query", r->retrievalPerQuery},
-                              {"full_per_query", r->fullPerQuery},
-                              {"full_per_query_cached", r->fullPerQueryCached},
-                              {"full_fits_context", r->fullFits}};
+            extras.retrieval = r.value();
         }
-        j["warnings"] = c.warnings;
-        std::cout << j.dump(2) << "\n";
+        std::cout << costJson(layout, price, c, extras);
         return 0;
     }
     std::cout << "Prompt of " << withCommas(c.inputTokens) << " tokens ("

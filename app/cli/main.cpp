@@ -13,6 +13,34 @@ int fail(const std::string& message)
     return 2;
 }
 
+std::string flagFor(const std::string& field)
+{
+    static const std::pair<const char*, const char*> kFlags[] = {
+        {"gpu", "--gpu"},
+        {"gpus", "--gpus"},
+        {"tp", "--tp"},
+        {"context", "--context"},
+        {"average_tokens", "--average-tokens"},
+        {"utilization", "--utilization"},
+        {"block_size", "--block-size"},
+        {"engine", "--engine"},
+        {"weight_dtype", "--weight-dtype"},
+        {"kv_dtype", "--kv-dtype"},
+        {"max_num_seqs", "--max-num-seqs"},
+        {"max_num_batched_tokens", "--max-num-batched-tokens"},
+    };
+    for (const auto& [name, flag] : kFlags)
+        if (field == name)
+            return flag;
+    return {};
+}
+
+int fail(const attnplan::Error& error)
+{
+    const std::string flag = flagFor(error.field);
+    return fail(flag.empty() ? error.message : flag + ": " + error.message);
+}
+
 } // namespace attnplan::cli
 
 namespace {
@@ -26,6 +54,7 @@ commands:
   flops     attention's quadratic and linear FLOPs at a length, and where they cross
   capacity  conversations that fit on a GPU at a context, the KV budget, TTFT and TPOT
   plan      the fewest GPUs of each kind for a concurrency or request rate
+  report    a scenario file (model, deployment, prompt, targets) in full: JSON, Markdown, CSV
   cost      a prompt's price on a hosted API, with and without prompt caching
   prices    the price catalog in use; prices check FILE compares a file (ours or LiteLLM's)
   estimate-tokens  a token count estimated from text
@@ -57,6 +86,7 @@ const char* kCommandUsage[][2] = {
      "     [--requests-per-day N] [--ttl-seconds N] [--arrival even|poisson|bursts]\n"
      "     [--burst-size N] [--concurrency N] [--explicit-cache] [--beta-context]\n"
      "     [--corpus-tokens N [--chunk-tokens N] [--top-k K]] [--prices FILE] [--json]"},
+    {"report", "report SCENARIO.json [--json|--markdown|--csv]   (README, \"Scenarios\")"},
     {"prices", "prices [--prices FILE] [--json] | prices check FILE [--json]"},
     {"estimate-tokens", "estimate-tokens FILE|- [--json]"},
     {"bench", "bench [--tokens N,N,...] [--heads H] [--kv-heads K] [--head-dim D] [--causal]\n"
@@ -98,6 +128,8 @@ int main(int argc, char** argv)
             return runPlan(args);
         if (command == "cost")
             return runCost(args);
+        if (command == "report")
+            return runReport(args);
         if (command == "estimate-tokens")
             return runEstimateTokens(args);
         if (command == "bench")

@@ -1,0 +1,40 @@
+#include "CliArgs.h"
+#include "Commands.h"
+
+#include "GpuCatalog.h"
+#include "PriceCatalog.h"
+#include "Report.h"
+
+#include <iostream>
+
+namespace attnplan::cli {
+
+GpuCatalog catalogFor(const CliArgs& a);
+
+int runReport(const std::vector<std::string>& argv)
+{
+    const CliArgs a(argv, {"catalog", "prices"}, {"json", "markdown", "csv"});
+    if (a.positionals().size() != 1)
+        throw UsageError("report: expected one SCENARIO file (README, \"Scenarios\")");
+    if (int(a.flag("json")) + int(a.flag("markdown")) + int(a.flag("csv")) > 1)
+        throw UsageError("report: give one of --json, --markdown, --csv");
+    auto scenario = readScenario(a.positionals()[0]);
+    if (!scenario)
+        return fail(scenario.error());
+    const GpuCatalog gpus = catalogFor(a);
+    PriceCatalog prices = loadPriceCatalog(a.value("prices").value_or(userPriceCatalogPath()));
+    for (const std::string& m : prices.messages)
+        std::cerr << "attnplan-cli: warning: " << m << "\n";
+    auto report = buildReport(scenario.value(), gpus, prices);
+    if (!report)
+        return fail(a.positionals()[0] + ": " + report.error());
+    if (a.flag("json"))
+        std::cout << reportJson(report.value());
+    else if (a.flag("csv"))
+        std::cout << reportCsv(report.value());
+    else
+        std::cout << reportMarkdown(report.value());
+    return 0;
+}
+
+} // namespace attnplan::cli

@@ -1,0 +1,517 @@
+#include "Report.h"
+
+#include "ConfigReader.h"
+#include "Units.h"
+#include "detail/JsonFile.h"
+#include "detail/LayoutJson.h"
+
+#include <cmath>
+#include <stdexcept>
+
+using ojson = nlohmann::ordered_json;
+
+namespace attnplan {
+
+namespace {
+
+ojson nullable(const std::string& s)
+{
+    return s.empty() ? ojson(nullptr) : ojson(s);
+}
+
+const char* arrivalName(Arrival a)
+{
+    return a == Arrival::Even ? "even" : a == Arrival::Bursts ? "bursts" : "poisson";
+}
+
+ojson modelObject(const ModelSpec& s, const ModelFacts& f)
+{
+    const ParameterCount& params = f.parameters;
+    ojson j;
+    j["name"] = s.name;
+    j["repo_id"] = nullable(s.repoId);
+    j["architecture"] = s.architecture;
+    j["model_type"] = s.modelType;
+    j["family"] = s.family;
+    j["attention"] = attentionKindName(s.attentionKind());
+    j["layers"] = s.numLayers;
+    j["hidden_size"] = s.hiddenSize;
+    j["attention_heads"] = s.numHeads;
+    j["kv_heads"] = s.mla.enabled() ? 1 : s.numKvHeads;
+    j["head_dim"] = s.headDim;
+    j["vocab_size"] = s.vocabSize;
+    j["intermediate_size"] = s.intermediateSize;
+    j["max_context"] = s.maxContext;
+    j["max_position_embeddings"] = s.maxPositionEmbeddings;
+    j["rope_scaling"] = nullable(s.ropeScalingType);
+    j["sliding_window"] = s.slidingWindow() > 0 ? ojson(s.slidingWindow()) : ojson(nullptr);
+    j["sliding_layers"] = s.slidingLayerCount();
+    j["sliding_reach_tokens"] = slidingReach(s);
+    j["tied_embeddings"] = s.tiedEmbeddings;
+    j["parameters"] = params.total;
+    j["text_parameters"] = params.text;
+    j["vision_parameters"] = params.vision;
+    j["active_parameters"] = params.active;
+    j["mtp_parameters"] = params.mtp;
+    j["parameter_breakdown"] = {{"embedding", params.embedding},
+                                {"positions", params.positions},
+                                {"attention", params.attention},
+                                {"dense_mlp", params.denseMlp},
+                                {"routed_experts", params.routedExperts},
+                                {"shared_experts", params.sharedExperts},
+                                {"routers", params.routers},
+                                {"norms", params.norms},
+                                {"lm_head", params.lmHead}};
+    if (s.isMoe())
+        j["experts"] = {{"routed", s.moe.experts},
+                        {"per_token", s.moe.expertsPerToken},
+                        {"expert_intermediate_size", s.moe.expertIntermediate},
+                        {"moe_layers", s.moeLayerCount()}};
+    if (s.mla.enabled())
+        j["mla"] = {{"kv_lora_rank", s.mla.kvLoraRank},
+                    {"q_lora_rank", s.mla.qLoraRank},
+                    {"qk_rope_head_dim", s.mla.qkRopeHeadDim},
+                    {"qk_nope_head_dim", s.mla.qkNopeHeadDim},
+                    {"v_head_dim", s.mla.vHeadDim}};
+    j["torch_dtype"] = s.torchDtype;
+    j["weight_dtype"] = dtypeName(f.weightDtype);
+    j["weight_bytes"] = f.weights.bytes;
+    j["weight_bytes_exact"] = f.weights.exact;
+    j["weight_bytes_source"] = f.weights.exact ? s.weightBytesSource : "computed";
+    j["kv_dtype"] = dtypeName(f.kvDtype);
+    j["kv_bytes_per_token"] = f.kvBytesPerToken;
+    j["context"] = f.context;
+    j["kv_bytes"] = f.kvBytes;
+    j["decode_flops_per_token"] = f.decode.total();
+    j["crossover_tokens_vs_projections"] = f.crossover.againstProjections;
+    j["crossover_tokens_vs_layer"] = f.crossover.againstLayer;
+    j["warnings"] = s.warnings;
+    return j;
+}
+
+ojson capacityObject(const ModelSpec& s, const DeploymentInputs& in, const CapacityResult& r)
+{
+    const MemoryBreakdown& m = r.memory;
+    ojson j;
+    j["model"] = s.name;
+    j["gpu"] = in.gpu.name;
+    j["gpus"] = in.gpus;
+    j["tp"] = in.tp;
+    j["pp"] = r.pp;
+    j["context"] = in.maxModelLen;
+    j["utilization"] = in.utilization;
+    j["weight_dtype"] = dtypeName(in.weightDtype);
+    j["kv_dtype"] = dtypeName(in.kvDtype);
+    j["conversations"] = r.conversations;
+    j["conversations_reserved"] = r.conversationsReserved;
+    j["kv_bytes_per_conversation"] = r.kvBytesPerConversation;
+    j["kv_bytes_per_token_per_gpu"] = r.kvBytesPerTokenPerGpu;
+    j["kv_budget_bytes"] = m.kvBudget;
+    j["kv_blocks"] = r.kvBlocks;
+    j["kv_cache_tokens"] = r.kvCacheTokens;
+    j["kv_cache_groups"] = r.kvGroups;
+    j["max_concurrency"] = r.maxConcurrency;
+    j["engine"] = r.engine;
+    j["max_num_batched_tokens"] = r.maxNumBatchedTokens;
+    j["max_num_seqs"] = r.maxNumSeqs;
+    j["block_size"] = r.blockSize;
+    j["ttft_seconds"] = r.ttftSeconds;
+    j["tpot_seconds"] = r.tpotSeconds;
+    j["tokens_per_second"] = r.tokensPerSecond;
+    j["vllm_command"] = r.vllmCommand;
+    j["memory_total_bytes"] = m.total;
+    j["memory_usable_bytes"] = m.usable;
+    j["weight_bytes_per_gpu"] = m.weights;
+    j["activation_bytes"] = m.activation;
+    j["overhead_bytes"] = m.overhead;
+    j["kv_heads_per_gpu"] = r.kvHeadsPerGpu;
+    j["kv_replicated"] = r.kvReplicated;
+    j["layers_per_gpu"] = r.layersPerGpu;
+    j["average_tokens"] = in.averageTokens > 0 ? in.averageTokens : in.maxModelLen;
+    j["reserved_fill_fraction"] = r.reservedFillFraction;
+    j["paged_over_reserved"] = r.pagedOverReserved;
+    j["decode_batch"] = r.batch;
+    j["prefill_compute_bound"] = r.prefillComputeBound;
+    j["decode_memory_bound"] = r.decodeMemoryBound;
+    j["compute_efficiency"] = in.efficiency.compute;
+    j["memory_efficiency"] = in.efficiency.memory;
+    j["warnings"] = r.warnings;
+    return j;
+}
+
+ojson costObject(const PromptLayout& layout, const PriceSheet& price, const PromptCost& c,
+                 const CostExtras& extras)
+{
+    ojson j;
+    j["price"] = price.id;
+    j["input_tokens"] = c.inputTokens;
+    j["output_tokens"] = layout.outputTokens;
+    j["cacheable_prefix_tokens"] = c.cacheablePrefixTokens;
+    j["cache_usable"] = c.cacheUsable;
+    j["uncached_per_request"] = c.uncachedPerRequest;
+    j["cached_write_per_request"] = c.cachedWritePerRequest;
+    j["cached_read_per_request"] = c.cachedReadPerRequest;
+    j["hit_rate"] = c.hitRate;
+    j["expected_per_request"] = c.expectedPerRequest;
+    j["requests_per_day"] = layout.requestsPerDay;
+    j["monthly_uncached"] = c.monthlyUncached;
+    j["monthly_cached"] = c.monthlyCached;
+    j["savings_fraction"] = c.savingsFraction;
+    j["break_even_reuses"] = c.breakEvenReuses;
+    j["write_multiplier"] = c.writeMultiplier;
+    j["read_multiplier"] = c.readMultiplier;
+    j["long_context_rate"] = c.longContextRate;
+    j["cache_rule"] = c.cacheRule;
+    j["ttl_requested_seconds"] = layout.ttlSeconds;
+    j["ttl_bought_seconds"] = c.ttlBoughtSeconds;
+    j["ttl_note"] = c.ttlNote;
+    j["cached_tokens"] = c.cachedTokens;
+    j["hit_rate_low"] = c.hitRateLow;
+    j["hit_rate_high"] = c.hitRateHigh;
+    j["monthly_storage"] = c.monthlyStorage;
+    j["monthly_cached_low"] = c.monthlyCachedLow;
+    j["monthly_cached_high"] = c.monthlyCachedHigh;
+    j["arrival"] = arrivalName(layout.arrival);
+    j["burst_size"] = layout.burstSize;
+    j["concurrency"] = layout.concurrency;
+    j["max_input_tokens"] = c.maxInputTokens;
+    j["max_output_tokens"] = c.maxOutputTokens;
+    if (extras.selfHostedPerMillion)
+        j["self_hosted_per_million_tokens"] = *extras.selfHostedPerMillion;
+    if (const auto& r = extras.retrieval)
+        j["retrieval"] = {{"retrieval_input_tokens", r->retrievalInputTokens},
+                          {"full_input_tokens", r->fullInputTokens},
+                          {"retrieval_per_query", r->retrievalPerQuery},
+                          {"full_per_query", r->fullPerQuery},
+                          {"full_per_query_cached", r->fullPerQueryCached},
+                          {"full_fits_context", r->fullFits}};
+    j["warnings"] = c.warnings;
+    return j;
+}
+
+ojson planRowObject(const PlanRow& p)
+{
+    return {{"gpu", p.gpu},
+            {"feasible", p.feasible},
+            {"total_gpus", p.totalGpus},
+            {"replicas", p.replicas},
+            {"tp", p.tp},
+            {"pp", p.pp},
+            {"conversations_per_replica", p.conversationsPerReplica},
+            {"ttft_seconds", p.ttftSeconds},
+            {"tpot_seconds", p.tpotSeconds},
+            {"dollars_per_hour", p.dollarsPerHour ? ojson(*p.dollarsPerHour) : ojson(nullptr)},
+            {"reason", p.reason},
+            {"vllm_command", p.vllmCommand}};
+}
+
+// The scenario as resolved: every key with its value in force.
+ojson inputsObject(const Report& r)
+{
+    Scenario s = r.inputs;
+    ojson j = ojson::parse(scenarioToJson(s));
+    j["deployment"]["utilization"] = r.deployment.utilization;
+    j["deployment"]["weight_dtype_resolved"] = dtypeName(r.deployment.weightDtype);
+    j["deployment"]["kv_dtype_resolved"] = dtypeName(r.deployment.kvDtype);
+    j["deployment"]["gpu_memory_bytes"] = r.deployment.gpu.memoryBytes;
+    j["deployment"]["gpu_bf16_tflops"] = r.deployment.gpu.bf16Tflops;
+    j["deployment"]["gpu_bandwidth_bytes_per_second"] = r.deployment.gpu.bandwidthBytesPerSecond;
+    return j;
+}
+
+ojson reportObject(const Report& r)
+{
+    ojson j;
+    j["attnplan_report"] = 1;
+    j["inputs"] = inputsObject(r);
+    j["model"] = modelObject(r.model, r.facts);
+    if (r.capacity)
+        j["capacity"] = capacityObject(r.model, r.deployment, *r.capacity);
+    else
+        j["capacity"] = {{"error", r.capacityError.message},
+                         {"error_field", nullable(r.capacityError.field)}};
+    auto engines = ojson::array();
+    for (const EngineRow& e : r.engines)
+        engines.push_back({{"engine", e.engine},
+                           {"kv_cache_tokens", e.error.empty() ? ojson(e.kvTokens) : ojson()},
+                           {"conversations", e.error.empty() ? ojson(e.conversations) : ojson()},
+                           {"max_running", e.error.empty() ? ojson(e.maxRunning) : ojson()},
+                           {"launch_command", nullable(e.command)},
+                           {"error", nullable(e.error)}});
+    j["engines"] = engines;
+    auto compare = ojson::array();
+    for (const CompareRow& c : r.compare)
+        compare.push_back(
+            {{"shape", c.shape},
+             {"kv_heads", c.kvHeads},
+             {"kv_bytes_per_token", c.kvBytesPerToken},
+             {"kv_bytes_at_context", c.kvBytesAtContext},
+             {"conversations", c.conversations ? ojson(*c.conversations) : ojson(nullptr)},
+             {"decode_seconds_per_token", c.decodeSecondsPerToken},
+             {"error", nullable(c.error)}});
+    j["compare"] = compare;
+    auto plans = ojson::array();
+    for (const PlanRow& p : r.plan)
+        plans.push_back(planRowObject(p));
+    j["plan"] = {{"concurrent", r.target.concurrent},
+                 {"requests_per_second", r.target.requestsPerSecond},
+                 {"rows", plans}};
+    if (r.cost)
+        j["cost"] = costObject(r.inputs.prompt.layout, r.price, *r.cost, {});
+    else
+        j["cost"] = {{"error", r.costError.message}, {"error_field", nullable(r.costError.field)}};
+    j["warnings"] = r.warnings;
+    return j;
+}
+
+std::string scalarText(const ojson& v)
+{
+    if (v.is_string())
+        return v.get<std::string>();
+    if (v.is_null())
+        return {};
+    return v.dump();
+}
+
+// Leaves of a JSON tree as (path, value): "capacity.conversations", "plan.rows[3].gpu".
+void flatten(const ojson& v, const std::string& path,
+             std::vector<std::pair<std::string, std::string>>& out)
+{
+    if (v.is_object()) {
+        for (const auto& [k, x] : v.items())
+            flatten(x, path.empty() ? k : path + "." + k, out);
+    } else if (v.is_array()) {
+        if (v.empty())
+            out.emplace_back(path, std::string());
+        size_t i = 0;
+        for (const ojson& x : v)
+            flatten(x, path + "[" + std::to_string(i++) + "]", out);
+    } else {
+        out.emplace_back(path, scalarText(v));
+    }
+}
+
+std::string csvField(const std::string& s)
+{
+    if (s.find_first_of(",\"\r\n") == std::string::npos)
+        return s;
+    std::string q = "\"";
+    for (char c : s)
+        q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+}
+
+std::string markdownCell(const std::string& s)
+{
+    std::string out;
+    for (char c : s) {
+        if (c == '|')
+            out += "\\|";
+        else if (c == '\n')
+            out += "<br>";
+        else
+            out += c;
+    }
+    return out;
+}
+
+} // namespace
+
+ModelFacts modelFacts(const ModelSpec& s, DType wt, DType kt, int64_t context)
+{
+    ModelFacts f;
+    f.weightDtype = wt;
+    f.kvDtype = kt;
+    f.context = context;
+    f.parameters = countParameters(s);
+    f.weights = weightBytesFor(s, wt);
+    f.kvBytesPerToken = kvBytesPerToken(s, kt);
+    f.kvBytes = kvBytes(s, context, kt);
+    f.decode = decodeFlops(s, context);
+    f.crossover = attentionCrossover(s);
+    return f;
+}
+
+std::vector<AttentionVariant> attentionVariants(const ModelSpec& s)
+{
+    std::vector<AttentionVariant> variants;
+    auto plain = [&](int64_t kv) {
+        ModelSpec v = s;
+        v.mla = {};
+        v.numKvHeads = kv;
+        if (v.headDim == 0 || s.mla.enabled())
+            v.headDim = s.mla.enabled() ? s.mla.vHeadDim : s.headDim;
+        return v;
+    };
+    variants.push_back(
+        {std::string("As configured (") + attentionKindName(s.attentionKind()) + ")", s});
+    variants.push_back({"MHA", plain(s.numHeads)});
+    for (int64_t g : {4, 8})
+        if (s.numHeads % g == 0 && s.numHeads / g > 1 &&
+            (s.mla.enabled() || s.numHeads / g != s.numKvHeads))
+            variants.push_back({"GQA, groups of " + std::to_string(g), plain(s.numHeads / g)});
+    variants.push_back({"MQA", plain(1)});
+    if (!s.mla.enabled()) {
+        ModelSpec mla = s;
+        mla.mla = {512, 1536, 64, s.headDim, s.headDim}; // DeepSeek-V3's latent shape
+        variants.push_back({"MLA (latent 512 + 64)", mla});
+    }
+    ModelSpec sw = s;
+    const int64_t w = s.slidingWindow() > 0 ? s.slidingWindow() : 4096;
+    for (LayerSpec& l : sw.layers)
+        l.window = w;
+    variants.push_back({"Sliding window " + std::to_string(w) + " on every layer", sw});
+    return variants;
+}
+
+std::vector<CompareRow> compareVariants(const ModelSpec& s, const DeploymentInputs& in)
+{
+    std::vector<CompareRow> rows;
+    for (const AttentionVariant& v : attentionVariants(s)) {
+        const ModelSpec& vs = v.spec;
+        CompareRow row;
+        row.shape = v.name;
+        row.kvHeads = vs.mla.enabled() ? "latent " + std::to_string(vs.mla.cacheWidth())
+                                       : std::to_string(vs.numKvHeads);
+        row.kvBytesPerToken = kvBytesPerToken(vs, in.kvDtype);
+        row.kvBytesAtContext = kvBytes(vs, in.maxModelLen, in.kvDtype);
+        auto r = planCapacity(vs, in);
+        if (r)
+            row.conversations = r->conversations;
+        else
+            row.error = r.error();
+        row.decodeSecondsPerToken = decodeStepTime(vs, in, 1, in.maxModelLen).seconds;
+        rows.push_back(std::move(row));
+    }
+    return rows;
+}
+
+Expected<PriceSheet> scenarioPrice(const LayoutFile& prompt, const PriceCatalog& catalog)
+{
+    if (prompt.pricing)
+        return *prompt.pricing;
+    if (const PriceSheet* p = catalog.find(prompt.priceId))
+        return *p;
+    return Error{"\"" + prompt.priceId + "\" is not in the price catalog", "prompt.price"};
+}
+
+Expected<Report> buildReport(const Scenario& scenario, const ModelSpec& model,
+                             const GpuCatalog& gpus, const PriceCatalog& prices)
+{
+    Report r;
+    r.inputs = scenario;
+    r.model = model;
+    auto in = resolveDeployment(scenario.deployment, model, gpus);
+    if (!in)
+        return in.failure();
+    r.deployment = in.value();
+    r.inputs.deployment.utilization = r.deployment.utilization;
+    try {
+        r.facts = modelFacts(model, r.deployment.weightDtype, r.deployment.kvDtype,
+                             r.deployment.maxModelLen);
+    } catch (const std::exception& e) {
+        return Error{model.sourcePath + ": " + e.what()};
+    }
+    r.warnings = model.warnings;
+    if (auto c = planCapacity(model, r.deployment)) {
+        r.capacity = c.value();
+        r.warnings.insert(r.warnings.end(), c->warnings.begin(), c->warnings.end());
+    } else {
+        r.capacityError = c.failure();
+    }
+    r.engines = compareEngines(model, r.deployment);
+    r.compare = compareVariants(model, r.deployment);
+    r.target.context = r.deployment.maxModelLen;
+    r.target.averageTokens = r.deployment.averageTokens;
+    r.target.concurrent = scenario.plan.concurrent;
+    r.target.requestsPerSecond = scenario.plan.requestsPerSecond;
+    r.target.outputTokens = scenario.plan.outputTokens;
+    r.target.maxTtftSeconds = scenario.plan.maxTtftSeconds;
+    r.target.maxTpotSeconds = scenario.plan.maxTpotSeconds;
+    r.plan = planDeployments(model, gpus, r.target, r.deployment);
+    if (auto price = scenarioPrice(scenario.prompt, prices)) {
+        r.price = price.value();
+        if (auto cost = computePromptCost(scenario.prompt.layout, r.price)) {
+            r.cost = cost.value();
+            r.warnings.insert(r.warnings.end(), cost->warnings.begin(), cost->warnings.end());
+        } else {
+            r.costError = Error{cost.error(), "prompt"};
+        }
+    } else {
+        r.costError = price.failure();
+    }
+    return r;
+}
+
+Expected<Report> buildReport(const Scenario& scenario, const GpuCatalog& gpus,
+                             const PriceCatalog& prices)
+{
+    auto model = readModel(scenarioModelPath(scenario));
+    if (!model)
+        return Error{model.error(), "model"};
+    return buildReport(scenario, model.value(), gpus, prices);
+}
+
+std::string reportJson(const Report& r)
+{
+    return reportObject(r).dump(2) + "\n";
+}
+
+std::string reportMarkdown(const Report& r)
+{
+    const ojson j = reportObject(r);
+    std::string md = "# attnplan report: " + r.model.name + "\n";
+    for (const auto& [section, value] : j.items()) {
+        if (section == "attnplan_report")
+            continue;
+        md += "\n## " + section + "\n\n";
+        std::vector<std::pair<std::string, std::string>> rows;
+        flatten(value, "", rows);
+        if (rows.empty() || (rows.size() == 1 && rows.front().second.empty())) {
+            md += "(none)\n";
+            continue;
+        }
+        md += "| key | value |\n|---|---|\n";
+        for (const auto& [key, text] : rows)
+            md += "| " + markdownCell(key.empty() ? section : key) + " | " + markdownCell(text) +
+                  " |\n";
+    }
+    return md;
+}
+
+std::string reportCsv(const Report& r)
+{
+    std::vector<std::pair<std::string, std::string>> rows;
+    flatten(reportObject(r), "", rows);
+    std::string csv = "key,value\r\n";
+    for (const auto& [key, text] : rows)
+        csv += csvField(key) + "," + csvField(text) + "\r\n";
+    return csv;
+}
+
+std::string modelJson(const ModelSpec& spec, const ModelFacts& facts)
+{
+    return modelObject(spec, facts).dump(2) + "\n";
+}
+
+std::string capacityJson(const ModelSpec& spec, const DeploymentInputs& in,
+                         const CapacityResult& result)
+{
+    return capacityObject(spec, in, result).dump(2) + "\n";
+}
+
+std::string planJson(const ModelSpec& spec, const std::vector<PlanRow>& rows)
+{
+    auto plans = ojson::array();
+    for (const PlanRow& p : rows)
+        plans.push_back(planRowObject(p));
+    return ojson{{"model", spec.name}, {"plans", plans}}.dump(2) + "\n";
+}
+
+std::string costJson(const PromptLayout& layout, const PriceSheet& price, const PromptCost& cost,
+                     const CostExtras& extras)
+{
+    return costObject(layout, price, cost, extras).dump(2) + "\n";
+}
+
+} // namespace attnplan

@@ -1,0 +1,110 @@
+#pragma once
+
+#include "Architecture.h"
+#include "Capacity.h"
+#include "CostPlanner.h"
+#include "Expected.h"
+#include "PriceCatalog.h"
+#include "Scenario.h"
+#include "ServingEngines.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace attnplan {
+
+// What `inspect` shows: the config's facts and the exact counts derived from them.
+struct ModelFacts
+{
+    ParameterCount parameters;
+    DType weightDtype = DType::BF16;
+    DType kvDtype = DType::BF16;
+    WeightBytes weights;
+    int64_t kvBytesPerToken = 0;
+    int64_t context = 0; // the context kvBytes is taken at
+    int64_t kvBytes = 0; // one conversation at `context`
+    ForwardFlops decode; // one decode step at `context`
+    Crossover crossover;
+};
+// Throws std::runtime_error (with the reason) on a spec the counts cannot handle.
+ModelFacts modelFacts(const ModelSpec& spec, DType weightDtype, DType kvDtype, int64_t context);
+
+// One attention shape of the Compare view: the model as configured, then MHA, GQA, MQA, MLA
+// and a sliding window on every layer, each with the model's other dimensions.
+struct AttentionVariant
+{
+    std::string name;
+    ModelSpec spec;
+};
+std::vector<AttentionVariant> attentionVariants(const ModelSpec& spec);
+
+struct CompareRow
+{
+    std::string shape;
+    std::string kvHeads; // KV heads, or "latent 576" for MLA
+    int64_t kvBytesPerToken = 0;
+    int64_t kvBytesAtContext = 0;
+    std::optional<int64_t> conversations; // on the deployment; none when it does not fit
+    std::string error;                    // why not
+    double decodeSecondsPerToken = 0;     // batch 1 at the context (roofline)
+};
+std::vector<CompareRow> compareVariants(const ModelSpec& spec, const DeploymentInputs& in);
+
+// Everything a scenario resolves to: every number the CLI's `report` prints and the app shows,
+// computed here once.
+struct Report
+{
+    Scenario inputs; // as resolved: defaults filled in
+    ModelSpec model;
+    ModelFacts facts;
+    DeploymentInputs deployment;
+    std::optional<CapacityResult> capacity;
+    Error capacityError; // when capacity is empty
+    std::vector<EngineRow> engines;
+    std::vector<CompareRow> compare;
+    PlanTarget target;
+    std::vector<PlanRow> plan;
+    PriceSheet price;
+    std::optional<PromptCost> cost;
+    Error costError; // when cost is empty
+    std::vector<std::string> warnings;
+};
+
+// With the model already read (the app holds it). Fails only when the deployment cannot be
+// resolved at all (an unknown GPU or engine); a plan that does not fit is a Report with
+// capacityError set.
+Expected<Report> buildReport(const Scenario& scenario, const ModelSpec& model,
+                             const GpuCatalog& gpus, const PriceCatalog& prices);
+// Reads the scenario's model first.
+Expected<Report> buildReport(const Scenario& scenario, const GpuCatalog& gpus,
+                             const PriceCatalog& prices);
+
+// The one schema (README, "Reports"): snake_case keys, units in the key names (_bytes,
+// _seconds, _tokens, dollars as _dollars or per_request/monthly), top-level keys inputs, model,
+// capacity, engines, compare, plan, cost and warnings.
+std::string reportJson(const Report& report);
+// The same content as Markdown: one table per section, every input included.
+std::string reportMarkdown(const Report& report);
+// RFC 4180, one table: section, key, value; every input and result, loadable as is.
+std::string reportCsv(const Report& report);
+
+// The sections on their own, as `inspect --json`, `capacity --json` and `cost --json` print
+// them (the report's model, capacity and cost keys).
+std::string modelJson(const ModelSpec& spec, const ModelFacts& facts);
+std::string capacityJson(const ModelSpec& spec, const DeploymentInputs& in,
+                         const CapacityResult& result);
+std::string planJson(const ModelSpec& spec, const std::vector<PlanRow>& rows);
+struct CostExtras
+{
+    std::optional<double> selfHostedPerMillion;
+    std::optional<RetrievalComparison> retrieval;
+};
+std::string costJson(const PromptLayout& layout, const PriceSheet& price, const PromptCost& cost,
+                     const CostExtras& extras = {});
+
+// The price a scenario's prompt is billed at: inline prices, or the catalog entry. Error field
+// "prompt.price".
+Expected<PriceSheet> scenarioPrice(const LayoutFile& prompt, const PriceCatalog& catalog);
+
+} // namespace attnplan

@@ -1,0 +1,88 @@
+#pragma once
+
+#include "Capacity.h"
+#include "Expected.h"
+#include "LayoutReader.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace attnplan {
+
+// A scenario: everything a plan depends on, in one versioned JSON document (README,
+// "Scenarios"). The CLI's `report` and the app read and write it; every key but "model" is
+// optional and takes defaultScenario()'s value when omitted.
+inline constexpr int kScenarioVersion = 1;
+
+// A GPU that is not in the catalog: its memory as the runtime reports it, its dense bf16 rate
+// and its memory bandwidth. A rate left at 0 is taken from an H100 SXM (customGpu()).
+struct CustomGpuSpec
+{
+    double memoryGiB = 80;
+    double bf16Tflops = 0;
+    double bandwidthGBps = 0; // GB/s, 10^9 bytes
+};
+
+struct ScenarioDeployment
+{
+    std::string gpu = "H100 SXM"; // a catalog name or alias, or "custom"
+    CustomGpuSpec custom;         // used when gpu is "custom"
+    int64_t gpus = 1;             // one replica: tp x pp
+    int64_t tp = 1;
+    int64_t context = 32768;     // max_model_len
+    int64_t averageTokens = 0;   // 0: = context
+    std::string engine = "vllm"; // vllm, vllm@X.Y[.Z] or vllm-v0 (VllmEngine.h)
+    bool offline = false;
+    std::string weightDtype = "auto"; // auto: the checkpoint's, as vLLM loads it
+    std::string kvDtype = "auto";
+    std::optional<double> utilization; // none: the engine's default
+    int64_t maxNumSeqs = 0;            // 0: the engine's default
+    int64_t maxNumBatchedTokens = 0;   // 0: the engine's default
+    int64_t blockSize = 0;             // 0: the engine's default
+    double availableKvGiB = 0;         // from a vLLM log; 0: the memory is modelled
+    Efficiencies efficiency;
+};
+
+// Planning from the other end (Capacity.h PlanTarget): context and average come from the
+// deployment.
+struct ScenarioPlan
+{
+    int64_t concurrent = 32;
+    double requestsPerSecond = 0;
+    int64_t outputTokens = 256;
+    double maxTtftSeconds = 0;
+    double maxTpotSeconds = 0;
+};
+
+struct Scenario
+{
+    std::string model = "llama-3.1-8b"; // bundled name, path or Hugging Face cache id
+    std::string baseDir;                // the scenario file's folder: relative paths start here
+    ScenarioDeployment deployment;
+    LayoutFile prompt; // a layout file's keys; a catalog price id or inline prices
+    ScenarioPlan plan;
+};
+
+// What the app opens with and what an omitted key means: Llama 3.1 8B on one H100 SXM at
+// 32k, and a support bot's cached prompt on Claude Sonnet 4.5.
+Scenario defaultScenario();
+
+// Errors name the key ("deployment.tp: expected a whole number") and the file.
+Expected<Scenario> parseScenario(const std::string& text, const std::string& label,
+                                 const std::string& baseDir);
+Expected<Scenario> readScenario(const std::string& path);
+// Every key written, defaults included, so a saved scenario reads back to the same plan.
+std::string scenarioToJson(const Scenario& scenario);
+
+// The model path a scenario names, resolved against its folder when relative and present.
+std::string scenarioModelPath(const Scenario& scenario);
+
+// The GPU a scenario names: a catalog entry, or a custom GPU. Error field "gpu".
+Expected<GpuSpec> scenarioGpu(const ScenarioDeployment& d, const GpuCatalog& catalog);
+// The deployment the capacity model reads: dtypes resolved against the model, the engine's
+// defaults applied. Errors name the field ("engine", "weight_dtype", "gpu").
+Expected<DeploymentInputs> resolveDeployment(const ScenarioDeployment& d, const ModelSpec& spec,
+                                             const GpuCatalog& catalog);
+
+} // namespace attnplan
