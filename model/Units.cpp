@@ -1,5 +1,6 @@
 #include "Units.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -70,6 +71,19 @@ std::string formatSeconds(double s)
     if (s >= 1e-3)
         return formatFixed(s * 1e3, s >= 0.1 ? 0 : 1) + " ms";
     return formatFixed(s * 1e6, 1) + " us";
+}
+
+std::vector<int64_t> logSpacedTokens(int64_t lo, int64_t hi, int n)
+{
+    std::vector<int64_t> out;
+    for (int i = 0; i < n; ++i) {
+        const auto v =
+            int64_t(std::llround(double(lo) * std::pow(double(hi) / double(lo),
+                                                       double(i) / double(std::max(1, n - 1)))));
+        if (out.empty() || v > out.back())
+            out.push_back(v);
+    }
+    return out;
 }
 
 } // namespace attnplan

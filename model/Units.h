@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace attnplan {
 
@@ -13,5 +14,8 @@ std::string formatGiB(double bytes);   // "3.81 GiB"
 std::string formatCount(double v);     // "8.03 B", "671 B", "131 K"
 std::string formatSeconds(double s);   // "12.3 ms"
 std::string formatFixed(double v, int decimals);
+// n log-spaced token counts from lo to hi, rounded to whole tokens, strictly increasing (the
+// x axis of every curve against context).
+std::vector<int64_t> logSpacedTokens(int64_t lo, int64_t hi, int n);
 
 } // namespace attnplan

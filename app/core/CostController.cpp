@@ -1,18 +1,17 @@
 #include "CostController.h"
 
+#include "AppSession.h"
+#include "Report.h"
 #include "SegmentModel.h"
 #include "TableModel.h"
-
-#include <QFile>
 
 #include <algorithm>
 
 using namespace attnplan;
 using Unit = TableModel::Unit;
 
-CostController::CostController(QObject* parent)
-    : QObject(parent), m_catalog(loadPriceCatalog(userPriceCatalogPath())),
-      m_segments(new SegmentModel(this)),
+CostController::CostController(AppSession* session)
+    : QObject(session), m_session(session), m_segments(new SegmentModel(this)),
       m_costs(new TableModel({{tr("Quantity"), Unit::Text, {}},
                               {tr("Uncached"), Unit::Dollars, tr("Every token at the input rate")},
                               {tr("With caching"), Unit::Dollars,
@@ -23,125 +22,148 @@ CostController::CostController(QObject* parent)
                               {tr("Cached / month"), Unit::Dollars, {}}},
                              this))
 {
-    // A support bot's prompt: the lesson's advice followed (stable first, volatile last).
-    m_segments->setSegments({{"system prompt", 2500, true, false},
-                             {"tool definitions", 4000, true, false},
-                             {"product manual", 13500, true, true},
-                             {"request id and time", 40, false, false},
-                             {"conversation history", 1200, false, false},
-                             {"user question", 150, false, false}});
-    m_layout.outputTokens = 400;
-    m_layout.requestsPerDay = 10000;
-    m_layout.ttlSeconds = 300;
-    m_priceId = m_catalog.find("anthropic/claude-sonnet-4.5") ? "anthropic/claude-sonnet-4.5"
-                : m_catalog.models.empty()                    ? QString()
-                                           : QString::fromStdString(m_catalog.models.front().id);
-    connect(m_segments, &QAbstractItemModel::dataChanged, this, &CostController::recompute);
-    connect(m_segments, &QAbstractItemModel::rowsMoved, this, &CostController::recompute);
-    connect(m_segments, &QAbstractItemModel::rowsInserted, this, &CostController::recompute);
-    connect(m_segments, &QAbstractItemModel::rowsRemoved, this, &CostController::recompute);
-    connect(m_segments, &QAbstractItemModel::modelReset, this, &CostController::recompute);
-    recompute();
+    connect(m_segments, &QAbstractItemModel::dataChanged, this, &CostController::pushSegments);
+    connect(m_segments, &QAbstractItemModel::rowsMoved, this, &CostController::pushSegments);
+    connect(m_segments, &QAbstractItemModel::rowsInserted, this, &CostController::pushSegments);
+    connect(m_segments, &QAbstractItemModel::rowsRemoved, this, &CostController::pushSegments);
+    connect(m_segments, &QAbstractItemModel::modelReset, this, &CostController::pushSegments);
+    connect(session, &AppSession::reportChanged, this, &CostController::refresh);
+    connect(session, &AppSession::scenarioReplaced, this, &CostController::showPrompt);
+    connect(session, &AppSession::pricesChanged, this, &CostController::catalogChanged);
+}
+
+const PriceCatalog& CostController::catalog() const
+{
+    return m_session->priceCatalog();
 }
 
 QStringList CostController::priceIds() const
 {
     QStringList ids;
-    for (const PriceSheet& p : m_catalog.models)
+    for (const PriceSheet& p : catalog().models)
         ids << QString::fromStdString(p.id);
     return ids;
 }
 
+const PromptLayout& CostController::layout() const
+{
+    return m_session->scenario().prompt.layout;
+}
+
+QString CostController::priceId() const
+{
+    return QString::fromStdString(m_session->scenario().prompt.priceId);
+}
+
+void CostController::showPrompt()
+{
+    m_syncing = true;
+    m_segments->setSegments(layout().segments);
+    m_syncing = false;
+    emit promptReplaced();
+}
+
+void CostController::pushSegments()
+{
+    if (m_syncing)
+        return;
+    LayoutFile p = m_session->scenario().prompt;
+    p.layout.segments = m_segments->segments();
+    m_session->setPrompt(p);
+}
+
+namespace {
+template <class F> void editPrompt(AppSession* session, F&& edit)
+{
+    LayoutFile p = session->scenario().prompt;
+    edit(p);
+    session->setPrompt(p);
+}
+} // namespace
+
 void CostController::setPrice(const QString& id)
 {
-    m_priceId = id;
-    recompute();
+    editPrompt(m_session, [&](LayoutFile& p) {
+        p.priceId = id.toStdString();
+        p.pricing.reset(); // a catalog price replaces inline prices
+        p.pricingJson.clear();
+    });
 }
 
 void CostController::setOutputTokens(qint64 tokens)
 {
-    m_layout.outputTokens = tokens;
-    recompute();
+    editPrompt(m_session, [&](LayoutFile& p) { p.layout.outputTokens = tokens; });
 }
 
 void CostController::setRequestsPerDay(double perDay)
 {
-    m_layout.requestsPerDay = perDay;
-    recompute();
+    editPrompt(m_session, [&](LayoutFile& p) { p.layout.requestsPerDay = perDay; });
 }
 
 void CostController::setTtlSeconds(qint64 ttl)
 {
-    m_layout.ttlSeconds = ttl;
-    recompute();
+    editPrompt(m_session, [&](LayoutFile& p) { p.layout.ttlSeconds = ttl; });
 }
 
 void CostController::setArrival(Arrival arrival)
 {
-    m_layout.arrival = arrival;
-    recompute();
+    editPrompt(m_session, [&](LayoutFile& p) { p.layout.arrival = arrival; });
 }
 
 void CostController::setConcurrency(qint64 atOnce)
 {
-    m_layout.concurrency = std::max<qint64>(1, atOnce);
-    recompute();
+    editPrompt(m_session,
+               [&](LayoutFile& p) { p.layout.concurrency = std::max<qint64>(1, atOnce); });
 }
 
 void CostController::setExplicitCache(bool on)
 {
-    m_layout.explicitCache = on;
-    recompute();
+    editPrompt(m_session, [&](LayoutFile& p) { p.layout.explicitCache = on; });
+}
+
+void CostController::setGpuDollarsPerHour(double dollars)
+{
+    m_gpuDollarsPerHour = dollars;
+    emit resultsChanged();
 }
 
 bool CostController::importPrices(const QString& path, QStringList* messages)
 {
-    auto merged = importPriceFile(m_catalog, QFile::encodeName(path).toStdString());
-    if (!merged) {
-        if (messages)
-            *messages << QString::fromStdString(merged.error());
-        return false;
+    return m_session->importPrices(path, messages);
+}
+
+CostController::SelfHosting CostController::selfHosting() const
+{
+    SelfHosting h;
+    const Report* r = m_session->report();
+    if (!r || !r->capacity) {
+        h.reason =
+            QString::fromStdString(r ? r->capacityError.message : m_session->reportError().message);
+        return h;
     }
-    if (messages)
-        for (const std::string& m : merged->messages)
-            *messages << QString::fromStdString(m);
-    m_catalog = std::move(merged).value();
-    emit catalogChanged();
-    recompute();
-    return true;
+    h.ok = true;
+    h.gpu = QString::fromStdString(r->deployment.gpu.name);
+    h.gpus = r->deployment.gpus;
+    h.batch = r->capacity->batch;
+    h.tokensPerSecond = r->capacity->tokensPerSecond;
+    h.dollarsPerHour = m_gpuDollarsPerHour * double(h.gpus);
+    h.dollarsPerMillion = selfHostedDollarsPerMillion(h.dollarsPerHour, h.tokensPerSecond);
+    return h;
 }
 
-void CostController::setSelfHosting(double dollarsPerHour, double tokensPerSecond)
+void CostController::refresh()
 {
-    m_hostedDollarsPerHour = dollarsPerHour;
-    m_hostedTokensPerSecond = tokensPerSecond;
-    emit resultsChanged();
-}
-
-double CostController::selfHostedPerMillion() const
-{
-    return selfHostedDollarsPerMillion(m_hostedDollarsPerHour, m_hostedTokensPerSecond);
-}
-
-void CostController::recompute()
-{
-    m_layout.segments = m_segments->segments();
-    const PriceSheet* price = m_catalog.find(m_priceId.toStdString());
+    const Report* r = m_session->report();
     m_warnings.clear();
-    if (!price) {
-        m_ok = false;
-        m_error = tr("no price sheet \"%1\" in the catalog").arg(m_priceId);
-    } else {
-        auto r = computePromptCost(m_layout, *price);
-        m_ok = r.ok();
-        m_error = m_ok ? QString() : QString::fromStdString(r.error());
-        if (m_ok) {
-            m_result = r.value();
-            for (const std::string& w : m_result.warnings)
-                m_warnings << QString::fromStdString(w);
-        }
-    }
+    m_ok = r && r->cost;
+    m_error = !r         ? QString::fromStdString(m_session->reportError().message)
+              : !r->cost ? QString::fromStdString(r->costError.message)
+                         : QString();
     if (m_ok) {
+        m_result = *r->cost;
+        m_price = r->price;
+        for (const std::string& w : m_result.warnings)
+            m_warnings << QString::fromStdString(w);
         const PromptCost& c = m_result;
         QVector<QVector<QVariant>> costRows = {
             {tr("Per request (steady state)"), c.uncachedPerRequest, c.expectedPerRequest},
@@ -151,9 +173,8 @@ void CostController::recompute()
         if (c.monthlyStorage > 0)
             costRows.push_back({tr("of which cache storage"), 0.0, c.monthlyStorage});
         m_costs->setRows(costRows);
-        m_curve->setRows({});
         QVector<QVector<QVariant>> rows;
-        for (const CostPoint& p : costCurve(m_layout, *price, 10, 1e7, 43))
+        for (const CostPoint& p : costCurve(layout(), m_price, 10, 1e7, 43))
             rows.push_back({p.requestsPerDay, p.monthlyUncached, p.monthlyCached});
         m_curve->setRows(rows);
     } else {

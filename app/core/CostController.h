@@ -6,20 +6,22 @@
 #include <QObject>
 #include <QStringList>
 
+class AppSession;
 class SegmentModel;
 class TableModel;
 
-// The Cost tab's model: the prompt layout (segments), the price sheet, traffic and TTL; it
-// recomputes the cost planner on every change and publishes per-request and monthly costs,
-// the warnings, the cost-against-traffic curve, and self-hosting beside the API.
+// The Cost tab's controller: the prompt layout as an editable list of segments, and the price,
+// traffic and TTL around it, all kept in the session's scenario ("prompt"); it publishes the
+// Report's per-request and monthly costs, its warnings, the cost-against-traffic curve, and
+// self-hosting on the session's GPU plan beside the API.
 class CostController : public QObject
 {
     Q_OBJECT
 
 public:
-    explicit CostController(QObject* parent = nullptr);
+    explicit CostController(AppSession* session);
 
-    const attnplan::PriceCatalog& catalog() const { return m_catalog; }
+    const attnplan::PriceCatalog& catalog() const;
     QStringList priceIds() const;
     SegmentModel* segments() const { return m_segments; }
     TableModel* costs() const { return m_costs; } // per request and per month
@@ -28,10 +30,25 @@ public:
     QString error() const { return m_error; }
     bool ok() const { return m_ok; }
     const attnplan::PromptCost& result() const { return m_result; }
-    const attnplan::PromptLayout& layout() const { return m_layout; }
-    QString priceId() const { return m_priceId; }
-    // Self-hosting: $/hour of the plan's GPUs and its tokens per second.
-    double selfHostedPerMillion() const;
+    const attnplan::PromptLayout& layout() const;
+    QString priceId() const;
+    // The price sheet in use (valid when ok()).
+    const attnplan::PriceSheet& price() const { return m_price; }
+
+    // Self-hosting the same traffic on the session's plan, at a price per GPU-hour.
+    struct SelfHosting
+    {
+        bool ok = false;
+        QString reason; // when not ok
+        QString gpu;
+        qint64 gpus = 0;
+        qint64 batch = 0;
+        double tokensPerSecond = 0;
+        double dollarsPerHour = 0;    // all the replica's GPUs
+        double dollarsPerMillion = 0; // output tokens
+    };
+    SelfHosting selfHosting() const;
+    double gpuDollarsPerHour() const { return m_gpuDollarsPerHour; }
 
 public slots:
     void setPrice(const QString& id);
@@ -41,27 +58,32 @@ public slots:
     void setArrival(attnplan::Arrival arrival);
     void setConcurrency(qint64 atOnce);
     void setExplicitCache(bool on);
+    void setGpuDollarsPerHour(double dollars);
     // Merges a price file (ours or LiteLLM's list) over the catalog. Returns false with the
     // reason when the file cannot be read; `messages` gets what was skipped and why.
     bool importPrices(const QString& path, QStringList* messages = nullptr);
-    void setSelfHosting(double dollarsPerHour, double tokensPerSecond);
-    void recompute();
+    // Shows the session's prompt in the segment list (at start and when a scenario opens).
+    void showPrompt();
 
 signals:
     void resultsChanged();
     void catalogChanged();
+    // A scenario replaced the prompt: forms re-read price, traffic and TTL.
+    void promptReplaced();
 
 private:
-    attnplan::PriceCatalog m_catalog;
+    void pushSegments();
+    void refresh();
+
+    AppSession* m_session;
     SegmentModel* m_segments;
     TableModel* m_costs;
     TableModel* m_curve;
-    QString m_priceId;
-    attnplan::PromptLayout m_layout;
+    attnplan::PriceSheet m_price;
     attnplan::PromptCost m_result;
     QStringList m_warnings;
     QString m_error;
     bool m_ok = false;
-    double m_hostedDollarsPerHour = 0;
-    double m_hostedTokensPerSecond = 0;
+    bool m_syncing = false;
+    double m_gpuDollarsPerHour = 2.5;
 };

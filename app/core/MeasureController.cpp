@@ -1,5 +1,7 @@
 #include "MeasureController.h"
 
+#include "ModelSpec.h"
+
 #include "TableModel.h"
 
 #include <QMetaObject>
@@ -55,6 +57,22 @@ MeasureController::~MeasureController()
     // Never leave a thread running: cancel and wait for the sweep to reach its next check.
     m_cancel->store(true);
     m_watcher.waitForFinished();
+}
+
+Expected<BenchConfig> MeasureController::configFor(const ModelSpec& spec, bool decode, int threads)
+{
+    BenchConfig c;
+    c.threads = std::max(1, threads);
+    c.repeats = 3;
+    c.causal = true;
+    if (decode) {
+        c.prefillTokens.clear();
+        c.decodeTokens = {8192, 32768, 65536};
+    } else {
+        c.prefillTokens = {512, 1024, 2048, 4096};
+        c.naiveMaxTokens = 2048;
+    }
+    return benchShapeFor(spec, c);
 }
 
 bool MeasureController::start(const BenchConfig& config)

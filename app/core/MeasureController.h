@@ -30,6 +30,11 @@ public:
     TableModel* memoryBars() const { return m_memory; }    // tokens, fused MB, naive MB
     const std::vector<attnplan::BenchReport>& reports() const { return m_reports; }
 
+    // The sweep the Measure tab runs for a model: its own heads, KV heads and head dim
+    // (Benchmark.h benchShapeFor), prefill at 512 to 4,096 tokens or decode at 8K to 64K.
+    static attnplan::Expected<attnplan::BenchConfig> configFor(const attnplan::ModelSpec& spec,
+                                                               bool decode, int threads);
+
 public slots:
     // A sweep for the given shape; returns false if one is already running.
     bool start(const attnplan::BenchConfig& config);

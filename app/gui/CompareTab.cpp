@@ -1,8 +1,8 @@
 #include "CompareTab.h"
 
 #include "Charts.h"
+#include "CompareController.h"
 #include "FormattedDelegate.h"
-#include "PlanController.h"
 #include "TableModel.h"
 
 #include <QChartView>
@@ -26,7 +26,7 @@ QTableView* tableFor(TableModel* model, QWidget* parent)
 }
 } // namespace
 
-CompareTab::CompareTab(PlanController* plan, QWidget* parent)
+CompareTab::CompareTab(CompareController* plan, QWidget* parent)
     : QWidget(parent), m_plan(plan),
       m_kvChart(Charts::barChart(plan->compareModel(), 0, 2, tr("KV bytes per token"), tr("bytes"),
                                  true)),
@@ -52,7 +52,7 @@ CompareTab::CompareTab(PlanController* plan, QWidget* parent)
     layout->addWidget(compare, 2);
     layout->addLayout(m_chartRow, 3);
     layout->addWidget(options, 3);
-    connect(plan, &PlanController::resultsChanged, this, &CompareTab::rebuildDecodeChart);
+    connect(plan, &CompareController::resultsChanged, this, &CompareTab::rebuildDecodeChart);
 }
 
 QList<QChartView*> CompareTab::charts() const

@@ -2,7 +2,7 @@
 
 #include <QWidget>
 
-class PlanController;
+class CompareController;
 class QChartView;
 class QHBoxLayout;
 
@@ -13,13 +13,13 @@ class CompareTab : public QWidget
     Q_OBJECT
 
 public:
-    explicit CompareTab(PlanController* plan, QWidget* parent = nullptr);
+    explicit CompareTab(CompareController* plan, QWidget* parent = nullptr);
     QList<QChartView*> charts() const;
 
 private:
     void rebuildDecodeChart();
 
-    PlanController* m_plan;
+    CompareController* m_plan;
     QChartView* m_kvChart;
     QChartView* m_convChart;
     QChartView* m_decodeChart = nullptr;

@@ -1,10 +1,7 @@
 #include "ComputeTab.h"
 
-#include "Architecture.h"
-#include "Capacity.h"
 #include "Charts.h"
-#include "ModelSpec.h"
-#include "PlanController.h"
+#include "ComputeController.h"
 #include "TableModel.h"
 #include "Units.h"
 
@@ -14,9 +11,9 @@
 #include <QScatterSeries>
 #include <QVBoxLayout>
 
-ComputeTab::ComputeTab(PlanController* plan, QWidget* parent)
-    : QWidget(parent), m_plan(plan),
-      m_chart(Charts::lineChart(plan->flopsCurve(), 0, {1, 2, 3}, true, true,
+ComputeTab::ComputeTab(ComputeController* compute, QWidget* parent)
+    : QWidget(parent), m_compute(compute),
+      m_chart(Charts::lineChart(compute->flopsCurve(), 0, {1, 2, 3}, true, true,
                                 tr("FLOPs per token against context"), tr("tokens (n)"),
                                 tr("FLOPs per token"))),
       m_text(new QLabel)
@@ -33,21 +30,19 @@ ComputeTab::ComputeTab(PlanController* plan, QWidget* parent)
     m_chart->chart()->addSeries(markers);
     for (QAbstractAxis* a : m_chart->chart()->axes())
         markers->attachAxis(a);
-    connect(plan, &PlanController::resultsChanged, this, &ComputeTab::refresh);
+    connect(compute, &ComputeController::resultsChanged, this, &ComputeTab::refresh);
 }
 
 void ComputeTab::refresh()
 {
     using namespace attnplan;
-    const auto model = m_plan->model();
-    if (!model)
+    if (m_compute->flopsCurve()->rowCount() == 0)
         return;
-    const ModelSpec& s = *model;
     QChart* chart = m_chart->chart();
     auto* markers = qobject_cast<QScatterSeries*>(chart->series().back());
-    const double pair = attentionPairFlops(s) * double(s.numLayers);
-    const double xp = m_plan->crossoverProjections(), xl = m_plan->crossoverLayer();
-    markers->replace({QPointF(xp, pair * xp), QPointF(xl, pair * xl)});
+    const double xp = m_compute->crossoverProjections(), xl = m_compute->crossoverLayer();
+    markers->replace({QPointF(xp, m_compute->quadraticFlopsAt(xp)),
+                      QPointF(xl, m_compute->quadraticFlopsAt(xl))});
     Charts::fitAxes(chart);
     auto str = [](const std::string& x) { return QString::fromStdString(x); };
     QString text =
@@ -57,10 +52,10 @@ void ComputeTab::refresh()
            "<b>%2 tokens</b>. For a plain MHA model of width d that first crossover is 2d; "
            "GQA and MQA shrink the projections and move it earlier.")
             .arg(str(withCommas(int64_t(xp))), str(withCommas(int64_t(xl))));
-    if (m_plan->ok()) {
-        const DeploymentInputs& in = m_plan->deployment();
-        const CapacityResult& r = m_plan->result();
-        const Roofline pre = prefillTime(s, in, in.maxModelLen);
+    if (m_compute->hasPlan()) {
+        const DeploymentInputs& in = m_compute->deployment();
+        const CapacityResult& r = m_compute->plan();
+        const Roofline& pre = m_compute->prefill();
         text += tr("<br>On %1 x %2: a %3-token prompt takes <b>%4</b> to the first token "
                    "(%5-bound), then "
                    "<b>%6</b> per output token at batch %7 (%8-bound), compute efficiency %9, "

@@ -2,7 +2,7 @@
 
 #include <QWidget>
 
-class PlanController;
+class ComputeController;
 class QLabel;
 class QChartView;
 
@@ -14,13 +14,13 @@ class ComputeTab : public QWidget
     Q_OBJECT
 
 public:
-    explicit ComputeTab(PlanController* plan, QWidget* parent = nullptr);
+    explicit ComputeTab(ComputeController* compute, QWidget* parent = nullptr);
     QList<QChartView*> charts() const { return {m_chart}; }
 
 private:
     void refresh();
 
-    PlanController* m_plan;
+    ComputeController* m_compute;
     QChartView* m_chart;
     QLabel* m_text;
 };

@@ -3,7 +3,6 @@
 #include "Charts.h"
 #include "CostController.h"
 #include "FormattedDelegate.h"
-#include "PlanController.h"
 #include "SegmentModel.h"
 #include "TableModel.h"
 #include "Units.h"
@@ -26,14 +25,15 @@
 
 using namespace attnplan;
 
-CostTab::CostTab(CostController* cost, PlanController* plan, QWidget* parent)
-    : QWidget(parent), m_cost(cost), m_plan(plan),
+CostTab::CostTab(CostController* cost, QWidget* parent)
+    : QWidget(parent), m_cost(cost),
       m_chart(Charts::lineChart(cost->curve(), 0, {1, 2}, true, true,
                                 tr("Cost per month against traffic"), tr("requests per day"),
                                 tr("US dollars per month"))),
       m_summary(new QLabel), m_warnings(new QLabel), m_hosted(new QLabel)
 {
     auto* segments = new QTableView;
+    segments->setObjectName(QStringLiteral("segments"));
     segments->setModel(cost->segments());
     segments->setDragEnabled(true);
     segments->setAcceptDrops(true);
@@ -112,7 +112,7 @@ CostTab::CostTab(CostController* cost, PlanController* plan, QWidget* parent)
     gpuPrice->setRange(0, 1000);
     gpuPrice->setPrefix(QStringLiteral("$"));
     gpuPrice->setSuffix(tr(" / GPU-hour"));
-    gpuPrice->setValue(m_gpuDollarsPerHour);
+    gpuPrice->setValue(cost->gpuDollarsPerHour());
     gpuPrice->setToolTip(tr(
         "What one GPU of the current plan costs you per hour (set it; the catalog has no prices)"));
     auto* form = new QFormLayout;
@@ -132,6 +132,7 @@ CostTab::CostTab(CostController* cost, PlanController* plan, QWidget* parent)
     costTable->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
     costTable->setMaximumHeight(150);
 
+    m_summary->setObjectName(QStringLiteral("costSummary"));
     m_summary->setWordWrap(true);
     m_warnings->setWordWrap(true);
     m_warnings->setTextFormat(Qt::RichText);
@@ -169,12 +170,29 @@ CostTab::CostTab(CostController* cost, PlanController* plan, QWidget* parent)
     });
     connect(arrival, &QComboBox::currentIndexChanged, cost,
             [cost, arrival] { cost->setArrival(Arrival(arrival->currentData().toInt())); });
-    connect(gpuPrice, &QDoubleSpinBox::valueChanged, this, [this](double v) {
-        m_gpuDollarsPerHour = v;
-        updateSelfHosting();
-    });
+    connect(gpuPrice, &QDoubleSpinBox::valueChanged, cost, &CostController::setGpuDollarsPerHour);
     connect(cost, &CostController::resultsChanged, this, &CostTab::showResults);
-    connect(plan, &PlanController::resultsChanged, this, &CostTab::updateSelfHosting);
+    connect(cost, &CostController::resultsChanged, this, &CostTab::updateSelfHosting);
+    // A scenario opened: the form shows its prompt's price, traffic and TTL.
+    auto sync = [=] {
+        const QSignalBlocker b1(price), b2(output), b3(perDay), b4(ttl), b5(atOnce),
+            b6(explicitCache), b7(arrival);
+        const PromptLayout& l = cost->layout();
+        price->setCurrentText(cost->priceId());
+        output->setValue(int(std::min<int64_t>(l.outputTokens, 1 << 24)));
+        perDay->setValue(l.requestsPerDay);
+        int t = ttl->findData(qlonglong(l.ttlSeconds));
+        if (t < 0) {
+            ttl->addItem(tr("%1 s").arg(l.ttlSeconds), qlonglong(l.ttlSeconds));
+            t = ttl->count() - 1;
+        }
+        ttl->setCurrentIndex(t);
+        atOnce->setValue(int(std::min<int64_t>(l.concurrency, 100000)));
+        explicitCache->setChecked(l.explicitCache);
+        arrival->setCurrentIndex(std::max(0, arrival->findData(int(l.arrival))));
+    };
+    connect(cost, &CostController::promptReplaced, this, sync);
+    sync();
     showResults();
     updateSelfHosting();
 }
@@ -233,22 +251,20 @@ void CostTab::showResults()
 
 void CostTab::updateSelfHosting()
 {
-    if (!m_plan->ok()) {
-        m_hosted->setText(tr("Self-hosting: no working GPU plan (%1)").arg(m_plan->error()));
+    const CostController::SelfHosting h = m_cost->selfHosting();
+    if (!h.ok) {
+        m_hosted->setText(tr("Self-hosting: no working GPU plan (%1)").arg(h.reason));
         return;
     }
-    const auto& in = m_plan->deployment();
-    const double tps = m_plan->result().tokensPerSecond;
-    m_cost->setSelfHosting(m_gpuDollarsPerHour * double(in.gpus), tps);
-    const PriceSheet* p = m_cost->catalog().find(m_cost->priceId().toStdString());
+    const PriceSheet& p = m_cost->price();
     m_hosted->setText(
         tr("Self-hosted on the current plan (%1 x %2, %3 tokens/s at batch %4): <b>$%5 per "
            "million output tokens</b>; %6 charges $%7 per million output tokens.")
-            .arg(in.gpus)
-            .arg(QString::fromStdString(in.gpu.name))
-            .arg(tps, 0, 'f', 0)
-            .arg(m_plan->result().batch)
-            .arg(m_cost->selfHostedPerMillion(), 0, 'f', 2)
-            .arg(p ? QString::fromStdString(p->model) : QString())
-            .arg(p ? p->outputPerMillion : 0, 0, 'f', 2));
+            .arg(h.gpus)
+            .arg(h.gpu)
+            .arg(h.tokensPerSecond, 0, 'f', 0)
+            .arg(h.batch)
+            .arg(h.dollarsPerMillion, 0, 'f', 2)
+            .arg(QString::fromStdString(p.model))
+            .arg(p.outputPerMillion, 0, 'f', 2));
 }

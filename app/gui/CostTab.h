@@ -3,7 +3,6 @@
 #include <QWidget>
 
 class CostController;
-class PlanController;
 class QChartView;
 class QLabel;
 
@@ -15,7 +14,7 @@ class CostTab : public QWidget
     Q_OBJECT
 
 public:
-    CostTab(CostController* cost, PlanController* plan, QWidget* parent = nullptr);
+    CostTab(CostController* cost, QWidget* parent = nullptr);
     QList<QChartView*> charts() const { return {m_chart}; }
 
 private:
@@ -23,10 +22,8 @@ private:
     void updateSelfHosting();
 
     CostController* m_cost;
-    PlanController* m_plan;
     QChartView* m_chart;
     QLabel* m_summary;
     QLabel* m_warnings;
     QLabel* m_hosted;
-    double m_gpuDollarsPerHour = 2.5;
 };

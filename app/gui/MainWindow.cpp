@@ -1,5 +1,6 @@
 #include "MainWindow.h"
 
+#include "AppSession.h"
 #include "Charts.h"
 #include "CompareTab.h"
 #include "ComputeTab.h"
@@ -15,7 +16,6 @@
 #include "ModelLibrary.h"
 #include "ModelSpec.h"
 #include "PlanController.h"
-#include "ReportExporter.h"
 #include "SummaryModel.h"
 #include "TableModel.h"
 
@@ -29,10 +29,12 @@
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QHeaderView>
 #include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
@@ -48,15 +50,15 @@
 #include <QTreeView>
 #include <QVBoxLayout>
 
-MainWindow::MainWindow(ModelController* models, PlanController* plan, QWidget* parent)
-    : QMainWindow(parent), m_models(models), m_plan(plan), m_library(new ModelLibrary(this)),
-      m_summary(new SummaryModel(this)), m_badge(new QLabel), m_title(new QLabel),
-      m_error(new QLabel), m_libraryView(new QTreeView), m_summaryView(new QTableView),
-      m_tabs(new QTabWidget), m_memoryTab(new MemoryTab(plan)), m_computeTab(new ComputeTab(plan)),
-      m_compareTab(new CompareTab(plan)), m_cost(new CostController(this)),
-      m_measure(new MeasureController(this)), m_explain(new ExplainController(this)),
-      m_costTab(new CostTab(m_cost, plan)), m_measureTab(new MeasureTab(m_measure, plan)),
-      m_explainTab(new ExplainTab(m_explain))
+MainWindow::MainWindow(AppSession* session, QWidget* parent)
+    : QMainWindow(parent), m_session(session), m_models(session->models()), m_plan(session->plan()),
+      m_library(new ModelLibrary(this)), m_summary(session->summary()), m_badge(new QLabel),
+      m_title(new QLabel), m_error(new QLabel), m_libraryView(new QTreeView),
+      m_summaryView(new QTableView), m_tabs(new QTabWidget),
+      m_memoryTab(new MemoryTab(session->plan())), m_computeTab(new ComputeTab(session->compute())),
+      m_compareTab(new CompareTab(session->compare())), m_cost(session->cost()),
+      m_measure(session->measure()), m_explain(session->explain()), m_costTab(new CostTab(m_cost)),
+      m_measureTab(new MeasureTab(m_measure, session)), m_explainTab(new ExplainTab(m_explain))
 {
     setWindowTitle(tr("attnplan"));
     setAcceptDrops(true);
@@ -140,8 +142,9 @@ MainWindow::MainWindow(ModelController* models, PlanController* plan, QWidget* p
     buildMenus();
 
     connect(m_models, &ModelController::modelChanged, this, &MainWindow::showModel);
-    connect(m_models, &ModelController::modelChanged, m_plan, &PlanController::setModel);
     connect(m_models, &ModelController::loadFailed, this, &MainWindow::showError);
+    connect(m_session, &AppSession::scenarioReplaced, m_memoryTab, &MemoryTab::syncFromController);
+    connect(m_session, &AppSession::documentChanged, this, &MainWindow::updateTitle);
     connect(m_library, &ModelLibrary::cacheScanned, this, [this](int n) {
         statusBar()->showMessage(tr("%n model(s) in the Hugging Face cache", nullptr, n), 4000);
         m_libraryView->expandAll();
@@ -159,13 +162,21 @@ void MainWindow::buildMenus()
     file->addAction(tr("&Rescan Hugging Face cache"), QKeySequence::Refresh, m_library,
                     [this] { m_library->rescanCache(); });
     file->addSeparator();
+    file->addAction(tr("Open sce&nario..."), QKeySequence(tr("Ctrl+Alt+O")), this,
+                    &MainWindow::openScenarioDialog);
+    m_recentScenarios = file->addMenu(tr("Recent scenarios"));
+    file->addAction(tr("&Save scenario"), QKeySequence::Save, this,
+                    [this] { saveScenarioDialog(false); });
+    file->addAction(tr("Save scenario &as..."), QKeySequence::SaveAs, this,
+                    [this] { saveScenarioDialog(true); });
+    file->addSeparator();
     file->addAction(tr("&Import prices (attnplan or LiteLLM JSON)..."), this, [this] {
         const QString path = QFileDialog::getOpenFileName(
             this, tr("Import prices"), QString(), tr("Price lists (*.json);;All files (*)"));
         if (path.isEmpty())
             return;
         QStringList messages;
-        if (!m_cost->importPrices(path, &messages)) {
+        if (!m_session->importPrices(path, &messages)) {
             QMessageBox::warning(this, tr("Import prices"),
                                  messages.isEmpty() ? tr("The file could not be read.")
                                                     : messages.join(QLatin1Char('\n')));
@@ -268,7 +279,7 @@ void MainWindow::showModel()
     m_badge->setStyleSheet(QStringLiteral("QLabel { color: white; background: %1; border-radius: "
                                           "9px; padding: 3px 8px; font-weight: 700; }")
                                .arg(colours.value(kind)));
-    setWindowTitle(tr("attnplan — %1").arg(QString::fromStdString(model->name)));
+    updateTitle();
     m_library->addRecent(m_models->currentSource());
 }
 
@@ -286,10 +297,86 @@ void MainWindow::exportReport()
     if (path.isEmpty())
         return;
     QString error;
-    if (!ReportExporter(m_summary, m_plan, m_cost, m_measure).exportTo(path, &error))
+    if (!exportReportTo(path, &error))
         QMessageBox::warning(this, tr("Export failed"), error);
     else
         statusBar()->showMessage(tr("Report written to %1").arg(path), 4000);
+}
+
+bool MainWindow::exportReportTo(const QString& path, QString* error)
+{
+    return m_session->exportReport(path, error);
+}
+
+bool MainWindow::openScenario(const QString& path)
+{
+    QString error;
+    if (!m_session->openScenario(path, &error)) {
+        showError(error);
+        return false;
+    }
+    addRecentScenario(path);
+    statusBar()->showMessage(tr("Opened %1").arg(path), 4000);
+    return true;
+}
+
+bool MainWindow::saveScenario(const QString& path)
+{
+    QString error;
+    if (!m_session->saveScenario(path, &error)) {
+        QMessageBox::warning(this, tr("Save failed"), error);
+        return false;
+    }
+    addRecentScenario(path);
+    statusBar()->showMessage(tr("Saved %1").arg(path), 4000);
+    return true;
+}
+
+void MainWindow::openScenarioDialog()
+{
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open scenario"), QFileInfo(m_session->scenarioPath()).absolutePath(),
+        tr("Scenarios (*.json);;All files (*)"));
+    if (!path.isEmpty())
+        openScenario(path);
+}
+
+bool MainWindow::saveScenarioDialog(bool askForName)
+{
+    QString path = m_session->scenarioPath();
+    if (askForName || path.isEmpty())
+        path = QFileDialog::getSaveFileName(this, tr("Save scenario"),
+                                            path.isEmpty() ? QStringLiteral("scenario.json") : path,
+                                            tr("Scenarios (*.json)"));
+    return !path.isEmpty() && saveScenario(path);
+}
+
+void MainWindow::updateTitle()
+{
+    const auto model = m_models->model();
+    const QString name = model ? QString::fromStdString(model->name) : QString();
+    const QString file = m_session->scenarioPath().isEmpty()
+                             ? tr("untitled scenario")
+                             : QFileInfo(m_session->scenarioPath()).fileName();
+    setWindowTitle(tr("%1[*] — %2 — attnplan").arg(file, name));
+    setWindowModified(m_session->isModified());
+}
+
+void MainWindow::addRecentScenario(const QString& path)
+{
+    m_recentScenarioPaths.removeAll(path);
+    m_recentScenarioPaths.prepend(path);
+    while (m_recentScenarioPaths.size() > 8)
+        m_recentScenarioPaths.removeLast();
+    rebuildRecentScenarios();
+}
+
+void MainWindow::rebuildRecentScenarios()
+{
+    m_recentScenarios->clear();
+    for (const QString& path : m_recentScenarioPaths)
+        m_recentScenarios->addAction(path, this, [this, path] { openScenario(path); });
+    m_recentScenarios->setEnabled(!m_recentScenarioPaths.isEmpty());
 }
 
 void MainWindow::exportChart(bool svg)
@@ -335,7 +422,7 @@ void MainWindow::exportChart(bool svg)
         view->grab().save(&buffer, "PNG");
     }
     QString error;
-    if (!ReportExporter::writeAtomically(path, bytes, &error))
+    if (!AppSession::writeAtomically(path, bytes, &error))
         QMessageBox::warning(this, tr("Save failed"), error);
 }
 
@@ -394,19 +481,8 @@ void MainWindow::restoreSettings()
         resize(1440, 900);
     restoreState(s.value("window/state").toByteArray());
     m_library->setRecent(s.value("models/recent").toStringList());
-    PlanInputs in = m_plan->inputs();
-    in.gpu = s.value("plan/gpu", in.gpu).toString();
-    in.customMemoryGiB = s.value("plan/customMemoryGiB", in.customMemoryGiB).toDouble();
-    in.gpus = s.value("plan/gpus", in.gpus).toInt();
-    in.tp = s.value("plan/tp", in.tp).toInt();
-    in.weightDtype = s.value("plan/weightDtype", in.weightDtype).toString();
-    in.kvDtype = s.value("plan/kvDtype", in.kvDtype).toString();
-    in.engine = s.value("plan/engine", in.engine).toString();
-    in.utilization = s.value("plan/utilization", in.utilization).toDouble();
-    in.context = s.value("plan/context", in.context).toLongLong();
-    in.averageTokens = s.value("plan/averageTokens", in.averageTokens).toLongLong();
-    m_plan->setInputs(in);
-    m_memoryTab->syncFromController();
+    m_recentScenarioPaths = s.value("scenarios/recent").toStringList();
+    rebuildRecentScenarios();
     m_tabs->setCurrentIndex(s.value("window/tab", 0).toInt());
     if (s.value("window/dark", false).toBool())
         findChild<QAction*>(QStringLiteral("darkAction"))->setChecked(true);
@@ -421,17 +497,10 @@ void MainWindow::saveSettings() const
     s.setValue("window/dark", m_dark);
     s.setValue("models/last", m_models->currentSource());
     s.setValue("models/recent", m_library->recent());
-    const PlanInputs& in = m_plan->inputs();
-    s.setValue("plan/gpu", in.gpu);
-    s.setValue("plan/customMemoryGiB", in.customMemoryGiB);
-    s.setValue("plan/gpus", in.gpus);
-    s.setValue("plan/tp", in.tp);
-    s.setValue("plan/weightDtype", in.weightDtype);
-    s.setValue("plan/kvDtype", in.kvDtype);
-    s.setValue("plan/engine", in.engine);
-    s.setValue("plan/utilization", in.utilization);
-    s.setValue("plan/context", in.context);
-    s.setValue("plan/averageTokens", in.averageTokens);
+    s.setValue("scenarios/recent", m_recentScenarioPaths);
+    // The scenario as left, saved or not, so that the next start reopens it.
+    s.setValue("scenarios/current", QString::fromStdString(scenarioToJson(m_session->scenario())));
+    s.setValue("scenarios/path", m_session->scenarioPath());
 }
 
 void MainWindow::closeEvent(QCloseEvent* event)

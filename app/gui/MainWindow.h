@@ -2,6 +2,7 @@
 
 #include <QMainWindow>
 
+class AppSession;
 class ComputeTab;
 class CompareTab;
 class CostController;
@@ -28,9 +29,15 @@ class MainWindow : public QMainWindow
     Q_OBJECT
 
 public:
-    MainWindow(ModelController* models, PlanController* plan, QWidget* parent = nullptr);
+    explicit MainWindow(AppSession* session, QWidget* parent = nullptr);
 
     QTabWidget* tabs() const { return m_tabs; }
+    AppSession* session() const { return m_session; }
+    // File > Open scenario / Save scenario, without the dialogs (tests, --scenario).
+    bool openScenario(const QString& path);
+    bool saveScenario(const QString& path);
+    // File > Export report without the dialog: .json, .md or .csv.
+    bool exportReportTo(const QString& path, QString* error = nullptr);
     MeasureController* measure() const { return m_measure; }
     QList<QChartView*> charts() const;
     void setDarkPalette(bool dark);
@@ -47,11 +54,17 @@ private:
     void showModel();
     void showError(const QString& message);
     void exportReport();
+    void openScenarioDialog();
+    bool saveScenarioDialog(bool askForName);
+    void updateTitle();
+    void addRecentScenario(const QString& path);
+    void rebuildRecentScenarios();
     void exportChart(bool svg);
     void copyTable();
     void restoreSettings();
     void saveSettings() const;
 
+    AppSession* m_session;
     ModelController* m_models;
     PlanController* m_plan;
     ModelLibrary* m_library;
@@ -73,5 +86,7 @@ private:
     CostTab* m_costTab;
     MeasureTab* m_measureTab;
     ExplainTab* m_explainTab;
+    class QMenu* m_recentScenarios = nullptr;
+    QStringList m_recentScenarioPaths;
     bool m_dark = false;
 };

@@ -1,10 +1,10 @@
 #include "MeasureTab.h"
 
+#include "AppSession.h"
 #include "Charts.h"
 #include "FormattedDelegate.h"
 #include "MeasureController.h"
 #include "ModelSpec.h"
-#include "PlanController.h"
 #include "TableModel.h"
 
 #include <QChartView>
@@ -21,8 +21,8 @@
 
 using namespace attnplan;
 
-MeasureTab::MeasureTab(MeasureController* measure, PlanController* plan, QWidget* parent)
-    : QWidget(parent), m_measure(measure), m_plan(plan),
+MeasureTab::MeasureTab(MeasureController* measure, AppSession* session, QWidget* parent)
+    : QWidget(parent), m_measure(measure), m_session(session),
       m_chart(Charts::lineChart(measure->prefillCurve(), 0, {1, 2}, true, true,
                                 tr("Prefill time against tokens (this machine)"), tr("tokens"),
                                 tr("seconds"))),
@@ -83,34 +83,21 @@ MeasureTab::MeasureTab(MeasureController* measure, PlanController* plan, QWidget
 
 void MeasureTab::start(bool decode)
 {
-    BenchConfig c;
-    if (const auto m = m_plan->model(); m && !m->mla.enabled()) {
-        // The model's own attention shape, capped so a sweep takes seconds, not minutes.
-        c.heads = std::min<int64_t>(m->numHeads, 16);
-        c.kvHeads = std::max<int64_t>(1, c.heads / std::max<int64_t>(1, m->groupSize()));
-        if (c.heads % c.kvHeads)
-            c.kvHeads = c.heads;
-        c.headDim = m->headDim;
+    const auto model = m_session->model();
+    if (!model)
+        return;
+    auto config = MeasureController::configFor(*model, decode, QThread::idealThreadCount());
+    if (!config) {
+        m_status->setText(QString::fromStdString(config.error()));
+        return;
     }
-    c.threads = std::max(1, QThread::idealThreadCount());
-    c.repeats = 3;
-    c.causal = true;
-    if (decode) {
-        c.prefillTokens.clear();
-        c.decodeTokens = {8192, 32768, 65536};
-        c.decodeKvHeads = {c.heads, c.kvHeads, 1};
-        std::sort(c.decodeKvHeads.rbegin(), c.decodeKvHeads.rend());
-        c.decodeKvHeads.erase(std::unique(c.decodeKvHeads.begin(), c.decodeKvHeads.end()),
-                              c.decodeKvHeads.end());
-    } else {
-        c.prefillTokens = {512, 1024, 2048, 4096};
-        c.naiveMaxTokens = 2048;
-    }
+    const BenchConfig& c = config.value();
     if (m_measure->start(c)) {
         m_prefill->setEnabled(false);
         m_decode->setEnabled(false);
         m_cancel->setEnabled(true);
         m_progress->setRange(0, 0);
+        m_progress->setFormat(QStringLiteral("%p%"));
         m_status->setText(tr("Measuring this machine's ceilings (GEMM and copy)..."));
     }
 }
@@ -122,7 +109,8 @@ void MeasureTab::finished(bool cancelled)
     m_cancel->setEnabled(false);
     const BenchReport& r = m_measure->reports().back();
     m_progress->setRange(0, 1);
-    m_progress->setValue(1);
+    m_progress->setValue(cancelled ? 0 : 1);
+    m_progress->setFormat(cancelled ? tr("cancelled") : tr("done"));
     QString text =
         tr("%1. This machine: OpenBLAS GEMM %2 GFLOP/s, streaming copy %3 GB/s (%4, %5 threads).")
             .arg(cancelled ? tr("Cancelled; the runs so far are kept") : tr("Done"))

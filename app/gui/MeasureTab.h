@@ -3,7 +3,7 @@
 #include <QWidget>
 
 class MeasureController;
-class PlanController;
+class AppSession;
 class QChartView;
 class QLabel;
 class QProgressBar;
@@ -16,7 +16,7 @@ class MeasureTab : public QWidget
     Q_OBJECT
 
 public:
-    MeasureTab(MeasureController* measure, PlanController* plan, QWidget* parent = nullptr);
+    MeasureTab(MeasureController* measure, AppSession* session, QWidget* parent = nullptr);
     QList<QChartView*> charts() const { return {m_chart, m_decodeChart, m_memoryChart}; }
 
 private:
@@ -24,7 +24,7 @@ private:
     void finished(bool cancelled);
 
     MeasureController* m_measure;
-    PlanController* m_plan;
+    AppSession* m_session;
     QChartView* m_chart;
     QChartView* m_decodeChart;
     QChartView* m_memoryChart;

@@ -28,8 +28,30 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
       m_gpus(new QSpinBox), m_tp(new QComboBox), m_weightDtype(new QComboBox),
       m_kvDtype(new QComboBox), m_engine(new QComboBox), m_utilization(new QDoubleSpinBox),
       m_availableKv(new QDoubleSpinBox), m_context(new QSpinBox), m_average(new QSpinBox),
-      m_summary(new QLabel), m_error(new QLabel), m_command(new QLineEdit)
+      m_maxNumSeqs(new QSpinBox), m_maxBatched(new QSpinBox), m_summary(new QLabel),
+      m_error(new QLabel), m_command(new QLineEdit), m_concurrent(new QSpinBox),
+      m_rps(new QDoubleSpinBox), m_maxTtft(new QDoubleSpinBox), m_maxTpot(new QDoubleSpinBox)
 {
+    // Named for tests and accessibility tools.
+    for (auto [w, name] : std::initializer_list<std::pair<QWidget*, const char*>>{
+             {m_gpu, "gpu"},
+             {m_customMemory, "customMemory"},
+             {m_gpus, "gpus"},
+             {m_tp, "tp"},
+             {m_weightDtype, "weightDtype"},
+             {m_kvDtype, "kvDtype"},
+             {m_engine, "engine"},
+             {m_utilization, "utilization"},
+             {m_availableKv, "availableKv"},
+             {m_context, "context"},
+             {m_average, "average"},
+             {m_maxNumSeqs, "maxNumSeqs"},
+             {m_maxBatched, "maxNumBatchedTokens"},
+             {m_summary, "planSummary"},
+             {m_error, "planError"},
+             {m_command, "vllmCommand"},
+             {m_concurrent, "targetConcurrent"}})
+        w->setObjectName(QString::fromLatin1(name));
     m_gpu->addItems(plan->gpuNames());
     for (int i = 0; i < m_gpu->count(); ++i) {
         const auto* g = plan->catalog().find(m_gpu->itemText(i).toStdString());
@@ -40,7 +62,8 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
     m_customMemory->setRange(1, 4096);
     m_customMemory->setSuffix(tr(" GiB"));
     m_customMemory->setToolTip(
-        tr("Memory of the custom GPU as the runtime reports it; rates are an H100 SXM's"));
+        tr("Memory of the custom GPU as the runtime reports it; rates are an H100 SXM's unless "
+           "given in the CLI or the scenario file"));
     m_gpus->setRange(1, 512);
     m_gpus->setToolTip(tr("GPUs in one replica: TP x pipeline stages"));
     for (int tp : {1, 2, 4, 8, 16})
@@ -82,6 +105,15 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
     m_average->setToolTip(tr("Average request length: paged blocks hold only this; reserved strips "
                              "always hold the context"));
 
+    m_maxNumSeqs->setRange(0, 1 << 20);
+    m_maxNumSeqs->setSpecialValueText(tr("engine default"));
+    m_maxNumSeqs->setToolTip(tr("max_num_seqs: the most requests one step batches; 0 = the "
+                                "engine's default for this GPU (shown in the result)"));
+    m_maxBatched->setRange(0, 1 << 30);
+    m_maxBatched->setGroupSeparatorShown(true);
+    m_maxBatched->setSpecialValueText(tr("engine default"));
+    m_maxBatched->setToolTip(tr("max_num_batched_tokens: the prefill chunk and the profiling "
+                                "batch; 0 = the engine's default"));
     auto* form = new QFormLayout;
     form->addRow(tr("&GPU"), m_gpu);
     form->addRow(tr("Custom memory"), m_customMemory);
@@ -94,6 +126,8 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
     form->addRow(tr("&Context"), m_context);
     form->addRow(tr("&Average request"), m_average);
     form->addRow(tr("KV from a log"), m_availableKv);
+    form->addRow(tr("max_num_seqs"), m_maxNumSeqs);
+    form->addRow(tr("max_num_batched_tokens"), m_maxBatched);
     auto* inputs = new QGroupBox(tr("Deployment"));
     inputs->setLayout(form);
 
@@ -110,38 +144,36 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
     cmdRow->addWidget(m_command, 1);
     cmdRow->addWidget(copy);
 
-    // Plan from a target.
-    auto* concurrent = new QSpinBox;
-    concurrent->setRange(1, 1000000);
-    concurrent->setValue(32);
-    auto* rps = new QDoubleSpinBox;
-    rps->setRange(0, 1e6);
-    rps->setSpecialValueText(tr("–"));
-    auto* maxTtft = new QDoubleSpinBox;
-    maxTtft->setRange(0, 3600);
-    maxTtft->setSuffix(tr(" s"));
-    maxTtft->setSpecialValueText(tr("no limit"));
-    auto* maxTpot = new QDoubleSpinBox;
-    maxTpot->setRange(0, 10);
-    maxTpot->setDecimals(3);
-    maxTpot->setSuffix(tr(" s"));
-    maxTpot->setSpecialValueText(tr("no limit"));
-    auto* planButton = new QPushButton(tr("&Plan"));
+    // Plan from a target: replanned as soon as a target changes.
+    m_concurrent->setRange(1, 1000000);
+    m_rps->setRange(0, 1e6);
+    m_rps->setSpecialValueText(tr("–"));
+    m_maxTtft->setRange(0, 3600);
+    m_maxTtft->setSuffix(tr(" s"));
+    m_maxTtft->setSpecialValueText(tr("no limit"));
+    m_maxTpot->setRange(0, 10);
+    m_maxTpot->setDecimals(3);
+    m_maxTpot->setSuffix(tr(" s"));
+    m_maxTpot->setSpecialValueText(tr("no limit"));
     auto* targetForm = new QFormLayout;
-    targetForm->addRow(tr("Conversations at once"), concurrent);
-    targetForm->addRow(tr("or requests / s"), rps);
-    targetForm->addRow(tr("Max time to first token"), maxTtft);
-    targetForm->addRow(tr("Max time per token"), maxTpot);
-    targetForm->addRow(planButton);
+    targetForm->addRow(tr("Conversations at once"), m_concurrent);
+    targetForm->addRow(tr("or requests / s"), m_rps);
+    targetForm->addRow(tr("Max time to first token"), m_maxTtft);
+    targetForm->addRow(tr("Max time per token"), m_maxTpot);
     auto* planTable = new QTableView;
     planTable->setModel(plan->planModel());
     planTable->setItemDelegate(new FormattedDelegate(planTable));
     planTable->horizontalHeader()->setStretchLastSection(true);
     planTable->verticalHeader()->hide();
     planTable->setMinimumHeight(140);
-    connect(planButton, &QPushButton::clicked, this, [=] {
-        plan->planForTarget(concurrent->value(), rps->value(), maxTtft->value(), maxTpot->value());
-    });
+    auto replan = [this] {
+        if (!m_syncing)
+            m_plan->planForTarget(m_concurrent->value(), m_rps->value(), m_maxTtft->value(),
+                                  m_maxTpot->value());
+    };
+    connect(m_concurrent, &QSpinBox::valueChanged, this, replan);
+    for (QDoubleSpinBox* box : {m_rps, m_maxTtft, m_maxTpot})
+        connect(box, &QDoubleSpinBox::valueChanged, this, replan);
     connect(plan->planModel(), &QAbstractItemModel::modelReset, planTable,
             [planTable] { planTable->resizeColumnsToContents(); });
     auto* enginesTable = new QTableView;
@@ -187,7 +219,7 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
 
     for (QComboBox* c : {m_gpu, m_tp, m_weightDtype, m_kvDtype, m_engine})
         connect(c, &QComboBox::currentIndexChanged, this, &MemoryTab::pushInputs);
-    for (QSpinBox* s : {m_gpus, m_context, m_average})
+    for (QSpinBox* s : {m_gpus, m_context, m_average, m_maxNumSeqs, m_maxBatched})
         connect(s, &QSpinBox::valueChanged, this, &MemoryTab::pushInputs);
     for (QDoubleSpinBox* s : {m_customMemory, m_utilization, m_availableKv})
         connect(s, &QDoubleSpinBox::valueChanged, this, &MemoryTab::pushInputs);
@@ -197,6 +229,10 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
         if (!m_syncing && e)
             m_utilization->setValue(e->utilization);
     });
+    for (QWidget* w :
+         std::initializer_list<QWidget*>{m_context, m_average, m_tp, m_gpus, m_utilization, m_gpu,
+                                         m_weightDtype, m_kvDtype, m_maxNumSeqs, m_maxBatched})
+        w->setProperty("help", w->toolTip());
     connect(plan, &PlanController::resultsChanged, this, &MemoryTab::showResults);
     syncFromController();
 }
@@ -204,19 +240,29 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
 void MemoryTab::syncFromController()
 {
     m_syncing = true;
-    const PlanInputs& in = m_plan->inputs();
-    m_gpu->setCurrentText(in.gpu);
-    m_customMemory->setValue(in.customMemoryGiB);
-    m_customMemory->setEnabled(in.gpu == "Custom");
-    m_gpus->setValue(in.gpus);
+    const attnplan::ScenarioDeployment& in = m_plan->inputs();
+    const QString gpu = QString::fromStdString(in.gpu);
+    const int gpuIndex = m_gpu->findText(gpu, Qt::MatchFixedString);
+    m_gpu->setCurrentIndex(gpuIndex >= 0 ? gpuIndex : m_gpu->findText(QStringLiteral("custom")));
+    m_customMemory->setValue(in.custom.memoryGiB);
+    m_customMemory->setEnabled(m_gpu->currentText() == QLatin1String("custom"));
+    m_gpus->setValue(int(in.gpus));
     m_tp->setCurrentText(QString::number(in.tp));
-    m_weightDtype->setCurrentText(in.weightDtype);
-    m_kvDtype->setCurrentText(in.kvDtype);
-    m_engine->setCurrentIndex(std::max(0, m_engine->findData(in.engine)));
-    m_utilization->setValue(in.utilization);
+    m_weightDtype->setCurrentText(QString::fromStdString(in.weightDtype));
+    m_kvDtype->setCurrentText(QString::fromStdString(in.kvDtype));
+    m_engine->setCurrentIndex(std::max(0, m_engine->findData(QString::fromStdString(in.engine))));
+    const attnplan::EngineProfile* e = attnplan::findEngineProfile(in.engine);
+    m_utilization->setValue(in.utilization.value_or(e ? e->utilization : 0.9));
     m_context->setValue(int(std::min<qint64>(in.context, 1 << 30)));
     m_average->setValue(int(std::min<qint64>(in.averageTokens, 1 << 30)));
     m_availableKv->setValue(in.availableKvGiB);
+    m_maxNumSeqs->setValue(int(in.maxNumSeqs));
+    m_maxBatched->setValue(int(std::min<qint64>(in.maxNumBatchedTokens, 1 << 30)));
+    const attnplan::ScenarioPlan& t = m_plan->target();
+    m_concurrent->setValue(int(std::min<qint64>(t.concurrent, 1000000)));
+    m_rps->setValue(t.requestsPerSecond);
+    m_maxTtft->setValue(t.maxTtftSeconds);
+    m_maxTpot->setValue(t.maxTpotSeconds);
     m_syncing = false;
 }
 
@@ -224,30 +270,50 @@ void MemoryTab::pushInputs()
 {
     if (m_syncing)
         return;
-    PlanInputs in;
-    in.gpu = m_gpu->currentText();
-    in.customMemoryGiB = m_customMemory->value();
+    attnplan::ScenarioDeployment in = m_plan->inputs();
+    in.gpu = m_gpu->currentText().toStdString();
+    in.custom.memoryGiB = m_customMemory->value();
     in.tp = m_tp->currentData().toInt();
     if (m_gpus->value() < in.tp || m_gpus->value() % in.tp != 0) {
         m_syncing = true;
-        m_gpus->setValue(std::max(in.tp, m_gpus->value() / in.tp * in.tp));
+        m_gpus->setValue(int(std::max<qint64>(in.tp, m_gpus->value() / in.tp * in.tp)));
         m_syncing = false;
     }
     in.gpus = m_gpus->value();
-    in.weightDtype = m_weightDtype->currentText();
-    in.kvDtype = m_kvDtype->currentText();
-    in.engine = m_engine->currentData().toString();
+    in.weightDtype = m_weightDtype->currentText().toStdString();
+    in.kvDtype = m_kvDtype->currentText().toStdString();
+    in.engine = m_engine->currentData().toString().toStdString();
     in.utilization = m_utilization->value();
     in.context = m_context->value();
     in.averageTokens = m_average->value();
     in.availableKvGiB = m_availableKv->value();
-    m_customMemory->setEnabled(in.gpu == "Custom");
+    in.maxNumSeqs = m_maxNumSeqs->value();
+    in.maxNumBatchedTokens = m_maxBatched->value();
+    m_customMemory->setEnabled(m_gpu->currentText() == QLatin1String("custom"));
     m_plan->setInputs(in);
 }
 
 void MemoryTab::showResults()
 {
     using namespace attnplan;
+    // The input the library's error names is marked, the others cleared.
+    const QHash<QString, QWidget*> fields{{QStringLiteral("context"), m_context},
+                                          {QStringLiteral("average_tokens"), m_average},
+                                          {QStringLiteral("tp"), m_tp},
+                                          {QStringLiteral("gpus"), m_gpus},
+                                          {QStringLiteral("utilization"), m_utilization},
+                                          {QStringLiteral("gpu"), m_gpu},
+                                          {QStringLiteral("weight_dtype"), m_weightDtype},
+                                          {QStringLiteral("kv_dtype"), m_kvDtype},
+                                          {QStringLiteral("max_num_seqs"), m_maxNumSeqs},
+                                          {QStringLiteral("max_num_batched_tokens"), m_maxBatched}};
+    for (auto it = fields.begin(); it != fields.end(); ++it) {
+        const bool marked = !m_plan->ok() && it.key() == m_plan->errorField();
+        it.value()->setProperty("invalid", marked);
+        it.value()->setStyleSheet(marked ? QStringLiteral("border: 2px solid #dc2626;")
+                                         : QString());
+        it.value()->setToolTip(marked ? m_plan->error() : it.value()->property("help").toString());
+    }
     if (!m_plan->ok()) {
         m_error->setText(m_plan->error());
         m_error->show();

@@ -39,9 +39,15 @@ private:
     QDoubleSpinBox* m_availableKv;
     QSpinBox* m_context;
     QSpinBox* m_average;
+    QSpinBox* m_maxNumSeqs;
+    QSpinBox* m_maxBatched;
     QLabel* m_summary;
     QLabel* m_error;
     QLineEdit* m_command;
+    QSpinBox* m_concurrent;
+    QDoubleSpinBox* m_rps;
+    QDoubleSpinBox* m_maxTtft;
+    QDoubleSpinBox* m_maxTpot;
     QList<QChartView*> m_charts;
     bool m_syncing = false;
 };

@@ -1,3 +1,4 @@
+#include "AppSession.h"
 #include "MainWindow.h"
 #include "MeasureController.h"
 #include "ModelController.h"
@@ -12,12 +13,19 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <vector>
 
 int main(int argc, char** argv)
 {
     QElapsedTimer startup;
     startup.start();
+    // A headless export runs the real window on the offscreen platform.
+    for (int i = 1; i < argc; ++i)
+        if (std::strcmp(argv[i], "--export-report") == 0 &&
+            qEnvironmentVariableIsEmpty("DISPLAY") &&
+            qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+            qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("attnplan"));
     QApplication::setOrganizationName(QStringLiteral("attnplan"));
@@ -41,22 +49,58 @@ int main(int argc, char** argv)
     QCommandLineOption redraw(QStringLiteral("redraw-time"),
                               QStringLiteral("Change the context 40 times, time each recompute and "
                                              "the synchronous repaint of the tab, print, quit."));
-    parser.addOptions({tab, screenshot, timing, redraw});
+    QCommandLineOption scenario(QStringLiteral("scenario"),
+                                QStringLiteral("Open the scenario FILE (README, \"Scenarios\")."),
+                                QStringLiteral("FILE"));
+    QCommandLineOption exportReport(
+        QStringLiteral("export-report"),
+        QStringLiteral("Export the report to OUT (.json, .md or .csv) once the window is up, then "
+                       "quit: the bytes `attnplan-cli report` prints for the same scenario."),
+        QStringLiteral("OUT"));
+    parser.addOptions({tab, screenshot, timing, redraw, scenario, exportReport});
     parser.process(app);
 
-    ModelController models;
-    PlanController plan;
-    MainWindow window(&models, &plan);
+    AppSession session;
+    MainWindow window(&session);
+    ModelController& models = *session.models();
+    PlanController& plan = *session.plan();
     const QStringList args = parser.positionalArguments();
-    const QString last = QSettings().value(QStringLiteral("models/last")).toString();
-    if (args.isEmpty() || !models.open(args.first())) {
-        if (last.isEmpty() || !models.open(last))
-            models.openBundled(QStringLiteral("llama-3.1-8b"));
+    QSettings settings;
+    bool opened = false;
+    if (parser.isSet(scenario)) {
+        opened = window.openScenario(parser.value(scenario));
+        if (!opened && parser.isSet(exportReport)) {
+            QString error;
+            session.openScenario(parser.value(scenario), &error);
+            std::fprintf(stderr, "attnplan: %s\n", qPrintable(error));
+            return 2;
+        }
     }
+    if (!opened && !args.isEmpty())
+        opened = models.open(args.first());
+    if (!opened) {
+        const QString last = settings.value(QStringLiteral("scenarios/current")).toString();
+        opened = !last.isEmpty() &&
+                 session.restore(last, settings.value(QStringLiteral("scenarios/path")).toString(),
+                                 nullptr);
+    }
+    if (!opened)
+        models.openBundled(QStringLiteral("llama-3.1-8b"));
     if (parser.isSet(tab))
         window.tabs()->setCurrentIndex(parser.value(tab).toInt());
     window.show();
 
+    if (parser.isSet(exportReport)) {
+        QTimer::singleShot(0, &app, [&] {
+            QString error;
+            if (!window.exportReportTo(parser.value(exportReport), &error)) {
+                std::fprintf(stderr, "attnplan: %s\n", qPrintable(error));
+                app.exit(2);
+                return;
+            }
+            app.quit();
+        });
+    }
     if (parser.isSet(timing)) {
         QTimer::singleShot(0, &app, [&] {
             std::printf("startup to a usable window: %.0f ms\n",

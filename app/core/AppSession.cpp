@@ -1,0 +1,249 @@
+#include "AppSession.h"
+
+#include "CompareController.h"
+#include "ComputeController.h"
+#include "CostController.h"
+#include "ExplainController.h"
+#include "MeasureController.h"
+#include "ModelController.h"
+#include "ModelSpec.h"
+#include "PlanController.h"
+#include "SummaryModel.h"
+
+#include <QFile>
+#include <QFileInfo>
+#include <QSaveFile>
+
+using namespace attnplan;
+
+namespace {
+
+QString q(const std::string& s)
+{
+    return QString::fromStdString(s);
+}
+
+// What a scenario's "model" says for what ModelController opened: a bundled name bare.
+std::string scenarioModelName(const QString& source)
+{
+    if (source.startsWith(QLatin1String("bundled:")))
+        return source.mid(8).toStdString();
+    return QFile::encodeName(source).toStdString();
+}
+
+} // namespace
+
+AppSession::AppSession(QObject* parent)
+    : QObject(parent), m_gpus(loadGpuCatalog(userGpuCatalogPath())),
+      m_prices(loadPriceCatalog(userPriceCatalogPath())), m_scenario(defaultScenario()),
+      m_models(new ModelController(this)), m_summary(new SummaryModel(this)),
+      m_plan(new PlanController(this)), m_compute(new ComputeController(this)),
+      m_compare(new CompareController(this)), m_cost(new CostController(this)),
+      m_measure(new MeasureController(this)), m_explain(new ExplainController(this))
+{
+    if (!m_prices.find(m_scenario.prompt.priceId) && !m_prices.models.empty())
+        m_scenario.prompt.priceId = m_prices.models.front().id;
+    connect(m_models, &ModelController::modelChanged, m_summary, &SummaryModel::setModel);
+    connect(m_models, &ModelController::modelChanged, this, &AppSession::modelOpened);
+    m_cost->showPrompt();
+}
+
+AppSession::~AppSession() = default;
+
+std::shared_ptr<const ModelSpec> AppSession::model() const
+{
+    return m_models->model();
+}
+
+void AppSession::modelOpened()
+{
+    if (m_applying)
+        return;
+    m_scenario.model = scenarioModelName(m_models->currentSource());
+    recompute();
+    setModified(true);
+}
+
+void AppSession::setDeployment(const ScenarioDeployment& deployment)
+{
+    m_scenario.deployment = deployment;
+    recompute();
+    setModified(true);
+}
+
+void AppSession::setPlanTarget(const ScenarioPlan& plan)
+{
+    m_scenario.plan = plan;
+    recompute();
+    setModified(true);
+}
+
+void AppSession::setPrompt(const LayoutFile& prompt)
+{
+    m_scenario.prompt = prompt;
+    recompute();
+    setModified(true);
+}
+
+bool AppSession::importPrices(const QString& path, QStringList* messages)
+{
+    auto merged = importPriceFile(m_prices, QFile::encodeName(path).toStdString());
+    if (!merged) {
+        if (messages)
+            *messages << q(merged.error());
+        return false;
+    }
+    if (messages)
+        for (const std::string& m : merged->messages)
+            *messages << q(m);
+    m_prices = std::move(merged).value();
+    emit pricesChanged();
+    recompute();
+    return true;
+}
+
+void AppSession::recompute()
+{
+    const auto spec = model();
+    if (!spec)
+        return;
+    auto r = buildReport(m_scenario, *spec, m_gpus, m_prices);
+    if (r) {
+        m_report = std::move(r).value();
+        m_reportError = {};
+    } else {
+        m_report.reset();
+        m_reportError = r.failure();
+    }
+    emit reportChanged();
+}
+
+void AppSession::setModified(bool modified)
+{
+    if (m_applying || m_modified == modified)
+        return;
+    m_modified = modified;
+    emit documentChanged();
+}
+
+bool AppSession::applyScenario(const Scenario& scenario, QString* error)
+{
+    m_applying = true;
+    const QString source = QFile::decodeName(scenarioModelPath(scenario).c_str());
+    QString reason;
+    auto failed = connect(m_models, &ModelController::loadFailed, this,
+                          [&reason](const QString& why) { reason = why; });
+    const bool opened = m_models->open(source);
+    disconnect(failed);
+    if (!opened) {
+        m_applying = false;
+        if (error)
+            *error = reason;
+        return false;
+    }
+    m_scenario = scenario;
+    m_applying = false;
+    emit scenarioReplaced();
+    recompute();
+    return true;
+}
+
+bool AppSession::openScenario(const QString& path, QString* error)
+{
+    auto s = readScenario(QFile::encodeName(path).toStdString());
+    if (!s) {
+        if (error)
+            *error = q(s.error());
+        return false;
+    }
+    if (!applyScenario(s.value(), error))
+        return false;
+    m_path = path;
+    m_modified = false;
+    emit documentChanged();
+    return true;
+}
+
+bool AppSession::restore(const QString& json, const QString& path, QString* error)
+{
+    const std::string dir = path.isEmpty()
+                                ? std::string()
+                                : QFile::encodeName(QFileInfo(path).absolutePath()).toStdString();
+    auto s = parseScenario(json.toStdString(), "the last session", dir);
+    if (!s) {
+        if (error)
+            *error = q(s.error());
+        return false;
+    }
+    if (!applyScenario(s.value(), error))
+        return false;
+    m_path = QFileInfo::exists(path) ? path : QString();
+    // Unsaved unless it is what the file holds.
+    auto onDisk = m_path.isEmpty() ? Expected<Scenario>(Error{""})
+                                   : readScenario(QFile::encodeName(m_path).toStdString());
+    m_modified = !onDisk || scenarioToJson(onDisk.value()) != scenarioToJson(s.value());
+    emit documentChanged();
+    return true;
+}
+
+bool AppSession::saveScenario(const QString& path, QString* error)
+{
+    Scenario s = m_scenario;
+    // A model file next to the scenario is saved relative to it, so the pair can be moved.
+    const QFileInfo modelFile(QFile::decodeName(s.model.c_str()));
+    if (modelFile.isAbsolute() && modelFile.exists()) {
+        const QString dir = QFileInfo(path).absolutePath() + QLatin1Char('/');
+        if (modelFile.absoluteFilePath().startsWith(dir))
+            s.model = QFile::encodeName(modelFile.absoluteFilePath().mid(dir.size())).toStdString();
+    }
+    if (!writeAtomically(path, QByteArray::fromStdString(scenarioToJson(s)), error))
+        return false;
+    m_path = path;
+    m_modified = false;
+    emit documentChanged();
+    return true;
+}
+
+QByteArray AppSession::reportBytes(const QString& suffix) const
+{
+    if (!m_report)
+        return {};
+    if (suffix == QLatin1String("md"))
+        return QByteArray::fromStdString(reportMarkdown(*m_report));
+    if (suffix == QLatin1String("csv"))
+        return QByteArray::fromStdString(reportCsv(*m_report));
+    return QByteArray::fromStdString(reportJson(*m_report));
+}
+
+bool AppSession::exportReport(const QString& path, QString* error) const
+{
+    if (!m_report) {
+        if (error)
+            *error = tr("Nothing to export: %1").arg(q(m_reportError.message));
+        return false;
+    }
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    if (suffix != QLatin1String("md") && suffix != QLatin1String("json") &&
+        suffix != QLatin1String("csv")) {
+        if (error)
+            *error = tr("%1: expected a .md, .json or .csv file name").arg(path);
+        return false;
+    }
+    return writeAtomically(path, reportBytes(suffix), error);
+}
+
+bool AppSession::writeAtomically(const QString& path, const QByteArray& data, QString* error)
+{
+    QSaveFile f(path);
+    if (!f.open(QIODevice::WriteOnly)) {
+        if (error)
+            *error = tr("%1: %2").arg(path, f.errorString());
+        return false;
+    }
+    if (f.write(data) != data.size() || !f.commit()) {
+        if (error)
+            *error = tr("%1: %2").arg(path, f.errorString());
+        return false;
+    }
+    return true;
+}

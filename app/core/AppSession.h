@@ -1,0 +1,109 @@
+#pragma once
+
+#include "GpuCatalog.h"
+#include "PriceCatalog.h"
+#include "Report.h"
+#include "Scenario.h"
+
+#include <QObject>
+#include <QString>
+#include <QStringList>
+
+#include <memory>
+#include <optional>
+
+class CompareController;
+class ComputeController;
+class CostController;
+class ExplainController;
+class MeasureController;
+class ModelController;
+class PlanController;
+class SummaryModel;
+
+// The app's one session: the scenario being edited, the model it names, the catalogs, and the
+// Report computed from them (Report.h, the same struct `attnplan-cli report` prints). Every
+// edit goes through here and recomputes the Report once; each tab's controller turns its
+// fields into item models. The window and the tests create the same session.
+class AppSession : public QObject
+{
+    Q_OBJECT
+
+public:
+    explicit AppSession(QObject* parent = nullptr);
+    ~AppSession() override;
+
+    ModelController* models() const { return m_models; }
+    PlanController* plan() const { return m_plan; }
+    ComputeController* compute() const { return m_compute; }
+    CompareController* compare() const { return m_compare; }
+    CostController* cost() const { return m_cost; }
+    MeasureController* measure() const { return m_measure; }
+    ExplainController* explain() const { return m_explain; }
+    SummaryModel* summary() const { return m_summary; }
+
+    const attnplan::GpuCatalog& gpuCatalog() const { return m_gpus; }
+    const attnplan::PriceCatalog& priceCatalog() const { return m_prices; }
+    const attnplan::Scenario& scenario() const { return m_scenario; }
+    std::shared_ptr<const attnplan::ModelSpec> model() const;
+    // The last Report, or null (no model yet, or a deployment that cannot be resolved: then
+    // reportError() says why and names the field).
+    const attnplan::Report* report() const { return m_report ? &*m_report : nullptr; }
+    const attnplan::Error& reportError() const { return m_reportError; }
+
+    // Edits: each recomputes the Report and emits reportChanged.
+    void setDeployment(const attnplan::ScenarioDeployment& deployment);
+    void setPlanTarget(const attnplan::ScenarioPlan& plan);
+    void setPrompt(const attnplan::LayoutFile& prompt);
+    // Merges a price file over the catalog (ours or LiteLLM's); false with the reason.
+    bool importPrices(const QString& path, QStringList* messages);
+
+    // Scenario files (README, "Scenarios"). Opening one opens its model and replaces every
+    // input; a failure leaves the current scenario untouched.
+    bool openScenario(const QString& path, QString* error);
+    bool saveScenario(const QString& path, QString* error);
+    bool applyScenario(const attnplan::Scenario& scenario, QString* error);
+    // The scenario the app was left with (settings): its JSON and its file, if it had one.
+    bool restore(const QString& json, const QString& path, QString* error);
+    QString scenarioPath() const { return m_path; }
+    bool isModified() const { return m_modified; }
+
+    // The report of the current scenario, by suffix: .json, .md or .csv; the bytes
+    // `attnplan-cli report` prints for the same scenario.
+    QByteArray reportBytes(const QString& suffix) const;
+    bool exportReport(const QString& path, QString* error) const;
+    // Writes `data` to `path` atomically (QSaveFile): a crash or a full disk leaves the old
+    // file whole. False with the reason.
+    static bool writeAtomically(const QString& path, const QByteArray& data, QString* error);
+
+signals:
+    void reportChanged();
+    // A scenario was opened: forms re-read their inputs from scenario().
+    void scenarioReplaced();
+    // The file, or whether it has unsaved edits, changed.
+    void documentChanged();
+    void pricesChanged();
+
+private:
+    void modelOpened();
+    void recompute();
+    void setModified(bool modified);
+
+    attnplan::GpuCatalog m_gpus;
+    attnplan::PriceCatalog m_prices;
+    attnplan::Scenario m_scenario;
+    std::optional<attnplan::Report> m_report;
+    attnplan::Error m_reportError;
+    QString m_path;
+    bool m_modified = false;
+    bool m_applying = false;
+
+    ModelController* m_models;
+    SummaryModel* m_summary;
+    PlanController* m_plan;
+    ComputeController* m_compute;
+    CompareController* m_compare;
+    CostController* m_cost;
+    MeasureController* m_measure;
+    ExplainController* m_explain;
+};

@@ -1,0 +1,175 @@
+#include "CompareController.h"
+
+#include "AppSession.h"
+#include "Architecture.h"
+#include "ModelSpec.h"
+#include "Report.h"
+#include "TableModel.h"
+#include "Units.h"
+
+using namespace attnplan;
+using Unit = TableModel::Unit;
+
+namespace {
+
+QString q(const std::string& s)
+{
+    return QString::fromStdString(s);
+}
+
+} // namespace
+
+CompareController::CompareController(AppSession* session)
+    : QObject(session), m_session(session),
+      m_compare(new TableModel(
+          {{tr("Shape"), Unit::Text, {}},
+           {tr("KV heads"), Unit::Text, tr("KV heads, or the latent width for MLA")},
+           {tr("KV / token"), Unit::Bytes, tr("A token every layer keeps")},
+           {tr("KV at context"), Unit::Bytes,
+            tr("One conversation at the chosen context, windows applied")},
+           {tr("Conversations / GPU"), Unit::Count,
+            tr("Paged, at the average request length, on the chosen GPU plan")},
+           {tr("Decode / token"), Unit::Seconds,
+            tr("Time per output token at batch 1 and the chosen context (roofline)")}},
+          this)),
+      m_decode(new TableModel({{tr("Context"), Unit::Count, {}}}, this)),
+      m_options(new TableModel({{tr("Option"), Unit::Text, {}},
+                                {tr("What it does"), Unit::Text, {}},
+                                {tr("For this model"), Unit::Text,
+                                 tr("Computed from the loaded config and the chosen GPU")}},
+                               this))
+{
+    connect(session, &AppSession::reportChanged, this, &CompareController::refresh);
+}
+
+void CompareController::refresh()
+{
+    const Report* r = m_session->report();
+    const auto spec = m_session->model();
+    if (!r || !spec) {
+        m_compare->setRows({});
+        m_decode->setRows({});
+        m_options->setRows({});
+        emit resultsChanged();
+        return;
+    }
+    const ModelSpec& s = *spec;
+    const DeploymentInputs& in = r->deployment;
+    QVector<QVector<QVariant>> rows;
+    QVector<QString> tips;
+    for (const CompareRow& c : r->compare) {
+        rows.push_back({q(c.shape), q(c.kvHeads), double(c.kvBytesPerToken),
+                        double(c.kvBytesAtContext),
+                        c.conversations ? QVariant(double(*c.conversations)) : QVariant(),
+                        c.decodeSecondsPerToken});
+        tips.push_back(q(c.error));
+    }
+    m_compare->setRows(rows, tips);
+
+    // Decode time against context for each shape (the chart; the table holds the context's).
+    m_decodeVariants.clear();
+    const auto contexts = logSpacedTokens(1024, std::max<int64_t>(s.maxContext, 2048), 24);
+    QVector<QVector<QVariant>> decode(qsizetype(contexts.size()));
+    for (size_t i = 0; i < contexts.size(); ++i)
+        decode[qsizetype(i)] << double(contexts[i]);
+    QVector<TableModel::Column> columns{{tr("Context"), Unit::Count, {}}};
+    for (const AttentionVariant& v : attentionVariants(s)) {
+        m_decodeVariants << q(v.name);
+        columns.push_back({q(v.name), Unit::Seconds, {}});
+        for (size_t i = 0; i < contexts.size(); ++i)
+            decode[qsizetype(i)] << decodeStepTime(v.spec, in, 1, contexts[i]).seconds;
+    }
+    bool sameColumns = m_decode->columnCount() == columns.size();
+    for (int c = 0; sameColumns && c < columns.size(); ++c)
+        sameColumns = m_decode->columns()[c].title == columns[c].title;
+    if (!sameColumns)
+        m_decode->setColumns(columns);
+    m_decode->setRows(decode);
+    try {
+        fillOptions(s, in);
+    } catch (const std::exception& e) {
+        m_options->setRows({{tr("(none)"), QString(), QString::fromUtf8(e.what())}});
+    }
+    emit resultsChanged();
+}
+
+void CompareController::fillOptions(const ModelSpec& s, const DeploymentInputs& in)
+{
+    const DType kt = in.kvDtype;
+    const int64_t ctx = in.maxModelLen;
+    const QString gpu = q(in.gpu.name);
+    auto bytes = [](double b) { return q(formatBytes(b)); };
+    auto secs = [](double t) { return q(formatSeconds(t)); };
+    QVector<QVector<QVariant>> rows;
+
+    const int64_t shortPrompt = std::min<int64_t>(4000, ctx);
+    const double fullPrefill = prefillTime(s, in, ctx).seconds;
+    const double shortPrefill = prefillTime(s, in, shortPrompt).seconds;
+    rows.push_back(
+        {tr("Short prompts, retrieval for the rest"), tr("Only the relevant text in the context"),
+         tr("%1 tokens instead of %2: KV %3 instead of %4, prefill %5 instead of %6 on %7")
+             .arg(q(withCommas(shortPrompt)), q(withCommas(ctx)),
+                  bytes(double(kvBytes(s, shortPrompt, kt))), bytes(double(kvBytes(s, ctx, kt))),
+                  secs(shortPrefill), secs(fullPrefill), gpu)});
+    const int64_t prefix = ctx * 3 / 4;
+    rows.push_back({tr("Prompt caching"), tr("Reuses the KV of a repeated prefix"),
+                    tr("A cached %1-token prefix skips about %2 of the %3 prefill on %4; on an "
+                       "API, 0.1x the input price")
+                        .arg(q(withCommas(prefix)),
+                             secs(fullPrefill - prefillTime(s, in, ctx - prefix).seconds),
+                             secs(fullPrefill), gpu)});
+    const double quad = attentionPairFlops(s) * double(ctx) * double(s.numLayers);
+    const double lin = 2.0 * layerMatmuls(s).attention * double(s.numLayers);
+    rows.push_back(
+        {tr("A long context window"), tr("The whole document in one call"),
+         tr("%1 tokens: %2 of KV per conversation; the n² part is %3x the projections per token")
+             .arg(q(withCommas(s.maxContext)), bytes(double(kvBytes(s, s.maxContext, kt))),
+                  QString::number(quad / lin * double(s.maxContext) / double(ctx), 'f', 1))});
+    ModelSpec mqa = s;
+    mqa.mla = {};
+    mqa.numKvHeads = 1;
+    auto now = planCapacity(s, in);
+    auto withMqa = planCapacity(mqa, in);
+    rows.push_back(
+        {tr("A GQA or MQA model"), tr("Shares each KV head among query heads"),
+         tr("This model keeps %1 B per token (%2); MQA would keep %3 B: %4 conversations per GPU "
+            "instead of %5")
+             .arg(q(withCommas(kvBytesPerToken(s, kt))), attentionKindName(s.attentionKind()),
+                  q(withCommas(kvBytesPerToken(mqa, kt))),
+                  withMqa ? QString::number(withMqa->conversations) : tr("–"),
+                  now ? QString::number(now->conversations) : tr("–"))});
+    rows.push_back({tr("FlashAttention kernels"), tr("Tiles in fast memory, no n x n matrix"),
+                    tr("At %1 tokens one head's score matrix would be %2 in bf16, per layer; %3 "
+                       "heads x %4 layers never stored")
+                        .arg(q(withCommas(ctx)), bytes(double(ctx) * double(ctx) * 2))
+                        .arg(s.numHeads)
+                        .arg(s.numLayers)});
+    ModelSpec sw = s;
+    const int64_t w = s.slidingWindow() > 0 ? s.slidingWindow() : 4096;
+    for (LayerSpec& l : sw.layers)
+        l.window = w;
+    rows.push_back(
+        {tr("Sliding-window attention"), tr("Each layer looks back a fixed window"),
+         tr("A %1-token window on every layer: KV at %2 tokens %3 instead of %4; reach %5 tokens "
+            "through %6 layers")
+             .arg(q(withCommas(w)), q(withCommas(ctx)), bytes(double(kvBytes(sw, ctx, kt))),
+                  bytes(double(kvBytes(s, ctx, kt))), q(withCommas(w * s.numLayers)))
+             .arg(s.numLayers)});
+    rows.push_back(
+        {tr("A paged KV cache"), tr("Small blocks instead of reserved strips"),
+         now ? tr("At an average of %1 tokens: %2 conversations paged against %3 reserved (%4x)")
+                   .arg(q(withCommas(in.averageTokens > 0 ? in.averageTokens : ctx)))
+                   .arg(now->conversations)
+                   .arg(now->conversationsReserved)
+                   .arg(now->pagedOverReserved, 0, 'f', 1)
+             : q(now.error())});
+    rows.push_back({tr("A linear-time architecture"), tr("A recurrence with a fixed-size state"),
+                    tr("No n² term: at %1 tokens the quadratic part is %2% of this model's "
+                       "per-token FLOPs, and the cache stops growing")
+                        .arg(q(withCommas(ctx)))
+                        .arg(100.0 * attentionPairFlops(s) * double(ctx) /
+                                 (attentionPairFlops(s) * double(ctx) +
+                                  2.0 * (layerMatmuls(s).attention + layerMatmuls(s).mlpActive)),
+                             0, 'f', 0)});
+    m_options->setRows(rows);
+}

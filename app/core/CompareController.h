@@ -1,0 +1,40 @@
+#pragma once
+
+#include <QObject>
+#include <QStringList>
+
+namespace attnplan {
+struct DeploymentInputs;
+struct ModelSpec;
+} // namespace attnplan
+class AppSession;
+class TableModel;
+
+// The Compare tab's controller: the Report's attention shapes (as configured, MHA, GQA, MQA,
+// MLA, a sliding window) on the session's deployment, decode time against context for each,
+// and the lesson's table of options worked for this model.
+class CompareController : public QObject
+{
+    Q_OBJECT
+
+public:
+    explicit CompareController(AppSession* session);
+
+    TableModel* compareModel() const { return m_compare; }
+    TableModel* decodeCurve() const { return m_decode; }
+    TableModel* optionsModel() const { return m_options; }
+    QStringList decodeCurveVariants() const { return m_decodeVariants; }
+
+signals:
+    void resultsChanged();
+
+private:
+    void refresh();
+    void fillOptions(const attnplan::ModelSpec& spec, const attnplan::DeploymentInputs& in);
+
+    AppSession* m_session;
+    TableModel* m_compare;
+    TableModel* m_decode;
+    TableModel* m_options;
+    QStringList m_decodeVariants;
+};

@@ -1,0 +1,46 @@
+#pragma once
+
+#include "Capacity.h"
+
+#include <QObject>
+
+class AppSession;
+class TableModel;
+
+// The Compute tab's controller: FLOPs per token against context (the lesson's convention, the
+// full n x n matrix), where the quadratic part overtakes the linear one, and the roofline's
+// prefill and decode times on the session's deployment.
+class ComputeController : public QObject
+{
+    Q_OBJECT
+
+public:
+    explicit ComputeController(AppSession* session);
+
+    TableModel* flopsCurve() const { return m_flops; }
+    double crossoverProjections() const { return m_crossProj; }
+    double crossoverLayer() const { return m_crossLayer; }
+    // Score-and-mix FLOPs per token at n tokens: the y of a crossover marker.
+    double quadraticFlopsAt(double tokens) const { return m_pairPerToken * tokens; }
+    // The roofline at the deployment (valid when hasPlan()).
+    bool hasPlan() const { return m_hasPlan; }
+    const attnplan::Roofline& prefill() const { return m_prefill; }
+    const attnplan::DeploymentInputs& deployment() const { return m_deployment; }
+    const attnplan::CapacityResult& plan() const { return m_plan; }
+
+signals:
+    void resultsChanged();
+
+private:
+    void refresh();
+
+    AppSession* m_session;
+    TableModel* m_flops;
+    double m_crossProj = 0;
+    double m_crossLayer = 0;
+    double m_pairPerToken = 0;
+    bool m_hasPlan = false;
+    attnplan::Roofline m_prefill;
+    attnplan::DeploymentInputs m_deployment;
+    attnplan::CapacityResult m_plan;
+};
