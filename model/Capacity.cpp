@@ -33,8 +33,7 @@ double expertsTouched(const ModelSpec& s, int64_t batch)
 
 double peakFlops(const DeploymentInputs& in)
 {
-    const bool fp8 = (in.weightDtype == DType::FP8) && in.gpu.hasFp8();
-    return (fp8 ? in.gpu.fp8Tflops : in.gpu.bf16Tflops) * 1e12 * in.efficiency.compute;
+    return achievedFlopsPerSecond(in.gpu, in.weightDtype, in.efficiency);
 }
 
 double bandwidth(const DeploymentInputs& in)
@@ -181,9 +180,15 @@ int64_t nonTorchOverheadBytes(int64_t tp)
     return tp > 1 ? base + kGiB / 2 : base;
 }
 
+double achievedFlopsPerSecond(const GpuSpec& gpu, DType weights, const Efficiencies& eff)
+{
+    const bool fp8 = weights == DType::FP8 && gpu.hasFp8();
+    return (fp8 ? gpu.fp8Tflops : gpu.bf16Tflops) * 1e12 * eff.compute;
+}
+
 double rooflineSeconds(double flops, double bytes, const GpuSpec& gpu, const Efficiencies& eff)
 {
-    return std::max(flops / (gpu.bf16Tflops * 1e12 * eff.compute),
+    return std::max(flops / achievedFlopsPerSecond(gpu, DType::BF16, eff),
                     bytes / (gpu.bandwidthBytesPerSecond * eff.memory));
 }
 

@@ -133,6 +133,9 @@ struct Roofline
 // The roofline itself: max(FLOPs / (peak x compute efficiency), bytes / (bandwidth x memory
 // efficiency)), in seconds. The GPU planner and the CPU benchmark both use it.
 double rooflineSeconds(double flops, double bytes, const GpuSpec& gpu, const Efficiencies& eff);
+// The compute side of it: the GPU's dense peak for the weights' dtype (fp8 tensor cores for
+// fp8 weights where the GPU has them, else bf16) times the compute efficiency, in FLOP/s.
+double achievedFlopsPerSecond(const GpuSpec& gpu, DType weights, const Efficiencies& eff);
 
 Roofline prefillTime(const ModelSpec& spec, const DeploymentInputs& in, int64_t promptTokens);
 Roofline decodeStepTime(const ModelSpec& spec, const DeploymentInputs& in, int64_t batch,

@@ -97,6 +97,155 @@ const FamilyDefaults* findFamily(const std::string& type)
     return nullptr;
 }
 
+// What each family's modeling code in transformers does beyond its numbers: which layers slide,
+// how its experts are laid out, its norms, biases and positions. One row per family; a new
+// family is a row here (and in kFamilies) plus a fixture in tests/data/families.
+enum class Windows
+{
+    None,        // no sliding window, whatever the config says
+    Uniform,     // sliding_window on every layer (Mistral, Phi-3)
+    Alternating, // even layers slide, odd layers are global (Gemma-2, gpt-oss)
+    EveryNth,    // every sliding_window_pattern-th layer is global (Gemma-3)
+    TopLayers,   // use_sliding_window: layers from max_window_layers up (Qwen2/3)
+};
+
+enum class Experts
+{
+    Generic,  // the common field names when present, Mixtral-like (with a warning)
+    Mixtral,  // num_local_experts, num_experts_per_tok
+    Qwen,     // num_experts, moe_intermediate_size, decoder_sparse_step, mlp_only_layers
+    DeepSeek, // n_routed_experts, n_shared_experts, first_k_dense_replace, moe_layer_freq
+};
+
+enum class KvHeadRule
+{
+    Field,            // num_key_value_heads, defaulting to the family's or the query heads
+    FalconMultiQuery, // multi_query / new_decoder_architecture
+    MultiQueryFlag,   // StarCoder's multi_query
+};
+
+class Fields;
+using Quirk = void (*)(Fields&, ModelSpec&);
+void falconLayout(Fields& f, ModelSpec& s);
+void optLayout(Fields& f, ModelSpec& s);
+void llama4Experts(Fields& f, ModelSpec& s);
+
+struct FamilyTraits
+{
+    const char* family = "";
+    Windows windows = Windows::None;
+    int64_t windowDefault = 0; // Alternating, EveryNth: the window when sliding_window is absent
+    int64_t globalEvery = 0;   // EveryNth: sliding_window_pattern's default
+    Experts experts = Experts::Generic;
+    int64_t expertCount = 0, expertsPerToken = 0, expertIntermediate = 0;
+    int64_t sharedIntermediate = 0; // Qwen: shared_expert_intermediate_size's default
+    bool expertBiases = false;      // router and expert biases (gpt-oss)
+    const char* topkMethod = "";    // DeepSeek's default topk_method
+    KvHeadRule kvHeads = KvHeadRule::Field;
+    bool mla = false;
+    int normsPerLayer = 2;
+    bool qkNorm = false;
+    bool qkvBiasOnly = false;   // q/k/v with bias, o without (Qwen2)
+    bool biasFlags = false;     // reads attention_bias and mlp_bias
+    bool attentionBias = false; // attention_bias's default
+    bool sinks = false;
+    bool plainMlp = false;        // fc-gelu-fc with LayerNorm and biases (GPT-2 style)
+    int learnedPositionRows = -1; // rows beyond max_position_embeddings; -1: no table
+    Quirk quirk = nullptr;        // the rest, in code
+    Quirk expertQuirk = nullptr;
+};
+
+constexpr FamilyTraits kTraits[] = {
+    {.family = "llama", .windows = Windows::Uniform, .biasFlags = true},
+    {.family = "mistral", .windows = Windows::Uniform, .biasFlags = true},
+    {.family = "mixtral",
+     .windows = Windows::Uniform,
+     .experts = Experts::Mixtral,
+     .expertCount = 8,
+     .expertsPerToken = 2,
+     .biasFlags = true},
+    {.family = "qwen2", .windows = Windows::TopLayers, .qkvBiasOnly = true},
+    {.family = "qwen2_moe",
+     .windows = Windows::TopLayers,
+     .experts = Experts::Qwen,
+     .expertCount = 60,
+     .expertsPerToken = 4,
+     .expertIntermediate = 1408,
+     .sharedIntermediate = 5632,
+     .qkvBiasOnly = true},
+    {.family = "qwen3", .windows = Windows::TopLayers, .qkNorm = true, .biasFlags = true},
+    {.family = "qwen3_moe",
+     .windows = Windows::TopLayers,
+     .experts = Experts::Qwen,
+     .expertCount = 128,
+     .expertsPerToken = 8,
+     .expertIntermediate = 768,
+     .qkNorm = true,
+     .biasFlags = true},
+    {.family = "gemma", .biasFlags = true},
+    {.family = "gemma2",
+     .windows = Windows::Alternating,
+     .windowDefault = 4096,
+     .normsPerLayer = 4,
+     .biasFlags = true},
+    {.family = "gemma3",
+     .windows = Windows::EveryNth,
+     .windowDefault = 4096,
+     .globalEvery = 6,
+     .normsPerLayer = 4,
+     .qkNorm = true,
+     .biasFlags = true},
+    {.family = "phi3", .windows = Windows::Uniform},
+    {.family = "deepseek_v2",
+     .experts = Experts::DeepSeek,
+     .expertsPerToken = 6,
+     .expertIntermediate = 1407,
+     .topkMethod = "greedy",
+     .mla = true,
+     .biasFlags = true},
+    {.family = "deepseek_v3",
+     .experts = Experts::DeepSeek,
+     .expertsPerToken = 8,
+     .expertIntermediate = 2048,
+     .topkMethod = "noaux_tc",
+     .mla = true,
+     .biasFlags = true},
+    {.family = "gpt_oss",
+     .windows = Windows::Alternating,
+     .windowDefault = 128,
+     .experts = Experts::Mixtral,
+     .expertCount = 128,
+     .expertsPerToken = 4,
+     .expertBiases = true,
+     .biasFlags = true,
+     .attentionBias = true,
+     .sinks = true},
+    {.family = "llama4",
+     .experts = Experts::Mixtral,
+     .expertCount = 16,
+     .expertsPerToken = 1,
+     .biasFlags = true,
+     .expertQuirk = llama4Experts},
+    {.family = "falcon", .kvHeads = KvHeadRule::FalconMultiQuery, .quirk = falconLayout},
+    {.family = "gpt2", .plainMlp = true, .learnedPositionRows = 0},
+    {.family = "gpt_bigcode",
+     .kvHeads = KvHeadRule::MultiQueryFlag,
+     .plainMlp = true,
+     .learnedPositionRows = 0},
+    {.family = "gpt_neox", .plainMlp = true},
+    {.family = "opt", .plainMlp = true, .learnedPositionRows = 2, .quirk = optLayout},
+    // An unknown model_type: a Llama-style decoder from its standard fields.
+    {.family = "unknown", .windows = Windows::Uniform, .biasFlags = true},
+};
+
+const FamilyTraits& traitsFor(const std::string& family)
+{
+    for (const FamilyTraits& t : kTraits)
+        if (family == t.family)
+            return t;
+    return kTraits[std::size(kTraits) - 1];
+}
+
 std::string describe(const json& v)
 {
     std::string s = v.dump();
@@ -395,29 +544,30 @@ void readWindows(Fields& f, ModelSpec& s)
         }
         return;
     }
-    const std::string& fam = s.family;
-    if (fam == "gemma2") {
-        const int64_t w = window ? *window : 4096;
+    const FamilyTraits& t = traitsFor(s.family);
+    switch (t.windows) {
+    case Windows::None:
+        return;
+    case Windows::Uniform:
+        if (window)
+            for (LayerSpec& l : s.layers)
+                l.window = *window;
+        return;
+    case Windows::Alternating: {
+        const int64_t w = window ? *window : t.windowDefault;
         for (int64_t i = 0; i < s.numLayers; ++i)
             s.layers[i].window = (i % 2 == 0) ? w : 0;
         return;
     }
-    if (fam == "gemma3") {
-        const int64_t w = window ? *window : 4096;
-        int64_t pattern = 6;
-        if (auto p = f.optInt("sliding_window_pattern", 1, kMaxLayers))
-            pattern = *p;
+    case Windows::EveryNth: {
+        const int64_t w = window ? *window : t.windowDefault;
+        const int64_t pattern =
+            f.optInt("sliding_window_pattern", 1, kMaxLayers).value_or(t.globalEvery);
         for (int64_t i = 0; i < s.numLayers; ++i)
             s.layers[i].window = ((i + 1) % pattern != 0) ? w : 0;
         return;
     }
-    if (fam == "gpt_oss") {
-        const int64_t w = window ? *window : 128;
-        for (int64_t i = 0; i < s.numLayers; ++i)
-            s.layers[i].window = (i % 2 == 0) ? w : 0;
-        return;
-    }
-    if (fam == "qwen2" || fam == "qwen2_moe" || fam == "qwen3" || fam == "qwen3_moe") {
+    case Windows::TopLayers: {
         if (!f.optBool("use_sliding_window").value_or(false) || !window)
             return;
         const int64_t from = f.optInt("max_window_layers", 0, kMaxLayers).value_or(28);
@@ -425,45 +575,44 @@ void readWindows(Fields& f, ModelSpec& s)
             s.layers[i].window = *window;
         return;
     }
-    if (window && (fam == "mistral" || fam == "mixtral" || fam == "phi3" || fam == "unknown" ||
-                   fam == "llama")) {
-        for (LayerSpec& l : s.layers)
-            l.window = *window;
     }
+}
+
+void llama4Experts(Fields& f, ModelSpec& s)
+{
+    // Llama 4: a shared expert of intermediate_size beside the routed ones; dense layers use
+    // intermediate_size_mlp; every interleave_moe_layer_step-th layer is MoE.
+    s.moe.sharedIntermediate = s.intermediateSize;
+    const int64_t step = f.optInt("interleave_moe_layer_step", 1, kMaxLayers).value_or(1);
+    s.intermediateSize = f.intOr({"intermediate_size_mlp"}, 16384, 1, kMaxFfn);
+    for (int64_t i = 0; i < s.numLayers; ++i)
+        s.layers[i].moe = (i + 1) % step == 0;
 }
 
 void readMoe(Fields& f, ModelSpec& s)
 {
-    const std::string& fam = s.family;
+    const FamilyTraits& t = traitsFor(s.family);
     MoeSpec& m = s.moe;
-    if (fam == "mixtral" || fam == "gpt_oss" || fam == "llama4") {
-        m.experts = f.intOr({"num_local_experts"},
-                            fam == "mixtral" ? 8 : (fam == "llama4" ? 16 : 128), 1, kMaxExperts);
-        m.expertsPerToken = f.intOr({"num_experts_per_tok", "experts_per_token"},
-                                    fam == "mixtral" ? 2 : (fam == "llama4" ? 1 : 4), 1, m.experts);
+    if (t.experts == Experts::Mixtral) {
+        m.experts = f.intOr({"num_local_experts"}, t.expertCount, 1, kMaxExperts);
+        m.expertsPerToken =
+            f.intOr({"num_experts_per_tok", "experts_per_token"}, t.expertsPerToken, 1, m.experts);
         m.expertIntermediate = s.intermediateSize;
-        m.routerBias = fam == "gpt_oss";
-        m.expertBias = fam == "gpt_oss";
-        int64_t step = 1;
-        if (fam == "llama4") {
-            // Llama 4: a shared expert of intermediate_size beside the routed ones; dense
-            // layers use intermediate_size_mlp.
-            m.sharedIntermediate = s.intermediateSize;
-            step = f.optInt("interleave_moe_layer_step", 1, kMaxLayers).value_or(1);
-            s.intermediateSize = f.intOr({"intermediate_size_mlp"}, 16384, 1, kMaxFfn);
-        }
-        for (int64_t i = 0; i < s.numLayers; ++i)
-            s.layers[i].moe = (i + 1) % step == 0;
+        m.routerBias = t.expertBiases;
+        m.expertBias = t.expertBiases;
+        for (LayerSpec& l : s.layers)
+            l.moe = true;
+        if (t.expertQuirk)
+            t.expertQuirk(f, s);
         return;
     }
-    if (fam == "qwen2_moe" || fam == "qwen3_moe") {
-        m.experts = f.intOr({"num_experts"}, fam == "qwen2_moe" ? 60 : 128, 1, kMaxExperts);
-        m.expertsPerToken =
-            f.intOr({"num_experts_per_tok"}, fam == "qwen2_moe" ? 4 : 8, 1, m.experts);
-        m.expertIntermediate =
-            f.intOr({"moe_intermediate_size"}, fam == "qwen2_moe" ? 1408 : 768, 1, kMaxFfn);
-        if (fam == "qwen2_moe") {
-            m.sharedIntermediate = f.intOr({"shared_expert_intermediate_size"}, 5632, 0, kMaxFfn);
+    if (t.experts == Experts::Qwen) {
+        m.experts = f.intOr({"num_experts"}, t.expertCount, 1, kMaxExperts);
+        m.expertsPerToken = f.intOr({"num_experts_per_tok"}, t.expertsPerToken, 1, m.experts);
+        m.expertIntermediate = f.intOr({"moe_intermediate_size"}, t.expertIntermediate, 1, kMaxFfn);
+        if (t.sharedIntermediate > 0) {
+            m.sharedIntermediate =
+                f.intOr({"shared_expert_intermediate_size"}, t.sharedIntermediate, 0, kMaxFfn);
             m.sharedExpertGate = m.sharedIntermediate > 0;
         }
         const int64_t step = f.optInt("decoder_sparse_step", 1, kMaxLayers).value_or(1);
@@ -478,17 +627,16 @@ void readMoe(Fields& f, ModelSpec& s)
             s.layers[i].moe = !denseOnly.count(i) && (i + 1) % step == 0;
         return;
     }
-    if (fam == "deepseek_v2" || fam == "deepseek_v3") {
-        const bool v3 = fam == "deepseek_v3";
+    if (t.experts == Experts::DeepSeek) {
         const auto routed = f.optInt("n_routed_experts", 1, kMaxExperts);
         if (!routed)
             return; // a dense DeepSeek
         m.experts = *routed;
-        m.expertsPerToken = f.intOr({"num_experts_per_tok"}, v3 ? 8 : 6, 1, m.experts);
-        m.expertIntermediate = f.intOr({"moe_intermediate_size"}, v3 ? 2048 : 1407, 1, kMaxFfn);
+        m.expertsPerToken = f.intOr({"num_experts_per_tok"}, t.expertsPerToken, 1, m.experts);
+        m.expertIntermediate = f.intOr({"moe_intermediate_size"}, t.expertIntermediate, 1, kMaxFfn);
         const int64_t shared = f.optInt("n_shared_experts", 0, kMaxExperts).value_or(0);
         m.sharedIntermediate = shared * m.expertIntermediate;
-        const auto method = f.optString("topk_method").value_or(v3 ? "noaux_tc" : "greedy");
+        const auto method = f.optString("topk_method").value_or(t.topkMethod);
         m.routerCorrectionBias = method == "noaux_tc";
         const int64_t firstDense = f.optInt("first_k_dense_replace", 0, kMaxLayers).value_or(0);
         const int64_t freq = f.optInt("moe_layer_freq", 1, kMaxLayers).value_or(1);
@@ -572,58 +720,55 @@ void readDtype(Fields& f, ModelSpec& s)
     }
 }
 
-// Module layout flags per family, from each family's modeling code in transformers.
+void optLayout(Fields& f, ModelSpec& s)
+{
+    const bool bias = f.optBool("enable_bias").value_or(true);
+    s.qkvBias = s.oBias = s.mlpBias = bias;
+    s.finalNorm = f.optBool("do_layer_norm_before").value_or(true);
+    const int64_t proj = f.optInt("word_embed_proj_dim", 1, kMaxWidth).value_or(s.hiddenSize);
+    s.embedProjDim = proj != s.hiddenSize ? proj : 0;
+}
+
+void falconLayout(Fields& f, ModelSpec& s)
+{
+    s.mlp = MlpKind::Plain;
+    s.layerNorm = true;
+    const bool bias = f.optBool("bias").value_or(false);
+    s.qkvBias = s.oBias = s.mlpBias = bias;
+    const bool newArch = f.optBool("new_decoder_architecture").value_or(false);
+    const bool parallel = f.optBool("parallel_attn").value_or(true);
+    if (newArch)
+        s.normsPerLayer = static_cast<int>(f.optInt("num_ln_in_parallel_attn", 1, 2).value_or(2));
+    else
+        s.normsPerLayer = parallel ? 1 : 2;
+    if (f.optBool("alibi").value_or(false))
+        f.warn("alibi: position biases hold no parameters; sized as usual");
+}
+
+// Module layout flags per family (kTraits), from each family's modeling code in transformers.
 void applyLayout(Fields& f, ModelSpec& s)
 {
-    const std::string& fam = s.family;
-    if (fam == "gemma2" || fam == "gemma3")
-        s.normsPerLayer = 4; // input, post-attention, pre-feedforward, post-feedforward
-    if (fam == "qwen3" || fam == "qwen3_moe" || fam == "gemma3")
-        s.qkNorm = true;
-    if (fam == "qwen2" || fam == "qwen2_moe")
-        s.qkvBias = true; // Qwen2Attention: q/k/v with bias, o without
-    if (fam == "llama" || fam == "mistral" || fam == "mixtral" || fam == "qwen3" ||
-        fam == "qwen3_moe" || fam == "gemma" || fam == "gemma2" || fam == "gemma3" ||
-        fam == "gpt_oss" || fam == "deepseek_v2" || fam == "deepseek_v3" || fam == "unknown" ||
-        fam == "llama4") {
-        const bool bias = f.optBool("attention_bias").value_or(fam == "gpt_oss");
+    const FamilyTraits& t = traitsFor(s.family);
+    s.normsPerLayer = t.normsPerLayer;
+    s.qkNorm = t.qkNorm;
+    if (t.qkvBiasOnly)
+        s.qkvBias = true;
+    if (t.biasFlags) {
+        const bool bias = f.optBool("attention_bias").value_or(t.attentionBias);
         s.qkvBias = bias;
         s.oBias = bias;
         s.mlpBias = f.optBool("mlp_bias").value_or(false);
     }
-    if (fam == "gpt_oss")
-        s.attentionSinks = true;
-    if (fam == "gpt2" || fam == "gpt_bigcode" || fam == "gpt_neox" || fam == "opt") {
+    s.attentionSinks = t.sinks;
+    if (t.plainMlp) {
         s.mlp = MlpKind::Plain;
         s.layerNorm = true;
         s.qkvBias = s.oBias = s.mlpBias = true;
     }
-    if (fam == "gpt2" || fam == "gpt_bigcode")
-        s.learnedPositions = s.maxPositionEmbeddings;
-    if (fam == "opt") {
-        // OPTLearnedPositionalEmbedding keeps 2 extra rows (its offset).
-        s.learnedPositions = s.maxPositionEmbeddings + 2;
-        const bool bias = f.optBool("enable_bias").value_or(true);
-        s.qkvBias = s.oBias = s.mlpBias = bias;
-        s.finalNorm = f.optBool("do_layer_norm_before").value_or(true);
-        const int64_t proj = f.optInt("word_embed_proj_dim", 1, kMaxWidth).value_or(s.hiddenSize);
-        s.embedProjDim = proj != s.hiddenSize ? proj : 0;
-    }
-    if (fam == "falcon") {
-        s.mlp = MlpKind::Plain;
-        s.layerNorm = true;
-        const bool bias = f.optBool("bias").value_or(false);
-        s.qkvBias = s.oBias = s.mlpBias = bias;
-        const bool newArch = f.optBool("new_decoder_architecture").value_or(false);
-        const bool parallel = f.optBool("parallel_attn").value_or(true);
-        if (newArch)
-            s.normsPerLayer =
-                static_cast<int>(f.optInt("num_ln_in_parallel_attn", 1, 2).value_or(2));
-        else
-            s.normsPerLayer = parallel ? 1 : 2;
-        if (f.optBool("alibi").value_or(false))
-            f.warn("alibi: position biases hold no parameters; sized as usual");
-    }
+    if (t.learnedPositionRows >= 0) // OPT's table keeps 2 extra rows (its offset)
+        s.learnedPositions = s.maxPositionEmbeddings + t.learnedPositionRows;
+    if (t.quirk)
+        t.quirk(f, s);
     const bool tieDefault = f.defaults() ? f.defaults()->tie : false;
     if (auto tie = f.optBool("tie_word_embeddings"))
         s.tiedEmbeddings = *tie;
@@ -694,7 +839,8 @@ ModelSpec buildSpec(const json& root, const std::string& label, std::vector<std:
 
     // KV heads by family: Falcon's multi_query / new_decoder_architecture, StarCoder's
     // multi_query, otherwise num_key_value_heads defaulting to the query heads.
-    if (s.family == "falcon") {
+    const FamilyTraits& traits = traitsFor(s.family);
+    if (traits.kvHeads == KvHeadRule::FalconMultiQuery) {
         const bool newArch = f.optBool("new_decoder_architecture").value_or(false);
         const bool mq = f.optBool("multi_query").value_or(true);
         if (newArch)
@@ -702,13 +848,13 @@ ModelSpec buildSpec(const json& root, const std::string& label, std::vector<std:
         else {
             s.numKvHeads = mq ? 1 : s.numHeads;
         }
-    } else if (s.family == "gpt_bigcode") {
+    } else if (traits.kvHeads == KvHeadRule::MultiQueryFlag) {
         s.numKvHeads = f.optBool("multi_query").value_or(true) ? 1 : s.numHeads;
     } else {
         readKvHeads(f, s, defaults && defaults->kvHeads > 0 ? defaults->kvHeads : s.numHeads);
     }
 
-    if (s.family == "deepseek_v2" || s.family == "deepseek_v3" || f.get("kv_lora_rank"))
+    if (traits.mla || f.get("kv_lora_rank"))
         readMla(f, s);
 
     // head_dim x heads far from hidden_size is legal only when head_dim is explicit (Gemma).

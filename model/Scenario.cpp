@@ -160,6 +160,9 @@ Expected<Scenario> parseScenario(const std::string& text, const std::string& lab
                             "available_kv_gib", "compute_efficiency", "memory_efficiency"});
             ScenarioDeployment& o = s.deployment;
             o.gpu = r.text("gpu", o.gpu);
+            for (const char* alias : {"Custom", "CUSTOM", "custom GPU", "Custom GPU"})
+                if (o.gpu == alias)
+                    o.gpu = "custom";
             if (const json* c = r.find("custom_gpu")) {
                 const Reader g(*c, "deployment.custom_gpu",
                                {"memory_gib", "bf16_tflops", "bandwidth_gb_per_s"});
@@ -242,7 +245,8 @@ std::string scenarioToJson(const Scenario& s)
                              {"bandwidth_gb_per_s", d.custom.bandwidthGBps}};
     dep["gpus"] = d.gpus;
     dep["tp"] = d.tp;
-    dep["pp"] = d.tp > 0 ? d.gpus / d.tp : 1;
+    if (d.tp > 0 && d.gpus % d.tp == 0)
+        dep["pp"] = d.gpus / d.tp;
     dep["context"] = d.context;
     dep["average_tokens"] = d.averageTokens;
     dep["engine"] = d.engine;
@@ -285,7 +289,7 @@ std::string scenarioModelPath(const Scenario& s)
 
 Expected<GpuSpec> scenarioGpu(const ScenarioDeployment& d, const GpuCatalog& catalog)
 {
-    if (d.gpu == "custom" || d.gpu == "Custom" || d.gpu == "custom GPU")
+    if (d.gpu == "custom")
         return customGpu(catalog, int64_t(d.custom.memoryGiB * kGiB), d.custom.bf16Tflops,
                          d.custom.bandwidthGBps * 1e9);
     if (const GpuSpec* g = catalog.find(d.gpu))

@@ -76,6 +76,7 @@ private slots:
     void scenarioSavedReopensToTheSameNumbers();
     void brokenScenarioKeepsTheCurrentOne();
     void errorsNameTheField();
+    void anOlderCacheScanNeverOverwritesANewerOne();
 };
 
 void TestAppCore::reorderingSegmentsRaisesAndClearsTheCacheWarning()
@@ -724,6 +725,29 @@ void TestAppCore::errorsNameTheField()
     d.gpus = 3;
     session.setDeployment(d);
     QCOMPARE(session.plan()->errorField(), QString("tp"));
+}
+
+void TestAppCore::anOlderCacheScanNeverOverwritesANewerOne()
+{
+    QTemporaryDir big, small;
+    // The first scan has many folders to read; the second, started after it, has one.
+    for (int i = 0; i < 300; ++i) {
+        const QString repo = big.path() + QString("/models--org--m%1/snapshots/a").arg(i);
+        QDir().mkpath(repo);
+        QFile::copy(src("configs/qwen3-0.6b.json"), repo + "/config.json");
+    }
+    const QString one = small.path() + "/models--org--only/snapshots/a";
+    QDir().mkpath(one);
+    QFile::copy(src("configs/qwen3-0.6b.json"), one + "/config.json");
+    ModelLibrary lib;
+    QSignalSpy scanned(&lib, &ModelLibrary::cacheScanned);
+    lib.rescanCache(big.path());
+    lib.rescanCache(small.path());
+    QVERIFY(QThreadPool::globalInstance()->waitForDone(20000));
+    QTRY_COMPARE(scanned.count(), 1);
+    QTest::qWait(50); // the older scan's result, if delivered, would land here
+    QCOMPARE(scanned.count(), 1);
+    QCOMPARE(scanned.first().first().toInt(), 1);
 }
 
 QTEST_MAIN(TestAppCore)

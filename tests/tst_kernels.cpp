@@ -6,6 +6,10 @@
 
 #include <QTest>
 
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
 #include <cmath>
 #include <random>
 #include <vector>
@@ -72,6 +76,7 @@ private slots:
     void shapeCounts();
     void benchmarkProgressAndCancel();
     void benchmarkFullSweep();
+    void measureWorkerOnAThread();
     void powerLawFit();
 };
 
@@ -106,6 +111,51 @@ void TestKernels::benchmarkProgressAndCancel()
         QVERIFY(run.seconds > 0);
         QVERIFY(run.relError < 1e-5);
         QVERIFY(run.extraBytes > 0);
+    }
+}
+
+// The Measure tab's worker, as MeasureController runs it: the sweep on another thread, each
+// run handed over as it lands, Cancel pressed on this thread mid-sweep. The tsan preset runs
+// this (Qt's own thread pool is not instrumented there, so the hand-over is plain C++ here).
+void TestKernels::measureWorkerOnAThread()
+{
+    BenchConfig c;
+    c.prefillTokens = {64, 96, 128, 160, 192, 224, 256, 288};
+    c.heads = 4;
+    c.kvHeads = 2;
+    c.headDim = 64;
+    c.measureCeilings = false;
+    c.naiveBaseline = false;
+    c.warmup = 0;
+    c.repeats = 1;
+    c.threads = 2; // the kernel's own threads inside the worker
+    std::atomic<bool> cancel{false};
+    std::mutex mutex;
+    std::condition_variable arrived;
+    std::vector<BenchRun> handedOver;
+    BenchReport report;
+    std::thread worker([&] {
+        report = runBenchmark(
+            c,
+            [&](int, int, const BenchRun& run) {
+                const std::lock_guard<std::mutex> lock(mutex);
+                handedOver.push_back(run);
+                arrived.notify_one();
+            },
+            &cancel);
+    });
+    {
+        std::unique_lock<std::mutex> lock(mutex);
+        arrived.wait(lock, [&] { return handedOver.size() >= 2; });
+    }
+    cancel = true; // the Cancel button
+    worker.join();
+    QVERIFY(report.cancelled);
+    QVERIFY(report.runs.size() >= 2 && report.runs.size() < 8);
+    QCOMPARE(handedOver.size(), report.runs.size());
+    for (size_t i = 0; i < handedOver.size(); ++i) {
+        QCOMPARE(handedOver[i].tokens, report.runs[i].tokens);
+        QVERIFY(handedOver[i].relError < 1e-5);
     }
 }
 

@@ -125,10 +125,14 @@ void ModelLibrary::rescanCache(const QString& hubDir)
 {
     const std::string dir = hubDir.isEmpty() ? attnplan::defaultHfHubDir() : hubDir.toStdString();
     auto* watcher = new QFutureWatcher<std::vector<attnplan::HfCacheModel>>(this);
+    // A scan started later wins even if it finishes first: an older result is dropped.
+    const quint64 generation = ++m_scanGeneration;
     connect(watcher, &QFutureWatcher<std::vector<attnplan::HfCacheModel>>::finished, this,
-            [this, watcher] {
+            [this, watcher, generation] {
                 const auto found = watcher->result();
                 watcher->deleteLater();
+                if (generation != m_scanGeneration)
+                    return;
                 QStandardItem* group = m_model->item(Cache);
                 group->removeRows(0, group->rowCount());
                 for (const auto& m : found) {

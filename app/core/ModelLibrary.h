@@ -51,4 +51,5 @@ private:
 
     QStandardItemModel* m_model;
     QStringList m_recent;
+    quint64 m_scanGeneration = 0;
 };
