@@ -152,6 +152,12 @@ int64_t weightBytesPerGpu(const ModelSpec& s, const DeploymentInputs& in)
                       replicatedWeightExtraBytes(s, in.weightDtype, in.tp) / pp, "weight bytes");
 }
 
+int64_t gpusForTp(int64_t gpus, int64_t tp)
+{
+    tp = std::max<int64_t>(1, tp);
+    return std::max(tp, gpus / tp * tp);
+}
+
 int64_t nonTorchOverheadBytesV1(int64_t tp)
 {
     return tp > 1 ? int64_t(0.3 * double(kGiB)) : int64_t(0.05 * double(kGiB));

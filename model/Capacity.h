@@ -44,13 +44,16 @@ struct DeploymentInputs
     DType weightDtype = DType::BF16;
     DType kvDtype = DType::BF16;
     double utilization = 0.9;
-    int64_t maxModelLen = 0;            // required: the context each request may reach
-    int64_t maxNumBatchedTokens = 0;    // the prefill chunk and profiling batch; 0 = engine default
-    int64_t maxNumSeqs = 0;             // 0 = the engine's default for this GPU
-    int64_t blockSize = 0;              // 0 = the engine's default (MLA: by GPU generation)
-    int64_t averageTokens = 0;          // mean request length; 0 = maxModelLen
-    int64_t promptTokens = 0;           // prompt for the TTFT figure; 0 = averageTokens
-    std::optional<int64_t> weightBytes; // per GPU, overrides the computed figure
+    int64_t maxModelLen = 0;         // required: the context each request may reach
+    int64_t maxNumBatchedTokens = 0; // the prefill chunk and profiling batch; 0 = engine default
+    int64_t maxNumSeqs = 0;          // 0 = the engine's default for this GPU
+    int64_t blockSize = 0;           // 0 = the engine's default (MLA: by GPU generation)
+    int64_t averageTokens = 0;       // mean request length; 0 = maxModelLen
+
+    // The mean request length in force: averageTokens, or maxModelLen when it is 0.
+    int64_t averageRequest() const { return averageTokens > 0 ? averageTokens : maxModelLen; }
+    int64_t promptTokens = 0;               // prompt for the TTFT figure; 0 = averageTokens
+    std::optional<int64_t> weightBytes;     // per GPU, overrides the computed figure
     std::optional<int64_t> activationBytes; // per GPU
     std::optional<int64_t> overheadBytes;   // per GPU
     // Per GPU: vLLM's logged "Available KV cache memory"; skips the memory model.
@@ -99,6 +102,10 @@ struct CapacityResult
     std::string vllmCommand;
     std::vector<std::string> warnings;
 };
+
+// GPUs for a replica at this TP: the count rounded down to a whole multiple of it (a replica
+// is tp x pp GPUs), at least tp.
+int64_t gpusForTp(int64_t gpus, int64_t tp);
 
 // The documented activation-peak estimate for a profiling batch of `tokens` tokens, per GPU.
 int64_t activationPeakBytes(const ModelSpec& spec, int64_t tokens, int64_t tp, int64_t maxNumSeqs);

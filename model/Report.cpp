@@ -127,7 +127,7 @@ ojson capacityObject(const ModelSpec& s, const DeploymentInputs& in, const Capac
     j["kv_heads_per_gpu"] = r.kvHeadsPerGpu;
     j["kv_replicated"] = r.kvReplicated;
     j["layers_per_gpu"] = r.layersPerGpu;
-    j["average_tokens"] = in.averageTokens > 0 ? in.averageTokens : in.maxModelLen;
+    j["average_tokens"] = in.averageRequest();
     j["reserved_fill_fraction"] = r.reservedFillFraction;
     j["paged_over_reserved"] = r.pagedOverReserved;
     j["decode_batch"] = r.batch;

@@ -110,7 +110,7 @@ Expected<EnginePlan> planSglang(const ModelSpec& s, const DeploymentInputs& in,
         std::max<int64_t>(int64_t(double(p.kvTokens) / double(in.maxModelLen) * 512), 2048), 4096);
     p.maxRunning = sg.maxRunningRequests ? std::min(*sg.maxRunningRequests, reqPool)
                                          : std::min<int64_t>(p.kvTokens / 2, reqPool);
-    const int64_t avg = in.averageTokens > 0 ? in.averageTokens : in.maxModelLen;
+    const int64_t avg = in.averageRequest();
     p.conversations = std::min(p.maxRunning, p.kvTokens / avg);
     // The radix cache keeps a shared prefix once: each request adds only its own suffix.
     const int64_t shared = std::clamp<int64_t>(sg.sharedPrefixTokens, 0, avg);
@@ -180,7 +180,7 @@ Expected<EnginePlan> planTrtllm(const ModelSpec& s, const DeploymentInputs& in,
     const int64_t blocks = p.kvBudgetBytes / checkedMul(p.bytesPerToken, p.blockTokens, "block");
     p.kvTokens = blocks * p.blockTokens;
     p.maxRunning = trt.maxBatchSize;
-    const int64_t avg = in.averageTokens > 0 ? in.averageTokens : in.maxModelLen;
+    const int64_t avg = in.averageRequest();
     const int64_t perRequest = (avg + p.blockTokens - 1) / p.blockTokens;
     p.conversations = std::min(p.maxRunning, blocks / perRequest);
     p.conversationsSharingPrefix = p.conversations;

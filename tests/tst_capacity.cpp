@@ -425,6 +425,11 @@ void TestCapacity::v1MemoryModelMatchesTheQwenLogs()
 
 void TestCapacity::contextAboveTheModelIsAnError()
 {
+    // The app's GPUs field keeps a whole number of TP groups (rounded down, at least one).
+    QCOMPARE(gpusForTp(3, 2), int64_t(2));
+    QCOMPARE(gpusForTp(1, 4), int64_t(4));
+    QCOMPARE(gpusForTp(16, 8), int64_t(16));
+    QCOMPARE(gpusForTp(5, 0), int64_t(5));
     const ModelSpec s = load("configs/mixtral-8x7b-v0.1.json");
     auto r = planCapacity(s, on("H100 SXM", 131072));
     QVERIFY(!r);

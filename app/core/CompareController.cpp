@@ -158,7 +158,7 @@ void CompareController::fillOptions(const ModelSpec& s, const DeploymentInputs& 
     rows.push_back(
         {tr("A paged KV cache"), tr("Small blocks instead of reserved strips"),
          now ? tr("At an average of %1 tokens: %2 conversations paged against %3 reserved (%4x)")
-                   .arg(q(withCommas(in.averageTokens > 0 ? in.averageTokens : ctx)))
+                   .arg(q(withCommas(in.averageRequest())))
                    .arg(now->conversations)
                    .arg(now->conversationsReserved)
                    .arg(now->pagedOverReserved, 0, 'f', 1)

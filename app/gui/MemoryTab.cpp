@@ -274,9 +274,10 @@ void MemoryTab::pushInputs()
     in.gpu = m_gpu->currentText().toStdString();
     in.custom.memoryGiB = m_customMemory->value();
     in.tp = m_tp->currentData().toInt();
-    if (m_gpus->value() < in.tp || m_gpus->value() % in.tp != 0) {
+    if (const int64_t whole = attnplan::gpusForTp(m_gpus->value(), in.tp);
+        whole != m_gpus->value()) {
         m_syncing = true;
-        m_gpus->setValue(int(std::max<qint64>(in.tp, m_gpus->value() / in.tp * in.tp)));
+        m_gpus->setValue(int(whole));
         m_syncing = false;
     }
     in.gpus = m_gpus->value();
@@ -331,7 +332,7 @@ void MemoryTab::showResults()
                       "KV per token per GPU: %7 B (%8 KV heads per GPU%9)<br>"
                       "Time to first token %10, per output token %11 at batch %12: %13 tokens/s")
                        .arg(r.conversations)
-                       .arg(s(withCommas(in.averageTokens > 0 ? in.averageTokens : in.maxModelLen)))
+                       .arg(s(withCommas(in.averageRequest())))
                        .arg(r.conversationsReserved)
                        .arg(s(withCommas(r.kvBlocks)))
                        .arg(r.blockSize)
