@@ -1,8 +1,10 @@
 #include "Units.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 namespace attnplan {
 
@@ -70,7 +72,7 @@ std::string formatSeconds(double s)
         return formatFixed(s, s >= 100 ? 0 : 2) + " s";
     if (s >= 1e-3)
         return formatFixed(s * 1e3, s >= 0.1 ? 0 : 1) + " ms";
-    return formatFixed(s * 1e6, 1) + " us";
+    return formatFixed(s * 1e6, 1) + " µs";
 }
 
 std::vector<int64_t> logSpacedTokens(int64_t lo, int64_t hi, int n)
@@ -84,6 +86,52 @@ std::vector<int64_t> logSpacedTokens(int64_t lo, int64_t hi, int n)
             out.push_back(v);
     }
     return out;
+}
+
+std::optional<int64_t> parseTokenCount(std::string_view text)
+{
+    std::string digits;
+    double scale = 1;
+    size_t end = text.size();
+    while (end > 0 && std::isspace(static_cast<unsigned char>(text[end - 1])))
+        --end;
+    size_t begin = 0;
+    while (begin < end && std::isspace(static_cast<unsigned char>(text[begin])))
+        ++begin;
+    if (begin < end) {
+        const char last = text[end - 1];
+        if (last == 'k' || last == 'K')
+            scale = 1024, --end;
+        else if (last == 'm' || last == 'M')
+            scale = 1024.0 * 1024.0, --end;
+    }
+    bool point = false;
+    for (size_t i = begin; i < end; ++i) {
+        const char c = text[i];
+        if (c >= '0' && c <= '9') {
+            digits += c;
+        } else if (c == '.' && !point) {
+            point = true;
+            digits += c;
+        } else if (c != ',' && c != '_' && c != ' ') {
+            return std::nullopt;
+        }
+    }
+    if (digits.empty() || digits == "." || digits.size() > 20)
+        return std::nullopt;
+    const double v = std::strtod(digits.c_str(), nullptr) * scale;
+    if (!std::isfinite(v) || v != std::floor(v) || v > double(int64_t(1) << 50))
+        return std::nullopt;
+    return int64_t(v);
+}
+
+std::string shortTokens(int64_t tokens)
+{
+    if (tokens >= (int64_t(1) << 20) && tokens % (int64_t(1) << 20) == 0)
+        return std::to_string(tokens >> 20) + "M";
+    if (tokens >= 1024 && tokens % 1024 == 0)
+        return std::to_string(tokens >> 10) + "k";
+    return withCommas(tokens);
 }
 
 } // namespace attnplan

@@ -1,7 +1,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace attnplan {
@@ -14,6 +16,12 @@ std::string formatGiB(double bytes);   // "3.81 GiB"
 std::string formatCount(double v);     // "8.03 B", "671 B", "131 K"
 std::string formatSeconds(double s);   // "12.3 ms"
 std::string formatFixed(double v, int decimals);
+// A token count as people write it: 32768, 32,768, 32_768, 32k or 32K (x 1,024), 1M (x 2^20),
+// 1.5k when whole. None for anything else, negative or past 2^50.
+std::optional<int64_t> parseTokenCount(std::string_view text);
+// The short form of a token count: 131072 -> "128k", 1048576 -> "1M", 4000 -> "4,000".
+std::string shortTokens(int64_t tokens);
+
 // n log-spaced token counts from lo to hi, rounded to whole tokens, strictly increasing (the
 // x axis of every curve against context).
 std::vector<int64_t> logSpacedTokens(int64_t lo, int64_t hi, int n);

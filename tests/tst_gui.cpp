@@ -17,6 +17,7 @@
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QProcess>
 #include <QSpinBox>
 #include <QTabWidget>
@@ -71,6 +72,7 @@ private slots:
     void appAndCliReportsAgreeForEveryBundledModel();
     void windowDrivenLikeAUser();
     void contextAboveTheModelShowsTheErrorAtTheField();
+    void tokenFieldsReadWhatPeopleType();
 };
 
 void TestGui::init()
@@ -146,8 +148,7 @@ void TestGui::windowDrivenLikeAUser()
     const Report* r = session.report();
     QVERIFY(r && r->capacity);
     // What the window shows is the Report's number.
-    QVERIFY2(summary->text().contains(
-                 QString("<b>%1</b> conversations").arg(r->capacity->conversations)),
+    QVERIFY2(summary->text().contains(QString("<b>%1</b> paged").arg(r->capacity->conversations)),
              qPrintable(summary->text()));
     QVERIFY(child<QLineEdit>(&window, "vllmCommand")->text().contains("--max-model-len 16384"));
     QVERIFY(window.isWindowModified());
@@ -203,9 +204,42 @@ void TestGui::contextAboveTheModelShowsTheErrorAtTheField()
     QVERIFY(context->toolTip().contains("32,768"));
     QVERIFY(child<QLineEdit>(&window, "vllmCommand")->text().isEmpty()); // no plan shown
     QVERIFY(child<QLabel>(&window, "planSummary")->text().isEmpty());
+    // Back within the model's limit: the context is fine; on one H100 the weights are not, and
+    // now the GPUs field carries the mark.
     typeInto(context, "32768");
-    QVERIFY(!error->isVisible());
     QCOMPARE(context->property("invalid").toBool(), false);
+    QVERIFY2(error->text().contains("weights alone"), qPrintable(error->text()));
+    QCOMPARE(child<QSpinBox>(&window, "gpus")->property("invalid").toBool(), true);
+    child<QComboBox>(&window, "tp")->setCurrentText("2");
+    QVERIFY(!error->isVisible());
+    QVERIFY(child<QLabel>(&window, "resultCard")->text().contains("on 2 × H100 SXM"));
+}
+
+void TestGui::tokenFieldsReadWhatPeopleType()
+{
+    AppSession session;
+    MainWindow window(&session);
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto* context = child<QSpinBox>(&window, "context");
+    typeInto(context, "128k");
+    QCOMPARE(context->value(), 131072);
+    QCOMPARE(session.scenario().deployment.context, qint64(131072));
+    QCOMPARE(context->text(), QLocale().toString(131072));
+    typeInto(context, "32,768");
+    QCOMPARE(session.scenario().deployment.context, qint64(32768));
+    auto* average = child<QSpinBox>(&window, "average");
+    typeInto(average, "4K");
+    QCOMPARE(session.scenario().deployment.averageTokens, qint64(4096));
+    // The card answers first, with the Report's numbers.
+    const Report* r = session.report();
+    QVERIFY(r && r->capacity);
+    const QString card = child<QLabel>(&window, "resultCard")->text();
+    QVERIFY2(card.startsWith(
+                 QString("%1 conversation").arg(QLocale().toString(r->capacity->conversations))),
+             qPrintable(card));
+    QVERIFY2(card.contains("of 4k on 1 × H100 SXM"), qPrintable(card));
 }
 
 QTEST_MAIN(TestGui)

@@ -10,9 +10,11 @@
 #include "HfCache.h"
 #include "Safetensors.h"
 
+#include "Units.h"
 #include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
+
 #include <QTest>
 
 #include <cmath>
@@ -51,6 +53,7 @@ class TestModelMath : public QObject
     Q_OBJECT
 
 private slots:
+    void tokenCountsAsPeopleWriteThem();
     void publishedExactCounts_data();
     void publishedExactCounts();
     void publishedRoundedCounts_data();
@@ -936,6 +939,21 @@ void TestModelMath::ggufBadHeaders()
         error = QString::fromStdString(spec.error());
     QVERIFY2(!error.isEmpty(), "accepted");
     QVERIFY2(error.startsWith("bad.gguf: ") && error.contains(expected), qPrintable(error));
+}
+
+void TestModelMath::tokenCountsAsPeopleWriteThem()
+{
+    const std::pair<const char*, int64_t> good[] = {
+        {"32768", 32768}, {"32,768", 32768}, {"32_768", 32768}, {"32k", 32768}, {"128K", 131072},
+        {"1M", 1048576},  {"1.5k", 1536},    {" 4k ", 4096},    {"0", 0},
+    };
+    for (const auto& [text, value] : good)
+        QCOMPARE(parseTokenCount(text), std::optional<int64_t>(value));
+    for (const char* bad : {"", "k", "-5", "1.2345k", "12x", "1e6", "3.5", "99999999999999999999"})
+        QVERIFY2(!parseTokenCount(bad), bad);
+    QCOMPARE(shortTokens(131072), std::string("128k"));
+    QCOMPARE(shortTokens(1048576), std::string("1M"));
+    QCOMPARE(shortTokens(4000), std::string("4,000"));
 }
 
 QTEST_GUILESS_MAIN(TestModelMath)

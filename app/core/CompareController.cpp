@@ -7,6 +7,8 @@
 #include "TableModel.h"
 #include "Units.h"
 
+#include <QLocale>
+
 using namespace attnplan;
 using Unit = TableModel::Unit;
 
@@ -55,6 +57,14 @@ void CompareController::refresh()
     }
     const ModelSpec& s = *spec;
     const DeploymentInputs& in = r->deployment;
+    const QLocale locale;
+    m_assumptions = tr("Each shape on the Memory & GPUs tab's deployment: %1 × %2, TP %3, context "
+                       "%4, average request %5 tokens, KV in %6, %7")
+                        .arg(locale.toString(in.gpus), q(in.gpu.name), locale.toString(in.tp),
+                             locale.toString(in.maxModelLen), locale.toString(in.averageRequest()),
+                             QString::fromLatin1(dtypeName(in.kvDtype)), q(in.engine.name));
+    if (r->capacity && r->capacity->batch < r->capacity->conversations)
+        m_assumptions += tr("; max_num_seqs %1 caps a batch").arg(r->capacity->maxNumSeqs);
     QVector<QVector<QVariant>> rows;
     QVector<QString> tips;
     for (const CompareRow& c : r->compare) {

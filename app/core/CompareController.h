@@ -24,6 +24,8 @@ public:
     TableModel* decodeCurve() const { return m_decode; }
     TableModel* optionsModel() const { return m_options; }
     QStringList decodeCurveVariants() const { return m_decodeVariants; }
+    // The deployment every shape is planned on (the Memory & GPUs tab's), in one line.
+    QString assumptions() const { return m_assumptions; }
 
 signals:
     void resultsChanged();
@@ -37,4 +39,5 @@ private:
     TableModel* m_decode;
     TableModel* m_options;
     QStringList m_decodeVariants;
+    QString m_assumptions;
 };

@@ -5,6 +5,8 @@
 #include "SegmentModel.h"
 #include "TableModel.h"
 
+#include <QLocale>
+
 #include <algorithm>
 
 using namespace attnplan;
@@ -130,6 +132,22 @@ void CostController::setGpuDollarsPerHour(double dollars)
 bool CostController::importPrices(const QString& path, QStringList* messages)
 {
     return m_session->importPrices(path, messages);
+}
+
+QString CostController::priceCaption() const
+{
+    if (!m_ok)
+        return {};
+    const PriceSheet& p = m_price;
+    const QLocale locale;
+    const auto write = p.writeMultiplierFor(layout().ttlSeconds);
+    return tr("Priced at %1: $%2/M input, $%3/M output; cache read %4×%5 (%6, %7)")
+        .arg(QString::fromStdString(p.model.empty() ? p.id : p.model),
+             locale.toString(p.inputPerMillion, 'f', 2),
+             locale.toString(p.outputPerMillion, 'f', 2),
+             locale.toString(p.cacheReadMultiplier, 'f', 2),
+             write ? tr(", write %1×").arg(locale.toString(*write, 'f', 2)) : QString(),
+             QString::fromStdString(p.source), QString::fromStdString(p.asOf));
 }
 
 CostController::SelfHosting CostController::selfHosting() const

@@ -48,6 +48,9 @@ public:
         double dollarsPerMillion = 0; // output tokens
     };
     SelfHosting selfHosting() const;
+    // One line on the price in use: "Claude Sonnet 4.5: $3.00/M input, $15.00/M output; cache
+    // read 0.10×, write 1.25× (source, as of)".
+    QString priceCaption() const;
     double gpuDollarsPerHour() const { return m_gpuDollarsPerHour; }
 
 public slots:

@@ -22,6 +22,16 @@ void SegmentModel::addSegment(const attnplan::Segment& s)
     endInsertRows();
 }
 
+void SegmentModel::addStableSegment(const attnplan::Segment& s)
+{
+    int row = 0;
+    while (row < int(m_segments.size()) && m_segments[size_t(row)].stable)
+        ++row;
+    beginInsertRows({}, row, row);
+    m_segments.insert(m_segments.begin() + row, s);
+    endInsertRows();
+}
+
 void SegmentModel::removeSegment(int row)
 {
     if (row < 0 || row >= int(m_segments.size()))

@@ -27,6 +27,8 @@ public:
     const std::vector<attnplan::Segment>& segments() const { return m_segments; }
     void setSegments(std::vector<attnplan::Segment> segments);
     void addSegment(const attnplan::Segment& s);
+    // A stable segment goes before the first volatile one, where it can be cached.
+    void addStableSegment(const attnplan::Segment& s);
     void removeSegment(int row);
 
     int rowCount(const QModelIndex& parent = {}) const override;

@@ -1,5 +1,7 @@
 #include "TableModel.h"
 
+#include <QLocale>
+
 #include "Units.h"
 
 TableModel::TableModel(QVector<Column> columns, QObject* parent)
@@ -48,6 +50,11 @@ QString TableModel::formatted(int row, int column) const
     return format(value(row, column), m_columns.value(column).unit);
 }
 
+QString TableModel::counted(qint64 n, const QString& one, const QString& many)
+{
+    return QLocale().toString(n) + QLatin1Char(' ') + (n == 1 ? one : many);
+}
+
 QString TableModel::format(const QVariant& v, Unit unit)
 {
     using namespace attnplan;
@@ -61,17 +68,18 @@ QString TableModel::format(const QVariant& v, Unit unit)
         return QString::number(x, 'f', 3);
     case Unit::Count:
         return std::abs(x) >= 1e6 ? QString::fromStdString(formatCount(x))
-                                  : QString::fromStdString(withCommas(int64_t(std::llround(x))));
+                                  : QLocale().toString(qlonglong(std::llround(x)));
     case Unit::Bytes:
         return QString::fromStdString(formatBytes(x));
     case Unit::GiB:
-        return QString::number(x, 'f', 2) + QStringLiteral(" GiB");
+        return QLocale().toString(x, 'f', 2) + QStringLiteral(" GiB");
     case Unit::Seconds:
         return QString::fromStdString(formatSeconds(x));
     case Unit::Flops:
         return QString::fromStdString(formatCount(x)) + QStringLiteral("FLOP");
     case Unit::Dollars:
-        return QStringLiteral("$") + QString::number(x, 'f', x < 1 ? 4 : 2);
+        // $0.0123 per request, $21,051.00 a month: the locale's separators.
+        return QStringLiteral("$") + QLocale().toString(x, 'f', std::abs(x) < 1 ? 4 : 2);
     case Unit::Ratio:
         return QString::number(x, 'f', 2) + QStringLiteral("×");
     case Unit::Percent:

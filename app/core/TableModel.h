@@ -60,6 +60,10 @@ public:
     QString toCsv() const;
     QString toMarkdown() const;
 
+    // "1 conversation", "12 conversations", "1,024 models": the count with the locale's
+    // separators and the word that agrees with it (the app ships no translations whose plural
+    // rules %n could use).
+    static QString counted(qint64 n, const QString& one, const QString& many);
     static QString format(const QVariant& v, Unit unit);
 
 private:

@@ -8,6 +8,7 @@
 #include <QChartView>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QLabel>
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -48,7 +49,14 @@ CompareTab::CompareTab(CompareController* plan, QWidget* parent)
     m_convChart->setMinimumWidth(330);
     m_chartRow->addWidget(m_kvChart, 2);
     m_chartRow->addWidget(m_convChart, 2);
+    auto* caption = new QLabel;
+    caption->setObjectName(QStringLiteral("compareCaption"));
+    caption->setWordWrap(true);
+    caption->setStyleSheet(QStringLiteral("QLabel { font-style: italic; }"));
+    connect(plan, &CompareController::resultsChanged, caption,
+            [plan, caption] { caption->setText(plan->assumptions()); });
     auto* layout = new QVBoxLayout(this);
+    layout->addWidget(caption);
     layout->addWidget(compare, 2);
     layout->addLayout(m_chartRow, 3);
     layout->addWidget(options, 3);

@@ -30,7 +30,7 @@ CostTab::CostTab(CostController* cost, QWidget* parent)
       m_chart(Charts::lineChart(cost->curve(), 0, {1, 2}, true, true,
                                 tr("Cost per month against traffic"), tr("requests per day"),
                                 tr("US dollars per month"))),
-      m_summary(new QLabel), m_warnings(new QLabel), m_hosted(new QLabel)
+      m_summary(new QLabel), m_warnings(new QLabel), m_hosted(new QLabel), m_caption(new QLabel)
 {
     auto* segments = new QTableView;
     segments->setObjectName(QStringLiteral("segments"));
@@ -56,12 +56,12 @@ CostTab::CostTab(CostController* cost, QWidget* parent)
         const QString text = QInputDialog::getMultiLineText(this, tr("Estimate tokens"),
                                                             tr("Paste the text:"), {}, &ok);
         if (ok && !text.isEmpty())
-            cost->segments()->addSegment({"pasted text (estimated)",
-                                          attnplan::estimateTokens(text.toStdString()), true,
-                                          false});
+            cost->segments()->addStableSegment({"pasted text (estimated)",
+                                                attnplan::estimateTokens(text.toStdString()), true,
+                                                false});
     });
     connect(add, &QPushButton::clicked, this, [cost] {
-        cost->segments()->addSegment({"new segment", 500, true, false});
+        cost->segments()->addStableSegment({"new segment", 500, true, false});
     });
     connect(remove, &QPushButton::clicked, this,
             [cost, segments] { cost->segments()->removeSegment(segments->currentIndex().row()); });
@@ -144,7 +144,11 @@ CostTab::CostTab(CostController* cost, QWidget* parent)
     left->addWidget(segments, 1);
     left->addLayout(buttons);
     left->addLayout(form);
+    m_caption->setObjectName(QStringLiteral("costCaption"));
+    m_caption->setWordWrap(true);
+    m_caption->setStyleSheet(QStringLiteral("QLabel { font-style: italic; }"));
     auto* right = new QVBoxLayout;
+    right->addWidget(m_caption);
     right->addWidget(costTable);
     right->addWidget(m_summary);
     right->addWidget(m_warnings);
@@ -207,6 +211,7 @@ void CostTab::showResults()
     }
     const PromptCost& c = m_cost->result();
     auto s = [](const std::string& x) { return QString::fromStdString(x); };
+    m_caption->setText(m_cost->priceCaption());
     const PromptLayout& l = m_cost->layout();
     QString text = tr("%1 input tokens, %2 of them a cacheable prefix (%3 counted as cached).")
                        .arg(s(withCommas(c.inputTokens)), s(withCommas(c.cacheablePrefixTokens)),
@@ -230,9 +235,12 @@ void CostTab::showResults()
             text += tr(", storage %1 of it")
                         .arg(TableModel::format(c.monthlyStorage, TableModel::Unit::Dollars));
         text += QLatin1Char('.');
-        if (c.breakEvenReuses > 0)
-            text += tr(" A cache write pays for itself after %n reuse(s) within the TTL.", nullptr,
-                       int(c.breakEvenReuses));
+        if (c.hitRate <= 0)
+            text += tr(" At this traffic no request comes within the TTL of the one before, so "
+                       "the cache never hits and every request pays the write.");
+        else if (c.breakEvenReuses > 0)
+            text += tr(" A cache write pays for itself after %1 within the TTL.")
+                        .arg(TableModel::counted(c.breakEvenReuses, tr("reuse"), tr("reuses")));
     } else {
         text += tr(" Nothing is cached, so every request pays %1: %2 a month.")
                     .arg(TableModel::format(c.uncachedPerRequest, TableModel::Unit::Dollars),

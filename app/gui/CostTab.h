@@ -26,4 +26,5 @@ private:
     QLabel* m_summary;
     QLabel* m_warnings;
     QLabel* m_hosted;
+    QLabel* m_caption;
 };

@@ -146,7 +146,9 @@ MainWindow::MainWindow(AppSession* session, QWidget* parent)
     connect(m_session, &AppSession::scenarioReplaced, m_memoryTab, &MemoryTab::syncFromController);
     connect(m_session, &AppSession::documentChanged, this, &MainWindow::updateTitle);
     connect(m_library, &ModelLibrary::cacheScanned, this, [this](int n) {
-        statusBar()->showMessage(tr("%n model(s) in the Hugging Face cache", nullptr, n), 4000);
+        statusBar()->showMessage(tr("%1 in the Hugging Face cache")
+                                     .arg(TableModel::counted(n, tr("model"), tr("models"))),
+                                 4000);
         m_libraryView->expandAll();
     });
     restoreSettings();
@@ -183,7 +185,8 @@ void MainWindow::buildMenus()
             return;
         }
         statusBar()->showMessage(
-            tr("Prices imported from %1 (%n message(s))", nullptr, int(messages.size())).arg(path),
+            tr("Prices imported from %1 (%2)")
+                .arg(path, TableModel::counted(messages.size(), tr("message"), tr("messages"))),
             6000);
     });
     file->addAction(tr("&Export report (Markdown, JSON, CSV)..."), QKeySequence(tr("Ctrl+E")), this,
@@ -196,8 +199,12 @@ void MainWindow::buildMenus()
     edit->addAction(tr("&Copy table"), QKeySequence::Copy, this, &MainWindow::copyTable);
     QMenu* view = menuBar()->addMenu(tr("&View"));
     for (int i = 0; i < m_tabs->count(); ++i)
-        view->addAction(m_tabs->tabText(i).remove('&'), QKeySequence(tr("Ctrl+%1").arg(i + 1)),
-                        this, [this, i] { m_tabs->setCurrentIndex(i); });
+        view->addAction(m_tabs->tabText(i)
+                            .replace(QStringLiteral("&&"), QStringLiteral("\x01"))
+                            .remove('&')
+                            .replace(QChar(1), QStringLiteral("&&")),
+                        QKeySequence(tr("Ctrl+%1").arg(i + 1)), this,
+                        [this, i] { m_tabs->setCurrentIndex(i); });
     view->addSeparator();
     QAction* dark = view->addAction(tr("&Dark palette"));
     dark->setCheckable(true);
@@ -247,9 +254,12 @@ void MainWindow::setDarkPalette(bool dark)
 void MainWindow::openFile()
 {
     const QString path = QFileDialog::getOpenFileName(
-        this, tr("Open config.json"), {},
+        this, tr("Open config.json"), QSettings().value("models/lastFolder").toString(),
         tr("Models (*.json *.gguf);;Model configs (*.json);;GGUF files (*.gguf);;All files (*)"));
-    if (!path.isEmpty() && m_models->open(path))
+    if (path.isEmpty())
+        return;
+    QSettings().setValue("models/lastFolder", QFileInfo(path).absolutePath());
+    if (m_models->open(path))
         m_library->addRecent(path);
 }
 

@@ -2,8 +2,10 @@
 
 #include "Charts.h"
 #include "FormattedDelegate.h"
+#include "ModelSpec.h"
 #include "PlanController.h"
 #include "TableModel.h"
+#include "TokenSpinBox.h"
 #include "Units.h"
 
 #include <QApplication>
@@ -17,17 +19,20 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTableView>
+#include <QTimer>
 #include <QVBoxLayout>
 
 MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
     : QWidget(parent), m_plan(plan), m_gpu(new QComboBox), m_customMemory(new QDoubleSpinBox),
       m_gpus(new QSpinBox), m_tp(new QComboBox), m_weightDtype(new QComboBox),
       m_kvDtype(new QComboBox), m_engine(new QComboBox), m_utilization(new QDoubleSpinBox),
-      m_availableKv(new QDoubleSpinBox), m_context(new QSpinBox), m_average(new QSpinBox),
+      m_availableKv(new QDoubleSpinBox), m_context(new TokenSpinBox), m_average(new TokenSpinBox),
+      m_customTflops(new QDoubleSpinBox), m_customBandwidth(new QDoubleSpinBox), m_card(new QLabel),
       m_maxNumSeqs(new QSpinBox), m_maxBatched(new QSpinBox), m_summary(new QLabel),
       m_error(new QLabel), m_command(new QLineEdit), m_concurrent(new QSpinBox),
       m_rps(new QDoubleSpinBox), m_maxTtft(new QDoubleSpinBox), m_maxTpot(new QDoubleSpinBox)
@@ -36,6 +41,9 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
     for (auto [w, name] : std::initializer_list<std::pair<QWidget*, const char*>>{
              {m_gpu, "gpu"},
              {m_customMemory, "customMemory"},
+             {m_customTflops, "customTflops"},
+             {m_customBandwidth, "customBandwidth"},
+             {m_card, "resultCard"},
              {m_gpus, "gpus"},
              {m_tp, "tp"},
              {m_weightDtype, "weightDtype"},
@@ -61,9 +69,19 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
     }
     m_customMemory->setRange(1, 4096);
     m_customMemory->setSuffix(tr(" GiB"));
-    m_customMemory->setToolTip(
-        tr("Memory of the custom GPU as the runtime reports it; rates are an H100 SXM's unless "
-           "given in the CLI or the scenario file"));
+    m_customMemory->setToolTip(tr("Memory of the custom GPU as the runtime reports it"));
+    m_customTflops->setRange(0, 100000);
+    m_customTflops->setDecimals(1);
+    m_customTflops->setSuffix(tr(" TFLOP/s"));
+    m_customTflops->setSpecialValueText(tr("as an H100 SXM"));
+    m_customTflops->setToolTip(tr("Dense bf16 tensor throughput of the custom GPU (datasheet, "
+                                  "without sparsity); 0 = an H100 SXM's 989"));
+    m_customBandwidth->setRange(0, 100000);
+    m_customBandwidth->setDecimals(0);
+    m_customBandwidth->setSuffix(tr(" GB/s"));
+    m_customBandwidth->setSpecialValueText(tr("as an H100 SXM"));
+    m_customBandwidth->setToolTip(
+        tr("Memory bandwidth of the custom GPU, 10^9 bytes/s; 0 = an H100 SXM's 3,350"));
     m_gpus->setRange(1, 512);
     m_gpus->setToolTip(tr("GPUs in one replica: TP x pipeline stages"));
     for (int tp : {1, 2, 4, 8, 16})
@@ -96,11 +114,8 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
     m_utilization->setSingleStep(0.01);
     m_utilization->setToolTip(
         tr("gpu_memory_utilization: the share of the GPU's total memory vLLM may use"));
-    m_context->setRange(1, 1 << 30);
-    m_context->setGroupSeparatorShown(true);
-    m_context->setToolTip(tr("max_model_len: the longest request, in tokens"));
+    m_context->setToolTip(tr("max_model_len: the longest request, in tokens (32768, 32k, 1M)"));
     m_average->setRange(0, 1 << 30);
-    m_average->setGroupSeparatorShown(true);
     m_average->setSpecialValueText(tr("= context"));
     m_average->setToolTip(tr("Average request length: paged blocks hold only this; reserved strips "
                              "always hold the context"));
@@ -117,14 +132,16 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
     auto* form = new QFormLayout;
     form->addRow(tr("&GPU"), m_gpu);
     form->addRow(tr("Custom memory"), m_customMemory);
+    form->addRow(tr("Custom bf16"), m_customTflops);
+    form->addRow(tr("Custom bandwidth"), m_customBandwidth);
     form->addRow(tr("GPUs"), m_gpus);
     form->addRow(tr("&Tensor parallel"), m_tp);
     form->addRow(tr("&Weights"), m_weightDtype);
     form->addRow(tr("&KV cache"), m_kvDtype);
     form->addRow(tr("Engine"), m_engine);
     form->addRow(tr("&Utilization"), m_utilization);
-    form->addRow(tr("&Context"), m_context);
-    form->addRow(tr("&Average request"), m_average);
+    form->addRow(tr("&Context"), m_context->withPresets());
+    form->addRow(tr("&Average request"), m_average->withPresets());
     form->addRow(tr("KV from a log"), m_availableKv);
     form->addRow(tr("max_num_seqs"), m_maxNumSeqs);
     form->addRow(tr("max_num_batched_tokens"), m_maxBatched);
@@ -138,8 +155,12 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
     m_command->setReadOnly(true);
     m_command->setToolTip(tr("The vLLM command line that matches this plan"));
     auto* copy = new QPushButton(tr("Copy"));
-    connect(copy, &QPushButton::clicked, this,
-            [this] { QApplication::clipboard()->setText(m_command->text()); });
+    copy->setToolTip(tr("Copy the command to the clipboard"));
+    connect(copy, &QPushButton::clicked, this, [this, copy] {
+        QApplication::clipboard()->setText(m_command->text());
+        copy->setText(tr("Copied"));
+        QTimer::singleShot(1500, copy, [copy] { copy->setText(tr("Copy")); });
+    });
     auto* cmdRow = new QHBoxLayout;
     cmdRow->addWidget(m_command, 1);
     cmdRow->addWidget(copy);
@@ -207,7 +228,15 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
     auto* charts = new QHBoxLayout;
     charts->addWidget(memoryChart, 2);
     charts->addWidget(conversationChart, 3);
+    // The answer first, in large type.
+    m_card->setWordWrap(true);
+    m_card->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_card->setStyleSheet(QStringLiteral("QLabel { font-size: 15pt; font-weight: 600; }"));
+    m_card->setToolTip(tr("Paged conversations of the average request that fit at once on one "
+                          "replica (capped by max_num_seqs); time to first token for a prompt of "
+                          "that length and time per output token at that batch (roofline)"));
     auto* right = new QVBoxLayout;
+    right->addWidget(m_card);
     right->addLayout(charts, 1);
     right->addLayout(cmdRow);
     right->addWidget(enginesTable);
@@ -219,9 +248,11 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
 
     for (QComboBox* c : {m_gpu, m_tp, m_weightDtype, m_kvDtype, m_engine})
         connect(c, &QComboBox::currentIndexChanged, this, &MemoryTab::pushInputs);
-    for (QSpinBox* s : {m_gpus, m_context, m_average, m_maxNumSeqs, m_maxBatched})
+    for (QSpinBox* s :
+         std::initializer_list<QSpinBox*>{m_gpus, m_context, m_average, m_maxNumSeqs, m_maxBatched})
         connect(s, &QSpinBox::valueChanged, this, &MemoryTab::pushInputs);
-    for (QDoubleSpinBox* s : {m_customMemory, m_utilization, m_availableKv})
+    for (QDoubleSpinBox* s :
+         {m_customMemory, m_customTflops, m_customBandwidth, m_utilization, m_availableKv})
         connect(s, &QDoubleSpinBox::valueChanged, this, &MemoryTab::pushInputs);
     connect(m_engine, &QComboBox::currentIndexChanged, this, [this] {
         const attnplan::EngineProfile* e =
@@ -245,7 +276,11 @@ void MemoryTab::syncFromController()
     const int gpuIndex = m_gpu->findText(gpu, Qt::MatchFixedString);
     m_gpu->setCurrentIndex(gpuIndex >= 0 ? gpuIndex : m_gpu->findText(QStringLiteral("custom")));
     m_customMemory->setValue(in.custom.memoryGiB);
-    m_customMemory->setEnabled(m_gpu->currentText() == QLatin1String("custom"));
+    m_customTflops->setValue(in.custom.bf16Tflops);
+    m_customBandwidth->setValue(in.custom.bandwidthGBps);
+    for (QWidget* w :
+         std::initializer_list<QWidget*>{m_customMemory, m_customTflops, m_customBandwidth})
+        w->setEnabled(m_gpu->currentText() == QLatin1String("custom"));
     m_gpus->setValue(int(in.gpus));
     m_tp->setCurrentText(QString::number(in.tp));
     m_weightDtype->setCurrentText(QString::fromStdString(in.weightDtype));
@@ -273,6 +308,8 @@ void MemoryTab::pushInputs()
     attnplan::ScenarioDeployment in = m_plan->inputs();
     in.gpu = m_gpu->currentText().toStdString();
     in.custom.memoryGiB = m_customMemory->value();
+    in.custom.bf16Tflops = m_customTflops->value();
+    in.custom.bandwidthGBps = m_customBandwidth->value();
     in.tp = m_tp->currentData().toInt();
     if (const int64_t whole = attnplan::gpusForTp(m_gpus->value(), in.tp);
         whole != m_gpus->value()) {
@@ -290,7 +327,9 @@ void MemoryTab::pushInputs()
     in.availableKvGiB = m_availableKv->value();
     in.maxNumSeqs = m_maxNumSeqs->value();
     in.maxNumBatchedTokens = m_maxBatched->value();
-    m_customMemory->setEnabled(m_gpu->currentText() == QLatin1String("custom"));
+    for (QWidget* w :
+         std::initializer_list<QWidget*>{m_customMemory, m_customTflops, m_customBandwidth})
+        w->setEnabled(m_gpu->currentText() == QLatin1String("custom"));
     m_plan->setInputs(in);
 }
 
@@ -315,35 +354,53 @@ void MemoryTab::showResults()
                                          : QString());
         it.value()->setToolTip(marked ? m_plan->error() : it.value()->property("help").toString());
     }
+    if (const auto model = m_plan->model())
+        m_context->setModelMaximum(model->maxContext);
     if (!m_plan->ok()) {
         m_error->setText(m_plan->error());
         m_error->show();
         m_summary->clear();
         m_command->clear();
+        m_card->setText(tr("No plan: %1")
+                            .arg(m_plan->errorField().isEmpty()
+                                     ? tr("see below")
+                                     : tr("check %1").arg(m_plan->errorField())));
         return;
     }
     m_error->hide();
     const CapacityResult& r = m_plan->result();
     const DeploymentInputs& in = m_plan->deployment();
+    const QLocale locale;
     auto s = [](const std::string& x) { return QString::fromStdString(x); };
-    QString text = tr("<b>%1</b> conversations of %2 tokens (paged), <b>%3</b> reserved<br>"
-                      "%4 KV blocks of %5 tokens; vLLM would log <i>Maximum concurrency %6x</i> "
-                      "(%14 tokens)<br>"
-                      "KV per token per GPU: %7 B (%8 KV heads per GPU%9)<br>"
-                      "Time to first token %10, per output token %11 at batch %12: %13 tokens/s")
-                       .arg(r.conversations)
-                       .arg(s(withCommas(in.averageRequest())))
-                       .arg(r.conversationsReserved)
-                       .arg(s(withCommas(r.kvBlocks)))
-                       .arg(r.blockSize)
-                       .arg(r.maxConcurrency, 0, 'f', 2)
-                       .arg(s(withCommas(r.kvBytesPerTokenPerGpu)))
-                       .arg(r.kvHeadsPerGpu)
-                       .arg(r.kvReplicated ? tr(", replicated") : QString())
-                       .arg(s(formatSeconds(r.ttftSeconds)), s(formatSeconds(r.tpotSeconds)))
-                       .arg(r.batch)
-                       .arg(r.tokensPerSecond, 0, 'f', 0)
-                       .arg(s(withCommas(r.kvCacheTokens)));
+    // The engine's defaults, shown where the user left the field at 0.
+    m_maxNumSeqs->setSpecialValueText(tr("engine default (%1)").arg(locale.toString(r.maxNumSeqs)));
+    m_maxBatched->setSpecialValueText(
+        tr("engine default (%1)").arg(locale.toString(r.maxNumBatchedTokens)));
+    m_card->setText(
+        tr("%1 of %2 on %3 × %4 · TTFT %5 · %6/token")
+            .arg(TableModel::counted(r.conversations, tr("conversation"), tr("conversations")),
+                 s(shortTokens(in.averageRequest())))
+            .arg(in.gpus)
+            .arg(s(in.gpu.name), s(formatSeconds(r.ttftSeconds)), s(formatSeconds(r.tpotSeconds))));
+    const QString heads =
+        m_plan->model() && m_plan->model()->mla.enabled()
+            ? tr("one latent KV per token, %1")
+                  .arg(r.kvReplicated || in.tp > 1 ? tr("replicated on every GPU")
+                                                   : tr("on one GPU"))
+            : TableModel::counted(r.kvHeadsPerGpu, tr("KV head"), tr("KV heads")) + tr(" per GPU") +
+                  (r.kvReplicated ? tr(", replicated") : QString());
+    QString text =
+        tr("<b>%1</b> paged and <b>%2</b> reserved conversations of %3 tokens<br>"
+           "%4 KV blocks of %5 tokens; vLLM would log <i>Maximum concurrency %6x</i> "
+           "(%7 tokens)<br>"
+           "KV per token per GPU: %8 B (%9)<br>"
+           "Time to first token %10, per output token %11 at batch %12: %13 tokens/s")
+            .arg(locale.toString(r.conversations), locale.toString(r.conversationsReserved),
+                 locale.toString(in.averageRequest()), locale.toString(r.kvBlocks),
+                 locale.toString(r.blockSize), locale.toString(r.maxConcurrency, 'f', 2),
+                 locale.toString(r.kvCacheTokens), locale.toString(r.kvBytesPerTokenPerGpu), heads)
+            .arg(s(formatSeconds(r.ttftSeconds)), s(formatSeconds(r.tpotSeconds)),
+                 locale.toString(r.batch), locale.toString(r.tokensPerSecond, 'f', 0));
     for (const std::string& w : r.warnings)
         text += "<br><span style='color:#b45309'>" + s(w).toHtmlEscaped() + "</span>";
     m_summary->setText(text);

@@ -8,6 +8,7 @@ class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
 class QSpinBox;
+class TokenSpinBox;
 class QChartView;
 
 // Memory & GPUs: the deployment inputs, where one GPU's memory goes, conversations against
@@ -37,8 +38,11 @@ private:
     QComboBox* m_engine;
     QDoubleSpinBox* m_utilization;
     QDoubleSpinBox* m_availableKv;
-    QSpinBox* m_context;
-    QSpinBox* m_average;
+    TokenSpinBox* m_context;
+    TokenSpinBox* m_average;
+    QDoubleSpinBox* m_customTflops;
+    QDoubleSpinBox* m_customBandwidth;
+    QLabel* m_card;
     QSpinBox* m_maxNumSeqs;
     QSpinBox* m_maxBatched;
     QLabel* m_summary;

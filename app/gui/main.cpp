@@ -7,6 +7,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QElapsedTimer>
+#include <QLocale>
 #include <QSettings>
 #include <QTabWidget>
 #include <QTimer>
@@ -30,6 +31,9 @@ int main(int argc, char** argv)
     QApplication::setApplicationName(QStringLiteral("attnplan"));
     QApplication::setOrganizationName(QStringLiteral("attnplan"));
     QApplication::setApplicationVersion(QStringLiteral(ATTNPLAN_VERSION));
+    // Under LANG=C, Qt's C locale drops thousands separators; numbers read better with them.
+    if (QLocale().language() == QLocale::C)
+        QLocale::setDefault(QLocale(QLocale::English, QLocale::UnitedStates));
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("What a transformer costs to run."));

@@ -1,0 +1,95 @@
+#include "TokenSpinBox.h"
+
+#include "Units.h"
+
+#include <QHBoxLayout>
+#include <QLocale>
+#include <QMenu>
+#include <QToolButton>
+
+TokenSpinBox::TokenSpinBox(QWidget* parent) : QSpinBox(parent)
+{
+    setRange(1, 1 << 30);
+    setGroupSeparatorShown(true);
+    setCorrectionMode(QAbstractSpinBox::CorrectToNearestValue);
+}
+
+QWidget* TokenSpinBox::withPresets()
+{
+    auto* box = new QWidget;
+    auto* row = new QHBoxLayout(box);
+    row->setContentsMargins(0, 0, 0, 0);
+    row->setSpacing(2);
+    m_presets = new QToolButton;
+    m_presets->setText(QStringLiteral("▾"));
+    m_presets->setObjectName(objectName() + QStringLiteral("Presets"));
+    m_presets->setToolTip(tr("Common lengths, and the model's maximum"));
+    m_presets->setPopupMode(QToolButton::InstantPopup);
+    m_presets->setMenu(new QMenu(m_presets));
+    row->addWidget(this, 1);
+    row->addWidget(m_presets);
+    rebuildPresets();
+    return box;
+}
+
+void TokenSpinBox::setModelMaximum(qint64 tokens)
+{
+    m_modelMaximum = tokens;
+    rebuildPresets();
+}
+
+void TokenSpinBox::rebuildPresets()
+{
+    if (!m_presets)
+        return;
+    QMenu* menu = m_presets->menu();
+    menu->clear();
+    for (qint64 k : {4, 8, 16, 32, 64, 128, 256, 512, 1024}) {
+        const qint64 tokens = k * 1024;
+        if (tokens > maximum())
+            break;
+        menu->addAction(QString::fromStdString(attnplan::shortTokens(tokens)), this,
+                        [this, tokens] { setValue(int(tokens)); });
+    }
+    if (m_modelMaximum > 0 && m_modelMaximum <= maximum()) {
+        menu->addSeparator();
+        const qint64 top = m_modelMaximum;
+        menu->addAction(tr("The model's maximum (%1)").arg(QLocale().toString(top)), this,
+                        [this, top] { setValue(int(top)); });
+    }
+}
+
+QValidator::State TokenSpinBox::validate(QString& input, int&) const
+{
+    QString text = input;
+    if (!specialValueText().isEmpty() && text == specialValueText())
+        return QValidator::Acceptable;
+    text.remove(QLocale().groupSeparator());
+    if (text.trimmed().isEmpty())
+        return QValidator::Intermediate;
+    const auto v = attnplan::parseTokenCount(text.toStdString());
+    if (!v) {
+        // "1." or "1.5" on the way to "1.5k" is still being typed.
+        for (QChar c : text)
+            if (!c.isDigit() && c != '.' && c != ',' && c != '_' && c != ' ' &&
+                c.toLower() != 'k' && c.toLower() != 'm')
+                return QValidator::Invalid;
+        return QValidator::Intermediate;
+    }
+    return *v >= minimum() && *v <= maximum() ? QValidator::Acceptable : QValidator::Intermediate;
+}
+
+int TokenSpinBox::valueFromText(const QString& text) const
+{
+    if (!specialValueText().isEmpty() && text == specialValueText())
+        return minimum();
+    QString t = text;
+    t.remove(QLocale().groupSeparator());
+    const auto v = attnplan::parseTokenCount(t.toStdString());
+    return v ? int(std::clamp<qint64>(*v, minimum(), maximum())) : value();
+}
+
+QString TokenSpinBox::textFromValue(int value) const
+{
+    return QLocale().toString(value);
+}
