@@ -343,24 +343,26 @@ std::vector<AttentionVariant> attentionVariants(const ModelSpec& s)
             v.headDim = s.mla.enabled() ? s.mla.vHeadDim : s.headDim;
         return v;
     };
-    variants.push_back(
-        {std::string("As configured (") + attentionKindName(s.attentionKind()) + ")", s});
-    variants.push_back({"MHA", plain(s.numHeads)});
+    variants.push_back({std::string("As configured (") + attentionKindName(s.attentionKind()) + ")",
+                        std::string(attentionKindName(s.attentionKind())) + " (this model)", s});
+    variants.push_back({"MHA", "MHA", plain(s.numHeads)});
     for (int64_t g : {4, 8})
         if (s.numHeads % g == 0 && s.numHeads / g > 1 &&
             (s.mla.enabled() || s.numHeads / g != s.numKvHeads))
-            variants.push_back({"GQA, groups of " + std::to_string(g), plain(s.numHeads / g)});
-    variants.push_back({"MQA", plain(1)});
+            variants.push_back({"GQA, groups of " + std::to_string(g),
+                                "GQA-" + std::to_string(g), plain(s.numHeads / g)});
+    variants.push_back({"MQA", "MQA", plain(1)});
     if (!s.mla.enabled()) {
         ModelSpec mla = s;
         mla.mla = {512, 1536, 64, s.headDim, s.headDim}; // DeepSeek-V3's latent shape
-        variants.push_back({"MLA (latent 512 + 64)", mla});
+        variants.push_back({"MLA (latent 512 + 64)", "MLA", mla});
     }
     ModelSpec sw = s;
     const int64_t w = s.slidingWindow() > 0 ? s.slidingWindow() : 4096;
     for (LayerSpec& l : sw.layers)
         l.window = w;
-    variants.push_back({"Sliding window " + std::to_string(w) + " on every layer", sw});
+    variants.push_back({"Sliding window " + std::to_string(w) + " on every layer",
+                        "SWA " + shortTokens(w), sw});
     return variants;
 }
 

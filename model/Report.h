@@ -35,6 +35,7 @@ ModelFacts modelFacts(const ModelSpec& spec, DType weightDtype, DType kvDtype, i
 struct AttentionVariant
 {
     std::string name;
+    std::string shortName; // for a chart's legend: "GQA-4", "MLA", "SWA 4k"
     ModelSpec spec;
 };
 std::vector<AttentionVariant> attentionVariants(const ModelSpec& spec);

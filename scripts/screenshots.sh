@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
-# Takes a screenshot of each tab of the real app under Xvfb, into docs/screenshots/.
+# Takes a screenshot of every tab of the real app under Xvfb, in the light and the dark palette,
+# at 1600x1000 and at 1024x700, into docs/screenshots/PALETTE-SIZE/TAB.png; README shows the
+# light 1600x1000 set. Whatever the app prints on stderr is kept in docs/screenshots/stderr.log
+# and counted: a clean session prints nothing.
 #   scripts/screenshots.sh [build dir]     (needs xvfb: apt-get install xvfb)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -7,15 +10,29 @@ build=${1:-$root/build/release}
 app=$build/app/gui/attnplan
 out=$root/docs/screenshots
 mkdir -p "$out"
-export XDG_CONFIG_HOME=$(mktemp -d) # fresh settings: default window size and inputs
+log=$out/stderr.log
+: >"$log"
 display=:97
 Xvfb $display -screen 0 1600x1000x24 >/dev/null 2>&1 &
 xvfb=$!
-trap 'kill $xvfb 2>/dev/null; rm -rf "$XDG_CONFIG_HOME"' EXIT
+config=$(mktemp -d)
+trap 'kill $xvfb 2>/dev/null; rm -rf "$config"' EXIT
 sleep 1
 names=(memory compute compare cost measure explain)
-for i in "${!names[@]}"; do
-    DISPLAY=$display QT_QPA_PLATFORM=xcb "$app" "$root/configs/llama-3.1-8b.json" --tab "$i" \
-        --screenshot "$out/${names[$i]}.png" 2>/dev/null || true
+for palette in light dark; do
+    for size in 1600x1000 1024x700; do
+        dir=$out/$palette-$size
+        mkdir -p "$dir"
+        for i in "${!names[@]}"; do
+            # Fresh settings for each shot: the default scenario, this palette.
+            rm -rf "$config/attnplan"
+            mkdir -p "$config/attnplan"
+            [ "$palette" = dark ] && printf '[window]\ndark=true\n' >"$config/attnplan/attnplan.conf"
+            XDG_CONFIG_HOME=$config XDG_RUNTIME_DIR=$config DISPLAY=$display QT_QPA_PLATFORM=xcb \
+                "$app" llama-3.1-8b --tab "$i" -geometry "$size+0+0" \
+                --screenshot "$dir/${names[$i]}.png" 2>>"$log" || true
+        done
+    done
 done
-ls -l "$out"
+ls -R "$out" | head -40
+echo "stderr: $(grep -c . "$log" || true) line(s) in $log"

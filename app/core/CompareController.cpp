@@ -34,7 +34,7 @@ CompareController::CompareController(AppSession* session)
            {tr("Decode / token"), Unit::Seconds,
             tr("Time per output token at batch 1 and the chosen context (roofline)")}},
           this)),
-      m_decode(new TableModel({{tr("Context"), Unit::Count, {}}}, this)),
+      m_decode(new TableModel({{tr("Context"), Unit::Tokens, {}}}, this)),
       m_options(new TableModel({{tr("Option"), Unit::Text, {}},
                                 {tr("What it does"), Unit::Text, {}},
                                 {tr("For this model"), Unit::Text,
@@ -58,6 +58,7 @@ void CompareController::refresh()
     const ModelSpec& s = *spec;
     const DeploymentInputs& in = r->deployment;
     const QLocale locale;
+    m_context = in.maxModelLen;
     m_assumptions = tr("Each shape on the Memory & GPUs tab's deployment: %1 × %2, TP %3, context "
                        "%4, average request %5 tokens, KV in %6, %7")
                         .arg(locale.toString(in.gpus), q(in.gpu.name), locale.toString(in.tp),
@@ -82,10 +83,10 @@ void CompareController::refresh()
     QVector<QVector<QVariant>> decode(qsizetype(contexts.size()));
     for (size_t i = 0; i < contexts.size(); ++i)
         decode[qsizetype(i)] << double(contexts[i]);
-    QVector<TableModel::Column> columns{{tr("Context"), Unit::Count, {}}};
+    QVector<TableModel::Column> columns{{tr("Context"), Unit::Tokens, {}}};
     for (const AttentionVariant& v : attentionVariants(s)) {
         m_decodeVariants << q(v.name);
-        columns.push_back({q(v.name), Unit::Seconds, {}});
+        columns.push_back({q(v.shortName), Unit::Seconds, q(v.name)});
         for (size_t i = 0; i < contexts.size(); ++i)
             decode[qsizetype(i)] << decodeStepTime(v.spec, in, 1, contexts[i]).seconds;
     }

@@ -26,6 +26,7 @@ public:
     QStringList decodeCurveVariants() const { return m_decodeVariants; }
     // The deployment every shape is planned on (the Memory & GPUs tab's), in one line.
     QString assumptions() const { return m_assumptions; }
+    qint64 context() const { return m_context; }
 
 signals:
     void resultsChanged();
@@ -40,4 +41,5 @@ private:
     TableModel* m_options;
     QStringList m_decodeVariants;
     QString m_assumptions;
+    qint64 m_context = 0;
 };

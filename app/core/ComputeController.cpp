@@ -12,7 +12,7 @@ using Unit = TableModel::Unit;
 
 ComputeController::ComputeController(AppSession* session)
     : QObject(session), m_session(session),
-      m_flops(new TableModel({{tr("Context"), Unit::Count, tr("Tokens in the sequence")},
+      m_flops(new TableModel({{tr("Context"), Unit::Tokens, tr("Tokens in the sequence")},
                               {tr("Score + mix (n²)"), Unit::Flops,
                                tr("Per token: QKᵀ and weights x V over the full n x n matrix, all "
                                   "layers (the lesson's quadratic part)")},

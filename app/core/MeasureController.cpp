@@ -35,7 +35,7 @@ MeasureController::MeasureController(QObject* parent)
             tr("This machine's roofline: its measured GEMM rate and copy bandwidth")},
            {tr("Measured / predicted"), Unit::Ratio, {}}},
           this)),
-      m_prefill(new TableModel({{tr("Tokens"), Unit::Count, {}},
+      m_prefill(new TableModel({{tr("Tokens"), Unit::Tokens, {}},
                                 {tr("Measured"), Unit::Seconds, {}},
                                 {tr("Predicted"), Unit::Seconds, {}}},
                                this)),

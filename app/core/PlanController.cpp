@@ -34,7 +34,7 @@ PlanController::PlanController(AppSession* session)
             tr("What is left: total x utilization - weights - activations - non-torch")}},
           this)),
       m_conversations(
-          new TableModel({{tr("Context"), Unit::Count, tr("max_model_len, tokens")},
+          new TableModel({{tr("Context"), Unit::Tokens, tr("max_model_len, tokens")},
                           {tr("Paged"), Unit::Count,
                            tr("Requests of this many tokens that fit in paged blocks of 16")},
                           {tr("Reserved"), Unit::Count,

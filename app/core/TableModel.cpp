@@ -67,6 +67,7 @@ QString TableModel::format(const QVariant& v, Unit unit)
     case Unit::Number:
         return QString::number(x, 'f', 3);
     case Unit::Count:
+    case Unit::Tokens:
         return std::abs(x) >= 1e6 ? QString::fromStdString(formatCount(x))
                                   : QLocale().toString(qlonglong(std::llround(x)));
     case Unit::Bytes:

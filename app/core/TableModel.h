@@ -21,6 +21,7 @@ public:
         Text,
         Number,
         Count,
+        Tokens, // a count of tokens: charts label it 1k, 128k, 1M
         Bytes,
         GiB,
         Seconds,

@@ -1,19 +1,26 @@
 #include "Charts.h"
 
 #include "TableModel.h"
+#include "Units.h"
 
+#include <QApplication>
 #include <QBarCategoryAxis>
 #include <QBarSeries>
 #include <QBarSet>
+#include <QCategoryAxis>
 #include <QChart>
 #include <QChartView>
 #include <QHBarModelMapper>
 #include <QHorizontalBarSeries>
+#include <QIdentityProxyModel>
+#include <QLabel>
+#include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QScatterSeries>
 #include <QStackedBarSeries>
 #include <QVBarModelMapper>
+#include <QVBoxLayout>
 #include <QVXYModelMapper>
 #include <QValueAxis>
 
@@ -22,61 +29,256 @@
 
 namespace Charts {
 
+using Unit = TableModel::Unit;
+
 namespace {
 
-QChartView* viewFor(QChart* chart)
-{
-    auto* view = new QChartView(chart);
-    view->setRenderHint(QPainter::Antialiasing);
-    view->setMinimumHeight(220);
-    chart->setMargins(QMargins(4, 4, 4, 4));
-    chart->legend()->setAlignment(Qt::AlignBottom);
-    return view;
-}
+// A value a log axis cannot show (zero conversations when nothing fits) is drawn here, far
+// below every axis, so its line drops off the bottom rather than asking Qt for log10(0).
+constexpr double kOffChart = -40;
 
-QAbstractAxis* makeAxis(bool log, const QString& title)
+// One colour per series position, the same in both palettes (a chart theme would reassign
+// them): blue, amber, green, red, violet, cyan, slate, pink.
+const QColor kColours[] = {QColor(0x25, 0x63, 0xeb), QColor(0xf5, 0x9e, 0x0b),
+                           QColor(0x10, 0xb9, 0x81), QColor(0xef, 0x44, 0x44),
+                           QColor(0x8b, 0x5c, 0xf6), QColor(0x06, 0xb6, 0xd4),
+                           QColor(0x64, 0x74, 0x8b), QColor(0xec, 0x48, 0x99)};
+
+// The model columns a chart reads, as log10 for the columns on a log axis.
+class LogColumns : public QIdentityProxyModel
 {
-    QAbstractAxis* axis;
-    if (log) {
-        auto* a = new QLogValueAxis;
-        a->setLabelFormat(QStringLiteral("%.3g"));
-        a->setMinorTickCount(-1);
-        axis = a;
-    } else {
-        auto* a = new QValueAxis;
-        a->setLabelFormat(QStringLiteral("%.3g"));
-        axis = a;
+public:
+    LogColumns(QList<int> columns, QObject* parent)
+        : QIdentityProxyModel(parent), m_columns(std::move(columns))
+    {
     }
-    axis->setTitleText(title);
-    return axis;
+
+    QVariant data(const QModelIndex& index, int role) const override
+    {
+        const QVariant v = QIdentityProxyModel::data(index, role);
+        if (role != Qt::DisplayRole || !m_columns.contains(index.column()) || !v.isValid())
+            return v;
+        const double x = v.toDouble();
+        return x > 0 ? std::log10(x) : kOffChart;
+    }
+
+private:
+    QList<int> m_columns;
+};
+
+// Axis properties: whether it is log (its series carry log10 values) and its unit.
+void tagAxis(QAbstractAxis* axis, bool log, Unit unit)
+{
+    axis->setProperty("attnplanLog", log);
+    axis->setProperty("attnplanUnit", int(unit));
 }
 
+bool isLog(const QAbstractAxis* axis)
+{
+    return axis && axis->property("attnplanLog").toBool();
+}
+
+QString shortNumber(double v)
+{
+    const double a = std::abs(v);
+    auto trim = [](double x) { return QString::number(x, 'g', 3); };
+    if (a >= 1e12)
+        return trim(v / 1e12) + QStringLiteral("T");
+    if (a >= 1e9)
+        return trim(v / 1e9) + QStringLiteral("B");
+    if (a >= 1e6)
+        return trim(v / 1e6) + QStringLiteral("M");
+    if (a >= 1e3)
+        return trim(v / 1e3) + QStringLiteral("k");
+    return trim(v);
+}
+
+} // namespace
+
+QString tickLabel(double v, Unit unit)
+{
+    const double a = std::abs(v);
+    switch (unit) {
+    case Unit::Tokens:
+        return a >= 1 ? QString::fromStdString(attnplan::shortTokens(std::llround(v)))
+                      : QString::number(v, 'g', 3);
+    case Unit::Seconds:
+        if (a == 0)
+            return QStringLiteral("0");
+        if (a >= 1)
+            return QString::number(v, 'g', 3) + QStringLiteral(" s");
+        if (a >= 1e-3)
+            return QString::number(v * 1e3, 'g', 3) + QStringLiteral(" ms");
+        return QString::number(v * 1e6, 'g', 3) + QStringLiteral(" µs");
+    case Unit::Dollars:
+        return QStringLiteral("$") + shortNumber(v);
+    case Unit::Flops:
+        return shortNumber(v).replace(QStringLiteral("B"), QStringLiteral("G"));
+    case Unit::Bytes:
+        return QString::fromStdString(attnplan::formatBytes(v));
+    case Unit::Percent:
+        return QString::number(100 * v, 'g', 3) + QStringLiteral("%");
+    default:
+        return shortNumber(v);
+    }
+}
+
+namespace {
+
+// Tick values for [lo, hi] (real units): powers of 2 for tokens on a log axis, 1-2-5 decades
+// for other log axes, 1-2-5 steps on a linear one. Also widens [lo, hi] to the outer ticks.
+QList<double> ticks(double& lo, double& hi, bool log, Unit unit)
+{
+    QList<double> out;
+    if (log) {
+        lo = std::max(lo, 1e-15);
+        hi = std::max(hi, lo * 1.0001);
+        if (unit == Unit::Tokens && lo >= 1) {
+            int k0 = int(std::floor(std::log2(lo))), k1 = int(std::ceil(std::log2(hi)));
+            const int step = std::max(1, (k1 - k0 + 6) / 7);
+            k0 -= ((k0 % step) + step) % step; // labels on 1k, 4k, 16k... when step is 2
+            for (int k = k0; k <= k1 + step - 1; k += step) {
+                out << std::ldexp(1.0, k);
+                if (k >= k1)
+                    break;
+            }
+        } else {
+            const int d0 = int(std::floor(std::log10(lo))), d1 = int(std::ceil(std::log10(hi)));
+            const int step = std::max(1, (d1 - d0 + 7) / 8);
+            for (int d = d0; d <= d1; d += step) {
+                out << std::pow(10.0, d);
+                if (d1 - d0 <= 2 && d < d1)
+                    out << 2 * std::pow(10.0, d) << 5 * std::pow(10.0, d);
+            }
+        }
+        lo = out.first();
+        hi = out.last();
+        return out;
+    }
+    lo = std::min(0.0, lo);
+    if (!(hi > lo))
+        hi = lo + 1;
+    const double raw = (hi - lo) / 5;
+    const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+    const double step = raw / mag <= 1 ? mag : raw / mag <= 2 ? 2 * mag : raw / mag <= 5 ? 5 * mag
+                                                                                         : 10 * mag;
+    hi = std::ceil(hi * 1.0001 / step) * step;
+    lo = std::floor(lo / step) * step;
+    for (double v = lo; v <= hi + step / 2; v += step)
+        out << (std::abs(v) < step * 1e-9 ? 0.0 : v);
+    return out;
+}
+
+// Sets a category axis to labelled ticks over [lo, hi] (real units).
 void fit(QAbstractAxis* axis, double lo, double hi)
 {
     if (!(lo <= hi) || !std::isfinite(lo) || !std::isfinite(hi))
         return;
-    if (auto* la = qobject_cast<QLogValueAxis*>(axis)) {
-        lo = std::max(lo, 1e-12);
-        const double a = std::pow(10.0, std::floor(std::log10(lo)));
-        const double b = std::pow(10.0, std::ceil(std::log10(std::max(hi, lo * 10))));
-        la->setRange(a, b);
-    } else if (auto* va = qobject_cast<QValueAxis*>(axis)) {
-        va->setRange(std::min(0.0, lo), hi > 0 ? hi * 1.08 : 1.0);
-        va->applyNiceNumbers();
+    auto* cat = qobject_cast<QCategoryAxis*>(axis);
+    if (!cat) {
+        if (auto* la = qobject_cast<QLogValueAxis*>(axis)) {
+            lo = std::max(lo, 1e-12);
+            la->setRange(std::pow(10.0, std::floor(std::log10(lo))),
+                         std::pow(10.0, std::ceil(std::log10(std::max(hi, lo * 10)))));
+        }
+        return;
     }
+    const bool log = isLog(axis);
+    const Unit unit = Unit(axis->property("attnplanUnit").toInt());
+    const QList<double> values = ticks(lo, hi, log, unit);
+    for (const QString& label : cat->categoriesLabels())
+        cat->remove(label);
+    auto pos = [log](double v) { return log ? std::log10(v) : v; };
+    cat->setStartValue(pos(values.first()));
+    for (double v : values) {
+        QString label = tickLabel(v, unit);
+        while (cat->categoriesLabels().contains(label))
+            label += QChar(0x200b); // zero-width space: labels must be unique
+        cat->append(label, pos(v));
+    }
+    cat->setRange(pos(lo), pos(hi));
+}
+
+QAbstractAxis* makeAxis(bool log, Unit unit, const QString& title)
+{
+    auto* axis = new QCategoryAxis;
+    axis->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
+    axis->setTitleText(title);
+    tagAxis(axis, log, unit);
+    return axis;
+}
+
+QChartView* viewFor(QChart* chart)
+{
+    if (qApp && qApp->property("attnplanDark").toBool())
+        chart->setTheme(QChart::ChartThemeDark);
+    chart->setBackgroundRoundness(0);
+    auto* view = new QChartView(chart);
+    view->setRenderHint(QPainter::Antialiasing);
+    view->setMinimumSize(260, 220);
+    chart->setMargins(QMargins(4, 4, 4, 4));
+    chart->legend()->setAlignment(Qt::AlignBottom);
+    chart->legend()->setShowToolTips(true);
+    // The empty state: a reason in place of a chart.
+    auto* empty = new QLabel(view);
+    empty->setObjectName(QStringLiteral("emptyState"));
+    empty->setAlignment(Qt::AlignCenter);
+    empty->setWordWrap(true);
+    empty->setMargin(24);
+    empty->hide();
+    auto* layout = new QVBoxLayout(view);
+    layout->addWidget(empty);
+    chart->setProperty("attnplanLegend", chart->legend()->isVisible());
+    applyColours(chart);
+    return view;
+}
+
+bool isMarker(const QAbstractSeries* s)
+{
+    return s->property("attnplanMarker").toBool();
 }
 
 } // namespace
+
+void applyColours(QChart* chart)
+{
+    int i = 0;
+    for (QAbstractSeries* s : chart->series()) {
+        if (isMarker(s))
+            continue;
+        if (auto* line = qobject_cast<QLineSeries*>(s)) {
+            QPen pen = line->pen();
+            pen.setColor(kColours[i++ % std::size(kColours)]);
+            pen.setWidthF(2.0);
+            line->setPen(pen);
+        } else if (auto* bars = qobject_cast<QAbstractBarSeries*>(s)) {
+            int j = 0;
+            for (QBarSet* set : bars->barSets()) {
+                set->setColor(kColours[j++ % std::size(kColours)]);
+                set->setBorderColor(set->color());
+            }
+        }
+    }
+}
 
 QChartView* lineChart(TableModel* model, int xColumn, const QList<int>& yColumns, bool logX,
                       bool logY, const QString& title, const QString& xTitle, const QString& yTitle)
 {
     auto* chart = new QChart;
     chart->setTitle(title);
-    QAbstractAxis* ax = makeAxis(logX, xTitle);
-    QAbstractAxis* ay = makeAxis(logY, yTitle);
+    const Unit xUnit = model->columns().value(xColumn).unit;
+    const Unit yUnit = model->columns().value(yColumns.value(0)).unit;
+    QAbstractAxis* ax = makeAxis(logX, xUnit, xTitle);
+    QAbstractAxis* ay = makeAxis(logY, yUnit, yTitle);
     chart->addAxis(ax, Qt::AlignBottom);
     chart->addAxis(ay, Qt::AlignLeft);
+    QList<int> logColumns;
+    if (logX)
+        logColumns << xColumn;
+    if (logY)
+        logColumns << yColumns;
+    auto* source = new LogColumns(logColumns, chart);
+    source->setSourceModel(model);
     for (int col : yColumns) {
         auto* series = new QLineSeries(chart);
         series->setName(model->headerData(col, Qt::Horizontal, Qt::DisplayRole).toString());
@@ -84,7 +286,7 @@ QChartView* lineChart(TableModel* model, int xColumn, const QList<int>& yColumns
         mapper->setXColumn(xColumn);
         mapper->setYColumn(col);
         mapper->setSeries(series);
-        mapper->setModel(model);
+        mapper->setModel(source);
         chart->addSeries(series);
         series->attachAxis(ax);
         series->attachAxis(ay);
@@ -110,6 +312,8 @@ void mapBars(QAbstractBarSeries* series, TableModel* model, int first, int last)
         for (int i = 0; i < sets.size(); ++i)
             sets[i]->setLabel(
                 model->headerData(first + i, Qt::Horizontal, Qt::DisplayRole).toString());
+        if (auto* chart = qobject_cast<QChart*>(series->parent()))
+            applyColours(chart);
     };
     QObject::connect(series, &QAbstractBarSeries::barsetsAdded, series, name);
     name();
@@ -130,7 +334,17 @@ QChart* barChartBase(QAbstractBarSeries* series, TableModel* model, int first, i
     cats->append(fixedCategories);
     chart->addAxis(cats, horizontal ? Qt::AlignLeft : Qt::AlignBottom);
     series->attachAxis(cats);
-    QAbstractAxis* values = makeAxis(logValues, valueTitle);
+    // Bars grow from zero: a log value axis keeps Qt's own (its values are all positive).
+    QAbstractAxis* values;
+    if (logValues) {
+        auto* la = new QLogValueAxis;
+        la->setLabelFormat(QStringLiteral("%g"));
+        la->setMinorTickCount(-1);
+        la->setTitleText(valueTitle);
+        values = la;
+    } else {
+        values = makeAxis(false, model->columns().value(first).unit, valueTitle);
+    }
     chart->addAxis(values, horizontal ? Qt::AlignBottom : Qt::AlignLeft);
     series->attachAxis(values);
     auto relabel = [chart, cats, model, labelColumn] {
@@ -151,15 +365,40 @@ QChart* barChartBase(QAbstractBarSeries* series, TableModel* model, int first, i
 
 QChartView* stackedBar(TableModel* model, const QString& title, const QString& valueTitle)
 {
-    return viewFor(barChartBase(new QStackedBarSeries, model, 0, model->columnCount() - 1, -1,
-                                false, false, title, valueTitle, {QObject::tr("one GPU")}));
+    auto* series = new QStackedBarSeries;
+    series->setLabelsVisible(true);
+    series->setLabelsFormat(QStringLiteral("@value"));
+    series->setLabelsPrecision(3);
+    QChart* chart = barChartBase(series, model, 0, model->columnCount() - 1, -1, false, false,
+                                 title, valueTitle, {QObject::tr("one GPU")});
+    QChartView* view = viewFor(chart);
+    chart->legend()->setAlignment(Qt::AlignRight);
+    // A value label only where the segment is tall enough to hold it.
+    auto hideSmall = [series] {
+        double total = 0;
+        for (QBarSet* set : series->barSets())
+            total += set->count() ? set->at(0) : 0;
+        for (QBarSet* set : series->barSets())
+            set->setLabelColor(set->count() && set->at(0) > 0.08 * total ? QColor(Qt::white)
+                                                                          : QColor(Qt::transparent));
+    };
+    QObject::connect(model, &QAbstractItemModel::modelReset, series, hideSmall);
+    hideSmall();
+    return view;
 }
 
 QChartView* barChart(TableModel* model, int labelColumn, int valueColumn, const QString& title,
-                     const QString& valueTitle, bool logValues)
+                     const QString& valueTitle, bool logValues, const QString& labelFormat)
 {
-    QChart* chart = barChartBase(new QHorizontalBarSeries, model, valueColumn, valueColumn,
-                                 labelColumn, true, logValues, title, valueTitle);
+    auto* series = new QHorizontalBarSeries;
+    if (!labelFormat.isEmpty()) {
+        series->setLabelsVisible(true);
+        series->setLabelsFormat(labelFormat);
+        series->setLabelsPrecision(12);
+        series->setLabelsPosition(QAbstractBarSeries::LabelsOutsideEnd);
+    }
+    QChart* chart = barChartBase(series, model, valueColumn, valueColumn, labelColumn, true,
+                                 logValues, title, valueTitle);
     chart->legend()->hide();
     return viewFor(chart);
 }
@@ -173,16 +412,22 @@ QChartView* groupedBars(TableModel* model, int labelColumn, int firstColumn, int
 
 void fitAxes(QChart* chart)
 {
-    double xlo = std::numeric_limits<double>::infinity(), xhi = -xlo, ylo = xlo, yhi = -xlo;
+    const double inf = std::numeric_limits<double>::infinity();
+    double xlo = inf, xhi = -inf, ylo = inf, yhi = -inf;
     bool bars = false;
+    QAbstractAxis* ax = chart->axes(Qt::Horizontal).value(0);
+    QAbstractAxis* ay = chart->axes(Qt::Vertical).value(0);
+    // Back from the axis' coordinates to real units.
+    auto real = [](const QAbstractAxis* a, double v) { return isLog(a) ? std::pow(10.0, v) : v; };
     for (QAbstractSeries* s : chart->series()) {
+        if (isMarker(s))
+            continue;
         if (auto* xy = qobject_cast<QXYSeries*>(s)) {
             for (const QPointF& p : xy->points()) {
-                if (p.x() > 0 ||
-                    !qobject_cast<QLogValueAxis*>(chart->axes(Qt::Horizontal).value(0)))
-                    xlo = std::min(xlo, p.x()), xhi = std::max(xhi, p.x());
-                if (p.y() > 0 || !qobject_cast<QLogValueAxis*>(chart->axes(Qt::Vertical).value(0)))
-                    ylo = std::min(ylo, p.y()), yhi = std::max(yhi, p.y());
+                if (p.x() > kOffChart / 2 && std::isfinite(p.x()))
+                    xlo = std::min(xlo, real(ax, p.x())), xhi = std::max(xhi, real(ax, p.x()));
+                if (p.y() > kOffChart / 2 && std::isfinite(p.y()))
+                    ylo = std::min(ylo, real(ay, p.y())), yhi = std::max(yhi, real(ay, p.y()));
             }
         } else if (auto* bs = qobject_cast<QAbstractBarSeries*>(s)) {
             bars = true;
@@ -198,23 +443,142 @@ void fitAxes(QChart* chart)
                 }
         }
     }
+    const double capacity = chart->property("attnplanCapacity").toDouble();
+    if (capacity > 0)
+        yhi = std::max(yhi, capacity);
     if (bars) {
+        // Room for the value labels beyond the longest bar.
+        for (QAbstractSeries* s : chart->series())
+            if (auto* bs = qobject_cast<QAbstractBarSeries*>(s);
+                bs && bs->isLabelsVisible() &&
+                bs->labelsPosition() == QAbstractBarSeries::LabelsOutsideEnd)
+                yhi *= 1.3;
         const bool horizontal = !chart->series().isEmpty() &&
                                 qobject_cast<QHorizontalBarSeries*>(chart->series().first());
         for (QAbstractAxis* a : chart->axes(horizontal ? Qt::Horizontal : Qt::Vertical))
+            if (!qobject_cast<QBarCategoryAxis*>(a))
+                fit(a, ylo, yhi);
+    } else {
+        for (QAbstractAxis* a : chart->axes(Qt::Horizontal))
+            fit(a, xlo, xhi);
+        for (QAbstractAxis* a : chart->axes(Qt::Vertical))
             fit(a, ylo, yhi);
-        return;
     }
-    for (QAbstractAxis* a : chart->axes(Qt::Horizontal))
-        fit(a, xlo, xhi);
-    for (QAbstractAxis* a : chart->axes(Qt::Vertical))
-        fit(a, ylo, yhi);
+    // Markers span the value axis as fitted.
+    for (QAbstractSeries* s : chart->series()) {
+        auto* line = qobject_cast<QLineSeries*>(s);
+        if (!line || !isMarker(s))
+            continue;
+        const double at = s->property("attnplanAt").toDouble();
+        const bool vertical = s->property("attnplanVertical").toBool();
+        const auto* valueAxis = qobject_cast<QValueAxis*>(vertical ? ay : ax);
+        const auto* along = qobject_cast<QValueAxis*>(vertical ? ax : ay);
+        if (!valueAxis || !along)
+            continue;
+        const double pos = isLog(along) ? std::log10(std::max(at, 1e-300)) : at;
+        if (vertical)
+            line->replace({QPointF(pos, valueAxis->min()), QPointF(pos, valueAxis->max())});
+        else
+            line->replace({QPointF(valueAxis->min(), pos), QPointF(valueAxis->max(), pos)});
+    }
+}
+
+QPointF toChart(QChart* chart, QPointF real)
+{
+    const QAbstractAxis* ax = chart->axes(Qt::Horizontal).value(0);
+    const QAbstractAxis* ay = chart->axes(Qt::Vertical).value(0);
+    auto pos = [](const QAbstractAxis* a, double v) {
+        return isLog(a) ? (v > 0 ? std::log10(v) : kOffChart) : v;
+    };
+    return {pos(ax, real.x()), pos(ay, real.y())};
+}
+
+void setMarker(QChartView* view, double at, const QString& name, bool vertical)
+{
+    QChart* chart = view->chart();
+    QLineSeries* line = nullptr;
+    for (QAbstractSeries* s : chart->series())
+        if (isMarker(s) && s->property("attnplanVertical").toBool() == vertical)
+            line = qobject_cast<QLineSeries*>(s);
+    if (!line) {
+        line = new QLineSeries(chart);
+        line->setProperty("attnplanMarker", true);
+        line->setProperty("attnplanVertical", vertical);
+        QPen pen(QColor(0xdc, 0x26, 0x26));
+        pen.setStyle(Qt::DashLine);
+        pen.setWidthF(1.5);
+        line->setPen(pen);
+        chart->addSeries(line);
+        for (QAbstractAxis* a : chart->axes())
+            if (qobject_cast<QValueAxis*>(a))
+                line->attachAxis(a);
+    }
+    line->setName(name);
+    line->setProperty("attnplanAt", at);
+    fitAxes(chart);
+}
+
+void setCapacity(QChartView* view, double capacity, const QString& name)
+{
+    QChart* chart = view->chart();
+    chart->setProperty("attnplanCapacity", capacity);
+    // A horizontal line across the single bar: on a hidden x axis of its own.
+    QLineSeries* line = nullptr;
+    for (QAbstractSeries* s : chart->series())
+        if (isMarker(s))
+            line = qobject_cast<QLineSeries*>(s);
+    if (!line) {
+        line = new QLineSeries(chart);
+        line->setProperty("attnplanMarker", true);
+        QPen pen(QColor(0xdc, 0x26, 0x26));
+        pen.setStyle(Qt::DashLine);
+        pen.setWidthF(2);
+        line->setPen(pen);
+        chart->addSeries(line);
+        auto* hidden = new QValueAxis;
+        hidden->setRange(0, 1);
+        hidden->setVisible(false);
+        hidden->setProperty("attnplanHidden", true);
+        chart->addAxis(hidden, Qt::AlignTop);
+        line->attachAxis(hidden);
+        for (QAbstractAxis* a : chart->axes(Qt::Vertical))
+            line->attachAxis(a);
+    }
+    line->setName(name);
+    line->replace({QPointF(0, capacity), QPointF(1, capacity)});
+    fitAxes(chart);
+}
+
+void setEmptyText(QChartView* view, const QString& reason)
+{
+    auto* label = view->findChild<QLabel*>(QStringLiteral("emptyState"));
+    const bool empty = !reason.isEmpty();
+    label->setText(reason);
+    label->setVisible(empty);
+    QChart* chart = view->chart();
+    for (QAbstractSeries* s : chart->series())
+        s->setVisible(!empty);
+    for (QAbstractAxis* a : chart->axes())
+        if (!a->property("attnplanHidden").toBool())
+            a->setVisible(!empty);
+    chart->legend()->setVisible(!empty && chart->property("attnplanLegend").toBool());
 }
 
 void applyTheme(QChart* chart, bool dark)
 {
+    const bool legend = chart->legend()->isVisible();
     chart->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
     chart->setBackgroundRoundness(0);
+    chart->legend()->setVisible(legend);
+    applyColours(chart);
+    for (QAbstractSeries* s : chart->series())
+        if (isMarker(s))
+            if (auto* line = qobject_cast<QLineSeries*>(s)) {
+                QPen pen = line->pen();
+                pen.setColor(QColor(0xdc, 0x26, 0x26));
+                pen.setStyle(Qt::DashLine);
+                line->setPen(pen);
+            }
 }
 
 } // namespace Charts

@@ -30,9 +30,9 @@ QTableView* tableFor(TableModel* model, QWidget* parent)
 CompareTab::CompareTab(CompareController* plan, QWidget* parent)
     : QWidget(parent), m_plan(plan),
       m_kvChart(Charts::barChart(plan->compareModel(), 0, 2, tr("KV bytes per token"), tr("bytes"),
-                                 true)),
+                                 false, QStringLiteral("@value B"))),
       m_convChart(Charts::barChart(plan->compareModel(), 0, 4, tr("Conversations per replica"),
-                                   tr("conversations"))),
+                                   tr("conversations"), false, QStringLiteral("@value"))),
       m_chartRow(new QHBoxLayout)
 {
     auto* compare = tableFor(plan->compareModel(), this);
@@ -61,6 +61,7 @@ CompareTab::CompareTab(CompareController* plan, QWidget* parent)
     layout->addLayout(m_chartRow, 3);
     layout->addWidget(options, 3);
     connect(plan, &CompareController::resultsChanged, this, &CompareTab::rebuildDecodeChart);
+    connect(plan, &CompareController::resultsChanged, this, &CompareTab::showContext);
 }
 
 QList<QChartView*> CompareTab::charts() const
@@ -87,5 +88,16 @@ void CompareTab::rebuildDecodeChart()
     m_decodeChart =
         Charts::lineChart(model, 0, ys, true, true, tr("Decode time per token (batch 1)"),
                           tr("context (tokens)"), tr("seconds"));
+    m_decodeChart->chart()->legend()->setAlignment(Qt::AlignRight);
     m_chartRow->addWidget(m_decodeChart, 3);
+    showContext();
+}
+
+void CompareTab::showContext()
+{
+    if (m_decodeChart && m_plan->context() > 0)
+        Charts::setMarker(m_decodeChart, double(m_plan->context()),
+                          tr("%1 (this plan)")
+                              .arg(Charts::tickLabel(double(m_plan->context()),
+                                                     TableModel::Unit::Tokens)));
 }

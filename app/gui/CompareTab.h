@@ -18,6 +18,7 @@ public:
 
 private:
     void rebuildDecodeChart();
+    void showContext();
 
     CompareController* m_plan;
     QChartView* m_kvChart;

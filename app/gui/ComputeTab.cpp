@@ -24,9 +24,11 @@ ComputeTab::ComputeTab(ComputeController* compute, QWidget* parent)
     layout->addWidget(m_chart, 1);
     layout->addWidget(m_text);
     // The crossover markers: their own series, refreshed with the results.
-    auto* markers = new QScatterSeries(m_chart->chart());
+    auto* markers = m_markers = new QScatterSeries(m_chart->chart());
     markers->setName(tr("crossovers"));
     markers->setMarkerSize(11);
+    markers->setProperty("attnplanMarker", true); // not refitted, coloured apart
+    markers->setColor(QColor(0xdc, 0x26, 0x26));
     m_chart->chart()->addSeries(markers);
     for (QAbstractAxis* a : m_chart->chart()->axes())
         markers->attachAxis(a);
@@ -39,11 +41,16 @@ void ComputeTab::refresh()
     if (m_compute->flopsCurve()->rowCount() == 0)
         return;
     QChart* chart = m_chart->chart();
-    auto* markers = qobject_cast<QScatterSeries*>(chart->series().back());
+    QScatterSeries* markers = m_markers;
     const double xp = m_compute->crossoverProjections(), xl = m_compute->crossoverLayer();
-    markers->replace({QPointF(xp, m_compute->quadraticFlopsAt(xp)),
-                      QPointF(xl, m_compute->quadraticFlopsAt(xl))});
+    markers->replace({Charts::toChart(chart, QPointF(xp, m_compute->quadraticFlopsAt(xp))),
+                      Charts::toChart(chart, QPointF(xl, m_compute->quadraticFlopsAt(xl)))});
     Charts::fitAxes(chart);
+    if (m_compute->hasPlan())
+        Charts::setMarker(m_chart, double(m_compute->deployment().maxModelLen),
+                          tr("%1 (this plan)")
+                              .arg(Charts::tickLabel(double(m_compute->deployment().maxModelLen),
+                                                     TableModel::Unit::Tokens)));
     auto str = [](const std::string& x) { return QString::fromStdString(x); };
     QString text =
         tr("The score-and-mix work per token grows with n; the projections do not. "

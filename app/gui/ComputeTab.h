@@ -4,6 +4,7 @@
 
 class ComputeController;
 class QLabel;
+class QScatterSeries;
 class QChartView;
 
 // Compute: FLOPs per token against context, the quadratic and linear parts on log-log axes
@@ -23,4 +24,5 @@ private:
     ComputeController* m_compute;
     QChartView* m_chart;
     QLabel* m_text;
+    QScatterSeries* m_markers = nullptr;
 };

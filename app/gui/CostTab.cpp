@@ -17,6 +17,7 @@
 #include <QHeaderView>
 #include <QInputDialog>
 #include <QLabel>
+#include <QLocale>
 #include <QPushButton>
 #include <QSignalBlocker>
 #include <QSpinBox>
@@ -203,13 +204,19 @@ CostTab::CostTab(CostController* cost, QWidget* parent)
 
 void CostTab::showResults()
 {
+    Charts::setEmptyText(m_chart, m_cost->ok() ? QString() : m_cost->error());
     if (!m_cost->ok()) {
         m_summary->setText(QStringLiteral("<span style='color:#dc2626'>%1</span>")
                                .arg(m_cost->error().toHtmlEscaped()));
         m_warnings->clear();
+        m_caption->clear();
         return;
     }
     const PromptCost& c = m_cost->result();
+    if (m_cost->layout().requestsPerDay > 0)
+        Charts::setMarker(m_chart, m_cost->layout().requestsPerDay,
+                          tr("%1 requests/day (yours)")
+                              .arg(QLocale().toString(m_cost->layout().requestsPerDay, 'f', 0)));
     auto s = [](const std::string& x) { return QString::fromStdString(x); };
     m_caption->setText(m_cost->priceCaption());
     const PromptLayout& l = m_cost->layout();

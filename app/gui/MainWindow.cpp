@@ -229,6 +229,7 @@ QList<QChartView*> MainWindow::charts() const
 void MainWindow::setDarkPalette(bool dark)
 {
     m_dark = dark;
+    qApp->setProperty("attnplanDark", dark); // charts made later take the same theme
     QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
     QPalette p;
     if (dark) {

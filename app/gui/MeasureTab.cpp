@@ -75,6 +75,9 @@ MeasureTab::MeasureTab(MeasureController* measure, AppSession* session, QWidget*
                 m_status->setText(tr("Measured %1 of %2: %3").arg(done).arg(total).arg(last));
             });
     connect(measure, &MeasureController::finished, this, &MeasureTab::finished);
+    for (QChartView* v : {m_chart, m_decodeChart, m_memoryChart})
+        Charts::setEmptyText(v, tr("Nothing measured yet: Measure prefill or Measure decode "
+                                   "times the kernels on this machine"));
     m_status->setText(
         tr("Runs the real kernels on this machine's CPU (%1 threads). The fitted exponent "
            "of prefill time against tokens shows the n² law live.")
@@ -104,6 +107,8 @@ void MeasureTab::start(bool decode)
 
 void MeasureTab::finished(bool cancelled)
 {
+    for (QChartView* v : {m_chart, m_decodeChart, m_memoryChart})
+        Charts::setEmptyText(v, QString());
     m_prefill->setEnabled(true);
     m_decode->setEnabled(true);
     m_cancel->setEnabled(false);

@@ -356,6 +356,20 @@ void MemoryTab::showResults()
     }
     if (const auto model = m_plan->model())
         m_context->setModelMaximum(model->maxContext);
+    bool anyConversations = false;
+    for (int r = 0; r < m_plan->conversationCurve()->rowCount(); ++r)
+        anyConversations |= m_plan->conversationCurve()->number(r, 1) > 0;
+    Charts::setEmptyText(m_charts[1], anyConversations
+                                          ? QString()
+                                          : tr("Not one conversation fits at any context: %1")
+                                                .arg(m_plan->error()));
+    if (anyConversations)
+        Charts::setMarker(m_charts[1], double(m_plan->deployment().maxModelLen),
+                          tr("%1 (this plan)")
+                              .arg(Charts::tickLabel(double(m_plan->deployment().maxModelLen),
+                                                     TableModel::Unit::Tokens)));
+    Charts::setEmptyText(m_charts[0],
+                         m_plan->ok() ? QString() : tr("No plan: %1").arg(m_plan->error()));
     if (!m_plan->ok()) {
         m_error->setText(m_plan->error());
         m_error->show();
@@ -371,6 +385,11 @@ void MemoryTab::showResults()
     const CapacityResult& r = m_plan->result();
     const DeploymentInputs& in = m_plan->deployment();
     const QLocale locale;
+    const double gib = double(int64_t(1) << 30);
+    Charts::setCapacity(m_charts[0], double(r.memory.total) / gib,
+                        tr("%1 GiB on the GPU; the bar is the %2 it may use")
+                            .arg(locale.toString(double(r.memory.total) / gib, 'f', 1),
+                                 locale.toString(in.utilization, 'f', 2)));
     auto s = [](const std::string& x) { return QString::fromStdString(x); };
     // The engine's defaults, shown where the user left the field at 0.
     m_maxNumSeqs->setSpecialValueText(tr("engine default (%1)").arg(locale.toString(r.maxNumSeqs)));

@@ -140,14 +140,17 @@ int main(int argc, char** argv)
                 });
             });
             QTimer::singleShot(300, &app, [&] {
-                attnplan::BenchConfig c;
+                // The open model's own shape, a short sweep.
+                auto config = MeasureController::configFor(*session.model(), false, 2);
+                if (!config) {
+                    window.grab().save(file);
+                    app.quit();
+                    return;
+                }
+                attnplan::BenchConfig c = config.value();
                 c.prefillTokens = {256, 512, 1024, 2048};
                 c.naiveMaxTokens = 1024;
-                c.heads = c.kvHeads = 8;
-                c.headDim = 128;
-                c.threads = 2;
                 c.decodeTokens = {16384};
-                c.decodeKvHeads = {8, 2, 1};
                 window.measure()->start(c);
             });
         } else {
