@@ -349,8 +349,8 @@ std::vector<AttentionVariant> attentionVariants(const ModelSpec& s)
     for (int64_t g : {4, 8})
         if (s.numHeads % g == 0 && s.numHeads / g > 1 &&
             (s.mla.enabled() || s.numHeads / g != s.numKvHeads))
-            variants.push_back({"GQA, groups of " + std::to_string(g),
-                                "GQA-" + std::to_string(g), plain(s.numHeads / g)});
+            variants.push_back({"GQA, groups of " + std::to_string(g), "GQA-" + std::to_string(g),
+                                plain(s.numHeads / g)});
     variants.push_back({"MQA", "MQA", plain(1)});
     if (!s.mla.enabled()) {
         ModelSpec mla = s;
@@ -361,8 +361,8 @@ std::vector<AttentionVariant> attentionVariants(const ModelSpec& s)
     const int64_t w = s.slidingWindow() > 0 ? s.slidingWindow() : 4096;
     for (LayerSpec& l : sw.layers)
         l.window = w;
-    variants.push_back({"Sliding window " + std::to_string(w) + " on every layer",
-                        "SWA " + shortTokens(w), sw});
+    variants.push_back(
+        {"Sliding window " + std::to_string(w) + " on every layer", "SWA " + shortTokens(w), sw});
     return variants;
 }
 
@@ -373,6 +373,7 @@ std::vector<CompareRow> compareVariants(const ModelSpec& s, const DeploymentInpu
         const ModelSpec& vs = v.spec;
         CompareRow row;
         row.shape = v.name;
+        row.shortName = v.shortName;
         row.kvHeads = vs.mla.enabled() ? "latent " + std::to_string(vs.mla.cacheWidth())
                                        : std::to_string(vs.numKvHeads);
         row.kvBytesPerToken = kvBytesPerToken(vs, in.kvDtype);

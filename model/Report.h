@@ -43,7 +43,8 @@ std::vector<AttentionVariant> attentionVariants(const ModelSpec& spec);
 struct CompareRow
 {
     std::string shape;
-    std::string kvHeads; // KV heads, or "latent 576" for MLA
+    std::string shortName; // "GQA-4", "SWA 4k"
+    std::string kvHeads;   // KV heads, or "latent 576" for MLA
     int64_t kvBytesPerToken = 0;
     int64_t kvBytesAtContext = 0;
     std::optional<int64_t> conversations; // on the deployment; none when it does not fit

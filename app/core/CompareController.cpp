@@ -39,7 +39,11 @@ CompareController::CompareController(AppSession* session)
                                 {tr("What it does"), Unit::Text, {}},
                                 {tr("For this model"), Unit::Text,
                                  tr("Computed from the loaded config and the chosen GPU")}},
-                               this))
+                               this)),
+      m_kvBars(new TableModel({{tr("Shape"), Unit::Text, {}}, {tr("KV / token"), Unit::Bytes, {}}},
+                              this)),
+      m_conversationBars(new TableModel(
+          {{tr("Shape"), Unit::Text, {}}, {tr("Conversations"), Unit::Count, {}}}, this))
 {
     connect(session, &AppSession::reportChanged, this, &CompareController::refresh);
 }
@@ -76,6 +80,23 @@ void CompareController::refresh()
         tips.push_back(q(c.error));
     }
     m_compare->setRows(rows, tips);
+    // The bars, with their numbers in the labels (a bar's own label would not fit).
+    QVector<QVector<QVariant>> kv, conversations;
+    const CompareRow& base = r->compare.front();
+    for (const CompareRow& c : r->compare) {
+        const double ratio =
+            base.kvBytesPerToken > 0 ? double(c.kvBytesPerToken) / double(base.kvBytesPerToken) : 0;
+        kv.push_back({tr("%1 · %2 · %3×")
+                          .arg(q(c.shortName), q(formatBytes(double(c.kvBytesPerToken))))
+                          .arg(locale.toString(ratio, 'g', 3)),
+                      double(c.kvBytesPerToken)});
+        conversations.push_back(
+            {tr("%1 · %2").arg(q(c.shortName), c.conversations ? locale.toString(*c.conversations)
+                                                               : tr("does not fit")),
+             c.conversations ? double(*c.conversations) : 0.0});
+    }
+    m_kvBars->setRows(kv);
+    m_conversationBars->setRows(conversations);
 
     // Decode time against context for each shape (the chart; the table holds the context's).
     m_decodeVariants.clear();

@@ -23,6 +23,10 @@ public:
     TableModel* compareModel() const { return m_compare; }
     TableModel* decodeCurve() const { return m_decode; }
     TableModel* optionsModel() const { return m_options; }
+    // The bar charts' rows: a label that carries the value and its ratio to the model as
+    // configured ("MHA · 524 KB · 4.0×"), and the value.
+    TableModel* kvBars() const { return m_kvBars; }
+    TableModel* conversationBars() const { return m_conversationBars; }
     QStringList decodeCurveVariants() const { return m_decodeVariants; }
     // The deployment every shape is planned on (the Memory & GPUs tab's), in one line.
     QString assumptions() const { return m_assumptions; }
@@ -39,6 +43,8 @@ private:
     TableModel* m_compare;
     TableModel* m_decode;
     TableModel* m_options;
+    TableModel* m_kvBars;
+    TableModel* m_conversationBars;
     QStringList m_decodeVariants;
     QString m_assumptions;
     qint64 m_context = 0;

@@ -141,13 +141,13 @@ QString CostController::priceCaption() const
     const PriceSheet& p = m_price;
     const QLocale locale;
     const auto write = p.writeMultiplierFor(layout().ttlSeconds);
-    return tr("Priced at %1: $%2/M input, $%3/M output; cache read %4×%5 (%6, %7)")
+    return tr("Priced at %1: $%2/M input, $%3/M output; cache read %4×%5%6")
         .arg(QString::fromStdString(p.model.empty() ? p.id : p.model),
              locale.toString(p.inputPerMillion, 'f', 2),
              locale.toString(p.outputPerMillion, 'f', 2),
              locale.toString(p.cacheReadMultiplier, 'f', 2),
              write ? tr(", write %1×").arg(locale.toString(*write, 'f', 2)) : QString(),
-             QString::fromStdString(p.source), QString::fromStdString(p.asOf));
+             p.asOf.empty() ? QString() : tr(" (as of %1)").arg(QString::fromStdString(p.asOf)));
 }
 
 CostController::SelfHosting CostController::selfHosting() const

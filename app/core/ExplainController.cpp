@@ -48,9 +48,19 @@ ExplainController::ExplainController(QObject* parent)
     m_blend[0] = w.blend[0];
     m_blend[1] = w.blend[1];
 
+    m_heatmap->setRowLabels(tokens());
+    recomputeHeatmap();
+}
+
+void ExplainController::startSqrtDk()
+{
     // The sqrt(d_k) experiment draws thousands of normal samples: most of start-up when it ran
-    // here. It runs on a worker and fills its table (and the Explain tab's charts, which read
-    // it) when done, so the window is usable at once.
+    // in the constructor, and a core taken from the window even on a worker. It runs when the
+    // Explain tab is first shown, on a worker, and fills its table (and the tab's charts) when
+    // done; once.
+    if (m_sqrtDkStarted)
+        return;
+    m_sqrtDkStarted = true;
     auto* watcher = new QFutureWatcher<std::vector<attnplan::SqrtDkRow>>(this);
     connect(watcher, &QFutureWatcher<std::vector<attnplan::SqrtDkRow>>::finished, this,
             [this, watcher] {
@@ -63,8 +73,6 @@ ExplainController::ExplainController(QObject* parent)
                 m_sqrtDk->setRows(table);
             });
     watcher->setFuture(QtConcurrent::run([] { return sqrtDkExperiment(); }));
-    m_heatmap->setRowLabels(tokens());
-    recomputeHeatmap();
 }
 
 QStringList ExplainController::tokens() const

@@ -24,6 +24,8 @@ public:
     double blendY() const { return m_blend[1]; }
 
 public slots:
+    // The sqrt(d_k) experiment, on a worker; the first call starts it, later ones do nothing.
+    void startSqrtDk();
     void setCausal(bool causal);
     void setTemperature(double t);
 
@@ -39,4 +41,5 @@ private:
     bool m_causal = true;
     double m_temperature = 1.0;
     double m_blend[2] = {0, 0};
+    bool m_sqrtDkStarted = false;
 };

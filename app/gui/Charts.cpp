@@ -135,7 +135,7 @@ QList<double> ticks(double& lo, double& hi, bool log, Unit unit)
         hi = std::max(hi, lo * 1.0001);
         if (unit == Unit::Tokens && lo >= 1) {
             int k0 = int(std::floor(std::log2(lo))), k1 = int(std::ceil(std::log2(hi)));
-            const int step = std::max(1, (k1 - k0 + 6) / 7);
+            const int step = std::max(1, (k1 - k0 + 4) / 5);
             k0 -= ((k0 % step) + step) % step; // labels on 1k, 4k, 16k... when step is 2
             for (int k = k0; k <= k1 + step - 1; k += step) {
                 out << std::ldexp(1.0, k);
@@ -144,7 +144,7 @@ QList<double> ticks(double& lo, double& hi, bool log, Unit unit)
             }
         } else {
             const int d0 = int(std::floor(std::log10(lo))), d1 = int(std::ceil(std::log10(hi)));
-            const int step = std::max(1, (d1 - d0 + 7) / 8);
+            const int step = std::max(1, (d1 - d0 + 5) / 6);
             for (int d = d0; d <= d1; d += step) {
                 out << std::pow(10.0, d);
                 if (d1 - d0 <= 2 && d < d1)
@@ -160,8 +160,10 @@ QList<double> ticks(double& lo, double& hi, bool log, Unit unit)
         hi = lo + 1;
     const double raw = (hi - lo) / 5;
     const double mag = std::pow(10.0, std::floor(std::log10(raw)));
-    const double step = raw / mag <= 1 ? mag : raw / mag <= 2 ? 2 * mag : raw / mag <= 5 ? 5 * mag
-                                                                                         : 10 * mag;
+    const double step = raw / mag <= 1   ? mag
+                        : raw / mag <= 2 ? 2 * mag
+                        : raw / mag <= 5 ? 5 * mag
+                                         : 10 * mag;
     hi = std::ceil(hi * 1.0001 / step) * step;
     lo = std::floor(lo / step) * step;
     for (double v = lo; v <= hi + step / 2; v += step)
@@ -300,20 +302,19 @@ namespace {
 
 // Feeds a bar series from model columns first..last through a QVBarModelMapper, naming each
 // bar set after its column as the mapper (re)creates the sets.
-void mapBars(QAbstractBarSeries* series, TableModel* model, int first, int last)
+void mapBars(QChart* chart, QAbstractBarSeries* series, TableModel* model, int first, int last)
 {
     auto* mapper = new QVBarModelMapper(series);
     mapper->setFirstBarSetColumn(first);
     mapper->setLastBarSetColumn(last);
     mapper->setSeries(series);
     mapper->setModel(model);
-    auto name = [series, model, first] {
+    auto name = [chart, series, model, first] {
         const auto sets = series->barSets();
         for (int i = 0; i < sets.size(); ++i)
             sets[i]->setLabel(
                 model->headerData(first + i, Qt::Horizontal, Qt::DisplayRole).toString());
-        if (auto* chart = qobject_cast<QChart*>(series->parent()))
-            applyColours(chart);
+        applyColours(chart);
     };
     QObject::connect(series, &QAbstractBarSeries::barsetsAdded, series, name);
     name();
@@ -328,7 +329,7 @@ QChart* barChartBase(QAbstractBarSeries* series, TableModel* model, int first, i
     auto* chart = new QChart;
     chart->setTitle(title);
     series->setParent(chart);
-    mapBars(series, model, first, last);
+    mapBars(chart, series, model, first, last);
     chart->addSeries(series);
     auto* cats = new QBarCategoryAxis;
     cats->append(fixedCategories);
@@ -380,7 +381,7 @@ QChartView* stackedBar(TableModel* model, const QString& title, const QString& v
             total += set->count() ? set->at(0) : 0;
         for (QBarSet* set : series->barSets())
             set->setLabelColor(set->count() && set->at(0) > 0.08 * total ? QColor(Qt::white)
-                                                                          : QColor(Qt::transparent));
+                                                                         : QColor(Qt::transparent));
     };
     QObject::connect(model, &QAbstractItemModel::modelReset, series, hideSmall);
     hideSmall();

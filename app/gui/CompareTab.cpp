@@ -29,10 +29,9 @@ QTableView* tableFor(TableModel* model, QWidget* parent)
 
 CompareTab::CompareTab(CompareController* plan, QWidget* parent)
     : QWidget(parent), m_plan(plan),
-      m_kvChart(Charts::barChart(plan->compareModel(), 0, 2, tr("KV bytes per token"), tr("bytes"),
-                                 false, QStringLiteral("@value B"))),
-      m_convChart(Charts::barChart(plan->compareModel(), 0, 4, tr("Conversations per replica"),
-                                   tr("conversations"), false, QStringLiteral("@value"))),
+      m_kvChart(Charts::barChart(plan->kvBars(), 0, 1, tr("KV bytes per token"), tr("bytes"))),
+      m_convChart(Charts::barChart(plan->conversationBars(), 0, 1, tr("Conversations per replica"),
+                                   tr("conversations"))),
       m_chartRow(new QHBoxLayout)
 {
     auto* compare = tableFor(plan->compareModel(), this);
@@ -62,6 +61,8 @@ CompareTab::CompareTab(CompareController* plan, QWidget* parent)
     layout->addWidget(options, 3);
     connect(plan, &CompareController::resultsChanged, this, &CompareTab::rebuildDecodeChart);
     connect(plan, &CompareController::resultsChanged, this, &CompareTab::showContext);
+    caption->setText(plan->assumptions());
+    rebuildDecodeChart();
 }
 
 QList<QChartView*> CompareTab::charts() const
@@ -96,8 +97,8 @@ void CompareTab::rebuildDecodeChart()
 void CompareTab::showContext()
 {
     if (m_decodeChart && m_plan->context() > 0)
-        Charts::setMarker(m_decodeChart, double(m_plan->context()),
-                          tr("%1 (this plan)")
-                              .arg(Charts::tickLabel(double(m_plan->context()),
-                                                     TableModel::Unit::Tokens)));
+        Charts::setMarker(
+            m_decodeChart, double(m_plan->context()),
+            tr("%1 (this plan)")
+                .arg(Charts::tickLabel(double(m_plan->context()), TableModel::Unit::Tokens)));
 }

@@ -33,6 +33,7 @@ ComputeTab::ComputeTab(ComputeController* compute, QWidget* parent)
     for (QAbstractAxis* a : m_chart->chart()->axes())
         markers->attachAxis(a);
     connect(compute, &ComputeController::resultsChanged, this, &ComputeTab::refresh);
+    refresh();
 }
 
 void ComputeTab::refresh()

@@ -219,6 +219,7 @@ void CostTab::showResults()
                               .arg(QLocale().toString(m_cost->layout().requestsPerDay, 'f', 0)));
     auto s = [](const std::string& x) { return QString::fromStdString(x); };
     m_caption->setText(m_cost->priceCaption());
+    m_caption->setToolTip(QString::fromStdString(m_cost->price().source));
     const PromptLayout& l = m_cost->layout();
     QString text = tr("%1 input tokens, %2 of them a cacheable prefix (%3 counted as cached).")
                        .arg(s(withCommas(c.inputTokens)), s(withCommas(c.cacheablePrefixTokens)),

@@ -37,7 +37,8 @@ public:
 
 } // namespace
 
-ExplainTab::ExplainTab(ExplainController* explain, QWidget* parent) : QWidget(parent)
+ExplainTab::ExplainTab(ExplainController* explain, QWidget* parent)
+    : QWidget(parent), m_explain(explain)
 {
     // 1. "it": shares of the raw scores against softmax weights.
     QChartView* it = Charts::barChart(explain->itModel(), 0, 3,
@@ -108,4 +109,10 @@ ExplainTab::ExplainTab(ExplainController* explain, QWidget* parent) : QWidget(pa
     grid->setColumnStretch(1, 3);
     grid->setRowStretch(0, 3);
     grid->setRowStretch(1, 2);
+}
+
+void ExplainTab::showEvent(QShowEvent* event)
+{
+    m_explain->startSqrtDk(); // computed when first seen, not at start-up
+    QWidget::showEvent(event);
 }

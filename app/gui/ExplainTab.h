@@ -11,10 +11,14 @@ class ExplainTab : public QWidget
 {
     Q_OBJECT
 
+protected:
+    void showEvent(QShowEvent* event) override;
+
 public:
     explicit ExplainTab(ExplainController* explain, QWidget* parent = nullptr);
     QList<QChartView*> charts() const { return m_charts; }
 
 private:
+    ExplainController* m_explain;
     QList<QChartView*> m_charts;
 };

@@ -55,10 +55,8 @@ MainWindow::MainWindow(AppSession* session, QWidget* parent)
       m_library(new ModelLibrary(this)), m_summary(session->summary()), m_badge(new QLabel),
       m_title(new QLabel), m_error(new QLabel), m_libraryView(new QTreeView),
       m_summaryView(new QTableView), m_tabs(new QTabWidget),
-      m_memoryTab(new MemoryTab(session->plan())), m_computeTab(new ComputeTab(session->compute())),
-      m_compareTab(new CompareTab(session->compare())), m_cost(session->cost()),
-      m_measure(session->measure()), m_explain(session->explain()), m_costTab(new CostTab(m_cost)),
-      m_measureTab(new MeasureTab(m_measure, session)), m_explainTab(new ExplainTab(m_explain))
+      m_memoryTab(new MemoryTab(session->plan())), m_cost(session->cost()),
+      m_measure(session->measure()), m_explain(session->explain())
 {
     setWindowTitle(tr("attnplan"));
     setAcceptDrops(true);
@@ -132,12 +130,18 @@ MainWindow::MainWindow(AppSession* session, QWidget* parent)
     addDockWidget(Qt::LeftDockWidgetArea, dock);
     resizeDocks({dock}, {380}, Qt::Horizontal);
 
+    // The first tab is built now; the others, and their charts, when first shown (start-up
+    // builds one tab's widgets, not six).
     m_tabs->addTab(m_memoryTab, tr("&Memory && GPUs"));
-    m_tabs->addTab(m_computeTab, tr("C&ompute"));
-    m_tabs->addTab(m_compareTab, tr("Com&pare"));
-    m_tabs->addTab(m_costTab, tr("Co&st"));
-    m_tabs->addTab(m_measureTab, tr("Mea&sure"));
-    m_tabs->addTab(m_explainTab, tr("E&xplain"));
+    addLazyTab(tr("C&ompute"),
+               [this] { return m_computeTab = new ComputeTab(m_session->compute()); });
+    addLazyTab(tr("Com&pare"),
+               [this] { return m_compareTab = new CompareTab(m_session->compare()); });
+    addLazyTab(tr("Co&st"), [this] { return m_costTab = new CostTab(m_cost); });
+    addLazyTab(tr("Mea&sure"),
+               [this] { return m_measureTab = new MeasureTab(m_measure, m_session); });
+    addLazyTab(tr("E&xplain"), [this] { return m_explainTab = new ExplainTab(m_explain); });
+    connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::ensureTab);
     setCentralWidget(m_tabs);
     buildMenus();
 
@@ -222,8 +226,36 @@ void MainWindow::buildMenus()
 
 QList<QChartView*> MainWindow::charts() const
 {
-    return m_memoryTab->charts() + m_computeTab->charts() + m_compareTab->charts() +
-           m_costTab->charts() + m_measureTab->charts() + m_explainTab->charts();
+    QList<QChartView*> all = m_memoryTab->charts();
+    if (m_computeTab)
+        all += m_computeTab->charts();
+    if (m_compareTab)
+        all += m_compareTab->charts();
+    if (m_costTab)
+        all += m_costTab->charts();
+    if (m_measureTab)
+        all += m_measureTab->charts();
+    if (m_explainTab)
+        all += m_explainTab->charts();
+    return all;
+}
+
+void MainWindow::addLazyTab(const QString& title, std::function<QWidget*()> make)
+{
+    auto* page = new QWidget;
+    auto* layout = new QVBoxLayout(page);
+    layout->setContentsMargins(0, 0, 0, 0);
+    m_makers.insert(m_tabs->addTab(page, title), std::move(make));
+}
+
+void MainWindow::ensureTab(int index)
+{
+    auto it = m_makers.find(index);
+    if (it == m_makers.end())
+        return;
+    const auto make = it.value();
+    m_makers.erase(it);
+    m_tabs->widget(index)->layout()->addWidget(make());
 }
 
 void MainWindow::setDarkPalette(bool dark)
@@ -248,6 +280,15 @@ void MainWindow::setDarkPalette(bool dark)
         p = QApplication::style()->standardPalette();
     }
     QApplication::setPalette(p);
+    // Fusion outlines check boxes with a shade of the window colour, which vanishes on a dark
+    // base: draw them explicitly there.
+    qApp->setStyleSheet(
+        dark ? QStringLiteral(
+                   "QAbstractItemView::indicator, QCheckBox::indicator { width: 12px; height: "
+                   "12px; border: 1px solid #a1a1aa; border-radius: 2px; background: #1e1e1e; }"
+                   "QAbstractItemView::indicator:checked, QCheckBox::indicator:checked { "
+                   "background: #2563eb; border-color: #93c5fd; }")
+             : QString());
     for (QChartView* v : charts())
         Charts::applyTheme(v->chart(), dark);
 }

@@ -1,6 +1,9 @@
 #pragma once
 
+#include <QHash>
 #include <QMainWindow>
+
+#include <functional>
 
 class AppSession;
 class ComputeTab;
@@ -62,6 +65,8 @@ private:
     void exportChart(bool svg);
     void copyTable();
     void restoreSettings();
+    void addLazyTab(const QString& title, std::function<QWidget*()> make);
+    void ensureTab(int index);
     void saveSettings() const;
 
     AppSession* m_session;
@@ -78,14 +83,15 @@ private:
     QTableView* m_summaryView;
     QTabWidget* m_tabs;
     MemoryTab* m_memoryTab;
-    ComputeTab* m_computeTab;
-    CompareTab* m_compareTab;
+    ComputeTab* m_computeTab = nullptr;
+    CompareTab* m_compareTab = nullptr;
     CostController* m_cost;
     MeasureController* m_measure;
     ExplainController* m_explain;
-    CostTab* m_costTab;
-    MeasureTab* m_measureTab;
-    ExplainTab* m_explainTab;
+    CostTab* m_costTab = nullptr;
+    MeasureTab* m_measureTab = nullptr;
+    ExplainTab* m_explainTab = nullptr;
+    QHash<int, std::function<QWidget*()>> m_makers; // tabs not built yet
     class QMenu* m_recentScenarios = nullptr;
     QStringList m_recentScenarioPaths;
     bool m_dark = false;

@@ -359,10 +359,10 @@ void MemoryTab::showResults()
     bool anyConversations = false;
     for (int r = 0; r < m_plan->conversationCurve()->rowCount(); ++r)
         anyConversations |= m_plan->conversationCurve()->number(r, 1) > 0;
-    Charts::setEmptyText(m_charts[1], anyConversations
-                                          ? QString()
-                                          : tr("Not one conversation fits at any context: %1")
-                                                .arg(m_plan->error()));
+    Charts::setEmptyText(
+        m_charts[1], anyConversations
+                         ? QString()
+                         : tr("Not one conversation fits at any context: %1").arg(m_plan->error()));
     if (anyConversations)
         Charts::setMarker(m_charts[1], double(m_plan->deployment().maxModelLen),
                           tr("%1 (this plan)")
