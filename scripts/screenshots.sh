@@ -12,15 +12,18 @@ out=$root/docs/screenshots
 mkdir -p "$out"
 log=$out/stderr.log
 : >"$log"
-display=:97
-Xvfb $display -screen 0 1600x1000x24 >/dev/null 2>&1 &
-xvfb=$!
 config=$(mktemp -d)
+xvfb=
 trap 'kill $xvfb 2>/dev/null; rm -rf "$config"' EXIT
-sleep 1
 names=(memory compute compare cost measure explain)
-for palette in light dark; do
-    for size in 1600x1000 1024x700; do
+for size in 1600x1000 1024x700; do
+    # A screen of that size, as a user with that screen has.
+    [ -n "$xvfb" ] && kill $xvfb 2>/dev/null && sleep 0.5
+    display=:97
+    Xvfb $display -screen 0 "${size}x24" >/dev/null 2>&1 &
+    xvfb=$!
+    sleep 1
+    for palette in light dark; do
         dir=$out/$palette-$size
         mkdir -p "$dir"
         for i in "${!names[@]}"; do

@@ -217,7 +217,7 @@ QChartView* viewFor(QChart* chart)
     chart->setBackgroundRoundness(0);
     auto* view = new QChartView(chart);
     view->setRenderHint(QPainter::Antialiasing);
-    view->setMinimumSize(260, 220);
+    view->setMinimumSize(220, 200);
     chart->setMargins(QMargins(4, 4, 4, 4));
     chart->legend()->setAlignment(Qt::AlignBottom);
     chart->legend()->setShowToolTips(true);
@@ -316,6 +316,8 @@ void mapBars(QChart* chart, QAbstractBarSeries* series, TableModel* model, int f
                 model->headerData(first + i, Qt::Horizontal, Qt::DisplayRole).toString());
         applyColours(chart);
     };
+    // Connected after the series joined its chart: the chart's theme colours new sets in its
+    // own handler, and ours must run after it.
     QObject::connect(series, &QAbstractBarSeries::barsetsAdded, series, name);
     name();
 }
@@ -329,8 +331,8 @@ QChart* barChartBase(QAbstractBarSeries* series, TableModel* model, int first, i
     auto* chart = new QChart;
     chart->setTitle(title);
     series->setParent(chart);
-    mapBars(chart, series, model, first, last);
     chart->addSeries(series);
+    mapBars(chart, series, model, first, last);
     auto* cats = new QBarCategoryAxis;
     cats->append(fixedCategories);
     chart->addAxis(cats, horizontal ? Qt::AlignLeft : Qt::AlignBottom);

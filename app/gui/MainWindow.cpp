@@ -39,6 +39,8 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPainter>
+#include <QScreen>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSplitter>
 #include <QStandardItemModel>
@@ -47,8 +49,24 @@
 #include <QSvgGenerator>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTimer>
 #include <QTreeView>
 #include <QVBoxLayout>
+
+namespace {
+
+// A tab's page in a scroll area: below the page's minimum size (a 1024 x 700 screen) it
+// scrolls instead of forcing the window wider.
+QScrollArea* scrolled(QWidget* page)
+{
+    auto* area = new QScrollArea;
+    area->setWidget(page);
+    area->setWidgetResizable(true);
+    area->setFrameShape(QFrame::NoFrame);
+    return area;
+}
+
+} // namespace
 
 MainWindow::MainWindow(AppSession* session, QWidget* parent)
     : QMainWindow(parent), m_session(session), m_models(session->models()), m_plan(session->plan()),
@@ -128,11 +146,15 @@ MainWindow::MainWindow(AppSession* session, QWidget* parent)
     dock->setWidget(split);
     dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
     addDockWidget(Qt::LeftDockWidgetArea, dock);
-    resizeDocks({dock}, {380}, Qt::Horizontal);
+    // A quarter of the screen, 380 px at most: on a 1024-pixel screen the tabs keep their room.
+    const QScreen* screen = QGuiApplication::primaryScreen();
+    resizeDocks({dock},
+                {std::clamp(screen ? screen->availableGeometry().width() / 4 : 380, 220, 380)},
+                Qt::Horizontal);
 
     // The first tab is built now; the others, and their charts, when first shown (start-up
     // builds one tab's widgets, not six).
-    m_tabs->addTab(m_memoryTab, tr("&Memory && GPUs"));
+    m_tabs->addTab(scrolled(m_memoryTab), tr("&Memory && GPUs"));
     addLazyTab(tr("C&ompute"),
                [this] { return m_computeTab = new ComputeTab(m_session->compute()); });
     addLazyTab(tr("Com&pare"),
@@ -245,7 +267,7 @@ void MainWindow::addLazyTab(const QString& title, std::function<QWidget*()> make
     auto* page = new QWidget;
     auto* layout = new QVBoxLayout(page);
     layout->setContentsMargins(0, 0, 0, 0);
-    m_makers.insert(m_tabs->addTab(page, title), std::move(make));
+    m_makers.insert(m_tabs->addTab(scrolled(page), title), std::move(make));
 }
 
 void MainWindow::ensureTab(int index)
@@ -255,7 +277,8 @@ void MainWindow::ensureTab(int index)
         return;
     const auto make = it.value();
     m_makers.erase(it);
-    m_tabs->widget(index)->layout()->addWidget(make());
+    auto* area = qobject_cast<QScrollArea*>(m_tabs->widget(index));
+    area->widget()->layout()->addWidget(make());
 }
 
 void MainWindow::setDarkPalette(bool dark)
@@ -276,6 +299,11 @@ void MainWindow::setDarkPalette(bool dark)
         p.setColor(QPalette::HighlightedText, Qt::white);
         p.setColor(QPalette::ToolTipBase, QColor(45, 45, 48));
         p.setColor(QPalette::ToolTipText, QColor(230, 230, 230));
+        p.setColor(QPalette::PlaceholderText, QColor(140, 140, 140));
+        for (QPalette::ColorRole role :
+             {QPalette::WindowText, QPalette::Text, QPalette::ButtonText})
+            p.setColor(QPalette::Disabled, role, QColor(120, 120, 120));
+        p.setColor(QPalette::Disabled, QPalette::Base, QColor(37, 37, 38));
     } else {
         p = QApplication::style()->standardPalette();
     }
@@ -532,6 +560,12 @@ void MainWindow::restoreSettings()
     if (!restoreGeometry(s.value("window/geometry").toByteArray()))
         resize(1440, 900);
     restoreState(s.value("window/state").toByteArray());
+    // A dock narrowed to a sliver last time opens wide enough to read again.
+    QTimer::singleShot(0, this, [this] {
+        auto* dock = findChild<QDockWidget*>(QStringLiteral("modelDock"));
+        if (dock && dock->isVisible() && dock->width() < 200) // never restored as a sliver
+            resizeDocks({dock}, {std::clamp(width() / 4, 220, 380)}, Qt::Horizontal);
+    });
     m_library->setRecent(s.value("models/recent").toStringList());
     m_recentScenarioPaths = s.value("scenarios/recent").toStringList();
     rebuildRecentScenarios();

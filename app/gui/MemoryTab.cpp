@@ -129,6 +129,10 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
     m_maxBatched->setSpecialValueText(tr("engine default"));
     m_maxBatched->setToolTip(tr("max_num_batched_tokens: the prefill chunk and the profiling "
                                 "batch; 0 = the engine's default"));
+    for (QComboBox* c : {m_gpu, m_engine})
+        c->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_gpu->setMinimumContentsLength(10);
+    m_engine->setMinimumContentsLength(14);
     auto* form = new QFormLayout;
     form->addRow(tr("&GPU"), m_gpu);
     form->addRow(tr("Custom memory"), m_customMemory);
@@ -143,8 +147,8 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
     form->addRow(tr("&Context"), m_context->withPresets());
     form->addRow(tr("&Average request"), m_average->withPresets());
     form->addRow(tr("KV from a log"), m_availableKv);
-    form->addRow(tr("max_num_seqs"), m_maxNumSeqs);
-    form->addRow(tr("max_num_batched_tokens"), m_maxBatched);
+    form->addRow(tr("Batch limit"), m_maxNumSeqs);
+    form->addRow(tr("Batched tokens"), m_maxBatched);
     auto* inputs = new QGroupBox(tr("Deployment"));
     inputs->setLayout(form);
 
