@@ -73,7 +73,19 @@ private slots:
     void windowDrivenLikeAUser();
     void contextAboveTheModelShowsTheErrorAtTheField();
     void tokenFieldsReadWhatPeopleType();
+    void everyTabInBothPalettesWithoutWarnings();
 };
+
+namespace {
+QStringList g_messages;
+void collect(QtMsgType type, const QMessageLogContext&, const QString& message)
+{
+    // The offscreen platform itself says it cannot propagate size hints; that is the test
+    // platform's, not the app's.
+    if (type != QtDebugMsg && !message.contains("propagateSizeHints"))
+        g_messages << message;
+}
+} // namespace
 
 void TestGui::init()
 {
@@ -240,6 +252,36 @@ void TestGui::tokenFieldsReadWhatPeopleType()
                  QString("%1 conversation").arg(QLocale().toString(r->capacity->conversations))),
              qPrintable(card));
     QVERIFY2(card.contains("of 4k on 1 × H100 SXM"), qPrintable(card));
+}
+
+// A scripted session through every tab, in both palettes, at both sizes, with a model that
+// does not fit (an empty state) and one that does: Qt prints no warning at all.
+void TestGui::everyTabInBothPalettesWithoutWarnings()
+{
+    g_messages.clear();
+    const QtMessageHandler previous = qInstallMessageHandler(collect);
+    {
+        AppSession session;
+        MainWindow window(&session);
+        QVERIFY(session.models()->openBundled("deepseek-r1"));
+        window.resize(1024, 700);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        for (bool dark : {false, true}) {
+            window.setDarkPalette(dark);
+            for (const char* gpu : {"L4", "H200"}) {
+                session.plan()->setGpu(gpu);
+                for (int tab = 0; tab < window.tabs()->count(); ++tab) {
+                    window.tabs()->setCurrentIndex(tab);
+                    QTest::qWait(20);
+                    window.grab(); // paint it
+                }
+            }
+            window.resize(1600, 1000);
+        }
+    }
+    qInstallMessageHandler(previous);
+    QVERIFY2(g_messages.isEmpty(), qPrintable(g_messages.join('\n')));
 }
 
 QTEST_MAIN(TestGui)
