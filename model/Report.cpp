@@ -349,7 +349,9 @@ std::vector<AttentionVariant> attentionVariants(const ModelSpec& s)
     for (int64_t g : {4, 8})
         if (s.numHeads % g == 0 && s.numHeads / g > 1 &&
             (s.mla.enabled() || s.numHeads / g != s.numKvHeads))
-            variants.push_back({"GQA, groups of " + std::to_string(g), "GQA-" + std::to_string(g),
+            variants.push_back({"GQA, " + std::to_string(s.numHeads / g) + " KV heads (groups of " +
+                                    std::to_string(g) + ")",
+                                "GQA " + std::to_string(s.numHeads / g) + " KV",
                                 plain(s.numHeads / g)});
     variants.push_back({"MQA", "MQA", plain(1)});
     if (!s.mla.enabled()) {

@@ -251,7 +251,12 @@ std::vector<EngineRow> compareEngines(const ModelSpec& s, const DeploymentInputs
                         in.gpu.name + "; lower -ngl to keep layers in RAM";
         } else {
             row.kvTokens = p->context;
-            row.conversations = p->slots;
+            // A unified cache holds the slots' sequences together; split slots hold one each,
+            // of context / slots tokens at most.
+            const int64_t avg = in.averageRequest();
+            row.conversations = p->unified ? std::min<int64_t>(p->slots, p->context / avg)
+                                : p->contextPerSlot >= avg ? p->slots
+                                                           : 0;
             row.maxRunning = p->slots;
             row.command = p->command;
         }

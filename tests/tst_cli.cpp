@@ -843,6 +843,11 @@ void TestCli::reportCustomGpuAndDefaults()
     const QString big = writeScenario(dir, QStringLiteral("big.json"), R"({
         "attnplan_scenario": 1, "model": "llama-3.1-70b-instruct",
         "deployment": {"gpu": "L4", "context": 8192}})");
+    // --context takes 8k as the app's field does.
+    QCOMPARE(
+        json(cli({"capacity", "llama-3.1-8b", "--gpu-memory", QString::number(qint64(48) << 30),
+                  "--tflops", "150", "--bandwidth", "864e9", "--context", "8k", "--json"})),
+        flags);
     const Run tooBig = cli({"report", big, "--json"});
     QCOMPARE(tooBig.exitCode, 0);
     const QJsonObject cap = json(tooBig)["capacity"].toObject();

@@ -1,5 +1,7 @@
 #include "CliArgs.h"
 
+#include "Units.h"
+
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -57,9 +59,14 @@ std::optional<int64_t> CliArgs::integer(const std::string& name, int64_t min, in
             s += c;
     errno = 0;
     char* end = nullptr;
-    const double d = std::strtod(s.c_str(), &end);
-    if (s.empty() || end != s.c_str() + s.size() || !std::isfinite(d) || errno == ERANGE)
-        throw UsageError("--" + name + ": expected an integer, got \"" + *v + "\"");
+    double d = std::strtod(s.c_str(), &end);
+    if (s.empty() || end != s.c_str() + s.size() || !std::isfinite(d) || errno == ERANGE) {
+        // Token counts as people write them: 32k, 128K, 1M (the app's fields read the same).
+        const auto tokens = parseTokenCount(*v);
+        if (!tokens)
+            throw UsageError("--" + name + ": expected an integer, got \"" + *v + "\"");
+        d = double(*tokens);
+    }
     if (d != std::floor(d))
         throw UsageError("--" + name + ": expected an integer, got the fraction " + *v);
     if (d < static_cast<double>(min) || d > static_cast<double>(max))

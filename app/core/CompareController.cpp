@@ -31,8 +31,9 @@ CompareController::CompareController(AppSession* session)
             tr("One conversation at the chosen context, windows applied")},
            {tr("Conversations / GPU"), Unit::Count,
             tr("Paged, at the average request length, on the chosen GPU plan")},
-           {tr("Decode / token"), Unit::Seconds,
-            tr("Time per output token at batch 1 and the chosen context (roofline)")}},
+           {tr("Decode / token (batch 1)"), Unit::Seconds,
+            tr("Time per output token for one conversation alone at the chosen context "
+               "(roofline); the Memory tab's figure is at the plan's batch")}},
           this)),
       m_decode(new TableModel({{tr("Context"), Unit::Tokens, {}}}, this)),
       m_options(new TableModel({{tr("Option"), Unit::Text, {}},
@@ -146,7 +147,7 @@ void CompareController::fillOptions(const ModelSpec& s, const DeploymentInputs& 
     const int64_t prefix = ctx * 3 / 4;
     rows.push_back({tr("Prompt caching"), tr("Reuses the KV of a repeated prefix"),
                     tr("A cached %1-token prefix skips about %2 of the %3 prefill on %4; on an "
-                       "API, 0.1x the input price")
+                       "API, 0.1× the input price")
                         .arg(q(withCommas(prefix)),
                              secs(fullPrefill - prefillTime(s, in, ctx - prefix).seconds),
                              secs(fullPrefill), gpu)});

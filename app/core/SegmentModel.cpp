@@ -1,5 +1,7 @@
 #include "SegmentModel.h"
 
+#include <QLocale>
+
 #include <QMimeData>
 
 namespace {
@@ -62,7 +64,9 @@ QVariant SegmentModel::data(const QModelIndex& index, int role) const
             return QString::fromStdString(s.name);
         break;
     case Tokens:
-        if (role == Qt::DisplayRole || role == Qt::EditRole)
+        if (role == Qt::DisplayRole) // 13,500: the locale's separators
+            return QLocale().toString(qint64(s.tokens));
+        if (role == Qt::EditRole)
             return qint64(s.tokens);
         if (role == Qt::TextAlignmentRole)
             return QVariant(Qt::AlignRight | Qt::AlignVCenter);

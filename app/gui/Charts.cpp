@@ -33,6 +33,10 @@ using Unit = TableModel::Unit;
 
 namespace {
 
+// Markers (this plan's context, your traffic, the GPU's memory) in a neutral grey that no series
+// uses, dashed.
+const QColor kMarker(0x9c, 0xa3, 0xaf);
+
 // A value a log axis cannot show (zero conversations when nothing fits) is drawn here, far
 // below every axis, so its line drops off the bottom rather than asking Qt for log10(0).
 constexpr double kOffChart = -40;
@@ -252,6 +256,8 @@ void applyColours(QChart* chart)
             QPen pen = line->pen();
             pen.setColor(kColours[i++ % std::size(kColours)]);
             pen.setWidthF(2.0);
+            // A series that can coincide with another is dashed so that both stay visible.
+            pen.setStyle(line->property("attnplanDashed").toBool() ? Qt::DashLine : Qt::SolidLine);
             line->setPen(pen);
         } else if (auto* bars = qobject_cast<QAbstractBarSeries*>(s)) {
             int j = 0;
@@ -507,7 +513,7 @@ void setMarker(QChartView* view, double at, const QString& name, bool vertical)
         line = new QLineSeries(chart);
         line->setProperty("attnplanMarker", true);
         line->setProperty("attnplanVertical", vertical);
-        QPen pen(QColor(0xdc, 0x26, 0x26));
+        QPen pen(kMarker);
         pen.setStyle(Qt::DashLine);
         pen.setWidthF(1.5);
         line->setPen(pen);
@@ -533,7 +539,7 @@ void setCapacity(QChartView* view, double capacity, const QString& name)
     if (!line) {
         line = new QLineSeries(chart);
         line->setProperty("attnplanMarker", true);
-        QPen pen(QColor(0xdc, 0x26, 0x26));
+        QPen pen(kMarker);
         pen.setStyle(Qt::DashLine);
         pen.setWidthF(2);
         line->setPen(pen);
@@ -578,7 +584,7 @@ void applyTheme(QChart* chart, bool dark)
         if (isMarker(s))
             if (auto* line = qobject_cast<QLineSeries*>(s)) {
                 QPen pen = line->pen();
-                pen.setColor(QColor(0xdc, 0x26, 0x26));
+                pen.setColor(kMarker);
                 pen.setStyle(Qt::DashLine);
                 line->setPen(pen);
             }

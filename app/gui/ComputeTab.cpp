@@ -64,19 +64,20 @@ void ComputeTab::refresh()
         const DeploymentInputs& in = m_compute->deployment();
         const CapacityResult& r = m_compute->plan();
         const Roofline& pre = m_compute->prefill();
-        text += tr("<br>On %1 x %2: a %3-token prompt takes <b>%4</b> to the first token "
-                   "(%5-bound), then "
-                   "<b>%6</b> per output token at batch %7 (%8-bound), compute efficiency %9, "
-                   "memory %10.")
-                    .arg(in.gpus)
-                    .arg(str(in.gpu.name), str(withCommas(in.maxModelLen)),
-                         str(formatSeconds(pre.seconds)),
-                         pre.computeSeconds >= pre.memorySeconds ? tr("compute") : tr("memory"),
-                         str(formatSeconds(r.tpotSeconds)))
-                    .arg(r.batch)
-                    .arg(r.decodeMemoryBound ? tr("memory") : tr("compute"))
-                    .arg(in.efficiency.compute)
-                    .arg(in.efficiency.memory);
+        text +=
+            tr("<br>On %1 × %2: a %3-token prompt takes <b>%4</b> to the first token "
+               "(%5-bound), then "
+               "<b>%6</b> per output token at batch %7 (%8-bound), assuming kernels reach %9% of "
+               "the peak FLOP/s and %10% of the peak bandwidth.")
+                .arg(in.gpus)
+                .arg(str(in.gpu.name), str(withCommas(in.maxModelLen)),
+                     str(formatSeconds(pre.seconds)),
+                     pre.computeSeconds >= pre.memorySeconds ? tr("compute") : tr("memory"),
+                     str(formatSeconds(r.tpotSeconds)))
+                .arg(r.batch)
+                .arg(r.decodeMemoryBound ? tr("memory") : tr("compute"))
+                .arg(100 * in.efficiency.compute, 0, 'f', 0)
+                .arg(100 * in.efficiency.memory, 0, 'f', 0);
     }
     m_text->setText(text);
 }

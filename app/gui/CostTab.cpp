@@ -7,6 +7,7 @@
 #include "TableModel.h"
 #include "Units.h"
 
+#include <QApplication>
 #include <QChartView>
 #include <QCheckBox>
 #include <QComboBox>
@@ -137,7 +138,10 @@ CostTab::CostTab(CostController* cost, QWidget* parent)
     m_summary->setWordWrap(true);
     m_warnings->setWordWrap(true);
     m_warnings->setTextFormat(Qt::RichText);
-    m_warnings->setStyleSheet(QStringLiteral("QLabel { color: #b45309; }"));
+    // Amber that reads on either palette (the dark one gets the lighter shade).
+    m_warnings->setStyleSheet(qApp->property("attnplanDark").toBool()
+                                  ? QStringLiteral("QLabel { color: #f59e0b; }")
+                                  : QStringLiteral("QLabel { color: #b45309; }"));
     m_hosted->setWordWrap(true);
 
     auto* left = new QVBoxLayout;
@@ -274,7 +278,7 @@ void CostTab::updateSelfHosting()
     }
     const PriceSheet& p = m_cost->price();
     m_hosted->setText(
-        tr("Self-hosted on the current plan (%1 x %2, %3 tokens/s at batch %4): <b>$%5 per "
+        tr("Self-hosted on the current plan (%1 × %2, %3 tokens/s at batch %4): <b>$%5 per "
            "million output tokens</b>; %6 charges $%7 per million output tokens.")
             .arg(h.gpus)
             .arg(h.gpu)

@@ -229,6 +229,11 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
                           tr("Conversations per replica against context"),
                           tr("max_model_len (tokens)"), tr("conversations"));
     m_charts = {memoryChart, conversationChart};
+    // Reserved equals paged when the average request is the context: dash it, so both show.
+    if (auto* reserved = conversationChart->chart()->series().value(1)) {
+        reserved->setProperty("attnplanDashed", true);
+        Charts::applyColours(conversationChart->chart());
+    }
     auto* charts = new QHBoxLayout;
     charts->addWidget(memoryChart, 2);
     charts->addWidget(conversationChart, 3);
@@ -425,7 +430,9 @@ void MemoryTab::showResults()
             .arg(s(formatSeconds(r.ttftSeconds)), s(formatSeconds(r.tpotSeconds)),
                  locale.toString(r.batch), locale.toString(r.tokensPerSecond, 'f', 0));
     for (const std::string& w : r.warnings)
-        text += "<br><span style='color:#b45309'>" + s(w).toHtmlEscaped() + "</span>";
+        text += QStringLiteral("<br><span style='color:%1'>")
+                    .arg(qApp->property("attnplanDark").toBool() ? "#f59e0b" : "#b45309") +
+                s(w).toHtmlEscaped() + "</span>";
     m_summary->setText(text);
     m_command->setText(m_plan->vllmCommand());
 }
