@@ -44,6 +44,10 @@ CompareTab::CompareTab(CompareController* plan, QWidget* parent)
         options->resizeColumnToContents(0);
         options->setColumnWidth(1, 230);
     });
+    m_kvChart->setToolTip(tr("KV bytes each token keeps, all layers, in the chosen KV dtype; "
+                             "the label gives the ratio to the model as configured"));
+    m_convChart->setToolTip(tr("Conversations of the average request that fit at once on the "
+                               "Memory tab's deployment, paged"));
     m_kvChart->setMinimumWidth(330);
     m_convChart->setMinimumWidth(330);
     m_chartRow->addWidget(m_kvChart, 2);

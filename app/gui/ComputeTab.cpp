@@ -18,6 +18,10 @@ ComputeTab::ComputeTab(ComputeController* compute, QWidget* parent)
                                 tr("FLOPs per token"))),
       m_text(new QLabel)
 {
+    m_chart->setToolTip(
+        tr("FLOPs per token at each sequence length: the score-and-mix part (QKᵀ and weights × V "
+           "over the full n × n matrix, all layers) grows with n; the projections and the MLP do "
+           "not. The red points are where the first overtakes each."));
     m_text->setWordWrap(true);
     m_text->setTextInteractionFlags(Qt::TextSelectableByMouse);
     auto* layout = new QVBoxLayout(this);

@@ -34,6 +34,8 @@ CostTab::CostTab(CostController* cost, QWidget* parent)
                                 tr("US dollars per month"))),
       m_summary(new QLabel), m_warnings(new QLabel), m_hosted(new QLabel), m_caption(new QLabel)
 {
+    m_chart->setToolTip(tr("Monthly cost at each traffic level, with and without caching, for "
+                           "this prompt and price; the dashed line is your requests per day"));
     auto* segments = new QTableView;
     segments->setObjectName(QStringLiteral("segments"));
     segments->setModel(cost->segments());

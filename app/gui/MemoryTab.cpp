@@ -229,6 +229,16 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
                           tr("Conversations per replica against context"),
                           tr("max_model_len (tokens)"), tr("conversations"));
     m_charts = {memoryChart, conversationChart};
+    memoryChart->setMinimumWidth(300);
+    memoryChart->setToolTip(
+        tr("One GPU's memory as vLLM budgets it: weights (per GPU after TP and PP), the "
+           "profiled activation peak, non-torch memory (CUDA context, NCCL), and the KV cache "
+           "that is left; together they fill total × utilization. The dashed line is the GPU's "
+           "whole memory as the runtime reports it."));
+    conversationChart->setToolTip(
+        tr("Requests that fit at once on one replica at each max_model_len: paged (blocks of "
+           "the engine's size, holding the average request) and reserved (every request holding "
+           "the whole window). The dashed vertical line is your context."));
     // Reserved equals paged when the average request is the context: dash it, so both show.
     if (auto* reserved = conversationChart->chart()->series().value(1)) {
         reserved->setProperty("attnplanDashed", true);
@@ -395,10 +405,9 @@ void MemoryTab::showResults()
     const DeploymentInputs& in = m_plan->deployment();
     const QLocale locale;
     const double gib = double(int64_t(1) << 30);
-    Charts::setCapacity(m_charts[0], double(r.memory.total) / gib,
-                        tr("%1 GiB on the GPU; the bar is the %2 it may use")
-                            .arg(locale.toString(double(r.memory.total) / gib, 'f', 1),
-                                 locale.toString(in.utilization, 'f', 2)));
+    Charts::setCapacity(
+        m_charts[0], double(r.memory.total) / gib,
+        tr("GPU %1 GiB").arg(locale.toString(double(r.memory.total) / gib, 'f', 1)));
     auto s = [](const std::string& x) { return QString::fromStdString(x); };
     // The engine's defaults, shown where the user left the field at 0.
     m_maxNumSeqs->setSpecialValueText(tr("engine default (%1)").arg(locale.toString(r.maxNumSeqs)));
