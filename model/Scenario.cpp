@@ -171,7 +171,8 @@ Expected<Scenario> parseScenario(const std::string& text, const std::string& lab
                 o.custom.bandwidthGBps = g.real("bandwidth_gb_per_s", 0, 1e7, 0);
             }
             o.tp = r.integer("tp", 1, 1024, 1);
-            const int64_t pp = r.integer("pp", 1, 1024, 0);
+            const int64_t pp =
+                r.integer("pp", 1, 65536, 0); // the range of gpus: a written pp reads back
             o.gpus = r.integer("gpus", 1, 65536, pp > 0 ? o.tp * pp : o.tp);
             if (pp > 0 && o.gpus != o.tp * pp)
                 throw FieldError{"deployment.pp", "gpus (" + std::to_string(o.gpus) +

@@ -839,6 +839,13 @@ void TestCli::reportCustomGpuAndDefaults()
                   "--tflops", "150", "--bandwidth", "864e9", "--context", "8192", "--json"}));
     QCOMPARE(r["capacity"].toObject(), flags);
 
+    // fuzz_scenario found this: 32,768 GPUs at TP 1 wrote "pp": 32768, which the reader refused.
+    const QString many = writeScenario(dir, QStringLiteral("many.json"), R"({
+        "attnplan_scenario": 1, "model": "gpt2-large", "deployment": {"gpus": 32768}})");
+    const QJsonObject manyGpus = json(cli({"report", many, "--json"}));
+    QCOMPARE(manyGpus["inputs"].toObject()["deployment"].toObject()["pp"].toInteger(), 32768);
+    QVERIFY(manyGpus["capacity"].toObject()["error"].toString().contains("pipeline stages"));
+
     // A model that does not fit is a report with the reason, not a failure.
     const QString big = writeScenario(dir, QStringLiteral("big.json"), R"({
         "attnplan_scenario": 1, "model": "llama-3.1-70b-instruct",

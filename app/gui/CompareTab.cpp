@@ -6,6 +6,7 @@
 #include "TableModel.h"
 
 #include <QChartView>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -32,7 +33,7 @@ CompareTab::CompareTab(CompareController* plan, QWidget* parent)
       m_kvChart(Charts::barChart(plan->kvBars(), 0, 1, tr("KV bytes per token"), tr("bytes"))),
       m_convChart(Charts::barChart(plan->conversationBars(), 0, 1, tr("Conversations per replica"),
                                    tr("conversations"))),
-      m_chartRow(new QHBoxLayout)
+      m_chartRow(new QGridLayout)
 {
     auto* compare = tableFor(plan->compareModel(), this);
     auto* options = tableFor(plan->optionsModel(), this);
@@ -50,8 +51,8 @@ CompareTab::CompareTab(CompareController* plan, QWidget* parent)
                                "Memory tab's deployment, paged"));
     m_kvChart->setMinimumWidth(330);
     m_convChart->setMinimumWidth(330);
-    m_chartRow->addWidget(m_kvChart, 2);
-    m_chartRow->addWidget(m_convChart, 2);
+    m_chartRow->addWidget(m_kvChart, 0, 0);
+    m_chartRow->addWidget(m_convChart, 0, 1);
     auto* caption = new QLabel;
     caption->setObjectName(QStringLiteral("compareCaption"));
     caption->setWordWrap(true);
@@ -85,6 +86,7 @@ void CompareTab::rebuildDecodeChart()
     m_decodeColumns = model->columnCount();
     if (m_decodeChart) {
         m_chartRow->removeWidget(m_decodeChart);
+        m_decodeWide = -1;
         m_decodeChart->deleteLater();
     }
     QList<int> ys;
@@ -94,8 +96,31 @@ void CompareTab::rebuildDecodeChart()
         Charts::lineChart(model, 0, ys, true, true, tr("Decode time per token (batch 1)"),
                           tr("context (tokens)"), tr("seconds"));
     m_decodeChart->chart()->legend()->setAlignment(Qt::AlignRight);
-    m_chartRow->addWidget(m_decodeChart, 3);
+    placeDecodeChart();
     showContext();
+}
+
+// Three charts side by side where there is room; below 1,200 px the decode chart takes a
+// row of its own under the other two, so none is squeezed to its axis labels.
+void CompareTab::placeDecodeChart()
+{
+    if (!m_decodeChart)
+        return;
+    const int wide = width() >= 1200 ? 1 : 0;
+    if (wide == m_decodeWide)
+        return;
+    m_decodeWide = wide;
+    m_chartRow->removeWidget(m_decodeChart);
+    if (wide)
+        m_chartRow->addWidget(m_decodeChart, 0, 2);
+    else
+        m_chartRow->addWidget(m_decodeChart, 1, 0, 1, 2);
+}
+
+void CompareTab::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    placeDecodeChart();
 }
 
 void CompareTab::showContext()

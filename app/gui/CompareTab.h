@@ -4,7 +4,7 @@
 
 class CompareController;
 class QChartView;
-class QHBoxLayout;
+class QGridLayout;
 
 // Compare: the loaded model re-shaped as MHA, GQA, MQA, MLA and sliding window, side by side,
 // and the lesson's table of options with each option's effect on this model in numbers.
@@ -16,14 +16,19 @@ public:
     explicit CompareTab(CompareController* plan, QWidget* parent = nullptr);
     QList<QChartView*> charts() const;
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
     void rebuildDecodeChart();
     void showContext();
+    void placeDecodeChart();
 
     CompareController* m_plan;
     QChartView* m_kvChart;
     QChartView* m_convChart;
     QChartView* m_decodeChart = nullptr;
-    QHBoxLayout* m_chartRow;
+    QGridLayout* m_chartRow;
+    int m_decodeWide = -1;
     int m_decodeColumns = 0;
 };
