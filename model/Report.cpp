@@ -344,7 +344,7 @@ std::vector<AttentionVariant> attentionVariants(const ModelSpec& s)
         return v;
     };
     variants.push_back({std::string("As configured (") + attentionKindName(s.attentionKind()) + ")",
-                        std::string(attentionKindName(s.attentionKind())) + " (this model)", s});
+                        std::string("yours (") + attentionKindName(s.attentionKind()) + ")", s});
     variants.push_back({"MHA", "MHA", plain(s.numHeads)});
     for (int64_t g : {4, 8})
         if (s.numHeads % g == 0 && s.numHeads / g > 1 &&

@@ -87,13 +87,12 @@ void CompareController::refresh()
     for (const CompareRow& c : r->compare) {
         const double ratio =
             base.kvBytesPerToken > 0 ? double(c.kvBytesPerToken) / double(base.kvBytesPerToken) : 0;
-        kv.push_back({tr("%1 · %2 · %3×")
-                          .arg(q(c.shortName), q(formatBytes(double(c.kvBytesPerToken))))
-                          .arg(locale.toString(ratio, 'g', 3)),
+        // Short, so the axis does not elide it: the shape and its ratio to the model.
+        kv.push_back({tr("%1 %2×").arg(q(c.shortName), locale.toString(ratio, 'g', 3)),
                       double(c.kvBytesPerToken)});
         conversations.push_back(
-            {tr("%1 · %2").arg(q(c.shortName), c.conversations ? locale.toString(*c.conversations)
-                                                               : tr("does not fit")),
+            {tr("%1 %2").arg(q(c.shortName), c.conversations ? locale.toString(*c.conversations)
+                                                             : tr("does not fit")),
              c.conversations ? double(*c.conversations) : 0.0});
     }
     m_kvBars->setRows(kv);

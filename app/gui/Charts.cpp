@@ -151,7 +151,7 @@ QList<double> ticks(double& lo, double& hi, bool log, Unit unit)
             const int step = std::max(1, (d1 - d0 + 5) / 6);
             for (int d = d0; d <= d1; d += step) {
                 out << std::pow(10.0, d);
-                if (d1 - d0 <= 2 && d < d1)
+                if (d1 - d0 <= 1 && d < d1)
                     out << 2 * std::pow(10.0, d) << 5 * std::pow(10.0, d);
             }
         }

@@ -39,16 +39,24 @@ CompareTab::CompareTab(CompareController* plan, QWidget* parent)
     auto* options = tableFor(plan->optionsModel(), this);
     options->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
     options->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    connect(plan->compareModel(), &QAbstractItemModel::modelReset, compare,
-            [compare] { compare->resizeColumnsToContents(); });
-    connect(plan->optionsModel(), &QAbstractItemModel::modelReset, options, [options] {
+    // The shape names take the spare width; the numbers their contents'.
+    compare->horizontalHeader()->setStretchLastSection(false);
+    compare->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    compare->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    auto sizeOptions = [options] {
         options->resizeColumnToContents(0);
         options->setColumnWidth(1, 230);
-    });
+    };
+    // The tab is built after the models were filled: size now, and again on every reset.
+    connect(plan->optionsModel(), &QAbstractItemModel::modelReset, options, sizeOptions);
+    sizeOptions();
     m_kvChart->setToolTip(tr("KV bytes each token keeps, all layers, in the chosen KV dtype; "
                              "the label gives the ratio to the model as configured"));
     m_convChart->setToolTip(tr("Conversations of the average request that fit at once on the "
                                "Memory tab's deployment, paged"));
+    // Tall enough for six category labels (Qt elides them to "..." when rows are shorter).
+    for (QChartView* v : {m_kvChart, m_convChart})
+        v->setMinimumHeight(260);
     m_kvChart->setMinimumWidth(330);
     m_convChart->setMinimumWidth(330);
     m_chartRow->addWidget(m_kvChart, 0, 0);
