@@ -179,7 +179,13 @@ void TestKernels::benchmarkFullSweep()
     QCOMPARE(r.runs[1].kernel, std::string("prefill-naive-blas"));
     QCOMPARE(r.runs[1].extraBytes, qint64(64 * 64 * 4)); // the n x n matrix it materialises
     for (const BenchRun& run : r.runs) {
-        QVERIFY2(run.relError < 1e-5, run.kernel.c_str());
+        // fp32 matches the double reference to rounding; an fp16 cache carries its own
+        // rounding (11-bit mantissa), so it is measured, not zero, and a few 1e-4 at most.
+        if (run.kernel == "decode-f16")
+            QVERIFY2(run.relError > 1e-6 && run.relError < 2e-3,
+                     qPrintable(QString::number(run.relError)));
+        else
+            QVERIFY2(run.relError < 1e-5, run.kernel.c_str());
         QVERIFY(run.bytes > 0 && run.flops > 0);
     }
     // fp16 decode moves half the bytes of fp32.

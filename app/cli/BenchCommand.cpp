@@ -5,6 +5,7 @@
 #include "ConfigReader.h"
 #include "Units.h"
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include <iostream>
@@ -119,8 +120,12 @@ int runBench(const std::vector<std::string>& argv)
         std::cout << ", " << formatFixed(r.gbps, 1) << " GB/s";
         if (rep.copyGbps > 0 && r.kernel.rfind("decode", 0) == 0)
             std::cout << " (" << formatFixed(r.gbps / rep.copyGbps, 2) << " of copy)";
-        std::cout << ", error " << r.relError << ", extra " << formatBytes(double(r.extraBytes))
-                  << ", measured/predicted " << formatFixed(r.measuredOverPredicted, 2) << "\n";
+        if (std::isnan(r.relError))
+            std::cout << ", error unchecked";
+        else
+            std::cout << ", error " << r.relError;
+        std::cout << ", extra " << formatBytes(double(r.extraBytes)) << ", measured/predicted "
+                  << formatFixed(r.measuredOverPredicted, 2) << "\n";
     }
     if (!cfg.prefillTokens.empty())
         std::cout << "  prefill time ~ n^" << formatFixed(rep.fitExponent, 3) << "\n";

@@ -5,6 +5,7 @@
 #include "TableModel.h"
 
 #include <QMetaObject>
+#include <cmath>
 
 #include <QPointer>
 #include <QtConcurrent/QtConcurrentRun>
@@ -125,7 +126,7 @@ QVector<QVariant> MeasureController::rowFor(const BenchRun& r)
             r.seconds,
             r.gflops,
             r.gbps,
-            QString::number(r.relError, 'g', 3),
+            std::isnan(r.relError) ? tr("unchecked") : QString::number(r.relError, 'g', 3),
             double(r.extraBytes),
             r.predictedSeconds > 0 ? QVariant(r.predictedSeconds) : QVariant(),
             r.measuredOverPredicted > 0 ? QVariant(r.measuredOverPredicted) : QVariant()};
