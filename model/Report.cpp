@@ -208,8 +208,7 @@ ojson planRowObject(const PlanRow& p)
 // The scenario as resolved: every key with its value in force.
 ojson inputsObject(const Report& r)
 {
-    Scenario s = r.inputs;
-    ojson j = ojson::parse(scenarioToJson(s));
+    ojson j = detail::scenarioObject(r.inputs);
     j["deployment"]["utilization"] = r.deployment.utilization;
     j["deployment"]["weight_dtype_resolved"] = dtypeName(r.deployment.weightDtype);
     j["deployment"]["kv_dtype_resolved"] = dtypeName(r.deployment.kvDtype);
@@ -417,10 +416,8 @@ Expected<Report> buildReport(const Scenario& scenario, const ModelSpec& model,
     } catch (const std::exception& e) {
         return Error{model.sourcePath + ": " + e.what()};
     }
-    r.warnings = model.warnings;
     if (auto c = planCapacity(model, r.deployment)) {
         r.capacity = c.value();
-        r.warnings.insert(r.warnings.end(), c->warnings.begin(), c->warnings.end());
     } else {
         r.capacityError = c.failure();
     }
@@ -434,18 +431,31 @@ Expected<Report> buildReport(const Scenario& scenario, const ModelSpec& model,
     r.target.maxTtftSeconds = scenario.plan.maxTtftSeconds;
     r.target.maxTpotSeconds = scenario.plan.maxTpotSeconds;
     r.plan = planDeployments(model, gpus, r.target, r.deployment);
-    if (auto price = scenarioPrice(scenario.prompt, prices)) {
+    repriceReport(r, scenario.prompt, prices);
+    return r;
+}
+
+void repriceReport(Report& r, const LayoutFile& prompt, const PriceCatalog& prices)
+{
+    r.inputs.prompt = prompt;
+    r.cost.reset();
+    r.costError = {};
+    if (auto price = scenarioPrice(prompt, prices)) {
         r.price = price.value();
-        if (auto cost = computePromptCost(scenario.prompt.layout, r.price)) {
+        if (auto cost = computePromptCost(prompt.layout, r.price))
             r.cost = cost.value();
-            r.warnings.insert(r.warnings.end(), cost->warnings.begin(), cost->warnings.end());
-        } else {
+        else
             r.costError = Error{cost.error(), "prompt"};
-        }
     } else {
         r.costError = price.failure();
     }
-    return r;
+    // The model's, the plan's and the prompt's warnings, in that order.
+    r.warnings = r.model.warnings;
+    if (r.capacity)
+        r.warnings.insert(r.warnings.end(), r.capacity->warnings.begin(),
+                          r.capacity->warnings.end());
+    if (r.cost)
+        r.warnings.insert(r.warnings.end(), r.cost->warnings.begin(), r.cost->warnings.end());
 }
 
 Expected<Report> buildReport(const Scenario& scenario, const GpuCatalog& gpus,

@@ -78,6 +78,9 @@ struct Report
 // capacityError set.
 Expected<Report> buildReport(const Scenario& scenario, const ModelSpec& model,
                              const GpuCatalog& gpus, const PriceCatalog& prices);
+// The prompt's price and cost again, with every other section kept: what an edit to the prompt
+// alone changes (the app calls this as you type in the Cost tab).
+void repriceReport(Report& report, const LayoutFile& prompt, const PriceCatalog& prices);
 // Reads the scenario's model first.
 Expected<Report> buildReport(const Scenario& scenario, const GpuCatalog& gpus,
                              const PriceCatalog& prices);

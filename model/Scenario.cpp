@@ -237,6 +237,11 @@ Expected<Scenario> readScenario(const std::string& path)
 
 std::string scenarioToJson(const Scenario& s)
 {
+    return detail::scenarioObject(s).dump(2) + "\n";
+}
+
+nlohmann::ordered_json detail::scenarioObject(const Scenario& s)
+{
     const ScenarioDeployment& d = s.deployment;
     nlohmann::ordered_json dep;
     dep["gpu"] = d.gpu;
@@ -272,7 +277,7 @@ std::string scenarioToJson(const Scenario& s)
                  {"output_tokens", s.plan.outputTokens},
                  {"max_ttft_seconds", s.plan.maxTtftSeconds},
                  {"max_tpot_seconds", s.plan.maxTpotSeconds}};
-    return j.dump(2) + "\n";
+    return j;
 }
 
 std::string scenarioModelPath(const Scenario& s)

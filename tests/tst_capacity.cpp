@@ -6,6 +6,7 @@
 #include "GpuCatalog.h"
 #include "LlamaCppEngine.h"
 #include "ServingEngines.h"
+#include "TsvRows.h"
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -363,14 +364,8 @@ void TestCapacity::realVllmLogs_data()
     QTest::addColumn<double>("availableGiB");
     QTest::addColumn<qint64>("tokens");
     QTest::addColumn<double>("concurrency");
-    QFile f(src("tests/data/vllm-logs/cases.tsv"));
-    QVERIFY(f.open(QIODevice::ReadOnly | QIODevice::Text));
     int rows = 0;
-    while (!f.atEnd()) {
-        const QString line = QString::fromUtf8(f.readLine()).trimmed();
-        if (line.isEmpty() || line.startsWith('#'))
-            continue;
-        const QStringList c = line.split('\t');
+    for (const QStringList& c : tsvRows(src("tests/data/vllm-logs/cases.tsv"))) {
         QCOMPARE(c.size(), 13);
         QTest::newRow(qPrintable(c[0]))
             << c[1] << c[2] << c[3].toLongLong() << c[4].toLongLong() << c[5].toDouble()

@@ -1,6 +1,7 @@
 // attnplan-cli as scripts use it: the JSON contract of BRIEF.md, exit statuses, one-line errors.
 #include "GgufFixture.h"
 #include "GpuCatalog.h"
+#include "TsvRows.h"
 
 #include <QDir>
 #include <QFile>
@@ -658,15 +659,10 @@ void TestCli::badCorpusExits2_data()
 {
     QTest::addColumn<QString>("file");
     QTest::addColumn<QString>("field");
-    QFile manifest(src("tests/data/bad/MANIFEST.tsv"));
-    QVERIFY(manifest.open(QIODevice::ReadOnly | QIODevice::Text));
-    while (!manifest.atEnd()) {
-        const QString line = QString::fromUtf8(manifest.readLine()).trimmed();
-        if (line.isEmpty() || line.startsWith('#'))
-            continue;
-        const QStringList parts = line.split('\t');
+    const QList<QStringList> rows = tsvRows(src("tests/data/bad/MANIFEST.tsv"));
+    QVERIFY(!rows.isEmpty());
+    for (const QStringList& parts : rows)
         QTest::newRow(qPrintable(parts[0])) << parts[0] << parts[1];
-    }
 }
 
 void TestCli::badCorpusExits2()

@@ -9,6 +9,7 @@
 #include "GgufReader.h"
 #include "HfCache.h"
 #include "Safetensors.h"
+#include "TsvRows.h"
 
 #include "Units.h"
 #include <QDir>
@@ -519,14 +520,8 @@ void TestModelMath::badCorpus_data()
 {
     QTest::addColumn<QString>("file");
     QTest::addColumn<QString>("field");
-    QFile manifest(src("tests/data/bad/MANIFEST.tsv"));
-    QVERIFY(manifest.open(QIODevice::ReadOnly | QIODevice::Text));
     int rows = 0;
-    while (!manifest.atEnd()) {
-        const QString line = QString::fromUtf8(manifest.readLine()).trimmed();
-        if (line.isEmpty() || line.startsWith('#'))
-            continue;
-        const QStringList parts = line.split('\t');
+    for (const QStringList& parts : tsvRows(src("tests/data/bad/MANIFEST.tsv"))) {
         QTest::newRow(qPrintable(parts[0])) << parts[0] << parts[1];
         ++rows;
     }
@@ -695,16 +690,10 @@ void TestModelMath::bundledPublishedCounts_data()
     QTest::addColumn<QString>("which");
     QTest::addColumn<double>("published");
     QTest::addColumn<double>("tolerance");
-    QFile f(src("tests/data/published_parameters.tsv"));
-    QVERIFY(f.open(QIODevice::ReadOnly | QIODevice::Text));
     int rows = 0;
-    while (!f.atEnd()) {
-        const QString line = QString::fromUtf8(f.readLine()).trimmed();
-        if (line.isEmpty() || line.startsWith('#'))
-            continue;
-        const QStringList c = line.split('\t');
+    for (const QStringList& c : tsvRows(src("tests/data/published_parameters.tsv"))) {
         QCOMPARE(c.size(), 5); // model, which, published, tolerance, source
-        QVERIFY2(!c[4].isEmpty(), qPrintable(line));
+        QVERIFY2(!c[4].isEmpty(), qPrintable(c.join('\t')));
         QTest::addRow("%s %s", qPrintable(c[0]), qPrintable(c[1]))
             << c[0] << c[1] << c[2].toDouble() << c[3].toDouble();
         ++rows;

@@ -81,7 +81,13 @@ void AppSession::setPlanTarget(const ScenarioPlan& plan)
 void AppSession::setPrompt(const LayoutFile& prompt)
 {
     m_scenario.prompt = prompt;
-    recompute();
+    if (m_report) {
+        // Only the cost depends on the prompt: no capacity plan, curve or engine is redone.
+        repriceReport(*m_report, prompt, m_prices);
+        emit costChanged();
+    } else {
+        recompute();
+    }
     setModified(true);
 }
 

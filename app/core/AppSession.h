@@ -78,6 +78,8 @@ public:
 
 signals:
     void reportChanged();
+    // Only the prompt changed: the Report's price, cost and warnings are new, the rest is not.
+    void costChanged();
     // A scenario was opened: forms re-read their inputs from scenario().
     void scenarioReplaced();
     // The file, or whether it has unsaved edits, changed.

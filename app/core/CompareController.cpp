@@ -99,14 +99,12 @@ void CompareController::refresh()
     m_conversationBars->setRows(conversations);
 
     // Decode time against context for each shape (the chart; the table holds the context's).
-    m_decodeVariants.clear();
     const auto contexts = logSpacedTokens(1024, std::max<int64_t>(s.maxContext, 2048), 24);
     QVector<QVector<QVariant>> decode(qsizetype(contexts.size()));
     for (size_t i = 0; i < contexts.size(); ++i)
         decode[qsizetype(i)] << double(contexts[i]);
     QVector<TableModel::Column> columns{{tr("Context"), Unit::Tokens, {}}};
     for (const AttentionVariant& v : attentionVariants(s)) {
-        m_decodeVariants << q(v.name);
         columns.push_back({q(v.shortName), Unit::Seconds, q(v.name)});
         for (size_t i = 0; i < contexts.size(); ++i)
             decode[qsizetype(i)] << decodeStepTime(v.spec, in, 1, contexts[i]).seconds;

@@ -27,7 +27,6 @@ public:
     // configured ("MHA · 524 KB · 4.0×"), and the value.
     TableModel* kvBars() const { return m_kvBars; }
     TableModel* conversationBars() const { return m_conversationBars; }
-    QStringList decodeCurveVariants() const { return m_decodeVariants; }
     // The deployment every shape is planned on (the Memory & GPUs tab's), in one line.
     QString assumptions() const { return m_assumptions; }
     qint64 context() const { return m_context; }
@@ -45,7 +44,6 @@ private:
     TableModel* m_options;
     TableModel* m_kvBars;
     TableModel* m_conversationBars;
-    QStringList m_decodeVariants;
     QString m_assumptions;
     qint64 m_context = 0;
 };

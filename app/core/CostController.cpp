@@ -30,6 +30,7 @@ CostController::CostController(AppSession* session)
     connect(m_segments, &QAbstractItemModel::rowsRemoved, this, &CostController::pushSegments);
     connect(m_segments, &QAbstractItemModel::modelReset, this, &CostController::pushSegments);
     connect(session, &AppSession::reportChanged, this, &CostController::refresh);
+    connect(session, &AppSession::costChanged, this, &CostController::refresh);
     connect(session, &AppSession::scenarioReplaced, this, &CostController::showPrompt);
     connect(session, &AppSession::pricesChanged, this, &CostController::catalogChanged);
 }
