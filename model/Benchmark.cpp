@@ -110,22 +110,23 @@ double checkRows(const AttentionShape& full, const float* q, const float* k, con
     return maxRef > 0 ? maxDiff / maxRef : maxDiff;
 }
 
+// This machine as the roofline sees a GPU: its FMA peak (else its GEMM rate) and its copy
+// bandwidth.
 GpuSpec thisMachine(const BenchReport& r)
 {
     GpuSpec g;
     g.name = "this CPU";
-    g.bf16Tflops = r.gemmGflops / 1000.0;
+    g.bf16Tflops = (r.fmaPeakGflops > 0 ? r.fmaPeakGflops : r.gemmGflops) / 1000.0;
     g.bandwidthBytesPerSecond = r.copyGbps * 1e9;
     return g;
 }
 
-void finish(BenchRun& run, const BenchReport& report)
+void finish(BenchRun& run, const BenchReport& report, const Efficiencies& eff)
 {
     run.gflops = run.flops / run.seconds / 1e9;
     run.gbps = run.bytes / run.seconds / 1e9;
-    if (report.gemmGflops > 0 && report.copyGbps > 0) {
-        run.predictedSeconds =
-            rooflineSeconds(run.flops, run.bytes, thisMachine(report), {1.0, 1.0});
+    if (thisMachine(report).bf16Tflops > 0 && report.copyGbps > 0) {
+        run.predictedSeconds = rooflineSeconds(run.flops, run.bytes, thisMachine(report), eff);
         run.measuredOverPredicted = run.seconds / run.predictedSeconds;
     }
 }
@@ -226,6 +227,7 @@ BenchReport runBenchmark(const BenchConfig& cfg, const BenchProgress& progress,
     if (cfg.measureCeilings) {
         report.gemmGflops = measureGemmGflops(cfg.threads);
         report.copyGbps = measureCopyGbps(cfg.threads);
+        report.fmaPeakGflops = fmaPeakGflops(cfg.isa, cfg.threads);
     }
     openblas_set_num_threads(std::max(1, cfg.threads));
 
@@ -264,7 +266,7 @@ BenchReport runBenchmark(const BenchConfig& cfg, const BenchProgress& progress,
         run.bytes = ioBytes;
         run.extraBytes = fusedAttentionScratchBytes(s, cfg.threads);
         run.relError = checkRows(s, q.data(), k.data(), v.data(), out.data(), cfg.checkMaxTokens);
-        finish(run, report);
+        finish(run, report, cfg.efficiency);
         report.runs.push_back(run);
         fitN.push_back(double(n));
         fitT.push_back(run.seconds);
@@ -283,7 +285,7 @@ BenchReport runBenchmark(const BenchConfig& cfg, const BenchProgress& progress,
             naive.bytes = ioBytes + 4.0 * double(naive.extraBytes) * double(s.heads);
             naive.relError =
                 checkRows(s, q.data(), k.data(), v.data(), out.data(), cfg.checkMaxTokens);
-            finish(naive, report);
+            finish(naive, report, cfg.efficiency);
             report.runs.push_back(naive);
             if (progress)
                 progress(++done, planned, naive);
@@ -291,10 +293,23 @@ BenchReport runBenchmark(const BenchConfig& cfg, const BenchProgress& progress,
     }
     report.fitExponent = fitPowerLaw(fitN, fitT);
 
+    // Decode: every layout and storage of one cache length is timed round-robin, one call of
+    // each per round, so that a shared machine's drift (another tenant's memory traffic) falls
+    // on all of them alike and their ratios hold; the median round of each is reported.
     for (int64_t n : cfg.decodeTokens) {
+        if (cancelled())
+            break;
+        struct Variant
+        {
+            AttentionShape shape;
+            KvStorage storage = KvStorage::F32;
+            AlignedVector<float> q, k, v, out;
+            AlignedVector<uint16_t> kh, vh;
+            std::vector<double> ref; // the double reference on the f32 values
+            std::vector<double> times;
+        };
+        std::vector<Variant> vars;
         for (int64_t kvh : kvVariants) {
-            if (cancelled())
-                break;
             AttentionShape s;
             s.heads = cfg.heads;
             s.kvHeads = kvh;
@@ -302,59 +317,82 @@ BenchReport runBenchmark(const BenchConfig& cfg, const BenchProgress& progress,
             s.keys = n;
             s.headDim = cfg.headDim;
             const size_t kvElems = size_t(kvh * n * s.headDim);
-            const auto q = randomFloats(size_t(s.heads * s.headDim), 21);
-            const auto k = randomFloats(kvElems, 22);
-            const auto v = randomFloats(kvElems, 23);
-            AlignedVector<uint16_t> kh, vh;
-            // One reference per shape, in double on the f32 values: an f16 cache is checked
-            // against what it stores (its rounding included), not against itself.
-            std::vector<double> ref;
+            Variant base;
+            base.shape = s;
+            base.q = randomFloats(size_t(s.heads * s.headDim), 21);
+            base.k = randomFloats(kvElems, 22);
+            base.v = randomFloats(kvElems, 23);
+            base.out.resize(base.q.size());
             if (n <= 65536) {
-                ref.resize(q.size());
-                referenceAttention(s, q.data(), k.data(), v.data(), ref.data());
+                base.ref.resize(base.q.size());
+                referenceAttention(s, base.q.data(), base.k.data(), base.v.data(), base.ref.data());
             }
             for (KvStorage st : cfg.decodeStorage) {
-                if (cancelled())
-                    break;
-                if (st == KvStorage::F16 && kh.empty()) {
-                    kh.resize(kvElems);
-                    vh.resize(kvElems);
+                Variant var;
+                var.shape = s;
+                var.storage = st;
+                var.q = base.q;
+                var.out = base.out;
+                var.ref = base.ref;
+                if (st == KvStorage::F16) {
+                    var.kh.resize(kvElems);
+                    var.vh.resize(kvElems);
                     for (size_t i = 0; i < kvElems; ++i) {
-                        kh[i] = floatToHalf(k[i]);
-                        vh[i] = floatToHalf(v[i]);
+                        var.kh[i] = floatToHalf(base.k[i]);
+                        var.vh[i] = floatToHalf(base.v[i]);
                     }
+                } else {
+                    var.k = base.k;
+                    var.v = base.v;
                 }
-                const void* kp =
-                    st == KvStorage::F16 ? static_cast<const void*>(kh.data()) : k.data();
-                const void* vp =
-                    st == KvStorage::F16 ? static_cast<const void*>(vh.data()) : v.data();
-                AlignedVector<float> out(q.size());
-                BenchRun run;
-                run.kernel = st == KvStorage::F16 ? "decode-f16" : "decode-f32";
-                run.tokens = n;
-                run.heads = s.heads;
-                run.kvHeads = kvh;
-                run.headDim = s.headDim;
-                run.seconds = medianSeconds(cfg.warmup, std::max(cfg.repeats, 5), [&] {
-                    decodeAttention(s, q.data(), kp, vp, st, out.data(), cfg.threads, cfg.isa);
-                });
-                run.flops = s.flops();
-                run.bytes = 2.0 * double(kvElems) * (st == KvStorage::F16 ? 2.0 : 4.0);
-                run.extraBytes = decodeAttentionScratchBytes(s, cfg.threads);
-                run.relError = std::numeric_limits<double>::quiet_NaN(); // not checked
-                if (!ref.empty()) {
-                    double maxDiff = 0, maxRef = 0;
-                    for (size_t i = 0; i < ref.size(); ++i) {
-                        maxDiff = std::max(maxDiff, std::fabs(double(out[i]) - ref[i]));
-                        maxRef = std::max(maxRef, std::fabs(ref[i]));
-                    }
-                    run.relError = maxDiff / maxRef;
-                }
-                finish(run, report);
-                report.runs.push_back(run);
-                if (progress)
-                    progress(++done, planned, run);
+                vars.push_back(std::move(var));
             }
+        }
+        auto call = [&](Variant& var) {
+            const bool half = var.storage == KvStorage::F16;
+            const void* kp = half ? static_cast<const void*>(var.kh.data()) : var.k.data();
+            const void* vp = half ? static_cast<const void*>(var.vh.data()) : var.v.data();
+            const auto t0 = Clock::now();
+            decodeAttention(var.shape, var.q.data(), kp, vp, var.storage, var.out.data(),
+                            cfg.threads, cfg.isa);
+            return secondsSince(t0);
+        };
+        for (int w = 0; w < cfg.warmup; ++w)
+            for (Variant& var : vars)
+                call(var);
+        const int rounds = std::max(cfg.repeats, 5);
+        for (int r = 0; r < rounds && !cancelled(); ++r)
+            for (Variant& var : vars)
+                var.times.push_back(call(var));
+        if (cancelled())
+            break;
+        for (Variant& var : vars) {
+            const AttentionShape& s = var.shape;
+            std::sort(var.times.begin(), var.times.end());
+            BenchRun run;
+            run.kernel = var.storage == KvStorage::F16 ? "decode-f16" : "decode-f32";
+            run.tokens = n;
+            run.heads = s.heads;
+            run.kvHeads = s.kvHeads;
+            run.headDim = s.headDim;
+            run.seconds = var.times[var.times.size() / 2];
+            run.flops = s.flops();
+            run.bytes = 2.0 * double(s.kvHeads * n * s.headDim) *
+                        (var.storage == KvStorage::F16 ? 2.0 : 4.0);
+            run.extraBytes = decodeAttentionScratchBytes(s, cfg.threads);
+            run.relError = std::numeric_limits<double>::quiet_NaN(); // not checked
+            if (!var.ref.empty()) {
+                double maxDiff = 0, maxRef = 0;
+                for (size_t i = 0; i < var.ref.size(); ++i) {
+                    maxDiff = std::max(maxDiff, std::fabs(double(var.out[i]) - var.ref[i]));
+                    maxRef = std::max(maxRef, std::fabs(var.ref[i]));
+                }
+                run.relError = maxDiff / maxRef;
+            }
+            finish(run, report, cfg.efficiency);
+            report.runs.push_back(run);
+            if (progress)
+                progress(++done, planned, run);
         }
     }
     report.cancelled = cancelled();

@@ -5,6 +5,7 @@
 // machine's own ceilings (an OpenBLAS float32 GEMM and a streaming copy) and predicts every run
 // with the same roofline that predicts GPUs.
 
+#include "Capacity.h"
 #include "Expected.h"
 #include "kernels/Attention.h"
 
@@ -34,6 +35,9 @@ struct BenchConfig
     int64_t checkMaxTokens = 512; // relative error against the reference on a prefix of rows
     bool measureCeilings = true;
     KernelIsa isa = bestKernelIsa();
+    // The efficiencies the predictions use (the planner's, by default), against this machine's
+    // ceilings: its FMA peak and its streaming copy, as a GPU's datasheet peak and bandwidth.
+    Efficiencies efficiency;
 };
 
 struct BenchRun
@@ -49,9 +53,9 @@ struct BenchRun
     double gflops = 0;
     double bytes = 0; // bytes the kernel must move at least once
     double gbps = 0;
-    double relError = 0;    // against the double reference, on a subset of rows
-    int64_t extraBytes = 0; // memory the kernel allocates beyond inputs and output
-    double predictedSeconds = 0;
+    double relError = 0;         // against the double reference, on a subset of rows
+    int64_t extraBytes = 0;      // memory the kernel allocates beyond inputs and output
+    double predictedSeconds = 0; // the roofline, with BenchConfig::efficiency
     double measuredOverPredicted = 0;
 };
 
@@ -59,8 +63,9 @@ struct BenchReport
 {
     std::string isa;
     int threads = 0;
-    double gemmGflops = 0; // float32 GEMM through OpenBLAS, same threads
-    double copyGbps = 0;   // streaming copy, bytes read + written per second
+    double gemmGflops = 0;    // float32 GEMM through OpenBLAS, same threads
+    double copyGbps = 0;      // streaming copy, bytes read + written per second
+    double fmaPeakGflops = 0; // register-only FMA chains, the kernel's ISA, same threads
     std::vector<BenchRun> runs;
     double fitExponent = 0; // slope of log(prefill seconds) against log(tokens)
     bool cancelled = false;

@@ -49,9 +49,10 @@ double relativeError(const std::vector<float>& got, const std::vector<double>& w
 
 std::vector<KernelIsa> isas()
 {
-    std::vector<KernelIsa> v{KernelIsa::Scalar};
-    if (bestKernelIsa() == KernelIsa::Avx2)
-        v.push_back(KernelIsa::Avx2);
+    std::vector<KernelIsa> v;
+    for (KernelIsa isa : {KernelIsa::Scalar, KernelIsa::Avx2, KernelIsa::Avx512})
+        if (kernelIsaSupported(isa))
+            v.push_back(isa);
     return v;
 }
 

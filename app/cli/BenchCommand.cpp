@@ -2,12 +2,14 @@
 #include "Commands.h"
 
 #include "Benchmark.h"
+#include "Calibration.h"
 #include "ConfigReader.h"
 #include "Units.h"
 
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include <fstream>
 #include <iostream>
 #include <set>
 
@@ -17,7 +19,7 @@ int runBench(const std::vector<std::string>& argv)
 {
     const CliArgs a(argv,
                     {"tokens", "heads", "kv-heads", "head-dim", "threads", "model", "repeats",
-                     "decode-kv-heads", "naive-max-tokens"},
+                     "decode-kv-heads", "naive-max-tokens", "save-calibration"},
                     {"causal", "decode", "json", "no-naive", "scalar", "no-ceilings"});
     if (!a.positionals().empty())
         throw UsageError("bench: unexpected argument \"" + a.positionals()[0] + "\"");
@@ -79,6 +81,19 @@ int runBench(const std::vector<std::string>& argv)
                       << " tokens: " << formatSeconds(r.seconds) << "\n";
     };
     const BenchReport rep = runBenchmark(cfg, progress);
+    if (auto path = a.value("save-calibration")) {
+        auto cal = calibrationFrom(rep);
+        if (!cal)
+            return fail("--save-calibration: " + cal.error());
+        std::ofstream out(*path, std::ios::binary | std::ios::trunc);
+        out << calibrationToJson(cal.value());
+        out.close();
+        if (!out)
+            return fail("--save-calibration: cannot write " + *path);
+        std::cerr << "calibration saved to " << *path << ": compute efficiency "
+                  << formatFixed(cal.value().computeEfficiency, 2) << ", memory efficiency "
+                  << formatFixed(cal.value().memoryEfficiency, 2) << "\n";
+    }
 
     if (json) {
         nlohmann::ordered_json j;
@@ -86,6 +101,7 @@ int runBench(const std::vector<std::string>& argv)
         j["threads"] = rep.threads;
         j["gemm_gflops"] = rep.gemmGflops;
         j["copy_gbps"] = rep.copyGbps;
+        j["fma_peak_gflops"] = rep.fmaPeakGflops;
         nlohmann::ordered_json runs = nlohmann::ordered_json::array();
         for (const BenchRun& r : rep.runs)
             runs.push_back({{"kernel", r.kernel},
@@ -109,7 +125,8 @@ int runBench(const std::vector<std::string>& argv)
     }
     std::cout << "attention kernels on this machine (" << rep.isa << ", " << rep.threads
               << " threads)\n"
-              << "  ceilings: OpenBLAS sgemm " << formatFixed(rep.gemmGflops, 1)
+              << "  ceilings: FMA peak " << formatFixed(rep.fmaPeakGflops, 1)
+              << " GFLOP/s, OpenBLAS sgemm " << formatFixed(rep.gemmGflops, 1)
               << " GFLOP/s, streaming copy " << formatFixed(rep.copyGbps, 1) << " GB/s\n";
     for (const BenchRun& r : rep.runs) {
         std::cout << "  " << r.kernel << " n=" << r.tokens << " h=" << r.heads << "/" << r.kvHeads

@@ -2,6 +2,7 @@
 #include "Commands.h"
 
 #include "Architecture.h"
+#include "Calibration.h"
 #include "Capacity.h"
 #include "ConfigReader.h"
 #include "GpuCatalog.h"
@@ -13,6 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+#include <cstdlib>
 #include <iostream>
 #include <optional>
 
@@ -211,6 +214,35 @@ int runLlamaServer(const CliArgs& a, const ModelSpec& s, const std::string& mode
 
 } // namespace
 
+// --compute-efficiency / --memory-efficiency: a fraction, or a calibration file saved by
+// `attnplan-cli bench --save-calibration` or the Measure tab, whose measured figure is taken.
+double efficiencyFrom(const CliArgs& a, const char* flag, bool compute, double fallback)
+{
+    const auto v = a.value(flag);
+    if (!v)
+        return fallback;
+    char* end = nullptr;
+    std::strtod(v->c_str(), &end);
+    if (!v->empty() && end == v->c_str() + v->size())
+        return *a.number(flag, 0.01, 1.0);
+    auto cal = readCalibration(*v);
+    if (!cal)
+        throw UsageError(std::string("--") + flag + ": " + cal.error() +
+                         " (expected a fraction such as 0.55, or a calibration file)");
+    const Calibration& c = cal.value();
+    const double e = compute ? c.computeEfficiency : c.memoryEfficiency;
+    if (e <= 0)
+        throw UsageError(std::string("--") + flag + ": " + *v + " holds no " +
+                         (compute ? "compute efficiency (its sweep ran no prefill)"
+                                  : "memory efficiency (its sweep ran no decode)"));
+    if (c.deviceClass != "gpu")
+        std::cerr << "note: --" << flag << " " << e << " from " << *v << ", measured on "
+                  << (c.device.empty() ? c.deviceClass : c.device) << " (a " << c.deviceClass
+                  << "): a GPU's kernels reach their own fractions of its datasheet (README, "
+                     "\"Calibration\")\n";
+    return e;
+}
+
 GpuCatalog catalogFor(const CliArgs& a)
 {
     GpuCatalog catalog = loadGpuCatalog(a.value("catalog").value_or(userGpuCatalogPath()));
@@ -250,8 +282,8 @@ DeploymentInputs deploymentFrom(const CliArgs& a, const ModelSpec& spec, const G
     d.weightDtype = a.value("weight-dtype").value_or("auto");
     d.kvDtype = a.value("kv-dtype").value_or("auto");
     d.averageTokens = a.integer("average-tokens", 1, int64_t(1) << 34).value_or(0);
-    d.efficiency.compute = a.number("compute-efficiency", 0.01, 1.0).value_or(d.efficiency.compute);
-    d.efficiency.memory = a.number("memory-efficiency", 0.01, 1.0).value_or(d.efficiency.memory);
+    d.efficiency.compute = efficiencyFrom(a, "compute-efficiency", true, d.efficiency.compute);
+    d.efficiency.memory = efficiencyFrom(a, "memory-efficiency", false, d.efficiency.memory);
     auto resolved = resolveDeployment(d, spec, catalog);
     if (!resolved) {
         if (resolved.field() == "engine")

@@ -2,6 +2,7 @@
 
 #include "KernelEntry.h"
 
+#include <chrono>
 #include <cmath>
 #if defined(ATTNPLAN_HAVE_AVX2)
 #include <cpuid.h>
@@ -30,7 +31,8 @@ KernelIsa bestKernelIsa()
 {
 #if defined(ATTNPLAN_HAVE_AVX2) && (defined(__GNUC__) || defined(__clang__))
     // CPUID: leaf 1 ECX bit 12 FMA, bit 27 OSXSAVE, bit 28 AVX, bit 29 F16C; leaf 7 EBX bit 5
-    // AVX2; XCR0 bits 1 and 2: the OS saves SSE and AVX state.
+    // AVX2, bit 16 AVX512F; XCR0 bits 1 and 2: the OS saves SSE and AVX state, bits 5 to 7 the
+    // AVX-512 mask and upper registers.
     static const KernelIsa best = [] {
         unsigned a = 0, b = 0, c = 0, d = 0;
         if (!__get_cpuid(1, &a, &b, &c, &d))
@@ -45,6 +47,10 @@ KernelIsa bestKernelIsa()
             return KernelIsa::Scalar;
         if (!__get_cpuid_count(7, 0, &a, &b, &c, &d) || !(b & (1u << 5)))
             return KernelIsa::Scalar;
+#if defined(ATTNPLAN_HAVE_AVX512)
+        if ((b & (1u << 16)) && (xlo & 0xE0u) == 0xE0u)
+            return KernelIsa::Avx512;
+#endif
         return KernelIsa::Avx2;
     }();
     return best;
@@ -53,9 +59,22 @@ KernelIsa bestKernelIsa()
 #endif
 }
 
+bool kernelIsaSupported(KernelIsa isa)
+{
+    return int(isa) <= int(bestKernelIsa());
+}
+
 const char* kernelIsaName(KernelIsa isa)
 {
-    return isa == KernelIsa::Avx2 ? "avx2+fma" : "scalar";
+    switch (isa) {
+    case KernelIsa::Avx512:
+        return "avx512";
+    case KernelIsa::Avx2:
+        return "avx2+fma";
+    case KernelIsa::Scalar:
+        break;
+    }
+    return "scalar";
 }
 
 void referenceAttention(const AttentionShape& s, const float* q, const float* k, const float* v,
@@ -110,8 +129,12 @@ void referenceAttention(const AttentionShape& s, const float* q, const float* k,
 void fusedAttention(const AttentionShape& s, const float* q, const float* k, const float* v,
                     float* out, int threads, KernelIsa isa)
 {
+#if defined(ATTNPLAN_HAVE_AVX512)
+    if (isa == KernelIsa::Avx512 && kernelIsaSupported(isa))
+        return kernels::fusedAvx512(s, q, k, v, out, threads);
+#endif
 #if defined(ATTNPLAN_HAVE_AVX2)
-    if (isa == KernelIsa::Avx2 && bestKernelIsa() == KernelIsa::Avx2)
+    if (isa != KernelIsa::Scalar && kernelIsaSupported(KernelIsa::Avx2))
         return kernels::fusedAvx2(s, q, k, v, out, threads);
 #endif
     (void)isa;
@@ -127,8 +150,12 @@ int64_t fusedAttentionScratchBytes(const AttentionShape& s, int threads)
 void decodeAttention(const AttentionShape& s, const float* q, const void* k, const void* v,
                      KvStorage storage, float* out, int threads, KernelIsa isa)
 {
+#if defined(ATTNPLAN_HAVE_AVX512)
+    if (isa == KernelIsa::Avx512 && kernelIsaSupported(isa))
+        return kernels::decodeAvx512(s, q, k, v, storage, out, threads);
+#endif
 #if defined(ATTNPLAN_HAVE_AVX2)
-    if (isa == KernelIsa::Avx2 && bestKernelIsa() == KernelIsa::Avx2)
+    if (isa != KernelIsa::Scalar && kernelIsaSupported(KernelIsa::Avx2))
         return kernels::decodeAvx2(s, q, k, v, storage, out, threads);
 #endif
     (void)isa;
@@ -142,6 +169,41 @@ int64_t decodeAttentionScratchBytes(const AttentionShape& s, int threads)
     const int64_t chunks = (s.keys + chunkKeys - 1) / chunkKeys;
     return 4 * s.kvHeads * chunks * s.group() * (s.headDim + 2) +
            4 * s.group() * s.headDim * std::max(1, threads);
+}
+
+double fmaPeakGflops(KernelIsa isa, int threads)
+{
+    double (*loop)(int64_t) = kernels::fmaLoopScalar;
+#if defined(ATTNPLAN_HAVE_AVX2)
+    if (isa != KernelIsa::Scalar && kernelIsaSupported(KernelIsa::Avx2))
+        loop = kernels::fmaLoopAvx2;
+#endif
+#if defined(ATTNPLAN_HAVE_AVX512)
+    if (isa == KernelIsa::Avx512 && kernelIsaSupported(isa))
+        loop = kernels::fmaLoopAvx512;
+#endif
+    threads = std::max(1, threads);
+    struct Job
+    {
+        double (*loop)(int64_t);
+        int64_t iterations;
+    } job{loop, 0};
+    auto body = [](void* context, int, int64_t) {
+        const Job* j = static_cast<const Job*>(context);
+        j->loop(j->iterations);
+    };
+    // About 20 ms a round at 100 GFLOP/s per thread for the vector paths; best of three rounds.
+    job.iterations = isa == KernelIsa::Scalar ? 2'000'000 : 6'000'000;
+    double best = 0;
+    for (int round = 0; round < 3; ++round) {
+        const auto t0 = std::chrono::steady_clock::now();
+        kernels::parallelFor(threads, threads, body, &job);
+        const double s =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        // loop(1) is the FLOPs of one iteration.
+        best = std::max(best, double(threads) * double(job.iterations) * loop(1) / s);
+    }
+    return best / 1e9;
 }
 
 uint16_t floatToHalf(float f)

@@ -2,7 +2,7 @@
 
 // attnplan's attention kernels: the lesson's reference in double precision, a fused
 // (FlashAttention-style) prefill kernel and a decode kernel, float32, multithreaded, with an
-// AVX2 + FMA (+ F16C) path chosen at run time and a portable scalar path.
+// AVX-512 path and an AVX2 + FMA (+ F16C) path chosen at run time, and a portable scalar path.
 //
 // Layout, for every kernel (row-major, contiguous, no aliasing between inputs and output):
 //   Q   [heads][queries][headDim]      float
@@ -46,9 +46,11 @@ struct AttentionShape
 enum class KernelIsa
 {
     Scalar,
-    Avx2
+    Avx2,  // AVX2 + FMA + F16C
+    Avx512 // AVX512F (+ FMA, F16C)
 };
-KernelIsa bestKernelIsa(); // AVX2 + FMA + F16C when the CPU has them
+KernelIsa bestKernelIsa(); // the widest this CPU and OS run
+bool kernelIsaSupported(KernelIsa isa);
 const char* kernelIsaName(KernelIsa isa);
 
 enum class KvStorage
@@ -75,6 +77,11 @@ int64_t fusedAttentionScratchBytes(const AttentionShape& shape, int threads);
 void decodeAttention(const AttentionShape& shape, const float* q, const void* k, const void* v,
                      KvStorage storage, float* out, int threads, KernelIsa isa);
 int64_t decodeAttentionScratchBytes(const AttentionShape& shape, int threads);
+
+// This machine's float32 FMA peak for an ISA on `threads` threads, in GFLOP/s: independent
+// register-only FMA chains, timed. The ceiling no kernel can pass, and the analogue of a GPU
+// datasheet's peak: the planner's compute efficiency is a fraction of it.
+double fmaPeakGflops(KernelIsa isa, int threads);
 
 // IEEE half conversions (round to nearest even), for building fp16 caches.
 uint16_t floatToHalf(float f);

@@ -84,8 +84,9 @@ inline float load8Tail(const uint16_t* p)
 
 struct Ops
 {
-    static void gemm6x16(int K, const float* A, int rs, int ks, const float* B, int ldb, float* C,
-                         int ldc, bool accumulate)
+    static constexpr int kMr = 6, kNr = 16;
+    static void gemm(int K, const float* A, int rs, int ks, const float* B, int ldb, float* C,
+                     int ldc, bool accumulate, int /*nc: always kNr here*/)
     {
         __m256 c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;
         if (accumulate) {
@@ -384,6 +385,24 @@ void Ops::decodeBlock(const float* qs, int G, const Elem* K, const Elem* V, int 
 } // namespace
 
 namespace attnplan::kernels {
+
+// As fmaLoopAvx512, with 256-bit vectors.
+double fmaLoopAvx2(int64_t iterations)
+{
+    __m256 a[12];
+    for (int i = 0; i < 12; ++i)
+        a[i] = _mm256_set1_ps(0.001f * float(i));
+    const __m256 b = _mm256_set1_ps(0.9999f), c = _mm256_set1_ps(1e-6f);
+    for (int64_t k = 0; k < iterations; ++k)
+        for (int i = 0; i < 12; ++i)
+            a[i] = _mm256_fmadd_ps(a[i], b, c);
+    __m256 sum = a[0];
+    for (int i = 1; i < 12; ++i)
+        sum = _mm256_add_ps(sum, a[i]);
+    volatile float sink = hsum(sum);
+    (void)sink;
+    return double(iterations) * 12 * 8 * 2;
+}
 
 void fusedAvx2(const AttentionShape& s, const float* q, const float* k, const float* v, float* out,
                int threads)

@@ -4,8 +4,10 @@
 // instruction of one ISA can leak into the other through template deduplication.
 //
 // Ops provides:
-//   gemm6x16(K, A, rs, ks, B, ldb, C, ldc, accumulate):
-//       C[6 x 16] (+)= A[6 x K] * B[K x 16], A(r, k) at A[r * rs + k * ks], B row-major
+//   kMr, kNr: the micro-kernel's rows and columns
+//   gemm(K, A, rs, ks, B, ldb, C, ldc, accumulate, nc):
+//       C[kMr x nc] (+)= A[kMr x K] * B[K x nc], A(r, k) at A[r * rs + k * ks], B row-major;
+//       nc is kNr, or 16 for a last narrower panel
 //   softmaxColumns(st, rows, cols, m, l, alpha): the online-softmax update of one tile held
 //       transposed, st[rows = keys][cols = queries]; per query column: m' = max(m, column max),
 //       st = exp(st - m'), alpha = exp(m - m'), l = l alpha + column sum, m = m'
@@ -31,8 +33,8 @@
 // Only a ragged last key tile, or a head_dim that is not a multiple of 16, is copied into a
 // zero-padded buffer. Scratch with d = 128, Br = 96, Bc = 48 is about 130 KB per thread.
 
-constexpr int kMr = 6;  // micro-kernel rows
-constexpr int kNr = 16; // micro-kernel columns
+constexpr int kMr = Ops::kMr; // micro-kernel rows: divides kBc and every blockRows()
+constexpr int kNr = Ops::kNr; // micro-kernel columns (a multiple of 16)
 constexpr int kBc = attnplan::kernels::kTileKeys;
 
 inline int blockRows(int64_t group)
@@ -53,20 +55,16 @@ struct Scratch
     }
 };
 
+// Runs body(thread, item) for every item on the persistent pool (ThreadPool.h).
 template <class F> void runParallel(int threads, int64_t items, F&& body)
 {
-    std::atomic<int64_t> next{0};
-    auto worker = [&](int tid) {
-        for (int64_t i = next.fetch_add(1); i < items; i = next.fetch_add(1))
-            body(tid, i);
-    };
-    const int n = int(std::max<int64_t>(1, std::min<int64_t>(threads, items)));
-    std::vector<std::thread> pool;
-    for (int t = 1; t < n; ++t)
-        pool.emplace_back(worker, t);
-    worker(0);
-    for (std::thread& t : pool)
-        t.join();
+    using Body = std::remove_reference_t<F>;
+    attnplan::kernels::parallelFor(
+        threads, items,
+        [](void* context, int thread, int64_t item) {
+            (*static_cast<Body*>(context))(thread, item);
+        },
+        static_cast<void*>(&body));
 }
 
 inline void fusedDriver(const attnplan::AttentionShape& sh, const float* q, const float* k,
@@ -140,13 +138,15 @@ inline void fusedDriver(const attnplan::AttentionShape& sh, const float* q, cons
                 // while the tile's K rows stream past it.
                 // On a diagonal tile, micro-tiles whose keys all lie past their queries are
                 // skipped: the masking below fills them with -inf.
-                for (int i = 0; i < br; i += kNr)
+                for (int i = 0; i < br; i += kNr) {
+                    const int nc = std::min(kNr, br - i);
                     for (int j = 0; j < kBc; j += kMr) {
-                        if (diagonal && j0 + j > r0 + i + kNr - 1 + off)
+                        if (diagonal && j0 + j > r0 + i + nc - 1 + off)
                             break;
-                        Ops::gemm6x16(int(d), Kt + j * d, int(d), 1, qt + i, br, st + j * br + i,
-                                      br, false);
+                        Ops::gemm(int(d), Kt + j * d, int(d), 1, qt + i, br, st + j * br + i, br,
+                                  false, nc);
                     }
+                }
                 if (ragged || diagonal) {
                     for (int j = 0; j < kBc; ++j) {
                         float* row = st + j * br;
@@ -169,13 +169,14 @@ inline void fusedDriver(const attnplan::AttentionShape& sh, const float* q, cons
                 // visible key.
                 for (int64_t c = 0; c < dp; c += kNr)
                     for (int i = 0; i < br; i += kMr) {
+                        const int nc = int(std::min<int64_t>(kNr, dp - c));
                         int kmax = kBc;
                         if (diagonal)
                             kmax =
                                 int(std::clamp<int64_t>(r0 + i + kMr - 1 + off - j0 + 1, 0, kBc));
                         if (kmax > 0)
-                            Ops::gemm6x16(kmax, st + i, 1, br, Vt + c, int(ldv), oacc + i * dp + c,
-                                          int(dp), true);
+                            Ops::gemm(kmax, st + i, 1, br, Vt + c, int(ldv), oacc + i * dp + c,
+                                      int(dp), true, nc);
                     }
             }
         }

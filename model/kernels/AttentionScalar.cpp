@@ -21,8 +21,9 @@ namespace {
 struct Ops
 {
     // C[6 x 16] (+)= A[6 x K] * B[K x 16], A(r, k) at A[r * rs + k * ks]
-    static void gemm6x16(int K, const float* A, int rs, int ks, const float* B, int ldb, float* C,
-                         int ldc, bool accumulate)
+    static constexpr int kMr = 6, kNr = 16;
+    static void gemm(int K, const float* A, int rs, int ks, const float* B, int ldb, float* C,
+                     int ldc, bool accumulate, int /*nc: always kNr here*/)
     {
         float c[6][16];
         for (int r = 0; r < 6; ++r)
@@ -124,6 +125,23 @@ void Ops::decodeBlock(const float* qs, int G, const Elem* K, const Elem* V, int 
 } // namespace
 
 namespace attnplan::kernels {
+
+// As fmaLoopAvx512, one float at a time (the compiler may vectorise it for the baseline ISA).
+double fmaLoopScalar(int64_t iterations)
+{
+    float a[12];
+    for (int i = 0; i < 12; ++i)
+        a[i] = 0.001f * float(i);
+    for (int64_t k = 0; k < iterations; ++k)
+        for (float& x : a)
+            x = x * 0.9999f + 1e-6f;
+    float sum = 0;
+    for (float x : a)
+        sum += x;
+    volatile float sink = sum;
+    (void)sink;
+    return double(iterations) * 12 * 2;
+}
 
 void fusedScalar(const AttentionShape& s, const float* q, const float* k, const float* v,
                  float* out, int threads)

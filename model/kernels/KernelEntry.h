@@ -3,6 +3,7 @@
 // Internal: the per-ISA entry points behind Attention.h's dispatch.
 
 #include "Attention.h"
+#include "ThreadPool.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -36,15 +37,25 @@ inline int64_t decodeChunkKeys(const AttentionShape& s, int threads)
     return std::max<int64_t>(256, (per + 63) / 64 * 64);
 }
 
+// FLOPs done by `iterations` rounds of 12 independent FMA chains, registers only.
+double fmaLoopScalar(int64_t iterations);
 void fusedScalar(const AttentionShape& s, const float* q, const float* k, const float* v,
                  float* out, int threads);
 void decodeScalar(const AttentionShape& s, const float* q, const void* k, const void* v,
                   KvStorage storage, float* out, int threads);
 #if defined(ATTNPLAN_HAVE_AVX2)
+double fmaLoopAvx2(int64_t iterations);
 void fusedAvx2(const AttentionShape& s, const float* q, const float* k, const float* v, float* out,
                int threads);
 void decodeAvx2(const AttentionShape& s, const float* q, const void* k, const void* v,
                 KvStorage storage, float* out, int threads);
+#endif
+#if defined(ATTNPLAN_HAVE_AVX512)
+double fmaLoopAvx512(int64_t iterations);
+void fusedAvx512(const AttentionShape& s, const float* q, const float* k, const float* v,
+                 float* out, int threads);
+void decodeAvx512(const AttentionShape& s, const float* q, const void* k, const void* v,
+                  KvStorage storage, float* out, int threads);
 #endif
 
 } // namespace attnplan::kernels
