@@ -36,6 +36,8 @@
 #include <QStandardItemModel>
 #include <QTemporaryDir>
 #include <QTest>
+#include <algorithm>
+#include <cmath>
 #include <csignal>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -70,6 +72,7 @@ private slots:
     void tableExports();
     void reorderingSegmentsRaisesAndClearsTheCacheWarning();
     void measurementProgressesCancelsAndKeepsPartialResults();
+    void measuredEfficienciesReachTheRoofline();
     void causalToggleZeroesTiredInTheItRow();
     void exportEachFormatAndReadItBack();
     void killedWriteLeavesTheOldFileIntact();
@@ -167,6 +170,57 @@ void TestAppCore::measurementProgressesCancelsAndKeepsPartialResults()
     QVERIFY(m.decodeBars()->value(0, 0).toString().startsWith("MHA (2 KV), fp32"));
     QCOMPARE(m.memoryBars()->rowCount(), 2);
     QCOMPARE(m.memoryBars()->number(0, 2), 64.0 * 64 * 4 / 1e6);
+    QVERIFY(!m.calibration()); // no ceilings measured, nothing to calibrate against
+}
+
+void TestAppCore::measuredEfficienciesReachTheRoofline()
+{
+    MeasureController m;
+    AppSession session;
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    BenchConfig c;
+    c.prefillTokens = {128, 256};
+    c.decodeTokens = {4096};
+    c.heads = 4;
+    c.kvHeads = 2;
+    c.headDim = 64;
+    c.decodeKvHeads = {4, 1};
+    c.naiveBaseline = false;
+    c.warmup = 0;
+    c.repeats = 1;
+    c.threads = 2;
+    c.efficiency = {0.5, 0.5};
+    QSignalSpy finished(&m, &MeasureController::finished);
+    QVERIFY(m.start(c));
+    QVERIFY(finished.wait(60000));
+    QVERIFY(m.calibration());
+    const BenchReport& rep = m.reports().back();
+    // Independently: the best fused prefill over the FMA peak, the best MHA decode over copy.
+    double prefill = 0, decode = 0;
+    for (const BenchRun& r : rep.runs) {
+        if (r.kernel == "prefill-fused")
+            prefill = std::max(prefill, r.gflops);
+        if (r.kernel.rfind("decode", 0) == 0 && r.kvHeads == 4)
+            decode = std::max(decode, r.gbps);
+        // Each prediction is the roofline with the sweep's efficiencies.
+        const double want = std::max(r.flops / (rep.fmaPeakGflops * 1e9 * 0.5),
+                                     r.bytes / (rep.copyGbps * 1e9 * 0.5));
+        QVERIFY(std::fabs(r.predictedSeconds / want - 1) < 1e-9);
+    }
+    const Calibration& cal = *m.calibration();
+    QCOMPARE(cal.computeEfficiency, std::clamp(prefill / rep.fmaPeakGflops, 0.01, 1.0));
+    QCOMPARE(cal.memoryEfficiency, std::clamp(decode / rep.copyGbps, 0.01, 1.0));
+    // The session takes them, the report carries them, and the defaults come back.
+    session.useEfficiencies(cal);
+    QCOMPARE(session.scenario().deployment.efficiency.compute, cal.computeEfficiency);
+    QCOMPARE(session.report()->inputs.deployment.efficiency.memory, cal.memoryEfficiency);
+    const QJsonObject root =
+        QJsonDocument::fromJson(session.reportBytes(QStringLiteral("json"))).object();
+    QCOMPARE(root["inputs"].toObject()["deployment"].toObject()["compute_efficiency"].toDouble(),
+             cal.computeEfficiency);
+    session.useDefaultEfficiencies();
+    QCOMPARE(session.scenario().deployment.efficiency.compute, 0.55);
+    QCOMPARE(session.scenario().deployment.efficiency.memory, 0.80);
 }
 
 void TestAppCore::causalToggleZeroesTiredInTheItRow()

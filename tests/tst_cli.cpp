@@ -12,6 +12,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
+
 namespace {
 
 QString src(const QString& rel)
@@ -94,6 +96,8 @@ private slots:
     void reportMarkdownAndCsvCarryEveryInput();
     void reportBadScenariosExit2_data();
     void reportBadScenariosExit2();
+    void efficienciesFromACalibrationFile();
+    void benchSavesACalibration();
 };
 
 void TestCli::benchContract()
@@ -939,6 +943,78 @@ void TestCli::reportBadScenariosExit2()
     QVERIFY2(r.err.contains(expected.toUtf8()), r.err.constData());
     QCOMPARE(r.err.count('\n'), 1);
     QVERIFY(r.out.isEmpty());
+}
+
+void TestCli::efficienciesFromACalibrationFile()
+{
+    QTemporaryDir dir;
+    const QString cal = dir.filePath(QStringLiteral("cal.json"));
+    QFile f(cal);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(R"j({"attnplan_calibration": 1, "device_class": "cpu",
+                "device": "Test CPU (avx512, 2 threads)",
+                "compute_efficiency": 0.42, "memory_efficiency": 0.9
+})j");
+    f.close();
+    const QStringList base = {"capacity",  "llama-3.1-8b", "--gpu", "H100",
+                              "--context", "8192",         "--json"};
+    const Run numbers =
+        cli(base + QStringList{"--compute-efficiency", "0.42", "--memory-efficiency", "0.9"});
+    const Run file =
+        cli(base + QStringList{"--compute-efficiency", cal, "--memory-efficiency", cal});
+    QCOMPARE(file.exitCode, 0);
+    // The file's figures, exactly as if typed; different from the defaults.
+    QCOMPARE(json(file), json(numbers));
+    QVERIFY(json(file) != json(cli(base)));
+    // A CPU's calibration on a GPU's roofline is allowed, and said.
+    QVERIFY2(file.err.contains("measured on Test CPU (avx512, 2 threads) (a cpu)"), file.err);
+    QVERIFY(numbers.err.isEmpty());
+
+    // Bad files: exit 2, one line naming the flag and the problem.
+    QFile g(dir.filePath(QStringLiteral("bad.json")));
+    QVERIFY(g.open(QIODevice::WriteOnly));
+    g.write(R"({"attnplan_calibration": 1, "memory_efficiency": 0.7})");
+    g.close();
+    const std::pair<QString, QString> bad[] = {
+        {dir.filePath(QStringLiteral("missing.json")), QStringLiteral("--compute-efficiency: ")},
+        {g.fileName(), QStringLiteral("holds no compute efficiency")},
+        {QStringLiteral("1.5"), QStringLiteral("out of range")},
+    };
+    for (const auto& [value, why] : bad) {
+        const Run r = cli(base + QStringList{"--compute-efficiency", value});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(why.toUtf8()), r.err);
+        QCOMPARE(r.err.count('\n'), 1);
+    }
+}
+
+void TestCli::benchSavesACalibration()
+{
+    QTemporaryDir dir;
+    const QString cal = dir.filePath(QStringLiteral("cal.json"));
+    const Run r = cli({"bench", "--tokens", "64,128", "--heads", "2", "--head-dim", "64",
+                       "--repeats", "1", "--no-naive", "--save-calibration", cal, "--json"});
+    QCOMPARE(r.exitCode, 0);
+    QFile f(cal);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QJsonObject c = QJsonDocument::fromJson(f.readAll()).object();
+    const QJsonObject rep = json(r);
+    // The ceilings the sweep measured, and the best fused run over the FMA peak.
+    QCOMPARE(c["attnplan_calibration"].toInt(), 1);
+    QCOMPARE(c["fma_peak_gflops"].toDouble(), rep["fma_peak_gflops"].toDouble());
+    double best = 0;
+    for (const QJsonValue v : rep["runs"].toArray())
+        best = std::max(best, v.toObject()["gflops"].toDouble());
+    QCOMPARE(c["prefill_gflops"].toDouble(), best);
+    QCOMPARE(c["compute_efficiency"].toDouble(),
+             std::clamp(best / rep["fma_peak_gflops"].toDouble(), 0.01, 1.0));
+    QCOMPARE(c["memory_efficiency"].toDouble(), 0.0); // no decode in this sweep
+    // No ceilings, nothing to calibrate against.
+    const Run none = cli({"bench", "--tokens", "64", "--heads", "2", "--head-dim", "64",
+                          "--repeats", "1", "--no-naive", "--no-ceilings", "--save-calibration",
+                          dir.filePath(QStringLiteral("none.json"))});
+    QCOMPARE(none.exitCode, 2);
+    QVERIFY2(none.err.contains("--no-ceilings"), none.err);
 }
 
 #include "tst_cli.moc"

@@ -6,6 +6,7 @@
 #include "BundledModels.h"
 #include "CostController.h"
 #include "MainWindow.h"
+#include "MeasureController.h"
 #include "ModelController.h"
 #include "ModelSpec.h"
 #include "PlanController.h"
@@ -19,6 +20,8 @@
 #include <QLineEdit>
 #include <QLocale>
 #include <QProcess>
+#include <QPushButton>
+#include <QSignalSpy>
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QTableView>
@@ -74,6 +77,7 @@ private slots:
     void contextAboveTheModelShowsTheErrorAtTheField();
     void tokenFieldsReadWhatPeopleType();
     void everyTabInBothPalettesWithoutWarnings();
+    void measureTabCalibratesTheRoofline();
 };
 
 namespace {
@@ -285,4 +289,46 @@ void TestGui::everyTabInBothPalettesWithoutWarnings()
 }
 
 QTEST_MAIN(TestGui)
+void TestGui::measureTabCalibratesTheRoofline()
+{
+    AppSession session;
+    MainWindow window(&session);
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.tabs()->setCurrentIndex(4); // Measure, built on first show
+    auto* use = child<QPushButton>(&window, "useMeasured");
+    auto* defaults = child<QPushButton>(&window, "useDefaults");
+    auto* label = child<QLabel>(&window, "calibration");
+    QVERIFY(!use->isEnabled()); // nothing measured yet
+    QVERIFY(!defaults->isEnabled());
+    QVERIFY2(label->text().contains("measure prefill"), qPrintable(label->text()));
+    // A short sweep of the model's own shape, with ceilings, as the buttons run it.
+    auto config = MeasureController::configFor(*session.model(), false, 2);
+    QVERIFY(config);
+    attnplan::BenchConfig c = config.value();
+    c.prefillTokens = {128, 256};
+    c.naiveBaseline = false;
+    c.decodeTokens = {2048};
+    c.repeats = 1;
+    QSignalSpy finished(window.measure(), &MeasureController::finished);
+    QVERIFY(window.measure()->start(c));
+    QVERIFY(finished.wait(60000));
+    QVERIFY(use->isEnabled());
+    const attnplan::Calibration cal = *window.measure()->calibration();
+    QVERIFY2(label->text().contains(QString::number(cal.computeEfficiency, 'f', 2) +
+                                    " of this CPU's FMA peak"),
+             qPrintable(label->text()));
+    QTest::mouseClick(use, Qt::LeftButton);
+    QCOMPARE(session.scenario().deployment.efficiency.compute, cal.computeEfficiency);
+    QCOMPARE(session.scenario().deployment.efficiency.memory, cal.memoryEfficiency);
+    QVERIFY(defaults->isEnabled());
+    QVERIFY2(label->text().contains(
+                 QString("The roofline uses %1 compute").arg(cal.computeEfficiency, 0, 'f', 2)),
+             qPrintable(label->text()));
+    QTest::mouseClick(defaults, Qt::LeftButton);
+    QCOMPARE(session.scenario().deployment.efficiency.compute, 0.55);
+    QVERIFY(!defaults->isEnabled());
+}
+
 #include "tst_gui.moc"

@@ -2,10 +2,13 @@
 // lesson's worked figures. Correctness only: no timing here (bench_attention does that).
 #include "Attention.h"
 #include "Benchmark.h"
+#include "Calibration.h"
 #include "Lesson.h"
+#include "ThreadPool.h"
 
 #include <QTest>
 
+#include <atomic>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -79,7 +82,148 @@ private slots:
     void benchmarkFullSweep();
     void measureWorkerOnAThread();
     void powerLawFit();
+    void poolRunsEveryItemOnceAndPersists();
+    void calibrationFromASweep();
+    void calibrationFileRoundTripsAndRefusesBadInput();
 };
+
+void TestKernels::poolRunsEveryItemOnceAndPersists()
+{
+    // Every item exactly once, whatever the thread count; the workers stay for the next call.
+    for (int threads : {1, 2, 3, 5}) {
+        std::vector<std::atomic<int>> hits(1000);
+        std::atomic<int> maxThread{0};
+        struct Ctx
+        {
+            std::vector<std::atomic<int>>* hits;
+            std::atomic<int>* maxThread;
+        } ctx{&hits, &maxThread};
+        kernels::parallelFor(
+            threads, int64_t(hits.size()),
+            [](void* c, int t, int64_t i) {
+                auto* x = static_cast<Ctx*>(c);
+                (*x->hits)[size_t(i)].fetch_add(1);
+                int seen = x->maxThread->load();
+                while (t > seen && !x->maxThread->compare_exchange_weak(seen, t)) {
+                }
+            },
+            &ctx);
+        for (const auto& h : hits)
+            QCOMPARE(h.load(), 1);
+        QVERIFY(maxThread.load() < threads);
+    }
+    const int workers = kernels::pooledWorkers();
+    QVERIFY(workers >= 4); // grown to the largest request (5 threads: the caller and 4)
+    AttentionShape s;
+    s.heads = 8;
+    s.kvHeads = 2;
+    s.keys = 2048;
+    s.headDim = 64;
+    std::mt19937 rng(3);
+    const auto q = randomVector(size_t(s.heads * 64), rng);
+    const auto k = randomVector(size_t(2 * 2048 * 64), rng);
+    std::vector<float> out(q.size());
+    for (int i = 0; i < 50; ++i)
+        decodeAttention(s, q.data(), k.data(), k.data(), KvStorage::F32, out.data(), 3,
+                        bestKernelIsa());
+    QCOMPARE(kernels::pooledWorkers(), workers); // no thread started per call
+    // Two callers at once are served one after the other, each completely.
+    std::atomic<int64_t> sum{0};
+    auto add = [](void* c, int, int64_t i) { static_cast<std::atomic<int64_t>*>(c)->fetch_add(i); };
+    std::thread other([&] { kernels::parallelFor(2, 10000, add, &sum); });
+    kernels::parallelFor(2, 10000, add, &sum);
+    other.join();
+    QCOMPARE(sum.load(), int64_t(2) * 10000 * 9999 / 2);
+}
+
+void TestKernels::calibrationFromASweep()
+{
+    BenchReport r;
+    r.isa = "avx512";
+    r.threads = 2;
+    r.fmaPeakGflops = 400;
+    r.gemmGflops = 200;
+    r.copyGbps = 50;
+    auto run = [](const char* kernel, int64_t kv, double gflops, double gbps) {
+        BenchRun x;
+        x.kernel = kernel;
+        x.heads = 8;
+        x.kvHeads = kv;
+        x.gflops = gflops;
+        x.gbps = gbps;
+        return x;
+    };
+    r.runs = {run("prefill-fused", 8, 200, 1),      run("prefill-fused", 8, 300, 1),
+              run("prefill-naive-blas", 8, 390, 9), run("decode-f32", 8, 20, 40),
+              run("decode-f16", 8, 40, 45),         run("decode-f32", 1, 100, 60)};
+    const auto c = calibrationFrom(r);
+    QVERIFY(c);
+    // The best fused prefill over the FMA peak: 300 / 400. The naive run does not count.
+    QCOMPARE(c.value().prefillGflops, 300.0);
+    QCOMPARE(c.value().computeEfficiency, 0.75);
+    // The best decode of the most KV heads (MHA) over the copy: 45 / 50. MQA's 60 GB/s is set
+    // by its arithmetic, not the memory, and does not count.
+    QCOMPARE(c.value().decodeGbps, 45.0);
+    QCOMPARE(c.value().memoryEfficiency, 0.9);
+    QVERIFY(c.value().device.find("(avx512, 2 threads)") != std::string::npos);
+    // Faster than the copy (reads alone outrun read + write): capped at 1.
+    r.runs.push_back(run("decode-f32", 8, 40, 70));
+    QCOMPARE(calibrationFrom(r).value().memoryEfficiency, 1.0);
+    // A prefill-only sweep calibrates compute alone.
+    r.runs = {run("prefill-fused", 8, 100, 1)};
+    QCOMPARE(calibrationFrom(r).value().computeEfficiency, 0.25);
+    QCOMPARE(calibrationFrom(r).value().memoryEfficiency, 0.0);
+    // Without ceilings, or without a kernel run, there is nothing to calibrate against.
+    r.fmaPeakGflops = 0;
+    QVERIFY(!calibrationFrom(r));
+    QVERIFY(calibrationFrom(r).error().find("--no-ceilings") != std::string::npos);
+    r.fmaPeakGflops = 400;
+    r.runs = {run("prefill-naive-blas", 8, 100, 1)};
+    QVERIFY(!calibrationFrom(r));
+}
+
+void TestKernels::calibrationFileRoundTripsAndRefusesBadInput()
+{
+    Calibration c;
+    c.device = "AMD EPYC (avx512, 2 threads)";
+    c.isa = "avx512";
+    c.threads = 2;
+    c.measured = "2026-11-30T22:00:00Z";
+    c.fmaPeakGflops = 421.5;
+    c.gemmGflops = 198.25;
+    c.copyGbps = 53.5;
+    c.prefillGflops = 280;
+    c.decodeGbps = 41;
+    c.computeEfficiency = 0.66;
+    c.memoryEfficiency = 0.77;
+    const std::string text = calibrationToJson(c);
+    const auto back = parseCalibration(text, "c.json");
+    QVERIFY2(back, back ? "" : back.error().c_str());
+    QCOMPARE(calibrationToJson(back.value()), text);
+    QCOMPARE(back.value().computeEfficiency, 0.66);
+    QCOMPARE(back.value().deviceClass, std::string("cpu"));
+    const std::pair<const char*, const char*> bad[] = {
+        {"{}", "not an attnplan calibration"},
+        {"[1]", "not an attnplan calibration"},
+        {R"({"attnplan_calibration": 2, "compute_efficiency": 0.5})", "version 1"},
+        {R"({"attnplan_calibration": 1, "compute_eficiency": 0.5})",
+         "compute_eficiency: unknown key"},
+        {R"({"attnplan_calibration": 1, "compute_efficiency": 1.5})",
+         "compute_efficiency: out of range"},
+        {R"({"attnplan_calibration": 1, "compute_efficiency": "high"})", "expected a number"},
+        {R"({"attnplan_calibration": 1, "device": 3, "compute_efficiency": 0.5})",
+         "device: expected a string"},
+        {R"({"attnplan_calibration": 1})", "neither a compute nor a memory efficiency"},
+        {R"({"attnplan_calibration": 1, "compute_efficiency": 0.5)", "c.json"},
+    };
+    for (const auto& [json, why] : bad) {
+        const auto r = parseCalibration(json, "c.json");
+        QVERIFY2(!r, json);
+        QVERIFY2(r.error().find(why) != std::string::npos, r.error().c_str());
+        QVERIFY2(r.error().rfind("c.json", 0) == 0, r.error().c_str()); // names the file
+    }
+    QVERIFY(!readCalibration("/nonexistent/calibration.json"));
+}
 
 void TestKernels::benchmarkProgressAndCancel()
 {
@@ -207,7 +351,7 @@ void TestKernels::fusedMatchesReference_data()
     QTest::addColumn<int>("group");
     QTest::addColumn<bool>("causal");
     for (int n : {1, 7, 63, 129, 1000})
-        for (int d : {64, 80, 128})
+        for (int d : {64, 72, 80, 128})
             for (int g : {1, 4, 8})
                 for (bool causal : {false, true})
                     QTest::addRow("n%d d%d g%d %s", n, d, g, causal ? "causal" : "full")
@@ -248,7 +392,7 @@ void TestKernels::decodeMatchesReference_data()
     QTest::addColumn<int>("group");
     QTest::addColumn<bool>("half");
     for (int n : {1, 7, 63, 129, 1000, 5000})
-        for (int d : {64, 80, 128})
+        for (int d : {64, 72, 80, 128})
             for (int g : {1, 4, 8})
                 for (bool half : {false, true})
                     QTest::addRow("n%d d%d g%d %s", n, d, g, half ? "f16" : "f32")

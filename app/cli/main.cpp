@@ -76,7 +76,8 @@ const char* kCommandUsage[][2] = {
      "capacity MODEL --gpu NAME|--gpu-memory BYTES [--gpus N] [--tp N] --context N\n"
      "         [--max-num-batched-tokens N] [--utilization X] [--engine vllm|vllm-legacy]\n"
      "         [--block-size N] [--weight-dtype T] [--kv-dtype T] [--average-tokens N]\n"
-     "         [--weight-bytes B] [--activation-bytes B] [--overhead-bytes B] [--json]"},
+     "         [--weight-bytes B] [--activation-bytes B] [--overhead-bytes B]\n"
+     "         [--compute-efficiency X|CALIBRATION] [--memory-efficiency X|CALIBRATION] [--json]"},
     {"plan", "plan MODEL --context N [--concurrent N] [--requests-per-second R]\n"
              "     [--output-tokens N] [--max-ttft S] [--max-tpot S] [--gpu NAME] [--json]"},
     {"cost",
@@ -91,7 +92,8 @@ const char* kCommandUsage[][2] = {
     {"estimate-tokens", "estimate-tokens FILE|- [--json]"},
     {"bench", "bench [--tokens N,N,...] [--heads H] [--kv-heads K] [--head-dim D] [--causal]\n"
               "      [--decode] [--decode-kv-heads K,K,...] [--threads T] [--model MODEL]\n"
-              "      [--repeats R] [--no-naive] [--json]"},
+              "      [--repeats R] [--no-naive] [--no-ceilings] [--scalar]\n"
+              "      [--save-calibration FILE] [--json]   (README, \"Calibration\")"},
 };
 
 } // namespace

@@ -71,6 +71,23 @@ void AppSession::setDeployment(const ScenarioDeployment& deployment)
     setModified(true);
 }
 
+void AppSession::useEfficiencies(const Calibration& c)
+{
+    ScenarioDeployment d = m_scenario.deployment;
+    if (c.computeEfficiency > 0)
+        d.efficiency.compute = c.computeEfficiency;
+    if (c.memoryEfficiency > 0)
+        d.efficiency.memory = c.memoryEfficiency;
+    setDeployment(d);
+}
+
+void AppSession::useDefaultEfficiencies()
+{
+    ScenarioDeployment d = m_scenario.deployment;
+    d.efficiency = Efficiencies{};
+    setDeployment(d);
+}
+
 void AppSession::setPlanTarget(const ScenarioPlan& plan)
 {
     m_scenario.plan = plan;

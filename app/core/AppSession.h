@@ -1,5 +1,6 @@
 #pragma once
 
+#include "Calibration.h"
 #include "GpuCatalog.h"
 #include "PriceCatalog.h"
 #include "Report.h"
@@ -53,6 +54,10 @@ public:
 
     // Edits: each recomputes the Report and emits reportChanged.
     void setDeployment(const attnplan::ScenarioDeployment& deployment);
+    // The roofline's efficiencies from a calibration (those it measured; the others are kept),
+    // or back to the planner's defaults.
+    void useEfficiencies(const attnplan::Calibration& calibration);
+    void useDefaultEfficiencies();
     void setPlanTarget(const attnplan::ScenarioPlan& plan);
     void setPrompt(const attnplan::LayoutFile& prompt);
     // Merges a price file over the catalog (ours or LiteLLM's); false with the reason.

@@ -33,8 +33,10 @@ MeasureController::MeasureController(QObject* parent)
             tr("Allocated beyond inputs and output: the fused kernel's scratch, or the n x n "
                "matrix")},
            {tr("Predicted"), Unit::Seconds,
-            tr("This machine's roofline: its measured GEMM rate and copy bandwidth")},
-           {tr("Measured / predicted"), Unit::Ratio, {}}},
+            tr("The planner's roofline for this machine: its measured FMA peak and copy "
+               "bandwidth, times the scenario's compute and memory efficiencies")},
+           {tr("Measured / predicted"), Unit::Ratio,
+            tr("Above 1: slower than the planner assumes; below 1: faster")}},
           this)),
       m_prefill(new TableModel({{tr("Tokens"), Unit::Tokens, {}},
                                 {tr("Measured"), Unit::Seconds, {}},
@@ -60,9 +62,11 @@ MeasureController::~MeasureController()
     m_watcher.waitForFinished();
 }
 
-Expected<BenchConfig> MeasureController::configFor(const ModelSpec& spec, bool decode, int threads)
+Expected<BenchConfig> MeasureController::configFor(const ModelSpec& spec, bool decode, int threads,
+                                                   const Efficiencies& efficiency)
 {
     BenchConfig c;
+    c.efficiency = efficiency;
     c.threads = std::max(1, threads);
     c.repeats = 3;
     c.causal = true;
@@ -150,6 +154,20 @@ void MeasureController::onFinished()
     m_running = false;
     const BenchReport report = m_watcher.result();
     m_reports.push_back(report);
+    // The calibration of every sweep so far: the latest ceilings, every run.
+    BenchReport merged;
+    for (const BenchReport& rep : m_reports) {
+        if (rep.fmaPeakGflops > 0 && rep.copyGbps > 0) {
+            merged.isa = rep.isa;
+            merged.threads = rep.threads;
+            merged.fmaPeakGflops = rep.fmaPeakGflops;
+            merged.gemmGflops = rep.gemmGflops;
+            merged.copyGbps = rep.copyGbps;
+        }
+        merged.runs.insert(merged.runs.end(), rep.runs.begin(), rep.runs.end());
+    }
+    if (auto cal = calibrationFrom(merged))
+        m_calibration = cal.value();
     // The prefill curve of the latest sweep, with predictions from its measured ceilings.
     QVector<QVector<QVariant>> rows;
     for (const BenchRun& r : report.runs)

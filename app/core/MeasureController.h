@@ -1,6 +1,7 @@
 #pragma once
 
 #include "Benchmark.h"
+#include "Calibration.h"
 
 #include <QFutureWatcher>
 #include <QObject>
@@ -9,6 +10,7 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 
 class TableModel;
 
@@ -29,11 +31,16 @@ public:
     TableModel* decodeBars() const { return m_decode; }    // layout and cache dtype, ms
     TableModel* memoryBars() const { return m_memory; }    // tokens, fused MB, naive MB
     const std::vector<attnplan::BenchReport>& reports() const { return m_reports; }
+    // What this session's sweeps say of this machine (Calibration.h): compute efficiency once a
+    // prefill sweep has run, memory efficiency once a decode sweep has; empty before either.
+    const std::optional<attnplan::Calibration>& calibration() const { return m_calibration; }
 
     // The sweep the Measure tab runs for a model: its own heads, KV heads and head dim
-    // (Benchmark.h benchShapeFor), prefill at 512 to 4,096 tokens or decode at 8K to 64K.
-    static attnplan::Expected<attnplan::BenchConfig> configFor(const attnplan::ModelSpec& spec,
-                                                               bool decode, int threads);
+    // (Benchmark.h benchShapeFor), prefill at 512 to 4,096 tokens or decode at 8K to 64K. Its
+    // predictions use `efficiency` (the scenario's) against this machine's measured ceilings.
+    static attnplan::Expected<attnplan::BenchConfig>
+    configFor(const attnplan::ModelSpec& spec, bool decode, int threads,
+              const attnplan::Efficiencies& efficiency = {});
 
 public slots:
     // A sweep for the given shape; returns false if one is already running.
@@ -55,6 +62,7 @@ private:
     TableModel* m_decode;
     TableModel* m_memory;
     std::vector<attnplan::BenchReport> m_reports;
+    std::optional<attnplan::Calibration> m_calibration;
     std::shared_ptr<std::atomic<bool>> m_cancel;
     QFutureWatcher<attnplan::BenchReport> m_watcher;
     bool m_running = false;

@@ -8,6 +8,8 @@
 #include "TableModel.h"
 
 #include <QChartView>
+#include <QFile>
+#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -32,8 +34,23 @@ MeasureTab::MeasureTab(MeasureController* measure, AppSession* session, QWidget*
                                         tr("Extra memory: fused against naive"), tr("MB"), true)),
       m_progress(new QProgressBar), m_prefill(new QPushButton(tr("Measure &prefill"))),
       m_decode(new QPushButton(tr("Measure &decode"))), m_cancel(new QPushButton(tr("Cancel"))),
-      m_status(new QLabel)
+      m_status(new QLabel), m_calibration(new QLabel),
+      m_useMeasured(new QPushButton(tr("&Use in the roofline"))),
+      m_useDefaults(new QPushButton(tr("Planner &defaults"))),
+      m_save(new QPushButton(tr("Save ca&libration...")))
 {
+    m_calibration->setWordWrap(true);
+    m_calibration->setObjectName(QStringLiteral("calibration"));
+    m_useMeasured->setObjectName(QStringLiteral("useMeasured"));
+    m_useDefaults->setObjectName(QStringLiteral("useDefaults"));
+    m_save->setObjectName(QStringLiteral("saveCalibration"));
+    m_useMeasured->setToolTip(
+        tr("Set the scenario's compute and memory efficiencies to the fractions measured here. "
+           "They describe this CPU's kernels: a GPU's reach their own fractions (README, "
+           "\"Calibration\")"));
+    m_useDefaults->setToolTip(tr("Back to the planner's 0.55 compute and 0.80 memory"));
+    m_save->setToolTip(tr("A JSON file for attnplan-cli --compute-efficiency FILE and "
+                          "--memory-efficiency FILE"));
     m_prefill->setToolTip(
         tr("Fused prefill at 512 to 4,096 tokens with the loaded model's heads, against "
            "the unfused BLAS version and this machine's GEMM ceiling"));
@@ -55,9 +72,15 @@ MeasureTab::MeasureTab(MeasureController* measure, AppSession* session, QWidget*
     buttons->addWidget(m_decode);
     buttons->addWidget(m_cancel);
     buttons->addWidget(m_progress, 1);
+    auto* calibration = new QHBoxLayout;
+    calibration->addWidget(m_calibration, 1);
+    calibration->addWidget(m_useMeasured);
+    calibration->addWidget(m_useDefaults);
+    calibration->addWidget(m_save);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(buttons);
     layout->addWidget(m_status);
+    layout->addLayout(calibration);
     auto* charts = new QHBoxLayout;
     charts->addWidget(m_chart, 3);
     charts->addWidget(m_decodeChart, 3);
@@ -75,6 +98,14 @@ MeasureTab::MeasureTab(MeasureController* measure, AppSession* session, QWidget*
                 m_status->setText(tr("Measured %1 of %2: %3").arg(done).arg(total).arg(last));
             });
     connect(measure, &MeasureController::finished, this, &MeasureTab::finished);
+    connect(m_useMeasured, &QPushButton::clicked, this, [this] {
+        if (m_measure->calibration())
+            m_session->useEfficiencies(*m_measure->calibration());
+    });
+    connect(m_useDefaults, &QPushButton::clicked, m_session, &AppSession::useDefaultEfficiencies);
+    connect(m_save, &QPushButton::clicked, this, &MeasureTab::saveCalibration);
+    connect(m_session, &AppSession::reportChanged, this, &MeasureTab::showCalibration);
+    showCalibration();
     for (QChartView* v : {m_chart, m_decodeChart, m_memoryChart})
         Charts::setEmptyText(v, tr("Nothing measured yet: Measure prefill or Measure decode "
                                    "times the kernels on this machine"));
@@ -89,7 +120,8 @@ void MeasureTab::start(bool decode)
     const auto model = m_session->model();
     if (!model)
         return;
-    auto config = MeasureController::configFor(*model, decode, QThread::idealThreadCount());
+    auto config = MeasureController::configFor(*model, decode, QThread::idealThreadCount(),
+                                               m_session->scenario().deployment.efficiency);
     if (!config) {
         m_status->setText(QString::fromStdString(config.error()));
         return;
@@ -101,7 +133,7 @@ void MeasureTab::start(bool decode)
         m_cancel->setEnabled(true);
         m_progress->setRange(0, 0);
         m_progress->setFormat(QStringLiteral("%p%"));
-        m_status->setText(tr("Measuring this machine's ceilings (GEMM and copy)..."));
+        m_status->setText(tr("Measuring this machine's ceilings (FMA peak, GEMM and copy)..."));
     }
 }
 
@@ -116,14 +148,73 @@ void MeasureTab::finished(bool cancelled)
     m_progress->setRange(0, 1);
     m_progress->setValue(cancelled ? 0 : 1);
     m_progress->setFormat(cancelled ? tr("cancelled") : tr("done"));
-    QString text =
-        tr("%1. This machine: OpenBLAS GEMM %2 GFLOP/s, streaming copy %3 GB/s (%4, %5 threads).")
-            .arg(cancelled ? tr("Cancelled; the runs so far are kept") : tr("Done"))
-            .arg(r.gemmGflops, 0, 'f', 1)
-            .arg(r.copyGbps, 0, 'f', 1)
-            .arg(QString::fromStdString(r.isa))
-            .arg(r.threads);
+    QString text = tr("%1. This machine: FMA peak %2 GFLOP/s, OpenBLAS GEMM %3 GFLOP/s, "
+                      "streaming copy %4 GB/s (%5, %6 threads).")
+                       .arg(cancelled ? tr("Cancelled; the runs so far are kept") : tr("Done"))
+                       .arg(r.fmaPeakGflops, 0, 'f', 1)
+                       .arg(r.gemmGflops, 0, 'f', 1)
+                       .arg(r.copyGbps, 0, 'f', 1)
+                       .arg(QString::fromStdString(r.isa))
+                       .arg(r.threads);
     if (r.fitExponent > 0)
         text += tr(" Prefill time grows as n^%1.").arg(r.fitExponent, 0, 'f', 2);
     m_status->setText(text);
+    showCalibration();
+}
+
+void MeasureTab::showCalibration()
+{
+    const auto& cal = m_measure->calibration();
+    const Efficiencies used = m_session->scenario().deployment.efficiency;
+    m_useMeasured->setEnabled(cal.has_value());
+    m_save->setEnabled(cal.has_value());
+    m_useDefaults->setEnabled(used.compute != Efficiencies{}.compute ||
+                              used.memory != Efficiencies{}.memory);
+    const QString inUse = tr("The roofline uses %1 compute, %2 memory.")
+                              .arg(used.compute, 0, 'f', 2)
+                              .arg(used.memory, 0, 'f', 2);
+    if (!cal) {
+        m_calibration->setText(tr("Calibration: measure prefill for the compute efficiency, "
+                                  "decode for the memory efficiency. ") +
+                               inUse);
+        return;
+    }
+    const Calibration& c = *cal;
+    QStringList parts;
+    if (c.computeEfficiency > 0)
+        parts << tr("prefill reaches %1 of this CPU's FMA peak (%2 of %3 GFLOP/s)")
+                     .arg(c.computeEfficiency, 0, 'f', 2)
+                     .arg(c.prefillGflops, 0, 'f', 0)
+                     .arg(c.fmaPeakGflops, 0, 'f', 0);
+    if (c.memoryEfficiency > 0 && c.decodeGbps > c.copyGbps)
+        parts << tr("decode streams %1 GB/s, faster than the %2 GB/s copy (reads alone): "
+                    "memory efficiency 1.00")
+                     .arg(c.decodeGbps, 0, 'f', 1)
+                     .arg(c.copyGbps, 0, 'f', 1);
+    else if (c.memoryEfficiency > 0)
+        parts << tr("decode streams at %1 of its copy bandwidth (%2 of %3 GB/s)")
+                     .arg(c.memoryEfficiency, 0, 'f', 2)
+                     .arg(c.decodeGbps, 0, 'f', 1)
+                     .arg(c.copyGbps, 0, 'f', 1);
+    m_calibration->setText(tr("Measured here: %1. %2").arg(parts.join(tr("; ")), inUse));
+}
+
+void MeasureTab::saveCalibration()
+{
+    const auto& cal = m_measure->calibration();
+    if (!cal)
+        return;
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Save calibration"), QStringLiteral("calibration.json"), tr("JSON (*.json)"));
+    if (path.isEmpty())
+        return;
+    QFile f(path);
+    const QByteArray bytes = QByteArray::fromStdString(calibrationToJson(*cal));
+    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate) || f.write(bytes) != bytes.size() ||
+        !f.flush())
+        m_status->setText(tr("Could not save %1: %2").arg(path, f.errorString()));
+    else
+        m_status->setText(tr("Calibration saved to %1: attnplan-cli --compute-efficiency %1 "
+                             "--memory-efficiency %1")
+                              .arg(path));
 }

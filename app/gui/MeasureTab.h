@@ -10,7 +10,8 @@ class QProgressBar;
 class QPushButton;
 
 // Measure: the live kernel on a worker thread with progress and Cancel; measured prefill time
-// against tokens with this machine's roofline prediction; every run of the session in a table.
+// against tokens with this machine's roofline prediction; every run of the session in a table;
+// the calibration the sweeps imply, which the roofline can take and a file can keep.
 class MeasureTab : public QWidget
 {
     Q_OBJECT
@@ -22,6 +23,8 @@ public:
 private:
     void start(bool decode);
     void finished(bool cancelled);
+    void showCalibration();
+    void saveCalibration();
 
     MeasureController* m_measure;
     AppSession* m_session;
@@ -33,4 +36,8 @@ private:
     QPushButton* m_decode;
     QPushButton* m_cancel;
     QLabel* m_status;
+    QLabel* m_calibration;
+    QPushButton* m_useMeasured;
+    QPushButton* m_useDefaults;
+    QPushButton* m_save;
 };

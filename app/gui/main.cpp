@@ -141,7 +141,8 @@ int main(int argc, char** argv)
             });
             QTimer::singleShot(300, &app, [&] {
                 // The open model's own shape, a short sweep.
-                auto config = MeasureController::configFor(*session.model(), false, 2);
+                auto config = MeasureController::configFor(
+                    *session.model(), false, 2, session.scenario().deployment.efficiency);
                 if (!config) {
                     window.grab().save(file);
                     app.quit();
