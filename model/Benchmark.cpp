@@ -3,6 +3,7 @@
 #include "Capacity.h"
 #include "ModelSpec.h"
 #include "kernels/AlignedVector.h"
+#include "kernels/ThreadPool.h"
 
 #include <cblas.h>
 
@@ -12,7 +13,6 @@
 #include <cstring>
 #include <limits>
 #include <random>
-#include <thread>
 
 // OpenBLAS's own thread control (openblas_config.h); declared here to stay independent of the
 // header variant Debian installs.
@@ -125,8 +125,11 @@ void finish(BenchRun& run, const BenchReport& report, const Efficiencies& eff)
 {
     run.gflops = run.flops / run.seconds / 1e9;
     run.gbps = run.bytes / run.seconds / 1e9;
-    if (thisMachine(report).bf16Tflops > 0 && report.copyGbps > 0) {
-        run.predictedSeconds = rooflineSeconds(run.flops, run.bytes, thisMachine(report), eff);
+    GpuSpec machine = thisMachine(report);
+    if (run.copyGbps > 0) // the copy timed beside this run
+        machine.bandwidthBytesPerSecond = run.copyGbps * 1e9;
+    if (machine.bf16Tflops > 0 && machine.bandwidthBytesPerSecond > 0) {
+        run.predictedSeconds = rooflineSeconds(run.flops, run.bytes, machine, eff);
         run.measuredOverPredicted = run.seconds / run.predictedSeconds;
     }
 }
@@ -147,23 +150,39 @@ double measureGemmGflops(int threads, int64_t size)
     return 2.0 * double(n) * double(n) * double(n) / t / 1e9;
 }
 
+namespace {
+
+// One streaming copy of src into dst, split over `threads` threads of the kernels' pool; the
+// seconds it took.
+double copyOnce(int threads, const AlignedVector<float>& src, AlignedVector<float>& dst)
+{
+    struct Job
+    {
+        const float* src;
+        float* dst;
+        size_t n;
+        int parts;
+    } job{src.data(), dst.data(), src.size(), std::max(1, threads)};
+    const auto t0 = Clock::now();
+    kernels::parallelFor(
+        job.parts, job.parts,
+        [](void* c, int, int64_t i) {
+            const Job& j = *static_cast<const Job*>(c);
+            const size_t per = j.n / size_t(j.parts), begin = per * size_t(i);
+            const size_t end = i == j.parts - 1 ? j.n : begin + per;
+            std::memcpy(j.dst + begin, j.src + begin, (end - begin) * sizeof(float));
+        },
+        &job);
+    return secondsSince(t0);
+}
+
+} // namespace
+
 double measureCopyGbps(int threads, int64_t bytes)
 {
-    threads = std::max(1, threads);
     const size_t n = size_t(bytes) / sizeof(float);
     AlignedVector<float> src(n, 1.0f), dst(n, 0.0f);
-    const double t = medianSeconds(1, 5, [&] {
-        std::vector<std::thread> pool;
-        const size_t per = n / size_t(threads);
-        for (int i = 0; i < threads; ++i) {
-            const size_t begin = per * size_t(i), end = i == threads - 1 ? n : begin + per;
-            pool.emplace_back([&, begin, end] {
-                std::memcpy(dst.data() + begin, src.data() + begin, (end - begin) * sizeof(float));
-            });
-        }
-        for (std::thread& th : pool)
-            th.join();
-    });
+    const double t = medianSeconds(1, 5, [&] { copyOnce(threads, src, dst); });
     return 2.0 * double(n * sizeof(float)) / t / 1e9; // read + write
 }
 
@@ -357,13 +376,30 @@ BenchReport runBenchmark(const BenchConfig& cfg, const BenchProgress& progress,
                             cfg.threads, cfg.isa);
             return secondsSince(t0);
         };
+        // The copy ceiling takes its turn in every round too, so that "of copy" compares
+        // figures measured in the same minutes.
+        AlignedVector<float> copySrc, copyDst;
+        std::vector<double> copyTimes;
+        if (cfg.measureCeilings) {
+            copySrc.assign(size_t(64) << 20, 1.0f); // 256 MiB
+            copyDst.assign(copySrc.size(), 0.0f);
+        }
         for (int w = 0; w < cfg.warmup; ++w)
             for (Variant& var : vars)
                 call(var);
         const int rounds = std::max(cfg.repeats, 5);
-        for (int r = 0; r < rounds && !cancelled(); ++r)
+        for (int r = 0; r < rounds && !cancelled(); ++r) {
             for (Variant& var : vars)
                 var.times.push_back(call(var));
+            if (!copySrc.empty())
+                copyTimes.push_back(copyOnce(cfg.threads, copySrc, copyDst));
+        }
+        double copyGbps = report.copyGbps;
+        if (!copyTimes.empty()) {
+            std::sort(copyTimes.begin(), copyTimes.end());
+            copyGbps = 2.0 * double(copySrc.size() * sizeof(float)) /
+                       copyTimes[copyTimes.size() / 2] / 1e9;
+        }
         if (cancelled())
             break;
         for (Variant& var : vars) {
@@ -380,6 +416,7 @@ BenchReport runBenchmark(const BenchConfig& cfg, const BenchProgress& progress,
             run.bytes = 2.0 * double(s.kvHeads * n * s.headDim) *
                         (var.storage == KvStorage::F16 ? 2.0 : 4.0);
             run.extraBytes = decodeAttentionScratchBytes(s, cfg.threads);
+            run.copyGbps = copyGbps;
             run.relError = std::numeric_limits<double>::quiet_NaN(); // not checked
             if (!var.ref.empty()) {
                 double maxDiff = 0, maxRef = 0;

@@ -53,8 +53,9 @@ struct BenchRun
     double gflops = 0;
     double bytes = 0; // bytes the kernel must move at least once
     double gbps = 0;
-    double relError = 0;         // against the double reference, on a subset of rows
-    int64_t extraBytes = 0;      // memory the kernel allocates beyond inputs and output
+    double copyGbps = 0;    // decode: the streaming copy timed in the same rounds (0: not timed)
+    double relError = 0;    // against the double reference, on a subset of rows
+    int64_t extraBytes = 0; // memory the kernel allocates beyond inputs and output
     double predictedSeconds = 0; // the roofline, with BenchConfig::efficiency
     double measuredOverPredicted = 0;
 };

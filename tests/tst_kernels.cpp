@@ -166,6 +166,11 @@ void TestKernels::calibrationFromASweep()
     QCOMPARE(c.value().decodeGbps, 45.0);
     QCOMPARE(c.value().memoryEfficiency, 0.9);
     QVERIFY(c.value().device.find("(avx512, 2 threads)") != std::string::npos);
+    // A run with the copy timed beside it is judged against that copy: 30 of 32 GB/s.
+    r.runs.push_back(run("decode-f32", 8, 15, 30));
+    r.runs.back().copyGbps = 32;
+    QCOMPARE(calibrationFrom(r).value().memoryEfficiency, 30.0 / 32);
+    QCOMPARE(calibrationFrom(r).value().copyGbps, 32.0);
     // Faster than the copy (reads alone outrun read + write): capped at 1.
     r.runs.push_back(run("decode-f32", 8, 40, 70));
     QCOMPARE(calibrationFrom(r).value().memoryEfficiency, 1.0);

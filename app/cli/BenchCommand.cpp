@@ -113,6 +113,7 @@ int runBench(const std::vector<std::string>& argv)
                             {"seconds", r.seconds},
                             {"gflops", r.gflops},
                             {"gbps", r.gbps},
+                            {"copy_gbps", r.copyGbps},
                             {"bytes", r.bytes},
                             {"rel_error", r.relError},
                             {"extra_bytes", r.extraBytes},
@@ -135,8 +136,9 @@ int runBench(const std::vector<std::string>& argv)
         if (rep.gemmGflops > 0 && r.kernel.rfind("prefill", 0) == 0)
             std::cout << " (" << formatFixed(r.gflops / rep.gemmGflops, 2) << " of GEMM)";
         std::cout << ", " << formatFixed(r.gbps, 1) << " GB/s";
-        if (rep.copyGbps > 0 && r.kernel.rfind("decode", 0) == 0)
-            std::cout << " (" << formatFixed(r.gbps / rep.copyGbps, 2) << " of copy)";
+        const double copy = r.copyGbps > 0 ? r.copyGbps : rep.copyGbps;
+        if (copy > 0 && r.kernel.rfind("decode", 0) == 0)
+            std::cout << " (" << formatFixed(r.gbps / copy, 2) << " of copy)";
         if (std::isnan(r.relError))
             std::cout << ", error unchecked";
         else
