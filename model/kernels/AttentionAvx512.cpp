@@ -466,10 +466,7 @@ void fusedAvx512(const AttentionShape& s, const float* q, const float* k, const 
 void decodeAvx512(const AttentionShape& s, const float* q, const void* k, const void* v,
                   KvStorage storage, float* out, int threads)
 {
-    if (storage == KvStorage::F16)
-        decodeDriver<uint16_t>(s, q, k, v, out, threads);
-    else
-        decodeDriver<float>(s, q, k, v, out, threads);
+    decodeAnyStorage(s, q, k, v, storage, out, threads);
 }
 
 } // namespace attnplan::kernels

@@ -260,6 +260,16 @@ void decodeDriver(const attnplan::AttentionShape& sh, const float* q, const void
     }
 }
 
+// Decode for either cache storage: the one entry each ISA's file exports.
+inline void decodeAnyStorage(const attnplan::AttentionShape& s, const float* q, const void* k,
+                             const void* v, attnplan::KvStorage storage, float* out, int threads)
+{
+    if (storage == attnplan::KvStorage::F16)
+        decodeDriver<uint16_t>(s, q, k, v, out, threads);
+    else
+        decodeDriver<float>(s, q, k, v, out, threads);
+}
+
 // The generic block step, for Ops that have no faster one: scores by dot products, the
 // online-softmax update, values by axpy.
 template <class Elem, class Dot, class Axpy>

@@ -152,10 +152,7 @@ void fusedScalar(const AttentionShape& s, const float* q, const float* k, const 
 void decodeScalar(const AttentionShape& s, const float* q, const void* k, const void* v,
                   KvStorage storage, float* out, int threads)
 {
-    if (storage == KvStorage::F16)
-        decodeDriver<uint16_t>(s, q, k, v, out, threads);
-    else
-        decodeDriver<float>(s, q, k, v, out, threads);
+    decodeAnyStorage(s, q, k, v, storage, out, threads);
 }
 
 } // namespace attnplan::kernels
