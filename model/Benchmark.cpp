@@ -336,33 +336,38 @@ BenchReport runBenchmark(const BenchConfig& cfg, const BenchProgress& progress,
             s.keys = n;
             s.headDim = cfg.headDim;
             const size_t kvElems = size_t(kvh * n * s.headDim);
-            Variant base;
-            base.shape = s;
-            base.q = randomFloats(size_t(s.heads * s.headDim), 21);
-            base.k = randomFloats(kvElems, 22);
-            base.v = randomFloats(kvElems, 23);
-            base.out.resize(base.q.size());
+            const auto q = randomFloats(size_t(s.heads * s.headDim), 21);
+            auto k = randomFloats(kvElems, 22);
+            auto v = randomFloats(kvElems, 23);
+            std::vector<double> ref;
             if (n <= 65536) {
-                base.ref.resize(base.q.size());
-                referenceAttention(s, base.q.data(), base.k.data(), base.v.data(), base.ref.data());
+                ref.resize(q.size());
+                referenceAttention(s, q.data(), k.data(), v.data(), ref.data());
+            }
+            // Each storage's cache built once: the halves from the floats, then the floats
+            // handed to the fp32 variant rather than copied.
+            AlignedVector<uint16_t> kh, vh;
+            if (std::count(cfg.decodeStorage.begin(), cfg.decodeStorage.end(), KvStorage::F16)) {
+                kh.resize(kvElems);
+                vh.resize(kvElems);
+                for (size_t i = 0; i < kvElems; ++i) {
+                    kh[i] = floatToHalf(k[i]);
+                    vh[i] = floatToHalf(v[i]);
+                }
             }
             for (KvStorage st : cfg.decodeStorage) {
                 Variant var;
                 var.shape = s;
                 var.storage = st;
-                var.q = base.q;
-                var.out = base.out;
-                var.ref = base.ref;
+                var.q = q;
+                var.out.resize(q.size());
+                var.ref = ref;
                 if (st == KvStorage::F16) {
-                    var.kh.resize(kvElems);
-                    var.vh.resize(kvElems);
-                    for (size_t i = 0; i < kvElems; ++i) {
-                        var.kh[i] = floatToHalf(base.k[i]);
-                        var.vh[i] = floatToHalf(base.v[i]);
-                    }
+                    var.kh = std::move(kh);
+                    var.vh = std::move(vh);
                 } else {
-                    var.k = base.k;
-                    var.v = base.v;
+                    var.k = std::move(k);
+                    var.v = std::move(v);
                 }
                 vars.push_back(std::move(var));
             }

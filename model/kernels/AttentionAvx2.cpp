@@ -13,14 +13,12 @@
 #include <immintrin.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <new>
-#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -85,6 +83,11 @@ inline float load8Tail(const uint16_t* p)
 struct Ops
 {
     static constexpr int kMr = 6, kNr = 16;
+    using Vec = __m256;
+    static constexpr int kLanes = 8;
+    static Vec splat(float x) { return _mm256_set1_ps(x); }
+    static Vec fma(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
+    static float sum(Vec v) { return hsum(v); }
     static void gemm(int K, const float* A, int rs, int ks, const float* B, int ldb, float* C,
                      int ldc, bool accumulate, int /*nc: always kNr here*/)
     {
@@ -359,16 +362,8 @@ void Ops::decodeBlock(const float* qs, int G, const Elem* K, const Elem* V, int 
             for (int g = g0; g < g0 + gb; ++g)
                 p[g * stride + j] = dotAny(qs + g * d, K + j * d, d);
     }
-    for (int g = 0; g < G; ++g) {
-        float* pg = p + g * stride;
-        const float mNew = std::max(m[g], rowMax(pg, n));
-        const float alpha = std::exp(m[g] - mNew);
-        const float sum = expSub(pg, n, mNew);
-        if (alpha != 1.0f)
-            scale(acc + g * d, d, alpha);
-        l[g] = l[g] * alpha + sum;
-        m[g] = mNew;
-    }
+    for (int g = 0; g < G; ++g)
+        softmaxStep(p + g * stride, n, m[g], l[g], acc + g * d, d);
     for (int g0 = 0; g0 < G; g0 += 4) {
         const int gb = std::min(4, G - g0);
         if (gb == 4)
@@ -386,22 +381,9 @@ void Ops::decodeBlock(const float* qs, int G, const Elem* K, const Elem* V, int 
 
 namespace attnplan::kernels {
 
-// As fmaLoopAvx512, with 256-bit vectors.
 double fmaLoopAvx2(int64_t iterations)
 {
-    __m256 a[12];
-    for (int i = 0; i < 12; ++i)
-        a[i] = _mm256_set1_ps(0.001f * float(i));
-    const __m256 b = _mm256_set1_ps(0.9999f), c = _mm256_set1_ps(1e-6f);
-    for (int64_t k = 0; k < iterations; ++k)
-        for (int i = 0; i < 12; ++i)
-            a[i] = _mm256_fmadd_ps(a[i], b, c);
-    __m256 sum = a[0];
-    for (int i = 1; i < 12; ++i)
-        sum = _mm256_add_ps(sum, a[i]);
-    volatile float sink = hsum(sum);
-    (void)sink;
-    return double(iterations) * 12 * 8 * 2;
+    return fmaChains(iterations);
 }
 
 void fusedAvx2(const AttentionShape& s, const float* q, const float* k, const float* v, float* out,

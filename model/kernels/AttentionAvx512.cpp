@@ -19,14 +19,12 @@
 #include <immintrin.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <new>
-#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -141,6 +139,11 @@ inline void microTile(int K, const float* A, int rs, int ks, const float* B, int
 struct Ops
 {
     static constexpr int kMr = 12, kNr = 32;
+    using Vec = __m512;
+    static constexpr int kLanes = 16;
+    static Vec splat(float x) { return _mm512_set1_ps(x); }
+    static Vec fma(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
+    static float sum(Vec v) { return _mm512_reduce_add_ps(v); }
     static void gemm(int K, const float* A, int rs, int ks, const float* B, int ldb, float* C,
                      int ldc, bool accumulate, int nc)
     {
@@ -368,6 +371,23 @@ inline void valuesAll(const float* p, int stride, const Elem* V, int n, int d, f
         values<GB, 1>(p, stride, V, n, d, c, acc, prefetch);
 }
 
+// f(std::integral_constant<int, gb>) for a block of gb = 1, 2, 3, 4 or 8 query heads.
+template <class F> inline void withHeadBlock(int gb, F&& f)
+{
+    switch (gb) {
+    case 8:
+        return f(std::integral_constant<int, 8>{});
+    case 4:
+        return f(std::integral_constant<int, 4>{});
+    case 3:
+        return f(std::integral_constant<int, 3>{});
+    case 2:
+        return f(std::integral_constant<int, 2>{});
+    default:
+        return f(std::integral_constant<int, 1>{});
+    }
+}
+
 template <class Elem>
 void Ops::decodeBlock(const float* qs, int G, const Elem* K, const Elem* V, int n, int d,
                       int stride, float* p, float* m, float* l, float* acc)
@@ -376,85 +396,27 @@ void Ops::decodeBlock(const float* qs, int G, const Elem* K, const Elem* V, int 
         return decodeBlockGeneric(qs, G, K, V, n, d, stride, p, m, l, acc, dot<Elem>, axpy<Elem>);
     // Heads in blocks of 8 (one pass over K and V serves them all), then of 4 and fewer.
     auto blockOf = [G](int g0) { return G - g0 >= 8 ? 8 : std::min(4, G - g0); };
-    for (int g0 = 0, gb = blockOf(0); g0 < G; g0 += gb, gb = blockOf(g0)) {
-        for (int j = 0; j < n; j += 16) {
-            const int nn = std::min(16, n - j);
-            const float* q = qs + g0 * d;
-            float* pj = p + g0 * stride + j;
-            switch (gb) {
-            case 8:
-                scores16<8>(q, K + j * d, nn, d, pj, stride, g0 == 0);
-                break;
-            case 4:
-                scores16<4>(q, K + j * d, nn, d, pj, stride, g0 == 0);
-                break;
-            case 3:
-                scores16<3>(q, K + j * d, nn, d, pj, stride, g0 == 0);
-                break;
-            case 2:
-                scores16<2>(q, K + j * d, nn, d, pj, stride, g0 == 0);
-                break;
-            default:
-                scores16<1>(q, K + j * d, nn, d, pj, stride, g0 == 0);
-                break;
-            }
-        }
-    }
-    for (int g = 0; g < G; ++g) {
-        float* pg = p + g * stride;
-        const float mNew = std::max(m[g], rowMax(pg, n));
-        const float alpha = std::exp(m[g] - mNew);
-        const float sum = expSub(pg, n, mNew);
-        if (alpha != 1.0f)
-            scale(acc + g * d, d, alpha);
-        l[g] = l[g] * alpha + sum;
-        m[g] = mNew;
-    }
-    for (int g0 = 0, gb = blockOf(0); g0 < G; g0 += gb, gb = blockOf(g0)) {
-        const float* pg = p + g0 * stride;
-        float* ag = acc + g0 * d;
-        const bool first = g0 == 0; // V is prefetched once, by the first group of heads
-        switch (gb) {
-        case 8:
-            valuesAll<8>(pg, stride, V, n, d, ag, first);
-            break;
-        case 4:
-            valuesAll<4>(pg, stride, V, n, d, ag, first);
-            break;
-        case 3:
-            valuesAll<3>(pg, stride, V, n, d, ag, first);
-            break;
-        case 2:
-            valuesAll<2>(pg, stride, V, n, d, ag, first);
-            break;
-        default:
-            valuesAll<1>(pg, stride, V, n, d, ag, first);
-            break;
-        }
-    }
+    for (int g0 = 0, gb = blockOf(0); g0 < G; g0 += gb, gb = blockOf(g0))
+        withHeadBlock(gb, [&](auto GB) {
+            for (int j = 0; j < n; j += 16) // K is prefetched once, by the first block of heads
+                scores16<GB()>(qs + g0 * d, K + j * d, std::min(16, n - j), d, p + g0 * stride + j,
+                               stride, g0 == 0);
+        });
+    for (int g = 0; g < G; ++g)
+        softmaxStep(p + g * stride, n, m[g], l[g], acc + g * d, d);
+    for (int g0 = 0, gb = blockOf(0); g0 < G; g0 += gb, gb = blockOf(g0))
+        withHeadBlock(gb, [&](auto GB) { // V too
+            valuesAll<GB()>(p + g0 * stride, stride, V, n, d, acc + g0 * d, g0 == 0);
+        });
 }
 
 } // namespace
 
 namespace attnplan::kernels {
 
-// 12 independent chains (more than the FMA units' latency x throughput), registers only: the
-// rate no kernel can beat on this core.
 double fmaLoopAvx512(int64_t iterations)
 {
-    __m512 a[12];
-    for (int i = 0; i < 12; ++i)
-        a[i] = _mm512_set1_ps(0.001f * float(i));
-    const __m512 b = _mm512_set1_ps(0.9999f), c = _mm512_set1_ps(1e-6f);
-    for (int64_t k = 0; k < iterations; ++k)
-        for (int i = 0; i < 12; ++i)
-            a[i] = _mm512_fmadd_ps(a[i], b, c);
-    __m512 sum = a[0];
-    for (int i = 1; i < 12; ++i)
-        sum = _mm512_add_ps(sum, a[i]);
-    volatile float sink = _mm512_reduce_add_ps(sum);
-    (void)sink;
-    return double(iterations) * 12 * 16 * 2;
+    return fmaChains(iterations);
 }
 
 void fusedAvx512(const AttentionShape& s, const float* q, const float* k, const float* v,

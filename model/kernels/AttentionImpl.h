@@ -24,8 +24,7 @@
 //                 Oacc_g = Oacc_g diag(alpha) + ST^T V[tile]  (V rows read in place)
 //   O_g[rows] = Oacc_g / l                        (l = 0: a fully masked row -> 0/0 = NaN)
 // Standard headers it needs, which the including file pulls in at file scope first:
-// <algorithm> <atomic> <cmath> <cstdlib> <cstring> <limits> <new> <thread> <type_traits>
-// <vector>.
+// <algorithm> <cmath> <cstdlib> <cstring> <limits> <new> <type_traits> <vector>.
 //
 // Ops also provides decodeBlock(qs, G, K, V, n, d, stride, p, m, l, acc): one block of n keys
 // for the G query heads of a group (scores into p[G][stride], online softmax, acc += P V).
@@ -260,6 +259,25 @@ void decodeDriver(const attnplan::AttentionShape& sh, const float* q, const void
     }
 }
 
+// The FMA peak's loop: 12 independent chains (more than the FMA units' latency x throughput),
+// registers only, Ops::Vec wide. Returns the FLOPs done; the rate no kernel beats on a core.
+inline double fmaChains(int64_t iterations)
+{
+    Ops::Vec a[12];
+    for (int i = 0; i < 12; ++i)
+        a[i] = Ops::splat(0.001f * float(i));
+    const auto b = Ops::splat(0.9999f), c = Ops::splat(1e-6f);
+    for (int64_t k = 0; k < iterations; ++k)
+        for (auto& x : a)
+            x = Ops::fma(x, b, c);
+    float sum = 0;
+    for (const auto& x : a)
+        sum += Ops::sum(x);
+    volatile float sink = sum;
+    (void)sink;
+    return double(iterations) * 12 * Ops::kLanes * 2;
+}
+
 // Decode for either cache storage: the one entry each ISA's file exports.
 inline void decodeAnyStorage(const attnplan::AttentionShape& s, const float* q, const void* k,
                              const void* v, attnplan::KvStorage storage, float* out, int threads)
@@ -268,6 +286,19 @@ inline void decodeAnyStorage(const attnplan::AttentionShape& s, const float* q, 
         decodeDriver<uint16_t>(s, q, k, v, out, threads);
     else
         decodeDriver<float>(s, q, k, v, out, threads);
+}
+
+// The online-softmax update for one head's block of n scores: m' = max(m, max p),
+// p = exp(p - m'), acc *= exp(m - m'), l = l exp(m - m') + sum p, m = m'.
+inline void softmaxStep(float* p, int n, float& m, float& l, float* acc, int d)
+{
+    const float mNew = std::max(m, Ops::rowMax(p, n));
+    const float alpha = std::exp(m - mNew);
+    const float sum = Ops::expSub(p, n, mNew);
+    if (alpha != 1.0f)
+        Ops::scale(acc, d, alpha);
+    l = l * alpha + sum;
+    m = mNew;
 }
 
 // The generic block step, for Ops that have no faster one: scores by dot products, the
@@ -281,13 +312,7 @@ inline void decodeBlockGeneric(const float* qs, int G, const Elem* K, const Elem
         float* pg = p + g * stride;
         for (int j = 0; j < n; ++j)
             pg[j] = dot(qs + g * d, K + j * d, d);
-        const float mNew = std::max(m[g], Ops::rowMax(pg, n));
-        const float alpha = std::exp(m[g] - mNew);
-        const float sum = Ops::expSub(pg, n, mNew);
-        if (alpha != 1.0f)
-            Ops::scale(acc + g * d, d, alpha);
-        l[g] = l[g] * alpha + sum;
-        m[g] = mNew;
+        softmaxStep(pg, n, m[g], l[g], acc + g * d, d);
         for (int j = 0; j < n; ++j)
             axpy(acc + g * d, V + j * d, d, pg[j]);
     }

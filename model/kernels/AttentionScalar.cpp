@@ -5,14 +5,12 @@
 #include "KernelEntry.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <new>
-#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -22,6 +20,11 @@ struct Ops
 {
     // C[6 x 16] (+)= A[6 x K] * B[K x 16], A(r, k) at A[r * rs + k * ks]
     static constexpr int kMr = 6, kNr = 16;
+    using Vec = float;
+    static constexpr int kLanes = 1;
+    static Vec splat(float x) { return x; }
+    static Vec fma(Vec a, Vec b, Vec c) { return a * b + c; }
+    static float sum(Vec v) { return v; }
     static void gemm(int K, const float* A, int rs, int ks, const float* B, int ldb, float* C,
                      int ldc, bool accumulate, int /*nc: always kNr here*/)
     {
@@ -126,21 +129,9 @@ void Ops::decodeBlock(const float* qs, int G, const Elem* K, const Elem* V, int 
 
 namespace attnplan::kernels {
 
-// As fmaLoopAvx512, one float at a time (the compiler may vectorise it for the baseline ISA).
 double fmaLoopScalar(int64_t iterations)
 {
-    float a[12];
-    for (int i = 0; i < 12; ++i)
-        a[i] = 0.001f * float(i);
-    for (int64_t k = 0; k < iterations; ++k)
-        for (float& x : a)
-            x = x * 0.9999f + 1e-6f;
-    float sum = 0;
-    for (float x : a)
-        sum += x;
-    volatile float sink = sum;
-    (void)sink;
-    return double(iterations) * 12 * 2;
+    return fmaChains(iterations);
 }
 
 void fusedScalar(const AttentionShape& s, const float* q, const float* k, const float* v,

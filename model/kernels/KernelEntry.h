@@ -37,7 +37,8 @@ inline int64_t decodeChunkKeys(const AttentionShape& s, int threads)
     return std::max<int64_t>(256, (per + 63) / 64 * 64);
 }
 
-// FLOPs done by `iterations` rounds of 12 independent FMA chains, registers only.
+// FLOPs done by `iterations` rounds of 12 independent FMA chains, registers only
+// (AttentionImpl.h fmaChains, at each ISA's width).
 double fmaLoopScalar(int64_t iterations);
 void fusedScalar(const AttentionShape& s, const float* q, const float* k, const float* v,
                  float* out, int threads);
