@@ -344,16 +344,20 @@ BenchReport runBenchmark(const BenchConfig& cfg, const BenchProgress& progress,
                 ref.resize(q.size());
                 referenceAttention(s, q.data(), k.data(), v.data(), ref.data());
             }
-            // Each storage's cache built once: the halves from the floats, then the floats
-            // handed to the fp32 variant rather than copied.
+            // Each storage's cache built once, K in the decode kernel's key tiles: the halves
+            // from the floats, then the floats handed to the fp32 variant rather than copied.
             AlignedVector<uint16_t> kh, vh;
             if (std::count(cfg.decodeStorage.begin(), cfg.decodeStorage.end(), KvStorage::F16)) {
-                kh.resize(kvElems);
+                kh.resize(size_t(decodeKeyElements(s)));
+                packDecodeKeys(s, k.data(), kh.data());
                 vh.resize(kvElems);
-                for (size_t i = 0; i < kvElems; ++i) {
-                    kh[i] = floatToHalf(k[i]);
+                for (size_t i = 0; i < kvElems; ++i)
                     vh[i] = floatToHalf(v[i]);
-                }
+            }
+            if (std::count(cfg.decodeStorage.begin(), cfg.decodeStorage.end(), KvStorage::F32)) {
+                AlignedVector<float> tiled(size_t(decodeKeyElements(s)));
+                packDecodeKeys(s, k.data(), tiled.data());
+                k = std::move(tiled);
             }
             for (KvStorage st : cfg.decodeStorage) {
                 Variant var;

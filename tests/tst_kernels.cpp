@@ -432,12 +432,36 @@ void TestKernels::decodeMatchesReference()
     }
     std::vector<double> want(q.size());
     referenceAttention(s, q.data(), k.data(), v.data(), want.data());
+    // The kernel reads K in its key tiles. Packing zeroes the padding past the last key; here
+    // it is overwritten with poison (inf in half), which a correct kernel never lets into a
+    // score it keeps.
+    std::vector<float> kt(size_t(decodeKeyElements(s)));
+    std::vector<uint16_t> kht(kt.size());
+    packDecodeKeys(s, k.data(), kt.data());
+    packDecodeKeys(s, k.data(), kht.data());
+    const int64_t tile = kDecodeKeyTile, padded = (n + tile - 1) / tile * tile;
+    QCOMPARE(int64_t(kt.size()), s.kvHeads * padded * d);
+    for (int64_t h = 0; h < s.kvHeads; ++h)
+        for (int64_t j = 0; j < padded; ++j)
+            for (int64_t c = 0; c < d; ++c) {
+                const size_t at =
+                    size_t(h * padded * d + (j / tile) * tile * d + c * tile + j % tile);
+                if (j >= n) {
+                    QCOMPARE(kt[at], 0.0f);
+                    kt[at] = kPoison;
+                    kht[at] = floatToHalf(kPoison);
+                } else if (j == n - 1 || c == d - 1) { // the packing itself, spot-checked
+                    QCOMPARE(kt[at], k[size_t((h * n + j) * d + c)]);
+                    if (half) // k holds the rounded values then
+                        QCOMPARE(halfToFloat(kht[at]), k[size_t((h * n + j) * d + c)]);
+                }
+            }
     for (KernelIsa isa : isas()) {
         std::vector<float> got(q.size(), kPoison);
         if (half)
-            decodeAttention(s, q.data(), kh.data(), vh.data(), KvStorage::F16, got.data(), 2, isa);
+            decodeAttention(s, q.data(), kht.data(), vh.data(), KvStorage::F16, got.data(), 2, isa);
         else
-            decodeAttention(s, q.data(), k.data(), v.data(), KvStorage::F32, got.data(), 2, isa);
+            decodeAttention(s, q.data(), kt.data(), v.data(), KvStorage::F32, got.data(), 2, isa);
         const double err = relativeError(got, want);
         QVERIFY2(err < 1e-5,
                  qPrintable(QString("%1: relative error %2").arg(kernelIsaName(isa)).arg(err)));

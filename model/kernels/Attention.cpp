@@ -147,6 +147,42 @@ int64_t fusedAttentionScratchBytes(const AttentionShape& s, int threads)
            std::max(1, threads);
 }
 
+int64_t decodeKeyElements(const AttentionShape& s)
+{
+    const int64_t tiles = (s.keys + kDecodeKeyTile - 1) / kDecodeKeyTile;
+    return s.kvHeads * tiles * kDecodeKeyTile * s.headDim;
+}
+
+namespace {
+
+template <class Elem, class Convert>
+void packKeys(const AttentionShape& s, const float* k, Elem* tiled, Convert convert)
+{
+    const int64_t d = s.headDim, tile = kDecodeKeyTile;
+    const int64_t padded = (s.keys + tile - 1) / tile * tile;
+    for (int64_t h = 0; h < s.kvHeads; ++h) {
+        const float* src = k + h * s.keys * d;
+        Elem* dst = tiled + h * padded * d;
+        for (int64_t j = 0; j < padded; ++j) {
+            Elem* col = dst + (j / tile) * tile * d + j % tile;
+            for (int64_t c = 0; c < d; ++c)
+                col[c * tile] = j < s.keys ? convert(src[j * d + c]) : Elem(0);
+        }
+    }
+}
+
+} // namespace
+
+void packDecodeKeys(const AttentionShape& s, const float* k, float* tiled)
+{
+    packKeys(s, k, tiled, [](float x) { return x; });
+}
+
+void packDecodeKeys(const AttentionShape& s, const float* k, uint16_t* tiled)
+{
+    packKeys(s, k, tiled, floatToHalf);
+}
+
 void decodeAttention(const AttentionShape& s, const float* q, const void* k, const void* v,
                      KvStorage storage, float* out, int threads, KernelIsa isa)
 {

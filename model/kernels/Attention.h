@@ -6,9 +6,13 @@
 //
 // Layout, for every kernel (row-major, contiguous, no aliasing between inputs and output):
 //   Q   [heads][queries][headDim]      float
-//   K   [kvHeads][keys][headDim]       float (decode: float or IEEE half)
+//   K   [kvHeads][keys][headDim]       float (decode: float or IEEE half, in key tiles; below)
 //   V   [kvHeads][keys][headDim]       float (decode: float or IEEE half)
 //   O   [heads][queries][headDim]      float (the reference writes double)
+// Decode's key cache is stored as a paged engine stores it, in tiles of kDecodeKeyTile keys,
+// channel by channel within a tile: [kvHeads][tiles][headDim][kDecodeKeyTile], the last tile
+// padded (packDecodeKeys builds it from the row-major K). A query's scores against a tile are
+// then whole vectors of keys, with no sum across lanes.
 // Query head h reads KV head h / (heads / kvHeads): grouped-query attention with no copies
 // (MHA: kvHeads == heads; MQA: kvHeads == 1).
 // Causal: query i may attend key j only when j <= i + queryOffset. queryOffset defaults to
@@ -73,7 +77,15 @@ void fusedAttention(const AttentionShape& shape, const float* q, const float* k,
 int64_t fusedAttentionScratchBytes(const AttentionShape& shape, int threads);
 
 // Decode: one new query per head against `keys` cached keys and values (shape.queries must be
-// 1; causal is irrelevant). K and V in float or half; GQA reads each KV head once for its group.
+// 1; causal is irrelevant). K (tiled) and V in float or half; GQA reads each KV head once for
+// its group.
+constexpr int64_t kDecodeKeyTile = 32;
+// Elements of the tiled key cache: kvHeads x keys rounded up to a whole tile x headDim.
+int64_t decodeKeyElements(const AttentionShape& shape);
+// Row-major K [kvHeads][keys][headDim] -> the tiled decode layout (padding zeroed), in float
+// or in half; `tiled` holds decodeKeyElements(shape).
+void packDecodeKeys(const AttentionShape& shape, const float* k, float* tiled);
+void packDecodeKeys(const AttentionShape& shape, const float* k, uint16_t* tiled);
 void decodeAttention(const AttentionShape& shape, const float* q, const void* k, const void* v,
                      KvStorage storage, float* out, int threads, KernelIsa isa);
 int64_t decodeAttentionScratchBytes(const AttentionShape& shape, int threads);

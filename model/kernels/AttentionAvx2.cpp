@@ -197,45 +197,6 @@ struct Ops
             x[j] *= a;
     }
 
-    static float dotF32(const float* q, const float* k, int d)
-    {
-        __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
-        int c = 0;
-        for (; c + 16 <= d; c += 16) {
-            a0 = _mm256_fmadd_ps(_mm256_loadu_ps(q + c), _mm256_loadu_ps(k + c), a0);
-            a1 = _mm256_fmadd_ps(_mm256_loadu_ps(q + c + 8), _mm256_loadu_ps(k + c + 8), a1);
-        }
-        for (; c + 8 <= d; c += 8)
-            a0 = _mm256_fmadd_ps(_mm256_loadu_ps(q + c), _mm256_loadu_ps(k + c), a0);
-        float s = hsum(_mm256_add_ps(a0, a1));
-        for (; c < d; ++c)
-            s += q[c] * k[c];
-        return s;
-    }
-
-    static float dotF16(const float* q, const uint16_t* k, int d)
-    {
-        __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
-        int c = 0;
-        for (; c + 16 <= d; c += 16) {
-            const __m256 k0 =
-                _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(k + c)));
-            const __m256 k1 =
-                _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(k + c + 8)));
-            a0 = _mm256_fmadd_ps(_mm256_loadu_ps(q + c), k0, a0);
-            a1 = _mm256_fmadd_ps(_mm256_loadu_ps(q + c + 8), k1, a1);
-        }
-        for (; c + 8 <= d; c += 8) {
-            const __m256 k0 =
-                _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(k + c)));
-            a0 = _mm256_fmadd_ps(_mm256_loadu_ps(q + c), k0, a0);
-        }
-        float s = hsum(_mm256_add_ps(a0, a1));
-        for (; c < d; ++c)
-            s += q[c] * attnplan::halfToFloat(k[c]);
-        return s;
-    }
-
     static void axpyF32(float* acc, const float* v, int d, float p)
     {
         const __m256 vp = _mm256_set1_ps(p);
@@ -275,47 +236,57 @@ template <class Elem> inline __m256 load8(const Elem* p)
         return _mm256_loadu_ps(p);
 }
 
-template <class Elem> inline float dotAny(const float* q, const Elem* k, int d)
-{
-    if constexpr (std::is_same_v<Elem, uint16_t>)
-        return Ops::dotF16(q, k, d);
-    else
-        return Ops::dotF32(q, k, d);
-}
-
-// Scores for GB query heads x 4 keys: 4 x GB accumulators; each K chunk loaded once serves
-// the GB heads, each query chunk the 4 keys.
+// Scores of GB query heads against one K tile of 32 keys, [d][32]: per channel, four vectors
+// of keys, GB broadcasts, 4 GB FMAs (two heads: 8 accumulators, 4 keys, 1 broadcast, 13 of 16
+// registers); one head splits the channels in two to keep 8 chains in flight. The first head
+// block steps the stream of lines ahead (AheadStream), once per channel.
 template <int GB, class Elem>
-inline void scoreTile(const float* qs, const Elem* K, int d, float* p, int stride)
+inline void scoresTile(const float* qs, const Elem* K, int nn, int d, float* p, int stride,
+                       AheadStream* ahead)
 {
-    __m256 a[GB][4];
-    for (int g = 0; g < GB; ++g)
-        for (int j = 0; j < 4; ++j)
-            a[g][j] = _mm256_setzero_ps();
-    const int d8 = d / 8 * 8;
-    for (int c = 0; c < d8; c += 8) {
-        const __m256 k0 = load8(K + c), k1 = load8(K + d + c), k2 = load8(K + 2 * d + c),
-                     k3 = load8(K + 3 * d + c);
+    constexpr int CS = GB >= 2 ? 1 : 2;
+    constexpr int kTile = int(attnplan::kDecodeKeyTile);
+    static_assert(kTile == 32, "four vectors of keys per channel");
+    __m256 a[CS][GB][4];
+    for (int s = 0; s < CS; ++s)
+        for (int g = 0; g < GB; ++g)
+            for (int t = 0; t < 4; ++t)
+                a[s][g][t] = _mm256_setzero_ps();
+    auto channel = [&](int s, int c) {
+        const Elem* row = K + c * kTile;
+        if (ahead)
+            ahead->step();
+        __m256 k[4];
+        for (int t = 0; t < 4; ++t)
+            k[t] = load8(row + 8 * t);
         for (int g = 0; g < GB; ++g) {
-            const __m256 qv = _mm256_loadu_ps(qs + g * d + c);
-            a[g][0] = _mm256_fmadd_ps(qv, k0, a[g][0]);
-            a[g][1] = _mm256_fmadd_ps(qv, k1, a[g][1]);
-            a[g][2] = _mm256_fmadd_ps(qv, k2, a[g][2]);
-            a[g][3] = _mm256_fmadd_ps(qv, k3, a[g][3]);
+            const __m256 q = _mm256_broadcast_ss(qs + g * d + c);
+            for (int t = 0; t < 4; ++t)
+                a[s][g][t] = _mm256_fmadd_ps(q, k[t], a[s][g][t]);
         }
-    }
+    };
+    int c = 0;
+    for (; c + CS <= d; c += CS)
+        for (int s = 0; s < CS; ++s)
+            channel(s, c + s);
+    for (; c < d; ++c)
+        channel(0, c);
     for (int g = 0; g < GB; ++g)
-        for (int j = 0; j < 4; ++j) {
-            float sum = hsum(a[g][j]);
-            for (int c = d8; c < d; ++c) // scalar tail
-                sum += qs[g * d + c] * load8Tail(K + j * d + c);
-            p[g * stride + j] = sum;
+        for (int t = 0; t < 4; ++t) {
+            __m256 sum = a[0][g][t];
+            for (int s = 1; s < CS; ++s)
+                sum = _mm256_add_ps(sum, a[s][g][t]);
+            alignas(32) float lane[8];
+            _mm256_store_ps(lane, sum);
+            for (int i = 0; i < 8 && 8 * t + i < nn; ++i)
+                p[g * stride + 8 * t + i] = lane[i];
         }
 }
 
 // acc[g][c..c+16) += sum_j p[g][j] V[j][c..c+16) for GB heads: each V row chunk loaded once.
 template <int GB, class Elem>
-inline void valueTile(const float* p, int stride, const Elem* V, int n, int d, float* acc)
+inline void valueTile(const float* p, int stride, const Elem* V, int n, int d, float* acc,
+                      AheadStream* ahead)
 {
     int c = 0;
     for (; c + 16 <= d; c += 16) {
@@ -325,6 +296,8 @@ inline void valueTile(const float* p, int stride, const Elem* V, int n, int d, f
             a[g][1] = _mm256_loadu_ps(acc + g * d + c + 8);
         }
         for (int j = 0; j < n; ++j) {
+            if (ahead)
+                ahead->step();
             const __m256 v0 = load8(V + j * d + c), v1 = load8(V + j * d + c + 8);
             for (int g = 0; g < GB; ++g) {
                 const __m256 pb = _mm256_broadcast_ss(p + g * stride + j);
@@ -347,34 +320,30 @@ template <class Elem>
 void Ops::decodeBlock(const float* qs, int G, const Elem* K, const Elem* V, int n, int d,
                       int stride, float* p, float* m, float* l, float* acc)
 {
-    for (int g0 = 0; g0 < G; g0 += 3) {
-        const int gb = std::min(3, G - g0);
-        int j = 0;
-        for (; j + 4 <= n; j += 4) {
-            if (gb == 3)
-                scoreTile<3>(qs + g0 * d, K + j * d, d, p + g0 * stride + j, stride);
-            else if (gb == 2)
-                scoreTile<2>(qs + g0 * d, K + j * d, d, p + g0 * stride + j, stride);
-            else
-                scoreTile<1>(qs + g0 * d, K + j * d, d, p + g0 * stride + j, stride);
-        }
-        for (; j < n; ++j) // key tail
-            for (int g = g0; g < g0 + gb; ++g)
-                p[g * stride + j] = dotAny(qs + g * d, K + j * d, d);
+    // The first head blocks step the stream ahead: d channels, then n keys per 16 channels.
+    AheadStream ahead(K, V, d, d + n * std::max(1, d / 16));
+    for (int g0 = 0; g0 < G; g0 += 2) {
+        AheadStream* a = g0 == 0 ? &ahead : nullptr;
+        if (G - g0 >= 2)
+            scoresTile<2>(qs + g0 * d, K, n, d, p + g0 * stride, stride, a);
+        else
+            scoresTile<1>(qs + g0 * d, K, n, d, p + g0 * stride, stride, a);
     }
     for (int g = 0; g < G; ++g)
         softmaxStep(p + g * stride, n, m[g], l[g], acc + g * d, d);
     for (int g0 = 0; g0 < G; g0 += 4) {
         const int gb = std::min(4, G - g0);
+        AheadStream* a = g0 == 0 ? &ahead : nullptr;
         if (gb == 4)
-            valueTile<4>(p + g0 * stride, stride, V, n, d, acc + g0 * d);
+            valueTile<4>(p + g0 * stride, stride, V, n, d, acc + g0 * d, a);
         else if (gb == 3)
-            valueTile<3>(p + g0 * stride, stride, V, n, d, acc + g0 * d);
+            valueTile<3>(p + g0 * stride, stride, V, n, d, acc + g0 * d, a);
         else if (gb == 2)
-            valueTile<2>(p + g0 * stride, stride, V, n, d, acc + g0 * d);
+            valueTile<2>(p + g0 * stride, stride, V, n, d, acc + g0 * d, a);
         else
-            valueTile<1>(p + g0 * stride, stride, V, n, d, acc + g0 * d);
+            valueTile<1>(p + g0 * stride, stride, V, n, d, acc + g0 * d, a);
     }
+    ahead.rest();
 }
 
 } // namespace

@@ -12,7 +12,6 @@
 //       transposed, st[rows = keys][cols = queries]; per query column: m' = max(m, column max),
 //       st = exp(st - m'), alpha = exp(m - m'), l = l alpha + column sum, m = m'
 //   rowMax(s, n), expSub(s, n, m) -> sum, scale(x, n, a)      (decode)
-//   dotF32 / dotF16(q, k, d), axpyF32 / axpyF16(acc, v, d, p)   (decode)
 //
 // Fused prefill, per work item (one KV head, one block of Br query rows, all G query heads of
 // the group), following FlashAttention-2's forward pass, with the score tile kept transposed
@@ -27,7 +26,8 @@
 // <algorithm> <cmath> <cstdlib> <cstring> <limits> <new> <type_traits> <vector>.
 //
 // Ops also provides decodeBlock(qs, G, K, V, n, d, stride, p, m, l, acc): one block of n keys
-// for the G query heads of a group (scores into p[G][stride], online softmax, acc += P V).
+// (one K tile, [d][kDecodeKeyTile]; V rows) for the G query heads of a group (scores into
+// p[G][stride], online softmax, acc += P V).
 //
 // Only a ragged last key tile, or a head_dim that is not a multiple of 16, is copied into a
 // zero-padded buffer. Scratch with d = 128, Br = 96, Bc = 48 is about 130 KB per thread.
@@ -196,7 +196,8 @@ inline void fusedDriver(const attnplan::AttentionShape& sh, const float* q, cons
 // Decode, split over keys: each thread takes KV heads x key chunks, runs an online softmax
 // over its chunk for the whole group, and the partial (m, l, acc) states merge at the end
 // (flash-decoding). K and V are read exactly once; Ops::decodeBlock does one block of keys
-// for all G query heads of the group, so that each K and V row loaded serves the whole group.
+// (one K tile) for all G query heads of the group, so that each K and V row loaded serves the
+// whole group. Chunks start on a tile, so key j0's tile starts at K + j0 * d.
 template <class Elem>
 void decodeDriver(const attnplan::AttentionShape& sh, const float* q, const void* kRaw,
                   const void* vRaw, float* out, int threads)
@@ -212,12 +213,13 @@ void decodeDriver(const attnplan::AttentionShape& sh, const float* q, const void
     const int64_t items = sh.kvHeads * chunks;
     // Partial states: per item, per query head of the group: m, l, acc[d].
     std::vector<float> partial(size_t(items * G * (d + 2)));
-    constexpr int kBlock = 32;
+    constexpr int kBlock = int(attnplan::kDecodeKeyTile);
+    const int64_t paddedKeys = (nk + kBlock - 1) / kBlock * kBlock;
 
     runParallel(threads, items, [&](int, int64_t item) {
         const int64_t kvh = item / chunks, ch = item % chunks;
         const int64_t j0 = ch * chunkKeys, j1 = std::min(nk, j0 + chunkKeys);
-        const Elem* K = kAll + kvh * nk * d;
+        const Elem* K = kAll + kvh * paddedKeys * d;
         const Elem* V = vAll + kvh * nk * d;
         float* state = partial.data() + item * G * (d + 2);
         const size_t gs = static_cast<size_t>(G), gd = static_cast<size_t>(G * d);
@@ -301,17 +303,74 @@ inline void softmaxStep(float* p, int n, float& m, float& l, float* acc, int d)
     m = mNew;
 }
 
-// The generic block step, for Ops that have no faster one: scores by dot products, the
-// online-softmax update, values by axpy.
-template <class Elem, class Dot, class Axpy>
-inline void decodeBlockGeneric(const float* qs, int G, const Elem* K, const Elem* V, int n, int d,
-                               int stride, float* p, float* m, float* l, float* acc, Dot dot,
-                               Axpy axpy)
+// The generic block step, for Ops that have no faster one: scores down the K tile (a whole
+// row of keys per channel), the online-softmax update, values by axpy.
+// Asks for the K tile and the V rows of the block kDecodeAheadBlocks later, a few lines of
+// each per step(), so that the requests go out evenly through a block's arithmetic rather
+// than in bursts (AttentionAvx512.cpp has the measurement). The caller says how many steps
+// its block makes; rest() sends what a short block left. Prefetches never fault, so lines past
+// the end of the cache cost only the hint.
+class AheadStream
 {
+public:
+    template <class Elem> AheadStream(const Elem* K, const Elem* V, int d, int steps)
+    {
+        const size_t block = size_t(attnplan::kDecodeKeyTile) * size_t(d) * sizeof(Elem);
+        const size_t ahead = size_t(attnplan::kernels::kDecodeAheadBlocks) * block;
+        k_ = reinterpret_cast<const char*>(K) + ahead;
+        v_ = reinterpret_cast<const char*>(V) + ahead;
+        kEnd_ = k_ + block;
+        vEnd_ = v_ + block;
+        const int lines = int((block + 63) / 64);
+        per_ = std::max(1, (lines + steps - 1) / std::max(1, steps));
+    }
+    void step()
+    {
+        for (int i = 0; i < per_; ++i) {
+            if (k_ < kEnd_) {
+                __builtin_prefetch(k_, 0, 3);
+                k_ += 64;
+            }
+            if (v_ < vEnd_) {
+                __builtin_prefetch(v_, 0, 3);
+                v_ += 64;
+            }
+        }
+    }
+    void rest()
+    {
+        while (k_ < kEnd_ || v_ < vEnd_)
+            step();
+    }
+
+private:
+    const char *k_, *kEnd_, *v_, *vEnd_;
+    int per_ = 1;
+};
+
+inline float toFloat(float x)
+{
+    return x;
+}
+inline float toFloat(uint16_t h)
+{
+    return attnplan::halfToFloat(h);
+}
+
+template <class Elem, class Axpy>
+inline void decodeBlockGeneric(const float* qs, int G, const Elem* K, const Elem* V, int n, int d,
+                               int stride, float* p, float* m, float* l, float* acc, Axpy axpy)
+{
+    constexpr int kTile = int(attnplan::kDecodeKeyTile);
     for (int g = 0; g < G; ++g) {
+        float s[kTile] = {};
+        for (int c = 0; c < d; ++c) {
+            const float qc = qs[g * d + c];
+            for (int j = 0; j < kTile; ++j)
+                s[j] += qc * toFloat(K[c * kTile + j]);
+        }
         float* pg = p + g * stride;
-        for (int j = 0; j < n; ++j)
-            pg[j] = dot(qs + g * d, K + j * d, d);
+        std::copy_n(s, n, pg);
         softmaxStep(pg, n, m[g], l[g], acc + g * d, d);
         for (int j = 0; j < n; ++j)
             axpy(acc + g * d, V + j * d, d, pg[j]);

@@ -84,20 +84,6 @@ struct Ops
         for (int j = 0; j < n; ++j)
             x[j] *= a;
     }
-    static float dotF32(const float* q, const float* k, int d)
-    {
-        float s = 0;
-        for (int c = 0; c < d; ++c)
-            s += q[c] * k[c];
-        return s;
-    }
-    static float dotF16(const float* q, const uint16_t* k, int d)
-    {
-        float s = 0;
-        for (int c = 0; c < d; ++c)
-            s += q[c] * attnplan::halfToFloat(k[c]);
-        return s;
-    }
     static void axpyF32(float* acc, const float* v, int d, float p)
     {
         for (int c = 0; c < d; ++c)
@@ -120,9 +106,9 @@ void Ops::decodeBlock(const float* qs, int G, const Elem* K, const Elem* V, int 
                       int stride, float* p, float* m, float* l, float* acc)
 {
     if constexpr (std::is_same_v<Elem, uint16_t>)
-        decodeBlockGeneric(qs, G, K, V, n, d, stride, p, m, l, acc, dotF16, axpyF16);
+        decodeBlockGeneric(qs, G, K, V, n, d, stride, p, m, l, acc, axpyF16);
     else
-        decodeBlockGeneric(qs, G, K, V, n, d, stride, p, m, l, acc, dotF32, axpyF32);
+        decodeBlockGeneric(qs, G, K, V, n, d, stride, p, m, l, acc, axpyF32);
 }
 
 } // namespace
