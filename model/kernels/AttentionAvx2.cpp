@@ -320,14 +320,22 @@ template <class Elem>
 void Ops::decodeBlock(const float* qs, int G, const Elem* K, const Elem* V, int n, int d,
                       int stride, float* p, float* m, float* l, float* acc)
 {
-    // The first head blocks step the stream ahead: d channels, then n keys per 16 channels.
-    AheadStream ahead(K, V, d, d + n * std::max(1, d / 16));
+    // The first head blocks step the stream ahead: d channels per tile, then n keys per 16
+    // channels.
+    constexpr int kTile = int(attnplan::kDecodeKeyTile);
+    const int tiles = (n + kTile - 1) / kTile;
+    AheadStream ahead(K, V, stride, d, tiles * d + n * std::max(1, d / 16));
     for (int g0 = 0; g0 < G; g0 += 2) {
         AheadStream* a = g0 == 0 ? &ahead : nullptr;
-        if (G - g0 >= 2)
-            scoresTile<2>(qs + g0 * d, K, n, d, p + g0 * stride, stride, a);
-        else
-            scoresTile<1>(qs + g0 * d, K, n, d, p + g0 * stride, stride, a);
+        for (int t = 0; t < tiles; ++t) {
+            const Elem* tile = K + t * kTile * d;
+            const int nt = std::min(kTile, n - t * kTile);
+            float* pt = p + g0 * stride + t * kTile;
+            if (G - g0 >= 2)
+                scoresTile<2>(qs + g0 * d, tile, nt, d, pt, stride, a);
+            else
+                scoresTile<1>(qs + g0 * d, tile, nt, d, pt, stride, a);
+        }
     }
     for (int g = 0; g < G; ++g)
         softmaxStep(p + g * stride, n, m[g], l[g], acc + g * d, d);

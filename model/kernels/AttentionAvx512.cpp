@@ -232,51 +232,88 @@ struct Ops
 // them: the core then stalls on the burst and computes while memory sits idle. So the first
 // head block's loops also step an AheadStream (AttentionImpl.h), which asks for a later
 // block's K and V lines evenly through the arithmetic. Measured on a 2-core Zen 5 at 128K
-// tokens: MQA 26 -> 50 GB/s, GQA-4 33 -> 50 GB/s.
+// tokens (bench_attention): MQA 26 -> 45 GB/s, GQA-4 33 -> 50 GB/s, MHA 46 -> 53 GB/s.
 
-// Scores of GB query heads against one K tile of 32 keys, [d][32]: per channel, two vectors of
-// keys loaded, GB query broadcasts, 2 GB FMAs; no sum across lanes. CS channel splits keep 16
-// accumulators in flight when the group is small. Lanes past nn (the padded end of the cache)
-// are computed and never stored.
-template <int GB, class Elem>
-inline void scoresTile(const float* qs, const Elem* K, int nn, int d, float* p, int stride,
-                       AheadStream* ahead)
+// Scores of GB query heads against NT K tiles of 32 keys, [d][32] each, tile after tile in
+// memory: per channel, 2 NT vectors of keys loaded, GB query broadcasts, 2 NT GB FMAs, and no
+// sum across lanes. Two tiles at once halve the broadcasts per FMA where 16 accumulators
+// allow (up to 4 heads); CS channel splits keep 16 accumulators in flight when the group is
+// small. Lanes past nn (the padded end of the cache) are computed and never stored.
+template <int GB, int NT, class Elem>
+inline void scoresTiles(const float* qs, const Elem* K, int nn, int d, float* p, int stride,
+                        AheadStream* ahead)
 {
-    constexpr int CS = GB >= 8 ? 1 : GB >= 4 ? 2 : GB >= 2 ? 4 : 8;
+    constexpr int NV = 2 * NT, CS = std::max(1, 16 / (GB * NV));
     constexpr int kTile = int(attnplan::kDecodeKeyTile);
-    static_assert(kTile == 32, "two vectors of keys per channel");
-    __m512 a[CS][GB][2];
+    static_assert(kTile == 32, "two vectors of keys per channel and tile");
+    __m512 a[CS][GB][NV];
     for (int s = 0; s < CS; ++s)
         for (int g = 0; g < GB; ++g)
-            a[s][g][0] = a[s][g][1] = _mm512_setzero_ps();
+            for (int v = 0; v < NV; ++v)
+                a[s][g][v] = _mm512_setzero_ps();
     auto channel = [&](int s, int c) {
-        const Elem* row = K + c * kTile;
         if (ahead)
             ahead->step();
-        const __m512 k0 = load16(row), k1 = load16(row + 16);
+        __m512 k[NV];
+        for (int v = 0; v < NV; ++v)
+            k[v] = load16(K + (v / 2) * kTile * d + c * kTile + 16 * (v % 2));
         for (int g = 0; g < GB; ++g) {
             const __m512 q = _mm512_set1_ps(qs[g * d + c]);
-            a[s][g][0] = _mm512_fmadd_ps(q, k0, a[s][g][0]);
-            a[s][g][1] = _mm512_fmadd_ps(q, k1, a[s][g][1]);
+            for (int v = 0; v < NV; ++v)
+                a[s][g][v] = _mm512_fmadd_ps(q, k[v], a[s][g][v]);
         }
     };
     int c = 0;
+    // Unrolled, so that every accumulator index is a constant and stays in a register.
     for (; c + CS <= d; c += CS)
+#pragma GCC unroll 8
         for (int s = 0; s < CS; ++s)
             channel(s, c + s);
     for (; c < d; ++c)
         channel(0, c);
     for (int g = 0; g < GB; ++g)
-        for (int t = 0; t < 2; ++t) {
-            __m512 sum = a[0][g][t];
+        for (int v = 0; v < NV; ++v) {
+            __m512 sum = a[0][g][v];
             for (int s = 1; s < CS; ++s)
-                sum = _mm512_add_ps(sum, a[s][g][t]);
-            const int left = nn - 16 * t;
+                sum = _mm512_add_ps(sum, a[s][g][v]);
+            const int left = nn - 16 * v;
             if (left >= 16)
-                _mm512_storeu_ps(p + g * stride + 16 * t, sum);
+                _mm512_storeu_ps(p + g * stride + 16 * v, sum);
             else if (left > 0)
-                _mm512_mask_storeu_ps(p + g * stride + 16 * t, __mmask16((1u << left) - 1), sum);
+                _mm512_mask_storeu_ps(p + g * stride + 16 * v, __mmask16((1u << left) - 1), sum);
         }
+}
+
+// softmaxStep for one head's block of n <= kDecodeBlockKeys scores, held in registers: no
+// libm call and no loop over the row, so the heads' updates overlap one another.
+inline void softmaxBlock(float* p, int n, float& m, float& l, float* acc, int d)
+{
+    constexpr int kVecs = attnplan::kernels::kDecodeBlockKeys / 16;
+    const __m512 ninf = _mm512_set1_ps(-INFINITY);
+    __m512 x[kVecs];
+    __mmask16 keep[kVecs];
+    __m512 top = ninf;
+    for (int i = 0; i < kVecs; ++i) {
+        const int left = std::clamp(n - 16 * i, 0, 16);
+        keep[i] = __mmask16((1u << left) - 1);
+        x[i] = _mm512_mask_loadu_ps(ninf, keep[i], p + 16 * i);
+        top = _mm512_max_ps(top, x[i]);
+    }
+    const float mNew = std::max(m, _mm512_reduce_max_ps(top));
+    const __m512 vm = _mm512_set1_ps(mNew);
+    __m512 sum = _mm512_setzero_ps();
+    for (int i = 0; i < kVecs; ++i) {
+        const __m512 e = _mm512_maskz_mov_ps(keep[i], exp512(_mm512_sub_ps(x[i], vm)));
+        _mm512_mask_storeu_ps(p + 16 * i, keep[i], e);
+        sum = _mm512_add_ps(sum, e);
+    }
+    const __m512 alpha = exp512(_mm512_set1_ps(m - mNew));
+    const float a = _mm512_cvtss_f32(alpha);
+    if (a != 1.0f)
+        for (int c = 0; c < d; c += 16) // d is a multiple of 16 here
+            _mm512_storeu_ps(acc + c, _mm512_mul_ps(_mm512_loadu_ps(acc + c), alpha));
+    l = l * a + _mm512_reduce_add_ps(sum);
+    m = mNew;
 }
 
 // acc[g][c0 .. c0 + 16 CW) += sum_j p[g][j] V[j][c0 ..): GB heads x CW vectors in registers
@@ -346,17 +383,28 @@ void Ops::decodeBlock(const float* qs, int G, const Elem* K, const Elem* V, int 
     if (d % 16 != 0)
         return decodeBlockGeneric(qs, G, K, V, n, d, stride, p, m, l, acc, axpy<Elem>);
     // Heads in blocks of 8 (one pass over K and V serves them all), then of 4 and fewer; the
-    // first block of heads steps the stream ahead: d channels, then n keys per values pass.
+    // first block of heads steps the stream ahead: d channels per tile, then n keys per values
+    // pass.
     auto blockOf = [G](int g0) { return G - g0 >= 8 ? 8 : std::min(4, G - g0); };
     const int first = blockOf(0), passes = d / (16 * (first <= 2 ? 8 : first <= 4 ? 4 : 2));
-    AheadStream ahead(K, V, d, d + n * std::max(1, passes));
+    // Two tiles per pass for blocks of up to 4 heads, one for 8; a short last block has one.
+    constexpr int kTile = int(attnplan::kDecodeKeyTile);
+    const int tiles = (n + kTile - 1) / kTile;
+    const bool pair = tiles == 2 && first <= 4;
+    AheadStream ahead(K, V, stride, d, (pair ? 1 : tiles) * d + n * std::max(1, passes));
     for (int g0 = 0, gb = blockOf(0); g0 < G; g0 += gb, gb = blockOf(g0))
         withHeadBlock(gb, [&](auto GB) {
-            scoresTile<GB()>(qs + g0 * d, K, n, d, p + g0 * stride, stride,
-                             g0 == 0 ? &ahead : nullptr);
+            AheadStream* a = g0 == 0 ? &ahead : nullptr;
+            if constexpr (GB() <= 4) {
+                if (pair)
+                    return scoresTiles<GB(), 2>(qs + g0 * d, K, n, d, p + g0 * stride, stride, a);
+            }
+            for (int t = 0; t < tiles; ++t)
+                scoresTiles<GB(), 1>(qs + g0 * d, K + t * kTile * d, std::min(kTile, n - t * kTile),
+                                     d, p + g0 * stride + t * kTile, stride, a);
         });
     for (int g = 0; g < G; ++g)
-        softmaxStep(p + g * stride, n, m[g], l[g], acc + g * d, d);
+        softmaxBlock(p + g * stride, n, m[g], l[g], acc + g * d, d);
     for (int g0 = 0, gb = blockOf(0); g0 < G; g0 += gb, gb = blockOf(g0))
         withHeadBlock(gb, [&](auto GB) {
             valuesAll<GB()>(p + g0 * stride, stride, V, n, d, acc + g0 * d,

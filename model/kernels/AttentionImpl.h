@@ -26,8 +26,8 @@
 // <algorithm> <cmath> <cstdlib> <cstring> <limits> <new> <type_traits> <vector>.
 //
 // Ops also provides decodeBlock(qs, G, K, V, n, d, stride, p, m, l, acc): one block of n keys
-// (one K tile, [d][kDecodeKeyTile]; V rows) for the G query heads of a group (scores into
-// p[G][stride], online softmax, acc += P V).
+// (up to kDecodeBlockKeys: whole K tiles of [d][kDecodeKeyTile], then V rows) for the G query heads
+// of a group (scores into p[G][stride], online softmax, acc += P V).
 //
 // Only a ragged last key tile, or a head_dim that is not a multiple of 16, is copied into a
 // zero-padded buffer. Scratch with d = 128, Br = 96, Bc = 48 is about 130 KB per thread.
@@ -196,7 +196,7 @@ inline void fusedDriver(const attnplan::AttentionShape& sh, const float* q, cons
 // Decode, split over keys: each thread takes KV heads x key chunks, runs an online softmax
 // over its chunk for the whole group, and the partial (m, l, acc) states merge at the end
 // (flash-decoding). K and V are read exactly once; Ops::decodeBlock does one block of keys
-// (one K tile) for all G query heads of the group, so that each K and V row loaded serves the
+// (two K tiles) for all G query heads of the group, so that each K and V row loaded serves the
 // whole group. Chunks start on a tile, so key j0's tile starts at K + j0 * d.
 template <class Elem>
 void decodeDriver(const attnplan::AttentionShape& sh, const float* q, const void* kRaw,
@@ -213,8 +213,9 @@ void decodeDriver(const attnplan::AttentionShape& sh, const float* q, const void
     const int64_t items = sh.kvHeads * chunks;
     // Partial states: per item, per query head of the group: m, l, acc[d].
     std::vector<float> partial(size_t(items * G * (d + 2)));
-    constexpr int kBlock = int(attnplan::kDecodeKeyTile);
-    const int64_t paddedKeys = (nk + kBlock - 1) / kBlock * kBlock;
+    constexpr int kBlock = attnplan::kernels::kDecodeBlockKeys;
+    constexpr int64_t kTile = attnplan::kDecodeKeyTile;
+    const int64_t paddedKeys = (nk + kTile - 1) / kTile * kTile;
 
     runParallel(threads, items, [&](int, int64_t item) {
         const int64_t kvh = item / chunks, ch = item % chunks;
@@ -313,39 +314,37 @@ inline void softmaxStep(float* p, int n, float& m, float& l, float* acc, int d)
 class AheadStream
 {
 public:
-    template <class Elem> AheadStream(const Elem* K, const Elem* V, int d, int steps)
+    template <class Elem> AheadStream(const Elem* K, const Elem* V, int blockKeys, int d, int steps)
     {
-        const size_t block = size_t(attnplan::kDecodeKeyTile) * size_t(d) * sizeof(Elem);
+        const size_t block = size_t(blockKeys) * size_t(d) * sizeof(Elem);
         const size_t ahead = size_t(attnplan::kernels::kDecodeAheadBlocks) * block;
         k_ = reinterpret_cast<const char*>(K) + ahead;
         v_ = reinterpret_cast<const char*>(V) + ahead;
-        kEnd_ = k_ + block;
-        vEnd_ = v_ + block;
-        const int lines = int((block + 63) / 64);
-        per_ = std::max(1, (lines + steps - 1) / std::max(1, steps));
+        end_ = k_ + block;
+        // Lines per step in 1/1024ths, rounded up: the requests end with the block's last steps.
+        rate_ = int((((block + 63) / 64) * 1024 + size_t(std::max(1, steps)) - 1) /
+                    size_t(std::max(1, steps)));
     }
     void step()
     {
-        for (int i = 0; i < per_; ++i) {
-            if (k_ < kEnd_) {
-                __builtin_prefetch(k_, 0, 3);
-                k_ += 64;
-            }
-            if (v_ < vEnd_) {
-                __builtin_prefetch(v_, 0, 3);
-                v_ += 64;
-            }
+        for (due_ += rate_; due_ >= 1024 && k_ < end_; due_ -= 1024) {
+            __builtin_prefetch(k_, 0, 3);
+            __builtin_prefetch(v_, 0, 3);
+            k_ += 64;
+            v_ += 64;
         }
     }
     void rest()
     {
-        while (k_ < kEnd_ || v_ < vEnd_)
-            step();
+        for (; k_ < end_; k_ += 64, v_ += 64) {
+            __builtin_prefetch(k_, 0, 3);
+            __builtin_prefetch(v_, 0, 3);
+        }
     }
 
 private:
-    const char *k_, *kEnd_, *v_, *vEnd_;
-    int per_ = 1;
+    const char *k_, *v_, *end_; // the K and V blocks ahead have the same size
+    int rate_ = 1024, due_ = 0;
 };
 
 inline float toFloat(float x)
@@ -363,14 +362,17 @@ inline void decodeBlockGeneric(const float* qs, int G, const Elem* K, const Elem
 {
     constexpr int kTile = int(attnplan::kDecodeKeyTile);
     for (int g = 0; g < G; ++g) {
-        float s[kTile] = {};
-        for (int c = 0; c < d; ++c) {
-            const float qc = qs[g * d + c];
-            for (int j = 0; j < kTile; ++j)
-                s[j] += qc * toFloat(K[c * kTile + j]);
-        }
         float* pg = p + g * stride;
-        std::copy_n(s, n, pg);
+        for (int t = 0; t * kTile < n; ++t) {
+            const Elem* tile = K + t * kTile * d;
+            float s[kTile] = {};
+            for (int c = 0; c < d; ++c) {
+                const float qc = qs[g * d + c];
+                for (int j = 0; j < kTile; ++j)
+                    s[j] += qc * toFloat(tile[c * kTile + j]);
+            }
+            std::copy_n(s, std::min(kTile, n - t * kTile), pg + t * kTile);
+        }
         softmaxStep(pg, n, m[g], l[g], acc + g * d, d);
         for (int j = 0; j < n; ++j)
             axpy(acc + g * d, V + j * d, d, pg[j]);

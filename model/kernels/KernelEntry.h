@@ -30,15 +30,17 @@ inline int64_t fusedScratchFloats(int64_t group, int64_t d)
     const int64_t br = blockQueries(group), dp = paddedHeadDim(d), bc = kTileKeys;
     return group * d * br + bc * br + group * br * dp + 2 * group * br + br + bc * d + bc * dp;
 }
-// Decode: how many blocks (K tiles) ahead each block asks for its lines to be fetched, so
+// Decode: keys per block step (two K tiles: the online softmax and the value passes pay their
+// fixed costs once per 64 keys), and how many blocks ahead each block asks for its lines, so
 // that memory streams while the block computes (AttentionAvx512.cpp has the measurement).
-constexpr int kDecodeAheadBlocks = 2;
+constexpr int kDecodeBlockKeys = 64;
+constexpr int kDecodeAheadBlocks = 1;
 // Keys per decode work item: enough items to balance the threads, each long enough to stream;
 // a multiple of 64, so every chunk starts on a key tile.
 inline int64_t decodeChunkKeys(const AttentionShape& s, int threads)
 {
     const int64_t per = (s.keys * s.kvHeads) / (int64_t(threads) * 4) + 1;
-    static_assert(64 % kDecodeKeyTile == 0);
+    static_assert(64 % kDecodeBlockKeys == 0 && kDecodeBlockKeys % kDecodeKeyTile == 0);
     return std::max<int64_t>(256, (per + 63) / 64 * 64);
 }
 
