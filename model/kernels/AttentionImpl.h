@@ -30,7 +30,7 @@
 // of a group (scores into p[G][stride], online softmax, acc += P V).
 //
 // Only a ragged last key tile, or a head_dim that is not a multiple of 16, is copied into a
-// zero-padded buffer. Scratch with d = 128, Br = 96, Bc = 48 is about 130 KB per thread.
+// zero-padded buffer. Scratch with d = 128, Br = 192, Bc = 96 is about 370 KB per thread.
 
 constexpr int kMr = Ops::kMr; // micro-kernel rows: divides kBc and every blockRows()
 constexpr int kNr = Ops::kNr; // micro-kernel columns (a multiple of 16)
