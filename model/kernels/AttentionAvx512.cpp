@@ -231,8 +231,8 @@ struct Ops
 // block come in bursts (K during the scores, V during the values) faster than DRAM delivers
 // them: the core then stalls on the burst and computes while memory sits idle. So the first
 // head block's loops also step an AheadStream (AttentionImpl.h), which asks for a later
-// block's K and V lines evenly through the arithmetic. Measured on a 2-core Zen 5 at 128K
-// tokens (bench_attention): MQA 26 -> 45 GB/s, GQA-4 33 -> 50 GB/s, MHA 46 -> 53 GB/s.
+// block's K and V lines evenly through the arithmetic. Measured on a 2-core Zen 5 at 64K
+// tokens, side by side with the bursty kernel: GQA-4 37 -> 52 GB/s, MQA 27 -> 50 GB/s.
 
 // Scores of GB query heads against NT K tiles of 32 keys, [d][32] each, tile after tile in
 // memory: per channel, 2 NT vectors of keys loaded, GB query broadcasts, 2 NT GB FMAs, and no
