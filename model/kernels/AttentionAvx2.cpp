@@ -19,6 +19,7 @@
 #include <cstring>
 #include <limits>
 #include <new>
+#include <numeric>
 #include <type_traits>
 #include <vector>
 

@@ -23,7 +23,7 @@
 //                 Oacc_g = Oacc_g diag(alpha) + ST^T V[tile]  (V rows read in place)
 //   O_g[rows] = Oacc_g / l                        (l = 0: a fully masked row -> 0/0 = NaN)
 // Standard headers it needs, which the including file pulls in at file scope first:
-// <algorithm> <cmath> <cstdlib> <cstring> <limits> <new> <type_traits> <vector>.
+// <algorithm> <cmath> <cstdlib> <cstring> <limits> <new> <numeric> <type_traits> <vector>.
 //
 // Ops also provides decodeBlock(qs, G, K, V, n, d, stride, p, m, l, acc): one block of n keys
 // (up to kDecodeBlockKeys: whole K tiles of [d][kDecodeKeyTile], then V rows) for the G query heads
@@ -90,6 +90,11 @@ inline void fusedDriver(const attnplan::AttentionShape& sh, const float* q, cons
         const int64_t blk = blocks - 1 - item / sh.kvHeads;
         const int64_t r0 = blk * br;
         const int rows = int(std::min<int64_t>(br, nq - r0));
+        // The query columns the two products compute: a short last block stops at its rows,
+        // rounded up to whole micro-tiles of both (the softmax still sweeps all br columns;
+        // those past `live` hold stale scores that no output row reads).
+        constexpr int kLive = std::lcm(std::lcm(kNr, kMr), 16);
+        const int live = std::min(br, (rows + kLive - 1) / kLive * kLive);
         const float* K = k + kvh * nk * d;
         const float* V = v + kvh * nk * d;
 
@@ -137,8 +142,8 @@ inline void fusedDriver(const attnplan::AttentionShape& sh, const float* q, cons
                 // while the tile's K rows stream past it.
                 // On a diagonal tile, micro-tiles whose keys all lie past their queries are
                 // skipped: the masking below fills them with -inf.
-                for (int i = 0; i < br; i += kNr) {
-                    const int nc = std::min(kNr, br - i);
+                for (int i = 0; i < live; i += kNr) {
+                    const int nc = std::min(kNr, live - i);
                     for (int j = 0; j < kBc; j += kMr) {
                         if (diagonal && j0 + j > r0 + i + nc - 1 + off)
                             break;
@@ -167,7 +172,7 @@ inline void fusedDriver(const attnplan::AttentionShape& sh, const float* q, cons
                 // Weights past the diagonal are 0: each 6-query row block stops at its last
                 // visible key.
                 for (int64_t c = 0; c < dp; c += kNr)
-                    for (int i = 0; i < br; i += kMr) {
+                    for (int i = 0; i < live; i += kMr) {
                         const int nc = int(std::min<int64_t>(kNr, dp - c));
                         int kmax = kBc;
                         if (diagonal)

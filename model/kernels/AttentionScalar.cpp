@@ -11,6 +11,7 @@
 #include <cstring>
 #include <limits>
 #include <new>
+#include <numeric>
 #include <type_traits>
 #include <vector>
 
