@@ -346,11 +346,17 @@ inline void values(const float* p, int stride, const Elem* V, int n, int d, int 
 
 // Every channel of GB heads: 128 channels a pass for one or two heads, 64 for more (at most
 // 16 accumulators), then narrower passes for what is left.
+// Channels per values pass, in vectors: 16 accumulators at most.
+constexpr int valueWidth(int gb)
+{
+    return gb <= 2 ? 8 : gb <= 4 ? 4 : 2;
+}
+
 template <int GB, class Elem>
 inline void valuesAll(const float* p, int stride, const Elem* V, int n, int d, float* acc,
                       AheadStream* ahead)
 {
-    constexpr int wide = GB <= 2 ? 8 : GB <= 4 ? 4 : 2;
+    constexpr int wide = valueWidth(GB);
     int c = 0;
     for (; c + 16 * wide <= d; c += 16 * wide)
         values<GB, wide>(p, stride, V, n, d, c, acc, ahead);
@@ -387,7 +393,7 @@ void Ops::decodeBlock(const float* qs, int G, const Elem* K, const Elem* V, int 
     // first block of heads steps the stream ahead: d channels per tile, then n keys per values
     // pass.
     auto blockOf = [G](int g0) { return G - g0 >= 8 ? 8 : std::min(4, G - g0); };
-    const int first = blockOf(0), passes = d / (16 * (first <= 2 ? 8 : first <= 4 ? 4 : 2));
+    const int first = blockOf(0), passes = d / (16 * valueWidth(first));
     // Two tiles per pass for blocks of up to 4 heads, one for 8; a short last block has one.
     constexpr int kTile = int(attnplan::kDecodeKeyTile);
     const int tiles = (n + kTile - 1) / kTile;
