@@ -1,10 +1,10 @@
 #include "CliArgs.h"
 #include "Commands.h"
 
-#include "Benchmark.h"
-#include "Calibration.h"
-#include "ConfigReader.h"
-#include "Units.h"
+#include "base/Units.h"
+#include "kernels/Benchmark.h"
+#include "kernels/Calibration.h"
+#include "read/ConfigReader.h"
 
 #include <cmath>
 #include <nlohmann/json.hpp>

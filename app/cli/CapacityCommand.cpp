@@ -1,16 +1,16 @@
 #include "CliArgs.h"
 #include "Commands.h"
 
-#include "Architecture.h"
-#include "Calibration.h"
-#include "Capacity.h"
-#include "ConfigReader.h"
-#include "GpuCatalog.h"
-#include "LlamaCppEngine.h"
-#include "Report.h"
-#include "Scenario.h"
-#include "ServingEngines.h"
-#include "Units.h"
+#include "base/Units.h"
+#include "engines/Capacity.h"
+#include "engines/ServingEngines.h"
+#include "engines/llamacpp/LlamaCppEngine.h"
+#include "kernels/Calibration.h"
+#include "read/ConfigReader.h"
+#include "report/Report.h"
+#include "report/Scenario.h"
+#include "serve/GpuCatalog.h"
+#include "spec/Architecture.h"
 
 #include <nlohmann/json.hpp>
 

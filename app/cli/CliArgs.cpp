@@ -1,6 +1,6 @@
 #include "CliArgs.h"
 
-#include "Units.h"
+#include "base/Units.h"
 
 #include <cerrno>
 #include <cmath>

@@ -1,11 +1,11 @@
 #include "CliArgs.h"
 #include "Commands.h"
 
-#include "CostPlanner.h"
-#include "LayoutReader.h"
-#include "PriceCatalog.h"
-#include "Report.h"
-#include "Units.h"
+#include "base/Units.h"
+#include "price/CostPlanner.h"
+#include "price/LayoutReader.h"
+#include "price/PriceCatalog.h"
+#include "report/Report.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,8 +1,8 @@
 #include "CliArgs.h"
 #include "Commands.h"
 
-#include "AttentionCost.h"
-#include "Units.h"
+#include "base/Units.h"
+#include "spec/AttentionCost.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,10 +1,10 @@
 #include "CliArgs.h"
 #include "Commands.h"
 
-#include "Architecture.h"
-#include "ConfigReader.h"
-#include "Report.h"
-#include "Units.h"
+#include "base/Units.h"
+#include "read/ConfigReader.h"
+#include "report/Report.h"
+#include "spec/Architecture.h"
 
 #include <iostream>
 

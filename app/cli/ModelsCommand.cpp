@@ -1,8 +1,8 @@
 #include "CliArgs.h"
 #include "Commands.h"
 
-#include "BundledModels.h"
-#include "Units.h"
+#include "base/Units.h"
+#include "read/BundledModels.h"
 
 #include <nlohmann/json.hpp>
 

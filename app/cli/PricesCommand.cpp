@@ -1,8 +1,8 @@
 #include "CliArgs.h"
 #include "Commands.h"
 
-#include "PriceCatalog.h"
-#include "Units.h"
+#include "base/Units.h"
+#include "price/PriceCatalog.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,9 +1,9 @@
 #include "CliArgs.h"
 #include "Commands.h"
 
-#include "GpuCatalog.h"
-#include "PriceCatalog.h"
-#include "Report.h"
+#include "price/PriceCatalog.h"
+#include "report/Report.h"
+#include "serve/GpuCatalog.h"
 
 #include <iostream>
 

@@ -6,9 +6,9 @@
 #include "ExplainController.h"
 #include "MeasureController.h"
 #include "ModelController.h"
-#include "ModelSpec.h"
 #include "PlanController.h"
 #include "SummaryModel.h"
+#include "spec/ModelSpec.h"
 
 #include <QFile>
 #include <QFileInfo>

@@ -1,10 +1,10 @@
 #pragma once
 
-#include "Calibration.h"
-#include "GpuCatalog.h"
-#include "PriceCatalog.h"
-#include "Report.h"
-#include "Scenario.h"
+#include "kernels/Calibration.h"
+#include "price/PriceCatalog.h"
+#include "report/Report.h"
+#include "report/Scenario.h"
+#include "serve/GpuCatalog.h"
 
 #include <QObject>
 #include <QString>

@@ -1,11 +1,11 @@
 #include "CompareController.h"
 
 #include "AppSession.h"
-#include "Architecture.h"
-#include "ModelSpec.h"
-#include "Report.h"
 #include "TableModel.h"
-#include "Units.h"
+#include "base/Units.h"
+#include "report/Report.h"
+#include "spec/Architecture.h"
+#include "spec/ModelSpec.h"
 
 #include <QLocale>
 

@@ -1,11 +1,11 @@
 #include "ComputeController.h"
 
 #include "AppSession.h"
-#include "Architecture.h"
-#include "ModelSpec.h"
-#include "Report.h"
 #include "TableModel.h"
-#include "Units.h"
+#include "base/Units.h"
+#include "report/Report.h"
+#include "spec/Architecture.h"
+#include "spec/ModelSpec.h"
 
 using namespace attnplan;
 using Unit = TableModel::Unit;

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "Capacity.h"
+#include "engines/Capacity.h"
 
 #include <QObject>
 

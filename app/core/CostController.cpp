@@ -1,9 +1,9 @@
 #include "CostController.h"
 
 #include "AppSession.h"
-#include "Report.h"
 #include "SegmentModel.h"
 #include "TableModel.h"
+#include "report/Report.h"
 
 #include <QLocale>
 

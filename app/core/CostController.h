@@ -1,7 +1,7 @@
 #pragma once
 
-#include "CostPlanner.h"
-#include "PriceCatalog.h"
+#include "price/CostPlanner.h"
+#include "price/PriceCatalog.h"
 
 #include <QObject>
 #include <QStringList>

@@ -3,8 +3,8 @@
 #include <QFutureWatcher>
 #include <QtConcurrent/QtConcurrentRun>
 
-#include "Lesson.h"
 #include "TableModel.h"
+#include "lesson/Lesson.h"
 
 using namespace attnplan;
 using Unit = TableModel::Unit;

@@ -1,6 +1,6 @@
 #include "MeasureController.h"
 
-#include "ModelSpec.h"
+#include "spec/ModelSpec.h"
 
 #include "TableModel.h"
 

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "Benchmark.h"
-#include "Calibration.h"
+#include "kernels/Benchmark.h"
+#include "kernels/Calibration.h"
 
 #include <QFutureWatcher>
 #include <QObject>

@@ -1,8 +1,8 @@
 #include "ModelController.h"
 
-#include "BundledModels.h"
-#include "ConfigReader.h"
-#include "ModelSpec.h"
+#include "read/BundledModels.h"
+#include "read/ConfigReader.h"
+#include "spec/ModelSpec.h"
 
 #include <QFile>
 

@@ -1,8 +1,8 @@
 #include "ModelLibrary.h"
 
-#include "BundledModels.h"
-#include "HfCache.h"
-#include "Units.h"
+#include "base/Units.h"
+#include "read/BundledModels.h"
+#include "read/HfCache.h"
 
 #include <QDir>
 #include <QFileInfo>

@@ -1,10 +1,10 @@
 #include "PlanController.h"
 
 #include "AppSession.h"
-#include "ModelSpec.h"
-#include "Report.h"
 #include "TableModel.h"
-#include "Units.h"
+#include "base/Units.h"
+#include "report/Report.h"
+#include "spec/ModelSpec.h"
 
 using namespace attnplan;
 using Unit = TableModel::Unit;

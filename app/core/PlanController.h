@@ -1,8 +1,8 @@
 #pragma once
 
-#include "Capacity.h"
-#include "GpuCatalog.h"
-#include "Scenario.h"
+#include "engines/Capacity.h"
+#include "report/Scenario.h"
+#include "serve/GpuCatalog.h"
 
 #include <QObject>
 #include <QString>

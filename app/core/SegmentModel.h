@@ -1,6 +1,6 @@
 #pragma once
 
-#include "CostPlanner.h"
+#include "price/CostPlanner.h"
 
 #include <QAbstractTableModel>
 

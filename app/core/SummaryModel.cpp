@@ -1,8 +1,8 @@
 #include "SummaryModel.h"
 
-#include "Architecture.h"
-#include "ModelSpec.h"
-#include "Units.h"
+#include "base/Units.h"
+#include "spec/Architecture.h"
+#include "spec/ModelSpec.h"
 
 namespace {
 QString q(const std::string& s)

@@ -2,7 +2,7 @@
 
 #include <QLocale>
 
-#include "Units.h"
+#include "base/Units.h"
 
 TableModel::TableModel(QVector<Column> columns, QObject* parent)
     : QAbstractTableModel(parent), m_columns(std::move(columns))

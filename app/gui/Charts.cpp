@@ -1,7 +1,7 @@
 #include "Charts.h"
 
 #include "TableModel.h"
-#include "Units.h"
+#include "base/Units.h"
 
 #include <QApplication>
 #include <QBarCategoryAxis>

@@ -3,7 +3,7 @@
 #include "Charts.h"
 #include "ComputeController.h"
 #include "TableModel.h"
-#include "Units.h"
+#include "base/Units.h"
 
 #include <QChart>
 #include <QChartView>

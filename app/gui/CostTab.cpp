@@ -5,7 +5,7 @@
 #include "FormattedDelegate.h"
 #include "SegmentModel.h"
 #include "TableModel.h"
-#include "Units.h"
+#include "base/Units.h"
 
 #include <QApplication>
 #include <QChartView>

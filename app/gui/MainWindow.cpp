@@ -14,10 +14,10 @@
 #include "ModelController.h"
 #include "ModelFilter.h"
 #include "ModelLibrary.h"
-#include "ModelSpec.h"
 #include "PlanController.h"
 #include "SummaryModel.h"
 #include "TableModel.h"
+#include "spec/ModelSpec.h"
 
 #include <QAction>
 #include <QApplication>

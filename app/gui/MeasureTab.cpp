@@ -4,8 +4,8 @@
 #include "Charts.h"
 #include "FormattedDelegate.h"
 #include "MeasureController.h"
-#include "ModelSpec.h"
 #include "TableModel.h"
+#include "spec/ModelSpec.h"
 
 #include <QChartView>
 #include <QFile>

@@ -2,11 +2,11 @@
 
 #include "Charts.h"
 #include "FormattedDelegate.h"
-#include "ModelSpec.h"
 #include "PlanController.h"
 #include "TableModel.h"
 #include "TokenSpinBox.h"
-#include "Units.h"
+#include "base/Units.h"
+#include "spec/ModelSpec.h"
 
 #include <QApplication>
 #include <QChartView>

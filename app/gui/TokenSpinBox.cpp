@@ -1,6 +1,6 @@
 #include "TokenSpinBox.h"
 
-#include "Units.h"
+#include "base/Units.h"
 
 #include <QHBoxLayout>
 #include <QLocale>

@@ -1,4 +1,4 @@
-#include "JsonFile.h"
+#include "base/JsonFile.h"
 
 #include <cerrno>
 #include <cstdlib>

@@ -3,7 +3,7 @@
 // Internal to model/: the one place where files become nlohmann::json. Never include this from
 // a public header; the rest of attnplan sees plain structs.
 
-#include "../Expected.h"
+#include "base/Expected.h"
 
 #include <nlohmann/json.hpp>
 

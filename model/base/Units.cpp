@@ -1,4 +1,4 @@
-#include "Units.h"
+#include "base/Units.h"
 
 #include <algorithm>
 #include <cctype>

@@ -3,7 +3,7 @@
 // Internal to model/: loading a built-in catalog with the user's file merged over it, shared
 // by the GPU and price catalogs.
 
-#include "JsonFile.h"
+#include "base/JsonFile.h"
 
 #include <algorithm>
 #include <cctype>

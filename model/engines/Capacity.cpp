@@ -1,9 +1,9 @@
-#include "Capacity.h"
+#include "engines/Capacity.h"
 
-#include "Architecture.h"
-#include "Checked.h"
-#include "ServingEngines.h"
-#include "Units.h"
+#include "base/Checked.h"
+#include "base/Units.h"
+#include "engines/ServingEngines.h"
+#include "spec/Architecture.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,10 +1,10 @@
 #pragma once
 
-#include "DType.h"
-#include "Expected.h"
-#include "GpuCatalog.h"
-#include "ModelSpec.h"
-#include "VllmEngine.h"
+#include "base/Expected.h"
+#include "engines/vllm/VllmEngine.h"
+#include "serve/GpuCatalog.h"
+#include "spec/DType.h"
+#include "spec/ModelSpec.h"
 
 #include <cstdint>
 #include <optional>

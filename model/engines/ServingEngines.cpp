@@ -1,9 +1,9 @@
-#include "ServingEngines.h"
+#include "engines/ServingEngines.h"
 
-#include "Architecture.h"
-#include "Checked.h"
-#include "LlamaCppEngine.h"
-#include "Units.h"
+#include "base/Checked.h"
+#include "base/Units.h"
+#include "engines/llamacpp/LlamaCppEngine.h"
+#include "spec/Architecture.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "Capacity.h"
-#include "Expected.h"
-#include "ModelSpec.h"
+#include "base/Expected.h"
+#include "engines/Capacity.h"
+#include "spec/ModelSpec.h"
 
 #include <cstdint>
 #include <optional>

@@ -1,6 +1,6 @@
-#include "Attention.h"
+#include "kernels/Attention.h"
 
-#include "KernelEntry.h"
+#include "kernels/KernelEntry.h"
 
 #include <chrono>
 #include <cmath>

@@ -7,8 +7,8 @@
 // 2 vectors of B, 1 broadcast of A: 15 of the 16 ymm registers. Per k step: 12 FMAs against
 // 2 loads and 6 broadcasts, so the FMA units, not the loads, set the pace.
 
-#include "AlignedVector.h"
-#include "KernelEntry.h"
+#include "kernels/AlignedVector.h"
+#include "kernels/KernelEntry.h"
 
 #include <immintrin.h>
 
@@ -227,7 +227,7 @@ struct Ops
     }
 };
 
-#include "AttentionImpl.h"
+#include "kernels/AttentionImpl.h"
 
 template <class Elem> inline __m256 load8(const Elem* p)
 {

@@ -13,8 +13,8 @@
 // accumulators of up to 128 channels stay in registers across the block. Each block also asks
 // for the lines of a later block, evenly, so that memory keeps streaming while it computes.
 
-#include "AlignedVector.h"
-#include "KernelEntry.h"
+#include "kernels/AlignedVector.h"
+#include "kernels/KernelEntry.h"
 
 #include <immintrin.h>
 
@@ -225,7 +225,7 @@ struct Ops
                             int stride, float* p, float* m, float* l, float* acc);
 };
 
-#include "AttentionImpl.h"
+#include "kernels/AttentionImpl.h"
 
 // Decode streams K and V from memory. Each core pulls about half of what the machine's
 // memory gives only while it keeps enough cache-line requests in flight, and the loads of a

@@ -1,8 +1,8 @@
 // The portable path: the same blocking as the AVX2 kernel, plain loops (the compiler may still
 // vectorise them for the baseline ISA). It is also what runs on CPUs without AVX2 and FMA.
 
-#include "AlignedVector.h"
-#include "KernelEntry.h"
+#include "kernels/AlignedVector.h"
+#include "kernels/KernelEntry.h"
 
 #include <algorithm>
 #include <cmath>
@@ -100,7 +100,7 @@ struct Ops
                             int stride, float* p, float* m, float* l, float* acc);
 };
 
-#include "AttentionImpl.h"
+#include "kernels/AttentionImpl.h"
 
 template <class Elem>
 void Ops::decodeBlock(const float* qs, int G, const Elem* K, const Elem* V, int n, int d,

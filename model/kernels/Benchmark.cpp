@@ -1,9 +1,9 @@
-#include "Benchmark.h"
+#include "kernels/Benchmark.h"
 
-#include "Capacity.h"
-#include "ModelSpec.h"
+#include "engines/Capacity.h"
 #include "kernels/AlignedVector.h"
 #include "kernels/ThreadPool.h"
+#include "spec/ModelSpec.h"
 
 #include <cblas.h>
 

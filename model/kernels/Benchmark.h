@@ -5,8 +5,8 @@
 // machine's own ceilings (an OpenBLAS float32 GEMM and a streaming copy) and predicts every run
 // with the same roofline that predicts GPUs.
 
-#include "Capacity.h"
-#include "Expected.h"
+#include "base/Expected.h"
+#include "engines/Capacity.h"
 #include "kernels/Attention.h"
 
 #include <atomic>

@@ -1,6 +1,6 @@
-#include "Calibration.h"
+#include "kernels/Calibration.h"
 
-#include "detail/JsonFile.h"
+#include "base/JsonFile.h"
 
 #include <algorithm>
 #include <cmath>

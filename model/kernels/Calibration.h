@@ -7,8 +7,8 @@
 // copy. Saved as JSON by `attnplan-cli bench --save-calibration` and the Measure tab, read by
 // `--compute-efficiency FILE` / `--memory-efficiency FILE`.
 
-#include "Benchmark.h"
-#include "Expected.h"
+#include "base/Expected.h"
+#include "kernels/Benchmark.h"
 
 #include <string>
 

@@ -2,8 +2,8 @@
 
 // Internal: the per-ISA entry points behind Attention.h's dispatch.
 
-#include "Attention.h"
-#include "ThreadPool.h"
+#include "kernels/Attention.h"
+#include "kernels/ThreadPool.h"
 
 #include <algorithm>
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "ThreadPool.h"
+#include "kernels/ThreadPool.h"
 
 #include <algorithm>
 #include <atomic>

@@ -1,4 +1,4 @@
-#include "Lesson.h"
+#include "lesson/Lesson.h"
 
 #include "kernels/Attention.h"
 

@@ -1,6 +1,6 @@
-#include "CostPlanner.h"
+#include "price/CostPlanner.h"
 
-#include "Units.h"
+#include "base/Units.h"
 
 #include <algorithm>
 #include <cmath>

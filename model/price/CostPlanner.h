@@ -1,7 +1,7 @@
 #pragma once
 
-#include "Expected.h"
-#include "PriceCatalog.h"
+#include "base/Expected.h"
+#include "price/PriceCatalog.h"
 
 #include <cstdint>
 #include <string>

@@ -3,7 +3,7 @@
 // Internal to model/: a prompt layout as a JSON object, shared by layout files and the
 // "prompt" key of a scenario; and a whole scenario as one, for the report's "inputs".
 
-#include "../LayoutReader.h"
+#include "price/LayoutReader.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,7 +1,7 @@
-#include "LayoutReader.h"
+#include "price/LayoutReader.h"
 
-#include "detail/JsonFile.h"
-#include "detail/LayoutJson.h"
+#include "base/JsonFile.h"
+#include "price/LayoutJson.h"
 
 #include <cmath>
 

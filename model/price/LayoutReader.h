@@ -1,8 +1,8 @@
 #pragma once
 
-#include "CostPlanner.h"
-#include "Expected.h"
-#include "PriceCatalog.h"
+#include "base/Expected.h"
+#include "price/CostPlanner.h"
+#include "price/PriceCatalog.h"
 
 #include <optional>
 #include <string>

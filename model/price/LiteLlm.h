@@ -3,7 +3,7 @@
 // Internal to model/: LiteLLM's price list from JSON already parsed, so that a catalog file is
 // parsed once whichever format it turns out to be (PriceCatalog.cpp, LiteLlmPrices.cpp).
 
-#include "../PriceCatalog.h"
+#include "price/PriceCatalog.h"
 
 #include <nlohmann/json.hpp>
 

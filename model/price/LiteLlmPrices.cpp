@@ -5,11 +5,11 @@
 // cache_read_input_token_cost (DeepSeek also input_cost_per_token_cache_hit),
 // *_above_200k_tokens tiers, prompt_cache_min_tokens, max_input_tokens, max_output_tokens.
 // US dollars per token.
-#include "PriceCatalog.h"
+#include "price/PriceCatalog.h"
 
-#include "detail/JsonFile.h"
-#include "detail/LiteLlm.h"
-#include "detail/UserCatalog.h"
+#include "base/JsonFile.h"
+#include "base/UserCatalog.h"
+#include "price/LiteLlm.h"
 
 #include <algorithm>
 #include <cmath>

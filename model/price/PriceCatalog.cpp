@@ -1,9 +1,9 @@
-#include "PriceCatalog.h"
+#include "price/PriceCatalog.h"
 
-#include "EmbeddedResources.h"
-#include "detail/JsonFile.h"
-#include "detail/LiteLlm.h"
-#include "detail/UserCatalog.h"
+#include "base/EmbeddedResources.h"
+#include "base/JsonFile.h"
+#include "base/UserCatalog.h"
+#include "price/LiteLlm.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,8 +1,8 @@
-#include "BundledModels.h"
+#include "read/BundledModels.h"
 
-#include "Architecture.h"
-#include "ConfigReader.h"
-#include "Safetensors.h"
+#include "read/ConfigReader.h"
+#include "read/Safetensors.h"
+#include "spec/Architecture.h"
 
 #include <algorithm>
 #include <cctype>

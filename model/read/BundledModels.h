@@ -1,7 +1,7 @@
 #pragma once
 
-#include "Expected.h"
-#include "ModelSpec.h"
+#include "base/Expected.h"
+#include "spec/ModelSpec.h"
 
 #include <span>
 #include <string>

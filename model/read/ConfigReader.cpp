@@ -1,11 +1,11 @@
-#include "ConfigReader.h"
+#include "read/ConfigReader.h"
 
-#include "BundledModels.h"
-#include "GgufReader.h"
+#include "read/BundledModels.h"
+#include "read/GgufReader.h"
 
-#include "HfCache.h"
-#include "Safetensors.h"
-#include "detail/JsonFile.h"
+#include "base/JsonFile.h"
+#include "read/HfCache.h"
+#include "read/Safetensors.h"
 
 #include <cmath>
 #include <filesystem>

@@ -1,7 +1,7 @@
-#include "GgufReader.h"
+#include "read/GgufReader.h"
 
-#include "Checked.h"
-#include "ConfigReader.h"
+#include "base/Checked.h"
+#include "read/ConfigReader.h"
 
 #include <nlohmann/json.hpp>
 

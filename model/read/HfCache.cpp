@@ -1,4 +1,4 @@
-#include "HfCache.h"
+#include "read/HfCache.h"
 
 #include <algorithm>
 #include <cstdlib>

@@ -1,7 +1,7 @@
-#include "Safetensors.h"
+#include "read/Safetensors.h"
 
-#include "Checked.h"
-#include "detail/JsonFile.h"
+#include "base/Checked.h"
+#include "base/JsonFile.h"
 
 #include <algorithm>
 #include <filesystem>

@@ -1,9 +1,9 @@
-#include "Report.h"
+#include "report/Report.h"
 
-#include "ConfigReader.h"
-#include "Units.h"
-#include "detail/JsonFile.h"
-#include "detail/LayoutJson.h"
+#include "base/JsonFile.h"
+#include "base/Units.h"
+#include "price/LayoutJson.h"
+#include "read/ConfigReader.h"
 
 #include <cmath>
 #include <stdexcept>

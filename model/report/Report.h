@@ -1,12 +1,12 @@
 #pragma once
 
-#include "Architecture.h"
-#include "Capacity.h"
-#include "CostPlanner.h"
-#include "Expected.h"
-#include "PriceCatalog.h"
-#include "Scenario.h"
-#include "ServingEngines.h"
+#include "base/Expected.h"
+#include "engines/Capacity.h"
+#include "engines/ServingEngines.h"
+#include "price/CostPlanner.h"
+#include "price/PriceCatalog.h"
+#include "report/Scenario.h"
+#include "spec/Architecture.h"
 
 #include <optional>
 #include <string>

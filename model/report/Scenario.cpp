@@ -1,8 +1,8 @@
-#include "Scenario.h"
+#include "report/Scenario.h"
 
-#include "Architecture.h"
-#include "detail/JsonFile.h"
-#include "detail/LayoutJson.h"
+#include "base/JsonFile.h"
+#include "price/LayoutJson.h"
+#include "spec/Architecture.h"
 
 #include <cmath>
 #include <filesystem>

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "Capacity.h"
-#include "Expected.h"
-#include "LayoutReader.h"
+#include "base/Expected.h"
+#include "engines/Capacity.h"
+#include "price/LayoutReader.h"
 
 #include <cstdint>
 #include <optional>

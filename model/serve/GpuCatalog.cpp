@@ -1,8 +1,8 @@
-#include "GpuCatalog.h"
+#include "serve/GpuCatalog.h"
 
-#include "EmbeddedResources.h"
-#include "detail/JsonFile.h"
-#include "detail/UserCatalog.h"
+#include "base/EmbeddedResources.h"
+#include "base/JsonFile.h"
+#include "base/UserCatalog.h"
 
 #include <algorithm>
 #include <cmath>

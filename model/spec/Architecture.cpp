@@ -1,6 +1,6 @@
-#include "Architecture.h"
+#include "spec/Architecture.h"
 
-#include "Checked.h"
+#include "base/Checked.h"
 
 #include <algorithm>
 

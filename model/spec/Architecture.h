@@ -1,8 +1,8 @@
 #pragma once
 
-#include "DType.h"
-#include "Expected.h"
-#include "ModelSpec.h"
+#include "base/Expected.h"
+#include "spec/DType.h"
+#include "spec/ModelSpec.h"
 
 #include <cstdint>
 

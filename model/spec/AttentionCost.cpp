@@ -1,6 +1,6 @@
-#include "AttentionCost.h"
+#include "spec/AttentionCost.h"
 
-#include "Checked.h"
+#include "base/Checked.h"
 
 #include <string>
 

@@ -1,6 +1,6 @@
-#include "DType.h"
+#include "spec/DType.h"
 
-#include "Checked.h"
+#include "base/Checked.h"
 
 #include <algorithm>
 #include <string>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "DType.h"
+#include "spec/DType.h"
 
 #include <cstdint>
 #include <optional>

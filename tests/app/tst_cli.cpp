@@ -1,7 +1,7 @@
 // attnplan-cli as scripts use it: the JSON contract of BRIEF.md, exit statuses, one-line errors.
 #include "GgufFixture.h"
-#include "GpuCatalog.h"
 #include "TsvRows.h"
+#include "serve/GpuCatalog.h"
 
 #include <QDir>
 #include <QFile>

@@ -3,15 +3,15 @@
 // scenario, exporting. And the app's headless export (attnplan --scenario F --export-report)
 // against `attnplan-cli report F --json`, byte for byte, for every bundled model.
 #include "AppSession.h"
-#include "BundledModels.h"
 #include "CostController.h"
 #include "MainWindow.h"
 #include "MeasureController.h"
 #include "ModelController.h"
-#include "ModelSpec.h"
 #include "PlanController.h"
-#include "Report.h"
 #include "SegmentModel.h"
+#include "read/BundledModels.h"
+#include "report/Report.h"
+#include "spec/ModelSpec.h"
 
 #include <QApplication>
 #include <QComboBox>

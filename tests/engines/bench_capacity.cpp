@@ -1,10 +1,10 @@
 // Benchmark, not a test: the full capacity sweep the GUI redraws from, every bundled config x
 // every catalog GPU x 64 context lengths, timed over repeated runs (median).
 //   build/release/tests/bench_capacity
-#include "Architecture.h"
-#include "Capacity.h"
-#include "ConfigReader.h"
-#include "GpuCatalog.h"
+#include "engines/Capacity.h"
+#include "read/ConfigReader.h"
+#include "serve/GpuCatalog.h"
+#include "spec/Architecture.h"
 
 #include <algorithm>
 #include <chrono>

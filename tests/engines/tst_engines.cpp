@@ -1,12 +1,12 @@
 // Serving capacity: the GPU catalog, vLLM's KV budget, paged vs reserved, tensor parallelism,
 // the roofline and the planner.
-#include "Architecture.h"
-#include "Capacity.h"
-#include "ConfigReader.h"
-#include "GpuCatalog.h"
-#include "LlamaCppEngine.h"
-#include "ServingEngines.h"
 #include "TsvRows.h"
+#include "engines/Capacity.h"
+#include "engines/ServingEngines.h"
+#include "engines/llamacpp/LlamaCppEngine.h"
+#include "read/ConfigReader.h"
+#include "serve/GpuCatalog.h"
+#include "spec/Architecture.h"
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -979,4 +979,4 @@ void TestCapacity::sglangAndTrtllmPools()
 }
 
 QTEST_GUILESS_MAIN(TestCapacity)
-#include "tst_capacity.moc"
+#include "tst_engines.moc"

@@ -1,9 +1,9 @@
 // libFuzzer target: a config.json's text through the reader and the architecture math.
-#include "Architecture.h"
-#include "AttentionCost.h"
-#include "Capacity.h"
-#include "Checked.h"
-#include "ConfigReader.h"
+#include "base/Checked.h"
+#include "engines/Capacity.h"
+#include "read/ConfigReader.h"
+#include "spec/Architecture.h"
+#include "spec/AttentionCost.h"
 
 #include <cstdint>
 #include <string>

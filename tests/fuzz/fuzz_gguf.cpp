@@ -1,6 +1,6 @@
 // libFuzzer target: a GGUF file's header (metadata and tensor infos), then the ModelSpec it maps
 // to. Only the header is ever read.
-#include "GgufReader.h"
+#include "read/GgufReader.h"
 
 #include <cstdint>
 #include <string>

@@ -1,7 +1,7 @@
 // libFuzzer target: a user's GPU catalog, then a plan on every entry it accepted.
-#include "Capacity.h"
-#include "ConfigReader.h"
-#include "GpuCatalog.h"
+#include "engines/Capacity.h"
+#include "read/ConfigReader.h"
+#include "serve/GpuCatalog.h"
 
 #include <cstdint>
 #include <string>

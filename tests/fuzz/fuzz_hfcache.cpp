@@ -2,8 +2,8 @@
 // disk: its first line is refs/main's content, its second a snapshot folder name, the rest
 // that snapshot's config.json; then the reader opens the repository folder, the snapshot
 // folder and the file, as a user's PATH would.
-#include "ConfigReader.h"
-#include "HfCache.h"
+#include "read/ConfigReader.h"
+#include "read/HfCache.h"
 
 #include <cstdint>
 #include <filesystem>

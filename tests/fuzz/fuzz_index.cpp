@@ -1,5 +1,5 @@
 // libFuzzer target: model.safetensors.index.json.
-#include "Safetensors.h"
+#include "read/Safetensors.h"
 
 #include <cstdint>
 #include <string>

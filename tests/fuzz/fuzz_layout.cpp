@@ -1,6 +1,6 @@
 // libFuzzer target: a prompt layout file, priced with its inline prices or a fixed sheet.
-#include "CostPlanner.h"
-#include "LayoutReader.h"
+#include "price/CostPlanner.h"
+#include "price/LayoutReader.h"
 
 #include <cstdint>
 #include <string>

@@ -1,6 +1,6 @@
 // libFuzzer target: a user's price catalog, then a fixed layout priced on every entry.
-#include "CostPlanner.h"
-#include "PriceCatalog.h"
+#include "price/CostPlanner.h"
+#include "price/PriceCatalog.h"
 
 #include <cstdint>
 #include <string>

@@ -1,5 +1,5 @@
 // libFuzzer target: the first bytes of a .safetensors file (length, then the JSON header).
-#include "Safetensors.h"
+#include "read/Safetensors.h"
 
 #include <cstdint>
 #include <string>

@@ -1,9 +1,9 @@
 // libFuzzer target: a scenario file, written back and read again (the round trip must hold),
 // then reported on a small bundled model when it reads.
-#include "GpuCatalog.h"
-#include "PriceCatalog.h"
-#include "Report.h"
-#include "Scenario.h"
+#include "price/PriceCatalog.h"
+#include "report/Report.h"
+#include "report/Scenario.h"
+#include "serve/GpuCatalog.h"
 
 #include <cstdint>
 #include <cstdlib>

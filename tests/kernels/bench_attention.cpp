@@ -8,8 +8,8 @@
 // the copy for MHA, GQA-4 and MQA, fp32 and fp16 caches, 32K to 256K tokens, timed round-robin;
 // the persistent pool; the fitted exponent of prefill time over 1K to 16K tokens; and the
 // calibration the planner would take from this run. Exit status 0 when every target holds.
-#include "Benchmark.h"
-#include "Calibration.h"
+#include "kernels/Benchmark.h"
+#include "kernels/Calibration.h"
 #include "kernels/ThreadPool.h"
 
 #include <cstdio>

@@ -1,10 +1,10 @@
 // The attention kernels against the double-precision reference, and the reference against the
 // lesson's worked figures. Correctness only: no timing here (bench_attention does that).
-#include "Attention.h"
-#include "Benchmark.h"
-#include "Calibration.h"
-#include "Lesson.h"
-#include "ThreadPool.h"
+#include "kernels/Attention.h"
+#include "kernels/Benchmark.h"
+#include "kernels/Calibration.h"
+#include "kernels/ThreadPool.h"
+#include "lesson/Lesson.h"
 
 #include <QTest>
 

@@ -1,8 +1,8 @@
 // The prompt cost and caching planner: the lesson's figures, a worked scenario by hand, the
 // warnings, and the catalog's guard against implausible prices.
-#include "CostPlanner.h"
-#include "LayoutReader.h"
-#include "PriceCatalog.h"
+#include "price/CostPlanner.h"
+#include "price/LayoutReader.h"
+#include "price/PriceCatalog.h"
 
 #include <QFile>
 #include <QTest>
@@ -701,4 +701,4 @@ void TestCost::catalogHasTheListedModelsAndGpus()
 }
 
 QTEST_GUILESS_MAIN(TestCost)
-#include "tst_cost.moc"
+#include "tst_price.moc"

@@ -1,17 +1,17 @@
 // The config reader and the architecture math, against published counts, the lesson's
 // figures and hand calculations written out in full.
-#include "Architecture.h"
-#include "AttentionCost.h"
-#include "BundledModels.h"
-#include "Checked.h"
-#include "ConfigReader.h"
 #include "GgufFixture.h"
-#include "GgufReader.h"
-#include "HfCache.h"
-#include "Safetensors.h"
 #include "TsvRows.h"
+#include "base/Checked.h"
+#include "read/BundledModels.h"
+#include "read/ConfigReader.h"
+#include "read/GgufReader.h"
+#include "read/HfCache.h"
+#include "read/Safetensors.h"
+#include "spec/Architecture.h"
+#include "spec/AttentionCost.h"
 
-#include "Units.h"
+#include "base/Units.h"
 #include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
@@ -946,4 +946,4 @@ void TestModelMath::tokenCountsAsPeopleWriteThem()
 }
 
 QTEST_GUILESS_MAIN(TestModelMath)
-#include "tst_modelmath.moc"
+#include "tst_spec.moc"

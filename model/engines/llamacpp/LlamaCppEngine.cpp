@@ -1,9 +1,9 @@
-#include "LlamaCppEngine.h"
+#include "engines/llamacpp/LlamaCppEngine.h"
 
-#include "Architecture.h"
-#include "Checked.h"
-#include "GgufReader.h"
-#include "Units.h"
+#include "base/Checked.h"
+#include "base/Units.h"
+#include "read/GgufReader.h"
+#include "spec/Architecture.h"
 
 #include <algorithm>
 #include <sstream>

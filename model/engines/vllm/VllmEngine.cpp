@@ -1,7 +1,7 @@
-#include "VllmEngine.h"
+#include "engines/vllm/VllmEngine.h"
 
-#include "Architecture.h"
-#include "Checked.h"
+#include "base/Checked.h"
+#include "spec/Architecture.h"
 
 #include <algorithm>
 #include <cctype>

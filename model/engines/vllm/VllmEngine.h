@@ -1,8 +1,8 @@
 #pragma once
 
-#include "DType.h"
-#include "GpuCatalog.h"
-#include "ModelSpec.h"
+#include "serve/GpuCatalog.h"
+#include "spec/DType.h"
+#include "spec/ModelSpec.h"
 
 #include <cstdint>
 #include <string>
