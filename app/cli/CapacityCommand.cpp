@@ -2,14 +2,18 @@
 #include "Commands.h"
 
 #include "base/Units.h"
-#include "engines/Capacity.h"
-#include "engines/ServingEngines.h"
+#include "engines/Planner.h"
+#include "engines/ServingEngine.h"
 #include "engines/llamacpp/LlamaCppEngine.h"
+#include "engines/sglang/SglangEngine.h"
+#include "engines/trtllm/TrtllmEngine.h"
 #include "kernels/Calibration.h"
 #include "read/ConfigReader.h"
 #include "report/Report.h"
 #include "report/Scenario.h"
 #include "serve/GpuCatalog.h"
+#include "serve/Memory.h"
+#include "serve/Roofline.h"
 #include "spec/Architecture.h"
 
 #include <nlohmann/json.hpp>
@@ -81,10 +85,10 @@ GpuSpec gpuNamed(const GpuCatalog& catalog, const std::string& name)
 
 // `capacity --engine sglang|trtllm`: each engine's own KV budget (ServingEngines.h).
 int runOtherEngine(const CliArgs& a, const ModelSpec& s, const DeploymentInputs& in,
-                   const std::string& engine)
+                   EngineKind engine)
 {
     Expected<EnginePlan> plan = Error{""};
-    if (engine == "sglang") {
+    if (engine == EngineKind::Sglang) {
         SglangInputs sg;
         if (auto v = a.number("mem-fraction-static", 0.05, 1.0))
             sg.memFractionStatic = *v;
@@ -175,7 +179,7 @@ int runLlamaServer(const CliArgs& a, const ModelSpec& s, const std::string& mode
         j["model"] = s.name;
         j["context"] = p.context;
         j["context_per_slot"] = p.contextPerSlot;
-        j["slots"] = p.slots;
+        j["slots"] = p.slotCount;
         j["kv_unified"] = p.unified;
         j["kv_cells_full"] = p.fullCells;
         j["kv_cells_swa"] = p.swaCells;
@@ -195,7 +199,7 @@ int runLlamaServer(const CliArgs& a, const ModelSpec& s, const std::string& mode
         return 0;
     }
     std::cout << s.name << " on llama-server: " << withCommas(p.context) << " tokens of KV in "
-              << p.slots << " slot(s) of " << withCommas(p.contextPerSlot)
+              << p.slotCount << " slot(s) of " << withCommas(p.contextPerSlot)
               << (p.unified ? " (one unified cache)" : "") << "\n"
               << "  KV cache " << formatBytes(double(p.kvBytes)) << " (K "
               << formatBytes(double(p.kvBytesK)) << ", V " << formatBytes(double(p.kvBytesV))
@@ -257,10 +261,14 @@ DeploymentInputs deploymentFrom(const CliArgs& a, const ModelSpec& spec, const G
                                 bool needGpu)
 {
     ScenarioDeployment d;
-    // SGLang and TensorRT-LLM share the deployment's inputs; their budgets are their own.
+    // The engine by the one lookup the app uses too. SGLang and TensorRT-LLM share the
+    // deployment's inputs (resolved on the newest vLLM's defaults); their budgets are their own.
     const std::string engineName = a.value("engine").value_or("vllm");
-    const bool otherServer = engineName == "sglang" || engineName == "trtllm";
-    d.engine = otherServer ? "vllm" : engineName;
+    const std::optional<ServingEngine> engine = findServingEngine(engineName);
+    if (!engine)
+        throw UsageError("--engine: unknown profile \"" + engineName + "\" (expected " +
+                         servingEngineChoices() + ")");
+    d.engine = engine->kind == EngineKind::Vllm ? engineName : "vllm";
     d.offline = a.flag("offline");
     if (auto name = a.value("gpu")) {
         d.gpu = *name;
@@ -286,16 +294,11 @@ DeploymentInputs deploymentFrom(const CliArgs& a, const ModelSpec& spec, const G
     d.efficiency.memory = efficiencyFrom(a, "memory-efficiency", false, d.efficiency.memory);
     auto resolved = resolveDeployment(d, spec, catalog);
     if (!resolved) {
-        if (resolved.field() == "engine")
-            throw UsageError("--engine: unknown profile \"" + engineName +
-                             "\" (expected vllm, vllm@X.Y[.Z] for a release, vllm-v0, sglang, "
-                             "trtllm or llama.cpp)");
         throw UsageError(flagFor(resolved.field()) + ": " + resolved.error());
     }
     DeploymentInputs in = resolved.value();
-    in.server = engineName == "sglang"   ? DeploymentInputs::Server::Sglang
-                : engineName == "trtllm" ? DeploymentInputs::Server::Trtllm
-                                         : DeploymentInputs::Server::Vllm;
+    if (engine->kind != EngineKind::Vllm)
+        in.engine = engine->name;
     if (auto v = a.integer("available-kv-bytes", 1, int64_t(1) << 50))
         in.availableKvBytes = *v;
     if (auto v = a.integer("weight-bytes", 0, int64_t(1) << 50))
@@ -318,14 +321,15 @@ int runCapacity(const std::vector<std::string>& argv)
     if (!loaded)
         return fail(loaded.error());
     const ModelSpec& s = loaded.value();
-    if (a.value("engine").value_or("") == "llama.cpp")
+    const auto engine = findServingEngine(a.value("engine").value_or("vllm"));
+    if (engine && engine->kind == EngineKind::LlamaCpp)
         return runLlamaServer(a, s, a.positionals()[0]);
     const GpuCatalog catalog = catalogFor(a);
     const DeploymentInputs in = deploymentFrom(a, s, catalog, true);
     if (in.maxModelLen == 0)
         throw UsageError("--context: required (the max_model_len in tokens)");
-    if (const std::string e = a.value("engine").value_or(""); e == "sglang" || e == "trtllm")
-        return runOtherEngine(a, s, in, e);
+    if (engine && (engine->kind == EngineKind::Sglang || engine->kind == EngineKind::Trtllm))
+        return runOtherEngine(a, s, in, engine->kind);
     auto result = planCapacity(s, in);
     if (!result)
         return fail(result.failure());

@@ -68,7 +68,7 @@ void CompareController::refresh()
                        "%4, average request %5 tokens, KV in %6, %7")
                         .arg(locale.toString(in.gpus), q(in.gpu.name), locale.toString(in.tp),
                              locale.toString(in.maxModelLen), locale.toString(in.averageRequest()),
-                             QString::fromLatin1(dtypeName(in.kvDtype)), q(in.engine.name));
+                             QString::fromLatin1(dtypeName(in.kvDtype)), q(in.engine));
     if (r->capacity && r->capacity->batch < r->capacity->conversations)
         m_assumptions += tr("; max_num_seqs %1 caps a batch").arg(r->capacity->maxNumSeqs);
     QVector<QVector<QVariant>> rows;

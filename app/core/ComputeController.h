@@ -1,6 +1,9 @@
 #pragma once
 
-#include "engines/Capacity.h"
+#include "engines/Planner.h"
+#include "engines/ServingEngine.h"
+#include "serve/Memory.h"
+#include "serve/Roofline.h"
 
 #include <QObject>
 

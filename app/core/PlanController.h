@@ -1,8 +1,11 @@
 #pragma once
 
-#include "engines/Capacity.h"
+#include "engines/Planner.h"
+#include "engines/ServingEngine.h"
 #include "report/Scenario.h"
 #include "serve/GpuCatalog.h"
+#include "serve/Memory.h"
+#include "serve/Roofline.h"
 
 #include <QObject>
 #include <QString>

@@ -6,6 +6,7 @@
 #include "TableModel.h"
 #include "TokenSpinBox.h"
 #include "base/Units.h"
+#include "engines/ServingEngine.h"
 #include "spec/ModelSpec.h"
 
 #include <QApplication>
@@ -93,15 +94,15 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
         tr("auto: the checkpoint's dtype as vLLM loads it (float32 checkpoints in fp16)"));
     m_kvDtype->addItems({"auto", "bf16", "fp16", "fp8", "int8", "int4", "fp32"});
     m_kvDtype->setToolTip(tr("auto: the activation dtype (vLLM's kv_cache_dtype auto)"));
-    // The latest release first, then each release line back to V0 (VllmEngine.cpp's table).
+    // The latest release first, then each release line back to V0 (engines/vllm's table).
     m_engine->addItem(tr("vLLM, latest release"), "vllm");
-    const auto& profiles = attnplan::engineProfiles();
-    for (auto it = profiles.rbegin(); it != profiles.rend(); ++it) {
-        const QString name = QString::fromStdString(it->name);
-        m_engine->addItem(it->v1 ? tr("vLLM %1 and later").arg(name.mid(5))
-                                 : tr("vLLM V0 engine (before 0.8)"),
+    for (const attnplan::ServingEngine& e :
+         attnplan::servingEngineReleases(attnplan::EngineKind::Vllm)) {
+        const QString name = QString::fromStdString(e.name);
+        m_engine->addItem(e.name != "vllm-v0" ? tr("vLLM %1 and later").arg(name.mid(5))
+                                              : tr("vLLM V0 engine (before 0.8)"),
                           name);
-        m_engine->setItemData(m_engine->count() - 1, QString::fromStdString(it->note),
+        m_engine->setItemData(m_engine->count() - 1, QString::fromStdString(e.note),
                               Qt::ToolTipRole);
     }
     m_availableKv->setRange(0, 100000);
@@ -274,10 +275,10 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
          {m_customMemory, m_customTflops, m_customBandwidth, m_utilization, m_availableKv})
         connect(s, &QDoubleSpinBox::valueChanged, this, &MemoryTab::pushInputs);
     connect(m_engine, &QComboBox::currentIndexChanged, this, [this] {
-        const attnplan::EngineProfile* e =
-            attnplan::findEngineProfile(m_engine->currentData().toString().toStdString());
+        const auto e =
+            attnplan::findServingEngine(m_engine->currentData().toString().toStdString());
         if (!m_syncing && e)
-            m_utilization->setValue(e->utilization);
+            m_utilization->setValue(e->defaultUtilization);
     });
     for (QWidget* w :
          std::initializer_list<QWidget*>{m_context, m_average, m_tp, m_gpus, m_utilization, m_gpu,
@@ -305,8 +306,8 @@ void MemoryTab::syncFromController()
     m_weightDtype->setCurrentText(QString::fromStdString(in.weightDtype));
     m_kvDtype->setCurrentText(QString::fromStdString(in.kvDtype));
     m_engine->setCurrentIndex(std::max(0, m_engine->findData(QString::fromStdString(in.engine))));
-    const attnplan::EngineProfile* e = attnplan::findEngineProfile(in.engine);
-    m_utilization->setValue(in.utilization.value_or(e ? e->utilization : 0.9));
+    const auto e = attnplan::findServingEngine(in.engine);
+    m_utilization->setValue(in.utilization.value_or(e ? e->defaultUtilization : 0.9));
     m_context->setValue(int(std::min<qint64>(in.context, 1 << 30)));
     m_average->setValue(int(std::min<qint64>(in.averageTokens, 1 << 30)));
     m_availableKv->setValue(in.availableKvGiB);

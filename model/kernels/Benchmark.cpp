@@ -1,8 +1,8 @@
 #include "kernels/Benchmark.h"
 
-#include "engines/Capacity.h"
 #include "kernels/AlignedVector.h"
 #include "kernels/ThreadPool.h"
+#include "serve/Roofline.h"
 #include "spec/ModelSpec.h"
 
 #include <cblas.h>

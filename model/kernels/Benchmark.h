@@ -6,8 +6,8 @@
 // with the same roofline that predicts GPUs.
 
 #include "base/Expected.h"
-#include "engines/Capacity.h"
 #include "kernels/Attention.h"
+#include "serve/Roofline.h"
 
 #include <atomic>
 #include <cstdint>

@@ -1,11 +1,15 @@
 #pragma once
 
 #include "base/Expected.h"
-#include "engines/Capacity.h"
-#include "engines/ServingEngines.h"
+#include "engines/Planner.h"
+#include "engines/ServingEngine.h"
+#include "engines/sglang/SglangEngine.h"
+#include "engines/trtllm/TrtllmEngine.h"
 #include "price/CostPlanner.h"
 #include "price/PriceCatalog.h"
 #include "report/Scenario.h"
+#include "serve/Memory.h"
+#include "serve/Roofline.h"
 #include "spec/Architecture.h"
 
 #include <optional>

@@ -181,7 +181,7 @@ Expected<Scenario> parseScenario(const std::string& text, const std::string& lab
             o.context = r.integer("context", 1, int64_t(1) << 34, o.context);
             o.averageTokens = r.integer("average_tokens", 0, int64_t(1) << 34, 0);
             o.engine = r.text("engine", o.engine);
-            if (!findEngineProfile(o.engine))
+            if (auto e = findServingEngine(o.engine); !e || e->kind != EngineKind::Vllm)
                 throw FieldError{"deployment.engine",
                                  "\"" + o.engine +
                                      "\": expected vllm, vllm@X.Y[.Z] or vllm-v0 (SGLang and "
@@ -310,13 +310,13 @@ Expected<DeploymentInputs> resolveDeployment(const ScenarioDeployment& d, const 
                                              const GpuCatalog& catalog)
 {
     DeploymentInputs in;
-    const EngineProfile* engine = findEngineProfile(d.engine);
-    if (!engine)
+    const std::optional<ServingEngine> engine = findServingEngine(d.engine);
+    if (!engine || engine->kind != EngineKind::Vllm)
         return Error{"unknown engine profile \"" + d.engine +
                          "\" (expected vllm, vllm@X.Y[.Z] for a release, or vllm-v0)",
                      "engine"};
-    in.engine = *engine;
-    in.utilization = d.utilization.value_or(engine->utilization);
+    in.engine = engine->name;
+    in.utilization = d.utilization.value_or(engine->defaultUtilization);
     in.offline = d.offline;
     auto gpu = scenarioGpu(d, catalog);
     if (!gpu)

@@ -1,8 +1,11 @@
 #pragma once
 
 #include "base/Expected.h"
-#include "engines/Capacity.h"
+#include "engines/Planner.h"
+#include "engines/ServingEngine.h"
 #include "price/LayoutReader.h"
+#include "serve/Memory.h"
+#include "serve/Roofline.h"
 
 #include <cstdint>
 #include <optional>

@@ -1,9 +1,12 @@
 // Benchmark, not a test: the full capacity sweep the GUI redraws from, every bundled config x
 // every catalog GPU x 64 context lengths, timed over repeated runs (median).
 //   build/release/tests/bench_capacity
-#include "engines/Capacity.h"
+#include "engines/Planner.h"
+#include "engines/ServingEngine.h"
 #include "read/ConfigReader.h"
 #include "serve/GpuCatalog.h"
+#include "serve/Memory.h"
+#include "serve/Roofline.h"
 #include "spec/Architecture.h"
 
 #include <algorithm>

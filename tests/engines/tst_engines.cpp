@@ -1,11 +1,16 @@
 // Serving capacity: the GPU catalog, vLLM's KV budget, paged vs reserved, tensor parallelism,
 // the roofline and the planner.
 #include "TsvRows.h"
-#include "engines/Capacity.h"
-#include "engines/ServingEngines.h"
+#include "engines/Planner.h"
+#include "engines/ServingEngine.h"
 #include "engines/llamacpp/LlamaCppEngine.h"
+#include "engines/sglang/SglangEngine.h"
+#include "engines/trtllm/TrtllmEngine.h"
+#include "engines/vllm/VllmEngine.h"
 #include "read/ConfigReader.h"
 #include "serve/GpuCatalog.h"
+#include "serve/Memory.h"
+#include "serve/Roofline.h"
 #include "spec/Architecture.h"
 
 #include <QFile>
@@ -231,7 +236,7 @@ void TestCapacity::vllmLogBlocksWithin5Percent_RTX3090_Llama31_8B()
     // vllm-project/vllm issue 10517: 23.58 GiB, utilization 0.90, max_model_len 20,000,
     // bf16 weights; only our own activation estimate and non-torch default. vLLM: 1,952 blocks.
     DeploymentInputs in = on("RTX 3090", 20000);
-    in.engine = *findEngineProfile("vllm-v0");
+    in.engine = "vllm-v0";
     const CapacityResult r = planCapacity(load("configs/llama-3.1-8b.json"), in).value();
     QVERIFY2(std::fabs(double(r.kvBlocks) / 1952.0 - 1) < 0.05,
              qPrintable(QString::number(r.kvBlocks)));
@@ -242,7 +247,7 @@ void TestCapacity::vllmLogBlocksWithin5Percent_RTX3090_Llama31_8B()
 void TestCapacity::vllmConcurrencyWithin005_RTX3090_Llama31_8B()
 {
     DeploymentInputs in = on("RTX 3090", 20000);
-    in.engine = *findEngineProfile("vllm-legacy");
+    in.engine = "vllm-legacy";
     const CapacityResult r = planCapacity(load("configs/llama-3.1-8b.json"), in).value();
     QVERIFY2(std::fabs(r.maxConcurrency - 1.56) < 0.05,
              qPrintable(QString::number(r.maxConcurrency)));
@@ -384,7 +389,7 @@ void TestCapacity::hybridManagerFitsGemma3At131k()
 {
     const ModelSpec s = load("configs/gemma-3-27b-it.json");
     DeploymentInputs in = on("H100 SXM", 131072);
-    in.engine = *findEngineProfile("vllm");
+    in.engine = "vllm";
     auto r = planCapacity(s, in);
     QVERIFY2(r, r ? "" : r.error().c_str());
     QCOMPARE(r->kvGroups, qint64(7));
@@ -393,7 +398,7 @@ void TestCapacity::hybridManagerFitsGemma3At131k()
     const double perRequest = 8192.0 + 6.0 * 577.0;
     QCOMPARE(r->maxConcurrency, double(r->kvBlocks) / perRequest);
     QCOMPARE(r->kvCacheTokens, r->kvBlocks / 7 * 16);
-    in.engine = *findEngineProfile("vllm-v0");
+    in.engine = "vllm-v0";
     auto v0 = planCapacity(s, in);
     QVERIFY(!v0 || v0->conversationsReserved == 0);
 }
@@ -404,7 +409,7 @@ void TestCapacity::v1MemoryModelMatchesTheQwenLogs()
 {
     const ModelSpec s = load("tests/data/vllm-logs/qwen2-7b-instruct.json");
     DeploymentInputs in = on("A100 80GB", 16384);
-    in.engine = *findEngineProfile("vllm@0.10.1.1");
+    in.engine = "vllm@0.10.1.1";
     in.utilization = 0.5;
     CapacityResult r = planCapacity(s, in).value();
     QVERIFY2(std::fabs(double(r.kvCacheTokens) / 464848 - 1) < 0.05,
@@ -524,7 +529,7 @@ void TestCapacity::realVllmLogs()
     DeploymentInputs in = on(qPrintable(gpu), maxModelLen);
     const EngineProfile* e = findEngineProfile(engine.toStdString());
     QVERIFY(e);
-    in.engine = *e;
+    in.engine = e->name;
     in.gpus = gpus;
     in.tp = tp;
     in.utilization = utilization;

@@ -1,7 +1,10 @@
 // libFuzzer target: a config.json's text through the reader and the architecture math.
 #include "base/Checked.h"
-#include "engines/Capacity.h"
+#include "engines/Planner.h"
+#include "engines/ServingEngine.h"
 #include "read/ConfigReader.h"
+#include "serve/Memory.h"
+#include "serve/Roofline.h"
 #include "spec/Architecture.h"
 #include "spec/AttentionCost.h"
 

@@ -1,7 +1,10 @@
 // libFuzzer target: a user's GPU catalog, then a plan on every entry it accepted.
-#include "engines/Capacity.h"
+#include "engines/Planner.h"
+#include "engines/ServingEngine.h"
 #include "read/ConfigReader.h"
 #include "serve/GpuCatalog.h"
+#include "serve/Memory.h"
+#include "serve/Roofline.h"
 
 #include <cstdint>
 #include <string>

@@ -60,14 +60,14 @@ Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerI
 
     // Slots and context (llama_context's constructor): -np auto means 4 slots over one unified
     // cache; an explicit -np splits n_ctx into per-slot streams, each rounded up to 256.
-    p.slots = in.parallel < 0 ? 4 : in.parallel;
+    p.slotCount = in.parallel < 0 ? 4 : in.parallel;
     p.unified = in.parallel < 0 || in.kvUnified;
     int64_t nCtx = pad256(in.context > 0 ? in.context : s.maxContext);
     if (p.unified) {
         p.contextPerSlot = nCtx;
     } else {
-        p.contextPerSlot = pad256(nCtx / p.slots);
-        nCtx = checkedMul(p.contextPerSlot, p.slots, "context");
+        p.contextPerSlot = pad256(nCtx / p.slotCount);
+        nCtx = checkedMul(p.contextPerSlot, p.slotCount, "context");
     }
     p.context = nCtx;
     if (s.maxContext > 0 && p.contextPerSlot > s.maxContext)
@@ -86,12 +86,12 @@ Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerI
     if (!vRow)
         return Error{vRow.error()};
 
-    const int64_t streams = p.unified ? 1 : p.slots;
+    const int64_t streams = p.unified ? 1 : p.slotCount;
     p.fullCells = nCtx;
     const int64_t window = s.slidingWindow();
     if (window > 0) {
         p.swaCells = in.swaFull  ? nCtx
-                     : p.unified ? pad256(std::min(nCtx, window * p.slots + in.ubatch))
+                     : p.unified ? pad256(std::min(nCtx, window * p.slotCount + in.ubatch))
                                  : streams * pad256(std::min(p.contextPerSlot, window + in.ubatch));
     }
     // Layers hold KV from the last ones backwards on the GPU (-ngl N offloads layers

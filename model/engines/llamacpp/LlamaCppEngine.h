@@ -30,7 +30,7 @@ struct LlamaServerPlan
 {
     int64_t context = 0;        // n_ctx, rounded up to 256 (and to whole slots)
     int64_t contextPerSlot = 0; // n_ctx_seq: the longest conversation one slot holds
-    int64_t slots = 0;
+    int64_t slotCount = 0;
     bool unified = false;
     int64_t fullCells = 0; // KV cells of a full-attention layer
     int64_t swaCells = 0;  // of a sliding-window layer (0 when none)

@@ -1,10 +1,15 @@
 #include "engines/vllm/VllmEngine.h"
 
+#include "base/Units.h"
+#include "serve/Memory.h"
+#include "serve/Roofline.h"
+
 #include "base/Checked.h"
 #include "spec/Architecture.h"
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <sstream>
 
 namespace attnplan {
@@ -221,6 +226,208 @@ KvPaging pageKvCache(const EngineProfile& engine, const ModelSpec& s, const KvPa
     else
         k.maxConcurrency = double(k.tokens) / double(in.maxModelLen);
     return k;
+}
+
+namespace {
+
+// The command that starts this plan: the repository id (or the config's folder), and every
+// flag whose value differs from what this vLLM release would choose by itself.
+std::string vllmCommand(const ModelSpec& s, const DeploymentInputs& in, const CapacityResult& r,
+                        const EngineProfile& engine, const EngineDefaults& defaults)
+{
+    // `vllm serve MODEL --flag value` or, for the offline class, LLM(model="MODEL", flag=value):
+    // the same settings, spelled as each takes them.
+    std::vector<std::pair<std::string, std::string>> flags;
+    auto set = [&](const char* name, const std::string& value) { flags.emplace_back(name, value); };
+    const std::string model = s.servedAs();
+    if (in.tp > 1)
+        set("tensor-parallel-size", std::to_string(in.tp));
+    if (r.pp > 1)
+        set("pipeline-parallel-size", std::to_string(r.pp));
+    set("max-model-len", std::to_string(in.maxModelLen));
+    if (std::abs(in.utilization - engine.utilization) > 1e-9)
+        set("gpu-memory-utilization", formatFixed(in.utilization, 2));
+    if (in.kvDtype == DType::FP8)
+        set("kv-cache-dtype", "fp8");
+    const bool checkpointFp8 = s.checkpointDType && *s.checkpointDType == DType::FP8;
+    if (in.weightDtype == DType::FP8 && !checkpointFp8)
+        set("quantization", "fp8");
+    if (in.weightDtype == DType::F16)
+        set("dtype", "float16");
+    if (r.maxNumBatchedTokens != defaults.maxNumBatchedTokens)
+        set("max-num-batched-tokens", std::to_string(r.maxNumBatchedTokens));
+    if (r.maxNumSeqs != defaults.maxNumSeqs)
+        set("max-num-seqs", std::to_string(r.maxNumSeqs));
+    if (r.blockSize != defaults.blockSize)
+        set("block-size", std::to_string(r.blockSize));
+    std::ostringstream cmd;
+    if (!in.offline) {
+        cmd << "vllm serve " << model;
+        for (const auto& [name, value] : flags)
+            cmd << " --" << name << " " << value;
+        return cmd.str();
+    }
+    cmd << "LLM(model=\"" << model << "\"";
+    for (auto [name, value] : flags) {
+        std::replace(name.begin(), name.end(), '-', '_');
+        const bool text = !value.empty() && !std::isdigit(static_cast<unsigned char>(value[0]));
+        cmd << ", " << name << "=" << (text ? "\"" + value + "\"" : value);
+    }
+    cmd << ")";
+    return cmd.str();
+}
+
+} // namespace
+
+Expected<CapacityResult> planVllm(const ModelSpec& s, const DeploymentInputs& in)
+{
+    const std::string where = "capacity: ";
+    const EngineProfile* profile = findEngineProfile(in.engine);
+    if (!profile)
+        return Error{where + "unknown vLLM profile \"" + in.engine + "\"", "engine"};
+    const EngineProfile& engine = *profile;
+    if (in.gpus < 1 || in.tp < 1 || in.gpus % in.tp != 0)
+        return Error{where + std::to_string(in.gpus) + " GPUs must be a multiple of TP (" +
+                         std::to_string(in.tp) + ")",
+                     "gpus"};
+    if (!(in.utilization > 0 && in.utilization <= 1))
+        return Error{where + "utilization must be in (0, 1], got " + formatFixed(in.utilization, 3),
+                     "utilization"};
+    if (in.gpu.memoryBytes <= 0 || in.gpu.bandwidthBytesPerSecond <= 0 || in.gpu.bf16Tflops <= 0)
+        return Error{where + "the GPU entry \"" + in.gpu.name +
+                         "\" lacks memory, bandwidth or TFLOP/s",
+                     "gpu"};
+    if (in.blockSize < 0 || in.blockSize > 4096)
+        return Error{where + "the block size must be 1 to 4096", "block_size"};
+    const int64_t pp = in.gpus / in.tp;
+    if (pp > s.numLayers)
+        return Error{where + "pipeline stages (" + std::to_string(pp) + ") exceed the layers (" +
+                         std::to_string(s.numLayers) + ")",
+                     "gpus"};
+    if (s.numHeads % in.tp != 0)
+        return Error{where + "TP " + std::to_string(in.tp) + " must divide the query heads (" +
+                         std::to_string(s.numHeads) + ")",
+                     "tp"};
+    if (!s.mla.enabled() && s.numKvHeads % in.tp != 0 && in.tp % s.numKvHeads != 0)
+        return Error{where + "TP " + std::to_string(in.tp) +
+                         " must divide the KV heads or be a multiple of them (" +
+                         std::to_string(s.numKvHeads) + ")",
+                     "tp"};
+    if (auto limit = checkContext(s, in.maxModelLen, in.averageTokens); !limit)
+        return Error{where + limit.error(), limit.field()};
+
+    try {
+        CapacityResult r;
+        r.pp = pp;
+        r.engine = engine.name;
+        const EngineDefaults defaults =
+            vllmServeDefaults(engine, s, in.gpu, in.maxModelLen, in.offline);
+        r.blockSize = in.blockSize > 0 ? in.blockSize : defaults.blockSize;
+        r.maxNumBatchedTokens =
+            in.maxNumBatchedTokens > 0 ? in.maxNumBatchedTokens : defaults.maxNumBatchedTokens;
+        r.maxNumSeqs = in.maxNumSeqs > 0 ? in.maxNumSeqs : defaults.maxNumSeqs;
+        MemoryBreakdown& m = r.memory;
+        m.total = in.gpu.memoryBytes;
+        m.usable = checkedFromDouble(double(m.total) * in.utilization, "usable memory");
+        m.weights = weightBytesPerGpu(s, in);
+        // The profile run pushes one batch of max_num_batched_tokens tokens (V0: max_model_len
+        // or more) and samples min(max_num_seqs, tokens) sequences.
+        m.activation = in.activationBytes
+                           ? *in.activationBytes
+                           : activationPeakBytes(s, r.maxNumBatchedTokens, in.tp, r.maxNumSeqs);
+        m.overhead = in.overheadBytes ? *in.overheadBytes
+                     : engine.v1      ? nonTorchOverheadBytesV1(in.tp)
+                                      : nonTorchOverheadBytes(in.tp);
+        if (in.availableKvBytes) {
+            m.kvBudget = *in.availableKvBytes;
+        } else {
+            if (m.weights > m.usable)
+                return Error{where + "weights alone (" + formatGiB(double(m.weights)) +
+                                 " per GPU) exceed the usable memory (" +
+                                 formatGiB(double(m.usable)) + " of " + in.gpu.name +
+                                 " at utilization " + formatFixed(in.utilization, 2) +
+                                 "); add GPUs, raise TP or use smaller weights",
+                             "gpus"};
+            m.kvBudget = m.usable - m.weights - m.activation - m.overhead;
+            if (m.kvBudget <= 0)
+                return Error{where + "no memory left for the KV cache on " + in.gpu.name +
+                             ": usable " + formatGiB(double(m.usable)) + " - weights " +
+                             formatGiB(double(m.weights)) + " - activations " +
+                             formatGiB(double(m.activation)) + " - overhead " +
+                             formatGiB(double(m.overhead))};
+        }
+
+        r.kvHeadsPerGpu = kvHeadsPerGpu(s, in.tp);
+        r.kvReplicated = !s.mla.enabled() ? in.tp > s.numKvHeads : in.tp > 1;
+        r.layersPerGpu = ceilDiv(s.numLayers, pp);
+
+        KvPagingInputs pin;
+        pin.tp = in.tp;
+        pin.pp = pp;
+        pin.kvDtype = in.kvDtype;
+        pin.blockSize = r.blockSize;
+        pin.maxNumBatchedTokens = r.maxNumBatchedTokens;
+        pin.maxModelLen = in.maxModelLen;
+        pin.availableBytes = m.kvBudget;
+        const KvPaging paging = pageKvCache(engine, s, pin);
+        r.kvBytesPerTokenPerGpu = checkedMul(kvBytesPerTokenPerLayerPerGpu(s, in.tp, in.kvDtype),
+                                             paging.kvLayers, "KV bytes per token");
+        r.kvBlocks = paging.blocks;
+        r.kvCacheTokens = paging.tokens;
+        r.kvGroups = paging.groups();
+        r.maxConcurrency = paging.maxConcurrency;
+
+        const int64_t avg =
+            in.averageTokens > 0 ? std::min(in.averageTokens, in.maxModelLen) : in.maxModelLen;
+        // What one request may hold, as the engine pages it: the same rule as max_concurrency,
+        // so conversations_reserved is its floor and conversations its value at the average.
+        r.kvBytesPerConversation = paging.bytesPerRequest(in.maxModelLen);
+        const int64_t perAverage = paging.bytesPerRequest(avg);
+        r.conversations = paging.blocks / paging.blocksPerRequest(avg);
+        r.conversationsReserved = paging.blocks / paging.blocksPerRequest(in.maxModelLen);
+        r.reservedFillFraction = double(perAverage) / double(r.kvBytesPerConversation);
+        r.pagedOverReserved = r.conversationsReserved > 0
+                                  ? double(r.conversations) / double(r.conversationsReserved)
+                                  : 0;
+        if (r.conversationsReserved == 0)
+            r.warnings.push_back("not even one request of " + withCommas(in.maxModelLen) +
+                                 " tokens fits: vLLM refuses to start (max_model_len larger than "
+                                 "the KV cache); lower the context or add memory");
+        if (in.tp > 1 && in.gpu.interconnectBytesPerSecond <= 0)
+            r.warnings.push_back(in.gpu.name + " has no NVLink: tensor parallelism runs over PCIe, "
+                                               "slower than this roofline assumes");
+        if (r.kvReplicated && !s.mla.enabled())
+            r.warnings.push_back("TP " + std::to_string(in.tp) + " exceeds the " +
+                                 std::to_string(s.numKvHeads) +
+                                 " KV heads: each is replicated on " +
+                                 std::to_string(in.tp / s.numKvHeads) + " GPUs");
+        if (s.mla.enabled() && in.tp > 1)
+            r.warnings.push_back("MLA's latent cache is not split by tensor parallelism: every GPU "
+                                 "keeps the whole latent");
+        if (paging.slidingGroups > 0 && paging.fullGroups > 0 &&
+            paging.layersPerBlock * paging.groups() > s.numLayers / pp + 1)
+            r.warnings.push_back("vLLM pads the hybrid KV cache's groups to " +
+                                 std::to_string(paging.groups()) + " x " +
+                                 std::to_string(paging.layersPerBlock) + " layers");
+        if ((in.weightDtype == DType::INT4 || in.weightDtype == DType::INT8) &&
+            !(s.checkpointDType && *s.checkpointDType == in.weightDtype))
+            r.warnings.push_back(std::string(dtypeName(in.weightDtype)) +
+                                 " weights need a pre-quantized checkpoint (AWQ, GPTQ)");
+
+        r.batch = std::max<int64_t>(0, std::min(r.conversations, r.maxNumSeqs));
+        const int64_t prompt = in.promptTokens > 0 ? in.promptTokens : avg;
+        const Roofline pre = prefillTime(s, in, prompt);
+        r.ttftSeconds = pre.seconds;
+        r.prefillComputeBound = pre.computeSeconds >= pre.memorySeconds;
+        const Roofline dec = decodeStepTime(s, in, std::max<int64_t>(1, r.batch), avg);
+        r.tpotSeconds = dec.seconds;
+        r.decodeMemoryBound = dec.memorySeconds >= dec.computeSeconds;
+        r.tokensPerSecond = double(std::max<int64_t>(1, r.batch)) / r.tpotSeconds;
+        r.vllmCommand = vllmCommand(s, in, r, engine, defaults);
+        return r;
+    } catch (const OverflowError& e) {
+        return Error{where + e.what()};
+    }
 }
 
 } // namespace attnplan

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "base/Expected.h"
+#include "engines/CapacityResult.h"
 #include "serve/GpuCatalog.h"
 #include "spec/DType.h"
 #include "spec/ModelSpec.h"
@@ -85,5 +87,11 @@ struct KvPagingInputs
     int64_t availableBytes = 0; // per GPU: vLLM's "Available KV cache memory"
 };
 KvPaging pageKvCache(const EngineProfile& engine, const ModelSpec& spec, const KvPagingInputs& in);
+
+// The deployment under the vLLM release `in.engine` names: the KV budget (total x utilization
+// less weights, the profiled activation peak and non-torch memory, or the logged available
+// bytes), the paged cache, the conversations that fit, the roofline's TTFT and TPOT at that
+// batch, and the `vllm serve` command that reproduces it. Errors name the field.
+Expected<CapacityResult> planVllm(const ModelSpec& spec, const DeploymentInputs& in);
 
 } // namespace attnplan

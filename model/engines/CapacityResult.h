@@ -1,0 +1,73 @@
+#pragma once
+
+#include "serve/Deployment.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace attnplan {
+
+// What a deployment holds and runs under vLLM (engines/vllm/VllmEngine.h): the memory, the
+// paged KV cache as vLLM logs it, the conversations and the roofline's times at that batch.
+struct CapacityResult
+{
+    std::string engine;    // the profile used: "vllm@0.10.0"
+    int64_t blockSize = 0; // as resolved (engine default or the user's)
+    int64_t maxNumBatchedTokens = 0;
+    int64_t maxNumSeqs = 0;
+    MemoryBreakdown memory; // per GPU
+    int64_t pp = 1;
+    int64_t kvHeadsPerGpu = 0;
+    bool kvReplicated = false;
+    int64_t layersPerGpu = 0;
+    int64_t kvBytesPerTokenPerGpu = 0;  // all local layers, after TP and replication
+    int64_t kvBytesPerConversation = 0; // per GPU, maxModelLen tokens, block-rounded, windows
+    int64_t kvBlocks = 0;               // num_gpu_blocks
+    int64_t kvCacheTokens = 0;          // "GPU KV cache size: N tokens", as vLLM logs it
+    int64_t kvGroups = 1;               // KV cache groups (hybrid manager: full + sliding)
+    double maxConcurrency = 0;          // "Maximum concurrency for N tokens per request"
+    int64_t conversations = 0;          // paged: requests of averageTokens that fit
+    int64_t conversationsReserved = 0;  // each reserving maxModelLen
+    double reservedFillFraction = 0;    // share of reserved memory holding real tokens
+    double pagedOverReserved = 0;
+    int64_t batch = 0; // min(conversations, maxNumSeqs): the decode batch
+    double ttftSeconds = 0;
+    double tpotSeconds = 0;     // per output token at that batch and averageTokens
+    double tokensPerSecond = 0; // the replica's decode throughput at that batch
+    bool prefillComputeBound = false;
+    bool decodeMemoryBound = false;
+    std::string vllmCommand;
+    std::vector<std::string> warnings;
+};
+
+// SGLang's and TensorRT-LLM's KV pools (engines/sglang, engines/trtllm).
+struct EnginePlan
+{
+    std::string engine;        // "sglang", "trtllm"
+    double memoryFraction = 0; // mem_fraction_static / free_gpu_memory_fraction, as used
+    int64_t kvBudgetBytes = 0; // per GPU
+    int64_t bytesPerToken = 0; // per GPU, all local layers (a token's cell)
+    int64_t kvTokens = 0;      // SGLang max_total_num_tokens; TRT-LLM max_tokens
+    int64_t swaTokens = 0;     // SGLang's sliding-window pool, when split
+    int64_t maxRunning = 0;    // SGLang max_running_requests; TRT-LLM max_batch_size
+    int64_t chunk = 0;         // SGLang chunked_prefill_size; TRT-LLM max_num_tokens
+    int64_t blockTokens = 1;   // page_size / tokens_per_block
+    int64_t conversations = 0; // requests of the average length that fit (capped by maxRunning)
+    int64_t conversationsSharingPrefix = 0; // with sharedPrefixTokens kept once (SGLang)
+    std::string command;
+    std::vector<std::string> warnings;
+};
+
+// One row per engine for the same deployment: what each would hold and run.
+struct EngineRow
+{
+    std::string engine;
+    int64_t kvTokens = 0;
+    int64_t conversations = 0;
+    int64_t maxRunning = 0;
+    std::string command;
+    std::string error; // why this engine cannot run the deployment
+};
+
+} // namespace attnplan

@@ -1,0 +1,108 @@
+#include "engines/Planner.h"
+
+#include "base/Units.h"
+#include "engines/ServingEngine.h"
+#include "engines/sglang/SglangEngine.h"
+#include "engines/trtllm/TrtllmEngine.h"
+#include "serve/Roofline.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace attnplan {
+
+std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catalog,
+                                     const PlanTarget& target, const DeploymentInputs& base)
+{
+    std::vector<PlanRow> rows;
+    const std::optional<ServingEngine> engine = findServingEngine(base.engine);
+    const EngineKind kind = engine ? engine->kind : EngineKind::Vllm;
+    for (const GpuSpec& gpu : catalog.gpus) {
+        PlanRow best;
+        best.gpu = gpu.name;
+        if (kind == EngineKind::LlamaCpp) {
+            best.reason = "llama.cpp plans are not searched (use capacity --engine llama.cpp)";
+            rows.push_back(std::move(best));
+            continue;
+        }
+        best.reason = "does not fit with up to 8-way TP and 4 pipeline stages";
+        for (int64_t pp : {1, 2, 4}) {
+            for (int64_t tp : {1, 2, 4, 8}) {
+                if (pp > 1 && tp < 8)
+                    continue; // pipeline only once a node's TP is exhausted
+                DeploymentInputs in = base;
+                in.gpu = gpu;
+                in.tp = tp;
+                in.gpus = tp * pp;
+                in.maxModelLen = target.context;
+                in.averageTokens = target.averageTokens;
+                // SGLang and TensorRT-LLM budget their own KV; the roofline is shared and runs
+                // on the newest vLLM's batch defaults.
+                DeploymentInputs vin = in;
+                if (kind != EngineKind::Vllm)
+                    vin.engine = "vllm";
+                auto r = planCapacity(s, vin);
+                if (!r || r->conversations < 1 || r->conversationsReserved < 1)
+                    continue;
+                int64_t fitting = std::min(r->conversations, r->maxNumSeqs);
+                std::string command = r->vllmCommand;
+                if (kind != EngineKind::Vllm) {
+                    auto e =
+                        kind == EngineKind::Sglang ? planSglang(s, in, {}) : planTrtllm(s, in, {});
+                    if (!e || e->conversations < 1)
+                        continue;
+                    fitting = e->conversations;
+                    command = e->command;
+                }
+                if (target.maxTtftSeconds > 0 && r->ttftSeconds > target.maxTtftSeconds) {
+                    best.reason =
+                        "time to first token above " + formatSeconds(target.maxTtftSeconds);
+                    continue;
+                }
+                // Per-conversation speed at the batch this plan would run.
+                int64_t needed = target.concurrent;
+                if (target.requestsPerSecond > 0) {
+                    const double perRequest =
+                        r->ttftSeconds + double(target.outputTokens) * r->tpotSeconds;
+                    needed = std::max<int64_t>(
+                        needed, int64_t(std::ceil(target.requestsPerSecond * perRequest)));
+                }
+                const int64_t perReplica = fitting;
+                const int64_t replicas = (needed + perReplica - 1) / perReplica;
+                const int64_t batch = std::min(perReplica, (needed + replicas - 1) / replicas);
+                const Roofline step = decodeStepTime(s, vin, batch,
+                                                     target.averageTokens > 0 ? target.averageTokens
+                                                                              : target.context);
+                if (target.maxTpotSeconds > 0 && step.seconds > target.maxTpotSeconds) {
+                    best.reason =
+                        "time per output token above " + formatSeconds(target.maxTpotSeconds);
+                    continue;
+                }
+                const int64_t total = replicas * tp * pp;
+                if (!best.feasible || total < best.totalGpus) {
+                    best.feasible = true;
+                    best.replicas = replicas;
+                    best.tp = tp;
+                    best.pp = pp;
+                    best.totalGpus = total;
+                    best.conversationsPerReplica = fitting;
+                    best.ttftSeconds = r->ttftSeconds;
+                    best.tpotSeconds = step.seconds;
+                    best.vllmCommand = command;
+                    best.reason.clear();
+                    if (gpu.pricePerHour)
+                        best.dollarsPerHour = *gpu.pricePerHour * double(total);
+                }
+            }
+        }
+        rows.push_back(std::move(best));
+    }
+    std::stable_sort(rows.begin(), rows.end(), [](const PlanRow& a, const PlanRow& b) {
+        if (a.feasible != b.feasible)
+            return a.feasible;
+        return a.totalGpus < b.totalGpus;
+    });
+    return rows;
+}
+
+} // namespace attnplan

@@ -1,0 +1,46 @@
+#pragma once
+
+#include "serve/Deployment.h"
+#include "spec/ModelSpec.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace attnplan {
+
+// Planning from the other end.
+struct PlanTarget
+{
+    int64_t context = 0;          // max_model_len
+    int64_t averageTokens = 0;    // 0 = context
+    int64_t concurrent = 1;       // conversations at once
+    double requestsPerSecond = 0; // alternative target: by Little's law
+    int64_t outputTokens = 256;   // per request, for requestsPerSecond
+    double maxTtftSeconds = 0;    // 0 = no ceiling
+    double maxTpotSeconds = 0;
+};
+
+struct PlanRow
+{
+    std::string gpu;
+    bool feasible = false;
+    int64_t replicas = 0;
+    int64_t tp = 0;
+    int64_t pp = 0;
+    int64_t totalGpus = 0;
+    int64_t conversationsPerReplica = 0;
+    double ttftSeconds = 0;
+    double tpotSeconds = 0;
+    std::optional<double> dollarsPerHour;
+    std::string reason; // why infeasible, or what bounded it
+    std::string vllmCommand;
+};
+
+// For each catalog GPU, the fewest GPUs (and the TP/PP split of one replica) that meet the
+// target under base.engine; `base` supplies dtypes, utilization and the rest.
+std::vector<PlanRow> planDeployments(const ModelSpec& spec, const GpuCatalog& catalog,
+                                     const PlanTarget& target, const DeploymentInputs& base);
+
+} // namespace attnplan

@@ -1,0 +1,131 @@
+#include "engines/ServingEngine.h"
+
+#include "base/Units.h"
+#include "engines/llamacpp/LlamaCppEngine.h"
+#include "engines/sglang/SglangEngine.h"
+#include "engines/trtllm/TrtllmEngine.h"
+#include "engines/vllm/VllmEngine.h"
+
+#include <algorithm>
+
+namespace attnplan {
+
+namespace {
+
+ServingEngine vllmRow(const EngineProfile& p)
+{
+    return ServingEngine{EngineKind::Vllm, p.name,
+                         p.v1 ? "vLLM " + p.release : std::string("vLLM V0 engine"), p.utilization,
+                         p.note};
+}
+
+} // namespace
+
+std::optional<ServingEngine> findServingEngine(const std::string& name)
+{
+    if (const EngineProfile* p = findEngineProfile(name))
+        return vllmRow(*p);
+    // SGLang budgets mem_fraction_static and TensorRT-LLM free_gpu_memory_fraction of their
+    // own (engines/sglang, engines/trtllm); llama.cpp allocates its context up front.
+    if (name == "sglang")
+        return ServingEngine{EngineKind::Sglang, "sglang", "SGLang", 0.9, {}};
+    if (name == "trtllm")
+        return ServingEngine{EngineKind::Trtllm, "trtllm", "TensorRT-LLM", 0.9, {}};
+    if (name == "llama.cpp")
+        return ServingEngine{EngineKind::LlamaCpp, "llama.cpp", "llama.cpp", 1.0, {}};
+    return std::nullopt;
+}
+
+std::vector<ServingEngine> servingEngineReleases(EngineKind kind)
+{
+    std::vector<ServingEngine> rows;
+    if (kind == EngineKind::Vllm) {
+        const auto& profiles = engineProfiles();
+        for (auto it = profiles.rbegin(); it != profiles.rend(); ++it)
+            rows.push_back(vllmRow(*it));
+    } else if (auto e = findServingEngine(kind == EngineKind::Sglang   ? "sglang"
+                                          : kind == EngineKind::Trtllm ? "trtllm"
+                                                                       : "llama.cpp")) {
+        rows.push_back(*e);
+    }
+    return rows;
+}
+
+const char* servingEngineChoices()
+{
+    return "vllm, vllm@X.Y[.Z] for a release, vllm-v0, sglang, trtllm or llama.cpp";
+}
+
+Expected<CapacityResult> planCapacity(const ModelSpec& s, const DeploymentInputs& in)
+{
+    return planVllm(s, in);
+}
+
+std::vector<EngineRow> compareEngines(const ModelSpec& s, const DeploymentInputs& in)
+{
+    std::vector<EngineRow> rows;
+    // The vLLM row runs the named vLLM release, else the newest.
+    std::optional<ServingEngine> vllm = findServingEngine(in.engine);
+    if (!vllm || vllm->kind != EngineKind::Vllm)
+        vllm = findServingEngine("vllm");
+    DeploymentInputs vin = in;
+    vin.engine = vllm->name;
+    {
+        EngineRow row;
+        row.engine = "vLLM (" + vllm->name + ")";
+        if (auto r = planCapacity(s, vin)) {
+            row.kvTokens = r->kvCacheTokens;
+            row.conversations = std::min(r->conversations, r->maxNumSeqs);
+            row.maxRunning = r->maxNumSeqs;
+            row.command = r->vllmCommand;
+        } else {
+            row.error = r.error();
+        }
+        rows.push_back(row);
+    }
+    for (bool sglang : {true, false}) {
+        EngineRow row;
+        row.engine = sglang ? "SGLang" : "TensorRT-LLM";
+        auto e = sglang ? planSglang(s, in, {}) : planTrtllm(s, in, {});
+        if (e) {
+            row.kvTokens = e->kvTokens;
+            row.conversations = e->conversations;
+            row.maxRunning = e->maxRunning;
+            row.command = e->command;
+        } else {
+            row.error = e.error();
+        }
+        rows.push_back(row);
+    }
+    {
+        // llama-server on one GPU, every layer offloaded, four auto slots over the context.
+        EngineRow row;
+        row.engine = "llama.cpp";
+        LlamaServerInputs l;
+        l.context = in.maxModelLen;
+        auto p = planLlamaServer(s, l);
+        if (!p) {
+            row.error = p.error();
+        } else if (in.gpus > 1) {
+            row.error = "sized for one GPU; llama.cpp splits layers across GPUs rather than "
+                        "running tensor parallelism";
+        } else if (p->vramBytes > in.gpu.memoryBytes) {
+            row.error = "weights and KV (" + formatGiB(double(p->vramBytes)) + ") exceed " +
+                        in.gpu.name + "; lower -ngl to keep layers in RAM";
+        } else {
+            row.kvTokens = p->context;
+            // A unified cache holds the slots' sequences together; split slots hold one each,
+            // of context / slots tokens at most.
+            const int64_t avg = in.averageRequest();
+            row.conversations = p->unified ? std::min<int64_t>(p->slotCount, p->context / avg)
+                                : p->contextPerSlot >= avg ? p->slotCount
+                                                           : 0;
+            row.maxRunning = p->slotCount;
+            row.command = p->command;
+        }
+        rows.push_back(row);
+    }
+    return rows;
+}
+
+} // namespace attnplan

@@ -1,0 +1,50 @@
+#pragma once
+
+#include "base/Expected.h"
+#include "engines/CapacityResult.h"
+#include "spec/ModelSpec.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace attnplan {
+
+// The serving engines attnplan models, each in its own folder with its cited release rows:
+// engines/vllm, engines/sglang, engines/trtllm, engines/llamacpp.
+enum class EngineKind
+{
+    Vllm,
+    Sglang,
+    Trtllm,
+    LlamaCpp,
+};
+
+// An engine at the release row a name resolves to.
+struct ServingEngine
+{
+    EngineKind kind = EngineKind::Vllm;
+    std::string name;  // the row: "vllm@0.10.0", "vllm-v0"; the engine's name where it has one
+    std::string label; // for people: "vLLM 0.10.0", "SGLang"
+    double defaultUtilization = 0.9; // the share of GPU memory the engine plans with by default
+    std::string note;                // what the row holds, with its source
+};
+
+// The one lookup the CLI and the app share: "vllm" (the newest release), "vllm@X.Y[.Z]" (the
+// newest row at or below it), "vllm-v0" (also "vllm-legacy"), "sglang", "trtllm",
+// "llama.cpp". Empty when the name is none of these.
+std::optional<ServingEngine> findServingEngine(const std::string& name);
+// Every release row of an engine, newest first (the app's engine list).
+std::vector<ServingEngine> servingEngineReleases(EngineKind kind);
+// What findServingEngine accepts, for messages and help: "vllm, vllm@X.Y[.Z], vllm-v0, ...".
+const char* servingEngineChoices();
+
+// The deployment under its engine: today vLLM's profiles (engines/vllm/VllmEngine.h); an
+// unknown or non-vLLM engine is an error naming the field "engine".
+Expected<CapacityResult> planCapacity(const ModelSpec& spec, const DeploymentInputs& in);
+
+// One row per engine for the same deployment: what each would hold and run. vLLM from
+// planCapacity; llama.cpp as llama-server with -c the context, auto slots, f16 cache.
+std::vector<EngineRow> compareEngines(const ModelSpec& spec, const DeploymentInputs& in);
+
+} // namespace attnplan

@@ -1,0 +1,63 @@
+#pragma once
+
+#include "serve/GpuCatalog.h"
+#include "spec/DType.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace attnplan {
+
+// Fractions of the datasheet peaks that real kernels reach, used by the roofline. Defaults:
+// large bf16 GEMMs in prefill sustain roughly 50-70% of dense tensor peak on H100-class parts
+// (MLPerf Inference closed-division submissions, FlashAttention-2/3 papers report 50-75%), so
+// 0.55; HBM streaming reaches 80-90% of datasheet bandwidth (STREAM-style copies on A100/H100),
+// and decode kernels a little less, so 0.80. Overridable; the live kernel calibrates them.
+struct Efficiencies
+{
+    double compute = 0.55;
+    double memory = 0.80;
+};
+
+// One replica of a deployment as the user set it: gpus = tp x pp. Which engine sizes the KV
+// cache is named, not resolved, here; engines/ServingEngine.h finds its release row.
+struct DeploymentInputs
+{
+    std::string engine = "vllm"; // "vllm", "vllm@0.10.1", "vllm-v0", "sglang", "trtllm"
+    bool offline = false; // vLLM's offline LLM class rather than `vllm serve` (other defaults)
+    GpuSpec gpu;
+    int64_t gpus = 1;
+    int64_t tp = 1;
+    DType weightDtype = DType::BF16;
+    DType kvDtype = DType::BF16;
+    double utilization = 0.9;
+    int64_t maxModelLen = 0;         // required: the context each request may reach
+    int64_t maxNumBatchedTokens = 0; // the prefill chunk and profiling batch; 0 = engine default
+    int64_t maxNumSeqs = 0;          // 0 = the engine's default for this GPU
+    int64_t blockSize = 0;           // 0 = the engine's default (MLA: by GPU generation)
+    int64_t averageTokens = 0;       // mean request length; 0 = maxModelLen
+
+    // The mean request length in force: averageTokens, or maxModelLen when it is 0.
+    int64_t averageRequest() const { return averageTokens > 0 ? averageTokens : maxModelLen; }
+    int64_t promptTokens = 0;               // prompt for the TTFT figure; 0 = averageTokens
+    std::optional<int64_t> weightBytes;     // per GPU, overrides the computed figure
+    std::optional<int64_t> activationBytes; // per GPU
+    std::optional<int64_t> overheadBytes;   // per GPU
+    // Per GPU: vLLM's logged "Available KV cache memory"; skips the memory model.
+    std::optional<int64_t> availableKvBytes;
+    Efficiencies efficiency;
+};
+
+// Where one GPU's memory goes.
+struct MemoryBreakdown
+{
+    int64_t total = 0;
+    int64_t usable = 0; // total x utilization
+    int64_t weights = 0;
+    int64_t activation = 0; // profiled activation peak
+    int64_t overhead = 0;   // non-torch: CUDA context, NCCL and all-reduce buffers
+    int64_t kvBudget = 0;
+};
+
+} // namespace attnplan

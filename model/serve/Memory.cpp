@@ -1,0 +1,109 @@
+#include "serve/Memory.h"
+
+#include "base/Checked.h"
+#include "base/Units.h"
+#include "spec/Architecture.h"
+
+#include <algorithm>
+
+namespace attnplan {
+
+namespace {
+
+constexpr int64_t kGiB = int64_t(1) << 30;
+
+// Activations are bf16/fp16 whatever the weights are stored in.
+constexpr int64_t kActivationBytes = 2;
+
+} // namespace
+
+int64_t activationPeakBytes(const ModelSpec& s, int64_t tokens, int64_t tp, int64_t maxNumSeqs)
+{
+    // The profile run pushes one batch of `tokens` tokens through the model and records
+    // torch's peak. What is alive at the peak, in bf16 (2 bytes):
+    //   the residual stream and the current hidden state: 2 x T x h;
+    //   attention phase: the fused QKV output and the attention output, split by TP;
+    //   MLP phase (the larger one for every family here): gated MLPs hold gate_up (2 I) and
+    //   the activation (I), T x 3I / tp; plain MLPs T x 2I / tp; fused MoE holds, per routed
+    //   token, 2 Ie + Ie + h (vLLM fused_moe's three intermediate caches, in chunks of at most
+    //   65,536 tokens), plus any shared expert's 3 Is;
+    //   the sampler: logits and probabilities in float32 for up to max_num_seqs sequences.
+    // Calibrated on BRIEF.md's vLLM log (Llama-3.1-8B, 20,000 tokens): 2.15 GiB predicted
+    // against 17.06 - 14.99 = 2.07 GiB measured.
+    const double T = double(tokens);
+    const double h = double(s.hiddenSize);
+    const double a = double(kActivationBytes);
+    const double t = double(tp);
+    const double residual = 2.0 * T * h * a;
+    double qkv = 0, attnOut = 0;
+    if (s.mla.enabled()) {
+        qkv = double(s.numHeads) *
+                  double(s.mla.qkHeadDim() + s.mla.qkNopeHeadDim + s.mla.vHeadDim) / t +
+              double(s.mla.cacheWidth());
+        attnOut = double(s.numHeads * s.mla.vHeadDim) / t;
+    } else {
+        qkv = double(s.queryWidth() + 2 * kvHeadsPerGpu(s, tp) * tp * s.headDim) / t;
+        attnOut = double(s.queryWidth()) / t;
+    }
+    const double attention = residual + T * (qkv + attnOut) * a;
+    const double mlpFactor = s.mlp == MlpKind::Gated ? 3.0 : 2.0;
+    double mlp = 0;
+    if (s.moeLayerCount() < s.numLayers)
+        mlp = residual + T * mlpFactor * double(s.intermediateSize) / t * a;
+    if (s.isMoe()) {
+        const double chunk = std::min(T, 65536.0);
+        const double routed = chunk * double(s.moe.expertsPerToken) *
+                              (3.0 * double(s.moe.expertIntermediate) / t + h) * a;
+        const double shared = T * 3.0 * double(s.moe.sharedIntermediate) / t * a;
+        mlp = std::max(mlp, residual + routed + shared);
+    }
+    const double sampler =
+        2.0 * double(std::min<int64_t>(maxNumSeqs, tokens)) * double(s.vocabSize) * 4.0;
+    return checkedFromDouble(std::max(attention, mlp) + sampler, "activation bytes");
+}
+
+int64_t weightBytesPerGpu(const ModelSpec& s, const DeploymentInputs& in)
+{
+    if (in.weightBytes)
+        return *in.weightBytes;
+    // An even split over the GPUs, plus what each rank of a TP group keeps whole.
+    const int64_t pp = std::max<int64_t>(1, in.gpus / std::max<int64_t>(1, in.tp));
+    return checkedAdd(ceilDiv(weightBytesFor(s, in.weightDtype).bytes, in.tp * pp),
+                      replicatedWeightExtraBytes(s, in.weightDtype, in.tp) / pp, "weight bytes");
+}
+
+int64_t gpusForTp(int64_t gpus, int64_t tp)
+{
+    tp = std::max<int64_t>(1, tp);
+    return std::max(tp, gpus / tp * tp);
+}
+
+int64_t nonTorchOverheadBytesV1(int64_t tp)
+{
+    return tp > 1 ? int64_t(0.3 * double(kGiB)) : int64_t(0.05 * double(kGiB));
+}
+
+int64_t nonTorchOverheadBytes(int64_t tp)
+{
+    const int64_t base = int64_t(0.35 * double(kGiB));
+    return tp > 1 ? base + kGiB / 2 : base;
+}
+
+Expected<int64_t> checkContext(const ModelSpec& s, int64_t maxModelLen, int64_t averageTokens)
+{
+    if (maxModelLen < 1)
+        return Error{"required: the longest request (max_model_len) in tokens", "context"};
+    if (s.maxContext > 0 && maxModelLen > s.maxContext)
+        return Error{withCommas(maxModelLen) + " tokens exceeds " + s.name + "'s maximum of " +
+                         withCommas(s.maxContext) + " tokens (max_position_embeddings" +
+                         (s.ropeScalingType.empty() ? std::string() : " after rope_scaling") +
+                         "); vLLM refuses a longer max_model_len",
+                     "context"};
+    if (averageTokens > maxModelLen)
+        return Error{"an average request of " + withCommas(averageTokens) +
+                         " tokens exceeds the context of " + withCommas(maxModelLen) + " tokens",
+                     "average_tokens"};
+    return maxModelLen;
+}
+
+} // namespace attnplan

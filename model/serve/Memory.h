@@ -1,0 +1,38 @@
+#pragma once
+
+#include "base/Expected.h"
+#include "serve/Deployment.h"
+#include "spec/ModelSpec.h"
+
+#include <cstdint>
+
+namespace attnplan {
+
+// What one GPU holds besides the KV cache, as the engines measure or estimate it. The
+// engines (engines/) decide which of these they subtract.
+
+// GPUs for a replica at this TP: the count rounded down to a whole multiple of it (a replica
+// is tp x pp GPUs), at least tp.
+int64_t gpusForTp(int64_t gpus, int64_t tp);
+
+// The documented activation-peak estimate for a profiling batch of `tokens` tokens, per GPU.
+int64_t activationPeakBytes(const ModelSpec& spec, int64_t tokens, int64_t tp, int64_t maxNumSeqs);
+// Non-torch memory per GPU: 0.35 GiB calibrated on the vLLM log in BRIEF.md (TP 1); tensor
+// parallelism adds about 0.5 GiB of NCCL and custom all-reduce buffers (an estimate).
+int64_t nonTorchOverheadBytes(int64_t tp);
+// The V1 engine's non-torch memory: only what grows during profiling (vLLM snapshots memory
+// after start-up), about 0.05 GiB at TP 1 and 0.3 GiB with NCCL buffers at TP > 1 (fitted on the
+// Qwen2-7B logs in tests/data/vllm-logs: 0.04 and 0.24 GiB left after weights, activations and
+// KV).
+int64_t nonTorchOverheadBytesV1(int64_t tp);
+
+// Weight bytes one GPU holds: the weights split over tp x pp, plus what every rank of a TP group
+// keeps whole (replicatedWeightExtraBytes); `weightBytes` when the user gave it.
+int64_t weightBytesPerGpu(const ModelSpec& spec, const DeploymentInputs& in);
+
+// The request lengths vLLM accepts: max_model_len at most the model's own maximum
+// (max_position_embeddings after rope scaling, vllm/config: _get_and_verify_max_len), and an
+// average request no longer than max_model_len. Returns maxModelLen, or the reason.
+Expected<int64_t> checkContext(const ModelSpec& spec, int64_t maxModelLen, int64_t averageTokens);
+
+} // namespace attnplan
