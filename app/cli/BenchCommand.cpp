@@ -5,6 +5,7 @@
 #include "kernels/Benchmark.h"
 #include "kernels/Calibration.h"
 #include "read/ConfigReader.h"
+#include "read/ModelSource.h"
 
 #include <cmath>
 #include <nlohmann/json.hpp>

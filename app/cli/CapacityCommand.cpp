@@ -9,6 +9,7 @@
 #include "engines/trtllm/TrtllmEngine.h"
 #include "kernels/Calibration.h"
 #include "read/ConfigReader.h"
+#include "read/ModelSource.h"
 #include "report/Report.h"
 #include "report/Scenario.h"
 #include "serve/GpuCatalog.h"

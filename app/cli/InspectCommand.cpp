@@ -3,6 +3,7 @@
 
 #include "base/Units.h"
 #include "read/ConfigReader.h"
+#include "read/ModelSource.h"
 #include "report/Report.h"
 #include "spec/Architecture.h"
 

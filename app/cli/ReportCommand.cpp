@@ -1,5 +1,6 @@
 #include "CliArgs.h"
 #include "Commands.h"
+#include "report/ScenarioFile.h"
 
 #include "price/PriceCatalog.h"
 #include "report/Report.h"

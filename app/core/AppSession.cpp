@@ -1,4 +1,5 @@
 #include "AppSession.h"
+#include "report/ScenarioFile.h"
 
 #include "CompareController.h"
 #include "ComputeController.h"

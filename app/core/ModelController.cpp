@@ -2,6 +2,7 @@
 
 #include "read/BundledModels.h"
 #include "read/ConfigReader.h"
+#include "read/ModelSource.h"
 #include "spec/ModelSpec.h"
 
 #include <QFile>

@@ -1,4 +1,5 @@
 #include "MainWindow.h"
+#include "report/ScenarioFile.h"
 
 #include "AppSession.h"
 #include "Charts.h"

@@ -20,48 +20,15 @@
 // query that may attend no key has no distribution: as in the lesson's softmax (0 / 0), its
 // output row is NaN.
 
+#include "kernels/AttentionShape.h"
+
 #include <cstdint>
 
 namespace attnplan {
 
-struct AttentionShape
-{
-    int64_t heads = 1;
-    int64_t kvHeads = 1;
-    int64_t queries = 1;
-    int64_t keys = 1;
-    int64_t headDim = 64;
-    bool causal = false;
-    int64_t queryOffset = INT64_MIN; // INT64_MIN: keys - queries
-
-    int64_t offset() const { return queryOffset == INT64_MIN ? keys - queries : queryOffset; }
-    int64_t group() const { return heads / kvHeads; }
-    bool valid() const
-    {
-        return heads > 0 && kvHeads > 0 && heads % kvHeads == 0 && queries > 0 && keys > 0 &&
-               headDim > 0 && headDim <= 1024;
-    }
-    // Query-key pairs actually scored (causal counts only the visible ones).
-    double pairs() const;
-    // 4 x pairs x headDim per head: QK^T and weights x V, 2 FLOPs per multiply-add.
-    double flops() const { return 4.0 * pairs() * double(headDim) * double(heads); }
-};
-
-enum class KernelIsa
-{
-    Scalar,
-    Avx2,  // AVX2 + FMA + F16C
-    Avx512 // AVX512F (+ FMA, F16C)
-};
 KernelIsa bestKernelIsa(); // the widest this CPU and OS run
 bool kernelIsaSupported(KernelIsa isa);
 const char* kernelIsaName(KernelIsa isa);
-
-enum class KvStorage
-{
-    F32,
-    F16
-};
 
 // The lesson's scaled_dot_product_attention, naive, in double: scores = Q K^T / sqrt(d),
 // causal mask to -inf, softmax per row (max subtracted; -inf -> exactly 0), weights x V.
@@ -79,7 +46,6 @@ int64_t fusedAttentionScratchBytes(const AttentionShape& shape, int threads);
 // Decode: one new query per head against `keys` cached keys and values (shape.queries must be
 // 1; causal is irrelevant). K (tiled) and V in float or half; GQA reads each KV head once for
 // its group.
-constexpr int64_t kDecodeKeyTile = 32;
 // Elements of the tiled key cache: kvHeads x keys rounded up to a whole tile x headDim.
 int64_t decodeKeyElements(const AttentionShape& shape);
 // Row-major K [kvHeads][keys][headDim] -> the tiled decode layout (padding zeroed), in float
@@ -94,9 +60,5 @@ int64_t decodeAttentionScratchBytes(const AttentionShape& shape, int threads);
 // register-only FMA chains, timed. The ceiling no kernel can pass, and the analogue of a GPU
 // datasheet's peak: the planner's compute efficiency is a fraction of it.
 double fmaPeakGflops(KernelIsa isa, int threads);
-
-// IEEE half conversions (round to nearest even), for building fp16 caches.
-uint16_t floatToHalf(float f);
-float halfToFloat(uint16_t h);
 
 } // namespace attnplan

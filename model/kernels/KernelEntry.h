@@ -2,7 +2,7 @@
 
 // Internal: the per-ISA entry points behind Attention.h's dispatch.
 
-#include "kernels/Attention.h"
+#include "kernels/AttentionShape.h"
 #include "kernels/ThreadPool.h"
 
 #include <algorithm>

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "base/Expected.h"
-#include "price/PriceCatalog.h"
+#include "price/PriceSheet.h"
 
 #include <cstdint>
 #include <string>

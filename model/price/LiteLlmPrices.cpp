@@ -5,11 +5,10 @@
 // cache_read_input_token_cost (DeepSeek also input_cost_per_token_cache_hit),
 // *_above_200k_tokens tiers, prompt_cache_min_tokens, max_input_tokens, max_output_tokens.
 // US dollars per token.
-#include "price/PriceCatalog.h"
+#include "price/LiteLlmPrices.h"
 
 #include "base/JsonFile.h"
 #include "base/UserCatalog.h"
-#include "price/LiteLlm.h"
 
 #include <algorithm>
 #include <cmath>
@@ -104,24 +103,8 @@ bool isLiteLlmJson(const json& j)
 
 } // namespace detail
 
-bool looksLikeLiteLlm(const std::string& text)
-{
-    auto doc = detail::parseJson(text, "prices");
-    return doc && detail::isLiteLlmJson(doc.value());
-}
-
-Expected<PriceCatalog> parseLiteLlmCatalog(const std::string& text, const std::string& label)
-{
-    auto doc = detail::parseJson(text, label);
-    if (!doc)
-        return Error{doc.error()};
-    if (!detail::isLiteLlmJson(doc.value()))
-        return Error{label + ": not LiteLLM's price list (no entry has litellm_provider and "
-                             "input_cost_per_token)"};
-    return detail::liteLlmCatalogFromJson(doc.value(), label);
-}
-
-PriceCatalog detail::liteLlmCatalogFromJson(const json& j, const std::string& label)
+PriceCatalog detail::liteLlmCatalogFromJson(const json& j, const std::string& label,
+                                            const PriceCatalog& builtin)
 {
     PriceCatalog c;
     int notChat = 0;
@@ -162,7 +145,7 @@ PriceCatalog detail::liteLlmCatalogFromJson(const json& j, const std::string& la
         const std::string id =
             std::string(known ? known->id : provider.c_str()) + "/" + modelPart(key, provider);
         PriceSheet p;
-        if (const PriceSheet* base = builtinPriceCatalog().find(id))
+        if (const PriceSheet* base = builtin.find(id))
             p = *base; // what LiteLLM does not carry: TTL rules, storage, notes
         else {
             p.id = id;
@@ -220,46 +203,6 @@ PriceCatalog detail::liteLlmCatalogFromJson(const json& j, const std::string& la
                              " entries that are not chat models (mode other than \"chat\") "
                              "skipped");
     return c;
-}
-
-std::vector<std::string> comparePriceCatalogs(const PriceCatalog& ours, const PriceCatalog& theirs,
-                                              const std::string& theirLabel, double tolerance)
-{
-    std::vector<std::string> out;
-    auto differ = [tolerance](double a, double b) {
-        const double scale = std::max(std::fabs(a), std::fabs(b));
-        return scale > 0 && std::fabs(a - b) / scale > tolerance;
-    };
-    auto fmt = [](double v) {
-        std::ostringstream s;
-        s << v;
-        return s.str();
-    };
-    for (const PriceSheet& t : theirs.models) {
-        const PriceSheet* o = ours.find(t.id);
-        if (!o)
-            continue;
-        auto check = [&](const char* field, double mine, double theirsValue) {
-            if (differ(mine, theirsValue))
-                out.push_back(t.id + ": " + field + " " + fmt(mine) + " here, " + fmt(theirsValue) +
-                              " in " + theirLabel);
-        };
-        check("input_per_m", o->inputPerMillion, t.inputPerMillion);
-        check("output_per_m", o->outputPerMillion, t.outputPerMillion);
-        check("cache_read_multiplier", o->cacheReadMultiplier, t.cacheReadMultiplier);
-        for (const auto& [ttl, m] : t.cacheWriteMultipliers)
-            if (auto mine = o->cacheWriteMultipliers.find(ttl);
-                mine != o->cacheWriteMultipliers.end())
-                check(ttl == 300 ? "cache write (5 min)" : "cache write (1 h)", mine->second, m);
-        if (o->minCacheableTokens > 0 && t.minCacheableTokens > 0)
-            check("min_cacheable_tokens", double(o->minCacheableTokens),
-                  double(t.minCacheableTokens));
-        if (o->maxInputTokens > 0 && t.maxInputTokens > 0)
-            check("max_input_tokens", double(o->maxInputTokens), double(t.maxInputTokens));
-        if (o->maxOutputTokens > 0 && t.maxOutputTokens > 0)
-            check("max_output_tokens", double(o->maxOutputTokens), double(t.maxOutputTokens));
-    }
-    return out;
 }
 
 } // namespace attnplan

@@ -3,7 +3,7 @@
 #include "base/EmbeddedResources.h"
 #include "base/JsonFile.h"
 #include "base/UserCatalog.h"
-#include "price/LiteLlm.h"
+#include "price/LiteLlmPrices.h"
 
 #include <algorithm>
 #include <cmath>
@@ -63,24 +63,6 @@ CacheRule parseCacheRule(const std::string& name)
     throw EntryError{"caching: \"" + name +
                      "\" is not one of anthropic, openai, gemini, deepseek, none"};
 }
-
-} // namespace
-
-CacheRule defaultCacheRule(const std::string& provider)
-{
-    const std::string p = detail::lowerCase(provider);
-    if (p == "openai" || p == "xai")
-        return CacheRule::OpenAI;
-    if (p == "google" || p == "gemini")
-        return CacheRule::Gemini;
-    if (p == "deepseek")
-        return CacheRule::DeepSeek;
-    if (p == "mistral")
-        return CacheRule::None;
-    return CacheRule::Anthropic;
-}
-
-namespace {
 
 PriceSheet parseEntry(const json& e)
 {
@@ -145,40 +127,6 @@ PriceSheet parseEntry(const json& e)
 
 } // namespace
 
-const char* cacheRuleName(CacheRule rule)
-{
-    switch (rule) {
-    case CacheRule::Anthropic:
-        return "anthropic";
-    case CacheRule::OpenAI:
-        return "openai";
-    case CacheRule::Gemini:
-        return "gemini";
-    case CacheRule::DeepSeek:
-        return "deepseek";
-    case CacheRule::None:
-        return "none";
-    }
-    return "none";
-}
-
-std::optional<double> PriceSheet::writeMultiplierFor(int64_t ttlSeconds) const
-{
-    for (const auto& [ttl, m] : cacheWriteMultipliers)
-        if (ttl >= ttlSeconds)
-            return m;
-    return std::nullopt;
-}
-
-const PriceSheet* PriceCatalog::find(const std::string& key) const
-{
-    const std::string k = detail::lowerCase(key);
-    for (const PriceSheet& p : models)
-        if (detail::lowerCase(p.id) == k || detail::lowerCase(p.model) == k)
-            return &p;
-    return nullptr;
-}
-
 Expected<PriceCatalog> parsePriceCatalog(const std::string& text, const std::string& label)
 {
     auto doc = detail::parseJson(text, label);
@@ -186,7 +134,7 @@ Expected<PriceCatalog> parsePriceCatalog(const std::string& text, const std::str
         return Error{doc.error()};
     const json& j = doc.value();
     if (detail::isLiteLlmJson(j)) // one parse, whichever format the file is
-        return detail::liteLlmCatalogFromJson(j, label);
+        return detail::liteLlmCatalogFromJson(j, label, builtinPriceCatalog());
     if (!j.is_object() || !j.contains("models") || !j["models"].is_array())
         return Error{label + ": models: missing, expected a list of price entries"};
     PriceCatalog c;
@@ -256,6 +204,63 @@ Expected<PriceCatalog> importPriceFile(const PriceCatalog& base, const std::stri
             merged.models.push_back(p);
     }
     return merged;
+}
+
+bool looksLikeLiteLlm(const std::string& text)
+{
+    auto doc = detail::parseJson(text, "prices");
+    return doc && detail::isLiteLlmJson(doc.value());
+}
+
+Expected<PriceCatalog> parseLiteLlmCatalog(const std::string& text, const std::string& label)
+{
+    auto doc = detail::parseJson(text, label);
+    if (!doc)
+        return Error{doc.error()};
+    if (!detail::isLiteLlmJson(doc.value()))
+        return Error{label + ": not LiteLLM's price list (no entry has litellm_provider and "
+                             "input_cost_per_token)"};
+    return detail::liteLlmCatalogFromJson(doc.value(), label, builtinPriceCatalog());
+}
+
+std::vector<std::string> comparePriceCatalogs(const PriceCatalog& ours, const PriceCatalog& theirs,
+                                              const std::string& theirLabel, double tolerance)
+{
+    std::vector<std::string> out;
+    auto differ = [tolerance](double a, double b) {
+        const double scale = std::max(std::fabs(a), std::fabs(b));
+        return scale > 0 && std::fabs(a - b) / scale > tolerance;
+    };
+    auto fmt = [](double v) {
+        std::ostringstream s;
+        s << v;
+        return s.str();
+    };
+    for (const PriceSheet& t : theirs.models) {
+        const PriceSheet* o = ours.find(t.id);
+        if (!o)
+            continue;
+        auto check = [&](const char* field, double mine, double theirsValue) {
+            if (differ(mine, theirsValue))
+                out.push_back(t.id + ": " + field + " " + fmt(mine) + " here, " + fmt(theirsValue) +
+                              " in " + theirLabel);
+        };
+        check("input_per_m", o->inputPerMillion, t.inputPerMillion);
+        check("output_per_m", o->outputPerMillion, t.outputPerMillion);
+        check("cache_read_multiplier", o->cacheReadMultiplier, t.cacheReadMultiplier);
+        for (const auto& [ttl, m] : t.cacheWriteMultipliers)
+            if (auto mine = o->cacheWriteMultipliers.find(ttl);
+                mine != o->cacheWriteMultipliers.end())
+                check(ttl == 300 ? "cache write (5 min)" : "cache write (1 h)", mine->second, m);
+        if (o->minCacheableTokens > 0 && t.minCacheableTokens > 0)
+            check("min_cacheable_tokens", double(o->minCacheableTokens),
+                  double(t.minCacheableTokens));
+        if (o->maxInputTokens > 0 && t.maxInputTokens > 0)
+            check("max_input_tokens", double(o->maxInputTokens), double(t.maxInputTokens));
+        if (o->maxOutputTokens > 0 && t.maxOutputTokens > 0)
+            check("max_output_tokens", double(o->maxOutputTokens), double(t.maxOutputTokens));
+    }
+    return out;
 }
 
 } // namespace attnplan

@@ -1,10 +1,6 @@
 #include "read/ConfigReader.h"
 
-#include "read/BundledModels.h"
-#include "read/GgufReader.h"
-
 #include "base/JsonFile.h"
-#include "read/HfCache.h"
 #include "read/Safetensors.h"
 
 #include <cmath>
@@ -997,65 +993,6 @@ Expected<ModelSpec> parseModelConfig(const std::string& text, const std::string&
         spec.weightBytesSource = size.value()->source;
     }
     return spec;
-}
-
-Expected<std::string> resolveConfigPath(const std::string& path)
-{
-    std::error_code ec;
-    if (path.empty())
-        return Error{"(no path): expected a config.json, a model folder or a Hugging Face cache "
-                     "folder"};
-    const fs::path p(path);
-    if (!fs::exists(p, ec))
-        return Error{path + ": no such file or folder, nor a bundled model of that name or "
-                            "repository id (attnplan-cli models lists them)"};
-    if (!fs::is_directory(p, ec))
-        return path;
-    if (fs::is_regular_file(p / "config.json", ec))
-        return (p / "config.json").string();
-    if (auto m = hfCacheModel(p.string()))
-        return m->configPath;
-    // A hub root: pointing at one model is required.
-    return Error{path + ": config.json: no config.json in this folder (nor a Hugging Face "
-                        "snapshot under it)"};
-}
-
-Expected<ModelSpec> readModel(const std::string& path)
-{
-    // A bundled model by name or repository id, unless a file of that name is here.
-    std::error_code ec;
-    if (!path.empty() && !fs::exists(fs::path(path), ec))
-        if (const BundledModel* bundled = findBundledModel(path))
-            return readBundledModel(*bundled);
-    // A GGUF file (llama.cpp): its header holds the architecture and the tensors' types.
-    if (path.size() > 5 && path.compare(path.size() - 5, 5, ".gguf") == 0)
-        return readGgufModel(path);
-    auto configPath = resolveConfigPath(path);
-    if (!configPath)
-        return Error{configPath.error()};
-    auto text = detail::readTextFile(configPath.value(), detail::kMaxConfigBytes);
-    if (!text)
-        return Error{text.error()};
-    const fs::path cp(configPath.value());
-    auto spec = parseModelConfig(text.value(), configPath.value(), cp.parent_path().string());
-    if (!spec)
-        return spec;
-    ModelSpec s = std::move(spec).value();
-    // A copy of a bundled config names its repository as the bundled one does.
-    if (s.repoId.empty())
-        for (const BundledModel& b : bundledModels())
-            if (b.config == text.value()) {
-                s.repoId = b.repoId;
-                break;
-            }
-    // Name a cached model by its repository id.
-    if (const fs::path snap = cp.parent_path(); snap.parent_path().filename() == "snapshots") {
-        if (auto m = hfCacheModel(snap.parent_path().parent_path().string())) {
-            s.name = m->repoId;
-            s.repoId = m->repoId;
-        }
-    }
-    return s;
 }
 
 } // namespace attnplan

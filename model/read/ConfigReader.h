@@ -11,18 +11,10 @@ namespace attnplan {
 // read (STYLE.md, habit 6). Families follow their modeling code in transformers: field names,
 // defaults for omitted fields (each default used is listed in ModelSpec::warnings), tied
 // embeddings, biases, norms, MoE and MLA layouts, sliding-window layer patterns.
-//
-// PATH may be a config.json, a model folder holding one, or a Hugging Face cache folder
-// (models--ORG--NAME, whose snapshot config is used). When model.safetensors.index.json or
-// *.safetensors files sit beside the config, their metadata gives exact weight bytes.
-Expected<ModelSpec> readModel(const std::string& path);
-
+// read/ModelSource.h finds the config a path or a name means.
 // Parses config text. `label` names the file in errors; `folder` (may be empty) is searched for
 // safetensors metadata.
 Expected<ModelSpec> parseModelConfig(const std::string& text, const std::string& label,
                                      const std::string& folder = {});
-
-// Which config.json a PATH means, or why none.
-Expected<std::string> resolveConfigPath(const std::string& path);
 
 } // namespace attnplan

@@ -2,8 +2,9 @@
 
 #include "base/JsonFile.h"
 #include "base/Units.h"
-#include "price/LayoutJson.h"
 #include "read/ConfigReader.h"
+#include "read/ModelSource.h"
+#include "report/ScenarioJson.h"
 
 #include <cmath>
 #include <stdexcept>

@@ -3,7 +3,7 @@
 #include "base/Expected.h"
 #include "engines/Planner.h"
 #include "engines/ServingEngine.h"
-#include "price/LayoutReader.h"
+#include "price/LayoutFile.h"
 #include "serve/Memory.h"
 #include "serve/Roofline.h"
 
@@ -70,13 +70,6 @@ struct Scenario
 // What the app opens with and what an omitted key means: Llama 3.1 8B on one H100 SXM at
 // 32k, and a support bot's cached prompt on Claude Sonnet 4.5.
 Scenario defaultScenario();
-
-// Errors name the key ("deployment.tp: expected a whole number") and the file.
-Expected<Scenario> parseScenario(const std::string& text, const std::string& label,
-                                 const std::string& baseDir);
-Expected<Scenario> readScenario(const std::string& path);
-// Every key written, defaults included, so a saved scenario reads back to the same plan.
-std::string scenarioToJson(const Scenario& scenario);
 
 // The model path a scenario names, resolved against its folder when relative and present.
 std::string scenarioModelPath(const Scenario& scenario);

@@ -4,6 +4,7 @@
 #include "engines/Planner.h"
 #include "engines/ServingEngine.h"
 #include "read/ConfigReader.h"
+#include "read/ModelSource.h"
 #include "serve/GpuCatalog.h"
 #include "serve/Memory.h"
 #include "serve/Roofline.h"

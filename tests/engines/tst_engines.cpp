@@ -8,6 +8,7 @@
 #include "engines/trtllm/TrtllmEngine.h"
 #include "engines/vllm/VllmEngine.h"
 #include "read/ConfigReader.h"
+#include "read/ModelSource.h"
 #include "serve/GpuCatalog.h"
 #include "serve/Memory.h"
 #include "serve/Roofline.h"

@@ -4,6 +4,7 @@
 // folder and the file, as a user's PATH would.
 #include "read/ConfigReader.h"
 #include "read/HfCache.h"
+#include "read/ModelSource.h"
 
 #include <cstdint>
 #include <filesystem>

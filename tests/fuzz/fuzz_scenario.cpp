@@ -3,6 +3,7 @@
 #include "price/PriceCatalog.h"
 #include "report/Report.h"
 #include "report/Scenario.h"
+#include "report/ScenarioFile.h"
 #include "serve/GpuCatalog.h"
 
 #include <cstdint>

@@ -7,6 +7,7 @@
 #include "read/ConfigReader.h"
 #include "read/GgufReader.h"
 #include "read/HfCache.h"
+#include "read/ModelSource.h"
 #include "read/Safetensors.h"
 #include "spec/Architecture.h"
 #include "spec/AttentionCost.h"

@@ -3,7 +3,7 @@
 // Internal to model/: LiteLLM's price list from JSON already parsed, so that a catalog file is
 // parsed once whichever format it turns out to be (PriceCatalog.cpp, LiteLlmPrices.cpp).
 
-#include "price/PriceCatalog.h"
+#include "price/PriceSheet.h"
 
 #include <nlohmann/json.hpp>
 
@@ -12,6 +12,9 @@
 namespace attnplan::detail {
 
 bool isLiteLlmJson(const nlohmann::json& j);
-PriceCatalog liteLlmCatalogFromJson(const nlohmann::json& j, const std::string& label);
+// What LiteLLM does not carry (TTL rules, storage, minimum prefixes it omits) comes from the
+// entry of the same id in `builtin`.
+PriceCatalog liteLlmCatalogFromJson(const nlohmann::json& j, const std::string& label,
+                                    const PriceCatalog& builtin);
 
 } // namespace attnplan::detail

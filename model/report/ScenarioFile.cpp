@@ -1,0 +1,143 @@
+#include "report/ScenarioFile.h"
+
+#include "base/FieldReader.h"
+#include "base/JsonFile.h"
+#include "engines/ServingEngine.h"
+#include "price/LayoutJson.h"
+#include "report/ScenarioJson.h"
+
+#include <filesystem>
+
+using nlohmann::json;
+
+namespace attnplan {
+
+using detail::FieldError;
+using detail::FieldReader;
+
+namespace {
+
+std::string dtypeKey(const std::string& v, const std::string& field)
+{
+    if (v != "auto" && !parseDType(v))
+        throw FieldError{field,
+                         "\"" + v + "\": expected auto, fp32, bf16, fp16, fp8, int8 or int4"};
+    return v;
+}
+
+} // namespace
+
+Expected<Scenario> parseScenario(const std::string& text, const std::string& label,
+                                 const std::string& baseDir)
+{
+    auto doc = detail::parseJson(text, label);
+    if (!doc)
+        return Error{doc.error()};
+    const json& j = doc.value();
+    Scenario s = defaultScenario();
+    s.baseDir = baseDir;
+    try {
+        const FieldReader top(j, "",
+                              {"attnplan_scenario", "model", "deployment", "prompt", "plan"});
+        const int64_t version = top.integer("attnplan_scenario", 1, 1000, -1);
+        if (version < 0)
+            throw FieldError{"attnplan_scenario",
+                             "missing: a scenario starts {\"attnplan_scenario\": 1, ...}"};
+        if (version > kScenarioVersion)
+            throw FieldError{"attnplan_scenario", "version " + std::to_string(version) +
+                                                      " is newer than this attnplan reads (" +
+                                                      std::to_string(kScenarioVersion) + ")"};
+        if (!top.find("model"))
+            throw FieldError{"model", "missing: a bundled name, a config path or a cache id"};
+        s.model = top.text("model", s.model);
+
+        if (const json* d = top.find("deployment")) {
+            const FieldReader r(*d, "deployment",
+                                {"gpu", "custom_gpu", "gpus", "tp", "pp", "context",
+                                 "average_tokens", "engine", "offline", "weight_dtype", "kv_dtype",
+                                 "utilization", "max_num_seqs", "max_num_batched_tokens",
+                                 "block_size", "available_kv_gib", "compute_efficiency",
+                                 "memory_efficiency"});
+            ScenarioDeployment& o = s.deployment;
+            o.gpu = r.text("gpu", o.gpu);
+            for (const char* alias : {"Custom", "CUSTOM", "custom GPU", "Custom GPU"})
+                if (o.gpu == alias)
+                    o.gpu = "custom";
+            if (const json* c = r.find("custom_gpu")) {
+                const FieldReader g(*c, "deployment.custom_gpu",
+                                    {"memory_gib", "bf16_tflops", "bandwidth_gb_per_s"});
+                o.custom.memoryGiB = g.real("memory_gib", 1, 1 << 20, o.custom.memoryGiB);
+                o.custom.bf16Tflops = g.real("bf16_tflops", 0, 1e6, 0);
+                o.custom.bandwidthGBps = g.real("bandwidth_gb_per_s", 0, 1e7, 0);
+            }
+            o.tp = r.integer("tp", 1, 1024, 1);
+            const int64_t pp =
+                r.integer("pp", 1, 65536, 0); // the range of gpus: a written pp reads back
+            o.gpus = r.integer("gpus", 1, 65536, pp > 0 ? o.tp * pp : o.tp);
+            if (pp > 0 && o.gpus != o.tp * pp)
+                throw FieldError{"deployment.pp", "gpus (" + std::to_string(o.gpus) +
+                                                      ") must equal tp x pp (" +
+                                                      std::to_string(o.tp * pp) + ")"};
+            o.context = r.integer("context", 1, int64_t(1) << 34, o.context);
+            o.averageTokens = r.integer("average_tokens", 0, int64_t(1) << 34, 0);
+            o.engine = r.text("engine", o.engine);
+            if (auto e = findServingEngine(o.engine); !e || e->kind != EngineKind::Vllm)
+                throw FieldError{"deployment.engine",
+                                 "\"" + o.engine +
+                                     "\": expected vllm, vllm@X.Y[.Z] or vllm-v0 (SGLang and "
+                                     "TensorRT-LLM are in the report's engines table)"};
+            o.offline = r.boolean("offline", false);
+            o.weightDtype = dtypeKey(r.text("weight_dtype", "auto"), "deployment.weight_dtype");
+            o.kvDtype = dtypeKey(r.text("kv_dtype", "auto"), "deployment.kv_dtype");
+            if (r.find("utilization"))
+                o.utilization = r.real("utilization", 0.01, 1.0, 0.9);
+            o.maxNumSeqs = r.integer("max_num_seqs", 0, 1 << 20, 0);
+            o.maxNumBatchedTokens = r.integer("max_num_batched_tokens", 0, int64_t(1) << 30, 0);
+            o.blockSize = r.integer("block_size", 0, 4096, 0);
+            o.availableKvGiB = r.real("available_kv_gib", 0, 1 << 20, 0);
+            o.efficiency.compute = r.real("compute_efficiency", 0.01, 1.0, o.efficiency.compute);
+            o.efficiency.memory = r.real("memory_efficiency", 0.01, 1.0, o.efficiency.memory);
+        }
+
+        if (const json* p = top.find("prompt")) {
+            if (!p->is_object())
+                throw FieldError{"prompt", "expected an object with a layout file's keys"};
+            auto layout = detail::parseLayoutObject(*p, label, "prompt.");
+            if (!layout)
+                return layout.failure();
+            s.prompt = layout.value();
+        }
+
+        if (const json* p = top.find("plan")) {
+            const FieldReader r(*p, "plan",
+                                {"concurrent", "requests_per_second", "output_tokens",
+                                 "max_ttft_seconds", "max_tpot_seconds"});
+            s.plan.concurrent = r.integer("concurrent", 1, 1 << 24, s.plan.concurrent);
+            s.plan.requestsPerSecond = r.real("requests_per_second", 0, 1e7, 0);
+            s.plan.outputTokens = r.integer("output_tokens", 1, 1 << 24, s.plan.outputTokens);
+            s.plan.maxTtftSeconds = r.real("max_ttft_seconds", 0, 1e6, 0);
+            s.plan.maxTpotSeconds = r.real("max_tpot_seconds", 0, 1e6, 0);
+        }
+    } catch (const FieldError& e) {
+        return Error{label + ": " + e.field + ": " + e.message, e.field};
+    } catch (const json::exception& e) {
+        return Error{label + ": unexpected structure: " + e.what()};
+    }
+    return s;
+}
+
+Expected<Scenario> readScenario(const std::string& path)
+{
+    auto text = detail::readTextFile(path, detail::kMaxConfigBytes);
+    if (!text)
+        return Error{text.error()};
+    const std::filesystem::path p(path);
+    return parseScenario(text.value(), path, p.parent_path().string());
+}
+
+std::string scenarioToJson(const Scenario& s)
+{
+    return detail::scenarioObject(s).dump(2) + "\n";
+}
+
+} // namespace attnplan

@@ -1,0 +1,47 @@
+#include "report/ScenarioJson.h"
+
+#include "price/LayoutJson.h"
+
+namespace attnplan {
+
+nlohmann::ordered_json detail::scenarioObject(const Scenario& s)
+{
+    const ScenarioDeployment& d = s.deployment;
+    nlohmann::ordered_json dep;
+    dep["gpu"] = d.gpu;
+    if (d.gpu == "custom")
+        dep["custom_gpu"] = {{"memory_gib", d.custom.memoryGiB},
+                             {"bf16_tflops", d.custom.bf16Tflops},
+                             {"bandwidth_gb_per_s", d.custom.bandwidthGBps}};
+    dep["gpus"] = d.gpus;
+    dep["tp"] = d.tp;
+    if (d.tp > 0 && d.gpus % d.tp == 0)
+        dep["pp"] = d.gpus / d.tp;
+    dep["context"] = d.context;
+    dep["average_tokens"] = d.averageTokens;
+    dep["engine"] = d.engine;
+    dep["offline"] = d.offline;
+    dep["weight_dtype"] = d.weightDtype;
+    dep["kv_dtype"] = d.kvDtype;
+    dep["utilization"] =
+        d.utilization ? nlohmann::ordered_json(*d.utilization) : nlohmann::ordered_json(nullptr);
+    dep["max_num_seqs"] = d.maxNumSeqs;
+    dep["max_num_batched_tokens"] = d.maxNumBatchedTokens;
+    dep["block_size"] = d.blockSize;
+    dep["available_kv_gib"] = d.availableKvGiB;
+    dep["compute_efficiency"] = d.efficiency.compute;
+    dep["memory_efficiency"] = d.efficiency.memory;
+    nlohmann::ordered_json j;
+    j["attnplan_scenario"] = kScenarioVersion;
+    j["model"] = s.model;
+    j["deployment"] = dep;
+    j["prompt"] = detail::layoutObject(s.prompt);
+    j["plan"] = {{"concurrent", s.plan.concurrent},
+                 {"requests_per_second", s.plan.requestsPerSecond},
+                 {"output_tokens", s.plan.outputTokens},
+                 {"max_ttft_seconds", s.plan.maxTtftSeconds},
+                 {"max_tpot_seconds", s.plan.maxTpotSeconds}};
+    return j;
+}
+
+} // namespace attnplan
