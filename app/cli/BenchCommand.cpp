@@ -18,10 +18,7 @@ namespace attnplan::cli {
 
 int runBench(const std::vector<std::string>& argv)
 {
-    const CliArgs a(argv,
-                    {"tokens", "heads", "kv-heads", "head-dim", "threads", "model", "repeats",
-                     "decode-kv-heads", "naive-max-tokens", "save-calibration"},
-                    {"causal", "decode", "json", "no-naive", "scalar", "no-ceilings"});
+    const CliArgs a(argv, optionsOf("bench"));
     if (!a.positionals().empty())
         throw UsageError("bench: unexpected argument \"" + a.positionals()[0] + "\"");
     BenchConfig cfg;

@@ -26,49 +26,6 @@
 
 namespace attnplan::cli {
 
-namespace {
-
-const std::set<std::string> kDeploymentOptions = {"gpu",
-                                                  "gpu-memory",
-                                                  "gpus",
-                                                  "tp",
-                                                  "context",
-                                                  "max-num-batched-tokens",
-                                                  "max-num-seqs",
-                                                  "utilization",
-                                                  "engine",
-                                                  "block-size",
-                                                  "weight-dtype",
-                                                  "kv-dtype",
-                                                  "weight-bytes",
-                                                  "activation-bytes",
-                                                  "overhead-bytes",
-                                                  "average-tokens",
-                                                  "prompt-tokens",
-                                                  "compute-efficiency",
-                                                  "memory-efficiency",
-                                                  "catalog",
-                                                  "bandwidth",
-                                                  "tflops",
-                                                  "available-kv-bytes",
-                                                  "parallel",
-                                                  "cache-type-k",
-                                                  "cache-type-v",
-                                                  "flash-attn",
-                                                  "gpu-layers",
-                                                  "mem-fraction-static",
-                                                  "chunked-prefill-size",
-                                                  "max-running-requests",
-                                                  "page-size",
-                                                  "shared-prefix-tokens",
-                                                  "kv-cache-free-gpu-memory-fraction",
-                                                  "tokens-per-block",
-                                                  "max-batch-size",
-                                                  "max-num-tokens"};
-const std::set<std::string> kDeploymentSwitches = {"json", "offline", "swa-full", "kv-unified"};
-
-} // namespace
-
 GpuCatalog catalogFor(const CliArgs& a);
 
 namespace {
@@ -282,7 +239,11 @@ DeploymentInputs deploymentFrom(const CliArgs& a, const ModelSpec& spec, const G
         throw UsageError("--gpu NAME or --gpu-memory BYTES: required");
     }
     d.tp = a.integer("tp", 1, 1024).value_or(1);
-    d.gpus = a.integer("gpus", 1, 65536).value_or(d.tp);
+    const auto pp = a.integer("pp", 1, 1024);
+    d.gpus = a.integer("gpus", 1, 65536).value_or(d.tp * pp.value_or(1));
+    if (pp && d.gpus != d.tp * *pp)
+        throw UsageError("--pp: " + std::to_string(d.gpus) + " GPUs are not TP " +
+                         std::to_string(d.tp) + " x PP " + std::to_string(*pp));
     d.context = a.integer("context", 1, int64_t(1) << 34).value_or(0);
     d.maxNumBatchedTokens = a.integer("max-num-batched-tokens", 1, int64_t(1) << 30).value_or(0);
     d.maxNumSeqs = a.integer("max-num-seqs", 1, 1 << 20).value_or(0);
@@ -314,7 +275,7 @@ DeploymentInputs deploymentFrom(const CliArgs& a, const ModelSpec& spec, const G
 
 int runCapacity(const std::vector<std::string>& argv)
 {
-    const CliArgs a(argv, kDeploymentOptions, kDeploymentSwitches);
+    const CliArgs a(argv, optionsOf("capacity"));
     if (a.positionals().size() != 1)
         throw UsageError(
             "capacity: expected one PATH (a config.json, a model folder or a cache folder)");
@@ -371,11 +332,7 @@ int runCapacity(const std::vector<std::string>& argv)
 
 int runPlan(const std::vector<std::string>& argv)
 {
-    std::set<std::string> opts = kDeploymentOptions;
-    for (const char* o :
-         {"concurrent", "requests-per-second", "output-tokens", "max-ttft", "max-tpot"})
-        opts.insert(o);
-    const CliArgs a(argv, opts, kDeploymentSwitches);
+    const CliArgs a(argv, optionsOf("plan"));
     if (a.positionals().size() != 1)
         throw UsageError("plan: expected one PATH");
     auto loaded = readModel(a.positionals()[0]);

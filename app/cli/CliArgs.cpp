@@ -1,16 +1,21 @@
 #include "CliArgs.h"
 
+#include "Commands.h"
+
 #include "base/Units.h"
 
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <iostream>
 
 namespace attnplan::cli {
 
-CliArgs::CliArgs(const std::vector<std::string>& args, const std::set<std::string>& valued,
-                 const std::set<std::string>& switches)
+CliArgs::CliArgs(const std::vector<std::string>& args, const std::vector<Option>& options)
 {
+    std::set<std::string> valued, switches;
+    for (const Option& o : options)
+        (o.value ? valued : switches).insert(o.name);
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         if (a.size() > 2 && a.rfind("--", 0) == 0) {
@@ -104,7 +109,7 @@ std::vector<int64_t> CliArgs::integerList(const std::string& name, int64_t min, 
         const auto comma = v->find(',', start);
         const std::string part =
             v->substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-        CliArgs one({"--" + name, part}, {name}, {});
+        CliArgs one({"--" + name, part}, {Option{name.c_str(), "N", ""}});
         out.push_back(*one.integer(name, min, max));
         if (comma == std::string::npos)
             break;
@@ -123,6 +128,40 @@ DType CliArgs::dtype(const std::string& name, DType fallback) const
         throw UsageError("--" + name + ": unknown dtype \"" + *v +
                          "\" (expected fp32, bf16, fp16, fp8, int8 or int4)");
     return *t;
+}
+
+int fail(const std::string& message)
+{
+    std::cerr << "attnplan-cli: " << message << "\n";
+    return 2;
+}
+
+std::string flagFor(const std::string& field)
+{
+    static const std::pair<const char*, const char*> kFlags[] = {
+        {"gpu", "--gpu"},
+        {"gpus", "--gpus"},
+        {"tp", "--tp"},
+        {"context", "--context"},
+        {"average_tokens", "--average-tokens"},
+        {"utilization", "--utilization"},
+        {"block_size", "--block-size"},
+        {"engine", "--engine"},
+        {"weight_dtype", "--weight-dtype"},
+        {"kv_dtype", "--kv-dtype"},
+        {"max_num_seqs", "--max-num-seqs"},
+        {"max_num_batched_tokens", "--max-num-batched-tokens"},
+    };
+    for (const auto& [name, flag] : kFlags)
+        if (field == name)
+            return flag;
+    return {};
+}
+
+int fail(const attnplan::Error& error)
+{
+    const std::string flag = flagFor(error.field);
+    return fail(flag.empty() ? error.message : flag + ": " + error.message);
 }
 
 } // namespace attnplan::cli

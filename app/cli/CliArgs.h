@@ -1,5 +1,6 @@
 #pragma once
 
+#include "CommandTable.h"
 #include "spec/DType.h"
 
 #include <cstdint>
@@ -18,13 +19,13 @@ struct UsageError : std::runtime_error
     using std::runtime_error::runtime_error;
 };
 
-// `--name value`, `--name=value` and bare `--flag` options plus positionals. Each command
-// declares which options take values and which are switches; anything else is a usage error.
+// `--name value`, `--name=value` and bare `--flag` options plus positionals, as the command's
+// row of CommandTable.cpp declares them (the same row its --help prints); anything else is a
+// usage error.
 class CliArgs
 {
 public:
-    CliArgs(const std::vector<std::string>& args, const std::set<std::string>& valued,
-            const std::set<std::string>& switches);
+    CliArgs(const std::vector<std::string>& args, const std::vector<Option>& options);
 
     bool has(const std::string& name) const { return m_values.count(name) > 0; }
     bool flag(const std::string& name) const { return m_switches.count(name) > 0; }

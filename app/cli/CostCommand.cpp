@@ -37,7 +37,7 @@ std::string money(double v)
 
 int runEstimateTokens(const std::vector<std::string>& argv)
 {
-    const CliArgs a(argv, {}, {"json"});
+    const CliArgs a(argv, optionsOf("estimate-tokens"));
     if (a.positionals().size() != 1)
         throw UsageError("estimate-tokens: expected one FILE (or - for standard input)");
     std::string text;
@@ -68,31 +68,7 @@ int runEstimateTokens(const std::vector<std::string>& argv)
 
 int runCost(const std::vector<std::string>& argv)
 {
-    const CliArgs a(argv,
-                    {"layout",
-                     "price",
-                     "input-price",
-                     "output-price",
-                     "cache-write-multiplier",
-                     "cache-read-multiplier",
-                     "min-cacheable-tokens",
-                     "context-window",
-                     "stable-tokens",
-                     "volatile-tokens",
-                     "question-tokens",
-                     "output-tokens",
-                     "requests-per-day",
-                     "ttl-seconds",
-                     "arrival",
-                     "burst-size",
-                     "prices",
-                     "self-hosted-dollars-per-hour",
-                     "self-hosted-tokens-per-second",
-                     "corpus-tokens",
-                     "chunk-tokens",
-                     "top-k",
-                     "concurrency"},
-                    {"json", "volatile-first", "explicit-cache", "beta-context"});
+    const CliArgs a(argv, optionsOf("cost"));
     if (!a.positionals().empty())
         throw UsageError("cost: unexpected argument \"" + a.positionals()[0] + "\"");
     PriceCatalog catalog = loadPriceCatalog(a.value("prices").value_or(userPriceCatalogPath()));

@@ -12,7 +12,7 @@ namespace attnplan::cli {
 
 int runFlops(const std::vector<std::string>& argv)
 {
-    const CliArgs a(argv, {"tokens", "d-model", "layers"}, {"json"});
+    const CliArgs a(argv, optionsOf("flops"));
     if (!a.positionals().empty())
         throw UsageError("flops: unexpected argument \"" + a.positionals()[0] + "\"");
     const auto n = a.integer("tokens", 1, INT64_MAX);

@@ -13,7 +13,7 @@ namespace attnplan::cli {
 
 int runInspect(const std::vector<std::string>& argv)
 {
-    const CliArgs a(argv, {"context", "kv-dtype", "weight-dtype"}, {"json"});
+    const CliArgs a(argv, optionsOf("inspect"));
     if (a.positionals().size() != 1)
         throw UsageError("inspect: expected one PATH (a config.json, a model folder or a "
                          "Hugging Face cache folder)");

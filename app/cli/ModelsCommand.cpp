@@ -14,7 +14,7 @@ namespace attnplan::cli {
 // `models`: the bundled library, one row a model, the same columns as the app's picker.
 int runModels(const std::vector<std::string>& argv)
 {
-    const CliArgs a(argv, {}, {"json"});
+    const CliArgs a(argv, optionsOf("models"));
     if (!a.positionals().empty())
         throw UsageError("models: takes no arguments (only --json)");
     const std::vector<ModelListing> rows = bundledListings();

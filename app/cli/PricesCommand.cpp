@@ -18,7 +18,7 @@ namespace attnplan::cli {
 // disagree by more than 1% on a field both carry.
 int runPrices(const std::vector<std::string>& argv)
 {
-    const CliArgs a(argv, {"prices"}, {"json"});
+    const CliArgs a(argv, optionsOf("prices"));
     const auto& pos = a.positionals();
     if (!pos.empty() && pos[0] == "check") {
         if (pos.size() != 2)

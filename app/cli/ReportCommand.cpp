@@ -14,7 +14,7 @@ GpuCatalog catalogFor(const CliArgs& a);
 
 int runReport(const std::vector<std::string>& argv)
 {
-    const CliArgs a(argv, {"catalog", "prices"}, {"json", "markdown", "csv"});
+    const CliArgs a(argv, optionsOf("report"));
     if (a.positionals().size() != 1)
         throw UsageError("report: expected one SCENARIO file (README, \"Scenarios\")");
     if (int(a.flag("json")) + int(a.flag("markdown")) + int(a.flag("csv")) > 1)

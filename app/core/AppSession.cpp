@@ -1,4 +1,5 @@
 #include "AppSession.h"
+#include "Text.h"
 #include "report/ScenarioFile.h"
 
 #include "CompareController.h"
@@ -18,11 +19,6 @@
 using namespace attnplan;
 
 namespace {
-
-QString q(const std::string& s)
-{
-    return QString::fromStdString(s);
-}
 
 // What a scenario's "model" says for what ModelController opened: a bundled name bare.
 std::string scenarioModelName(const QString& source)

@@ -1,4 +1,5 @@
 #include "CompareController.h"
+#include "Text.h"
 
 #include "AppSession.h"
 #include "TableModel.h"
@@ -11,15 +12,6 @@
 
 using namespace attnplan;
 using Unit = TableModel::Unit;
-
-namespace {
-
-QString q(const std::string& s)
-{
-    return QString::fromStdString(s);
-}
-
-} // namespace
 
 CompareController::CompareController(AppSession* session)
     : QObject(session), m_session(session),
@@ -104,8 +96,8 @@ void CompareController::refresh()
     for (size_t i = 0; i < contexts.size(); ++i)
         decode[qsizetype(i)] << double(contexts[i]);
     QVector<TableModel::Column> columns{{tr("Context"), Unit::Tokens, {}}};
-    for (const AttentionVariant& v : attentionVariants(s)) {
-        columns.push_back({q(v.shortName), Unit::Seconds, q(v.name)});
+    for (const CompareRow& v : r->compare) {
+        columns.push_back({q(v.shortName), Unit::Seconds, q(v.shape)});
         for (size_t i = 0; i < contexts.size(); ++i)
             decode[qsizetype(i)] << decodeStepTime(v.spec, in, 1, contexts[i]).seconds;
     }

@@ -1,4 +1,5 @@
 #include "PlanController.h"
+#include "Text.h"
 
 #include "AppSession.h"
 #include "TableModel.h"
@@ -12,11 +13,6 @@ using Unit = TableModel::Unit;
 namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-
-QString q(const std::string& s)
-{
-    return QString::fromStdString(s);
-}
 
 } // namespace
 

@@ -1,15 +1,9 @@
 #include "SummaryModel.h"
+#include "Text.h"
 
 #include "base/Units.h"
 #include "spec/Architecture.h"
 #include "spec/ModelSpec.h"
-
-namespace {
-QString q(const std::string& s)
-{
-    return QString::fromStdString(s);
-}
-} // namespace
 
 SummaryModel::SummaryModel(QObject* parent) : QAbstractTableModel(parent) {}
 

@@ -79,6 +79,36 @@ public:
         return d;
     }
 
+    // Required fields: absent (or null) is an error, "missing".
+    const nlohmann::json& required(const char* key) const
+    {
+        const nlohmann::json* v = find(key);
+        if (!v)
+            throw FieldError{name(key), "missing"};
+        return *v;
+    }
+    double real(const char* key, double min, double max) const
+    {
+        required(key);
+        return real(key, min, max, 0);
+    }
+    int64_t integer(const char* key, int64_t min, int64_t max) const
+    {
+        required(key);
+        return integer(key, min, max, 0);
+    }
+
+    // An optional string, "" when absent; present, it must be a string (empty allowed).
+    std::string string(const char* key) const
+    {
+        const nlohmann::json* v = find(key);
+        if (!v)
+            return {};
+        if (!v->is_string())
+            throw FieldError{name(key), "expected a string"};
+        return v->get<std::string>();
+    }
+
     std::string text(const char* key, const std::string& fallback) const
     {
         const nlohmann::json* v = find(key);

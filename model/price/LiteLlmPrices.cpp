@@ -7,8 +7,8 @@
 // US dollars per token.
 #include "price/LiteLlmPrices.h"
 
+#include "base/CatalogFile.h"
 #include "base/JsonFile.h"
-#include "base/UserCatalog.h"
 
 #include <algorithm>
 #include <cmath>

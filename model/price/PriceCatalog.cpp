@@ -1,8 +1,9 @@
 #include "price/PriceCatalog.h"
 
+#include "base/CatalogFile.h"
 #include "base/EmbeddedResources.h"
+#include "base/FieldReader.h"
 #include "base/JsonFile.h"
-#include "base/UserCatalog.h"
 #include "price/LiteLlmPrices.h"
 
 #include <algorithm>
@@ -16,38 +17,6 @@ namespace attnplan {
 
 namespace {
 
-struct EntryError
-{
-    std::string message;
-};
-
-double num(const json& e, const char* key, double min, double max)
-{
-    auto it = e.find(key);
-    if (it == e.end() || it->is_null())
-        throw EntryError{std::string(key) + ": missing"};
-    if (!it->is_number())
-        throw EntryError{std::string(key) + ": expected a number"};
-    const double v = it->get<double>();
-    if (!std::isfinite(v) || v < min || v > max)
-        throw EntryError{std::string(key) + ": " + it->dump() + " is implausible (expected " +
-                         json(min).dump() + " to " + json(max).dump() + ")"};
-    return v;
-}
-
-std::string str(const json& e, const char* key, bool required)
-{
-    auto it = e.find(key);
-    if (it == e.end() || it->is_null()) {
-        if (required)
-            throw EntryError{std::string(key) + ": missing"};
-        return {};
-    }
-    if (!it->is_string())
-        throw EntryError{std::string(key) + ": expected a string"};
-    return it->get<std::string>();
-}
-
 CacheRule parseCacheRule(const std::string& name)
 {
     if (name == "anthropic")
@@ -60,68 +29,61 @@ CacheRule parseCacheRule(const std::string& name)
         return CacheRule::DeepSeek;
     if (name == "none")
         return CacheRule::None;
-    throw EntryError{"caching: \"" + name +
-                     "\" is not one of anthropic, openai, gemini, deepseek, none"};
+    throw detail::FieldError{"caching", "\"" + name +
+                                            "\" is not one of anthropic, openai, gemini, "
+                                            "deepseek, none"};
 }
 
-PriceSheet parseEntry(const json& e)
+PriceSheet parseEntry(const detail::FieldReader& e)
 {
-    if (!e.is_object())
-        throw EntryError{"expected an object"};
+    using detail::FieldError;
     PriceSheet p;
-    p.id = str(e, "id", true);
-    p.provider = str(e, "provider", false);
-    p.model = str(e, "model", false);
+    e.required("id");
+    p.id = e.string("id");
+    p.provider = e.string("provider");
+    p.model = e.string("model");
     if (p.model.empty())
         p.model = p.id;
-    p.inputPerMillion = num(e, "input_per_m", 0, 1000);
-    p.outputPerMillion = num(e, "output_per_m", 0, 1000);
-    const json* writes =
-        e.contains("cache_write_multipliers") ? &e["cache_write_multipliers"] : nullptr;
-    if (writes) {
+    p.inputPerMillion = e.real("input_per_m", 0, 1000);
+    p.outputPerMillion = e.real("output_per_m", 0, 1000);
+    if (const json* writes = e.find("cache_write_multipliers")) {
         if (!writes->is_object())
-            throw EntryError{
-                "cache_write_multipliers: expected an object of TTL seconds to multipliers"};
+            throw FieldError{"cache_write_multipliers",
+                             "expected an object of TTL seconds to multipliers"};
         for (const auto& [ttl, v] : writes->items()) {
             char* end = nullptr;
             const long long seconds = std::strtoll(ttl.c_str(), &end, 10);
             if (ttl.empty() || *end || seconds <= 0 || seconds > 30LL * 86400)
-                throw EntryError{"cache_write_multipliers: \"" + ttl +
-                                 "\" is not a TTL in seconds"};
+                throw FieldError{"cache_write_multipliers",
+                                 "\"" + ttl + "\" is not a TTL in seconds"};
             if (!v.is_number() || !(v.get<double>() >= 1.0 && v.get<double>() <= 4.0))
-                throw EntryError{"cache_write_multipliers." + ttl + ": " + v.dump() +
-                                 " is implausible (a cache write costs 1x to 4x input)"};
+                throw FieldError{"cache_write_multipliers." + ttl,
+                                 v.dump() + " is implausible (a cache write costs 1x to 4x input)"};
             p.cacheWriteMultipliers[seconds] = v.get<double>();
         }
     }
     if (p.cacheWriteMultipliers.empty())
         p.cacheWriteMultipliers[300] = 1.0;
-    p.cacheReadMultiplier = num(e, "cache_read_multiplier", 0, 1);
-    p.cacheReadNote = str(e, "cache_read_note", false);
-    p.minCacheableTokens = int64_t(num(e, "min_cacheable_tokens", 0, 1e7));
-    p.contextWindow = int64_t(num(e, "context_window", 1, 1e9));
-    auto optionalCount = [&](const char* key) {
-        return e.contains(key) && !e[key].is_null() ? int64_t(num(e, key, 1, 1e9)) : int64_t(0);
-    };
-    p.betaContextWindow = optionalCount("beta_context_window");
-    p.maxInputTokens = optionalCount("max_input_tokens");
-    p.maxOutputTokens = optionalCount("max_output_tokens");
-    const std::string rule = str(e, "caching", false);
+    p.cacheReadMultiplier = e.real("cache_read_multiplier", 0, 1);
+    p.cacheReadNote = e.string("cache_read_note");
+    p.minCacheableTokens = e.integer("min_cacheable_tokens", 0, 10000000);
+    p.contextWindow = e.integer("context_window", 1, 1000000000);
+    p.betaContextWindow = e.integer("beta_context_window", 1, 1000000000, 0);
+    p.maxInputTokens = e.integer("max_input_tokens", 1, 1000000000, 0);
+    p.maxOutputTokens = e.integer("max_output_tokens", 1, 1000000000, 0);
+    const std::string rule = e.string("caching");
     p.caching = rule.empty() ? defaultCacheRule(p.provider) : parseCacheRule(rule);
-    if (e.contains("cache_storage_per_m_per_hour") && !e["cache_storage_per_m_per_hour"].is_null())
-        p.cacheStoragePerMillionPerHour = num(e, "cache_storage_per_m_per_hour", 0, 1000);
-    if (e.contains("long_context") && !e["long_context"].is_null()) {
-        const json& t = e["long_context"];
-        if (!t.is_object())
-            throw EntryError{"long_context: expected an object"};
-        LongContextTier tier;
-        tier.thresholdTokens = int64_t(num(t, "threshold_tokens", 1, 1e9));
-        tier.inputPerMillion = num(t, "input_per_m", 0, 1000);
-        tier.outputPerMillion = num(t, "output_per_m", 0, 1000);
-        p.longContext = tier;
+    p.cacheStoragePerMillionPerHour = e.real("cache_storage_per_m_per_hour", 0, 1000, 0);
+    if (const json* t = e.find("long_context")) {
+        const detail::FieldReader tier(*t, "long_context");
+        LongContextTier l;
+        l.thresholdTokens = tier.integer("threshold_tokens", 1, 1000000000);
+        l.inputPerMillion = tier.real("input_per_m", 0, 1000);
+        l.outputPerMillion = tier.real("output_per_m", 0, 1000);
+        p.longContext = l;
     }
-    p.source = str(e, "source", false);
-    p.asOf = str(e, "as_of", false);
+    p.source = e.string("source");
+    p.asOf = e.string("as_of");
     return p;
 }
 
@@ -138,26 +100,9 @@ Expected<PriceCatalog> parsePriceCatalog(const std::string& text, const std::str
     if (!j.is_object() || !j.contains("models") || !j["models"].is_array())
         return Error{label + ": models: missing, expected a list of price entries"};
     PriceCatalog c;
-    size_t i = 0;
-    for (const json& e : j["models"]) {
-        try {
-            PriceSheet p = parseEntry(e);
-            c.models.erase(std::remove_if(c.models.begin(), c.models.end(),
-                                          [&](const PriceSheet& x) { return x.id == p.id; }),
-                           c.models.end());
-            c.models.push_back(std::move(p));
-        } catch (const nlohmann::json::exception& err) {
-            c.messages.push_back(label + ": models[" + std::to_string(i) + "]: " + err.what() +
-                                 "; entry skipped");
-        } catch (const EntryError& err) {
-            std::string id;
-            if (e.is_object() && e.contains("id") && e["id"].is_string())
-                id = " \"" + e["id"].get<std::string>() + "\"";
-            c.messages.push_back(label + ": models[" + std::to_string(i) + "]" + id + ": " +
-                                 err.message + "; entry skipped");
-        }
-        ++i;
-    }
+    c.models = detail::parseCatalogList<PriceSheet>(
+        j["models"], label, "models", "id", parseEntry, [](const PriceSheet& p) { return p.id; },
+        c.messages, false);
     return c;
 }
 

@@ -1,6 +1,6 @@
 #include "price/PriceSheet.h"
 
-#include "base/UserCatalog.h"
+#include "base/CatalogFile.h"
 
 namespace attnplan {
 

@@ -374,6 +374,7 @@ std::vector<CompareRow> compareVariants(const ModelSpec& s, const DeploymentInpu
     for (const AttentionVariant& v : attentionVariants(s)) {
         const ModelSpec& vs = v.spec;
         CompareRow row;
+        row.spec = vs;
         row.shape = v.name;
         row.shortName = v.shortName;
         row.kvHeads = vs.mla.enabled() ? "latent " + std::to_string(vs.mla.cacheWidth())

@@ -46,6 +46,7 @@ std::vector<AttentionVariant> attentionVariants(const ModelSpec& spec);
 
 struct CompareRow
 {
+    ModelSpec spec; // the model re-shaped (attentionVariants)
     std::string shape;
     std::string shortName; // "GQA-4", "SWA 4k"
     std::string kvHeads;   // KV heads, or "latent 576" for MLA

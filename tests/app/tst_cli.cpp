@@ -1,4 +1,6 @@
 // attnplan-cli as scripts use it: the JSON contract of BRIEF.md, exit statuses, one-line errors.
+#include "CliArgs.h"
+#include "CommandTable.h"
 #include "GgufFixture.h"
 #include "TsvRows.h"
 #include "serve/GpuCatalog.h"
@@ -67,6 +69,7 @@ private slots:
     void ggufInspectAndLlamaServer();
     void capacityOtherEngines();
     void versionAndHelp();
+    void helpListsWhatTheParserTakes();
     void inspectReadableReport();
     void flopsContract();
     void flopsOverflowExits2();
@@ -598,6 +601,50 @@ void TestCli::versionAndHelp()
         QCOMPARE(one.exitCode, 0);
         QVERIFY2(one.out.startsWith(QByteArray("usage: attnplan-cli ") + c), c);
     }
+}
+
+// Every command's --help is printed from the table its parser reads: the help the binary
+// prints lists each option of the table with its value, and the binary's parser accepts each
+// of them and refuses a flag the table lacks. (The help once listed --engine vllm|vllm-legacy
+// and missed --max-num-seqs, --available-kv-bytes, --offline and the engine flags.)
+void TestCli::helpListsWhatTheParserTakes()
+{
+    using attnplan::cli::commands;
+    QVERIFY(commands().size() >= 10);
+    for (const attnplan::cli::Command& c : commands()) {
+        const Run h = cli({c.name, "--help"});
+        QCOMPARE(h.exitCode, 0);
+        QCOMPARE(h.out, QByteArray::fromStdString(attnplan::cli::commandUsage(c)));
+        const Run all = cli({"--help"});
+        QVERIFY2(all.out.contains(QByteArray("\n  ") + c.name + ' '), c.name);
+        for (const attnplan::cli::Option& o : c.options) {
+            QByteArray shown = QByteArray("--") + o.name;
+            if (o.value)
+                shown += QByteArray(" ") + o.value;
+            QVERIFY2(h.out.contains(shown + ' ') || h.out.contains(shown + '\n'),
+                     qPrintable(QString("%1 --help lacks %2").arg(c.name, shown)));
+            std::vector<std::string> args{std::string("--") + o.name};
+            if (o.value)
+                args.push_back("1");
+            try {
+                const attnplan::cli::CliArgs parsed(args, c.options);
+                QVERIFY(o.value ? parsed.has(o.name) : parsed.flag(o.name));
+            } catch (const attnplan::cli::UsageError& e) {
+                QFAIL(qPrintable(QString("%1 refuses --%2: %3").arg(c.name, o.name, e.what())));
+            }
+        }
+        QVERIFY_THROWS_EXCEPTION(attnplan::cli::UsageError,
+                                 attnplan::cli::CliArgs({"--no-such-flag"}, c.options));
+        const Run bad = cli({c.name, "--no-such-flag"});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(bad.err.contains("--no-such-flag: unknown option"), c.name);
+    }
+    // The flags the last review found missing from capacity --help.
+    const Run cap = cli({"capacity", "--help"});
+    for (const char* f :
+         {"--max-num-seqs", "--available-kv-bytes", "--pp", "--offline", "--mem-fraction-static",
+          "--kv-cache-free-gpu-memory-fraction", "--cache-type-k", "--engine E"})
+        QVERIFY2(cap.out.contains(f), f);
 }
 
 void TestCli::inspectOptions()

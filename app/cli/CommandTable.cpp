@@ -1,0 +1,253 @@
+#include "CommandTable.h"
+
+#include "CliArgs.h"
+#include "Commands.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace attnplan::cli {
+
+namespace {
+
+// The deployment every capacity-like command reads (capacity, plan): the model on a GPU plan
+// under an engine, with each engine's own settings.
+std::vector<Option> deploymentOptions()
+{
+    return {
+        {"gpu", "NAME", "a GPU of the catalog, by name or alias (H100, A100-80G, ...)"},
+        {"gpu-memory", "BYTES", "a custom GPU with this much memory, as the runtime reports it"},
+        {"bandwidth", "BYTES_PER_S", "the custom GPU's memory bandwidth (default: H100 SXM's)"},
+        {"tflops", "X", "the custom GPU's dense bf16 TFLOP/s (default: H100 SXM's)"},
+        {"catalog", "FILE", "a GPU catalog file merged over the built-in one"},
+        {"gpus", "N", "GPUs of one replica: TP x PP (default: TP x PP)"},
+        {"tp", "N", "tensor parallelism (default 1)"},
+        {"pp", "N", "pipeline stages (default: GPUs / TP)"},
+        {"context", "N", "max_model_len: the longest request, in tokens (32k, 128K, 1M)"},
+        {"average-tokens", "N", "the mean request length (default: the context)"},
+        {"prompt-tokens", "N", "the prompt the TTFT figure is for (default: the average)"},
+        {"engine", "E",
+         "vllm (the newest release), vllm@X.Y[.Z], vllm-v0, sglang, trtllm or llama.cpp"},
+        {"offline", nullptr,
+         "vLLM's offline LLM class rather than vllm serve (its batch defaults)"},
+        {"utilization", "X", "gpu_memory_utilization (default: the engine's)"},
+        {"max-num-batched-tokens", "N", "vLLM's prefill chunk and profiling batch"},
+        {"max-num-seqs", "N", "vLLM's limit on requests in a batch"},
+        {"block-size", "N", "vLLM's KV block, in tokens (default: by GPU and attention)"},
+        {"available-kv-bytes", "B",
+         "vLLM's logged \"Available KV cache memory\" per GPU: skips the memory model"},
+        {"weight-dtype", "T", "auto, fp32, bf16, fp16, fp8, int8 or int4 (default auto)"},
+        {"kv-dtype", "T", "the KV cache's dtype (default auto: the engine's)"},
+        {"weight-bytes", "B", "weights per GPU, instead of the computed figure"},
+        {"activation-bytes", "B", "the profiled activation peak per GPU, instead of the estimate"},
+        {"overhead-bytes", "B", "non-torch memory per GPU, instead of the estimate"},
+        {"compute-efficiency", "X|FILE",
+         "the roofline's fraction of peak FLOP/s (0.55), or a calibration file"},
+        {"memory-efficiency", "X|FILE",
+         "the roofline's fraction of bandwidth (0.80), or a calibration file"},
+        {"mem-fraction-static", "X", "SGLang: the share of memory for weights and KV"},
+        {"chunked-prefill-size", "N", "SGLang: the prefill chunk"},
+        {"max-running-requests", "N", "SGLang: the limit on running requests"},
+        {"page-size", "N", "SGLang: tokens per KV page (default 1)"},
+        {"shared-prefix-tokens", "N", "SGLang: a prefix every request shares (radix cache)"},
+        {"kv-cache-free-gpu-memory-fraction", "X",
+         "TensorRT-LLM: the share of free memory for KV (default 0.9)"},
+        {"tokens-per-block", "N", "TensorRT-LLM: tokens per KV block (default 32)"},
+        {"max-batch-size", "N", "TensorRT-LLM: the limit on requests in a batch (default 2048)"},
+        {"max-num-tokens", "N", "TensorRT-LLM: tokens in one batch (default 8192)"},
+        {"parallel", "N", "llama.cpp -np: slots (default auto: 4 over one unified cache)"},
+        {"cache-type-k", "T", "llama.cpp: f16, q8_0, q4_0, ... (default f16)"},
+        {"cache-type-v", "T",
+         "llama.cpp: the V cache's type (a quantized V needs flash attention)"},
+        {"flash-attn", "on|off|auto", "llama.cpp -fa (default auto)"},
+        {"gpu-layers", "N", "llama.cpp -ngl: layers in VRAM (default all)"},
+        {"swa-full", nullptr, "llama.cpp: sliding-window layers keep the whole context"},
+        {"kv-unified", nullptr, "llama.cpp -kvu: the slots share one KV buffer"},
+        {"json", nullptr, "JSON on stdout"},
+    };
+}
+
+std::vector<Option> planOptions()
+{
+    std::vector<Option> o = deploymentOptions();
+    o.insert(o.end() - 1,
+             {{"concurrent", "N", "conversations at once (default 1)"},
+              {"requests-per-second", "R", "a request rate instead, by Little's law"},
+              {"output-tokens", "N", "output tokens per request (default 256)"},
+              {"max-ttft", "S", "the longest time to first token allowed, in seconds"},
+              {"max-tpot", "S", "the longest time per output token allowed, in seconds"}});
+    return o;
+}
+
+const Option kJson{"json", nullptr, "JSON on stdout"};
+
+std::vector<Command> makeCommands()
+{
+    return {
+        {"inspect",
+         "MODEL",
+         "a model's parameters, weight bytes, KV cache per token and per conversation",
+         {{"context", "N", "the conversation length kv_bytes is for (default: the maximum)"},
+          {"kv-dtype", "T", "the KV cache's dtype (default: the engine's auto)"},
+          {"weight-dtype", "T", "the weights' dtype (default: the checkpoint's)"},
+          kJson},
+         runInspect},
+        {"models",
+         "",
+         "the bundled models: name, Hugging Face id, attention, parameters, KV per token",
+         {kJson},
+         runModels},
+        {"flops",
+         "",
+         "attention's quadratic and linear FLOPs at a length, and where they cross",
+         {{"tokens", "N", "the sequence length n (required)"},
+          {"d-model", "D", "the model width d (required)"},
+          {"layers", "L", "layers (default 1)"},
+          kJson},
+         runFlops},
+        {"capacity", "MODEL",
+         "conversations that fit on a GPU at a context, the KV budget, TTFT and TPOT",
+         deploymentOptions(), runCapacity},
+        {"plan", "MODEL", "the fewest GPUs of each kind for a concurrency or request rate",
+         planOptions(), runPlan},
+        {"report",
+         "SCENARIO.json",
+         "a scenario file (model, deployment, prompt, targets) in full: JSON, Markdown, CSV",
+         {{"catalog", "FILE", "a GPU catalog file merged over the built-in one"},
+          {"prices", "FILE", "a price file merged over the built-in catalog"},
+          kJson,
+          {"markdown", nullptr, "Markdown on stdout (the default)"},
+          {"csv", nullptr, "CSV on stdout"}},
+         runReport},
+        {"cost",
+         "",
+         "a prompt's price on a hosted API, with and without prompt caching",
+         {{"layout", "FILE", "a prompt layout file (README, \"Layout files\")"},
+          {"price", "PROVIDER/MODEL", "a catalog entry (attnplan-cli prices)"},
+          {"prices", "FILE", "a price file merged over the built-in catalog"},
+          {"input-price", "USD_PER_M", "input price instead of a catalog entry"},
+          {"output-price", "USD_PER_M", "output price instead of a catalog entry"},
+          {"cache-write-multiplier", "X", "a cache write's price over input (1.25)"},
+          {"cache-read-multiplier", "Y", "a cache read's price over input (0.1)"},
+          {"min-cacheable-tokens", "N", "the provider's minimum cacheable prefix"},
+          {"context-window", "N", "the model's context window"},
+          {"stable-tokens", "N", "tokens of the stable prefix"},
+          {"volatile-tokens", "N", "tokens that change every request"},
+          {"question-tokens", "N", "the user's question"},
+          {"volatile-first", nullptr, "put the volatile part before the stable one"},
+          {"output-tokens", "N", "output tokens per request"},
+          {"requests-per-day", "N", "requests a day (10k, 1M)"},
+          {"ttl-seconds", "N", "the cache TTL bought (300, 3600, ...)"},
+          {"arrival", "even|poisson|bursts", "how requests arrive (default poisson)"},
+          {"burst-size", "N", "requests per burst (bursts)"},
+          {"concurrency", "N", "requests sent at once"},
+          {"explicit-cache", nullptr, "an explicit cache where the provider offers both"},
+          {"beta-context", nullptr, "the provider's larger beta context window"},
+          {"self-hosted-dollars-per-hour", "USD", "a self-hosted plan's price per hour"},
+          {"self-hosted-tokens-per-second", "N", "... and its output tokens per second"},
+          {"corpus-tokens", "N", "retrieval instead: the corpus size"},
+          {"chunk-tokens", "N", "retrieval: tokens per chunk"},
+          {"top-k", "K", "retrieval: chunks per request"},
+          kJson},
+         runCost},
+        {"prices",
+         "[check FILE]",
+         "the price catalog in use; prices check FILE compares a file (ours or LiteLLM's)",
+         {{"prices", "FILE", "a price file merged over the built-in catalog"}, kJson},
+         runPrices},
+        {"estimate-tokens",
+         "FILE|-",
+         "a token count estimated from text",
+         {kJson},
+         runEstimateTokens},
+        {"bench",
+         "",
+         "time the live attention kernels on this machine (README, \"Calibration\")",
+         {{"tokens", "N,N,...", "prompt lengths (prefill) or cache lengths (decode)"},
+          {"heads", "H", "query heads"},
+          {"kv-heads", "K", "KV heads"},
+          {"head-dim", "D", "head dimension"},
+          {"model", "MODEL", "a model's heads, KV heads and head dim"},
+          {"causal", nullptr, "causal prefill"},
+          {"decode", nullptr, "decode against a cache instead of prefill"},
+          {"decode-kv-heads", "K,K,...", "decode at several KV-head counts"},
+          {"threads", "T", "threads (default: all cores)"},
+          {"repeats", "R", "timed repeats per size"},
+          {"naive-max-tokens", "N", "the longest prompt the naive kernel runs"},
+          {"no-naive", nullptr, "skip the naive kernel"},
+          {"no-ceilings", nullptr, "skip the FMA, SGEMM and copy ceilings"},
+          {"scalar", nullptr, "the portable scalar path"},
+          {"save-calibration", "FILE", "save the measured efficiencies for --*-efficiency"},
+          kJson},
+         runBench},
+    };
+}
+
+} // namespace
+
+const std::vector<Command>& commands()
+{
+    static const std::vector<Command> table = makeCommands();
+    return table;
+}
+
+const Command* findCommand(const std::string& name)
+{
+    for (const Command& c : commands())
+        if (name == c.name)
+            return &c;
+    return nullptr;
+}
+
+const std::vector<Option>& optionsOf(const std::string& command)
+{
+    const Command* c = findCommand(command);
+    if (!c)
+        throw UsageError("internal: no option table for \"" + command + "\"");
+    return c->options;
+}
+
+std::string overallUsage()
+{
+    std::ostringstream out;
+    out << "usage: attnplan-cli COMMAND [options]     (attnplan-cli COMMAND --help for one)\n\n"
+           "commands:\n";
+    for (const Command& c : commands()) {
+        std::string name = c.name;
+        name.resize(std::max<size_t>(name.size() + 1, 10), ' ');
+        out << "  " << name << c.summary << "\n";
+    }
+    out << "\noptions:\n"
+           "  --help     this text           --version  attnplan-cli's version\n\n"
+           "MODEL is a config.json, a model folder, a Hugging Face cache folder, or a bundled "
+           "model's name\nor repository id (attnplan-cli models). Sizes in bytes, times in "
+           "seconds, money in US dollars.\nCounts take 32k, 128K, 1M (k = 1,024) and 4,096. "
+           "Exit status: 0 success, 2 bad input or usage.\n";
+    return out.str();
+}
+
+std::string commandUsage(const Command& c)
+{
+    std::ostringstream out;
+    out << "usage: attnplan-cli " << c.name;
+    if (*c.operands)
+        out << " " << c.operands;
+    if (!c.options.empty())
+        out << " [options]";
+    out << "\n  " << c.summary << "\n";
+    if (!c.options.empty())
+        out << "\noptions:\n";
+    for (const Option& o : c.options) {
+        std::string left = std::string("--") + o.name;
+        if (o.value)
+            left += std::string(" ") + o.value;
+        if (left.size() < 34)
+            left.resize(34, ' ');
+        else
+            left += "\n" + std::string(36, ' ');
+        out << "  " << left << o.help << "\n";
+    }
+    return out.str();
+}
+
+} // namespace attnplan::cli
