@@ -13,6 +13,7 @@
 #include "SegmentModel.h"
 #include "SummaryModel.h"
 #include "TableModel.h"
+#include "TestSupport.h"
 #include "base/Units.h"
 #include "engines/Planner.h"
 #include "engines/ServingEngine.h"
@@ -49,12 +50,9 @@
 #include <unistd.h>
 
 using namespace attnplan;
+using attnplan::testing::src;
 
 namespace {
-QString src(const QString& rel)
-{
-    return QStringLiteral(ATTNPLAN_SOURCE_DIR "/") + rel;
-}
 } // namespace
 
 class TestAppCore : public QObject

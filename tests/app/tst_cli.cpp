@@ -2,6 +2,7 @@
 #include "CliArgs.h"
 #include "CommandTable.h"
 #include "GgufFixture.h"
+#include "TestSupport.h"
 #include "TsvRows.h"
 #include "serve/GpuCatalog.h"
 
@@ -16,12 +17,9 @@
 
 #include <algorithm>
 
-namespace {
+using attnplan::testing::src;
 
-QString src(const QString& rel)
-{
-    return QStringLiteral(ATTNPLAN_SOURCE_DIR "/") + rel;
-}
+namespace {
 
 struct Run
 {

@@ -1,5 +1,6 @@
-// Serving capacity: the GPU catalog, vLLM's KV budget, paged vs reserved, tensor parallelism,
-// the roofline and the planner.
+// engines/: vLLM's KV budget by release, paged vs reserved, tensor and pipeline parallelism,
+// SGLang, TensorRT-LLM and llama.cpp, and the planner, against real logs and hand figures.
+#include "TestSupport.h"
 #include "TsvRows.h"
 #include "engines/Planner.h"
 #include "engines/ServingEngine.h"
@@ -22,20 +23,9 @@
 
 using namespace attnplan;
 
+using namespace attnplan::testing;
+
 namespace {
-
-QString src(const QString& rel)
-{
-    return QStringLiteral(ATTNPLAN_SOURCE_DIR "/") + rel;
-}
-
-ModelSpec load(const QString& rel)
-{
-    auto m = readModel(src(rel).toStdString());
-    if (!m)
-        qFatal("%s", m.error().c_str());
-    return m.value();
-}
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
@@ -50,21 +40,14 @@ DeploymentInputs on(const char* gpu, int64_t context)
 
 } // namespace
 
-class TestCapacity : public QObject
+class TestEngines : public QObject
 {
     Q_OBJECT
 
 private slots:
-    void catalogHasTheRequiredGpus_data();
-    void catalogHasTheRequiredGpus();
-    void catalogEntriesAreSane();
-    void userCatalogOverridesAndReportsMistakes();
-    void brokenUserCatalogKeepsBuiltin();
-    void fuzzFindingWrongTypedFlagSkipsOneEntry();
     void lessonFifteenConversations();
     void vllmLogBlocksWithin5Percent_RTX3090_Llama31_8B();
     void vllmConcurrencyWithin005_RTX3090_Llama31_8B();
-    void activationEstimateMatchesTheLog();
     void engineProfiles();
     void llamaServerSizing();
     void sglangMemoryFraction_data();
@@ -78,18 +61,14 @@ private slots:
     void hybridManagerFitsGemma3At131k();
     void v1MemoryModelMatchesTheQwenLogs();
     void contextAboveTheModelIsAnError();
-    void decodeReadsEachGpusOwnKv();
     void commandReproducesThePlan();
     void tensorParallelDividesKv_data();
     void tensorParallelDividesKv();
     void tensorParallelReplicatesKvBeyondHeads();
-    void replicatedWeightsUnderTp();
     void mlaLatentIsNotSplit();
     void pipelineDividesLayers();
     void pagedVersusReserved();
     void slidingWindowUsesRealCache();
-    void rooflineByHand();
-    void moeDecodeReadsOnlyTouchedExperts();
     void impossiblePlansAreErrors_data();
     void impossiblePlansAreErrors();
     void plannerFindsSmallestDeployment();
@@ -97,127 +76,7 @@ private slots:
     void vllmCommandMatchesPlan();
 };
 
-void TestCapacity::catalogHasTheRequiredGpus_data()
-{
-    QTest::addColumn<QString>("name");
-    for (const char* n : {"A100 40GB",
-                          "A100 80GB",
-                          "H100 SXM",
-                          "H100 PCIe",
-                          "H200",
-                          "B200",
-                          "L4",
-                          "L40S",
-                          "RTX 3090",
-                          "RTX 4090",
-                          "RTX 5090",
-                          "MI300X",
-                          "MI325X",
-                          "H100 NVL",
-                          "H200 NVL",
-                          "GH200",
-                          "GB200",
-                          "B300",
-                          "GB300",
-                          "MI355X",
-                          "MI350X",
-                          "A100 80GB PCIe",
-                          "A10G",
-                          "A10",
-                          "L40",
-                          "RTX 6000 Ada",
-                          "RTX PRO 6000 Blackwell",
-                          "T4"})
-        QTest::newRow(n) << n;
-}
-
-void TestCapacity::catalogHasTheRequiredGpus()
-{
-    QFETCH(QString, name);
-    const GpuSpec* g = builtinGpuCatalog().find(name.toStdString());
-    QVERIFY(g);
-    QVERIFY(!g->source.empty());
-    QVERIFY(!g->asOf.empty());
-    QVERIFY(g->bf16Tflops > 0);
-}
-
-void TestCapacity::catalogEntriesAreSane()
-{
-    const GpuCatalog& c = builtinGpuCatalog();
-    QVERIFY(c.messages.empty());
-    // The 3090 as vLLM logs it: 23.58 GiB.
-    QCOMPARE(std::round(double(c.find("rtx3090")->memoryBytes) / kGiB * 100) / 100, 23.58);
-    QCOMPARE(c.find("h100")->bandwidthBytesPerSecond, 3.35e12);
-    QVERIFY(!c.find("A100 80GB")->hasFp8());
-    QVERIFY(c.find("H100 SXM")->hasFp8());
-    QCOMPARE(QString::fromStdString(c.find("L4")->interconnect), QString("none"));
-    // HGX B200: 7.7 TB/s per GPU (8 TB/s is the DGX figure). "a100" names no part on its own.
-    QCOMPARE(c.find("B200")->bandwidthBytesPerSecond, 7.7e12);
-    QVERIFY(!c.find("a100"));
-    QVERIFY(c.find("A100 80GB PCIe") != c.find("A100 80GB"));
-    for (const GpuSpec& g : c.gpus)
-        QVERIFY2(!g.arch.empty(), g.name.c_str());
-}
-
-void TestCapacity::userCatalogOverridesAndReportsMistakes()
-{
-    QTemporaryDir dir;
-    QFile f(dir.path() + "/gpus.json");
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write(R"({"gpus": [
-        {"name": "H100 SXM", "memory_bytes": 85000000000, "bf16_tflops": 989, "bandwidth_bytes_per_s": 3.35e12, "price_per_hour": 2.5},
-        {"name": "My Card", "memory_bytes": 17179869184, "bf16_tflops": 50, "bandwidth_bytes_per_s": 5e11},
-        {"name": "Typo Card", "memory_bytes": "lots", "bf16_tflops": 50, "bandwidth_bytes_per_s": 5e11},
-        {"name": "Tiny", "memory_bytes": 1000, "bf16_tflops": 50, "bandwidth_bytes_per_s": 5e11}
-    ]})");
-    f.close();
-    const GpuCatalog c = loadGpuCatalog((dir.path() + "/gpus.json").toStdString());
-    QCOMPARE(c.find("H100 SXM")->memoryBytes, qint64(85000000000));
-    QCOMPARE(c.find("H100 SXM")->pricePerHour.value_or(0), 2.5);
-    QVERIFY(c.find("My Card"));
-    QVERIFY(!c.find("Typo Card"));
-    QVERIFY(c.find("B200")); // built-ins remain
-    QCOMPARE(c.messages.size(), size_t(2));
-    QVERIFY(QString::fromStdString(c.messages[0]).contains("Typo Card"));
-    QVERIFY(QString::fromStdString(c.messages[0]).contains("memory_bytes"));
-    QVERIFY(QString::fromStdString(c.messages[1]).contains("out of range"));
-}
-
-void TestCapacity::brokenUserCatalogKeepsBuiltin()
-{
-    QTemporaryDir dir;
-    QFile f(dir.path() + "/gpus.json");
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write("{\"gpus\": [ {\"name\": ");
-    f.close();
-    const GpuCatalog c = loadGpuCatalog((dir.path() + "/gpus.json").toStdString());
-    QCOMPARE(c.gpus.size(), builtinGpuCatalog().gpus.size());
-    QCOMPARE(c.messages.size(), size_t(1));
-    QVERIFY(QString::fromStdString(c.messages[0]).contains("not valid JSON"));
-}
-
-void TestCapacity::fuzzFindingWrongTypedFlagSkipsOneEntry()
-{
-    // Found by fuzz_gpu_catalog: "memory_reported": 0.0 used to escape as an uncaught
-    // exception. Now that entry is skipped with its reason and the others load.
-    QFile f(src("tests/data/bad/fuzz_gpu_catalog_memory_reported.json"));
-    QVERIFY(f.open(QIODevice::ReadOnly));
-    const GpuCatalog c = parseGpuCatalog(f.readAll().toStdString(), "gpus.json").value();
-    QVERIFY(!c.find("H200"));
-    QVERIFY(c.find("H100 SXM"));
-    // The fuzzed file carries other mutations too (a missing field, a duplicate name): each is
-    // reported against its entry.
-    bool named = false;
-    for (const std::string& m : c.messages)
-        named |= m.find("\"H200\": memory_reported: expected true or false") != std::string::npos;
-    QVERIFY(named);
-    QCOMPARE(c.messages.size(), size_t(3));
-    // And a number no double holds is a parse error, not a crash.
-    QVERIFY(
-        !parseGpuCatalog(R"({"gpus": [{"name": "x", "memory_bytes": 1e400}]})", "gpus.json").ok());
-}
-
-void TestCapacity::lessonFifteenConversations()
+void TestEngines::lessonFifteenConversations()
 {
     // The lesson: an 80 GB GPU with 16 GB of weights carries 15 conversations of 32,000
     // tokens (utilization 1, nothing else on the GPU).
@@ -232,7 +91,7 @@ void TestCapacity::lessonFifteenConversations()
     QCOMPARE(r.kvBytesPerConversation, qint64(131072) * 32000);
 }
 
-void TestCapacity::vllmLogBlocksWithin5Percent_RTX3090_Llama31_8B()
+void TestEngines::vllmLogBlocksWithin5Percent_RTX3090_Llama31_8B()
 {
     // vllm-project/vllm issue 10517: 23.58 GiB, utilization 0.90, max_model_len 20,000,
     // bf16 weights; only our own activation estimate and non-torch default. vLLM: 1,952 blocks.
@@ -245,7 +104,7 @@ void TestCapacity::vllmLogBlocksWithin5Percent_RTX3090_Llama31_8B()
     QVERIFY(std::fabs(double(r.memory.kvBudget) / kGiB - 3.81) < 0.2);
 }
 
-void TestCapacity::vllmConcurrencyWithin005_RTX3090_Llama31_8B()
+void TestEngines::vllmConcurrencyWithin005_RTX3090_Llama31_8B()
 {
     DeploymentInputs in = on("RTX 3090", 20000);
     in.engine = "vllm-legacy";
@@ -255,19 +114,7 @@ void TestCapacity::vllmConcurrencyWithin005_RTX3090_Llama31_8B()
     QCOMPARE(r.maxConcurrency, double(r.kvBlocks) * 16 / 20000);
 }
 
-void TestCapacity::activationEstimateMatchesTheLog()
-{
-    // Profiled peak 17.06 GiB less 14.99 GiB of weights: 2.07 GiB of activations. The formula,
-    // by hand: 20,000 x 2 B x (2 x 4096 + 3 x 14336) for the MLP phase, plus the sampler's
-    // float32 logits and probabilities for 256 sequences: 2 x 256 x 128256 x 4.
-    const qint64 byHand = 20000LL * 2 * (2 * 4096 + 3 * 14336) + 2LL * 256 * 128256 * 4;
-    const ModelSpec s = load("configs/llama-3.1-8b.json");
-    QCOMPARE(activationPeakBytes(s, 20000, 1, 256), byHand);
-    QVERIFY(std::fabs(double(byHand) / kGiB - 2.07) < 0.1);
-    QCOMPARE(nonTorchOverheadBytes(1), qint64(0.35 * kGiB));
-}
-
-void TestCapacity::engineProfiles()
+void TestEngines::engineProfiles()
 {
     // gpu_memory_utilization is 0.90 in every release (EngineArgs, then CacheConfig).
     for (const EngineProfile& p : attnplan::engineProfiles())
@@ -286,568 +133,10 @@ void TestCapacity::engineProfiles()
     QVERIFY(!findEngineProfile("vllm@0.10.1.1.1"));
 }
 
-// `vllm serve`'s batch defaults by GPU (EngineArgs._set_default_args_v1) and MLA's block size
-// by GPU generation (CudaPlatform.check_and_update_config).
-void TestCapacity::servingDefaultsByGpu_data()
-{
-    QTest::addColumn<QString>("engine");
-    QTest::addColumn<QString>("gpu");
-    QTest::addColumn<QString>("config");
-    QTest::addColumn<qint64>("batched");
-    QTest::addColumn<qint64>("seqs");
-    QTest::addColumn<qint64>("block");
-    QTest::newRow("H100 large") << "vllm"
-                                << "H100 SXM"
-                                << "configs/llama-3.1-8b.json" << 8192LL << 1024LL << 16LL;
-    QTest::newRow("A100 80GB small") << "vllm"
-                                     << "A100 80GB"
-                                     << "configs/llama-3.1-8b.json" << 2048LL << 256LL << 16LL;
-    QTest::newRow("A100 in 0.8.5 large") << "vllm@0.8.5"
-                                         << "A100 80GB"
-                                         << "configs/llama-3.1-8b.json" << 8192LL << 1024LL << 16LL;
-    QTest::newRow("MI300X by name in 0.8.0")
-        << "vllm@0.8.0"
-        << "MI300X"
-        << "configs/llama-3.1-8b.json" << 2048LL << 1024LL << 16LL;
-    QTest::newRow("L4 small") << "vllm"
-                              << "L4"
-                              << "configs/llama-3.1-8b.json" << 2048LL << 256LL << 16LL;
-    QTest::newRow("MLA Hopper 64") << "vllm"
-                                   << "H200"
-                                   << "configs/deepseek-r1.json" << 8192LL << 1024LL << 64LL;
-    QTest::newRow("MLA Blackwell 128") << "vllm"
-                                       << "B200"
-                                       << "configs/deepseek-r1.json" << 8192LL << 1024LL << 128LL;
-    QTest::newRow("MLA Blackwell before 0.10")
-        << "vllm@0.9.2"
-        << "B200"
-        << "configs/deepseek-r1.json" << 8192LL << 1024LL << 16LL;
-    QTest::newRow("MLA Ampere 16") << "vllm"
-                                   << "A100 80GB"
-                                   << "configs/deepseek-r1.json" << 2048LL << 256LL << 16LL;
-    QTest::newRow("V0 whole context") << "vllm-v0"
-                                      << "H100 SXM"
-                                      << "configs/llama-3.1-8b.json" << 32768LL << 256LL << 16LL;
-    QTest::newRow("offline H100") << "offline"
-                                  << "H100 SXM"
-                                  << "configs/llama-3.1-8b.json" << 16384LL << 1024LL << 16LL;
-    QTest::newRow("offline A100") << "offline"
-                                  << "A100 80GB"
-                                  << "configs/llama-3.1-8b.json" << 8192LL << 256LL << 16LL;
-}
-
-void TestCapacity::servingDefaultsByGpu()
-{
-    QFETCH(QString, engine);
-    QFETCH(QString, gpu);
-    QFETCH(QString, config);
-    QFETCH(qint64, batched);
-    QFETCH(qint64, seqs);
-    QFETCH(qint64, block);
-    // "offline": the latest release's LLM class rather than `vllm serve`.
-    const bool offline = engine == "offline";
-    const EngineDefaults d =
-        vllmServeDefaults(*findEngineProfile(offline ? "vllm" : engine.toStdString()), load(config),
-                          *builtinGpuCatalog().find(gpu.toStdString()), 32768, offline);
-    QCOMPARE(d.maxNumBatchedTokens, batched);
-    QCOMPARE(d.maxNumSeqs, seqs);
-    QCOMPARE(d.blockSize, block);
-}
-
-// Every visible real log: "GPU KV cache size" (V0: blocks x 16) and "Maximum concurrency"
-// within 5% of what vLLM printed, from the logged available KV memory where the log gives it,
-// else from our memory model.
-void TestCapacity::realVllmLogs_data()
-{
-    QTest::addColumn<QString>("config");
-    QTest::addColumn<QString>("gpu");
-    QTest::addColumn<qint64>("gpus");
-    QTest::addColumn<qint64>("tp");
-    QTest::addColumn<double>("utilization");
-    QTest::addColumn<qint64>("maxModelLen");
-    QTest::addColumn<qint64>("batched");
-    QTest::addColumn<QString>("engine");
-    QTest::addColumn<double>("availableGiB");
-    QTest::addColumn<qint64>("tokens");
-    QTest::addColumn<double>("concurrency");
-    int rows = 0;
-    for (const QStringList& c : tsvRows(src("tests/data/vllm-logs/cases.tsv"))) {
-        QCOMPARE(c.size(), 13);
-        QTest::newRow(qPrintable(c[0]))
-            << c[1] << c[2] << c[3].toLongLong() << c[4].toLongLong() << c[5].toDouble()
-            << c[6].toLongLong() << c[7].toLongLong() << c[8] << c[9].toDouble()
-            << c[10].toLongLong() << c[11].toDouble();
-        ++rows;
-    }
-    QVERIFY(rows >= 7);
-}
-
-// Gemma-3-27B: 10 full-attention layers and 52 sliding ones (window 1,024). The hybrid manager
-// pages them in 1 + 6 groups of 10 layers (the last sliding group padded), so a 131,072-token
-// request holds 8,192 full blocks but only 6 x (cdiv(1,023 + 8,192, 16) + 1) = 6 x 577 sliding
-// ones: it fits on one H100, where paging every layer in full (V0) does not.
-void TestCapacity::hybridManagerFitsGemma3At131k()
-{
-    const ModelSpec s = load("configs/gemma-3-27b-it.json");
-    DeploymentInputs in = on("H100 SXM", 131072);
-    in.engine = "vllm";
-    auto r = planCapacity(s, in);
-    QVERIFY2(r, r ? "" : r.error().c_str());
-    QCOMPARE(r->kvGroups, qint64(7));
-    QCOMPARE(r->maxNumBatchedTokens, qint64(8192));
-    QVERIFY2(r->conversationsReserved >= 1, qPrintable(QString::number(r->maxConcurrency)));
-    const double perRequest = 8192.0 + 6.0 * 577.0;
-    QCOMPARE(r->maxConcurrency, double(r->kvBlocks) / perRequest);
-    QCOMPARE(r->kvCacheTokens, r->kvBlocks / 7 * 16);
-    in.engine = "vllm-v0";
-    auto v0 = planCapacity(s, in);
-    QVERIFY(!v0 || v0->conversationsReserved == 0);
-}
-
-// Without the logged budget: our V1 memory model alone (weights, one 2,048-token profiling
-// batch, the sampler, non-torch growth) against dennislee22's Qwen2-7B logs on vLLM 0.10.1.1.
-void TestCapacity::v1MemoryModelMatchesTheQwenLogs()
-{
-    const ModelSpec s = load("tests/data/vllm-logs/qwen2-7b-instruct.json");
-    DeploymentInputs in = on("A100 80GB", 16384);
-    in.engine = "vllm@0.10.1.1";
-    in.utilization = 0.5;
-    CapacityResult r = planCapacity(s, in).value();
-    QVERIFY2(std::fabs(double(r.kvCacheTokens) / 464848 - 1) < 0.05,
-             qPrintable(QString::number(r.kvCacheTokens)));
-    QVERIFY(std::fabs(r.maxConcurrency / 28.37 - 1) < 0.05);
-    in.gpus = in.tp = 2;
-    in.utilization = 0.25;
-    r = planCapacity(s, in).value();
-    QVERIFY2(std::fabs(double(r.kvCacheTokens) / 450192 - 1) < 0.05,
-             qPrintable(QString::number(r.kvCacheTokens)));
-    QVERIFY(std::fabs(r.maxConcurrency / 27.48 - 1) < 0.05);
-}
-
-void TestCapacity::contextAboveTheModelIsAnError()
-{
-    // The app's GPUs field keeps a whole number of TP groups (rounded down, at least one).
-    QCOMPARE(gpusForTp(3, 2), int64_t(2));
-    QCOMPARE(gpusForTp(1, 4), int64_t(4));
-    QCOMPARE(gpusForTp(16, 8), int64_t(16));
-    QCOMPARE(gpusForTp(5, 0), int64_t(5));
-    const ModelSpec s = load("configs/mixtral-8x7b-v0.1.json");
-    auto r = planCapacity(s, on("H100 SXM", 131072));
-    QVERIFY(!r);
-    // The library names the field, not a front end's flag (the CLI adds --context).
-    QCOMPARE(r.field(), std::string("context"));
-    QVERIFY2(QString::fromStdString(r.error()).contains("32,768") &&
-                 !QString::fromStdString(r.error()).contains("--"),
-             r.error().c_str());
-    DeploymentInputs two = on("H100 SXM", 32768);
-    two.gpus = two.tp = 2;
-    QVERIFY(planCapacity(s, two));
-    DeploymentInputs in = two;
-    in.maxModelLen = 8192;
-    in.averageTokens = 9000;
-    auto avg = planCapacity(s, in);
-    QVERIFY(!avg);
-    QCOMPARE(avg.field(), std::string("average_tokens"));
-    QVERIFY(QString::fromStdString(avg.error()).contains("9,000"));
-}
-
-// Decode reads each GPU's own KV: 1/tp of the heads, but never less than one replicated head,
-// and MLA's whole latent on every rank. Measured as the growth of the memory time with context,
-// which the weights do not affect.
-void TestCapacity::decodeReadsEachGpusOwnKv()
-{
-    auto kvSeconds = [](const ModelSpec& s, int64_t tp, int64_t batch) {
-        DeploymentInputs in = on("H200", 65536);
-        in.tp = tp;
-        in.gpus = tp;
-        return decodeStepTime(s, in, batch, 32768).memorySeconds -
-               decodeStepTime(s, in, batch, 16384).memorySeconds;
-    };
-    const ModelSpec r1 = load("configs/deepseek-r1.json");
-    const GpuSpec h200 = *builtinGpuCatalog().find("H200");
-    const double bw = h200.bandwidthBytesPerSecond * Efficiencies{}.memory;
-    const double latent =
-        20.0 * double(kvBytes(r1, 32768, DType::BF16) - kvBytes(r1, 16384, DType::BF16));
-    QVERIFY(std::fabs(kvSeconds(r1, 8, 20) / (latent / bw) - 1) < 1e-9);
-    QVERIFY(std::fabs(kvSeconds(r1, 8, 20) / kvSeconds(r1, 1, 20) - 1) < 1e-9);
-    // Llama-3.1-70B: 8 KV heads. TP 8 reads 1/8; TP 16 still one whole head per GPU... which
-    // 64 query heads allow.
-    const ModelSpec l70 = load("configs/llama-3.1-70b.json");
-    QVERIFY(std::fabs(kvSeconds(l70, 8, 4) / kvSeconds(l70, 1, 4) - 1.0 / 8) < 1e-9);
-    QVERIFY(std::fabs(kvSeconds(l70, 16, 4) / kvSeconds(l70, 8, 4) - 1) < 1e-9);
-    // The step pays for its all-reduces under TP, and nothing at TP 1.
-    DeploymentInputs one = on("H200", 65536);
-    QCOMPARE(decodeStepTime(l70, one, 4, 4096).commSeconds, 0.0);
-    one.tp = one.gpus = 8;
-    QVERIFY(decodeStepTime(l70, one, 4, 4096).commSeconds > 0);
-}
-
-// The printed command names the repository and every flag whose value differs from the
-// release's own default, and none that match it.
-void TestCapacity::commandReproducesThePlan()
-{
-    const ModelSpec s = load("configs/mixtral-8x7b-v0.1.json");
-    DeploymentInputs in = on("H100 SXM", 32768);
-    in.gpus = in.tp = 2;
-    auto r = planCapacity(s, in);
-    QVERIFY(r);
-    QCOMPARE(QString::fromStdString(r->vllmCommand),
-             QString("vllm serve mistralai/Mixtral-8x7B-v0.1 --tensor-parallel-size 2 "
-                     "--max-model-len 32768"));
-    // The offline LLM class takes the same settings as keyword arguments.
-    DeploymentInputs offline = in;
-    offline.offline = true;
-    r = planCapacity(s, offline);
-    QVERIFY(r);
-    QCOMPARE(QString::fromStdString(r->vllmCommand),
-             QString("LLM(model=\"mistralai/Mixtral-8x7B-v0.1\", tensor_parallel_size=2, "
-                     "max_model_len=32768)"));
-    in.maxNumBatchedTokens = 4096;
-    in.maxNumSeqs = 64;
-    in.utilization = 0.85;
-    in.kvDtype = DType::FP8;
-    r = planCapacity(s, in);
-    QVERIFY(r);
-    QCOMPARE(QString::fromStdString(r->vllmCommand),
-             QString("vllm serve mistralai/Mixtral-8x7B-v0.1 --tensor-parallel-size 2 "
-                     "--max-model-len 32768 --gpu-memory-utilization 0.85 --kv-cache-dtype fp8 "
-                     "--max-num-batched-tokens 4096 --max-num-seqs 64"));
-}
-
-void TestCapacity::realVllmLogs()
-{
-    QFETCH(QString, config);
-    QFETCH(QString, gpu);
-    QFETCH(qint64, gpus);
-    QFETCH(qint64, tp);
-    QFETCH(double, utilization);
-    QFETCH(qint64, maxModelLen);
-    QFETCH(qint64, batched);
-    QFETCH(QString, engine);
-    QFETCH(double, availableGiB);
-    QFETCH(qint64, tokens);
-    QFETCH(double, concurrency);
-    DeploymentInputs in = on(qPrintable(gpu), maxModelLen);
-    const EngineProfile* e = findEngineProfile(engine.toStdString());
-    QVERIFY(e);
-    in.engine = e->name;
-    in.gpus = gpus;
-    in.tp = tp;
-    in.utilization = utilization;
-    in.maxNumBatchedTokens = batched;
-    if (availableGiB > 0)
-        in.availableKvBytes = int64_t(availableGiB * kGiB);
-    const ModelSpec s = load("tests/data/vllm-logs/" + config);
-    auto r = planCapacity(s, in);
-    QVERIFY2(r, r ? "" : r.error().c_str());
-    const QString got = QString("tokens %1 (logged %2), concurrency %3 (logged %4)")
-                            .arg(r->kvCacheTokens)
-                            .arg(tokens)
-                            .arg(r->maxConcurrency)
-                            .arg(concurrency);
-    QVERIFY2(std::fabs(double(r->kvCacheTokens) / double(tokens) - 1) <= 0.05, qPrintable(got));
-    if (concurrency > 0)
-        QVERIFY2(std::fabs(r->maxConcurrency / concurrency - 1) <= 0.05, qPrintable(got));
-}
-
-void TestCapacity::tensorParallelDividesKv_data()
-{
-    QTest::addColumn<int>("tp");
-    QTest::newRow("TP 1") << 1;
-    QTest::newRow("TP 2") << 2;
-    QTest::newRow("TP 4") << 4;
-    QTest::newRow("TP 8") << 8;
-}
-
-void TestCapacity::tensorParallelDividesKv()
-{
-    QFETCH(int, tp);
-    // Llama-3.1-8B's 8 KV heads split evenly up to TP 8: per GPU = total / TP.
-    DeploymentInputs in = on("H100 SXM", 32000);
-    in.tp = in.gpus = tp;
-    const CapacityResult r = planCapacity(load("configs/llama-3.1-8b.json"), in).value();
-    QCOMPARE(r.kvBytesPerTokenPerGpu, qint64(131072) / tp);
-    QCOMPARE(r.kvHeadsPerGpu, qint64(8 / tp));
-    QVERIFY(!r.kvReplicated);
-    // Weights split evenly, but every rank keeps the 65 RMSNorms (266,240 values) whole.
-    const qint64 norms = 266240 * 2;
-    QCOMPARE(r.memory.weights, (qint64(8030261248) * 2 + tp - 1) / tp + norms - norms / tp);
-}
-
-// DeepSeek-R1 under TP 8: every rank holds the whole MLA down-projections (q_a: 7,168 x 1,536,
-// kv_a: 7,168 x 576 per layer, fp8 with 128 x 128 block scales) and the bf16 routers and norms.
-void TestCapacity::replicatedWeightsUnderTp()
-{
-    const ModelSpec s = load("configs/deepseek-r1.json");
-    const ParameterCount c = countParameters(s);
-    const qint64 a = 61LL * 7168 * (1536 + 576);
-    const qint64 aBytes = a + a / (128 * 128) * 4;
-    const qint64 small = (c.norms + c.routers) * 2;
-    QCOMPARE(replicatedWeightExtraBytes(s, DType::FP8, 8),
-             (small - small / 8) + (aBytes - aBytes / 8));
-    QCOMPARE(replicatedWeightExtraBytes(s, DType::FP8, 1), 0LL);
-    // Qwen2.5-7B (4 KV heads) at TP 8: each rank holds one whole K and V head per layer,
-    // 28 x 2 x 128 x 3,584 bf16 values, where an even split would give it half a head.
-    const ModelSpec q = load("configs/qwen2.5-7b-instruct.json");
-    const ParameterCount qc = countParameters(q);
-    const qint64 perRank = 28LL * 2 * 128 * 3584 * 2;
-    const qint64 qsmall = (qc.norms + qc.routers) * 2;
-    QCOMPARE(replicatedWeightExtraBytes(q, DType::BF16, 8),
-             (qsmall - qsmall / 8) + (perRank - perRank * 4 / 8));
-}
-
-void TestCapacity::tensorParallelReplicatesKvBeyondHeads()
-{
-    // Qwen2.5-7B has 4 KV heads and 28 query heads; Falcon-7B has one KV head. At TP above the
-    // KV heads each GPU keeps one whole head: per GPU = total / KV heads, not total / TP.
-    const ModelSpec falcon = load("configs/falcon-7b-instruct.json");
-    DeploymentInputs in = on("H100 SXM", 2048);
-    in.tp = in.gpus = 1;
-    const qint64 single = planCapacity(falcon, in)->kvBytesPerTokenPerGpu;
-    QCOMPARE(single, qint64(2 * 32 * 64 * 2));
-    // 71 query heads do not split over 2 GPUs at all.
-    in.tp = in.gpus = 2;
-    QVERIFY(!planCapacity(falcon, in).ok());
-
-    const ModelSpec qwen = load("configs/qwen2.5-7b-instruct.json");
-    in.tp = in.gpus = 4;
-    const CapacityResult four = planCapacity(qwen, in).value();
-    QCOMPARE(four.kvHeadsPerGpu, qint64(1));
-    QVERIFY(!four.kvReplicated);
-    // A 4-KV-head model at TP 8 (StarCoder-like shapes need 8 | heads): use Mistral with 8 KV
-    // heads at TP 16 by widening it to 32 query heads -> replicated twice.
-    ModelSpec wide = load("configs/mistral-7b-instruct-v0.3.json");
-    wide.numKvHeads = 4;
-    in.tp = in.gpus = 8;
-    const CapacityResult eight = planCapacity(wide, in).value();
-    QVERIFY(eight.kvReplicated);
-    QCOMPARE(eight.kvHeadsPerGpu, qint64(1));
-    QCOMPARE(eight.kvBytesPerTokenPerGpu, qint64(2 * 32 * 1 * 128 * 2)); // total / 4, not / 8
-    bool warned = false;
-    for (const std::string& w : eight.warnings)
-        warned |= w.find("replicated") != std::string::npos;
-    QVERIFY(warned);
-}
-
-void TestCapacity::mlaLatentIsNotSplit()
-{
-    DeploymentInputs in = on("H200", 32768);
-    in.tp = in.gpus = 8;
-    in.weightDtype = DType::FP8; // the checkpoint's
-    const CapacityResult r = planCapacity(load("configs/deepseek-r1.json"), in).value();
-    QCOMPARE(r.kvBytesPerTokenPerGpu, qint64((512 + 64) * 2 * 61));
-    // fp8 weights as vLLM loads them (embeddings, head, norms and routers in bf16, block
-    // scales) split over 8 GPUs, plus what each rank keeps whole.
-    const ModelSpec s = load("configs/deepseek-r1.json");
-    QCOMPARE(r.memory.weights,
-             (weightBytes(s, DType::FP8) + 7) / 8 + replicatedWeightExtraBytes(s, DType::FP8, 8));
-    QVERIFY(r.memory.weights > 671026419200 / 8 && r.memory.weights < 671026419200 / 8 * 1.03);
-}
-
-void TestCapacity::pipelineDividesLayers()
-{
-    DeploymentInputs in = on("H100 SXM", 8192);
-    in.tp = 8;
-    in.gpus = 16; // PP 2
-    in.weightDtype = DType::FP8;
-    const CapacityResult r = planCapacity(load("configs/deepseek-r1.json"), in).value();
-    QCOMPARE(r.pp, qint64(2));
-    QCOMPARE(r.layersPerGpu, qint64(31)); // ceil(61 / 2)
-    QCOMPARE(r.kvBytesPerTokenPerGpu, qint64(1152) * 31);
-}
-
-void TestCapacity::pagedVersusReserved()
-{
-    // Requests averaging 6,400 of a 32,000-token window: reserved strips hold real tokens in
-    // 20% of their memory (the lesson's lower figure); paging fits about 5x the requests.
-    DeploymentInputs in = on("H100 SXM", 32000);
-    in.averageTokens = 6400;
-    const CapacityResult r = planCapacity(load("configs/llama-3.1-8b.json"), in).value();
-    QCOMPARE(r.reservedFillFraction, 0.2);
-    QCOMPARE(r.conversationsReserved, r.memory.kvBudget / (qint64(131072) * 32000));
-    QCOMPARE(r.conversations, r.memory.kvBudget / (qint64(131072) * 6400));
-    QVERIFY(r.pagedOverReserved > 4.5 && r.pagedOverReserved < 5.5);
-    // A length that is not a block multiple holds whole blocks: 1,000 tokens -> 63 blocks.
-    in.averageTokens = 1000;
-    const CapacityResult b = planCapacity(load("configs/llama-3.1-8b.json"), in).value();
-    QCOMPARE(b.conversations, b.memory.kvBudget / (qint64(131072) * 1008));
-}
-
-void TestCapacity::slidingWindowUsesRealCache()
-{
-    // gemma-2-9b at 8,192: 21 full layers and 21 sliding ones (window 4,096), 8,192 B per
-    // token per layer, in two groups of 21. vLLM lets a sliding layer hold its window plus one
-    // prefill chunk (8,192 on an H100) and the block being written: min(4,095 + 8,192, 8,192)
-    // tokens = 512 blocks + 1. The full group holds 512 blocks.
-    DeploymentInputs in = on("H100 SXM", 8192);
-    const CapacityResult r = planCapacity(load("configs/gemma-2-9b-it.json"), in).value();
-    QCOMPARE(r.kvBytesPerConversation, qint64(8192) * 21 * 16 * (512 + 513));
-    QCOMPARE(r.kvBytesPerTokenPerGpu, qint64(8192) * 42);
-    // A chunk of 2,048 tokens leaves the window binding: cdiv(4,095 + 2,048, 16) + 1 = 385.
-    in.maxNumBatchedTokens = 2048;
-    const CapacityResult c = planCapacity(load("configs/gemma-2-9b-it.json"), in).value();
-    QCOMPARE(c.kvBytesPerConversation, qint64(8192) * 21 * 16 * (512 + 385));
-    QCOMPARE(c.conversationsReserved, c.kvBlocks / (512 + 385));
-}
-
-void TestCapacity::rooflineByHand()
-{
-    // Llama-2-7B fp16 on an H100 SXM, efficiencies 1: decode at batch 1 and 1,000 tokens of
-    // context reads 2 x 6,738,415,616 weight bytes and 1,000 x 524,288 KV bytes at 3.35 TB/s.
-    const ModelSpec s = load("configs/llama-2-7b-hf.json");
-    DeploymentInputs in = on("H100 SXM", 4096);
-    in.weightDtype = DType::F16;
-    in.kvDtype = DType::F16;
-    in.efficiency = {1.0, 1.0};
-    const Roofline d = decodeStepTime(s, in, 1, 1000);
-    QCOMPARE(d.memorySeconds, (2.0 * 6738415616 + 1000.0 * 524288) / 3.35e12);
-    QVERIFY(d.seconds == d.memorySeconds); // batch 1 decode is memory-bound
-    // Prefill of 4,096 tokens is compute-bound: FLOPs / 989.4 TFLOP/s.
-    const Roofline p = prefillTime(s, in, 4096);
-    QCOMPARE(p.computeSeconds, prefillFlops(s, 4096).total() / 989.4e12);
-    QVERIFY(p.seconds == p.computeSeconds);
-    // TP 2 halves both.
-    in.tp = in.gpus = 2;
-    QCOMPARE(decodeStepTime(s, in, 1, 1000).memorySeconds, d.memorySeconds / 2);
-}
-
-void TestCapacity::moeDecodeReadsOnlyTouchedExperts()
-{
-    // Mixtral at batch 1 reads 2 of 8 experts per layer: far fewer bytes than all 46.7B.
-    const ModelSpec s = load("configs/mixtral-8x7b-v0.1.json");
-    DeploymentInputs in = on("H100 SXM", 4096);
-    in.tp = in.gpus = 2;
-    in.efficiency = {1.0, 1.0};
-    const ParameterCount c = countParameters(s);
-    const double touched = 8.0 * (1.0 - std::pow(7.0 / 8.0, 2.0)); // 1.875 experts expected
-    const double weights =
-        2.0 * (double(c.total - c.routedExperts) + double(c.routedExperts) * touched / 8.0);
-    const Roofline d = decodeStepTime(s, in, 1, 1);
-    QVERIFY(std::fabs(d.memorySeconds -
-                      (weights + double(kvBytes(s, 1, DType::BF16))) / 2 / 3.35e12) < 1e-12);
-    // A large batch touches nearly every expert.
-    QVERIFY(decodeStepTime(s, in, 256, 1).memorySeconds > 3 * d.memorySeconds);
-}
-
-void TestCapacity::impossiblePlansAreErrors_data()
-{
-    QTest::addColumn<QString>("file");
-    QTest::addColumn<QString>("gpu");
-    QTest::addColumn<int>("tp");
-    QTest::addColumn<int>("gpus");
-    QTest::addColumn<qint64>("context");
-    QTest::addColumn<double>("utilization");
-    QTest::addColumn<QString>("expected");
-    QTest::newRow("weights exceed")
-        << "configs/deepseek-r1.json"
-        << "RTX 4090" << 1 << 1 << qint64(4096) << 0.9 << "weights alone";
-    QTest::newRow("no room for KV")
-        << "configs/llama-3.1-8b.json"
-        << "RTX 3090" << 1 << 1 << qint64(8192) << 0.64 << "no memory left";
-    QTest::newRow("gpus not multiple of tp")
-        << "configs/llama-3.1-8b.json"
-        << "H100 SXM" << 2 << 3 << qint64(4096) << 0.9 << "multiple of TP";
-    QTest::newRow("tp not dividing heads")
-        << "configs/qwen2.5-7b-instruct.json"
-        << "H100 SXM" << 8 << 8 << qint64(4096) << 0.9 << "query heads";
-    QTest::newRow("utilization zero")
-        << "configs/llama-3.1-8b.json"
-        << "H100 SXM" << 1 << 1 << qint64(4096) << 0.0 << "utilization must be in (0, 1]";
-    QTest::newRow("context above the model") << "configs/gpt2-large.json"
-                                             << "H100 SXM" << 1 << 1 << qint64(1) << 0.9 << "";
-}
-
-void TestCapacity::impossiblePlansAreErrors()
-{
-    QFETCH(QString, file);
-    QFETCH(QString, gpu);
-    QFETCH(int, tp);
-    QFETCH(int, gpus);
-    QFETCH(qint64, context);
-    QFETCH(double, utilization);
-    QFETCH(QString, expected);
-    DeploymentInputs in = on(gpu.toUtf8().constData(), context);
-    in.tp = tp;
-    in.gpus = gpus;
-    in.utilization = utilization;
-    if (expected.isEmpty()) {
-        in.maxModelLen = qint64(1) << 30; // 1 billion tokens for a 1,024-token model
-        expected = "maximum of 1,024 tokens";
-    }
-    auto r = planCapacity(load(file), in);
-    QVERIFY(!r.ok());
-    QVERIFY2(QString::fromStdString(r.error()).contains(expected), r.error().c_str());
-}
-
-void TestCapacity::plannerFindsSmallestDeployment()
-{
-    PlanTarget t;
-    t.context = 32768;
-    t.concurrent = 64;
-    DeploymentInputs base;
-    base.utilization = 0.9;
-    const ModelSpec s = load("configs/llama-3.1-8b.json");
-    base.weightDtype = servingWeightDType(s);
-    const auto rows = planDeployments(s, builtinGpuCatalog(), t, base);
-    QCOMPARE(rows.size(), builtinGpuCatalog().gpus.size());
-    for (const PlanRow& r : rows) {
-        if (!r.feasible)
-            continue;
-        // The plan really holds the target, and one GPU fewer of that shape would not.
-        QVERIFY(r.conversationsPerReplica * r.replicas >= 64 ||
-                std::min<int64_t>(r.conversationsPerReplica, 256) * r.replicas >= 64);
-        QCOMPARE(r.totalGpus, r.replicas * r.tp * r.pp);
-    }
-    // DeepSeek-R1 (671B fp8) cannot fit on one 8 x 4090 replica; on H200 it fits 8-way.
-    const ModelSpec r1 = load("configs/deepseek-r1.json");
-    PlanTarget small;
-    small.context = 8192;
-    base.weightDtype = DType::FP8;
-    const auto big = planDeployments(r1, builtinGpuCatalog(), small, base);
-    for (const PlanRow& r : big) {
-        if (r.gpu == "RTX 4090")
-            QVERIFY(!r.feasible || r.pp > 1);
-        if (r.gpu == "H200") {
-            QVERIFY(r.feasible);
-            QCOMPARE(r.totalGpus, qint64(8));
-        }
-    }
-}
-
-void TestCapacity::plannerHonoursLatencyCeilings()
-{
-    PlanTarget t;
-    t.context = 8192;
-    t.maxTpotSeconds = 1e-6; // impossible
-    DeploymentInputs base;
-    GpuCatalog one;
-    one.gpus = {*builtinGpuCatalog().find("H100 SXM")};
-    const auto rows = planDeployments(load("configs/llama-3.1-8b.json"), one, t, base);
-    QCOMPARE(rows.size(), size_t(1));
-    QVERIFY(!rows[0].feasible);
-    QVERIFY(QString::fromStdString(rows[0].reason).contains("per output token"));
-}
-
-void TestCapacity::vllmCommandMatchesPlan()
-{
-    DeploymentInputs in = on("H100 SXM", 32768);
-    in.tp = in.gpus = 4;
-    in.kvDtype = DType::FP8;
-    in.utilization = 0.92;
-    const CapacityResult r = planCapacity(load("configs/mixtral-8x7b-v0.1.json"), in).value();
-    const QString cmd = QString::fromStdString(r.vllmCommand);
-    QVERIFY2(cmd.startsWith("vllm serve "), qPrintable(cmd));
-    QVERIFY(cmd.contains("--tensor-parallel-size 4"));
-    QVERIFY(cmd.contains("--max-model-len 32768"));
-    QVERIFY(cmd.contains("--gpu-memory-utilization 0.92"));
-    QVERIFY(cmd.contains("--kv-cache-dtype fp8"));
-    QVERIFY(!cmd.contains("pipeline"));
-}
-
 // llama-server allocates n_ctx cells up front (llama_context, llama_kv_cache): hand-worked
 // Llama-3.1-8B at -c 32768 -np 4 --cache-type-k q8_0: K rows of 1,024 values at 34 B per 32
 // (1,088 B), V rows at 2 B a value (2,048 B), 32 layers x 32,768 cells.
-void TestCapacity::llamaServerSizing()
+void TestEngines::llamaServerSizing()
 {
     const ModelSpec llama = load("configs/llama-3.1-8b.json");
     LlamaServerInputs in;
@@ -898,31 +187,10 @@ void TestCapacity::llamaServerSizing()
     QCOMPARE(p.vramBytes + p.ramBytes, weightBytes(llama, DType::BF16) + p.kvBytes);
 }
 
-// Gemma-3-27B: 10 full layers keep every cell, 52 sliding-window layers keep
-// min(n_ctx_seq, window + n_ubatch) per slot, padded to 256 (llama_kv_cache_iswa).
-void TestCapacity::llamaServerSlidingWindow()
-{
-    const ModelSpec gemma = load("configs/gemma-3-27b-it.json");
-    LlamaServerInputs in;
-    in.context = 32768;
-    in.parallel = 4;
-    LlamaServerPlan p = planLlamaServer(gemma, in).value();
-    const qint64 perCell = 2 * 16 * 128 * 2; // K and V, f16, per layer
-    QCOMPARE(p.fullCells, qint64(32768));
-    QCOMPARE(p.swaCells, qint64(4 * 1536)); // 4 x pad256(min(8192, 1024 + 512))
-    QCOMPARE(p.kvBytes, 10 * 32768 * perCell + 52 * 6144 * perCell);
-    in.parallel = -1; // unified: one stream of pad256(min(32768, 1024 x 4 + 512))
-    p = planLlamaServer(gemma, in).value();
-    QCOMPARE(p.swaCells, qint64(4608));
-    in.swaFull = true;
-    p = planLlamaServer(gemma, in).value();
-    QCOMPARE(p.swaCells, qint64(32768));
-}
-
 // SGLang's default mem_fraction_static (ServerArgs._handle_gpu_memory_settings), worked from
 // nvidia-smi's total in MiB: reserved = 512 + 1.5 x max(chunk, 2048) + 2 x graph batch +
 // TP x PP / 8 x 1024, at least 10 GiB above 60 GiB; fraction = (total - reserved) / total.
-void TestCapacity::sglangMemoryFraction_data()
+void TestEngines::sglangMemoryFraction_data()
 {
     QTest::addColumn<double>("mib");
     QTest::addColumn<int>("tp");
@@ -937,7 +205,7 @@ void TestCapacity::sglangMemoryFraction_data()
     QTest::newRow("A100-40G TP1") << 40960.0 << 1 << 0.833;
 }
 
-void TestCapacity::sglangMemoryFraction()
+void TestEngines::sglangMemoryFraction()
 {
     QFETCH(double, mib);
     QFETCH(int, tp);
@@ -947,7 +215,7 @@ void TestCapacity::sglangMemoryFraction()
 
 // From a given KV budget: SGLang's token pool is budget / cell (page size 1); its radix cache
 // keeps a shared prefix once. TensorRT-LLM's pool is whole blocks of 32 tokens.
-void TestCapacity::sglangAndTrtllmPools()
+void TestEngines::sglangAndTrtllmPools()
 {
     const ModelSpec llama = load("configs/llama-3.1-8b.json");
     DeploymentInputs in = on("H100 SXM", 32768);
@@ -983,6 +251,492 @@ void TestCapacity::sglangAndTrtllmPools()
     QVERIFY(gp.swaTokens > 0);
     QCOMPARE(gp.swaTokens, qint64(double(gp.kvTokens) * 0.8));
 }
+// Gemma-3-27B: 10 full layers keep every cell, 52 sliding-window layers keep
+// min(n_ctx_seq, window + n_ubatch) per slot, padded to 256 (llama_kv_cache_iswa).
+void TestEngines::llamaServerSlidingWindow()
+{
+    const ModelSpec gemma = load("configs/gemma-3-27b-it.json");
+    LlamaServerInputs in;
+    in.context = 32768;
+    in.parallel = 4;
+    LlamaServerPlan p = planLlamaServer(gemma, in).value();
+    const qint64 perCell = 2 * 16 * 128 * 2; // K and V, f16, per layer
+    QCOMPARE(p.fullCells, qint64(32768));
+    QCOMPARE(p.swaCells, qint64(4 * 1536)); // 4 x pad256(min(8192, 1024 + 512))
+    QCOMPARE(p.kvBytes, 10 * 32768 * perCell + 52 * 6144 * perCell);
+    in.parallel = -1; // unified: one stream of pad256(min(32768, 1024 x 4 + 512))
+    p = planLlamaServer(gemma, in).value();
+    QCOMPARE(p.swaCells, qint64(4608));
+    in.swaFull = true;
+    p = planLlamaServer(gemma, in).value();
+    QCOMPARE(p.swaCells, qint64(32768));
+}
 
-QTEST_GUILESS_MAIN(TestCapacity)
+// `vllm serve`'s batch defaults by GPU (EngineArgs._set_default_args_v1) and MLA's block size
+// by GPU generation (CudaPlatform.check_and_update_config).
+void TestEngines::servingDefaultsByGpu_data()
+{
+    QTest::addColumn<QString>("engine");
+    QTest::addColumn<QString>("gpu");
+    QTest::addColumn<QString>("config");
+    QTest::addColumn<qint64>("batched");
+    QTest::addColumn<qint64>("seqs");
+    QTest::addColumn<qint64>("block");
+    QTest::newRow("H100 large") << "vllm"
+                                << "H100 SXM"
+                                << "configs/llama-3.1-8b.json" << 8192LL << 1024LL << 16LL;
+    QTest::newRow("A100 80GB small") << "vllm"
+                                     << "A100 80GB"
+                                     << "configs/llama-3.1-8b.json" << 2048LL << 256LL << 16LL;
+    QTest::newRow("A100 in 0.8.5 large") << "vllm@0.8.5"
+                                         << "A100 80GB"
+                                         << "configs/llama-3.1-8b.json" << 8192LL << 1024LL << 16LL;
+    QTest::newRow("MI300X by name in 0.8.0")
+        << "vllm@0.8.0"
+        << "MI300X"
+        << "configs/llama-3.1-8b.json" << 2048LL << 1024LL << 16LL;
+    QTest::newRow("L4 small") << "vllm"
+                              << "L4"
+                              << "configs/llama-3.1-8b.json" << 2048LL << 256LL << 16LL;
+    QTest::newRow("MLA Hopper 64") << "vllm"
+                                   << "H200"
+                                   << "configs/deepseek-r1.json" << 8192LL << 1024LL << 64LL;
+    QTest::newRow("MLA Blackwell 128") << "vllm"
+                                       << "B200"
+                                       << "configs/deepseek-r1.json" << 8192LL << 1024LL << 128LL;
+    QTest::newRow("MLA Blackwell before 0.10")
+        << "vllm@0.9.2"
+        << "B200"
+        << "configs/deepseek-r1.json" << 8192LL << 1024LL << 16LL;
+    QTest::newRow("MLA Ampere 16") << "vllm"
+                                   << "A100 80GB"
+                                   << "configs/deepseek-r1.json" << 2048LL << 256LL << 16LL;
+    QTest::newRow("V0 whole context") << "vllm-v0"
+                                      << "H100 SXM"
+                                      << "configs/llama-3.1-8b.json" << 32768LL << 256LL << 16LL;
+    QTest::newRow("offline H100") << "offline"
+                                  << "H100 SXM"
+                                  << "configs/llama-3.1-8b.json" << 16384LL << 1024LL << 16LL;
+    QTest::newRow("offline A100") << "offline"
+                                  << "A100 80GB"
+                                  << "configs/llama-3.1-8b.json" << 8192LL << 256LL << 16LL;
+}
+
+void TestEngines::servingDefaultsByGpu()
+{
+    QFETCH(QString, engine);
+    QFETCH(QString, gpu);
+    QFETCH(QString, config);
+    QFETCH(qint64, batched);
+    QFETCH(qint64, seqs);
+    QFETCH(qint64, block);
+    // "offline": the latest release's LLM class rather than `vllm serve`.
+    const bool offline = engine == "offline";
+    const EngineDefaults d =
+        vllmServeDefaults(*findEngineProfile(offline ? "vllm" : engine.toStdString()), load(config),
+                          *builtinGpuCatalog().find(gpu.toStdString()), 32768, offline);
+    QCOMPARE(d.maxNumBatchedTokens, batched);
+    QCOMPARE(d.maxNumSeqs, seqs);
+    QCOMPARE(d.blockSize, block);
+}
+
+// Every visible real log: "GPU KV cache size" (V0: blocks x 16) and "Maximum concurrency"
+// within 5% of what vLLM printed, from the logged available KV memory where the log gives it,
+// else from our memory model.
+void TestEngines::realVllmLogs_data()
+{
+    QTest::addColumn<QString>("config");
+    QTest::addColumn<QString>("gpu");
+    QTest::addColumn<qint64>("gpus");
+    QTest::addColumn<qint64>("tp");
+    QTest::addColumn<double>("utilization");
+    QTest::addColumn<qint64>("maxModelLen");
+    QTest::addColumn<qint64>("batched");
+    QTest::addColumn<QString>("engine");
+    QTest::addColumn<double>("availableGiB");
+    QTest::addColumn<qint64>("tokens");
+    QTest::addColumn<double>("concurrency");
+    int rows = 0;
+    for (const QStringList& c : tsvRows(src("tests/data/vllm-logs/cases.tsv"))) {
+        QCOMPARE(c.size(), 13);
+        QTest::newRow(qPrintable(c[0]))
+            << c[1] << c[2] << c[3].toLongLong() << c[4].toLongLong() << c[5].toDouble()
+            << c[6].toLongLong() << c[7].toLongLong() << c[8] << c[9].toDouble()
+            << c[10].toLongLong() << c[11].toDouble();
+        ++rows;
+    }
+    QVERIFY(rows >= 7);
+}
+
+void TestEngines::realVllmLogs()
+{
+    QFETCH(QString, config);
+    QFETCH(QString, gpu);
+    QFETCH(qint64, gpus);
+    QFETCH(qint64, tp);
+    QFETCH(double, utilization);
+    QFETCH(qint64, maxModelLen);
+    QFETCH(qint64, batched);
+    QFETCH(QString, engine);
+    QFETCH(double, availableGiB);
+    QFETCH(qint64, tokens);
+    QFETCH(double, concurrency);
+    DeploymentInputs in = on(qPrintable(gpu), maxModelLen);
+    const EngineProfile* e = findEngineProfile(engine.toStdString());
+    QVERIFY(e);
+    in.engine = e->name;
+    in.gpus = gpus;
+    in.tp = tp;
+    in.utilization = utilization;
+    in.maxNumBatchedTokens = batched;
+    if (availableGiB > 0)
+        in.availableKvBytes = int64_t(availableGiB * kGiB);
+    const ModelSpec s = load("tests/data/vllm-logs/" + config);
+    auto r = planCapacity(s, in);
+    QVERIFY2(r, r ? "" : r.error().c_str());
+    const QString got = QString("tokens %1 (logged %2), concurrency %3 (logged %4)")
+                            .arg(r->kvCacheTokens)
+                            .arg(tokens)
+                            .arg(r->maxConcurrency)
+                            .arg(concurrency);
+    QVERIFY2(std::fabs(double(r->kvCacheTokens) / double(tokens) - 1) <= 0.05, qPrintable(got));
+    if (concurrency > 0)
+        QVERIFY2(std::fabs(r->maxConcurrency / concurrency - 1) <= 0.05, qPrintable(got));
+}
+
+// Gemma-3-27B: 10 full-attention layers and 52 sliding ones (window 1,024). The hybrid manager
+// pages them in 1 + 6 groups of 10 layers (the last sliding group padded), so a 131,072-token
+// request holds 8,192 full blocks but only 6 x (cdiv(1,023 + 8,192, 16) + 1) = 6 x 577 sliding
+// ones: it fits on one H100, where paging every layer in full (V0) does not.
+void TestEngines::hybridManagerFitsGemma3At131k()
+{
+    const ModelSpec s = load("configs/gemma-3-27b-it.json");
+    DeploymentInputs in = on("H100 SXM", 131072);
+    in.engine = "vllm";
+    auto r = planCapacity(s, in);
+    QVERIFY2(r, r ? "" : r.error().c_str());
+    QCOMPARE(r->kvGroups, qint64(7));
+    QCOMPARE(r->maxNumBatchedTokens, qint64(8192));
+    QVERIFY2(r->conversationsReserved >= 1, qPrintable(QString::number(r->maxConcurrency)));
+    const double perRequest = 8192.0 + 6.0 * 577.0;
+    QCOMPARE(r->maxConcurrency, double(r->kvBlocks) / perRequest);
+    QCOMPARE(r->kvCacheTokens, r->kvBlocks / 7 * 16);
+    in.engine = "vllm-v0";
+    auto v0 = planCapacity(s, in);
+    QVERIFY(!v0 || v0->conversationsReserved == 0);
+}
+
+// Without the logged budget: our V1 memory model alone (weights, one 2,048-token profiling
+// batch, the sampler, non-torch growth) against dennislee22's Qwen2-7B logs on vLLM 0.10.1.1.
+void TestEngines::v1MemoryModelMatchesTheQwenLogs()
+{
+    const ModelSpec s = load("tests/data/vllm-logs/qwen2-7b-instruct.json");
+    DeploymentInputs in = on("A100 80GB", 16384);
+    in.engine = "vllm@0.10.1.1";
+    in.utilization = 0.5;
+    CapacityResult r = planCapacity(s, in).value();
+    QVERIFY2(std::fabs(double(r.kvCacheTokens) / 464848 - 1) < 0.05,
+             qPrintable(QString::number(r.kvCacheTokens)));
+    QVERIFY(std::fabs(r.maxConcurrency / 28.37 - 1) < 0.05);
+    in.gpus = in.tp = 2;
+    in.utilization = 0.25;
+    r = planCapacity(s, in).value();
+    QVERIFY2(std::fabs(double(r.kvCacheTokens) / 450192 - 1) < 0.05,
+             qPrintable(QString::number(r.kvCacheTokens)));
+    QVERIFY(std::fabs(r.maxConcurrency / 27.48 - 1) < 0.05);
+}
+
+void TestEngines::contextAboveTheModelIsAnError()
+{
+    // The app's GPUs field keeps a whole number of TP groups (rounded down, at least one).
+    QCOMPARE(gpusForTp(3, 2), int64_t(2));
+    QCOMPARE(gpusForTp(1, 4), int64_t(4));
+    QCOMPARE(gpusForTp(16, 8), int64_t(16));
+    QCOMPARE(gpusForTp(5, 0), int64_t(5));
+    const ModelSpec s = load("configs/mixtral-8x7b-v0.1.json");
+    auto r = planCapacity(s, on("H100 SXM", 131072));
+    QVERIFY(!r);
+    // The library names the field, not a front end's flag (the CLI adds --context).
+    QCOMPARE(r.field(), std::string("context"));
+    QVERIFY2(QString::fromStdString(r.error()).contains("32,768") &&
+                 !QString::fromStdString(r.error()).contains("--"),
+             r.error().c_str());
+    DeploymentInputs two = on("H100 SXM", 32768);
+    two.gpus = two.tp = 2;
+    QVERIFY(planCapacity(s, two));
+    DeploymentInputs in = two;
+    in.maxModelLen = 8192;
+    in.averageTokens = 9000;
+    auto avg = planCapacity(s, in);
+    QVERIFY(!avg);
+    QCOMPARE(avg.field(), std::string("average_tokens"));
+    QVERIFY(QString::fromStdString(avg.error()).contains("9,000"));
+}
+
+// The printed command names the repository and every flag whose value differs from the
+// release's own default, and none that match it.
+void TestEngines::commandReproducesThePlan()
+{
+    const ModelSpec s = load("configs/mixtral-8x7b-v0.1.json");
+    DeploymentInputs in = on("H100 SXM", 32768);
+    in.gpus = in.tp = 2;
+    auto r = planCapacity(s, in);
+    QVERIFY(r);
+    QCOMPARE(QString::fromStdString(r->vllmCommand),
+             QString("vllm serve mistralai/Mixtral-8x7B-v0.1 --tensor-parallel-size 2 "
+                     "--max-model-len 32768"));
+    // The offline LLM class takes the same settings as keyword arguments.
+    DeploymentInputs offline = in;
+    offline.offline = true;
+    r = planCapacity(s, offline);
+    QVERIFY(r);
+    QCOMPARE(QString::fromStdString(r->vllmCommand),
+             QString("LLM(model=\"mistralai/Mixtral-8x7B-v0.1\", tensor_parallel_size=2, "
+                     "max_model_len=32768)"));
+    in.maxNumBatchedTokens = 4096;
+    in.maxNumSeqs = 64;
+    in.utilization = 0.85;
+    in.kvDtype = DType::FP8;
+    r = planCapacity(s, in);
+    QVERIFY(r);
+    QCOMPARE(QString::fromStdString(r->vllmCommand),
+             QString("vllm serve mistralai/Mixtral-8x7B-v0.1 --tensor-parallel-size 2 "
+                     "--max-model-len 32768 --gpu-memory-utilization 0.85 --kv-cache-dtype fp8 "
+                     "--max-num-batched-tokens 4096 --max-num-seqs 64"));
+}
+
+void TestEngines::tensorParallelDividesKv_data()
+{
+    QTest::addColumn<int>("tp");
+    QTest::newRow("TP 1") << 1;
+    QTest::newRow("TP 2") << 2;
+    QTest::newRow("TP 4") << 4;
+    QTest::newRow("TP 8") << 8;
+}
+
+void TestEngines::tensorParallelDividesKv()
+{
+    QFETCH(int, tp);
+    // Llama-3.1-8B's 8 KV heads split evenly up to TP 8: per GPU = total / TP.
+    DeploymentInputs in = on("H100 SXM", 32000);
+    in.tp = in.gpus = tp;
+    const CapacityResult r = planCapacity(load("configs/llama-3.1-8b.json"), in).value();
+    QCOMPARE(r.kvBytesPerTokenPerGpu, qint64(131072) / tp);
+    QCOMPARE(r.kvHeadsPerGpu, qint64(8 / tp));
+    QVERIFY(!r.kvReplicated);
+    // Weights split evenly, but every rank keeps the 65 RMSNorms (266,240 values) whole.
+    const qint64 norms = 266240 * 2;
+    QCOMPARE(r.memory.weights, (qint64(8030261248) * 2 + tp - 1) / tp + norms - norms / tp);
+}
+
+void TestEngines::tensorParallelReplicatesKvBeyondHeads()
+{
+    // Qwen2.5-7B has 4 KV heads and 28 query heads; Falcon-7B has one KV head. At TP above the
+    // KV heads each GPU keeps one whole head: per GPU = total / KV heads, not total / TP.
+    const ModelSpec falcon = load("configs/falcon-7b-instruct.json");
+    DeploymentInputs in = on("H100 SXM", 2048);
+    in.tp = in.gpus = 1;
+    const qint64 single = planCapacity(falcon, in)->kvBytesPerTokenPerGpu;
+    QCOMPARE(single, qint64(2 * 32 * 64 * 2));
+    // 71 query heads do not split over 2 GPUs at all.
+    in.tp = in.gpus = 2;
+    QVERIFY(!planCapacity(falcon, in).ok());
+
+    const ModelSpec qwen = load("configs/qwen2.5-7b-instruct.json");
+    in.tp = in.gpus = 4;
+    const CapacityResult four = planCapacity(qwen, in).value();
+    QCOMPARE(four.kvHeadsPerGpu, qint64(1));
+    QVERIFY(!four.kvReplicated);
+    // A 4-KV-head model at TP 8 (StarCoder-like shapes need 8 | heads): use Mistral with 8 KV
+    // heads at TP 16 by widening it to 32 query heads -> replicated twice.
+    ModelSpec wide = load("configs/mistral-7b-instruct-v0.3.json");
+    wide.numKvHeads = 4;
+    in.tp = in.gpus = 8;
+    const CapacityResult eight = planCapacity(wide, in).value();
+    QVERIFY(eight.kvReplicated);
+    QCOMPARE(eight.kvHeadsPerGpu, qint64(1));
+    QCOMPARE(eight.kvBytesPerTokenPerGpu, qint64(2 * 32 * 1 * 128 * 2)); // total / 4, not / 8
+    bool warned = false;
+    for (const std::string& w : eight.warnings)
+        warned |= w.find("replicated") != std::string::npos;
+    QVERIFY(warned);
+}
+
+void TestEngines::mlaLatentIsNotSplit()
+{
+    DeploymentInputs in = on("H200", 32768);
+    in.tp = in.gpus = 8;
+    in.weightDtype = DType::FP8; // the checkpoint's
+    const CapacityResult r = planCapacity(load("configs/deepseek-r1.json"), in).value();
+    QCOMPARE(r.kvBytesPerTokenPerGpu, qint64((512 + 64) * 2 * 61));
+    // fp8 weights as vLLM loads them (embeddings, head, norms and routers in bf16, block
+    // scales) split over 8 GPUs, plus what each rank keeps whole.
+    const ModelSpec s = load("configs/deepseek-r1.json");
+    QCOMPARE(r.memory.weights,
+             (weightBytes(s, DType::FP8) + 7) / 8 + replicatedWeightExtraBytes(s, DType::FP8, 8));
+    QVERIFY(r.memory.weights > 671026419200 / 8 && r.memory.weights < 671026419200 / 8 * 1.03);
+}
+
+void TestEngines::pipelineDividesLayers()
+{
+    DeploymentInputs in = on("H100 SXM", 8192);
+    in.tp = 8;
+    in.gpus = 16; // PP 2
+    in.weightDtype = DType::FP8;
+    const CapacityResult r = planCapacity(load("configs/deepseek-r1.json"), in).value();
+    QCOMPARE(r.pp, qint64(2));
+    QCOMPARE(r.layersPerGpu, qint64(31)); // ceil(61 / 2)
+    QCOMPARE(r.kvBytesPerTokenPerGpu, qint64(1152) * 31);
+}
+
+void TestEngines::pagedVersusReserved()
+{
+    // Requests averaging 6,400 of a 32,000-token window: reserved strips hold real tokens in
+    // 20% of their memory (the lesson's lower figure); paging fits about 5x the requests.
+    DeploymentInputs in = on("H100 SXM", 32000);
+    in.averageTokens = 6400;
+    const CapacityResult r = planCapacity(load("configs/llama-3.1-8b.json"), in).value();
+    QCOMPARE(r.reservedFillFraction, 0.2);
+    QCOMPARE(r.conversationsReserved, r.memory.kvBudget / (qint64(131072) * 32000));
+    QCOMPARE(r.conversations, r.memory.kvBudget / (qint64(131072) * 6400));
+    QVERIFY(r.pagedOverReserved > 4.5 && r.pagedOverReserved < 5.5);
+    // A length that is not a block multiple holds whole blocks: 1,000 tokens -> 63 blocks.
+    in.averageTokens = 1000;
+    const CapacityResult b = planCapacity(load("configs/llama-3.1-8b.json"), in).value();
+    QCOMPARE(b.conversations, b.memory.kvBudget / (qint64(131072) * 1008));
+}
+
+void TestEngines::slidingWindowUsesRealCache()
+{
+    // gemma-2-9b at 8,192: 21 full layers and 21 sliding ones (window 4,096), 8,192 B per
+    // token per layer, in two groups of 21. vLLM lets a sliding layer hold its window plus one
+    // prefill chunk (8,192 on an H100) and the block being written: min(4,095 + 8,192, 8,192)
+    // tokens = 512 blocks + 1. The full group holds 512 blocks.
+    DeploymentInputs in = on("H100 SXM", 8192);
+    const CapacityResult r = planCapacity(load("configs/gemma-2-9b-it.json"), in).value();
+    QCOMPARE(r.kvBytesPerConversation, qint64(8192) * 21 * 16 * (512 + 513));
+    QCOMPARE(r.kvBytesPerTokenPerGpu, qint64(8192) * 42);
+    // A chunk of 2,048 tokens leaves the window binding: cdiv(4,095 + 2,048, 16) + 1 = 385.
+    in.maxNumBatchedTokens = 2048;
+    const CapacityResult c = planCapacity(load("configs/gemma-2-9b-it.json"), in).value();
+    QCOMPARE(c.kvBytesPerConversation, qint64(8192) * 21 * 16 * (512 + 385));
+    QCOMPARE(c.conversationsReserved, c.kvBlocks / (512 + 385));
+}
+
+void TestEngines::impossiblePlansAreErrors_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("gpu");
+    QTest::addColumn<int>("tp");
+    QTest::addColumn<int>("gpus");
+    QTest::addColumn<qint64>("context");
+    QTest::addColumn<double>("utilization");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("weights exceed")
+        << "configs/deepseek-r1.json"
+        << "RTX 4090" << 1 << 1 << qint64(4096) << 0.9 << "weights alone";
+    QTest::newRow("no room for KV")
+        << "configs/llama-3.1-8b.json"
+        << "RTX 3090" << 1 << 1 << qint64(8192) << 0.64 << "no memory left";
+    QTest::newRow("gpus not multiple of tp")
+        << "configs/llama-3.1-8b.json"
+        << "H100 SXM" << 2 << 3 << qint64(4096) << 0.9 << "multiple of TP";
+    QTest::newRow("tp not dividing heads")
+        << "configs/qwen2.5-7b-instruct.json"
+        << "H100 SXM" << 8 << 8 << qint64(4096) << 0.9 << "query heads";
+    QTest::newRow("utilization zero")
+        << "configs/llama-3.1-8b.json"
+        << "H100 SXM" << 1 << 1 << qint64(4096) << 0.0 << "utilization must be in (0, 1]";
+    QTest::newRow("context above the model") << "configs/gpt2-large.json"
+                                             << "H100 SXM" << 1 << 1 << qint64(1) << 0.9 << "";
+}
+
+void TestEngines::impossiblePlansAreErrors()
+{
+    QFETCH(QString, file);
+    QFETCH(QString, gpu);
+    QFETCH(int, tp);
+    QFETCH(int, gpus);
+    QFETCH(qint64, context);
+    QFETCH(double, utilization);
+    QFETCH(QString, expected);
+    DeploymentInputs in = on(gpu.toUtf8().constData(), context);
+    in.tp = tp;
+    in.gpus = gpus;
+    in.utilization = utilization;
+    if (expected.isEmpty()) {
+        in.maxModelLen = qint64(1) << 30; // 1 billion tokens for a 1,024-token model
+        expected = "maximum of 1,024 tokens";
+    }
+    auto r = planCapacity(load(file), in);
+    QVERIFY(!r.ok());
+    QVERIFY2(QString::fromStdString(r.error()).contains(expected), r.error().c_str());
+}
+
+void TestEngines::plannerFindsSmallestDeployment()
+{
+    PlanTarget t;
+    t.context = 32768;
+    t.concurrent = 64;
+    DeploymentInputs base;
+    base.utilization = 0.9;
+    const ModelSpec s = load("configs/llama-3.1-8b.json");
+    base.weightDtype = servingWeightDType(s);
+    const auto rows = planDeployments(s, builtinGpuCatalog(), t, base);
+    QCOMPARE(rows.size(), builtinGpuCatalog().gpus.size());
+    for (const PlanRow& r : rows) {
+        if (!r.feasible)
+            continue;
+        // The plan really holds the target, and one GPU fewer of that shape would not.
+        QVERIFY(r.conversationsPerReplica * r.replicas >= 64 ||
+                std::min<int64_t>(r.conversationsPerReplica, 256) * r.replicas >= 64);
+        QCOMPARE(r.totalGpus, r.replicas * r.tp * r.pp);
+    }
+    // DeepSeek-R1 (671B fp8) cannot fit on one 8 x 4090 replica; on H200 it fits 8-way.
+    const ModelSpec r1 = load("configs/deepseek-r1.json");
+    PlanTarget small;
+    small.context = 8192;
+    base.weightDtype = DType::FP8;
+    const auto big = planDeployments(r1, builtinGpuCatalog(), small, base);
+    for (const PlanRow& r : big) {
+        if (r.gpu == "RTX 4090")
+            QVERIFY(!r.feasible || r.pp > 1);
+        if (r.gpu == "H200") {
+            QVERIFY(r.feasible);
+            QCOMPARE(r.totalGpus, qint64(8));
+        }
+    }
+}
+
+void TestEngines::plannerHonoursLatencyCeilings()
+{
+    PlanTarget t;
+    t.context = 8192;
+    t.maxTpotSeconds = 1e-6; // impossible
+    DeploymentInputs base;
+    GpuCatalog one;
+    one.gpus = {*builtinGpuCatalog().find("H100 SXM")};
+    const auto rows = planDeployments(load("configs/llama-3.1-8b.json"), one, t, base);
+    QCOMPARE(rows.size(), size_t(1));
+    QVERIFY(!rows[0].feasible);
+    QVERIFY(QString::fromStdString(rows[0].reason).contains("per output token"));
+}
+
+void TestEngines::vllmCommandMatchesPlan()
+{
+    DeploymentInputs in = on("H100 SXM", 32768);
+    in.tp = in.gpus = 4;
+    in.kvDtype = DType::FP8;
+    in.utilization = 0.92;
+    const CapacityResult r = planCapacity(load("configs/mixtral-8x7b-v0.1.json"), in).value();
+    const QString cmd = QString::fromStdString(r.vllmCommand);
+    QVERIFY2(cmd.startsWith("vllm serve "), qPrintable(cmd));
+    QVERIFY(cmd.contains("--tensor-parallel-size 4"));
+    QVERIFY(cmd.contains("--max-model-len 32768"));
+    QVERIFY(cmd.contains("--gpu-memory-utilization 0.92"));
+    QVERIFY(cmd.contains("--kv-cache-dtype fp8"));
+    QVERIFY(!cmd.contains("pipeline"));
+}
+
+QTEST_GUILESS_MAIN(TestEngines)
 #include "tst_engines.moc"

@@ -1,5 +1,5 @@
-// The attention kernels against the double-precision reference, and the reference against the
-// lesson's worked figures. Correctness only: no timing here (bench_attention does that).
+// kernels/: the attention kernels against the double-precision reference, the benchmark and its
+// calibration. Correctness only: no timing here (bench_attention does that).
 #include "kernels/Attention.h"
 #include "kernels/Benchmark.h"
 #include "kernels/Calibration.h"
@@ -73,10 +73,6 @@ private slots:
     void fullyMaskedRowsAreNaNAsInTheLesson();
     void threadCountDoesNotChangeTheResult();
     void halfConversionRoundTrips();
-    void lessonSoftmax();
-    void lessonItExample();
-    void lessonSentenceCausalZeroesTheFuture();
-    void lessonSqrtDkExperiment();
     void shapeCounts();
     void benchmarkProgressAndCancel();
     void benchmarkFullSweep();
@@ -86,268 +82,6 @@ private slots:
     void calibrationFromASweep();
     void calibrationFileRoundTripsAndRefusesBadInput();
 };
-
-void TestKernels::poolRunsEveryItemOnceAndPersists()
-{
-    // Every item exactly once, whatever the thread count; the workers stay for the next call.
-    for (int threads : {1, 2, 3, 5}) {
-        std::vector<std::atomic<int>> hits(1000);
-        std::atomic<int> maxThread{0};
-        struct Ctx
-        {
-            std::vector<std::atomic<int>>* hits;
-            std::atomic<int>* maxThread;
-        } ctx{&hits, &maxThread};
-        kernels::parallelFor(
-            threads, int64_t(hits.size()),
-            [](void* c, int t, int64_t i) {
-                auto* x = static_cast<Ctx*>(c);
-                (*x->hits)[size_t(i)].fetch_add(1);
-                int seen = x->maxThread->load();
-                while (t > seen && !x->maxThread->compare_exchange_weak(seen, t)) {
-                }
-            },
-            &ctx);
-        for (const auto& h : hits)
-            QCOMPARE(h.load(), 1);
-        QVERIFY(maxThread.load() < threads);
-    }
-    const int workers = kernels::pooledWorkers();
-    QVERIFY(workers >= 4); // grown to the largest request (5 threads: the caller and 4)
-    AttentionShape s;
-    s.heads = 8;
-    s.kvHeads = 2;
-    s.keys = 2048;
-    s.headDim = 64;
-    std::mt19937 rng(3);
-    const auto q = randomVector(size_t(s.heads * 64), rng);
-    const auto k = randomVector(size_t(2 * 2048 * 64), rng);
-    std::vector<float> out(q.size());
-    for (int i = 0; i < 50; ++i)
-        decodeAttention(s, q.data(), k.data(), k.data(), KvStorage::F32, out.data(), 3,
-                        bestKernelIsa());
-    QCOMPARE(kernels::pooledWorkers(), workers); // no thread started per call
-    // Two callers at once are served one after the other, each completely.
-    std::atomic<int64_t> sum{0};
-    auto add = [](void* c, int, int64_t i) { static_cast<std::atomic<int64_t>*>(c)->fetch_add(i); };
-    std::thread other([&] { kernels::parallelFor(2, 10000, add, &sum); });
-    kernels::parallelFor(2, 10000, add, &sum);
-    other.join();
-    QCOMPARE(sum.load(), int64_t(2) * 10000 * 9999 / 2);
-}
-
-void TestKernels::calibrationFromASweep()
-{
-    BenchReport r;
-    r.isa = "avx512";
-    r.threads = 2;
-    r.fmaPeakGflops = 400;
-    r.gemmGflops = 200;
-    r.copyGbps = 50;
-    auto run = [](const char* kernel, int64_t kv, double gflops, double gbps) {
-        BenchRun x;
-        x.kernel = kernel;
-        x.heads = 8;
-        x.kvHeads = kv;
-        x.gflops = gflops;
-        x.gbps = gbps;
-        return x;
-    };
-    r.runs = {run("prefill-fused", 8, 200, 1),      run("prefill-fused", 8, 300, 1),
-              run("prefill-naive-blas", 8, 390, 9), run("decode-f32", 8, 20, 40),
-              run("decode-f16", 8, 40, 45),         run("decode-f32", 1, 100, 60)};
-    const auto c = calibrationFrom(r);
-    QVERIFY(c);
-    // The best fused prefill over the FMA peak: 300 / 400. The naive run does not count.
-    QCOMPARE(c.value().prefillGflops, 300.0);
-    QCOMPARE(c.value().computeEfficiency, 0.75);
-    // The best decode of the most KV heads (MHA) over the copy: 45 / 50. MQA's 60 GB/s is set
-    // by its arithmetic, not the memory, and does not count.
-    QCOMPARE(c.value().decodeGbps, 45.0);
-    QCOMPARE(c.value().memoryEfficiency, 0.9);
-    QVERIFY(c.value().device.find("(avx512, 2 threads)") != std::string::npos);
-    // A run with the copy timed beside it is judged against that copy: 30 of 32 GB/s.
-    r.runs.push_back(run("decode-f32", 8, 15, 30));
-    r.runs.back().copyGbps = 32;
-    QCOMPARE(calibrationFrom(r).value().memoryEfficiency, 30.0 / 32);
-    QCOMPARE(calibrationFrom(r).value().copyGbps, 32.0);
-    // Faster than the copy (reads alone outrun read + write): capped at 1.
-    r.runs.push_back(run("decode-f32", 8, 40, 70));
-    QCOMPARE(calibrationFrom(r).value().memoryEfficiency, 1.0);
-    // A prefill-only sweep calibrates compute alone.
-    r.runs = {run("prefill-fused", 8, 100, 1)};
-    QCOMPARE(calibrationFrom(r).value().computeEfficiency, 0.25);
-    QCOMPARE(calibrationFrom(r).value().memoryEfficiency, 0.0);
-    // Without ceilings, or without a kernel run, there is nothing to calibrate against.
-    r.fmaPeakGflops = 0;
-    QVERIFY(!calibrationFrom(r));
-    QVERIFY(calibrationFrom(r).error().find("--no-ceilings") != std::string::npos);
-    r.fmaPeakGflops = 400;
-    r.runs = {run("prefill-naive-blas", 8, 100, 1)};
-    QVERIFY(!calibrationFrom(r));
-}
-
-void TestKernels::calibrationFileRoundTripsAndRefusesBadInput()
-{
-    Calibration c;
-    c.device = "AMD EPYC (avx512, 2 threads)";
-    c.isa = "avx512";
-    c.threads = 2;
-    c.measured = "2026-11-30T22:00:00Z";
-    c.fmaPeakGflops = 421.5;
-    c.gemmGflops = 198.25;
-    c.copyGbps = 53.5;
-    c.prefillGflops = 280;
-    c.decodeGbps = 41;
-    c.computeEfficiency = 0.66;
-    c.memoryEfficiency = 0.77;
-    const std::string text = calibrationToJson(c);
-    const auto back = parseCalibration(text, "c.json");
-    QVERIFY2(back, back ? "" : back.error().c_str());
-    QCOMPARE(calibrationToJson(back.value()), text);
-    QCOMPARE(back.value().computeEfficiency, 0.66);
-    QCOMPARE(back.value().deviceClass, std::string("cpu"));
-    const std::pair<const char*, const char*> bad[] = {
-        {"{}", "not an attnplan calibration"},
-        {"[1]", "not an attnplan calibration"},
-        {R"({"attnplan_calibration": 2, "compute_efficiency": 0.5})", "version 1"},
-        {R"({"attnplan_calibration": 1, "compute_eficiency": 0.5})",
-         "compute_eficiency: unknown key"},
-        {R"({"attnplan_calibration": 1, "compute_efficiency": 1.5})",
-         "compute_efficiency: out of range"},
-        {R"({"attnplan_calibration": 1, "compute_efficiency": "high"})", "expected a number"},
-        {R"({"attnplan_calibration": 1, "device": 3, "compute_efficiency": 0.5})",
-         "device: expected a string"},
-        {R"({"attnplan_calibration": 1})", "neither a compute nor a memory efficiency"},
-        {R"({"attnplan_calibration": 1, "compute_efficiency": 0.5)", "c.json"},
-    };
-    for (const auto& [json, why] : bad) {
-        const auto r = parseCalibration(json, "c.json");
-        QVERIFY2(!r, json);
-        QVERIFY2(r.error().find(why) != std::string::npos, r.error().c_str());
-        QVERIFY2(r.error().rfind("c.json", 0) == 0, r.error().c_str()); // names the file
-    }
-    QVERIFY(!readCalibration("/nonexistent/calibration.json"));
-}
-
-void TestKernels::benchmarkProgressAndCancel()
-{
-    BenchConfig c;
-    c.prefillTokens = {64, 96, 128, 160};
-    c.heads = 2;
-    c.kvHeads = 1;
-    c.headDim = 64;
-    c.measureCeilings = false;
-    c.naiveBaseline = false;
-    c.warmup = 0;
-    c.repeats = 1;
-    std::atomic<bool> cancel{false};
-    std::vector<int> seen;
-    const BenchReport r = runBenchmark(
-        c,
-        [&](int done, int total, const BenchRun& run) {
-            seen.push_back(done);
-            QCOMPARE(total, 4);
-            QCOMPARE(run.kernel, std::string("prefill-fused"));
-            if (done == 2)
-                cancel = true; // as the Measure tab's Cancel button does, mid-sweep
-        },
-        &cancel);
-    QVERIFY(r.cancelled);
-    QCOMPARE(seen, (std::vector<int>{1, 2}));
-    QCOMPARE(r.runs.size(), size_t(2)); // the partial results are kept
-    QCOMPARE(r.runs[1].tokens, qint64(96));
-    for (const BenchRun& run : r.runs) {
-        QVERIFY(run.seconds > 0);
-        QVERIFY(run.relError < 1e-5);
-        QVERIFY(run.extraBytes > 0);
-    }
-}
-
-// The Measure tab's worker, as MeasureController runs it: the sweep on another thread, each
-// run handed over as it lands, Cancel pressed on this thread mid-sweep. The tsan preset runs
-// this (Qt's own thread pool is not instrumented there, so the hand-over is plain C++ here).
-void TestKernels::measureWorkerOnAThread()
-{
-    BenchConfig c;
-    c.prefillTokens = {64, 96, 128, 160, 192, 224, 256, 288};
-    c.heads = 4;
-    c.kvHeads = 2;
-    c.headDim = 64;
-    c.measureCeilings = false;
-    c.naiveBaseline = false;
-    c.warmup = 0;
-    c.repeats = 1;
-    c.threads = 2; // the kernel's own threads inside the worker
-    std::atomic<bool> cancel{false};
-    std::mutex mutex;
-    std::condition_variable arrived;
-    std::vector<BenchRun> handedOver;
-    BenchReport report;
-    std::thread worker([&] {
-        report = runBenchmark(
-            c,
-            [&](int, int, const BenchRun& run) {
-                const std::lock_guard<std::mutex> lock(mutex);
-                handedOver.push_back(run);
-                arrived.notify_one();
-            },
-            &cancel);
-    });
-    {
-        std::unique_lock<std::mutex> lock(mutex);
-        arrived.wait(lock, [&] { return handedOver.size() >= 2; });
-    }
-    cancel = true; // the Cancel button
-    worker.join();
-    QVERIFY(report.cancelled);
-    QVERIFY(report.runs.size() >= 2 && report.runs.size() < 8);
-    QCOMPARE(handedOver.size(), report.runs.size());
-    for (size_t i = 0; i < handedOver.size(); ++i) {
-        QCOMPARE(handedOver[i].tokens, report.runs[i].tokens);
-        QVERIFY(handedOver[i].relError < 1e-5);
-    }
-}
-
-void TestKernels::benchmarkFullSweep()
-{
-    BenchConfig c;
-    c.prefillTokens = {64, 128};
-    c.decodeTokens = {300};
-    c.decodeKvHeads = {2, 1};
-    c.heads = 2;
-    c.kvHeads = 2;
-    c.headDim = 64;
-    c.measureCeilings = false;
-    c.naiveBaseline = true;
-    c.warmup = 0;
-    c.repeats = 1;
-    const BenchReport r = runBenchmark(c);
-    QVERIFY(!r.cancelled);
-    // 2 fused + 2 naive prefill runs, then 1 size x 2 layouts x 2 storages of decode.
-    QCOMPARE(r.runs.size(), size_t(8));
-    QCOMPARE(r.runs[1].kernel, std::string("prefill-naive-blas"));
-    QCOMPARE(r.runs[1].extraBytes, qint64(64 * 64 * 4)); // the n x n matrix it materialises
-    for (const BenchRun& run : r.runs) {
-        // fp32 matches the double reference to rounding; an fp16 cache carries its own
-        // rounding (11-bit mantissa), so it is measured, not zero, and a few 1e-4 at most.
-        if (run.kernel == "decode-f16")
-            QVERIFY2(run.relError > 1e-6 && run.relError < 2e-3,
-                     qPrintable(QString::number(run.relError)));
-        else
-            QVERIFY2(run.relError < 1e-5, run.kernel.c_str());
-        QVERIFY(run.bytes > 0 && run.flops > 0);
-    }
-    // fp16 decode moves half the bytes of fp32.
-    QCOMPARE(r.runs[5].bytes * 2, r.runs[4].bytes);
-}
-
-void TestKernels::powerLawFit()
-{
-    QVERIFY(std::fabs(fitPowerLaw({1, 2, 4, 8}, {3, 12, 48, 192}) - 2.0) < 1e-12);
-    QVERIFY(std::fabs(fitPowerLaw({10, 100}, {5, 50}) - 1.0) < 1e-12);
-    QCOMPARE(fitPowerLaw({1}, {1}), 0.0);
-}
 
 void TestKernels::fusedMatchesReference_data()
 {
@@ -531,84 +265,6 @@ void TestKernels::halfConversionRoundTrips()
     }
 }
 
-void TestKernels::lessonSoftmax()
-{
-    const std::vector<double> p = softmax({2.0, 1.0, 0.5});
-    QCOMPARE(std::round(p[0] * 100) / 100, 0.63);
-    QCOMPARE(std::round(p[1] * 100) / 100, 0.23);
-    QCOMPARE(std::round(p[2] * 100) / 100, 0.14);
-    QVERIFY(std::fabs(p[0] + p[1] + p[2] - 1) < 1e-15);
-    // Adding a constant changes nothing; huge scores do not overflow; -inf gives exactly 0.
-    const std::vector<double> shifted = softmax({1002.0, 1001.0, 1000.5});
-    QVERIFY(std::fabs(shifted[0] - p[0]) < 1e-12);
-    QCOMPARE(softmax({1.0, -INFINITY})[1], 0.0);
-}
-
-void TestKernels::lessonItExample()
-{
-    const WorkedIt w = workedExampleIt();
-    QCOMPARE(w.scores, (std::vector<double>{2.0, 1.0, 0.5}));
-    QCOMPARE(std::round(w.exps[0] * 100) / 100, 7.39);
-    QCOMPARE(std::round(w.exps[1] * 100) / 100, 2.72);
-    QCOMPARE(std::round(w.exps[2] * 100) / 100, 1.65);
-    QCOMPARE(std::round(w.total * 100) / 100, 11.76);
-    QCOMPARE(std::round(w.blend[0] * 100) / 100, 0.77);
-    QCOMPARE(std::round(w.blend[1] * 100) / 100, 0.37);
-    // Exactly: w_animal + w_street and w_tired + w_street.
-    QVERIFY(std::fabs(w.blend[0] - (w.weights[0] + w.weights[2])) < 1e-15);
-}
-
-void TestKernels::lessonSentenceCausalZeroesTheFuture()
-{
-    const SentenceExample e = sentenceExample();
-    QCOMPARE(e.tokens.size(), size_t(10));
-    const int it = 7, tired = 9, animal = 1, street = 5;
-    const std::vector<double> full = sentenceWeights(false);
-    const std::vector<double> causal = sentenceWeights(true);
-    // The "it" row scores animal, tired, street at 2.0, 1.0, 0.5, as in the worked example.
-    QVERIFY(full[size_t(it * 10 + tired)] > 0);
-    QCOMPARE(causal[size_t(it * 10 + tired)], 0.0); // exactly 0 under the mask
-    QVERIFY(causal[size_t(it * 10 + animal)] > causal[size_t(it * 10 + street)]);
-    for (int i = 0; i < 10; ++i) {
-        double sum = 0;
-        for (int j = 0; j < 10; ++j) {
-            sum += causal[size_t(i * 10 + j)];
-            if (j > i)
-                QCOMPARE(causal[size_t(i * 10 + j)], 0.0);
-        }
-        QVERIFY(std::fabs(sum - 1) < 1e-12);
-    }
-    // Temperature: hotter flattens, colder sharpens.
-    const std::vector<double> cold = sentenceWeights(false, 0.25);
-    QVERIFY(cold[size_t(it * 10 + animal)] > full[size_t(it * 10 + animal)]);
-}
-
-void TestKernels::lessonSqrtDkExperiment()
-{
-    // The lesson at d_k = 512: unscaled, about 0.94 of the attention on one token; scaled,
-    // near flat; the training signal (Jacobian norm) about five times smaller unscaled.
-    // Tolerances: 2,000 trials put the mean top weight within about +-0.02 (its spread is
-    // about 0.15 / sqrt(2000) per trial set, and seeds move it a little more); the gradient
-    // ratio within 3.5x to 7x.
-    const auto rows = sqrtDkExperiment();
-    QCOMPARE(rows.size(), size_t(6));
-    auto find = [&](int dk, bool scaled) {
-        for (const SqrtDkRow& r : rows)
-            if (r.dk == dk && r.scaled == scaled)
-                return r;
-        return SqrtDkRow{};
-    };
-    const SqrtDkRow raw = find(512, false), scaled = find(512, true);
-    QVERIFY2(std::fabs(raw.maxWeight - 0.94) < 0.03, qPrintable(QString::number(raw.maxWeight)));
-    QVERIFY2(scaled.maxWeight < 0.45, qPrintable(QString::number(scaled.maxWeight)));
-    const double ratio = scaled.gradNorm / raw.gradNorm;
-    QVERIFY2(ratio > 3.5 && ratio < 7, qPrintable(QString::number(ratio)));
-    // Score spread: sqrt(d_k) unscaled, about 1 scaled.
-    QVERIFY(std::fabs(raw.scoreStd / std::sqrt(512.0) - 1) < 0.05);
-    QVERIFY(std::fabs(scaled.scoreStd - 1) < 0.05);
-    QVERIFY(std::fabs(find(4, false).scoreStd - 2) < 0.1);
-}
-
 void TestKernels::shapeCounts()
 {
     AttentionShape s;
@@ -621,6 +277,267 @@ void TestKernels::shapeCounts()
     QCOMPARE(s.pairs(), 4096.0 * 4097 / 2);
     QCOMPARE(s.flops(), 4.0 * (4096.0 * 4097 / 2) * 128 * 8);
     QVERIFY(fusedAttentionScratchBytes(s, 2) < 1 << 20);
+}
+void TestKernels::benchmarkProgressAndCancel()
+{
+    BenchConfig c;
+    c.prefillTokens = {64, 96, 128, 160};
+    c.heads = 2;
+    c.kvHeads = 1;
+    c.headDim = 64;
+    c.measureCeilings = false;
+    c.naiveBaseline = false;
+    c.warmup = 0;
+    c.repeats = 1;
+    std::atomic<bool> cancel{false};
+    std::vector<int> seen;
+    const BenchReport r = runBenchmark(
+        c,
+        [&](int done, int total, const BenchRun& run) {
+            seen.push_back(done);
+            QCOMPARE(total, 4);
+            QCOMPARE(run.kernel, std::string("prefill-fused"));
+            if (done == 2)
+                cancel = true; // as the Measure tab's Cancel button does, mid-sweep
+        },
+        &cancel);
+    QVERIFY(r.cancelled);
+    QCOMPARE(seen, (std::vector<int>{1, 2}));
+    QCOMPARE(r.runs.size(), size_t(2)); // the partial results are kept
+    QCOMPARE(r.runs[1].tokens, qint64(96));
+    for (const BenchRun& run : r.runs) {
+        QVERIFY(run.seconds > 0);
+        QVERIFY(run.relError < 1e-5);
+        QVERIFY(run.extraBytes > 0);
+    }
+}
+
+void TestKernels::benchmarkFullSweep()
+{
+    BenchConfig c;
+    c.prefillTokens = {64, 128};
+    c.decodeTokens = {300};
+    c.decodeKvHeads = {2, 1};
+    c.heads = 2;
+    c.kvHeads = 2;
+    c.headDim = 64;
+    c.measureCeilings = false;
+    c.naiveBaseline = true;
+    c.warmup = 0;
+    c.repeats = 1;
+    const BenchReport r = runBenchmark(c);
+    QVERIFY(!r.cancelled);
+    // 2 fused + 2 naive prefill runs, then 1 size x 2 layouts x 2 storages of decode.
+    QCOMPARE(r.runs.size(), size_t(8));
+    QCOMPARE(r.runs[1].kernel, std::string("prefill-naive-blas"));
+    QCOMPARE(r.runs[1].extraBytes, qint64(64 * 64 * 4)); // the n x n matrix it materialises
+    for (const BenchRun& run : r.runs) {
+        // fp32 matches the double reference to rounding; an fp16 cache carries its own
+        // rounding (11-bit mantissa), so it is measured, not zero, and a few 1e-4 at most.
+        if (run.kernel == "decode-f16")
+            QVERIFY2(run.relError > 1e-6 && run.relError < 2e-3,
+                     qPrintable(QString::number(run.relError)));
+        else
+            QVERIFY2(run.relError < 1e-5, run.kernel.c_str());
+        QVERIFY(run.bytes > 0 && run.flops > 0);
+    }
+    // fp16 decode moves half the bytes of fp32.
+    QCOMPARE(r.runs[5].bytes * 2, r.runs[4].bytes);
+}
+
+// The Measure tab's worker, as MeasureController runs it: the sweep on another thread, each
+// run handed over as it lands, Cancel pressed on this thread mid-sweep. The tsan preset runs
+// this (Qt's own thread pool is not instrumented there, so the hand-over is plain C++ here).
+void TestKernels::measureWorkerOnAThread()
+{
+    BenchConfig c;
+    c.prefillTokens = {64, 96, 128, 160, 192, 224, 256, 288};
+    c.heads = 4;
+    c.kvHeads = 2;
+    c.headDim = 64;
+    c.measureCeilings = false;
+    c.naiveBaseline = false;
+    c.warmup = 0;
+    c.repeats = 1;
+    c.threads = 2; // the kernel's own threads inside the worker
+    std::atomic<bool> cancel{false};
+    std::mutex mutex;
+    std::condition_variable arrived;
+    std::vector<BenchRun> handedOver;
+    BenchReport report;
+    std::thread worker([&] {
+        report = runBenchmark(
+            c,
+            [&](int, int, const BenchRun& run) {
+                const std::lock_guard<std::mutex> lock(mutex);
+                handedOver.push_back(run);
+                arrived.notify_one();
+            },
+            &cancel);
+    });
+    {
+        std::unique_lock<std::mutex> lock(mutex);
+        arrived.wait(lock, [&] { return handedOver.size() >= 2; });
+    }
+    cancel = true; // the Cancel button
+    worker.join();
+    QVERIFY(report.cancelled);
+    QVERIFY(report.runs.size() >= 2 && report.runs.size() < 8);
+    QCOMPARE(handedOver.size(), report.runs.size());
+    for (size_t i = 0; i < handedOver.size(); ++i) {
+        QCOMPARE(handedOver[i].tokens, report.runs[i].tokens);
+        QVERIFY(handedOver[i].relError < 1e-5);
+    }
+}
+
+void TestKernels::powerLawFit()
+{
+    QVERIFY(std::fabs(fitPowerLaw({1, 2, 4, 8}, {3, 12, 48, 192}) - 2.0) < 1e-12);
+    QVERIFY(std::fabs(fitPowerLaw({10, 100}, {5, 50}) - 1.0) < 1e-12);
+    QCOMPARE(fitPowerLaw({1}, {1}), 0.0);
+}
+
+void TestKernels::poolRunsEveryItemOnceAndPersists()
+{
+    // Every item exactly once, whatever the thread count; the workers stay for the next call.
+    for (int threads : {1, 2, 3, 5}) {
+        std::vector<std::atomic<int>> hits(1000);
+        std::atomic<int> maxThread{0};
+        struct Ctx
+        {
+            std::vector<std::atomic<int>>* hits;
+            std::atomic<int>* maxThread;
+        } ctx{&hits, &maxThread};
+        kernels::parallelFor(
+            threads, int64_t(hits.size()),
+            [](void* c, int t, int64_t i) {
+                auto* x = static_cast<Ctx*>(c);
+                (*x->hits)[size_t(i)].fetch_add(1);
+                int seen = x->maxThread->load();
+                while (t > seen && !x->maxThread->compare_exchange_weak(seen, t)) {
+                }
+            },
+            &ctx);
+        for (const auto& h : hits)
+            QCOMPARE(h.load(), 1);
+        QVERIFY(maxThread.load() < threads);
+    }
+    const int workers = kernels::pooledWorkers();
+    QVERIFY(workers >= 4); // grown to the largest request (5 threads: the caller and 4)
+    AttentionShape s;
+    s.heads = 8;
+    s.kvHeads = 2;
+    s.keys = 2048;
+    s.headDim = 64;
+    std::mt19937 rng(3);
+    const auto q = randomVector(size_t(s.heads * 64), rng);
+    const auto k = randomVector(size_t(2 * 2048 * 64), rng);
+    std::vector<float> out(q.size());
+    for (int i = 0; i < 50; ++i)
+        decodeAttention(s, q.data(), k.data(), k.data(), KvStorage::F32, out.data(), 3,
+                        bestKernelIsa());
+    QCOMPARE(kernels::pooledWorkers(), workers); // no thread started per call
+    // Two callers at once are served one after the other, each completely.
+    std::atomic<int64_t> sum{0};
+    auto add = [](void* c, int, int64_t i) { static_cast<std::atomic<int64_t>*>(c)->fetch_add(i); };
+    std::thread other([&] { kernels::parallelFor(2, 10000, add, &sum); });
+    kernels::parallelFor(2, 10000, add, &sum);
+    other.join();
+    QCOMPARE(sum.load(), int64_t(2) * 10000 * 9999 / 2);
+}
+
+void TestKernels::calibrationFromASweep()
+{
+    BenchReport r;
+    r.isa = "avx512";
+    r.threads = 2;
+    r.fmaPeakGflops = 400;
+    r.gemmGflops = 200;
+    r.copyGbps = 50;
+    auto run = [](const char* kernel, int64_t kv, double gflops, double gbps) {
+        BenchRun x;
+        x.kernel = kernel;
+        x.heads = 8;
+        x.kvHeads = kv;
+        x.gflops = gflops;
+        x.gbps = gbps;
+        return x;
+    };
+    r.runs = {run("prefill-fused", 8, 200, 1),      run("prefill-fused", 8, 300, 1),
+              run("prefill-naive-blas", 8, 390, 9), run("decode-f32", 8, 20, 40),
+              run("decode-f16", 8, 40, 45),         run("decode-f32", 1, 100, 60)};
+    const auto c = calibrationFrom(r);
+    QVERIFY(c);
+    // The best fused prefill over the FMA peak: 300 / 400. The naive run does not count.
+    QCOMPARE(c.value().prefillGflops, 300.0);
+    QCOMPARE(c.value().computeEfficiency, 0.75);
+    // The best decode of the most KV heads (MHA) over the copy: 45 / 50. MQA's 60 GB/s is set
+    // by its arithmetic, not the memory, and does not count.
+    QCOMPARE(c.value().decodeGbps, 45.0);
+    QCOMPARE(c.value().memoryEfficiency, 0.9);
+    QVERIFY(c.value().device.find("(avx512, 2 threads)") != std::string::npos);
+    // A run with the copy timed beside it is judged against that copy: 30 of 32 GB/s.
+    r.runs.push_back(run("decode-f32", 8, 15, 30));
+    r.runs.back().copyGbps = 32;
+    QCOMPARE(calibrationFrom(r).value().memoryEfficiency, 30.0 / 32);
+    QCOMPARE(calibrationFrom(r).value().copyGbps, 32.0);
+    // Faster than the copy (reads alone outrun read + write): capped at 1.
+    r.runs.push_back(run("decode-f32", 8, 40, 70));
+    QCOMPARE(calibrationFrom(r).value().memoryEfficiency, 1.0);
+    // A prefill-only sweep calibrates compute alone.
+    r.runs = {run("prefill-fused", 8, 100, 1)};
+    QCOMPARE(calibrationFrom(r).value().computeEfficiency, 0.25);
+    QCOMPARE(calibrationFrom(r).value().memoryEfficiency, 0.0);
+    // Without ceilings, or without a kernel run, there is nothing to calibrate against.
+    r.fmaPeakGflops = 0;
+    QVERIFY(!calibrationFrom(r));
+    QVERIFY(calibrationFrom(r).error().find("--no-ceilings") != std::string::npos);
+    r.fmaPeakGflops = 400;
+    r.runs = {run("prefill-naive-blas", 8, 100, 1)};
+    QVERIFY(!calibrationFrom(r));
+}
+
+void TestKernels::calibrationFileRoundTripsAndRefusesBadInput()
+{
+    Calibration c;
+    c.device = "AMD EPYC (avx512, 2 threads)";
+    c.isa = "avx512";
+    c.threads = 2;
+    c.measured = "2026-11-30T22:00:00Z";
+    c.fmaPeakGflops = 421.5;
+    c.gemmGflops = 198.25;
+    c.copyGbps = 53.5;
+    c.prefillGflops = 280;
+    c.decodeGbps = 41;
+    c.computeEfficiency = 0.66;
+    c.memoryEfficiency = 0.77;
+    const std::string text = calibrationToJson(c);
+    const auto back = parseCalibration(text, "c.json");
+    QVERIFY2(back, back ? "" : back.error().c_str());
+    QCOMPARE(calibrationToJson(back.value()), text);
+    QCOMPARE(back.value().computeEfficiency, 0.66);
+    QCOMPARE(back.value().deviceClass, std::string("cpu"));
+    const std::pair<const char*, const char*> bad[] = {
+        {"{}", "not an attnplan calibration"},
+        {"[1]", "not an attnplan calibration"},
+        {R"({"attnplan_calibration": 2, "compute_efficiency": 0.5})", "version 1"},
+        {R"({"attnplan_calibration": 1, "compute_eficiency": 0.5})",
+         "compute_eficiency: unknown key"},
+        {R"({"attnplan_calibration": 1, "compute_efficiency": 1.5})",
+         "compute_efficiency: out of range"},
+        {R"({"attnplan_calibration": 1, "compute_efficiency": "high"})", "expected a number"},
+        {R"({"attnplan_calibration": 1, "device": 3, "compute_efficiency": 0.5})",
+         "device: expected a string"},
+        {R"({"attnplan_calibration": 1})", "neither a compute nor a memory efficiency"},
+        {R"({"attnplan_calibration": 1, "compute_efficiency": 0.5)", "c.json"},
+    };
+    for (const auto& [json, why] : bad) {
+        const auto r = parseCalibration(json, "c.json");
+        QVERIFY2(!r, json);
+        QVERIFY2(r.error().find(why) != std::string::npos, r.error().c_str());
+        QVERIFY2(r.error().rfind("c.json", 0) == 0, r.error().c_str()); // names the file
+    }
+    QVERIFY(!readCalibration("/nonexistent/calibration.json"));
 }
 
 QTEST_GUILESS_MAIN(TestKernels)

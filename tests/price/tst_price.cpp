@@ -1,5 +1,6 @@
 // The prompt cost and caching planner: the lesson's figures, a worked scenario by hand, the
 // warnings, and the catalog's guard against implausible prices.
+#include "TestSupport.h"
 #include "price/CostPlanner.h"
 #include "price/LayoutReader.h"
 #include "price/PriceCatalog.h"
@@ -10,6 +11,7 @@
 #include <cmath>
 
 using namespace attnplan;
+using namespace attnplan::testing;
 
 namespace {
 
@@ -487,11 +489,6 @@ void TestCost::layoutFileErrors()
 }
 
 namespace {
-
-QString src(const QString& rel)
-{
-    return QStringLiteral(ATTNPLAN_SOURCE_DIR "/") + rel;
-}
 
 PromptLayout sixteenK(double perDay, int64_t ttl)
 {

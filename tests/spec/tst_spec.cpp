@@ -1,6 +1,7 @@
-// The config reader and the architecture math, against published counts, the lesson's
-// figures and hand calculations written out in full.
+// spec/: the architecture math against published counts, the lesson's figures and hand
+// calculations written out in full.
 #include "GgufFixture.h"
+#include "TestSupport.h"
 #include "TsvRows.h"
 #include "base/Checked.h"
 #include "read/BundledModels.h"
@@ -26,36 +27,11 @@
 using namespace attnplan;
 using namespace attnplan::testing;
 
-namespace {
-
-QString src(const QString& rel)
-{
-    return QStringLiteral(ATTNPLAN_SOURCE_DIR "/") + rel;
-}
-
-ModelSpec load(const QString& rel)
-{
-    auto m = readModel(src(rel).toStdString());
-    if (!m)
-        qFatal("%s", m.error().c_str());
-    return m.value();
-}
-
-void writeFile(const QString& path, const QByteArray& data)
-{
-    QFile f(path);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write(data);
-}
-
-} // namespace
-
-class TestModelMath : public QObject
+class TestSpec : public QObject
 {
     Q_OBJECT
 
 private slots:
-    void tokenCountsAsPeopleWriteThem();
     void publishedExactCounts_data();
     void publishedExactCounts();
     void publishedRoundedCounts_data();
@@ -75,35 +51,16 @@ private slots:
     void slidingWindowKvAtContext();
     void mistralSlidingReach();
     void mlaCacheHasNoDoubling();
-    void ropeScalingExtendsContext();
-    void defaultsAreReported();
-    void nestedTextConfig();
     void servingDtypes();
     void kvOverflowThrows();
     void crossoverMatchesLessonForMha();
     void prefillFlopsByHand();
-    void badCorpus_data();
-    void badCorpus();
-    void badPaths();
-    void hugeFileRefusedUnread();
-    void modelFolderWithSafetensorsIndex();
-    void loneSafetensorsHeader();
-    void malformedSafetensorsIsAWarning();
-    void hfCacheFolder();
-    void bundledModelsAllRead();
-    void bundledPublishedCounts_data();
-    void bundledPublishedCounts();
-    void bundledLookupByNameAndRepoId();
-    void bundledIndexGivesExactBytes();
     void visionTowersCounted();
-    void ggufMatchesItsConfig();
     void ggmlTypeTable_data();
     void ggmlTypeTable();
-    void ggufBadHeaders_data();
-    void ggufBadHeaders();
 };
 
-void TestModelMath::publishedExactCounts_data()
+void TestSpec::publishedExactCounts_data()
 {
     QTest::addColumn<QString>("file");
     QTest::addColumn<qint64>("published");
@@ -124,14 +81,14 @@ void TestModelMath::publishedExactCounts_data()
     QTest::newRow("gpt-oss-20b") << "tests/data/families/gpt-oss-20b.json" << qint64(20914757184);
 }
 
-void TestModelMath::publishedExactCounts()
+void TestSpec::publishedExactCounts()
 {
     QFETCH(QString, file);
     QFETCH(qint64, published);
     QCOMPARE(countParameters(load(file)).total, published);
 }
 
-void TestModelMath::publishedRoundedCounts_data()
+void TestSpec::publishedRoundedCounts_data()
 {
     QTest::addColumn<QString>("file");
     QTest::addColumn<double>("total");
@@ -159,7 +116,7 @@ void TestModelMath::publishedRoundedCounts_data()
                                  << 0.001 << true;
 }
 
-void TestModelMath::publishedRoundedCounts()
+void TestSpec::publishedRoundedCounts()
 {
     QFETCH(QString, file);
     QFETCH(double, total);
@@ -177,7 +134,7 @@ void TestModelMath::publishedRoundedCounts()
     }
 }
 
-void TestModelMath::kvBytesPerTokenByHand_data()
+void TestSpec::kvBytesPerTokenByHand_data()
 {
     QTest::addColumn<QString>("file");
     QTest::addColumn<qint64>("expected");
@@ -207,7 +164,7 @@ void TestModelMath::kvBytesPerTokenByHand_data()
         << "tests/data/families/starcoder.json" << qint64(2 * 40 * 1 * 128 * 2);
 }
 
-void TestModelMath::kvBytesPerTokenByHand()
+void TestSpec::kvBytesPerTokenByHand()
 {
     QFETCH(QString, file);
     QFETCH(qint64, expected);
@@ -216,7 +173,7 @@ void TestModelMath::kvBytesPerTokenByHand()
     QCOMPARE(kvBytesPerToken(s, DType::BF16), expected);
 }
 
-void TestModelMath::attentionKinds_data()
+void TestSpec::attentionKinds_data()
 {
     QTest::addColumn<QString>("file");
     QTest::addColumn<QString>("kind");
@@ -236,14 +193,14 @@ void TestModelMath::attentionKinds_data()
                                          << "GQA";
 }
 
-void TestModelMath::attentionKinds()
+void TestSpec::attentionKinds()
 {
     QFETCH(QString, file);
     QFETCH(QString, kind);
     QCOMPARE(QString(attentionKindName(load(file).attentionKind())), kind);
 }
 
-void TestModelMath::lessonKvFigures()
+void TestSpec::lessonKvFigures()
 {
     // The lesson's Llama-3-8B shape: 32 layers, 8 KV heads x 128, 16-bit.
     ModelSpec s = load("configs/llama-3.1-8b.json");
@@ -261,7 +218,7 @@ void TestModelMath::lessonKvFigures()
     QCOMPARE(kvBytesPerToken(s, DType::INT4), qint64(32768));
 }
 
-void TestModelMath::lessonGqaParameters_data()
+void TestSpec::lessonGqaParameters_data()
 {
     QTest::addColumn<int>("kvHeads");
     QTest::addColumn<qint64>("kvParams");
@@ -271,7 +228,7 @@ void TestModelMath::lessonGqaParameters_data()
     QTest::newRow("MQA") << 1 << qint64(1024);
 }
 
-void TestModelMath::lessonGqaParameters()
+void TestSpec::lessonGqaParameters()
 {
     QFETCH(int, kvHeads);
     QFETCH(qint64, kvParams);
@@ -292,7 +249,7 @@ void TestModelMath::lessonGqaParameters()
     QCOMPARE(c.attention - 2 * 64 * 64, kvParams);
 }
 
-void TestModelMath::lessonAttentionCost_data()
+void TestSpec::lessonAttentionCost_data()
 {
     QTest::addColumn<qint64>("n");
     QTest::addColumn<qint64>("d");
@@ -309,7 +266,7 @@ void TestModelMath::lessonAttentionCost_data()
                                   << 128000.0 / 8192;
 }
 
-void TestModelMath::lessonAttentionCost()
+void TestSpec::lessonAttentionCost()
 {
     QFETCH(qint64, n);
     QFETCH(qint64, d);
@@ -332,7 +289,7 @@ void TestModelMath::lessonAttentionCost()
     QCOMPARE(c32->quadraticFlops, 32 * c->quadraticFlops);
 }
 
-void TestModelMath::attentionCostOverflowIsAnError()
+void TestSpec::attentionCostOverflowIsAnError()
 {
     auto c = attentionCost(int64_t(1) << 31, 1 << 20, 100);
     QVERIFY(!c.ok());
@@ -340,7 +297,7 @@ void TestModelMath::attentionCostOverflowIsAnError()
     QVERIFY(!attentionCost(0, 4096).ok());
 }
 
-void TestModelMath::slidingWindowPatterns_data()
+void TestSpec::slidingWindowPatterns_data()
 {
     QTest::addColumn<QString>("file");
     QTest::addColumn<qint64>("window");
@@ -364,7 +321,7 @@ void TestModelMath::slidingWindowPatterns_data()
         << "configs/mistral-7b-instruct-v0.3.json" << qint64(0) << qint64(0) << 0;
 }
 
-void TestModelMath::slidingWindowPatterns()
+void TestSpec::slidingWindowPatterns()
 {
     QFETCH(QString, file);
     QFETCH(qint64, window);
@@ -382,7 +339,7 @@ void TestModelMath::slidingWindowPatterns()
     QCOMPARE(first, firstFullLayer);
 }
 
-void TestModelMath::slidingWindowKvAtContext()
+void TestSpec::slidingWindowKvAtContext()
 {
     // gemma-2-9b at 8,192 tokens: 21 full layers keep 8,192, 21 sliding keep 4,096.
     // Per layer-token: 2 x 8 KV heads x 256 x 2 bytes = 8,192 bytes.
@@ -392,13 +349,13 @@ void TestModelMath::slidingWindowKvAtContext()
     QCOMPARE(kvBytes(s, 1000, DType::BF16), kvBytesPerToken(s, DType::BF16) * 1000);
 }
 
-void TestModelMath::mistralSlidingReach()
+void TestSpec::mistralSlidingReach()
 {
     // The lesson: a 4,096-token window x 32 layers reaches about 131K tokens.
     QCOMPARE(slidingReach(load("tests/data/families/mistral-7b-v0.1.json")), qint64(131072));
 }
 
-void TestModelMath::mlaCacheHasNoDoubling()
+void TestSpec::mlaCacheHasNoDoubling()
 {
     const ModelSpec s = load("configs/deepseek-r1.json");
     QCOMPARE(s.mla.cacheWidth(), qint64(576));
@@ -411,60 +368,7 @@ void TestModelMath::mlaCacheHasNoDoubling()
     QVERIFY(std::fabs(double(c.total + c.mtp) / 685e9 - 1) < 0.002);
 }
 
-void TestModelMath::ropeScalingExtendsContext()
-{
-    // DeepSeek: YaRN x40 over 4,096 = 163,840, as max_position_embeddings states too.
-    QCOMPARE(load("configs/deepseek-r1.json").maxContext, qint64(163840));
-    // gpt-oss: YaRN x32 over 4,096 = 131,072.
-    QCOMPARE(load("tests/data/families/gpt-oss-20b.json").maxContext, qint64(131072));
-    // Llama 3.1: the llama3 type already states 131,072 in max_position_embeddings.
-    const ModelSpec l = load("configs/llama-3.1-8b.json");
-    QCOMPARE(l.maxContext, qint64(131072));
-    QCOMPARE(QString::fromStdString(l.ropeScalingType), QString("llama3"));
-    // A Qwen-style YaRN block on a 32K model extends it to 128K.
-    auto q = parseModelConfig(R"({"model_type":"qwen2","hidden_size":1024,"num_hidden_layers":2,
-        "num_attention_heads":8,"num_key_value_heads":2,"vocab_size":1000,"intermediate_size":2048,
-        "max_position_embeddings":32768,"tie_word_embeddings":false,
-        "rope_scaling":{"type":"yarn","factor":4.0,"original_max_position_embeddings":32768}})",
-                              "qwen.json");
-    QVERIFY2(q.ok(), q.error().c_str());
-    QCOMPARE(q->maxContext, qint64(131072));
-}
-
-void TestModelMath::defaultsAreReported()
-{
-    const ModelSpec s = load("configs/gemma-3-27b-it.json");
-    QCOMPARE(s.vocabSize, qint64(262208));
-    bool vocabWarned = false;
-    for (const std::string& w : s.warnings)
-        vocabWarned |=
-            w.find("vocab_size") != std::string::npos && w.find("262208") != std::string::npos;
-    QVERIFY(vocabWarned);
-    // An unknown model_type with the standard fields works, with a warning.
-    const ModelSpec m = load("tests/data/families/mystery-decoder.json");
-    QCOMPARE(m.family, std::string("unknown"));
-    QVERIFY(!m.warnings.empty());
-    QVERIFY(QString::fromStdString(m.warnings.front()).contains("mystery"));
-    // 32000 x 1024 tied + 8 x (attn 1024 x (1024 + 2 x 256) + 1024^2, MLP 3 x 1024 x 4096,
-    // norms 2 x 1024) + final 1024.
-    const qint64 layer = 1024LL * (1024 + 512) + 1024LL * 1024 + 3LL * 1024 * 4096 + 2048;
-    QCOMPARE(countParameters(m).total, 32000LL * 1024 + 8 * layer + 1024);
-}
-
-void TestModelMath::nestedTextConfig()
-{
-    const ModelSpec s = load("tests/data/families/llama-3.2-11b-vision.json");
-    QCOMPARE(s.numLayers, qint64(40));
-    QCOMPARE(s.numKvHeads, qint64(8));
-    QCOMPARE(s.modelType, std::string("mllama_text_model"));
-    QCOMPARE(s.architecture, std::string("MllamaForConditionalGeneration"));
-    const ModelSpec g = load("configs/gemma-3-27b-it.json");
-    QCOMPARE(g.hiddenSize, qint64(5376));
-    QVERIFY(g.qkNorm);
-    QCOMPARE(g.normsPerLayer, 4);
-}
-
-void TestModelMath::servingDtypes()
+void TestSpec::servingDtypes()
 {
     // Llama-2's config says float32; vLLM serves float32 checkpoints in fp16.
     const ModelSpec l2 = load("configs/llama-2-7b-hf.json");
@@ -482,7 +386,7 @@ void TestModelMath::servingDtypes()
     QCOMPARE(bytesFor(3, DType::INT4), qint64(2));
 }
 
-void TestModelMath::kvOverflowThrows()
+void TestSpec::kvOverflowThrows()
 {
     ModelSpec s = load("configs/llama-3.1-8b.json");
     QVERIFY_THROWS_EXCEPTION(OverflowError, kvBytes(s, int64_t(1) << 50, DType::F32));
@@ -496,7 +400,7 @@ void TestModelMath::kvOverflowThrows()
     QVERIFY(!tryCountParameters(s).ok());
 }
 
-void TestModelMath::crossoverMatchesLessonForMha()
+void TestSpec::crossoverMatchesLessonForMha()
 {
     // A plain MHA layer of width d has 4d^2 projection weights: crossover at 2d.
     const ModelSpec l2 = load("configs/llama-2-7b-hf.json");
@@ -505,7 +409,7 @@ void TestModelMath::crossoverMatchesLessonForMha()
     QCOMPARE(attentionCrossover(load("configs/llama-3.1-8b.json")).againstProjections, 5120.0);
 }
 
-void TestModelMath::prefillFlopsByHand()
+void TestSpec::prefillFlopsByHand()
 {
     // Llama-2-7B, 1,000 tokens: projections 2 x n x 4 x 4096^2 x 32 layers; causal score+mix
     // 2 x (n(n+1)/2) x 32 heads x (128 + 128) x 32 layers; MLP 2 x n x 3 x 4096 x 11008 x 32;
@@ -517,236 +421,13 @@ void TestModelMath::prefillFlopsByHand()
     QCOMPARE(f.logits, 2.0 * 4096 * 32000);
 }
 
-void TestModelMath::badCorpus_data()
-{
-    QTest::addColumn<QString>("file");
-    QTest::addColumn<QString>("field");
-    int rows = 0;
-    for (const QStringList& parts : tsvRows(src("tests/data/bad/MANIFEST.tsv"))) {
-        QTest::newRow(qPrintable(parts[0])) << parts[0] << parts[1];
-        ++rows;
-    }
-    QVERIFY(rows >= 40);
-}
-
-void TestModelMath::badCorpus()
-{
-    QFETCH(QString, file);
-    QFETCH(QString, field);
-    const QString path = src("tests/data/bad/" + file);
-    auto m = readModel(path.toStdString());
-    QVERIFY(!m.ok());
-    const QString msg = QString::fromStdString(m.error());
-    QVERIFY2(msg.startsWith(path + ": "), qPrintable(msg));
-    QVERIFY2(msg.contains(field), qPrintable(msg));
-    QVERIFY2(!msg.contains('\n'), qPrintable(msg));
-}
-
-void TestModelMath::badPaths()
-{
-    QTemporaryDir dir;
-    auto missing = readModel((dir.path() + "/nope.json").toStdString());
-    QVERIFY(!missing.ok());
-    QVERIFY(QString::fromStdString(missing.error()).contains("no such file"));
-    auto noConfig = readModel(dir.path().toStdString());
-    QVERIFY(!noConfig.ok());
-    QVERIFY2(QString::fromStdString(noConfig.error()).contains("config.json"),
-             noConfig.error().c_str());
-    // A folder named config.json inside a model folder.
-    QDir(dir.path()).mkpath("m/config.json");
-    auto folderNamed = readModel((dir.path() + "/m/config.json").toStdString());
-    QVERIFY(!folderNamed.ok());
-    QVERIFY(QString::fromStdString(folderNamed.error()).contains("folder"));
-    // A dangling symbolic link.
-    QFile::link(dir.path() + "/gone.json", dir.path() + "/link.json");
-    QVERIFY(!readModel((dir.path() + "/link.json").toStdString()).ok());
-}
-
-void TestModelMath::hugeFileRefusedUnread()
-{
-    QTemporaryDir dir;
-    QFile f(dir.path() + "/config.json");
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    QVERIFY(f.resize(300LL * 1024 * 1024)); // sparse: 300 MB that cost no disk
-    f.close();
-    auto m = readModel(dir.path().toStdString());
-    QVERIFY(!m.ok());
-    QVERIFY2(QString::fromStdString(m.error()).contains("over the limit"), m.error().c_str());
-}
-
-void TestModelMath::modelFolderWithSafetensorsIndex()
-{
-    QTemporaryDir dir;
-    QFile::copy(src("configs/llama-3.1-8b.json"), dir.path() + "/config.json");
-    writeFile(dir.path() + "/model.safetensors.index.json",
-              R"({"metadata": {"total_size": 16060522496}, "weight_map": {}})");
-    const ModelSpec s = readModel(dir.path().toStdString()).value();
-    QVERIFY(s.exactWeightBytes.has_value());
-    QCOMPARE(*s.exactWeightBytes, qint64(16060522496));
-    const WeightBytes w = weightBytesFor(s, DType::BF16);
-    QVERIFY(w.exact);
-    // A different dtype is computed, not taken from the checkpoint.
-    QVERIFY(!weightBytesFor(s, DType::FP8).exact);
-}
-
-void TestModelMath::loneSafetensorsHeader()
-{
-    QTemporaryDir dir;
-    QFile::copy(src("configs/gpt2-large.json"), dir.path() + "/config.json");
-    // Two tensors: F32 [4, 3] = 48 bytes and BF16 [5] = 10 bytes, then bytes we never read.
-    const QByteArray header =
-        R"({"__metadata__":{"format":"pt"},"a":{"dtype":"F32","shape":[4,3],"data_offsets":[0,48]},)"
-        R"("b":{"dtype":"BF16","shape":[5],"data_offsets":[48,58]}})";
-    QByteArray file(8, '\0');
-    quint64 len = quint64(header.size());
-    for (int i = 0; i < 8; ++i)
-        file[i] = char((len >> (8 * i)) & 0xff);
-    file += header;
-    file += QByteArray(58, 'x');
-    writeFile(dir.path() + "/model.safetensors", file);
-    const ModelSpec s = readModel(dir.path().toStdString()).value();
-    QCOMPARE(s.exactWeightBytes.value_or(-1), qint64(58));
-}
-
-void TestModelMath::malformedSafetensorsIsAWarning()
-{
-    QTemporaryDir dir;
-    QFile::copy(src("configs/gpt2-large.json"), dir.path() + "/config.json");
-    QByteArray file(8, '\0');
-    file[0] = char(0xff);
-    file[5] = char(0x10); // a header length of terabytes
-    writeFile(dir.path() + "/model.safetensors", file);
-    auto m = readModel(dir.path().toStdString());
-    QVERIFY(m.ok()); // the config is fine; only the exact size is unavailable
-    QVERIFY(!m->exactWeightBytes);
-    bool warned = false;
-    for (const std::string& w : m->warnings)
-        warned |= w.find("header length") != std::string::npos;
-    QVERIFY(warned);
-}
-
-void TestModelMath::hfCacheFolder()
-{
-    QTemporaryDir hub;
-    const QString repo = hub.path() + "/models--meta-llama--Llama-3.1-8B";
-    QDir().mkpath(repo + "/snapshots/aaaa");
-    QDir().mkpath(repo + "/snapshots/bbbb");
-    QDir().mkpath(repo + "/refs");
-    QFile::copy(src("configs/llama-2-7b-hf.json"), repo + "/snapshots/aaaa/config.json");
-    QFile::copy(src("configs/llama-3.1-8b.json"), repo + "/snapshots/bbbb/config.json");
-    writeFile(repo + "/refs/main", "bbbb");
-    const ModelSpec s = readModel(repo.toStdString()).value();
-    QCOMPARE(s.name, std::string("meta-llama/Llama-3.1-8B"));
-    QCOMPARE(s.numKvHeads, qint64(8)); // snapshot bbbb, which refs/main names
-
-    // Without refs/main, the most recently modified snapshot wins.
-    QFile::remove(repo + "/refs/main");
-    std::filesystem::last_write_time((repo + "/snapshots/aaaa").toStdString(),
-                                     std::filesystem::file_time_type::clock::now() +
-                                         std::chrono::hours(1));
-    QCOMPARE(readModel(repo.toStdString())->numKvHeads, qint64(32));
-
-    const auto found = scanHfCache(hub.path().toStdString());
-    QCOMPARE(found.size(), size_t(1));
-    QCOMPARE(found[0].repoId, std::string("meta-llama/Llama-3.1-8B"));
-    qputenv("HF_HUB_CACHE", hub.path().toUtf8());
-    QCOMPARE(QString::fromStdString(defaultHfHubDir()), hub.path());
-    qunsetenv("HF_HUB_CACHE");
-    qputenv("HF_HOME", "/tmp/hfhome");
-    QCOMPARE(QString::fromStdString(defaultHfHubDir()), QString("/tmp/hfhome/hub"));
-    qunsetenv("HF_HOME");
-}
-
-// Every bundled config is read with no error, has a repository id and a cited source, matches
-// its file in configs/ byte for byte, and the whole bundle stays small.
-void TestModelMath::bundledModelsAllRead()
-{
-    const auto models = bundledModels();
-    QVERIFY2(models.size() >= 40, qPrintable(QString::number(models.size())));
-    size_t bytes = 0;
-    for (const BundledModel& m : models) {
-        const QString name = QString::fromUtf8(m.name.data(), qsizetype(m.name.size()));
-        auto spec = readBundledModel(m);
-        QVERIFY2(spec, spec ? "" : spec.error().c_str());
-        QVERIFY2(m.repoId.find('/') != std::string_view::npos, qPrintable(name));
-        // "owner/repo @ 40-hex commit : path", or a Hub URL pinned to a revision.
-        QVERIFY2((m.source.find(" @ ") != std::string_view::npos &&
-                  m.source.find(" : ") != std::string_view::npos) ||
-                     m.source.find("huggingface.co") != std::string_view::npos ||
-                     m.source.find(" : ") != std::string_view::npos,
-                 qPrintable(name));
-        QFile f(src("configs/" + name + ".json"));
-        QVERIFY(f.open(QIODevice::ReadOnly));
-        QCOMPARE(f.readAll(), QByteArray(m.config.data(), qsizetype(m.config.size())));
-        QVERIFY2(spec.value().numLayers > 0 && countParameters(spec.value()).total > 0,
-                 qPrintable(name));
-        bytes += m.config.size() + m.index.size();
-    }
-    QVERIFY2(bytes < 2u * 1024 * 1024, qPrintable(QString::number(bytes)));
-}
-
-void TestModelMath::bundledPublishedCounts_data()
-{
-    QTest::addColumn<QString>("model");
-    QTest::addColumn<QString>("which");
-    QTest::addColumn<double>("published");
-    QTest::addColumn<double>("tolerance");
-    int rows = 0;
-    for (const QStringList& c : tsvRows(src("tests/data/published_parameters.tsv"))) {
-        QCOMPARE(c.size(), 5); // model, which, published, tolerance, source
-        QVERIFY2(!c[4].isEmpty(), qPrintable(c.join('\t')));
-        QTest::addRow("%s %s", qPrintable(c[0]), qPrintable(c[1]))
-            << c[0] << c[1] << c[2].toDouble() << c[3].toDouble();
-        ++rows;
-    }
-    QVERIFY(rows >= 30);
-}
-
-void TestModelMath::bundledPublishedCounts()
-{
-    QFETCH(QString, model);
-    QFETCH(QString, which);
-    QFETCH(double, published);
-    QFETCH(double, tolerance);
-    const BundledModel* m = findBundledModel(model.toStdString());
-    QVERIFY2(m, qPrintable(model));
-    const ParameterCount c = countParameters(readBundledModel(*m).value());
-    const double ours = double(which == "active" ? c.active : c.total);
-    if (tolerance == 0)
-        QCOMPARE(int64_t(ours), int64_t(published));
-    else
-        QVERIFY2(std::abs(ours / published - 1) <= tolerance,
-                 qPrintable(QString("%1: ours %2, published %3")
-                                .arg(model)
-                                .arg(ours, 0, 'f', 0)
-                                .arg(published, 0, 'f', 0)));
-}
-
-void TestModelMath::bundledLookupByNameAndRepoId()
-{
-    const BundledModel* byId = findBundledModel("meta-llama/Llama-3.3-70B-Instruct");
-    QVERIFY(byId);
-    QCOMPARE(std::string(byId->name), std::string("llama-3.3-70b-instruct"));
-    QCOMPARE(findBundledModel("META-LLAMA/llama-3.3-70b-instruct"), byId);
-    QCOMPARE(findBundledModel("llama-3.3-70b-instruct.json"), byId);
-    QCOMPARE(findBundledModel("no-such-model"), nullptr);
-    // readModel takes a bundled name where no file of that name exists.
-    auto spec = readModel("Qwen/Qwen3-32B");
-    QVERIFY(spec);
-    QCOMPARE(spec.value().repoId, std::string("Qwen/Qwen3-32B"));
-    QCOMPARE(spec.value().numLayers, int64_t(64));
-    auto missing = readModel("Qwen/Qwen9-1T");
-    QVERIFY(!missing);
-    QVERIFY(QString::fromStdString(missing.error()).contains("bundled model"));
-}
-
 // gemma-2-9b-it's index is bundled: its total_size is the checkpoint's exact byte count, which
 // at bf16 is exactly twice the parameters we count from the config.
 // Vision encoders as transformers builds them, against the checkpoints' exact totals: Gemma-3's
 // SigLIP tower and projector (423,060,336 and 419,816,304), Llama-3.2-90B-Vision's Mllama vision
 // model and projector (926,490,131) and its text model's cross-attention layers (q/k norms and
 // gates, 8 extra embedding rows). Cross-attention layers keep no K/V per text token.
-void TestModelMath::visionTowersCounted()
+void TestSpec::visionTowersCounted()
 {
     const ModelSpec g27 = readBundledModel(*findBundledModel("gemma-3-27b-it")).value();
     ParameterCount c = countParameters(g27);
@@ -780,53 +461,8 @@ void TestModelMath::visionTowersCounted()
     QCOMPARE(countParameters(withVision).total, qint64(108641793536));
 }
 
-void TestModelMath::bundledIndexGivesExactBytes()
-{
-    auto spec = readBundledModel(*findBundledModel("google/gemma-2-9b-it")).value();
-    QVERIFY(spec.exactWeightBytes.has_value());
-    QCOMPARE(*spec.exactWeightBytes, int64_t(18483411968));
-    QCOMPARE(*spec.exactWeightBytes, 2 * countParameters(spec).total);
-}
-
-// A GGUF of Llama-3.1-8B reports what its config.json does, and its exact bytes by type.
-void TestModelMath::ggufMatchesItsConfig()
-{
-    QTemporaryDir dir;
-    const QString path = dir.path() + "/Meta-Llama-3.1-8B-Q4_K_M.gguf";
-    QFile f(path);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write(QByteArray::fromStdString(llama31Gguf()));
-    f.close();
-    auto g = readModel(path.toStdString());
-    QVERIFY2(g, g ? "" : g.error().c_str());
-    const ModelSpec& gs = g.value();
-    const ModelSpec cs = readBundledModel(*findBundledModel("llama-3.1-8b")).value();
-    QCOMPARE(gs.numLayers, cs.numLayers);
-    QCOMPARE(gs.hiddenSize, cs.hiddenSize);
-    QCOMPARE(gs.numHeads, cs.numHeads);
-    QCOMPARE(gs.numKvHeads, cs.numKvHeads);
-    QCOMPARE(gs.headDim, cs.headDim);
-    QCOMPARE(gs.vocabSize, cs.vocabSize);
-    QCOMPARE(gs.intermediateSize, cs.intermediateSize);
-    QCOMPARE(gs.maxContext, cs.maxContext);
-    QCOMPARE(gs.tiedEmbeddings, cs.tiedEmbeddings);
-    QCOMPARE(countParameters(gs).total, qint64(8030261248));
-    QCOMPARE(kvBytesPerToken(gs, DType::BF16), qint64(131072));
-    // Bytes by type, by hand: Q4_K 144 B per 256 values, Q6_K 210 B per 256, F32 4 B.
-    const qint64 q4k =
-        4096LL * 128256 + 32 * (4096LL * 4096 * 2 + 4096LL * 1024 + 2 * 4096LL * 14336);
-    const qint64 q6k = 32 * (4096LL * 1024 + 14336LL * 4096) + 4096LL * 128256;
-    const qint64 f32 = 32 * 2 * 4096LL + 4096;
-    QCOMPARE(q4k + q6k + f32, qint64(8030261248));
-    const qint64 bytes = q4k / 256 * 144 + q6k / 256 * 210 + f32 * 4;
-    QVERIFY(gs.exactWeightBytes.has_value());
-    QCOMPARE(*gs.exactWeightBytes, bytes);
-    QCOMPARE(weightBytesFor(gs, servingWeightDType(gs)).bytes, bytes);
-    QVERIFY(weightBytesFor(gs, servingWeightDType(gs)).exact);
-}
-
 // The ggml type table: values and bytes per block, as ggml-common.h's block structs give them.
-void TestModelMath::ggmlTypeTable_data()
+void TestSpec::ggmlTypeTable_data()
 {
     QTest::addColumn<int>("id");
     QTest::addColumn<QString>("name");
@@ -846,7 +482,7 @@ void TestModelMath::ggmlTypeTable_data()
     QTest::newRow("MXFP4") << 39 << "MXFP4" << 32LL << 17LL;
 }
 
-void TestModelMath::ggmlTypeTable()
+void TestSpec::ggmlTypeTable()
 {
     QFETCH(int, id);
     QFETCH(QString, name);
@@ -861,90 +497,5 @@ void TestModelMath::ggmlTypeTable()
     QVERIFY(!ggmlType(4)); // removed from ggml
 }
 
-// Hostile and broken headers: each an error naming the file and what was wrong.
-void TestModelMath::ggufBadHeaders_data()
-{
-    QTest::addColumn<QByteArray>("bytes");
-    QTest::addColumn<QString>("expected");
-    const std::string good = llama31Gguf(false);
-    QTest::newRow("empty") << QByteArray() << "magic";
-    QTest::newRow("not gguf") << QByteArray("{\"model_type\": \"llama\"}") << "not a GGUF";
-    QTest::newRow("truncated header")
-        << QByteArray::fromStdString(good.substr(0, good.size() / 2)) << "file ends";
-    std::string version = good;
-    version[4] = 9;
-    QTest::newRow("version 9") << QByteArray::fromStdString(version) << "version 9";
-    std::string absurd = good;
-    for (int i = 8; i < 16; ++i)
-        absurd[size_t(i)] = char(0xff); // tensor_count 2^64 - 1
-    QTest::newRow("absurd tensor count") << QByteArray::fromStdString(absurd) << "more entries";
-    // A metadata key whose length runs far past the end.
-    GgufWriter longKey;
-    longKey.u64(uint64_t(1) << 40);
-    std::string lk = longKey.bytes();
-    lk[16] = 1; // metadata_kv_count 1
-    QTest::newRow("string past the end") << QByteArray::fromStdString(lk) << "past the end";
-    GgufWriter unknown;
-    unknown.kvString("general.architecture", "llama");
-    unknown.tensor("blk.0.attn_q.weight", {4096, 4096}, 77);
-    QTest::newRow("unknown type") << QByteArray::fromStdString(unknown.bytes())
-                                  << "unknown ggml type 77";
-    GgufWriter ragged;
-    ragged.kvString("general.architecture", "llama");
-    ragged.tensor("blk.0.attn_q.weight", {100, 4096}, Q4_K);
-    QTest::newRow("ragged block") << QByteArray::fromStdString(ragged.bytes()) << "multiple of";
-    GgufWriter dims;
-    dims.kvString("general.architecture", "llama");
-    dims.tensor("x", {1, 1, 1, 1, 1}, F32);
-    QTest::newRow("five dimensions") << QByteArray::fromStdString(dims.bytes()) << "dimensions";
-    // Found by fuzz_gguf: metadata that is not UTF-8 made the JSON writer throw. Now read, with
-    // the bad bytes replaced, and the model then fails on what is missing, not on the bytes.
-    GgufWriter badUtf8;
-    badUtf8.kvString("general.architecture", "\xffllama");
-    badUtf8.kvString("general.name", "\xc3(");
-    QTest::newRow("metadata not UTF-8")
-        << QByteArray::fromStdString(badUtf8.bytes()) << "hidden_size: missing";
-    // Found by fuzz_gguf: a layer count of -3.2e19 overflowed a cast; now the reader's range
-    // check names the field.
-    GgufWriter huge;
-    huge.kvString("general.architecture", "llama");
-    huge.kvF32("llama.block_count", -3.2e19f);
-    QTest::newRow("absurd layer count")
-        << QByteArray::fromStdString(huge.bytes()) << "num_hidden_layers";
-    GgufWriter noArch;
-    noArch.kvU32("llama.block_count", 32);
-    QTest::newRow("no architecture")
-        << QByteArray::fromStdString(noArch.bytes()) << "general.architecture";
-}
-
-void TestModelMath::ggufBadHeaders()
-{
-    QFETCH(QByteArray, bytes);
-    QFETCH(QString, expected);
-    auto file = parseGgufHeader(bytes.toStdString(), "bad.gguf");
-    QString error;
-    if (!file)
-        error = QString::fromStdString(file.error());
-    else if (auto spec = ggufToModelSpec(file.value(), "bad.gguf"); !spec)
-        error = QString::fromStdString(spec.error());
-    QVERIFY2(!error.isEmpty(), "accepted");
-    QVERIFY2(error.startsWith("bad.gguf: ") && error.contains(expected), qPrintable(error));
-}
-
-void TestModelMath::tokenCountsAsPeopleWriteThem()
-{
-    const std::pair<const char*, int64_t> good[] = {
-        {"32768", 32768}, {"32,768", 32768}, {"32_768", 32768}, {"32k", 32768}, {"128K", 131072},
-        {"1M", 1048576},  {"1.5k", 1536},    {" 4k ", 4096},    {"0", 0},
-    };
-    for (const auto& [text, value] : good)
-        QCOMPARE(parseTokenCount(text), std::optional<int64_t>(value));
-    for (const char* bad : {"", "k", "-5", "1.2345k", "12x", "1e6", "3.5", "99999999999999999999"})
-        QVERIFY2(!parseTokenCount(bad), bad);
-    QCOMPARE(shortTokens(131072), std::string("128k"));
-    QCOMPARE(shortTokens(1048576), std::string("1M"));
-    QCOMPARE(shortTokens(4000), std::string("4,000"));
-}
-
-QTEST_GUILESS_MAIN(TestModelMath)
+QTEST_GUILESS_MAIN(TestSpec)
 #include "tst_spec.moc"

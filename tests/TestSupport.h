@@ -1,0 +1,37 @@
+#pragma once
+
+// What the model suites share: paths into the source tree, a model read or the test fails,
+// and a file written for a case.
+
+#include "read/ModelSource.h"
+
+#include <QByteArray>
+#include <QFile>
+#include <QString>
+#include <QTest>
+
+namespace attnplan::testing {
+
+// A path in the source tree (ATTNPLAN_SOURCE_DIR).
+inline QString src(const QString& rel)
+{
+    return QStringLiteral(ATTNPLAN_SOURCE_DIR "/") + rel;
+}
+
+// The model at a source-tree path or bundled name; a case that cannot read it stops the suite.
+inline ModelSpec load(const QString& rel)
+{
+    auto m = readModel(QFile::exists(src(rel)) ? src(rel).toStdString() : rel.toStdString());
+    if (!m)
+        qFatal("%s", m.error().c_str());
+    return m.value();
+}
+
+inline void writeFile(const QString& path, const QByteArray& data)
+{
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(data);
+}
+
+} // namespace attnplan::testing

@@ -1,0 +1,448 @@
+// read/: configs, safetensors, GGUF, the Hugging Face cache and the bundled models, and
+// every bad input the brief lists.
+#include "GgufFixture.h"
+#include "TestSupport.h"
+#include "TsvRows.h"
+#include "base/Checked.h"
+#include "read/BundledModels.h"
+#include "read/ConfigReader.h"
+#include "read/GgufReader.h"
+#include "read/HfCache.h"
+#include "read/ModelSource.h"
+#include "read/Safetensors.h"
+#include "spec/Architecture.h"
+#include "spec/AttentionCost.h"
+
+#include "base/Units.h"
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
+
+#include <QTest>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+using namespace attnplan;
+using namespace attnplan::testing;
+
+class TestRead : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void ropeScalingExtendsContext();
+    void defaultsAreReported();
+    void nestedTextConfig();
+    void badCorpus_data();
+    void badCorpus();
+    void badPaths();
+    void hugeFileRefusedUnread();
+    void modelFolderWithSafetensorsIndex();
+    void loneSafetensorsHeader();
+    void malformedSafetensorsIsAWarning();
+    void hfCacheFolder();
+    void bundledModelsAllRead();
+    void bundledPublishedCounts_data();
+    void bundledPublishedCounts();
+    void bundledLookupByNameAndRepoId();
+    void bundledIndexGivesExactBytes();
+    void ggufMatchesItsConfig();
+    void ggufBadHeaders_data();
+    void ggufBadHeaders();
+};
+
+void TestRead::ropeScalingExtendsContext()
+{
+    // DeepSeek: YaRN x40 over 4,096 = 163,840, as max_position_embeddings states too.
+    QCOMPARE(load("configs/deepseek-r1.json").maxContext, qint64(163840));
+    // gpt-oss: YaRN x32 over 4,096 = 131,072.
+    QCOMPARE(load("tests/data/families/gpt-oss-20b.json").maxContext, qint64(131072));
+    // Llama 3.1: the llama3 type already states 131,072 in max_position_embeddings.
+    const ModelSpec l = load("configs/llama-3.1-8b.json");
+    QCOMPARE(l.maxContext, qint64(131072));
+    QCOMPARE(QString::fromStdString(l.ropeScalingType), QString("llama3"));
+    // A Qwen-style YaRN block on a 32K model extends it to 128K.
+    auto q = parseModelConfig(R"({"model_type":"qwen2","hidden_size":1024,"num_hidden_layers":2,
+        "num_attention_heads":8,"num_key_value_heads":2,"vocab_size":1000,"intermediate_size":2048,
+        "max_position_embeddings":32768,"tie_word_embeddings":false,
+        "rope_scaling":{"type":"yarn","factor":4.0,"original_max_position_embeddings":32768}})",
+                              "qwen.json");
+    QVERIFY2(q.ok(), q.error().c_str());
+    QCOMPARE(q->maxContext, qint64(131072));
+}
+
+void TestRead::defaultsAreReported()
+{
+    const ModelSpec s = load("configs/gemma-3-27b-it.json");
+    QCOMPARE(s.vocabSize, qint64(262208));
+    bool vocabWarned = false;
+    for (const std::string& w : s.warnings)
+        vocabWarned |=
+            w.find("vocab_size") != std::string::npos && w.find("262208") != std::string::npos;
+    QVERIFY(vocabWarned);
+    // An unknown model_type with the standard fields works, with a warning.
+    const ModelSpec m = load("tests/data/families/mystery-decoder.json");
+    QCOMPARE(m.family, std::string("unknown"));
+    QVERIFY(!m.warnings.empty());
+    QVERIFY(QString::fromStdString(m.warnings.front()).contains("mystery"));
+    // 32000 x 1024 tied + 8 x (attn 1024 x (1024 + 2 x 256) + 1024^2, MLP 3 x 1024 x 4096,
+    // norms 2 x 1024) + final 1024.
+    const qint64 layer = 1024LL * (1024 + 512) + 1024LL * 1024 + 3LL * 1024 * 4096 + 2048;
+    QCOMPARE(countParameters(m).total, 32000LL * 1024 + 8 * layer + 1024);
+}
+
+void TestRead::nestedTextConfig()
+{
+    const ModelSpec s = load("tests/data/families/llama-3.2-11b-vision.json");
+    QCOMPARE(s.numLayers, qint64(40));
+    QCOMPARE(s.numKvHeads, qint64(8));
+    QCOMPARE(s.modelType, std::string("mllama_text_model"));
+    QCOMPARE(s.architecture, std::string("MllamaForConditionalGeneration"));
+    const ModelSpec g = load("configs/gemma-3-27b-it.json");
+    QCOMPARE(g.hiddenSize, qint64(5376));
+    QVERIFY(g.qkNorm);
+    QCOMPARE(g.normsPerLayer, 4);
+}
+
+void TestRead::badCorpus_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("field");
+    int rows = 0;
+    for (const QStringList& parts : tsvRows(src("tests/data/bad/MANIFEST.tsv"))) {
+        QTest::newRow(qPrintable(parts[0])) << parts[0] << parts[1];
+        ++rows;
+    }
+    QVERIFY(rows >= 40);
+}
+
+void TestRead::badCorpus()
+{
+    QFETCH(QString, file);
+    QFETCH(QString, field);
+    const QString path = src("tests/data/bad/" + file);
+    auto m = readModel(path.toStdString());
+    QVERIFY(!m.ok());
+    const QString msg = QString::fromStdString(m.error());
+    QVERIFY2(msg.startsWith(path + ": "), qPrintable(msg));
+    QVERIFY2(msg.contains(field), qPrintable(msg));
+    QVERIFY2(!msg.contains('\n'), qPrintable(msg));
+}
+
+void TestRead::badPaths()
+{
+    QTemporaryDir dir;
+    auto missing = readModel((dir.path() + "/nope.json").toStdString());
+    QVERIFY(!missing.ok());
+    QVERIFY(QString::fromStdString(missing.error()).contains("no such file"));
+    auto noConfig = readModel(dir.path().toStdString());
+    QVERIFY(!noConfig.ok());
+    QVERIFY2(QString::fromStdString(noConfig.error()).contains("config.json"),
+             noConfig.error().c_str());
+    // A folder named config.json inside a model folder.
+    QDir(dir.path()).mkpath("m/config.json");
+    auto folderNamed = readModel((dir.path() + "/m/config.json").toStdString());
+    QVERIFY(!folderNamed.ok());
+    QVERIFY(QString::fromStdString(folderNamed.error()).contains("folder"));
+    // A dangling symbolic link.
+    QFile::link(dir.path() + "/gone.json", dir.path() + "/link.json");
+    QVERIFY(!readModel((dir.path() + "/link.json").toStdString()).ok());
+}
+
+void TestRead::hugeFileRefusedUnread()
+{
+    QTemporaryDir dir;
+    QFile f(dir.path() + "/config.json");
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    QVERIFY(f.resize(300LL * 1024 * 1024)); // sparse: 300 MB that cost no disk
+    f.close();
+    auto m = readModel(dir.path().toStdString());
+    QVERIFY(!m.ok());
+    QVERIFY2(QString::fromStdString(m.error()).contains("over the limit"), m.error().c_str());
+}
+
+void TestRead::modelFolderWithSafetensorsIndex()
+{
+    QTemporaryDir dir;
+    QFile::copy(src("configs/llama-3.1-8b.json"), dir.path() + "/config.json");
+    writeFile(dir.path() + "/model.safetensors.index.json",
+              R"({"metadata": {"total_size": 16060522496}, "weight_map": {}})");
+    const ModelSpec s = readModel(dir.path().toStdString()).value();
+    QVERIFY(s.exactWeightBytes.has_value());
+    QCOMPARE(*s.exactWeightBytes, qint64(16060522496));
+    const WeightBytes w = weightBytesFor(s, DType::BF16);
+    QVERIFY(w.exact);
+    // A different dtype is computed, not taken from the checkpoint.
+    QVERIFY(!weightBytesFor(s, DType::FP8).exact);
+}
+
+void TestRead::loneSafetensorsHeader()
+{
+    QTemporaryDir dir;
+    QFile::copy(src("configs/gpt2-large.json"), dir.path() + "/config.json");
+    // Two tensors: F32 [4, 3] = 48 bytes and BF16 [5] = 10 bytes, then bytes we never read.
+    const QByteArray header =
+        R"({"__metadata__":{"format":"pt"},"a":{"dtype":"F32","shape":[4,3],"data_offsets":[0,48]},)"
+        R"("b":{"dtype":"BF16","shape":[5],"data_offsets":[48,58]}})";
+    QByteArray file(8, '\0');
+    quint64 len = quint64(header.size());
+    for (int i = 0; i < 8; ++i)
+        file[i] = char((len >> (8 * i)) & 0xff);
+    file += header;
+    file += QByteArray(58, 'x');
+    writeFile(dir.path() + "/model.safetensors", file);
+    const ModelSpec s = readModel(dir.path().toStdString()).value();
+    QCOMPARE(s.exactWeightBytes.value_or(-1), qint64(58));
+}
+
+void TestRead::malformedSafetensorsIsAWarning()
+{
+    QTemporaryDir dir;
+    QFile::copy(src("configs/gpt2-large.json"), dir.path() + "/config.json");
+    QByteArray file(8, '\0');
+    file[0] = char(0xff);
+    file[5] = char(0x10); // a header length of terabytes
+    writeFile(dir.path() + "/model.safetensors", file);
+    auto m = readModel(dir.path().toStdString());
+    QVERIFY(m.ok()); // the config is fine; only the exact size is unavailable
+    QVERIFY(!m->exactWeightBytes);
+    bool warned = false;
+    for (const std::string& w : m->warnings)
+        warned |= w.find("header length") != std::string::npos;
+    QVERIFY(warned);
+}
+
+void TestRead::hfCacheFolder()
+{
+    QTemporaryDir hub;
+    const QString repo = hub.path() + "/models--meta-llama--Llama-3.1-8B";
+    QDir().mkpath(repo + "/snapshots/aaaa");
+    QDir().mkpath(repo + "/snapshots/bbbb");
+    QDir().mkpath(repo + "/refs");
+    QFile::copy(src("configs/llama-2-7b-hf.json"), repo + "/snapshots/aaaa/config.json");
+    QFile::copy(src("configs/llama-3.1-8b.json"), repo + "/snapshots/bbbb/config.json");
+    writeFile(repo + "/refs/main", "bbbb");
+    const ModelSpec s = readModel(repo.toStdString()).value();
+    QCOMPARE(s.name, std::string("meta-llama/Llama-3.1-8B"));
+    QCOMPARE(s.numKvHeads, qint64(8)); // snapshot bbbb, which refs/main names
+
+    // Without refs/main, the most recently modified snapshot wins.
+    QFile::remove(repo + "/refs/main");
+    std::filesystem::last_write_time((repo + "/snapshots/aaaa").toStdString(),
+                                     std::filesystem::file_time_type::clock::now() +
+                                         std::chrono::hours(1));
+    QCOMPARE(readModel(repo.toStdString())->numKvHeads, qint64(32));
+
+    const auto found = scanHfCache(hub.path().toStdString());
+    QCOMPARE(found.size(), size_t(1));
+    QCOMPARE(found[0].repoId, std::string("meta-llama/Llama-3.1-8B"));
+    qputenv("HF_HUB_CACHE", hub.path().toUtf8());
+    QCOMPARE(QString::fromStdString(defaultHfHubDir()), hub.path());
+    qunsetenv("HF_HUB_CACHE");
+    qputenv("HF_HOME", "/tmp/hfhome");
+    QCOMPARE(QString::fromStdString(defaultHfHubDir()), QString("/tmp/hfhome/hub"));
+    qunsetenv("HF_HOME");
+}
+
+// Every bundled config is read with no error, has a repository id and a cited source, matches
+// its file in configs/ byte for byte, and the whole bundle stays small.
+void TestRead::bundledModelsAllRead()
+{
+    const auto models = bundledModels();
+    QVERIFY2(models.size() >= 40, qPrintable(QString::number(models.size())));
+    size_t bytes = 0;
+    for (const BundledModel& m : models) {
+        const QString name = QString::fromUtf8(m.name.data(), qsizetype(m.name.size()));
+        auto spec = readBundledModel(m);
+        QVERIFY2(spec, spec ? "" : spec.error().c_str());
+        QVERIFY2(m.repoId.find('/') != std::string_view::npos, qPrintable(name));
+        // "owner/repo @ 40-hex commit : path", or a Hub URL pinned to a revision.
+        QVERIFY2((m.source.find(" @ ") != std::string_view::npos &&
+                  m.source.find(" : ") != std::string_view::npos) ||
+                     m.source.find("huggingface.co") != std::string_view::npos ||
+                     m.source.find(" : ") != std::string_view::npos,
+                 qPrintable(name));
+        QFile f(src("configs/" + name + ".json"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(f.readAll(), QByteArray(m.config.data(), qsizetype(m.config.size())));
+        QVERIFY2(spec.value().numLayers > 0 && countParameters(spec.value()).total > 0,
+                 qPrintable(name));
+        bytes += m.config.size() + m.index.size();
+    }
+    QVERIFY2(bytes < 2u * 1024 * 1024, qPrintable(QString::number(bytes)));
+}
+
+void TestRead::bundledPublishedCounts_data()
+{
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<QString>("which");
+    QTest::addColumn<double>("published");
+    QTest::addColumn<double>("tolerance");
+    int rows = 0;
+    for (const QStringList& c : tsvRows(src("tests/data/published_parameters.tsv"))) {
+        QCOMPARE(c.size(), 5); // model, which, published, tolerance, source
+        QVERIFY2(!c[4].isEmpty(), qPrintable(c.join('\t')));
+        QTest::addRow("%s %s", qPrintable(c[0]), qPrintable(c[1]))
+            << c[0] << c[1] << c[2].toDouble() << c[3].toDouble();
+        ++rows;
+    }
+    QVERIFY(rows >= 30);
+}
+
+void TestRead::bundledPublishedCounts()
+{
+    QFETCH(QString, model);
+    QFETCH(QString, which);
+    QFETCH(double, published);
+    QFETCH(double, tolerance);
+    const BundledModel* m = findBundledModel(model.toStdString());
+    QVERIFY2(m, qPrintable(model));
+    const ParameterCount c = countParameters(readBundledModel(*m).value());
+    const double ours = double(which == "active" ? c.active : c.total);
+    if (tolerance == 0)
+        QCOMPARE(int64_t(ours), int64_t(published));
+    else
+        QVERIFY2(std::abs(ours / published - 1) <= tolerance,
+                 qPrintable(QString("%1: ours %2, published %3")
+                                .arg(model)
+                                .arg(ours, 0, 'f', 0)
+                                .arg(published, 0, 'f', 0)));
+}
+
+void TestRead::bundledLookupByNameAndRepoId()
+{
+    const BundledModel* byId = findBundledModel("meta-llama/Llama-3.3-70B-Instruct");
+    QVERIFY(byId);
+    QCOMPARE(std::string(byId->name), std::string("llama-3.3-70b-instruct"));
+    QCOMPARE(findBundledModel("META-LLAMA/llama-3.3-70b-instruct"), byId);
+    QCOMPARE(findBundledModel("llama-3.3-70b-instruct.json"), byId);
+    QCOMPARE(findBundledModel("no-such-model"), nullptr);
+    // readModel takes a bundled name where no file of that name exists.
+    auto spec = readModel("Qwen/Qwen3-32B");
+    QVERIFY(spec);
+    QCOMPARE(spec.value().repoId, std::string("Qwen/Qwen3-32B"));
+    QCOMPARE(spec.value().numLayers, int64_t(64));
+    auto missing = readModel("Qwen/Qwen9-1T");
+    QVERIFY(!missing);
+    QVERIFY(QString::fromStdString(missing.error()).contains("bundled model"));
+}
+
+void TestRead::bundledIndexGivesExactBytes()
+{
+    auto spec = readBundledModel(*findBundledModel("google/gemma-2-9b-it")).value();
+    QVERIFY(spec.exactWeightBytes.has_value());
+    QCOMPARE(*spec.exactWeightBytes, int64_t(18483411968));
+    QCOMPARE(*spec.exactWeightBytes, 2 * countParameters(spec).total);
+}
+
+// A GGUF of Llama-3.1-8B reports what its config.json does, and its exact bytes by type.
+void TestRead::ggufMatchesItsConfig()
+{
+    QTemporaryDir dir;
+    const QString path = dir.path() + "/Meta-Llama-3.1-8B-Q4_K_M.gguf";
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(QByteArray::fromStdString(llama31Gguf()));
+    f.close();
+    auto g = readModel(path.toStdString());
+    QVERIFY2(g, g ? "" : g.error().c_str());
+    const ModelSpec& gs = g.value();
+    const ModelSpec cs = readBundledModel(*findBundledModel("llama-3.1-8b")).value();
+    QCOMPARE(gs.numLayers, cs.numLayers);
+    QCOMPARE(gs.hiddenSize, cs.hiddenSize);
+    QCOMPARE(gs.numHeads, cs.numHeads);
+    QCOMPARE(gs.numKvHeads, cs.numKvHeads);
+    QCOMPARE(gs.headDim, cs.headDim);
+    QCOMPARE(gs.vocabSize, cs.vocabSize);
+    QCOMPARE(gs.intermediateSize, cs.intermediateSize);
+    QCOMPARE(gs.maxContext, cs.maxContext);
+    QCOMPARE(gs.tiedEmbeddings, cs.tiedEmbeddings);
+    QCOMPARE(countParameters(gs).total, qint64(8030261248));
+    QCOMPARE(kvBytesPerToken(gs, DType::BF16), qint64(131072));
+    // Bytes by type, by hand: Q4_K 144 B per 256 values, Q6_K 210 B per 256, F32 4 B.
+    const qint64 q4k =
+        4096LL * 128256 + 32 * (4096LL * 4096 * 2 + 4096LL * 1024 + 2 * 4096LL * 14336);
+    const qint64 q6k = 32 * (4096LL * 1024 + 14336LL * 4096) + 4096LL * 128256;
+    const qint64 f32 = 32 * 2 * 4096LL + 4096;
+    QCOMPARE(q4k + q6k + f32, qint64(8030261248));
+    const qint64 bytes = q4k / 256 * 144 + q6k / 256 * 210 + f32 * 4;
+    QVERIFY(gs.exactWeightBytes.has_value());
+    QCOMPARE(*gs.exactWeightBytes, bytes);
+    QCOMPARE(weightBytesFor(gs, servingWeightDType(gs)).bytes, bytes);
+    QVERIFY(weightBytesFor(gs, servingWeightDType(gs)).exact);
+}
+
+// Hostile and broken headers: each an error naming the file and what was wrong.
+void TestRead::ggufBadHeaders_data()
+{
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addColumn<QString>("expected");
+    const std::string good = llama31Gguf(false);
+    QTest::newRow("empty") << QByteArray() << "magic";
+    QTest::newRow("not gguf") << QByteArray("{\"model_type\": \"llama\"}") << "not a GGUF";
+    QTest::newRow("truncated header")
+        << QByteArray::fromStdString(good.substr(0, good.size() / 2)) << "file ends";
+    std::string version = good;
+    version[4] = 9;
+    QTest::newRow("version 9") << QByteArray::fromStdString(version) << "version 9";
+    std::string absurd = good;
+    for (int i = 8; i < 16; ++i)
+        absurd[size_t(i)] = char(0xff); // tensor_count 2^64 - 1
+    QTest::newRow("absurd tensor count") << QByteArray::fromStdString(absurd) << "more entries";
+    // A metadata key whose length runs far past the end.
+    GgufWriter longKey;
+    longKey.u64(uint64_t(1) << 40);
+    std::string lk = longKey.bytes();
+    lk[16] = 1; // metadata_kv_count 1
+    QTest::newRow("string past the end") << QByteArray::fromStdString(lk) << "past the end";
+    GgufWriter unknown;
+    unknown.kvString("general.architecture", "llama");
+    unknown.tensor("blk.0.attn_q.weight", {4096, 4096}, 77);
+    QTest::newRow("unknown type") << QByteArray::fromStdString(unknown.bytes())
+                                  << "unknown ggml type 77";
+    GgufWriter ragged;
+    ragged.kvString("general.architecture", "llama");
+    ragged.tensor("blk.0.attn_q.weight", {100, 4096}, Q4_K);
+    QTest::newRow("ragged block") << QByteArray::fromStdString(ragged.bytes()) << "multiple of";
+    GgufWriter dims;
+    dims.kvString("general.architecture", "llama");
+    dims.tensor("x", {1, 1, 1, 1, 1}, F32);
+    QTest::newRow("five dimensions") << QByteArray::fromStdString(dims.bytes()) << "dimensions";
+    // Found by fuzz_gguf: metadata that is not UTF-8 made the JSON writer throw. Now read, with
+    // the bad bytes replaced, and the model then fails on what is missing, not on the bytes.
+    GgufWriter badUtf8;
+    badUtf8.kvString("general.architecture", "\xffllama");
+    badUtf8.kvString("general.name", "\xc3(");
+    QTest::newRow("metadata not UTF-8")
+        << QByteArray::fromStdString(badUtf8.bytes()) << "hidden_size: missing";
+    // Found by fuzz_gguf: a layer count of -3.2e19 overflowed a cast; now the reader's range
+    // check names the field.
+    GgufWriter huge;
+    huge.kvString("general.architecture", "llama");
+    huge.kvF32("llama.block_count", -3.2e19f);
+    QTest::newRow("absurd layer count")
+        << QByteArray::fromStdString(huge.bytes()) << "num_hidden_layers";
+    GgufWriter noArch;
+    noArch.kvU32("llama.block_count", 32);
+    QTest::newRow("no architecture")
+        << QByteArray::fromStdString(noArch.bytes()) << "general.architecture";
+}
+
+void TestRead::ggufBadHeaders()
+{
+    QFETCH(QByteArray, bytes);
+    QFETCH(QString, expected);
+    auto file = parseGgufHeader(bytes.toStdString(), "bad.gguf");
+    QString error;
+    if (!file)
+        error = QString::fromStdString(file.error());
+    else if (auto spec = ggufToModelSpec(file.value(), "bad.gguf"); !spec)
+        error = QString::fromStdString(spec.error());
+    QVERIFY2(!error.isEmpty(), "accepted");
+    QVERIFY2(error.startsWith("bad.gguf: ") && error.contains(expected), qPrintable(error));
+}
+
+QTEST_GUILESS_MAIN(TestRead)
+#include "tst_read.moc"

@@ -1,0 +1,89 @@
+// report/: a scenario file reads back to the same scenario, errors name the key, and the
+// report resolves a scenario into the same figures the engines compute on their own.
+#include "TestSupport.h"
+#include "engines/ServingEngine.h"
+#include "price/PriceCatalog.h"
+#include "report/Report.h"
+#include "report/ScenarioFile.h"
+#include "serve/GpuCatalog.h"
+
+#include <QTest>
+
+using namespace attnplan;
+using namespace attnplan::testing;
+
+class TestReport : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void scenarioRoundTrips();
+    void scenarioErrorsNameTheKey_data();
+    void scenarioErrorsNameTheKey();
+    void reportCapacityIsTheEngines();
+};
+
+void TestReport::scenarioRoundTrips()
+{
+    Scenario s = defaultScenario();
+    s.deployment.gpu = "H200";
+    s.deployment.tp = 2;
+    s.deployment.gpus = 4;
+    s.deployment.context = 65536;
+    s.deployment.utilization = 0.85;
+    s.plan.concurrent = 12;
+    const std::string text = scenarioToJson(s);
+    auto back = parseScenario(text, "s.json", "");
+    QVERIFY2(back, back ? "" : back.error().c_str());
+    QCOMPARE(scenarioToJson(back.value()), text);
+    QCOMPARE(back->deployment.gpus, int64_t(4));
+    QCOMPARE(back->deployment.utilization.value_or(0), 0.85);
+}
+
+void TestReport::scenarioErrorsNameTheKey_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("field");
+    QTest::newRow("version") << R"({"model": "llama-3.1-8b"})"
+                             << "attnplan_scenario";
+    QTest::newRow("typo") << R"({"attnplan_scenario": 1, "model": "x", "deploymnt": {}})"
+                          << "deploymnt";
+    QTest::newRow("tp") << R"({"attnplan_scenario": 1, "model": "x", "deployment": {"tp": 0}})"
+                        << "deployment.tp";
+    QTest::newRow("pp") << R"({"attnplan_scenario": 1, "model": "x",
+                               "deployment": {"tp": 2, "gpus": 6, "pp": 2}})"
+                        << "deployment.pp";
+    QTest::newRow("engine")
+        << R"({"attnplan_scenario": 1, "model": "x", "deployment": {"engine": "vllm@x"}})"
+        << "deployment.engine";
+}
+
+void TestReport::scenarioErrorsNameTheKey()
+{
+    QFETCH(QString, text);
+    QFETCH(QString, field);
+    auto s = parseScenario(text.toStdString(), "s.json", "");
+    QVERIFY(!s);
+    QCOMPARE(QString::fromStdString(s.field()), field);
+    QVERIFY2(s.error().rfind("s.json: " + field.toStdString() + ": ", 0) == 0, s.error().c_str());
+}
+
+// The report's capacity section is planCapacity on the resolved deployment, nothing else.
+void TestReport::reportCapacityIsTheEngines()
+{
+    Scenario s = defaultScenario();
+    s.deployment.context = 20000;
+    const ModelSpec m = load("configs/llama-3.1-8b.json");
+    auto r = buildReport(s, m, builtinGpuCatalog(), builtinPriceCatalog());
+    QVERIFY(r && r->capacity);
+    auto direct = planCapacity(m, r->deployment);
+    QVERIFY(direct);
+    QCOMPARE(r->capacity->kvCacheTokens, direct->kvCacheTokens);
+    QCOMPARE(r->capacity->conversations, direct->conversations);
+    QCOMPARE(r->capacity->vllmCommand, direct->vllmCommand);
+    QCOMPARE(r->compare.size(), size_t(6));
+    QCOMPARE(r->compare.front().spec.numKvHeads, m.numKvHeads); // the model as configured
+}
+
+QTEST_GUILESS_MAIN(TestReport)
+#include "tst_report.moc"

@@ -1,0 +1,286 @@
+// serve/: the GPU catalog, memory estimates and the roofline, against datasheets, a real
+// log and hand calculations.
+#include "TestSupport.h"
+#include "TsvRows.h"
+#include "engines/Planner.h"
+#include "engines/ServingEngine.h"
+#include "engines/llamacpp/LlamaCppEngine.h"
+#include "engines/sglang/SglangEngine.h"
+#include "engines/trtllm/TrtllmEngine.h"
+#include "engines/vllm/VllmEngine.h"
+#include "read/ConfigReader.h"
+#include "read/ModelSource.h"
+#include "serve/GpuCatalog.h"
+#include "serve/Memory.h"
+#include "serve/Roofline.h"
+#include "spec/Architecture.h"
+
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+
+using namespace attnplan;
+
+using namespace attnplan::testing;
+
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+DeploymentInputs on(const char* gpu, int64_t context)
+{
+    DeploymentInputs in;
+    in.gpu = *builtinGpuCatalog().find(gpu);
+    in.maxModelLen = context;
+    in.utilization = 0.9;
+    return in;
+}
+
+} // namespace
+
+class TestServe : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void catalogHasTheRequiredGpus_data();
+    void catalogHasTheRequiredGpus();
+    void catalogEntriesAreSane();
+    void userCatalogOverridesAndReportsMistakes();
+    void brokenUserCatalogKeepsBuiltin();
+    void fuzzFindingWrongTypedFlagSkipsOneEntry();
+    void activationEstimateMatchesTheLog();
+    void decodeReadsEachGpusOwnKv();
+    void replicatedWeightsUnderTp();
+    void rooflineByHand();
+    void moeDecodeReadsOnlyTouchedExperts();
+};
+
+void TestServe::catalogHasTheRequiredGpus_data()
+{
+    QTest::addColumn<QString>("name");
+    for (const char* n : {"A100 40GB",
+                          "A100 80GB",
+                          "H100 SXM",
+                          "H100 PCIe",
+                          "H200",
+                          "B200",
+                          "L4",
+                          "L40S",
+                          "RTX 3090",
+                          "RTX 4090",
+                          "RTX 5090",
+                          "MI300X",
+                          "MI325X",
+                          "H100 NVL",
+                          "H200 NVL",
+                          "GH200",
+                          "GB200",
+                          "B300",
+                          "GB300",
+                          "MI355X",
+                          "MI350X",
+                          "A100 80GB PCIe",
+                          "A10G",
+                          "A10",
+                          "L40",
+                          "RTX 6000 Ada",
+                          "RTX PRO 6000 Blackwell",
+                          "T4"})
+        QTest::newRow(n) << n;
+}
+
+void TestServe::catalogHasTheRequiredGpus()
+{
+    QFETCH(QString, name);
+    const GpuSpec* g = builtinGpuCatalog().find(name.toStdString());
+    QVERIFY(g);
+    QVERIFY(!g->source.empty());
+    QVERIFY(!g->asOf.empty());
+    QVERIFY(g->bf16Tflops > 0);
+}
+
+void TestServe::catalogEntriesAreSane()
+{
+    const GpuCatalog& c = builtinGpuCatalog();
+    QVERIFY(c.messages.empty());
+    // The 3090 as vLLM logs it: 23.58 GiB.
+    QCOMPARE(std::round(double(c.find("rtx3090")->memoryBytes) / kGiB * 100) / 100, 23.58);
+    QCOMPARE(c.find("h100")->bandwidthBytesPerSecond, 3.35e12);
+    QVERIFY(!c.find("A100 80GB")->hasFp8());
+    QVERIFY(c.find("H100 SXM")->hasFp8());
+    QCOMPARE(QString::fromStdString(c.find("L4")->interconnect), QString("none"));
+    // HGX B200: 7.7 TB/s per GPU (8 TB/s is the DGX figure). "a100" names no part on its own.
+    QCOMPARE(c.find("B200")->bandwidthBytesPerSecond, 7.7e12);
+    QVERIFY(!c.find("a100"));
+    QVERIFY(c.find("A100 80GB PCIe") != c.find("A100 80GB"));
+    for (const GpuSpec& g : c.gpus)
+        QVERIFY2(!g.arch.empty(), g.name.c_str());
+}
+
+void TestServe::userCatalogOverridesAndReportsMistakes()
+{
+    QTemporaryDir dir;
+    QFile f(dir.path() + "/gpus.json");
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(R"({"gpus": [
+        {"name": "H100 SXM", "memory_bytes": 85000000000, "bf16_tflops": 989, "bandwidth_bytes_per_s": 3.35e12, "price_per_hour": 2.5},
+        {"name": "My Card", "memory_bytes": 17179869184, "bf16_tflops": 50, "bandwidth_bytes_per_s": 5e11},
+        {"name": "Typo Card", "memory_bytes": "lots", "bf16_tflops": 50, "bandwidth_bytes_per_s": 5e11},
+        {"name": "Tiny", "memory_bytes": 1000, "bf16_tflops": 50, "bandwidth_bytes_per_s": 5e11}
+    ]})");
+    f.close();
+    const GpuCatalog c = loadGpuCatalog((dir.path() + "/gpus.json").toStdString());
+    QCOMPARE(c.find("H100 SXM")->memoryBytes, qint64(85000000000));
+    QCOMPARE(c.find("H100 SXM")->pricePerHour.value_or(0), 2.5);
+    QVERIFY(c.find("My Card"));
+    QVERIFY(!c.find("Typo Card"));
+    QVERIFY(c.find("B200")); // built-ins remain
+    QCOMPARE(c.messages.size(), size_t(2));
+    QVERIFY(QString::fromStdString(c.messages[0]).contains("Typo Card"));
+    QVERIFY(QString::fromStdString(c.messages[0]).contains("memory_bytes"));
+    QVERIFY(QString::fromStdString(c.messages[1]).contains("out of range"));
+}
+
+void TestServe::brokenUserCatalogKeepsBuiltin()
+{
+    QTemporaryDir dir;
+    QFile f(dir.path() + "/gpus.json");
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("{\"gpus\": [ {\"name\": ");
+    f.close();
+    const GpuCatalog c = loadGpuCatalog((dir.path() + "/gpus.json").toStdString());
+    QCOMPARE(c.gpus.size(), builtinGpuCatalog().gpus.size());
+    QCOMPARE(c.messages.size(), size_t(1));
+    QVERIFY(QString::fromStdString(c.messages[0]).contains("not valid JSON"));
+}
+
+void TestServe::fuzzFindingWrongTypedFlagSkipsOneEntry()
+{
+    // Found by fuzz_gpu_catalog: "memory_reported": 0.0 used to escape as an uncaught
+    // exception. Now that entry is skipped with its reason and the others load.
+    QFile f(src("tests/data/bad/fuzz_gpu_catalog_memory_reported.json"));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const GpuCatalog c = parseGpuCatalog(f.readAll().toStdString(), "gpus.json").value();
+    QVERIFY(!c.find("H200"));
+    QVERIFY(c.find("H100 SXM"));
+    // The fuzzed file carries other mutations too (a missing field, a duplicate name): each is
+    // reported against its entry.
+    bool named = false;
+    for (const std::string& m : c.messages)
+        named |= m.find("\"H200\": memory_reported: expected true or false") != std::string::npos;
+    QVERIFY(named);
+    QCOMPARE(c.messages.size(), size_t(3));
+    // And a number no double holds is a parse error, not a crash.
+    QVERIFY(
+        !parseGpuCatalog(R"({"gpus": [{"name": "x", "memory_bytes": 1e400}]})", "gpus.json").ok());
+}
+
+void TestServe::activationEstimateMatchesTheLog()
+{
+    // Profiled peak 17.06 GiB less 14.99 GiB of weights: 2.07 GiB of activations. The formula,
+    // by hand: 20,000 x 2 B x (2 x 4096 + 3 x 14336) for the MLP phase, plus the sampler's
+    // float32 logits and probabilities for 256 sequences: 2 x 256 x 128256 x 4.
+    const qint64 byHand = 20000LL * 2 * (2 * 4096 + 3 * 14336) + 2LL * 256 * 128256 * 4;
+    const ModelSpec s = load("configs/llama-3.1-8b.json");
+    QCOMPARE(activationPeakBytes(s, 20000, 1, 256), byHand);
+    QVERIFY(std::fabs(double(byHand) / kGiB - 2.07) < 0.1);
+    QCOMPARE(nonTorchOverheadBytes(1), qint64(0.35 * kGiB));
+}
+
+// Decode reads each GPU's own KV: 1/tp of the heads, but never less than one replicated head,
+// and MLA's whole latent on every rank. Measured as the growth of the memory time with context,
+// which the weights do not affect.
+void TestServe::decodeReadsEachGpusOwnKv()
+{
+    auto kvSeconds = [](const ModelSpec& s, int64_t tp, int64_t batch) {
+        DeploymentInputs in = on("H200", 65536);
+        in.tp = tp;
+        in.gpus = tp;
+        return decodeStepTime(s, in, batch, 32768).memorySeconds -
+               decodeStepTime(s, in, batch, 16384).memorySeconds;
+    };
+    const ModelSpec r1 = load("configs/deepseek-r1.json");
+    const GpuSpec h200 = *builtinGpuCatalog().find("H200");
+    const double bw = h200.bandwidthBytesPerSecond * Efficiencies{}.memory;
+    const double latent =
+        20.0 * double(kvBytes(r1, 32768, DType::BF16) - kvBytes(r1, 16384, DType::BF16));
+    QVERIFY(std::fabs(kvSeconds(r1, 8, 20) / (latent / bw) - 1) < 1e-9);
+    QVERIFY(std::fabs(kvSeconds(r1, 8, 20) / kvSeconds(r1, 1, 20) - 1) < 1e-9);
+    // Llama-3.1-70B: 8 KV heads. TP 8 reads 1/8; TP 16 still one whole head per GPU... which
+    // 64 query heads allow.
+    const ModelSpec l70 = load("configs/llama-3.1-70b.json");
+    QVERIFY(std::fabs(kvSeconds(l70, 8, 4) / kvSeconds(l70, 1, 4) - 1.0 / 8) < 1e-9);
+    QVERIFY(std::fabs(kvSeconds(l70, 16, 4) / kvSeconds(l70, 8, 4) - 1) < 1e-9);
+    // The step pays for its all-reduces under TP, and nothing at TP 1.
+    DeploymentInputs one = on("H200", 65536);
+    QCOMPARE(decodeStepTime(l70, one, 4, 4096).commSeconds, 0.0);
+    one.tp = one.gpus = 8;
+    QVERIFY(decodeStepTime(l70, one, 4, 4096).commSeconds > 0);
+}
+
+// DeepSeek-R1 under TP 8: every rank holds the whole MLA down-projections (q_a: 7,168 x 1,536,
+// kv_a: 7,168 x 576 per layer, fp8 with 128 x 128 block scales) and the bf16 routers and norms.
+void TestServe::replicatedWeightsUnderTp()
+{
+    const ModelSpec s = load("configs/deepseek-r1.json");
+    const ParameterCount c = countParameters(s);
+    const qint64 a = 61LL * 7168 * (1536 + 576);
+    const qint64 aBytes = a + a / (128 * 128) * 4;
+    const qint64 small = (c.norms + c.routers) * 2;
+    QCOMPARE(replicatedWeightExtraBytes(s, DType::FP8, 8),
+             (small - small / 8) + (aBytes - aBytes / 8));
+    QCOMPARE(replicatedWeightExtraBytes(s, DType::FP8, 1), 0LL);
+    // Qwen2.5-7B (4 KV heads) at TP 8: each rank holds one whole K and V head per layer,
+    // 28 x 2 x 128 x 3,584 bf16 values, where an even split would give it half a head.
+    const ModelSpec q = load("configs/qwen2.5-7b-instruct.json");
+    const ParameterCount qc = countParameters(q);
+    const qint64 perRank = 28LL * 2 * 128 * 3584 * 2;
+    const qint64 qsmall = (qc.norms + qc.routers) * 2;
+    QCOMPARE(replicatedWeightExtraBytes(q, DType::BF16, 8),
+             (qsmall - qsmall / 8) + (perRank - perRank * 4 / 8));
+}
+
+void TestServe::rooflineByHand()
+{
+    // Llama-2-7B fp16 on an H100 SXM, efficiencies 1: decode at batch 1 and 1,000 tokens of
+    // context reads 2 x 6,738,415,616 weight bytes and 1,000 x 524,288 KV bytes at 3.35 TB/s.
+    const ModelSpec s = load("configs/llama-2-7b-hf.json");
+    DeploymentInputs in = on("H100 SXM", 4096);
+    in.weightDtype = DType::F16;
+    in.kvDtype = DType::F16;
+    in.efficiency = {1.0, 1.0};
+    const Roofline d = decodeStepTime(s, in, 1, 1000);
+    QCOMPARE(d.memorySeconds, (2.0 * 6738415616 + 1000.0 * 524288) / 3.35e12);
+    QVERIFY(d.seconds == d.memorySeconds); // batch 1 decode is memory-bound
+    // Prefill of 4,096 tokens is compute-bound: FLOPs / 989.4 TFLOP/s.
+    const Roofline p = prefillTime(s, in, 4096);
+    QCOMPARE(p.computeSeconds, prefillFlops(s, 4096).total() / 989.4e12);
+    QVERIFY(p.seconds == p.computeSeconds);
+    // TP 2 halves both.
+    in.tp = in.gpus = 2;
+    QCOMPARE(decodeStepTime(s, in, 1, 1000).memorySeconds, d.memorySeconds / 2);
+}
+
+void TestServe::moeDecodeReadsOnlyTouchedExperts()
+{
+    // Mixtral at batch 1 reads 2 of 8 experts per layer: far fewer bytes than all 46.7B.
+    const ModelSpec s = load("configs/mixtral-8x7b-v0.1.json");
+    DeploymentInputs in = on("H100 SXM", 4096);
+    in.tp = in.gpus = 2;
+    in.efficiency = {1.0, 1.0};
+    const ParameterCount c = countParameters(s);
+    const double touched = 8.0 * (1.0 - std::pow(7.0 / 8.0, 2.0)); // 1.875 experts expected
+    const double weights =
+        2.0 * (double(c.total - c.routedExperts) + double(c.routedExperts) * touched / 8.0);
+    const Roofline d = decodeStepTime(s, in, 1, 1);
+    QVERIFY(std::fabs(d.memorySeconds -
+                      (weights + double(kvBytes(s, 1, DType::BF16))) / 2 / 3.35e12) < 1e-12);
+    // A large batch touches nearly every expert.
+    QVERIFY(decodeStepTime(s, in, 256, 1).memorySeconds > 3 * d.memorySeconds);
+}
+
+QTEST_GUILESS_MAIN(TestServe)
+#include "tst_serve.moc"
