@@ -1,5 +1,7 @@
 #include "read/ConfigReader.h"
 
+#include "read/ConfigFields.h"
+
 #include "base/JsonFile.h"
 #include "read/Safetensors.h"
 
@@ -11,6 +13,8 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace attnplan {
+
+using namespace detail;
 
 const char* attentionKindName(AttentionKind k)
 {
@@ -29,33 +33,9 @@ const char* attentionKindName(AttentionKind k)
 
 namespace {
 
-// Thrown inside the reader, caught once at parseModelConfig's edge.
-struct FieldError
-{
-    std::string field;
-    std::string message;
-};
-
-// Upper bounds that no real model approaches; they turn 1e30 into an error naming the field
-// long before any product could overflow.
-constexpr int64_t kMaxWidth = int64_t(1) << 20; // hidden, head_dim, ranks
-constexpr int64_t kMaxFfn = int64_t(1) << 22;   // MLP widths
-constexpr int64_t kMaxLayers = 100000;
-constexpr int64_t kMaxHeads = 1 << 16;
-constexpr int64_t kMaxVocab = int64_t(1) << 31;
-constexpr int64_t kMaxExperts = 1 << 16;
-constexpr int64_t kMaxPositions = int64_t(1) << 40;
-
 // The defaults of each family's configuration class in transformers, used when a field is
 // omitted (each use is reported). 0 means "derived": kv heads = heads, head_dim =
 // hidden / heads, intermediate = 4 x hidden.
-struct FamilyDefaults
-{
-    const char* modelType;
-    const char* family;
-    int64_t vocab, hidden, intermediate, layers, heads, kvHeads, headDim, maxPos;
-    bool tie;
-};
 
 constexpr FamilyDefaults kFamilies[] = {
     {"llama", "llama", 32000, 4096, 11008, 32, 32, 0, 0, 2048, false},
@@ -120,7 +100,6 @@ enum class KvHeadRule
     MultiQueryFlag,   // StarCoder's multi_query
 };
 
-class Fields;
 using Quirk = void (*)(Fields&, ModelSpec&);
 void falconLayout(Fields& f, ModelSpec& s);
 void optLayout(Fields& f, ModelSpec& s);
@@ -241,175 +220,6 @@ const FamilyTraits& traitsFor(const std::string& family)
             return t;
     return kTraits[std::size(kTraits) - 1];
 }
-
-std::string describe(const json& v)
-{
-    std::string s = v.dump();
-    if (s.size() > 40)
-        s = s.substr(0, 37) + "...";
-    return s;
-}
-
-const char* typeName(const json& v)
-{
-    switch (v.type()) {
-    case json::value_t::string:
-        return "a string";
-    case json::value_t::boolean:
-        return "a boolean";
-    case json::value_t::array:
-        return "a list";
-    case json::value_t::object:
-        return "an object";
-    case json::value_t::null:
-        return "null";
-    default:
-        return "a number";
-    }
-}
-
-// Field access over the config object (the text_config when nested), with the outer object as
-// a fallback for the few fields multimodal configs keep at the top.
-class Fields
-{
-public:
-    Fields(const json& obj, const json* outer, const FamilyDefaults* defaults,
-           std::vector<std::string>& warnings)
-        : m_obj(obj), m_outer(outer), m_defaults(defaults), m_warnings(warnings)
-    {
-    }
-
-    const json* get(const char* key) const
-    {
-        auto it = m_obj.find(key);
-        if (it != m_obj.end() && !it->is_null())
-            return &*it;
-        return nullptr;
-    }
-    const json* getOuter(const char* key) const
-    {
-        if (const json* v = get(key))
-            return v;
-        if (m_outer) {
-            auto it = m_outer->find(key);
-            if (it != m_outer->end() && !it->is_null())
-                return &*it;
-        }
-        return nullptr;
-    }
-
-    // The first of several names a family uses for one field (hidden_size / n_embd / d_model).
-    const char* pick(std::initializer_list<const char*> keys) const
-    {
-        for (const char* k : keys)
-            if (get(k))
-                return k;
-        return nullptr;
-    }
-
-    static int64_t toInt(const json& v, const char* key, int64_t min, int64_t max)
-    {
-        if (!v.is_number())
-            throw FieldError{key, std::string("expected an integer, got ") + typeName(v) + " (" +
-                                      describe(v) + ")"};
-        double d = 0;
-        if (v.is_number_unsigned()) {
-            const auto u = v.get<uint64_t>();
-            if (static_cast<int64_t>(std::min<uint64_t>(u, INT64_MAX)) < min)
-                throw FieldError{key, "must be at least " + std::to_string(min) + ", got " +
-                                          std::to_string(u)};
-            if (u > static_cast<uint64_t>(max))
-                throw FieldError{key, std::to_string(u) + " is out of range (expected at most " +
-                                          std::to_string(max) + ")"};
-            return static_cast<int64_t>(u);
-        }
-        if (v.is_number_integer()) {
-            const auto i = v.get<int64_t>();
-            if (i < min)
-                throw FieldError{key, "must be at least " + std::to_string(min) + ", got " +
-                                          std::to_string(i)};
-            if (i > max)
-                throw FieldError{key, std::to_string(i) + " is out of range (expected at most " +
-                                          std::to_string(max) + ")"};
-            return i;
-        }
-        d = v.get<double>();
-        if (!std::isfinite(d))
-            throw FieldError{key, "expected an integer, got a non-finite number"};
-        if (d != std::floor(d))
-            throw FieldError{key, "expected an integer, got the fraction " + describe(v)};
-        if (d < static_cast<double>(min))
-            throw FieldError{key,
-                             "must be at least " + std::to_string(min) + ", got " + describe(v)};
-        if (d > static_cast<double>(max))
-            throw FieldError{key, describe(v) + " is out of range (expected at most " +
-                                      std::to_string(max) + ")"};
-        return static_cast<int64_t>(d);
-    }
-
-    std::optional<int64_t> optInt(const char* key, int64_t min, int64_t max) const
-    {
-        if (const json* v = get(key))
-            return toInt(*v, key, min, max);
-        return std::nullopt;
-    }
-
-    // A field that may be omitted: the family default is used and reported.
-    int64_t intOr(std::initializer_list<const char*> keys, int64_t fallback, int64_t min,
-                  int64_t max, const char* what = nullptr)
-    {
-        if (const char* k = pick(keys))
-            return toInt(*get(k), k, min, max);
-        const char* key = *keys.begin();
-        if (fallback <= 0)
-            throw FieldError{key, "missing, expected a positive integer"};
-        warnDefault(what ? what : key, std::to_string(fallback));
-        return fallback;
-    }
-
-    int64_t required(std::initializer_list<const char*> keys, int64_t min, int64_t max)
-    {
-        if (const char* k = pick(keys))
-            return toInt(*get(k), k, min, max);
-        throw FieldError{*keys.begin(), "missing, expected a positive integer"};
-    }
-
-    std::optional<bool> optBool(const char* key) const
-    {
-        const json* v = getOuter(key);
-        if (!v)
-            return std::nullopt;
-        if (!v->is_boolean())
-            throw FieldError{key, std::string("expected true or false, got ") + typeName(*v)};
-        return v->get<bool>();
-    }
-
-    std::optional<std::string> optString(const char* key) const
-    {
-        const json* v = getOuter(key);
-        if (!v)
-            return std::nullopt;
-        if (!v->is_string())
-            throw FieldError{key, std::string("expected a string, got ") + typeName(*v)};
-        return v->get<std::string>();
-    }
-
-    void warnDefault(const std::string& key, const std::string& value)
-    {
-        m_warnings.push_back(key + " not given; using the " +
-                             std::string(m_defaults ? m_defaults->modelType : "library") +
-                             " default " + value);
-    }
-    void warn(std::string text) { m_warnings.push_back(std::move(text)); }
-
-    const FamilyDefaults* defaults() const { return m_defaults; }
-
-private:
-    const json& m_obj;
-    const json* m_outer;
-    const FamilyDefaults* m_defaults;
-    std::vector<std::string>& m_warnings;
-};
 
 int64_t def(const FamilyDefaults* d, int64_t FamilyDefaults::*member)
 {
@@ -582,7 +392,7 @@ void llama4Experts(Fields& f, ModelSpec& s)
     const int64_t step = f.optInt("interleave_moe_layer_step", 1, kMaxLayers).value_or(1);
     s.intermediateSize = f.intOr({"intermediate_size_mlp"}, 16384, 1, kMaxFfn);
     for (int64_t i = 0; i < s.numLayers; ++i)
-        s.layers[i].moe = (i + 1) % step == 0;
+        s.layers[i].ffn = ((i + 1) % step == 0) ? Ffn::Moe : Ffn::Dense;
 }
 
 void readMoe(Fields& f, ModelSpec& s)
@@ -597,7 +407,7 @@ void readMoe(Fields& f, ModelSpec& s)
         m.routerBias = t.expertBiases;
         m.expertBias = t.expertBiases;
         for (LayerSpec& l : s.layers)
-            l.moe = true;
+            l.ffn = Ffn::Moe;
         if (t.expertQuirk)
             t.expertQuirk(f, s);
         return;
@@ -620,7 +430,7 @@ void readMoe(Fields& f, ModelSpec& s)
                 denseOnly.insert(Fields::toInt(v, "mlp_only_layers", 0, kMaxLayers));
         }
         for (int64_t i = 0; i < s.numLayers; ++i)
-            s.layers[i].moe = !denseOnly.count(i) && (i + 1) % step == 0;
+            s.layers[i].ffn = (!denseOnly.count(i) && (i + 1) % step == 0) ? Ffn::Moe : Ffn::Dense;
         return;
     }
     if (t.experts == Experts::DeepSeek) {
@@ -637,7 +447,7 @@ void readMoe(Fields& f, ModelSpec& s)
         const int64_t firstDense = f.optInt("first_k_dense_replace", 0, kMaxLayers).value_or(0);
         const int64_t freq = f.optInt("moe_layer_freq", 1, kMaxLayers).value_or(1);
         for (int64_t i = 0; i < s.numLayers; ++i)
-            s.layers[i].moe = i >= firstDense && i % freq == 0;
+            s.layers[i].ffn = (i >= firstDense && i % freq == 0) ? Ffn::Moe : Ffn::Dense;
         return;
     }
     // Unknown families: take the common MoE field names when present.
@@ -648,7 +458,7 @@ void readMoe(Fields& f, ModelSpec& s)
         m.expertIntermediate =
             f.optInt("moe_intermediate_size", 1, kMaxFfn).value_or(s.intermediateSize);
         for (LayerSpec& l : s.layers)
-            l.moe = true;
+            l.ffn = Ffn::Moe;
         f.warn("mixture of experts read from generic field names; the layout is assumed "
                "Mixtral-like");
     }
@@ -665,7 +475,10 @@ void readMla(Fields& f, ModelSpec& s)
     // For MLA the per-head width that matters is q/k's (nope + rope); num_key_value_heads in
     // DeepSeek configs equals the query heads and says nothing about the cache.
     s.headDim = a.qkHeadDim();
-    s.mtpLayers = f.optInt("num_nextn_predict_layers", 0, 64).value_or(0);
+    // DeepSeek-V3's multi-token prediction (the V3 report, section 2.2; checkpoint layer 61):
+    // enorm, hnorm, eh_proj (2h -> h), one MoE decoder layer, shared_head's norm, and its own
+    // copies of the embedding and output head.
+    s.mtp.modules = f.optInt("num_nextn_predict_layers", 0, 64).value_or(0);
 }
 
 void readDtype(Fields& f, ModelSpec& s)
@@ -755,7 +568,9 @@ void applyLayout(Fields& f, ModelSpec& s)
         s.oBias = bias;
         s.mlpBias = f.optBool("mlp_bias").value_or(false);
     }
-    s.attentionSinks = t.sinks;
+    if (t.sinks)
+        for (LayerSpec& l : s.layers)
+            l.sinks = true;
     if (t.plainMlp) {
         s.mlp = MlpKind::Plain;
         s.layerNorm = true;
@@ -862,6 +677,13 @@ ModelSpec buildSpec(const json& root, const std::string& label, std::vector<std:
     readMoe(f, s);
     readDtype(f, s);
     applyLayout(f, s);
+    if (s.mtp.modules > 0 && s.mtp.layers.empty()) {
+        // DeepSeek's MTP module: one MoE decoder layer, with its own embedding and head.
+        LayerSpec l;
+        l.ffn = s.isMoe() ? Ffn::Moe : Ffn::Dense;
+        s.mtp.layers = {l};
+        s.mtp.ownEmbedding = s.mtp.ownHead = true;
+    }
     if (type == "mllama_text_model")
         readCrossAttention(f, s);
     if (outer)

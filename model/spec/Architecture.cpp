@@ -8,225 +8,6 @@ namespace attnplan {
 
 namespace {
 
-int64_t mul(int64_t a, int64_t b)
-{
-    return checkedMul(a, b, "a parameter count");
-}
-int64_t add(int64_t a, int64_t b)
-{
-    return checkedAdd(a, b, "a parameter count");
-}
-
-int64_t normParams(const ModelSpec& s)
-{
-    return s.layerNorm ? 2 * s.hiddenSize : s.hiddenSize;
-}
-
-// Attention projections of one layer, biases and per-head extras included.
-int64_t attentionParams(const ModelSpec& s)
-{
-    const int64_t h = s.hiddenSize;
-    if (s.mla.enabled()) {
-        const MlaSpec& a = s.mla;
-        int64_t p = 0;
-        if (a.qLoraRank > 0) // q_a_proj, q_a_layernorm, q_b_proj
-            p = add(add(mul(h, a.qLoraRank), a.qLoraRank),
-                    mul(a.qLoraRank, mul(s.numHeads, a.qkHeadDim())));
-        else // q_proj
-            p = mul(h, mul(s.numHeads, a.qkHeadDim()));
-        p = add(p, mul(h, a.kvLoraRank + a.qkRopeHeadDim)); // kv_a_proj_with_mqa
-        p = add(p, a.kvLoraRank);                           // kv_a_layernorm
-        p = add(p, mul(a.kvLoraRank, mul(s.numHeads, a.qkNopeHeadDim + a.vHeadDim))); // kv_b_proj
-        p = add(p, mul(mul(s.numHeads, a.vHeadDim), h));                              // o_proj
-        if (s.qkvBias)
-            p = add(p, h);
-        return p;
-    }
-    const int64_t qw = mul(s.numHeads, s.headDim);
-    const int64_t kvw = mul(s.numKvHeads, s.headDim);
-    int64_t p = mul(h, add(qw, mul(2, kvw))); // q, k, v (fused or not, the same count)
-    p = add(p, mul(qw, h));                   // o
-    if (s.qkvBias)
-        p = add(p, add(qw, 2 * kvw));
-    if (s.oBias)
-        p = add(p, h);
-    if (s.qkNorm)
-        p = add(p, 2 * s.headDim);
-    if (s.attentionSinks)
-        p = add(p, s.numHeads);
-    return p;
-}
-
-int64_t mlpParams(const ModelSpec& s, int64_t width, bool bias)
-{
-    const int64_t h = s.hiddenSize;
-    if (s.mlp == MlpKind::Gated) {
-        int64_t p = mul(3, mul(h, width));
-        if (bias)
-            p = add(p, add(2 * width, h));
-        return p;
-    }
-    int64_t p = mul(2, mul(h, width));
-    if (bias)
-        p = add(p, add(width, h));
-    return p;
-}
-
-int64_t routerParams(const ModelSpec& s)
-{
-    int64_t p = mul(s.hiddenSize, s.moe.experts);
-    if (s.moe.routerBias)
-        p = add(p, s.moe.experts);
-    if (s.moe.routerCorrectionBias)
-        p = add(p, s.moe.experts);
-    return p;
-}
-
-int64_t sharedExpertParams(const ModelSpec& s)
-{
-    if (s.moe.sharedIntermediate <= 0)
-        return 0;
-    int64_t p = mlpParams(s, s.moe.sharedIntermediate, false);
-    if (s.moe.sharedExpertGate)
-        p = add(p, s.hiddenSize);
-    return p;
-}
-
-// One full decoder layer (for MTP modules, which repeat an MoE layer).
-int64_t moeLayerParams(const ModelSpec& s, int64_t perExpert)
-{
-    int64_t p = attentionParams(s);
-    p = add(p, mul(s.normsPerLayer, normParams(s)));
-    p = add(p, mul(s.moe.experts, perExpert));
-    p = add(p, sharedExpertParams(s));
-    return add(p, routerParams(s));
-}
-
-} // namespace
-
-// The vision encoder and projector, as transformers defines them (Linear(a, b) with bias is
-// a·b + b, LayerNorm(d) 2d, RMSNorm(d) d). h: the text model's hidden size.
-static int64_t visionParameters(const VisionTower& v, int64_t h)
-{
-    using K = VisionTower::Kind;
-    const int64_t d = v.hidden, I = v.intermediate;
-    const int64_t side = v.patch > 0 ? v.image / v.patch : 0;
-    const int64_t patchIn = mul(v.channels, mul(v.patch, v.patch));
-    // q, k, v, o (with or without bias), fc1 and fc2 with bias, two LayerNorms.
-    auto layer = [&](bool attentionBias) {
-        return add(add(mul(4, mul(d, d)), attentionBias ? mul(4, d) : 0),
-                   add(add(mul(2, mul(d, I)), I + d), mul(4, d)));
-    };
-    switch (v.kind) {
-    case K::None:
-        return 0;
-    case K::Siglip: {
-        // SiglipVisionModel: Conv2d patch embedding with bias, a position per patch (no class
-        // token), the encoder, post_layernorm, and the pooling head when built; then
-        // Gemma3MultiModalProjector's d x h matrix and its RMSNorm over d.
-        int64_t n = add(mul(patchIn, d), d);
-        n = add(n, mul(mul(side, side), d));
-        n = add(n, mul(layer(true), v.layers));
-        n = add(n, mul(2, d));
-        if (v.head) // probe, MultiheadAttention (in_proj 3d x d + 3d, out_proj), LayerNorm, MLP
-            n = add(n, add(add(d, add(mul(4, mul(d, d)), mul(4, d))),
-                           add(mul(2, d), add(mul(2, mul(d, I)), I + d))));
-        return add(n, add(mul(d, h), d));
-    }
-    case K::Mllama: {
-        // MllamaVisionModel: bias-free Conv2d patches, a class embedding, the gated position
-        // embedding with its per-aspect-ratio tile embedding, gated pre- and post-tile
-        // embeddings, two LayerNorms, the local encoder (attention without bias) and the
-        // global one (two scalar gates more per layer); then Linear(vision_output_dim, h).
-        const int64_t np = add(mul(side, side), 1);
-        const int64_t ratios = v.aspectRatios + 1;
-        int64_t n = mul(patchIn, d);
-        n = add(n, d);
-        n = add(n, add(1, add(mul(np, d), mul(ratios, mul(v.maxTiles, mul(np, d))))));
-        n = add(n, mul(2, add(mul(ratios, mul(v.maxTiles, d)), 1)));
-        n = add(n, mul(4, d));
-        n = add(n, mul(layer(false), v.layers));
-        n = add(n, mul(add(layer(false), 2), v.globalLayers));
-        return add(n, add(mul(v.outputDim, h), h));
-    }
-    case K::Llama4: {
-        // Llama4VisionModel: a bias-free unfold-and-Linear patch embedding, a class embedding
-        // and a position per patch plus one, two LayerNorms, the encoder (attention with bias),
-        // the vision adapter's two bias-free Linears; then a bias-free Linear to h.
-        int64_t n = mul(patchIn, d);
-        n = add(n, d);
-        n = add(n, mul(add(mul(side, side), 1), d));
-        n = add(n, mul(4, d));
-        n = add(n, mul(layer(true), v.layers));
-        n = add(n, add(mul(I, v.projectorIn), mul(v.projectorOut, v.projectorOut)));
-        return add(n, mul(v.outputDim, h));
-    }
-    }
-    return 0;
-}
-
-ParameterCount countParameters(const ModelSpec& s)
-{
-    ParameterCount c;
-    const int64_t h = s.hiddenSize;
-    const int64_t embedDim = s.embedProjDim > 0 ? s.embedProjDim : h;
-    c.embedding = mul(s.vocabSize + s.extraEmbeddingRows, embedDim);
-    if (s.embedProjDim > 0) // OPT project_in and project_out, no bias
-        c.embedding = add(c.embedding, mul(2, mul(s.embedProjDim, h)));
-    c.positions = mul(s.learnedPositions, h);
-    c.lmHead = s.tiedEmbeddings ? 0 : mul(s.vocabSize, embedDim);
-
-    const int64_t attn = attentionParams(s);
-    const int64_t norms = mul(s.normsPerLayer, normParams(s));
-    const int64_t dense = mlpParams(s, s.intermediateSize, s.mlpBias);
-    c.perExpert = s.isMoe() ? mlpParams(s, s.moe.expertIntermediate, s.moe.expertBias) : 0;
-    const int64_t moeLayers = s.moeLayerCount();
-    const int64_t denseLayers = s.numLayers - moeLayers;
-
-    c.attention = mul(attn, s.numLayers);
-    // Mllama's cross-attention layers add q_norm and k_norm over head_dim and two scalar gates.
-    c.attention = add(c.attention, mul(s.numLayers - s.kvLayerCount(), add(mul(2, s.headDim), 2)));
-    c.norms = add(mul(norms, s.numLayers), s.finalNorm ? normParams(s) : 0);
-    c.denseMlp = mul(dense, denseLayers);
-    if (s.isMoe()) {
-        c.routedExperts = mul(mul(c.perExpert, s.moe.experts), moeLayers);
-        c.sharedExperts = mul(sharedExpertParams(s), moeLayers);
-        c.routers = mul(routerParams(s), moeLayers);
-    }
-    c.total = c.embedding;
-    for (int64_t part : {c.positions, c.attention, c.denseMlp, c.routedExperts, c.sharedExperts,
-                         c.routers, c.norms, c.lmHead})
-        c.total = add(c.total, part);
-
-    const int64_t idle = mul(mul(c.perExpert, s.moe.experts - s.moe.expertsPerToken), moeLayers);
-    c.active = c.total - idle;
-    c.text = c.total;
-    c.vision = visionParameters(s.vision, h);
-    c.total = add(c.total, c.vision);
-
-    if (s.mtpLayers > 0) {
-        // DeepSeek-V3 MTP module (modeling in the V3 report, section 2.2; checkpoint layer 61):
-        // enorm, hnorm, eh_proj (2h -> h), one MoE decoder layer, shared_head norm, and its own
-        // copies of the embedding and output head.
-        int64_t one = add(mul(3, normParams(s)), mul(2 * h, h));
-        one = add(one, moeLayerParams(s, c.perExpert));
-        one = add(one, mul(2, mul(s.vocabSize, h)));
-        c.mtp = mul(one, s.mtpLayers);
-    }
-    return c;
-}
-
-Expected<ParameterCount> tryCountParameters(const ModelSpec& spec)
-{
-    try {
-        return countParameters(spec);
-    } catch (const OverflowError& e) {
-        return Error{spec.sourcePath + ": " + e.what()};
-    }
-}
-
-namespace {
-
 // The parameters a serving engine quantizes: the Linear layers (attention projections, dense
 // MLPs, routed and shared experts). Embeddings, the LM head, norms and MoE routers stay in 16
 // bits: vLLM's fp8, AWQ and GPTQ methods return no quantized method for embeddings and
@@ -340,13 +121,6 @@ WeightBytes weightBytesFor(const ModelSpec& spec, DType t)
     return {weightBytes(spec, t), false, t};
 }
 
-int64_t kvBytesPerTokenPerLayer(const ModelSpec& s, DType t)
-{
-    if (s.mla.enabled())
-        return bytesFor(s.mla.cacheWidth(), t);
-    return bytesFor(checkedMul3(2, s.numKvHeads, s.headDim, "KV bytes"), t);
-}
-
 int64_t kvHeadsPerGpu(const ModelSpec& s, int64_t tp)
 {
     if (s.mla.enabled())
@@ -354,29 +128,176 @@ int64_t kvHeadsPerGpu(const ModelSpec& s, int64_t tp)
     return std::max<int64_t>(1, s.numKvHeads / std::max<int64_t>(1, tp));
 }
 
+int64_t indexerBytesPerTokenOfLayer(const ModelSpec& s, const LayerSpec& l, DType t)
+{
+    if (!l.indexer || !s.indexer.enabled() || !l.keepsKv())
+        return 0;
+    const int64_t d = s.indexer.headDim;
+    if (s.indexer.deepseek) // fp8 values and one fp32 scale per 128 (vLLM, SGLang)
+        return d + (d + 127) / 128 * 4;
+    return bytesFor(d, t);
+}
+
+int64_t kvBytesPerTokenOfLayer(const ModelSpec& s, const LayerSpec& l, DType t, int64_t tp)
+{
+    if (!l.keepsKv())
+        return 0;
+    tp = std::max<int64_t>(1, tp);
+    const int64_t index = indexerBytesPerTokenOfLayer(s, l, t);
+    if (l.mixer == Mixer::Compressed) {
+        // DeepSeek-V4: one K=V entry of head_dim per compressed group; vLLM keeps them in its
+        // fp8_ds_mla layout, 448 fp8 NoPE values, 64 bf16 RoPE values and 8 scale bytes (584 B
+        // for head_dim 512); at 16 bits it is head_dim x 2.
+        const int64_t d = s.compressed.headDim;
+        const int64_t entry = t == DType::FP8 ? (d - 64) + 64 * 2 + 8 : bytesFor(d, t);
+        return checkedAdd(entry, index, "KV bytes");
+    }
+    if (s.mla.enabled()) {
+        const int64_t latent =
+            l.indexer && t == DType::FP8
+                ? s.mla.kvLoraRank + s.mla.kvLoraRank / 128 * 4 + s.mla.qkRopeHeadDim * 2
+                : bytesFor(s.mla.cacheWidth(), t);
+        return checkedAdd(latent, index, "KV bytes");
+    }
+    const int64_t heads = std::max<int64_t>(1, s.kvHeadsOf(l) / tp);
+    const int64_t kv = bytesFor(checkedMul(heads, s.headDimOf(l) + s.vHeadDimOf(l), "KV bytes"), t);
+    return checkedAdd(kv, index, "KV bytes");
+}
+
+namespace {
+
+const LayerSpec* firstKvLayer(const ModelSpec& s)
+{
+    for (const LayerSpec& l : s.layers)
+        if (l.keepsKv())
+            return &l;
+    return nullptr;
+}
+
+// Bytes per token a layer adds on average: compressed layers share one entry among ratio
+// tokens (their window is a fixed cost, counted by kvBytes).
+int64_t perTokenOf(const ModelSpec& s, const LayerSpec& l, DType t, int64_t tp)
+{
+    const int64_t b = kvBytesPerTokenOfLayer(s, l, t, tp);
+    return l.mixer == Mixer::Compressed ? (l.compressRatio > 0 ? b / l.compressRatio : 0) : b;
+}
+
+} // namespace
+
+int64_t kvBytesPerTokenPerLayer(const ModelSpec& s, DType t)
+{
+    const LayerSpec* l = firstKvLayer(s);
+    return l ? kvBytesPerTokenOfLayer(s, *l, t) : 0;
+}
+
 int64_t kvBytesPerTokenPerLayerPerGpu(const ModelSpec& s, int64_t tp, DType t)
 {
-    if (s.mla.enabled())
-        return bytesFor(s.mla.cacheWidth(), t);
-    return bytesFor(checkedMul3(2, kvHeadsPerGpu(s, tp), s.headDim, "KV bytes"), t);
+    const LayerSpec* l = firstKvLayer(s);
+    return l ? kvBytesPerTokenOfLayer(s, *l, t, tp) : 0;
 }
 
 int64_t kvBytesPerToken(const ModelSpec& s, DType t)
 {
-    return checkedMul(kvBytesPerTokenPerLayer(s, t), s.kvLayerCount(), "KV bytes per token");
+    return kvBytesPerTokenPerGpu(s, 1, t);
+}
+
+int64_t kvBytesPerTokenPerGpu(const ModelSpec& s, int64_t tp, DType t)
+{
+    int64_t total = 0;
+    for (const LayerSpec& l : s.layers)
+        total = checkedAdd(total, perTokenOf(s, l, t, tp), "KV bytes per token");
+    return total;
+}
+
+int64_t indexerBytesPerToken(const ModelSpec& s, DType t)
+{
+    int64_t total = 0;
+    for (const LayerSpec& l : s.layers) {
+        const int64_t b = indexerBytesPerTokenOfLayer(s, l, t);
+        total += l.mixer == Mixer::Compressed && l.compressRatio > 0 ? b / l.compressRatio : b;
+    }
+    return total;
 }
 
 int64_t kvBytes(const ModelSpec& s, int64_t tokens, DType t)
 {
-    const int64_t perLayer = kvBytesPerTokenPerLayer(s, t);
     int64_t total = 0;
     for (const LayerSpec& l : s.layers) {
-        if (l.crossAttention)
-            continue; // holds the image's K/V, not the text's
-        const int64_t kept = l.window > 0 ? std::min(tokens, l.window) : tokens;
+        const int64_t perLayer = kvBytesPerTokenOfLayer(s, l, t);
+        if (perLayer == 0)
+            continue;
+        int64_t kept = l.window > 0 ? std::min(tokens, l.window) : tokens;
+        if (l.mixer == Mixer::Compressed) {
+            // The compressed entries, and the window of raw K=V vectors every layer keeps.
+            const int64_t entries = l.compressRatio > 0 ? ceilDiv(tokens, l.compressRatio) : 0;
+            const int64_t window = std::min(tokens, l.window);
+            total = checkedAdd(total, checkedMul(perLayer, entries, "KV bytes"), "KV bytes");
+            kept = window;
+            const int64_t raw = perLayer - indexerBytesPerTokenOfLayer(s, l, t);
+            total = checkedAdd(total, checkedMul(raw, kept, "KV bytes"), "KV bytes");
+            continue;
+        }
         total = checkedAdd(total, checkedMul(perLayer, kept, "KV bytes"), "KV bytes");
     }
     return total;
+}
+
+StateBytes stateBytesPerSequence(const ModelSpec& s, DType act, int64_t tp)
+{
+    StateBytes b;
+    tp = std::max<int64_t>(1, tp);
+    for (const LayerSpec& l : s.layers) {
+        int64_t conv = 0, rec = 0;
+        DType recType = DType::F32;
+        switch (l.mixer) {
+        case Mixer::GatedDeltaNet: {
+            // vLLM gated_delta_net_state_shape: conv (K - 1, (2 x keys + values) / tp), temporal
+            // (value heads / tp, v dim, k dim).
+            const LinearAttentionSpec& g = s.linear;
+            conv = checkedMul(2 * g.keyWidth() + g.valueWidth(), g.convKernel - 1, "state") / tp;
+            rec = checkedMul(g.valueHeads / tp, g.valueHeadDim * g.keyHeadDim, "state");
+            recType = g.stateDType;
+            break;
+        }
+        case Mixer::KimiDelta: {
+            // vLLM kda_state_shape: q, k and v conv states of heads x dim each, K - 1 columns; a
+            // recurrent dim x dim per head, float32.
+            const LinearAttentionSpec& g = s.linear;
+            conv = checkedMul(3 * g.keyWidth(), g.convKernel - 1, "state") / tp;
+            rec = checkedMul(g.keyHeads / tp, g.keyHeadDim * g.keyHeadDim, "state");
+            recType = g.stateDType;
+            break;
+        }
+        case Mixer::Mamba2: {
+            // vLLM mamba2_state_shape: conv (K - 1, conv channels / tp), SSM (heads / tp, head
+            // dim, state size).
+            const Mamba2Spec& m = s.mamba;
+            conv = checkedMul(m.convChannels(), m.convKernel - 1, "state") / tp;
+            rec = checkedMul(m.heads / tp, m.headDim * m.stateSize, "state");
+            recType = m.stateDType;
+            break;
+        }
+        case Mixer::Compressed: {
+            // DeepSeek-V4's compressor states (vLLM CompressorStateCache, float32): the last
+            // coff x ratio tokens' 2 x coff x dim values, for the cache's compressor and, on CSA
+            // layers, the indexer's.
+            auto state = [](int64_t ratio, int64_t dim) {
+                const int64_t coff = ratio == 4 ? 2 : 1;
+                return coff * ratio * 2 * coff * dim;
+            };
+            if (l.compressRatio > 1)
+                rec = state(l.compressRatio, s.compressed.headDim);
+            if (l.compressRatio == 4 && s.indexer.enabled())
+                rec += state(4, s.indexer.headDim);
+            break;
+        }
+        default:
+            break;
+        }
+        b.conv = checkedAdd(b.conv, bytesFor(conv, act), "state bytes");
+        b.recurrent = checkedAdd(b.recurrent, bytesFor(rec, recType), "state bytes");
+    }
+    return b;
 }
 
 int64_t slidingReach(const ModelSpec& s)
@@ -408,13 +329,37 @@ double causalPairs(double n, double w)
     return w * (w + 1) / 2 + (n - w) * w;
 }
 
-// Per pair, per layer: QK^T over the q/k width and weights x V over the v width, per head.
-double pairFlops(const ModelSpec& s)
+// Per pair, in one layer: QK^T over the q/k width and weights x V over the v width, per head
+// (0 for layers that keep no K/V: their token mixing is linear in the context).
+double pairFlops(const ModelSpec& s, const LayerSpec& l)
 {
-    const double heads = static_cast<double>(s.numHeads);
+    if (!l.keepsKv())
+        return 0;
+    const double heads = static_cast<double>(s.headsOf(l));
     if (s.mla.enabled())
         return 2.0 * heads * static_cast<double>(s.mla.qkHeadDim() + s.mla.vHeadDim);
-    return 2.0 * heads * static_cast<double>(2 * s.headDim);
+    if (l.mixer == Mixer::Compressed)
+        return 2.0 * heads * static_cast<double>(2 * s.compressed.headDim);
+    return 2.0 * heads * static_cast<double>(s.headDimOf(l) + s.vHeadDimOf(l));
+}
+
+// The model's typical pair cost: its first attention layer's.
+double pairFlops(const ModelSpec& s)
+{
+    for (const LayerSpec& l : s.layers)
+        if (l.keepsKv())
+            return pairFlops(s, l);
+    return 0;
+}
+
+// Keys one query scores at context n in a layer: the window, or the compressed entries plus
+// the window.
+double keysSeen(const LayerSpec& l, double n)
+{
+    if (l.mixer == Mixer::Compressed)
+        return (l.compressRatio > 0 ? n / static_cast<double>(l.compressRatio) : 0) +
+               std::min(n, static_cast<double>(l.window));
+    return l.window > 0 ? std::min(n, static_cast<double>(l.window)) : n;
 }
 
 } // namespace
@@ -427,8 +372,12 @@ ForwardFlops prefillFlops(const ModelSpec& s, int64_t tokens)
     const double layers = static_cast<double>(s.numLayers);
     f.attentionProjections = 2.0 * n * m.attention * layers;
     f.mlp = 2.0 * n * m.mlpActive * layers;
-    for (const LayerSpec& l : s.layers)
-        f.scoreAndMix += pairFlops(s) * causalPairs(n, static_cast<double>(l.window));
+    for (const LayerSpec& l : s.layers) {
+        if (l.mixer == Mixer::Compressed)
+            f.scoreAndMix += pairFlops(s, l) * n * keysSeen(l, n) / 2;
+        else
+            f.scoreAndMix += pairFlops(s, l) * causalPairs(n, static_cast<double>(l.window));
+    }
     f.logits = 2.0 * static_cast<double>(s.hiddenSize) * static_cast<double>(s.vocabSize);
     return f;
 }
@@ -442,15 +391,13 @@ ForwardFlops decodeFlops(const ModelSpec& s, int64_t context)
     f.mlp = 2.0 * m.mlpActive * layers;
     // MLA decodes in the absorbed form: each head scores the latent (kv_lora + rope) and mixes
     // the latent (kv_lora), as vLLM's MLA backend does.
-    const double perKey = s.mla.enabled()
-                              ? 2.0 * static_cast<double>(s.numHeads) *
-                                    static_cast<double>(2 * s.mla.kvLoraRank + s.mla.qkRopeHeadDim)
-                              : pairFlops(s);
     for (const LayerSpec& l : s.layers) {
-        const double kept = l.window > 0 ? std::min<double>(static_cast<double>(context),
-                                                            static_cast<double>(l.window))
-                                         : static_cast<double>(context);
-        f.scoreAndMix += perKey * kept;
+        const double perKey =
+            s.mla.enabled() && l.keepsKv()
+                ? 2.0 * static_cast<double>(s.numHeads) *
+                      static_cast<double>(2 * s.mla.kvLoraRank + s.mla.qkRopeHeadDim)
+                : pairFlops(s, l);
+        f.scoreAndMix += perKey * keysSeen(l, static_cast<double>(context));
     }
     f.logits = 2.0 * static_cast<double>(s.hiddenSize) * static_cast<double>(s.vocabSize);
     return f;

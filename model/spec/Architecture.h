@@ -66,19 +66,49 @@ DType servingWeightDType(const ModelSpec& spec);
 // otherwise (fp8-quantized checkpoints compute in bf16).
 DType servingKvDType(const ModelSpec& spec);
 
-// KV cache for one token in one layer: 2 (K and V) x kv_heads x head_dim elements, or for MLA
-// kv_lora_rank + qk_rope_head_dim (one latent, no doubling).
+// One layer's cache for one token on one GPU of a TP group (tp 1: the whole layer), as the
+// engines store it: K and V of its KV heads (split by TP, one replicated head once TP exceeds
+// them; vLLM: max(1, num_kv_heads // tp)); MLA's latent (kv_lora_rank + qk_rope_head_dim, no
+// doubling) whole on every rank, 656 bytes in fp8 under DeepSeek-V3.2's sparse backend (512
+// fp8, 4 fp32 scales, 64 bf16 RoPE values: vLLM fp8_ds_mla); an indexer's key (DSA: 128 fp8
+// values and one fp32 scale per 128, whatever the KV dtype). 0 for layers that keep none;
+// compressed layers give the bytes of one entry (compressRatio tokens share it).
+int64_t kvBytesPerTokenOfLayer(const ModelSpec& spec, const LayerSpec& layer, DType t,
+                               int64_t tp = 1);
+// The indexer's share of the above (0 for layers without one).
+int64_t indexerBytesPerTokenOfLayer(const ModelSpec& spec, const LayerSpec& layer, DType t);
+// KV for one token in the model's first layer that keeps one (the per-layer figure of a
+// uniform model: 2 x kv_heads x head_dim, or MLA's latent).
 int64_t kvBytesPerTokenPerLayer(const ModelSpec& spec, DType t);
-// A token that every layer keeps (BRIEF's kv_bytes_per_token).
+// Every byte one token adds to the cache, all layers (BRIEF's kv_bytes_per_token): K/V, MLA
+// latents and indexer keys; a compressed layer adds its entry / compressRatio.
 int64_t kvBytesPerToken(const ModelSpec& spec, DType t);
-// KV heads one GPU holds under tensor parallelism: split by TP, one replicated head once TP
-// exceeds them (vLLM: max(1, num_kv_heads // tp)); MLA's single latent "head" is kept whole on
-// every rank (vllm/model_executor/models/deepseek_v2.py builds Attention with num_kv_heads=1).
+// The indexer keys' share of kvBytesPerToken.
+int64_t indexerBytesPerToken(const ModelSpec& spec, DType t);
+// KV heads one GPU holds under tensor parallelism (the model's layers; MLA: 1).
 int64_t kvHeadsPerGpu(const ModelSpec& spec, int64_t tp);
-// One layer's KV bytes for one token on one GPU, after TP and replication.
+// The first KV layer's bytes for one token on one GPU (uniform models' per-layer page).
 int64_t kvBytesPerTokenPerLayerPerGpu(const ModelSpec& spec, int64_t tp, DType t);
-// One conversation of n tokens, layer by layer: full layers keep n, sliding ones min(n, window).
+// All layers' bytes for one token on one GPU of a TP group (one pipeline stage holds its share
+// of the layers: callers divide).
+int64_t kvBytesPerTokenPerGpu(const ModelSpec& spec, int64_t tp, DType t);
+// One conversation of n tokens, layer by layer: full layers keep n, sliding ones min(n, window),
+// compressed ones ceil(n / ratio) entries plus their window.
 int64_t kvBytes(const ModelSpec& spec, int64_t tokens, DType t);
+
+// What a sequence keeps whatever its length: each linear-attention and Mamba layer's
+// convolution state (the last convKernel - 1 inputs, in the activation dtype) and its
+// recurrent state (in the config's state dtype, float32 for Qwen3.5 and Nemotron-H as vLLM
+// allocates them: MambaStateShapeCalculator, MambaStateDtypeCalculator), and DeepSeek-V4's
+// compressor states (float32). Per GPU of a TP group, whose heads split.
+struct StateBytes
+{
+    int64_t conv = 0;
+    int64_t recurrent = 0;
+    int64_t total() const { return conv + recurrent; }
+};
+StateBytes stateBytesPerSequence(const ModelSpec& spec, DType activation, int64_t tp = 1);
+
 // How far information can travel through stacked sliding windows: window x layers
 // (Mistral 7B: 4,096 x 32 = 131,072).
 int64_t slidingReach(const ModelSpec& spec);

@@ -26,15 +26,138 @@ enum class MlpKind
     Plain
 };
 
-// One decoder layer as far as sizing cares: how far it looks back and whether its MLP is a
-// mixture of experts. window == 0 means full attention.
+// What mixes tokens in a layer. Only attention keeps a cache that grows with the context; the
+// linear-attention and state-space mixers keep a fixed state per sequence instead.
+enum class Mixer : uint8_t
+{
+    Attention,     // softmax attention (MLA when the model has an MlaSpec): K/V per token
+    Compressed,    // DeepSeek-V4: a shared K=V head, compressed compressRatio:1, plus a window
+    GatedDeltaNet, // Qwen3.5 / Qwen3-Next linear attention (LinearAttentionSpec)
+    KimiDelta,     // Kimi Delta Attention (Kimi Linear, Kimi K3; LinearAttentionSpec)
+    Mamba2,        // Nemotron-H's state-space mixer (Mamba2Spec)
+    Linear,        // DeciLM replace_with_linear: one hidden x hidden matrix
+    None,          // no mixer: Nemotron-H's MLP and MoE blocks, DeciLM's no_op
+};
+
+// What follows the mixer.
+enum class Ffn : uint8_t
+{
+    Dense,       // an MLP of ffnWidth (intermediate_size when 0)
+    Moe,         // routed experts, with the model's shared experts and router
+    DenseAndMoe, // Gemma-4: a dense MLP beside the experts
+    Linear,      // DeciLM replace_with_linear
+    None,        // Nemotron-H's mixer-only blocks, DeciLM's no_op
+};
+
+// One decoder layer as far as sizing cares. Geometry fields at 0 take the model's.
 struct LayerSpec
 {
-    int64_t window = 0;
-    bool moe = false;
+    int64_t window = 0; // attention looks back this many tokens; 0: the whole context
+    Ffn ffn = Ffn::Dense;
     // Llama-3.2-Vision: a gated cross-attention layer. Its K and V are the image's, computed
     // once per image; it keeps no K/V per text token (transformers MllamaTextCrossAttention).
     bool crossAttention = false;
+    Mixer mixer = Mixer::Attention;
+    int64_t heads = 0;
+    int64_t kvHeads = 0;
+    int64_t headDim = 0;  // q and k width per head
+    int64_t vHeadDim = 0; // v width per head (MiMo-V2: 128 against q/k's 192)
+    // Gemma-4's attention_k_eq_v: no v_proj, V is computed from k_proj's output (the cache
+    // still keeps K and V: transformers caches value_states, vLLM allocates both).
+    bool valueFromKey = false;
+    bool sinks = false;   // a learned sink logit per head (gpt-oss; MiMo-V2's sliding layers)
+    bool indexer = false; // a sparse-attention indexer: its weights and one key per token
+    int64_t ffnWidth = 0;
+    int norms = -1;            // norms in the layer; -1: the model's normsPerLayer
+    int64_t compressRatio = 0; // Compressed: tokens per cached entry (4: CSA, 128: HCA, 0: none)
+
+    bool hasExperts() const { return ffn == Ffn::Moe || ffn == Ffn::DenseAndMoe; }
+    bool hasDenseMlp() const { return ffn == Ffn::Dense || ffn == Ffn::DenseAndMoe; }
+    // Keeps K/V for every text token (attention that is not Mllama's cross-attention).
+    bool keepsKv() const
+    {
+        return (mixer == Mixer::Attention || mixer == Mixer::Compressed) && !crossAttention;
+    }
+    // Keeps a fixed state per sequence (linear attention and state-space mixers).
+    bool keepsState() const
+    {
+        return mixer == Mixer::GatedDeltaNet || mixer == Mixer::KimiDelta || mixer == Mixer::Mamba2;
+    }
+};
+
+// Gated DeltaNet (Qwen3.5, Qwen3-Next) and Kimi Delta Attention: linear attention whose memory
+// is a short convolution over the last convKernel - 1 inputs and one recurrent state matrix
+// per value head, whatever the context.
+struct LinearAttentionSpec
+{
+    int64_t keyHeads = 0;   // GDN linear_num_key_heads; KDA num_heads
+    int64_t valueHeads = 0; // GDN linear_num_value_heads; KDA num_heads
+    int64_t keyHeadDim = 0;
+    int64_t valueHeadDim = 0;
+    int64_t convKernel = 4;
+    bool fullRankGate = false;     // KDA: g_proj hidden x heads*dim (Kimi K3) rather than low rank
+    DType stateDType = DType::F32; // the recurrent state (vLLM mamba_ssm_cache_dtype)
+
+    int64_t keyWidth() const { return keyHeads * keyHeadDim; }
+    int64_t valueWidth() const { return valueHeads * valueHeadDim; }
+};
+
+// Mamba-2 (Nemotron-H): in_proj to z, x, B, C and dt; a depthwise convolution over x, B and C;
+// one state matrix of headDim x stateSize per head.
+struct Mamba2Spec
+{
+    int64_t heads = 0;
+    int64_t headDim = 0;
+    int64_t stateSize = 0; // N
+    int64_t groups = 1;    // G: B and C are shared within a group of heads
+    int64_t convKernel = 4;
+    bool projBias = false; // in_proj / out_proj biases (use_bias)
+    bool convBias = true;
+    DType stateDType = DType::F32; // vLLM mamba_ssm_cache_dtype (float32 for Nemotron-H)
+
+    int64_t innerSize() const { return heads * headDim; } // d_inner = H x P, not expand x hidden
+    int64_t convChannels() const { return innerSize() + 2 * groups * stateSize; }
+};
+
+// A sparse-attention indexer: a few light heads that score every cached token to pick the
+// ones attention reads. It keeps one key of headDim per token per layer.
+struct IndexerSpec
+{
+    int64_t heads = 0;
+    int64_t headDim = 0;
+    // DeepSeek-V3.2 / GLM-5 (DSA): queries from the MLA query latent (wq_b q_lora_rank ->
+    // heads x dim), a weights_proj hidden -> heads, and keys stored in fp8 with one fp32 scale
+    // per 128 (vLLM DeepseekV32IndexerCache: 132 bytes for dim 128) whatever the KV dtype.
+    // MiniMax-M3: queries from the hidden state, keys kept in the KV cache's dtype.
+    bool deepseek = true;
+
+    bool enabled() const { return heads > 0 && headDim > 0; }
+};
+
+// DeepSeek-V4's attention (transformers DeepseekV4Attention): one shared K=V head of headDim
+// with a low-rank query, a grouped low-rank output, per-head sinks; compressors of the cache
+// on compressed layers; and manifold hyper-connections around every sub-layer.
+struct CompressedAttentionSpec
+{
+    int64_t qLoraRank = 0;
+    int64_t headDim = 0;
+    int64_t outputGroups = 1;
+    int64_t outputLoraRank = 0;
+    int64_t hyperConnections = 0; // hc_mult: copies of the residual stream
+    int64_t hashLayers = 0;       // the first layers route by a token table, not a bias
+
+    bool enabled() const { return headDim > 0; }
+};
+
+// A multi-token-prediction module, counted apart from the model (the checkpoint ships it for
+// speculative decoding; serving without it never loads it).
+struct MtpSpec
+{
+    int64_t modules = 0;           // num_nextn_predict_layers
+    std::vector<LayerSpec> layers; // the decoder layers of one module
+    bool ownEmbedding = false;     // DeepSeek-V3: a copy of embed_tokens in the module
+    bool ownHead = false;          // DeepSeek-V3, Step-3.7: a copy of the LM head
+    int norms = 3;                 // enorm, hnorm, and the final (shared_head) norm
 };
 
 // A multimodal checkpoint's vision encoder and projector, as transformers builds them: the
@@ -44,9 +167,13 @@ struct VisionTower
     enum class Kind
     {
         None,
-        Siglip, // Gemma-3: SiglipVisionModel + Gemma3MultiModalProjector
-        Mllama, // Llama-3.2-Vision: MllamaVisionModel + a Linear projector with bias
-        Llama4, // Llama-4: Llama4VisionModel (with its adapter) + a Linear projector
+        Siglip,    // Gemma-3: SiglipVisionModel + Gemma3MultiModalProjector
+        Mllama,    // Llama-3.2-Vision: MllamaVisionModel + a Linear projector with bias
+        Llama4,    // Llama-4: Llama4VisionModel (with its adapter) + a Linear projector
+        Qwen3Vl,   // Qwen3-VL / Qwen3.5: Qwen3VLVisionModel, merger and deepstack mergers
+        MoonVit,   // Kimi K2.5 / K3: MoonViT3d and its patch merger
+        Gemma4,    // Gemma-4: Gemma4VisionModel + embed_vision
+        MiniMaxM3, // MiniMax-M3: a CLIP-style tower and its 2 x 2 patch-merging projector
     };
     Kind kind = Kind::None;
     int64_t hidden = 0;
@@ -61,7 +188,22 @@ struct VisionTower
     int64_t outputDim = 0;    // the projector's input width (Mllama, Llama-4)
     int64_t projectorIn = 0;  // Llama-4's vision adapter
     int64_t projectorOut = 0;
-    bool head = false; // SigLIP's attention-pooling head
+    bool head = false;         // SigLIP's attention-pooling head
+    int64_t temporalPatch = 1; // Qwen3-VL, MiniMax-M3: frames per patch (Conv3d)
+    int64_t positions = 0;     // learned positions (Qwen3-VL num_position_embeddings, ...)
+    int64_t mergeSize = 1;     // patches merged per side before the projector
+    int64_t deepstack = 0;     // Qwen3-VL: deepstack mergers
+    int64_t heads = 0;         // Gemma-4: heads, KV heads and head_dim
+    int64_t kvHeads = 0;
+    int64_t headDim = 0;
+    int64_t qkvWidth = 0;        // MoonViT qkv_hidden_size (0: hidden)
+    int64_t projectorHidden = 0; // MiniMax-M3 projector_hidden_size
+    bool attentionBias = true;   // MoonViT attn_bias
+    bool linearBias = true;      // MoonViT linear_bias
+    bool patchBias = true;       // MoonViT patch_embed_proj_bias
+    bool rmsNorm = false;        // MoonViT norm_type rmsnorm
+    bool projectorV2 = false;    // MoonViT patchmergerv2 (Kimi K3)
+    bool standardize = false;    // Gemma-4: std_bias and std_scale
 
     bool enabled() const { return kind != Kind::None; }
 };
@@ -92,8 +234,15 @@ struct MoeSpec
     bool routerBias = false;           // gpt-oss: router Linear has a bias
     bool routerCorrectionBias = false; // DeepSeek-V3 noaux_tc: e_score_correction_bias
     bool expertBias = false;           // gpt-oss: expert matrices carry biases
+    // Latent experts (Nemotron-3, Kimi K3): routed experts work at this width between a
+    // hidden -> latent and a latent -> hidden projection; 0: at the hidden size.
+    int64_t latentSize = 0;
+    bool latentNorm = false; // Kimi K3: an RMSNorm over the latent
+    // Gemma-4's router: a scale over the hidden state and one per expert.
+    bool routerScales = false;
 
     bool enabled() const { return experts > 0; }
+    int64_t expertInput(int64_t hidden) const { return latentSize > 0 ? latentSize : hidden; }
 };
 
 // A model as attnplan sizes it: plain data read from a config.json by ConfigReader, with
@@ -129,7 +278,13 @@ struct ModelSpec
     bool qkvBias = false;
     bool oBias = false;
     bool mlpBias = false;
-    bool attentionSinks = false; // gpt-oss: one learned sink logit per head
+    // Qwen3.5: q_proj also produces a sigmoid gate on the attention output (attn_output_gate);
+    // Kimi K3: MLA's g_proj (mla_use_output_gate).
+    bool attentionOutputGate = false;
+    bool headGate = false;           // Step-3.7: a sigmoid gate per head (g_proj hidden -> heads)
+    bool qkNormFullWidth = false;    // MiniMax-M2: q/k RMSNorms over all heads, not one head
+    bool layerScalar = false;        // Gemma-4: one learned scalar per layer
+    bool attentionResiduals = false; // Kimi K3: attention over depth, 4 x hidden per layer
     bool tiedEmbeddings = false;
     int64_t learnedPositions = 0; // rows of a learned position table (GPT-2, OPT, StarCoder)
     bool finalNorm = true;
@@ -137,10 +292,14 @@ struct ModelSpec
 
     MlaSpec mla;
     MoeSpec moe;
+    LinearAttentionSpec linear;         // GatedDeltaNet / KimiDelta layers
+    Mamba2Spec mamba;                   // Mamba2 layers
+    IndexerSpec indexer;                // layers with indexer
+    CompressedAttentionSpec compressed; // Compressed layers (DeepSeek-V4)
+    MtpSpec mtp;                        // multi-token prediction, counted apart
     VisionTower vision;
     int64_t extraEmbeddingRows = 0; // Mllama: embed_tokens has vocab_size + 8 rows
     std::vector<LayerSpec> layers;  // numLayers entries
-    int64_t mtpLayers = 0;          // DeepSeek multi-token-prediction modules, counted apart
 
     std::string torchDtype;               // as written in the config, "" if absent
     std::optional<DType> checkpointDType; // torch_dtype or quantization_config, when known
@@ -190,20 +349,44 @@ struct ModelSpec
             n += l.window > 0;
         return n;
     }
-    // Layers that keep K/V for every text token (all but Mllama's cross-attention layers).
+    // Layers that keep K/V for every text token (attention layers, but Mllama's cross-attention).
     int64_t kvLayerCount() const
     {
         int64_t n = 0;
         for (const LayerSpec& l : layers)
-            n += !l.crossAttention;
+            n += l.keepsKv();
+        return n;
+    }
+    // Layers that keep a fixed state per sequence (linear attention, Mamba).
+    int64_t stateLayerCount() const
+    {
+        int64_t n = 0;
+        for (const LayerSpec& l : layers)
+            n += l.keepsState();
         return n;
     }
     int64_t moeLayerCount() const
     {
         int64_t n = 0;
         for (const LayerSpec& l : layers)
-            n += l.moe;
+            n += l.hasExperts();
         return n;
+    }
+    // A layer's attention geometry: its own where it has one, else the model's.
+    int64_t headsOf(const LayerSpec& l) const { return l.heads > 0 ? l.heads : numHeads; }
+    int64_t kvHeadsOf(const LayerSpec& l) const { return l.kvHeads > 0 ? l.kvHeads : numKvHeads; }
+    int64_t headDimOf(const LayerSpec& l) const { return l.headDim > 0 ? l.headDim : headDim; }
+    int64_t vHeadDimOf(const LayerSpec& l) const
+    {
+        return l.vHeadDim > 0 ? l.vHeadDim : headDimOf(l);
+    }
+    // True when every attention layer has the model's own geometry (the classic decoder).
+    bool uniformAttention() const
+    {
+        for (const LayerSpec& l : layers)
+            if (l.heads || l.kvHeads || l.headDim || l.vHeadDim || l.mixer != Mixer::Attention)
+                return false;
+        return true;
     }
 };
 

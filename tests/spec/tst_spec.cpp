@@ -361,7 +361,7 @@ void TestSpec::mlaCacheHasNoDoubling()
     QCOMPARE(s.mla.cacheWidth(), qint64(576));
     QCOMPARE(kvBytesPerTokenPerLayer(s, DType::BF16), qint64(1152));
     QCOMPARE(s.moeLayerCount(), qint64(58));
-    QCOMPARE(s.mtpLayers, qint64(1));
+    QCOMPARE(s.mtp.modules, qint64(1));
     // MTP module: about 11.6B in the layer plus its 1.85B embedding and head copies, so that
     // the checkpoint holds 671B + 13.5B (HF lists 685B).
     const ParameterCount c = countParameters(s);
