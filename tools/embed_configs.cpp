@@ -1,7 +1,7 @@
 // Build-time tool: turns configs/SOURCES.md's table and the files it names into a C++ source
-// that defines attnplan's bundled models (model/read/BundledModels.h). Runs before the model library
-// compiles; every byte of each config is kept, written as a character array so that no escaping
-// can change it.
+// that defines attnplan's bundled models (model/read/BundledModels.h). Runs before the model
+// library compiles; every byte of each config is kept, written as a character array so that no
+// escaping can change it.
 //
 // usage: embed_configs CONFIGS_DIR OUTPUT.cpp
 #include <filesystem>
