@@ -1,5 +1,7 @@
 #include "base/JsonFile.h"
 
+#include <cctype>
+
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -72,8 +74,69 @@ int jsonDepth(const std::string& text, int limit)
     return deepest;
 }
 
-Expected<nlohmann::json> parseJson(const std::string& text, const std::string& label)
+namespace {
+
+// The length of a whole NaN, Infinity or -Infinity at i, else 0.
+size_t constantAt(const std::string& text, size_t i)
 {
+    for (const char* word : {"-Infinity", "Infinity", "NaN"}) {
+        const size_t n = std::char_traits<char>::length(word);
+        if (text.compare(i, n, word) != 0)
+            continue;
+        const char next = i + n < text.size() ? text[i + n] : ' ';
+        const bool whole =
+            !std::isalnum(static_cast<unsigned char>(next)) && next != '_' && next != '.';
+        return whole ? n : 0;
+    }
+    return 0;
+}
+
+} // namespace
+
+std::string quotePythonConstants(const std::string& text)
+{
+    // Outside strings, a bare NaN, Infinity or -Infinity in a value's place (after ':', ',' or
+    // '[', or at the top) becomes the string of its name. Anything else is left for the parser
+    // to refuse, as Python's json refuses "Infinityx" or "nan".
+    std::string out;
+    out.reserve(text.size());
+    bool inString = false, escaped = false, valuePlace = true;
+    for (size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (inString) {
+            out += c;
+            if (escaped)
+                escaped = false;
+            else if (c == '\\')
+                escaped = true;
+            else if (c == '"')
+                inString = false;
+            continue;
+        }
+        const size_t n = valuePlace ? constantAt(text, i) : 0;
+        if (n > 0) {
+            out += '"';
+            out.append(text, i, n);
+            out += '"';
+            i += n - 1;
+            valuePlace = false;
+            continue;
+        }
+        if (c == '"')
+            inString = true;
+        if (!std::isspace(static_cast<unsigned char>(c)))
+            valuePlace = c == ':' || c == ',' || c == '[';
+        out += c;
+    }
+    return out;
+}
+
+Expected<nlohmann::json> parseJson(const std::string& text, const std::string& label,
+                                   JsonDialect dialect)
+{
+    if (dialect == JsonDialect::Python && (text.find("NaN") != std::string::npos ||
+                                           text.find("Infinity") != std::string::npos))
+        return parseJson(quotePythonConstants(text), label, JsonDialect::Strict);
     if (text.find_first_not_of(" \t\r\n") == std::string::npos)
         return Error{label + ": file is empty, expected a JSON object"};
     if (jsonDepth(text, kMaxJsonDepth) > kMaxJsonDepth)

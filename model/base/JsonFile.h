@@ -22,8 +22,21 @@ inline constexpr int kMaxJsonDepth = 64;
 // too large, empty.
 Expected<std::string> readTextFile(const std::string& path, int64_t maxBytes);
 
+// Python's json module writes float("inf") and float("nan") as the bare words Infinity,
+// -Infinity and NaN, and reads them back (transformers saves configs with it: Nemotron-H's
+// time_step_limit holds Infinity). Python: such words in a value's place read as the strings
+// "Infinity", "-Infinity" and "NaN" (a sizing field holding one is then refused by name);
+// Strict: JSON as RFC 8259 has it, everywhere else attnplan reads JSON.
+enum class JsonDialect
+{
+    Strict,
+    Python,
+};
+std::string quotePythonConstants(const std::string& text);
+
 // Parses text as JSON after checking its nesting depth. `label` names the file in errors.
-Expected<nlohmann::json> parseJson(const std::string& text, const std::string& label);
+Expected<nlohmann::json> parseJson(const std::string& text, const std::string& label,
+                                   JsonDialect dialect = JsonDialect::Strict);
 
 // Both of the above.
 Expected<nlohmann::json> readJsonFile(const std::string& path, int64_t maxBytes = kMaxConfigBytes);

@@ -196,6 +196,64 @@ public:
         return v->get<std::string>();
     }
 
+    // The same reader over a nested object (a vision_config, a block of block_configs), its
+    // errors naming the nested fields by `prefix`.
+    Fields nested(const json& obj) const { return Fields(obj, nullptr, nullptr, m_warnings); }
+
+    // The whole document (the wrapper of a multimodal config, else the config itself).
+    const json& root() const { return m_outer ? *m_outer : m_obj; }
+    // A top-level value first, then the text config's (Qwen3-VL's tie_word_embeddings).
+    const json* getTopFirst(const char* key) const
+    {
+        if (m_outer) {
+            auto it = m_outer->find(key);
+            if (it != m_outer->end() && !it->is_null())
+                return &*it;
+        }
+        return get(key);
+    }
+    std::optional<double> optReal(const char* key, double min, double max) const
+    {
+        const json* v = get(key);
+        if (!v)
+            return std::nullopt;
+        if (!v->is_number() || !std::isfinite(v->get<double>()))
+            throw FieldError{key, std::string("expected a number, got ") + typeName(*v)};
+        const double d = v->get<double>();
+        if (d < min || d > max)
+            throw FieldError{key, describe(*v) + " is out of range"};
+        return d;
+    }
+    // A list of strings, or empty when absent.
+    std::vector<std::string> stringList(const char* key) const
+    {
+        std::vector<std::string> out;
+        const json* v = get(key);
+        if (!v)
+            return out;
+        if (!v->is_array())
+            throw FieldError{key, std::string("expected a list, got ") + typeName(*v)};
+        for (const json& e : *v) {
+            if (!e.is_string())
+                throw FieldError{key, "expected a list of strings"};
+            out.push_back(e.get<std::string>());
+        }
+        return out;
+    }
+    // A list of integers, or empty when absent.
+    std::vector<int64_t> intList(const char* key, int64_t min, int64_t max) const
+    {
+        std::vector<int64_t> out;
+        const json* v = get(key);
+        if (!v)
+            return out;
+        if (!v->is_array())
+            throw FieldError{key, std::string("expected a list, got ") + typeName(*v)};
+        for (const json& e : *v)
+            out.push_back(toInt(e, key, min, max));
+        return out;
+    }
+
     void warnDefault(const std::string& key, const std::string& value)
     {
         m_warnings.push_back(key + " not given; using the " +

@@ -81,6 +81,12 @@ ojson modelObject(const ModelSpec& s, const ModelFacts& f)
     j["weight_bytes_source"] = f.weights.exact ? s.weightBytesSource : "computed";
     j["kv_dtype"] = dtypeName(f.kvDtype);
     j["kv_bytes_per_token"] = f.kvBytesPerToken;
+    j["indexer_bytes_per_token"] = f.indexerBytesPerToken;
+    j["kv_layers"] = s.kvLayerCount();
+    j["state_layers"] = s.stateLayerCount();
+    j["state_bytes_per_sequence"] = f.state.total();
+    j["state_conv_bytes"] = f.state.conv;
+    j["state_recurrent_bytes"] = f.state.recurrent;
     j["context"] = f.context;
     j["kv_bytes"] = f.kvBytes;
     j["decode_flops_per_token"] = f.decode.total();
@@ -326,7 +332,11 @@ ModelFacts modelFacts(const ModelSpec& s, DType wt, DType kt, int64_t context)
     f.parameters = countParameters(s);
     f.weights = weightBytesFor(s, wt);
     f.kvBytesPerToken = kvBytesPerToken(s, kt);
+    f.indexerBytesPerToken = indexerBytesPerToken(s, kt);
     f.kvBytes = kvBytes(s, context, kt);
+    // The state's convolution part is in the activation dtype (bf16 unless the checkpoint is
+    // fp16): vLLM's mamba_cache_dtype "auto".
+    f.state = stateBytesPerSequence(s, servingKvDType(s) == DType::F16 ? DType::F16 : DType::BF16);
     f.decode = decodeFlops(s, context);
     f.crossover = attentionCrossover(s);
     return f;

@@ -26,9 +26,11 @@ struct ModelFacts
     DType kvDtype = DType::BF16;
     WeightBytes weights;
     int64_t kvBytesPerToken = 0;
-    int64_t context = 0; // the context kvBytes is taken at
-    int64_t kvBytes = 0; // one conversation at `context`
-    ForwardFlops decode; // one decode step at `context`
+    int64_t indexerBytesPerToken = 0; // the indexer keys' share of kvBytesPerToken
+    StateBytes state;                 // per sequence, whatever its length
+    int64_t context = 0;              // the context kvBytes is taken at
+    int64_t kvBytes = 0;              // one conversation at `context`
+    ForwardFlops decode;              // one decode step at `context`
     Crossover crossover;
 };
 // Throws std::runtime_error (with the reason) on a spec the counts cannot handle.
