@@ -134,8 +134,8 @@ std::string quotePythonConstants(const std::string& text)
 Expected<nlohmann::json> parseJson(const std::string& text, const std::string& label,
                                    JsonDialect dialect)
 {
-    if (dialect == JsonDialect::Python && (text.find("NaN") != std::string::npos ||
-                                           text.find("Infinity") != std::string::npos))
+    if (dialect == JsonDialect::Python &&
+        (text.find("NaN") != std::string::npos || text.find("Infinity") != std::string::npos))
         return parseJson(quotePythonConstants(text), label, JsonDialect::Strict);
     if (text.find_first_not_of(" \t\r\n") == std::string::npos)
         return Error{label + ": file is empty, expected a JSON object"};
