@@ -2,6 +2,7 @@
 
 #include "read/ConfigFields.h"
 #include "read/ConfigSteps.h"
+#include "read/families/Nemotron.h"
 #include "read/families/Qwen.h"
 
 #include "base/JsonFile.h"
@@ -71,6 +72,9 @@ constexpr FamilyDefaults kFamilies[] = {
     {"qwen3_next", "qwen3_5", 151936, 2048, 5632, 48, 16, 2, 256, 32768, false},
     {"qwen3_vl_text", "qwen3_vl", 151936, 4096, 22016, 32, 32, 32, 128, 128000, false},
     {"qwen3_vl_moe_text", "qwen3_vl", 151936, 2048, 5632, 24, 16, 16, 0, 128000, true},
+    {"nemotron_h", "nemotron_h", 131072, 4096, 21504, 0, 32, 8, 128, 4096, false},
+    {"nemotron-nas", "nemotron_nas", 128256, 8192, 0, 80, 64, 0, 0, 131072, false},
+    {"nemotron_nas", "nemotron_nas", 128256, 8192, 0, 80, 64, 0, 0, 131072, false},
 };
 
 // Families whose layers are not one repeated decoder layer: each has a reader of its own.
@@ -82,6 +86,8 @@ struct ModernFamily
 constexpr ModernFamily kModernFamilies[] = {
     {"qwen3_5", readQwen35},
     {"qwen3_vl", readQwen3Vl},
+    {"nemotron_h", readNemotronH},
+    {"nemotron_nas", readNemotronNas},
 };
 
 const FamilyDefaults* findFamily(const std::string& type)
