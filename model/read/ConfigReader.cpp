@@ -2,6 +2,7 @@
 
 #include "read/ConfigFields.h"
 #include "read/ConfigSteps.h"
+#include "read/families/DeepSeek.h"
 #include "read/families/Nemotron.h"
 #include "read/families/Qwen.h"
 
@@ -75,6 +76,11 @@ constexpr FamilyDefaults kFamilies[] = {
     {"nemotron_h", "nemotron_h", 131072, 4096, 21504, 0, 32, 8, 128, 4096, false},
     {"nemotron-nas", "nemotron_nas", 128256, 8192, 0, 80, 64, 0, 0, 131072, false},
     {"nemotron_nas", "nemotron_nas", 128256, 8192, 0, 80, 64, 0, 0, 131072, false},
+    {"deepseek_v32", "deepseek_v32", 129280, 7168, 18432, 61, 128, 128, 0, 4096, false},
+    {"glm_moe_dsa", "deepseek_v32", 154880, 6144, 12288, 78, 64, 64, 0, 202752, false},
+    {"deepseek_v4", "deepseek_v4", 129280, 4096, 0, 43, 64, 1, 512, 1048576, false},
+    {"deepseek_ref", "deepseek_v4", 129280, 4096, 0, 43, 64, 1, 512, 1048576, false},
+    {"kimi_linear", "kimi_linear", 163840, 2304, 0, 27, 32, 32, 0, 1048576, false},
 };
 
 // Families whose layers are not one repeated decoder layer: each has a reader of its own.
@@ -88,6 +94,9 @@ constexpr ModernFamily kModernFamilies[] = {
     {"qwen3_vl", readQwen3Vl},
     {"nemotron_h", readNemotronH},
     {"nemotron_nas", readNemotronNas},
+    {"deepseek_v32", readDeepseekSparse},
+    {"deepseek_v4", readDeepseekV4},
+    {"kimi_linear", readKimiLinear},
 };
 
 const FamilyDefaults* findFamily(const std::string& type)
@@ -554,7 +563,9 @@ ModelSpec buildSpec(const json& root, const std::string& label, std::vector<std:
     }
     if (type == "mllama_text_model")
         readCrossAttention(f, s);
-    if (outer)
+    if (outer && outerType == "kimi_k25")
+        readMoonVit(f, s);
+    else if (outer)
         readVisionTower(root, outerType, s, warnings);
     (void)label;
     return s;
