@@ -3,6 +3,9 @@
 #include "read/ConfigFields.h"
 #include "read/ConfigSteps.h"
 #include "read/families/DeepSeek.h"
+#include "read/families/Gemma4.h"
+#include "read/families/MiMo.h"
+#include "read/families/MiniMax.h"
 #include "read/families/Nemotron.h"
 #include "read/families/Qwen.h"
 
@@ -81,6 +84,12 @@ constexpr FamilyDefaults kFamilies[] = {
     {"deepseek_v4", "deepseek_v4", 129280, 4096, 0, 43, 64, 1, 512, 1048576, false},
     {"deepseek_ref", "deepseek_v4", 129280, 4096, 0, 43, 64, 1, 512, 1048576, false},
     {"kimi_linear", "kimi_linear", 163840, 2304, 0, 27, 32, 32, 0, 1048576, false},
+    {"gemma4_text", "gemma4", 262144, 2304, 9216, 30, 8, 4, 256, 131072, true},
+    {"minimax_m2", "minimax", 200064, 3072, 1536, 62, 48, 8, 128, 196608, false},
+    {"minimax_m3", "minimax", 200064, 6144, 3072, 60, 64, 4, 128, 524288, false},
+    {"mimo", "mimo", 151680, 4096, 11008, 36, 32, 8, 0, 32768, false},
+    {"mimo_v2_flash", "mimo", 152576, 4096, 16384, 48, 64, 4, 192, 262144, false},
+    {"step3p7", "step3p7", 128896, 4096, 11264, 45, 64, 8, 128, 65536, false},
 };
 
 // Families whose layers are not one repeated decoder layer: each has a reader of its own.
@@ -97,6 +106,10 @@ constexpr ModernFamily kModernFamilies[] = {
     {"deepseek_v32", readDeepseekSparse},
     {"deepseek_v4", readDeepseekV4},
     {"kimi_linear", readKimiLinear},
+    {"gemma4", readGemma4},
+    {"minimax", readMiniMax},
+    {"mimo", readMimo},
+    {"step3p7", readStep},
 };
 
 const FamilyDefaults* findFamily(const std::string& type)
@@ -492,10 +505,12 @@ ModelSpec buildSpec(const json& root, const std::string& label, std::vector<std:
             throw FieldError{"model_type", std::string("expected a string, got ") + typeName(*it)};
         type = it->get<std::string>();
     } else if (outer) {
-        type = outerType == "gemma3"   ? "gemma3_text"
-               : outerType == "mllama" ? "mllama_text_model"
-               : outerType == "llama4" ? "llama4_text"
-                                       : outerType;
+        type = outerType == "gemma3"          ? "gemma3_text"
+               : outerType == "minimax_m3_vl" ? "minimax_m3"
+               : outerType == "gemma4"        ? "gemma4_text"
+               : outerType == "mllama"        ? "mllama_text_model"
+               : outerType == "llama4"        ? "llama4_text"
+                                              : outerType;
         warnings.push_back("text_config has no model_type; read as " + type);
     } else {
         type = outerType;
