@@ -55,6 +55,9 @@ private slots:
     void kvOverflowThrows();
     void crossoverMatchesLessonForMha();
     void prefillFlopsByHand();
+    void gatedDeltaNetStateByHand();
+    void mamba2StateByHand();
+    void dsaIndexerKeysByHand();
     void visionTowersCounted();
     void ggmlTypeTable_data();
     void ggmlTypeTable();
@@ -495,6 +498,86 @@ void TestSpec::ggmlTypeTable()
     QCOMPARE(t->bytesPerBlock, bytes);
     QCOMPARE(ggmlTypeByName(name.toLower().toStdString()), t);
     QVERIFY(!ggmlType(4)); // removed from ggml
+}
+
+// Qwen3.5-27B's shape: 64 layers, every fourth full attention (4 KV heads of 256), the other 48
+// Gated DeltaNet with 16 key heads and 48 value heads of 128 and a 4-tap convolution. vLLM keeps,
+// per GDN layer and sequence, the last K - 1 = 3 inputs of the convolution over q, k and v
+// (2 x 16 x 128 + 48 x 128 = 10,240 channels) in bf16, and one 128 x 128 state per value head in
+// float32 (mamba_ssm_dtype):
+//   conv      10,240 x 3 x 2 B        =    61,440 B
+//   recurrent 48 x 128 x 128 x 4 B    = 3,145,728 B
+//   48 layers x 3,207,168 B           = 153,944,064 B per sequence, at any context;
+// KV: 16 full layers x 2 x 4 x 256 x 2 B = 65,536 B per token.
+void TestSpec::gatedDeltaNetStateByHand()
+{
+    ModelSpec s;
+    s.hiddenSize = 5120;
+    s.numLayers = 64;
+    s.numHeads = 24;
+    s.numKvHeads = 4;
+    s.headDim = 256;
+    s.linear = {16, 48, 128, 128, 4, false, DType::F32};
+    s.layers.assign(64, LayerSpec{});
+    for (int i = 0; i < 64; ++i)
+        if ((i + 1) % 4 != 0)
+            s.layers[size_t(i)].mixer = Mixer::GatedDeltaNet;
+    const StateBytes b = stateBytesPerSequence(s, DType::BF16);
+    QCOMPARE(b.conv, qint64(48) * 61440);
+    QCOMPARE(b.recurrent, qint64(48) * 3145728);
+    QCOMPARE(b.total(), qint64(153944064));
+    QCOMPARE(kvBytesPerToken(s, DType::BF16), qint64(65536));
+    QCOMPARE(kvBytes(s, 1000, DType::BF16), qint64(65536) * 1000); // the state is not per token
+    // Tensor parallelism splits the channels and the value heads.
+    QCOMPARE(stateBytesPerSequence(s, DType::BF16, 2).total(), qint64(153944064) / 2);
+}
+
+// Nemotron 3 Nano's Mamba-2: 64 heads of 64 (d_inner 4,096), state 128, 8 groups, kernel 4; 23
+// Mamba layers. vLLM's mamba2_state_shape: conv (K - 1) x (4,096 + 2 x 8 x 128 = 6,144) in bf16,
+// SSM 64 x 64 x 128 in float32:
+//   conv 3 x 6,144 x 2 B = 36,864 B; SSM 64 x 64 x 128 x 4 B = 2,097,152 B;
+//   23 layers x 2,134,016 B = 49,082,368 B per sequence.
+void TestSpec::mamba2StateByHand()
+{
+    ModelSpec s;
+    s.hiddenSize = 2688;
+    s.numLayers = 52;
+    s.numHeads = 32;
+    s.numKvHeads = 2;
+    s.headDim = 128;
+    s.mamba = {64, 64, 128, 8, 4, false, true, DType::F32};
+    s.layers.assign(52, LayerSpec{});
+    for (int i = 0; i < 23; ++i)
+        s.layers[size_t(i)].mixer = Mixer::Mamba2;
+    const StateBytes b = stateBytesPerSequence(s, DType::BF16);
+    QCOMPARE(b.conv, qint64(23) * 36864);
+    QCOMPARE(b.recurrent, qint64(23) * 2097152);
+    QCOMPARE(b.total(), qint64(49082368));
+    // The 29 other layers here are attention: 2 KV heads of 128, K and V, bf16.
+    QCOMPARE(kvBytesPerToken(s, DType::BF16), qint64(29) * 2 * 2 * 128 * 2);
+}
+
+// DeepSeek-V3.2's lightning indexer keeps, per layer and token, a key of 128 in fp8 plus one
+// float32 scale per 128 values: 132 B, in every KV dtype (vLLM DeepseekV32IndexerCache). Its MLA
+// latent is 512 + 64 = 576 values: 1,152 B in bf16, or 656 B in vLLM's fp8 sparse layout (512 fp8
+// values, 4 float32 scales, 64 bf16 RoPE values). 61 layers:
+//   bf16 61 x (1,152 + 132) = 78,324 B; fp8 61 x (656 + 132) = 48,068 B; indexer 61 x 132.
+void TestSpec::dsaIndexerKeysByHand()
+{
+    ModelSpec s;
+    s.hiddenSize = 7168;
+    s.numLayers = 61;
+    s.numHeads = 128;
+    s.numKvHeads = 128;
+    s.mla = {512, 1536, 64, 128, 128};
+    s.indexer = {64, 128, true};
+    s.layers.assign(61, LayerSpec{});
+    for (LayerSpec& l : s.layers)
+        l.indexer = true;
+    QCOMPARE(kvBytesPerToken(s, DType::BF16), qint64(61) * (1152 + 132));
+    QCOMPARE(kvBytesPerToken(s, DType::FP8), qint64(61) * (656 + 132));
+    QCOMPARE(indexerBytesPerToken(s, DType::BF16), qint64(8052));
+    QCOMPARE(stateBytesPerSequence(s, DType::BF16).total(), qint64(0));
 }
 
 QTEST_GUILESS_MAIN(TestSpec)
