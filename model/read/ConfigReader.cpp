@@ -2,6 +2,7 @@
 
 #include "read/ConfigFields.h"
 #include "read/ConfigSteps.h"
+#include "read/Quantization.h"
 #include "read/families/DeepSeek.h"
 #include "read/families/Gemma4.h"
 #include "read/families/MiMo.h"
@@ -689,6 +690,17 @@ Expected<ModelSpec> parseModelConfig(const std::string& text, const std::string&
     spec.warnings = std::move(warnings);
     spec.sourcePath = label;
     const json& root = doc.value();
+    try {
+        const json* q = nullptr;
+        for (const json* where :
+             {&root, root.contains("text_config") ? &root["text_config"] : nullptr})
+            if (where && where->is_object() && where->contains("quantization_config") &&
+                (*where)["quantization_config"].is_object())
+                q = &(*where)["quantization_config"];
+        readQuantization(spec, q ? *q : json::object(), folder, label);
+    } catch (const json::exception& e) {
+        return Error{label + ": quantization_config: unexpected structure: " + e.what()};
+    }
     if (auto it = root.find("_name_or_path");
         it != root.end() && it->is_string() && !it->get<std::string>().empty())
         spec.name = it->get<std::string>();

@@ -42,20 +42,88 @@ int64_t quantizedBytes(const ModelSpec& s, int64_t n, DType t)
 
 bool isQuantized(DType t)
 {
-    return t == DType::FP8 || t == DType::INT8 || t == DType::INT4;
+    return t == DType::FP8 || t == DType::INT8 || t == DType::INT4 || t == DType::FP4;
+}
+
+// n weights in a checkpoint format, scales included: fp8 blocks add one fp32 scale per
+// block x block tile; NVFP4 one fp8 scale per 16 values (ModelOpt: 9 bytes per 16); MXFP4 one
+// e8m0 scale per 32 (17 bytes per 32: gpt-oss); MXFP8 33 bytes per 32; int groups as
+// quantizedBytes.
+int64_t formatBytes(const ModelSpec& s, int64_t n, WeightFormat f)
+{
+    const auto blocks = [n](int64_t size) { return n / size + (n % size ? 1 : 0); };
+    switch (f) {
+    case WeightFormat::Half:
+        return bytesFor(n, DType::BF16);
+    case WeightFormat::Fp8:
+        return n;
+    case WeightFormat::Fp8Block: {
+        const int64_t b = s.fp8BlockSize > 0 ? s.fp8BlockSize : 128;
+        return checkedAdd(n, checkedMul(blocks(b * b), 4, "weight bytes"), "weight bytes");
+    }
+    case WeightFormat::Nvfp4:
+        return checkedAdd(n / 2 + n % 2, blocks(16), "weight bytes");
+    case WeightFormat::Mxfp4:
+        return checkedMul(blocks(32), 17, "weight bytes");
+    case WeightFormat::Mxfp8:
+        return checkedMul(blocks(32), 33, "weight bytes");
+    case WeightFormat::Int4:
+        return quantizedBytes(s, n, DType::INT4);
+    case WeightFormat::Int8:
+        return quantizedBytes(s, n, DType::INT8);
+    }
+    return bytesFor(n, DType::BF16);
+}
+
+// The checkpoint's bytes, module kind by module kind (MTP modules are not loaded).
+int64_t checkpointBytes(const ModelSpec& s, const ParameterCount& c)
+{
+    const WeightFormats& f = s.formats;
+    int64_t bytes = bytesFor(c.embedding + c.positions + c.norms + c.routers, DType::BF16);
+    for (const auto& [n, format] :
+         {std::pair{c.attention, f.attention}, std::pair{c.denseMlp, f.dense},
+          std::pair{c.routedExperts, f.experts}, std::pair{c.sharedExperts, f.shared},
+          std::pair{c.lmHead, f.head}, std::pair{c.vision, f.vision}})
+        bytes = checkedAdd(bytes, formatBytes(s, n, format), "weight bytes");
+    return bytes;
 }
 
 } // namespace
 
+const char* weightFormatName(WeightFormat f)
+{
+    switch (f) {
+    case WeightFormat::Half:
+        return "bf16";
+    case WeightFormat::Fp8:
+        return "fp8";
+    case WeightFormat::Fp8Block:
+        return "fp8 (128 x 128 blocks)";
+    case WeightFormat::Nvfp4:
+        return "nvfp4";
+    case WeightFormat::Mxfp4:
+        return "mxfp4";
+    case WeightFormat::Mxfp8:
+        return "mxfp8";
+    case WeightFormat::Int4:
+        return "int4";
+    case WeightFormat::Int8:
+        return "int8";
+    }
+    return "?";
+}
+
 int64_t weightBytes(const ModelSpec& spec, DType t)
 {
     const ParameterCount c = countParameters(spec);
-    if (spec.mxfp4Experts && t == DType::INT4) {
-        // MXFP4 blocks: 32 four-bit values + one E8M0 scale = 17 bytes per 32 weights.
-        const int64_t experts = c.routedExperts;
-        const int64_t blocks = experts / 32 + (experts % 32 ? 1 : 0);
-        return checkedAdd(checkedMul(blocks, 17, "weight bytes"),
-                          bytesFor(c.total - experts, DType::BF16), "weight bytes");
+    if (spec.formats.known && spec.checkpointDType && *spec.checkpointDType == t)
+        return checkpointBytes(spec, c);
+    if (t == DType::FP4) {
+        // A what-if in NVFP4: the Linear layers quantized (vLLM's ModelOpt NVFP4 method),
+        // embeddings, the head, norms and routers in 16 bits.
+        const int64_t quantized = quantizedParameters(c);
+        return checkedAdd(formatBytes(spec, quantized, WeightFormat::Nvfp4),
+                          bytesFor(c.total - quantized, DType::BF16), "weight bytes");
     }
     if (!isQuantized(t))
         return bytesFor(c.total, t);
@@ -70,7 +138,9 @@ int64_t replicatedWeightExtraBytes(const ModelSpec& s, DType t, int64_t tp)
         return 0;
     const ParameterCount c = countParameters(s);
     auto linearBytes = [&](int64_t n) {
-        return isQuantized(t) ? quantizedBytes(s, n, t) : bytesFor(n, t);
+        return t == DType::FP4  ? formatBytes(s, n, WeightFormat::Nvfp4)
+               : isQuantized(t) ? quantizedBytes(s, n, t)
+                                : bytesFor(n, t);
     };
     // Kept whole on a rank, less the 1/tp share an even split would have given it.
     auto extra = [tp](int64_t whole, int64_t modelWide) { return whole - modelWide / tp; };
@@ -106,6 +176,8 @@ DType servingWeightDType(const ModelSpec& spec)
 
 DType servingKvDType(const ModelSpec& spec)
 {
+    if (spec.checkpointKvDType)
+        return *spec.checkpointKvDType;
     const auto t = parseDType(spec.torchDtype);
     if (t && (*t == DType::F16 || *t == DType::F32))
         return DType::F16;

@@ -62,8 +62,10 @@ int64_t replicatedWeightExtraBytes(const ModelSpec& spec, DType t, int64_t tp);
 // The dtype a serving engine loads when asked for "auto": the checkpoint's, with float32
 // checkpoints served in fp16 as vLLM does (vllm/config.py, _get_and_verify_dtype).
 DType servingWeightDType(const ModelSpec& spec);
-// vLLM's kv_cache_dtype "auto": the activation dtype, fp16 for fp16/fp32 checkpoints, bf16
-// otherwise (fp8-quantized checkpoints compute in bf16).
+// vLLM's kv_cache_dtype "auto": the checkpoint's own KV dtype where its quantization config
+// names one (ModelOpt kv_cache_quant_algo, compressed-tensors kv_cache_scheme; vLLM >= 0.14,
+// resolve_kv_cache_dtype_string), else the activation dtype, fp16 for fp16/fp32 checkpoints,
+// bf16 otherwise (fp8-quantized checkpoints compute in bf16).
 DType servingKvDType(const ModelSpec& spec);
 
 // One layer's cache for one token on one GPU of a TP group (tp 1: the whole layer), as the

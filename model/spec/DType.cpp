@@ -19,6 +19,7 @@ int dtypeBits(DType t)
     case DType::INT8:
         return 8;
     case DType::INT4:
+    case DType::FP4:
         return 4;
     }
     return 16;
@@ -39,6 +40,8 @@ const char* dtypeName(DType t)
         return "int8";
     case DType::INT4:
         return "int4";
+    case DType::FP4:
+        return "fp4";
     }
     return "?";
 }
@@ -58,6 +61,8 @@ std::optional<DType> parseDType(std::string_view name)
     if (n == "fp8" || n == "fp8_e4m3" || n == "fp8_e5m2" || n == "float8_e4m3fn" ||
         n == "float8_e5m2" || n == "f8_e4m3" || n == "f8_e5m2" || n == "e4m3")
         return DType::FP8;
+    if (n == "fp4" || n == "nvfp4" || n == "mxfp4" || n == "float4_e2m1fn" || n == "e2m1")
+        return DType::FP4;
     if (n == "int8" || n == "i8" || n == "w8a8")
         return DType::INT8;
     if (n == "int4" || n == "i4" || n == "w4a16" || n == "awq" || n == "gptq")

@@ -6,7 +6,8 @@
 
 namespace attnplan {
 
-// Storage types for weights and the KV cache. int4 is half a byte; sizes round up.
+// Storage types for weights and the KV cache. int4 and fp4 are half a byte (their block scales
+// are added where weights are sized); sizes round up.
 enum class DType
 {
     F32,
@@ -14,7 +15,8 @@ enum class DType
     F16,
     FP8,
     INT8,
-    INT4
+    INT4,
+    FP4, // NVFP4 / MXFP4: 4-bit floats in blocks with their own scales (Architecture.cpp)
 };
 
 int dtypeBits(DType t);

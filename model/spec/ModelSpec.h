@@ -245,6 +245,36 @@ struct MoeSpec
     int64_t expertInput(int64_t hidden) const { return latentSize > 0 ? latentSize : hidden; }
 };
 
+// How a checkpoint stores a kind of module's weights, with the scales each format carries
+// (spec/Architecture.cpp sizes them).
+enum class WeightFormat : uint8_t
+{
+    Half,     // bf16 / fp16
+    Fp8,      // fp8 with per-tensor or per-channel scales (ModelOpt FP8, compressed-tensors)
+    Fp8Block, // fp8 with one fp32 scale per 128 x 128 block (DeepSeek's weight_block_size)
+    Nvfp4,    // 4-bit e2m1, one fp8 scale per 16 (ModelOpt NVFP4): 9 bytes per 16
+    Mxfp4,    // 4-bit e2m1, one e8m0 scale per 32 (gpt-oss): 17 bytes per 32
+    Mxfp8,    // fp8, one e8m0 scale per 32: 33 bytes per 32
+    Int4,     // AWQ / GPTQ / compressed-tensors int4: a 16-bit scale (and a zero point) per group
+    Int8,
+};
+const char* weightFormatName(WeightFormat f);
+
+// The checkpoint's formats by kind of module, as its quantization_config (and ModelOpt's
+// hf_quant_config.json beside it) says. Embeddings, norms and routers stay in 16 bits.
+struct WeightFormats
+{
+    bool known = false; // false: the checkpoint's dtype applies to everything
+    WeightFormat attention = WeightFormat::Half; // attention, linear-attention and Mamba mixers
+    WeightFormat dense = WeightFormat::Half;     // dense MLPs
+    WeightFormat experts = WeightFormat::Half;   // routed experts
+    WeightFormat shared = WeightFormat::Half;    // shared experts, latent projections
+    WeightFormat head = WeightFormat::Half;      // the LM head
+    WeightFormat vision = WeightFormat::Half;
+    WeightFormat mtp = WeightFormat::Half;
+    std::string source; // "hf_quant_config.json (ModelOpt NVFP4)", ...
+};
+
 // A model as attnplan sizes it: plain data read from a config.json by ConfigReader, with
 // one-line derived helpers. Every count is in elements or tokens; bytes come from Architecture.
 struct ModelSpec
@@ -304,8 +334,12 @@ struct ModelSpec
     std::string torchDtype;               // as written in the config, "" if absent
     std::optional<DType> checkpointDType; // torch_dtype or quantization_config, when known
     bool mxfp4Experts = false;            // gpt-oss: routed experts stored as MXFP4, the rest bf16
-    int64_t quantGroupSize = 128;         // AWQ/GPTQ group_size (weights per scale); -1 per channel
-    int64_t fp8BlockSize = 0; // fp8 weight_block_size (128: one scale per 128 x 128), 0 none
+    WeightFormats formats;                // the checkpoint's per-module formats, when known
+    // The checkpoint's KV cache dtype (ModelOpt kv_cache_quant_algo, compressed-tensors
+    // kv_cache_scheme), which vLLM's kv_cache_dtype "auto" follows from 0.14 on.
+    std::optional<DType> checkpointKvDType;
+    int64_t quantGroupSize = 128; // AWQ/GPTQ group_size (weights per scale); -1 per channel
+    int64_t fp8BlockSize = 0;     // fp8 weight_block_size (128: one scale per 128 x 128), 0 none
     std::optional<int64_t> exactWeightBytes; // from safetensors metadata beside the config
     bool gguf = false; // read from a GGUF file: exactWeightBytes are the weights as llama.cpp loads
     std::string weightBytesSource; // which file gave exactWeightBytes
