@@ -252,6 +252,9 @@ DeploymentInputs deploymentFrom(const CliArgs& a, const ModelSpec& spec, const G
     d.weightDtype = a.value("weight-dtype").value_or("auto");
     d.kvDtype = a.value("kv-dtype").value_or("auto");
     d.averageTokens = a.integer("average-tokens", 1, int64_t(1) << 34).value_or(0);
+    d.enforceEager = a.flag("enforce-eager");
+    d.dcp = a.integer("decode-context-parallel-size", 1, 1024).value_or(1);
+    d.mambaCacheMode = a.value("mamba-cache-mode").value_or("");
     d.efficiency.compute = efficiencyFrom(a, "compute-efficiency", true, d.efficiency.compute);
     d.efficiency.memory = efficiencyFrom(a, "memory-efficiency", false, d.efficiency.memory);
     auto resolved = resolveDeployment(d, spec, catalog);
@@ -269,6 +272,8 @@ DeploymentInputs deploymentFrom(const CliArgs& a, const ModelSpec& spec, const G
         in.activationBytes = *v;
     if (auto v = a.integer("overhead-bytes", 0, int64_t(1) << 50))
         in.overheadBytes = *v;
+    if (auto v = a.integer("cuda-graph-bytes", 0, int64_t(1) << 50))
+        in.cudaGraphBytes = *v;
     in.promptTokens = a.integer("prompt-tokens", 1, int64_t(1) << 34).value_or(0);
     return in;
 }
@@ -310,9 +315,16 @@ int runCapacity(const std::vector<std::string>& argv)
               << dtypeName(in.weightDtype) << "\n"
               << "    activations  " << formatGiB(double(m.activation)) << "\n"
               << "    non-torch    " << formatGiB(double(m.overhead)) << "\n"
+              << (m.cudaGraphs > 0 ? "    CUDA graphs  " + formatGiB(double(m.cudaGraphs)) + "\n"
+                                   : std::string())
               << "    KV cache     " << formatGiB(double(m.kvBudget)) << " ("
-              << withCommas(r.kvBlocks) << " blocks of " << r.blockSize << " tokens, "
-              << withCommas(r.kvBytesPerTokenPerGpu) << " B per token per GPU)\n"
+              << withCommas(r.kvBlocks) << " blocks of " << r.attentionBlockSize << " tokens, "
+              << withCommas(r.kvBytesPerTokenPerGpu) << " B per token per GPU"
+              << (r.stateBytesPerConversation > 0
+                      ? ", " + formatBytes(double(r.stateBytesPerConversation)) +
+                            " of state per conversation"
+                      : std::string())
+              << ")\n"
               << "  " << r.engine << ": GPU KV cache size: " << withCommas(r.kvCacheTokens)
               << " tokens; max_num_batched_tokens " << withCommas(r.maxNumBatchedTokens)
               << ", max_num_seqs " << r.maxNumSeqs << "\n"

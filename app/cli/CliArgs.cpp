@@ -151,6 +151,8 @@ std::string flagFor(const std::string& field)
         {"kv_dtype", "--kv-dtype"},
         {"max_num_seqs", "--max-num-seqs"},
         {"max_num_batched_tokens", "--max-num-batched-tokens"},
+        {"dcp", "--decode-context-parallel-size"},
+        {"mamba_cache_mode", "--mamba-cache-mode"},
     };
     for (const auto& [name, flag] : kFlags)
         if (field == name)

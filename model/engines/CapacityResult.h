@@ -12,8 +12,10 @@ namespace attnplan {
 // paged KV cache as vLLM logs it, the conversations and the roofline's times at that batch.
 struct CapacityResult
 {
-    std::string engine;    // the profile used: "vllm@0.10.0"
-    int64_t blockSize = 0; // as resolved (engine default or the user's)
+    std::string engine;             // the profile used: "vllm@0.10.0"
+    int64_t blockSize = 0;          // as resolved (engine default or the user's)
+    int64_t attentionBlockSize = 0; // tokens per block as paged: raised to hold a state page
+    std::string mambaCacheMode;     // vLLM: how state layers are paged (none, align, all)
     int64_t maxNumBatchedTokens = 0;
     int64_t maxNumSeqs = 0;
     MemoryBreakdown memory; // per GPU
@@ -21,15 +23,16 @@ struct CapacityResult
     int64_t kvHeadsPerGpu = 0;
     bool kvReplicated = false;
     int64_t layersPerGpu = 0;
-    int64_t kvBytesPerTokenPerGpu = 0;  // all local layers, after TP and replication
-    int64_t kvBytesPerConversation = 0; // per GPU, maxModelLen tokens, block-rounded, windows
-    int64_t kvBlocks = 0;               // num_gpu_blocks
-    int64_t kvCacheTokens = 0;          // "GPU KV cache size: N tokens", as vLLM logs it
-    int64_t kvGroups = 1;               // KV cache groups (hybrid manager: full + sliding)
-    double maxConcurrency = 0;          // "Maximum concurrency for N tokens per request"
-    int64_t conversations = 0;          // paged: requests of averageTokens that fit
-    int64_t conversationsReserved = 0;  // each reserving maxModelLen
-    double reservedFillFraction = 0;    // share of reserved memory holding real tokens
+    int64_t kvBytesPerTokenPerGpu = 0;     // all local layers, after TP and replication
+    int64_t kvBytesPerConversation = 0;    // per GPU, maxModelLen tokens, block-rounded, windows
+    int64_t stateBytesPerConversation = 0; // per GPU, whatever the length (linear attention, Mamba)
+    int64_t kvBlocks = 0;                  // num_gpu_blocks
+    int64_t kvCacheTokens = 0;             // "GPU KV cache size: N tokens", as vLLM logs it
+    int64_t kvGroups = 1;                  // KV cache groups (hybrid manager: full + sliding)
+    double maxConcurrency = 0;             // "Maximum concurrency for N tokens per request"
+    int64_t conversations = 0;             // paged: requests of averageTokens that fit
+    int64_t conversationsReserved = 0;     // each reserving maxModelLen
+    double reservedFillFraction = 0;       // share of reserved memory holding real tokens
     double pagedOverReserved = 0;
     int64_t batch = 0; // min(conversations, maxNumSeqs): the decode batch
     double ttftSeconds = 0;

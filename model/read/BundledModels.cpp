@@ -76,6 +76,17 @@ std::string familyDisplayName(const std::string& family)
         {"gpt_bigcode", "StarCoder"},
         {"gpt_neox", "GPT-NeoX"},
         {"opt", "OPT"},
+        {"qwen3_5", "Qwen3.5 / Qwen3-Next"},
+        {"qwen3_vl", "Qwen3-VL"},
+        {"nemotron_h", "Nemotron-H"},
+        {"nemotron_nas", "Nemotron (NAS)"},
+        {"deepseek_v32", "DeepSeek-V3.2 / GLM-5"},
+        {"deepseek_v4", "DeepSeek-V4"},
+        {"kimi_linear", "Kimi Linear"},
+        {"gemma4", "Gemma 4"},
+        {"minimax", "MiniMax"},
+        {"mimo", "MiMo"},
+        {"step3p7", "Step"},
     };
     for (const auto& [key, name] : kNames)
         if (family == key)

@@ -122,6 +122,7 @@ ojson capacityObject(const ModelSpec& s, const DeploymentInputs& in, const Capac
     j["max_num_batched_tokens"] = r.maxNumBatchedTokens;
     j["max_num_seqs"] = r.maxNumSeqs;
     j["block_size"] = r.blockSize;
+    j["attention_block_size"] = r.attentionBlockSize;
     j["ttft_seconds"] = r.ttftSeconds;
     j["tpot_seconds"] = r.tpotSeconds;
     j["tokens_per_second"] = r.tokensPerSecond;
@@ -131,6 +132,11 @@ ojson capacityObject(const ModelSpec& s, const DeploymentInputs& in, const Capac
     j["weight_bytes_per_gpu"] = m.weights;
     j["activation_bytes"] = m.activation;
     j["overhead_bytes"] = m.overhead;
+    j["cuda_graph_bytes"] = m.cudaGraphs;
+    j["state_bytes_per_conversation"] = r.stateBytesPerConversation;
+    j["enforce_eager"] = in.enforceEager;
+    j["decode_context_parallel_size"] = in.dcp;
+    j["mamba_cache_mode"] = r.mambaCacheMode;
     j["kv_heads_per_gpu"] = r.kvHeadsPerGpu;
     j["kv_replicated"] = r.kvReplicated;
     j["layers_per_gpu"] = r.layersPerGpu;

@@ -1,5 +1,6 @@
 #include "report/Scenario.h"
 
+#include "engines/vllm/VllmEngine.h"
 #include "spec/Architecture.h"
 
 #include <cmath>
@@ -72,9 +73,18 @@ Expected<DeploymentInputs> resolveDeployment(const ScenarioDeployment& d, const 
     in.gpu = gpu.value();
     in.tp = d.tp;
     in.gpus = d.gpus;
+    in.enforceEager = d.enforceEager;
+    in.dcp = d.dcp;
+    in.mambaCacheMode = d.mambaCacheMode;
+    // "auto" is what this vLLM release picks by itself (the checkpoint's KV scheme from 0.14,
+    // fp32 checkpoints in bf16 from 0.9.1).
+    const EngineProfile* release = findEngineProfile(in.engine);
+    const DType autoWeights =
+        release ? vllmAutoWeightDType(*release, spec, in.gpu) : servingWeightDType(spec);
+    const DType autoKv = release ? vllmAutoKvDType(*release, spec) : servingKvDType(spec);
     for (auto [name, field, target, fallback] :
-         {std::tuple{&d.weightDtype, "weight_dtype", &in.weightDtype, servingWeightDType(spec)},
-          std::tuple{&d.kvDtype, "kv_dtype", &in.kvDtype, servingKvDType(spec)}}) {
+         {std::tuple{&d.weightDtype, "weight_dtype", &in.weightDtype, autoWeights},
+          std::tuple{&d.kvDtype, "kv_dtype", &in.kvDtype, autoKv}}) {
         if (*name == "auto") {
             *target = fallback;
         } else if (auto t = parseDType(*name)) {

@@ -44,6 +44,9 @@ struct ScenarioDeployment
     int64_t maxNumBatchedTokens = 0;   // 0: the engine's default
     int64_t blockSize = 0;             // 0: the engine's default
     double availableKvGiB = 0;         // from a vLLM log; 0: the memory is modelled
+    bool enforceEager = false;         // vLLM --enforce-eager: no CUDA graphs
+    int64_t dcp = 1;                   // vLLM --decode-context-parallel-size
+    std::string mambaCacheMode;        // vLLM --mamba-cache-mode; empty: the release's default
     Efficiencies efficiency;
 };
 

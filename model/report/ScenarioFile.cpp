@@ -53,10 +53,26 @@ Expected<Scenario> parseScenario(const std::string& text, const std::string& lab
 
         if (const json* d = top.find("deployment")) {
             const FieldReader r(*d, "deployment",
-                                {"gpu", "custom_gpu", "gpus", "tp", "pp", "context",
-                                 "average_tokens", "engine", "offline", "weight_dtype", "kv_dtype",
-                                 "utilization", "max_num_seqs", "max_num_batched_tokens",
-                                 "block_size", "available_kv_gib", "compute_efficiency",
+                                {"gpu",
+                                 "custom_gpu",
+                                 "gpus",
+                                 "tp",
+                                 "pp",
+                                 "context",
+                                 "average_tokens",
+                                 "engine",
+                                 "offline",
+                                 "weight_dtype",
+                                 "kv_dtype",
+                                 "utilization",
+                                 "max_num_seqs",
+                                 "max_num_batched_tokens",
+                                 "block_size",
+                                 "available_kv_gib",
+                                 "enforce_eager",
+                                 "decode_context_parallel_size",
+                                 "mamba_cache_mode",
+                                 "compute_efficiency",
                                  "memory_efficiency"});
             ScenarioDeployment& o = s.deployment;
             o.gpu = r.text("gpu", o.gpu);
@@ -95,6 +111,15 @@ Expected<Scenario> parseScenario(const std::string& text, const std::string& lab
             o.maxNumBatchedTokens = r.integer("max_num_batched_tokens", 0, int64_t(1) << 30, 0);
             o.blockSize = r.integer("block_size", 0, 4096, 0);
             o.availableKvGiB = r.real("available_kv_gib", 0, 1 << 20, 0);
+            o.enforceEager = r.boolean("enforce_eager", false);
+            o.dcp = r.integer("decode_context_parallel_size", 1, 1024, 1);
+            o.mambaCacheMode = r.text("mamba_cache_mode", "auto");
+            if (o.mambaCacheMode == "auto")
+                o.mambaCacheMode.clear();
+            if (!o.mambaCacheMode.empty() && o.mambaCacheMode != "none" &&
+                o.mambaCacheMode != "align" && o.mambaCacheMode != "all")
+                throw FieldError{"deployment.mamba_cache_mode",
+                                 "\"" + o.mambaCacheMode + "\": expected auto, none, align or all"};
             o.efficiency.compute = r.real("compute_efficiency", 0.01, 1.0, o.efficiency.compute);
             o.efficiency.memory = r.real("memory_efficiency", 0.01, 1.0, o.efficiency.memory);
         }

@@ -29,6 +29,9 @@ nlohmann::ordered_json detail::scenarioObject(const Scenario& s)
     dep["max_num_batched_tokens"] = d.maxNumBatchedTokens;
     dep["block_size"] = d.blockSize;
     dep["available_kv_gib"] = d.availableKvGiB;
+    dep["enforce_eager"] = d.enforceEager;
+    dep["decode_context_parallel_size"] = d.dcp;
+    dep["mamba_cache_mode"] = d.mambaCacheMode.empty() ? "auto" : d.mambaCacheMode;
     dep["compute_efficiency"] = d.efficiency.compute;
     dep["memory_efficiency"] = d.efficiency.memory;
     nlohmann::ordered_json j;

@@ -37,6 +37,9 @@ struct DeploymentInputs
     int64_t maxNumSeqs = 0;          // 0 = the engine's default for this GPU
     int64_t blockSize = 0;           // 0 = the engine's default (MLA: by GPU generation)
     int64_t averageTokens = 0;       // mean request length; 0 = maxModelLen
+    bool enforceEager = false;       // vLLM --enforce-eager: no CUDA graphs
+    int64_t dcp = 1;                 // vLLM --decode-context-parallel-size
+    std::string mambaCacheMode;      // vLLM --mamba-cache-mode; empty: the release's default
 
     // The mean request length in force: averageTokens, or maxModelLen when it is 0.
     int64_t averageRequest() const { return averageTokens > 0 ? averageTokens : maxModelLen; }
@@ -44,6 +47,7 @@ struct DeploymentInputs
     std::optional<int64_t> weightBytes;     // per GPU, overrides the computed figure
     std::optional<int64_t> activationBytes; // per GPU
     std::optional<int64_t> overheadBytes;   // per GPU
+    std::optional<int64_t> cudaGraphBytes;  // per GPU: vLLM's "Estimated CUDA graph memory"
     // Per GPU: vLLM's logged "Available KV cache memory"; skips the memory model.
     std::optional<int64_t> availableKvBytes;
     Efficiencies efficiency;
@@ -57,6 +61,7 @@ struct MemoryBreakdown
     int64_t weights = 0;
     int64_t activation = 0; // profiled activation peak
     int64_t overhead = 0;   // non-torch: CUDA context, NCCL and all-reduce buffers
+    int64_t cudaGraphs = 0; // the engine's CUDA-graph estimate, where it subtracts one
     int64_t kvBudget = 0;
 };
 

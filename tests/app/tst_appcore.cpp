@@ -19,6 +19,7 @@
 #include "engines/ServingEngine.h"
 #include "engines/sglang/SglangEngine.h"
 #include "engines/trtllm/TrtllmEngine.h"
+#include "engines/vllm/VllmEngine.h"
 #include "lesson/Lesson.h"
 #include "price/LayoutReader.h"
 #include "read/ConfigReader.h"
@@ -406,7 +407,7 @@ void TestAppCore::changingGpuAndContextUpdatesConversations()
     DeploymentInputs d;
     d.gpu = *plan.catalog().find("H100 SXM");
     d.maxModelLen = 8192;
-    d.utilization = in.utilization.value_or(0.9);
+    d.utilization = findEngineProfile("vllm")->utilization;
     d.weightDtype = DType::BF16;
     d.kvDtype = DType::BF16;
     QCOMPARE(onH100, planCapacity(*models.model(), d)->conversations);
@@ -588,10 +589,12 @@ void TestAppCore::modelLibraryFiltersAsYouType()
     QCOMPARE(shown().size(), lib.bundledCount());
     filter.setQuery("qwen3");
     const QStringList qwen3 = shown();
-    QCOMPARE(qwen3.size(), 8); // 0.6B, 1.7B, 8B, 14B, 32B, 30B-A3B, 235B-A22B, Coder-480B
+    // Qwen3 0.6B, 1.7B, 8B, 14B, 32B, 30B-A3B, 235B-A22B, Coder-480B; Qwen3-Next 80B-A3B,
+    // Qwen3.5 0.8B and 9B; Qwen3-VL 4B and 30B-A3B.
+    QCOMPARE(qwen3.size(), 13);
     for (const QString& n : qwen3)
         QVERIFY2(n.startsWith("qwen3"), qPrintable(n));
-    QCOMPARE(filter.rowCount(), 1); // only the Qwen3 group remains
+    QCOMPARE(filter.rowCount(), 3); // the Qwen3, Qwen3.5 / Qwen3-Next and Qwen3-VL groups
     QCOMPARE(filter.index(0, 0).data().toString(), QString("Qwen3"));
     // The row carries its numbers: Qwen3-8B, 8.19 B parameters, 147 KB of KV per token.
     filter.setQuery("qwen3 8b");
@@ -606,13 +609,13 @@ void TestAppCore::modelLibraryFiltersAsYouType()
     filter.setQuery("mla");
     for (const QString& n : shown())
         QVERIFY2(n.startsWith("deepseek") || n.startsWith("kimi"), qPrintable(n));
-    QCOMPARE(shown().size(), 4);
+    QCOMPARE(shown().size(), 5); // DeepSeek-V2-Lite, V3, R1, V3.2 and Kimi K2
     filter.setQuery(">400b");
     const QStringList large = shown();
-    QCOMPARE(
-        QSet<QString>(large.begin(), large.end()),
-        (QSet<QString>{"deepseek-r1", "deepseek-v3", "kimi-k2-instruct", "llama-3.1-405b",
-                       "llama-4-maverick-17b-128e-instruct", "qwen3-coder-480b-a35b-instruct"}));
+    QCOMPARE(QSet<QString>(large.begin(), large.end()),
+             (QSet<QString>{"deepseek-r1", "deepseek-v3", "deepseek-v3.2", "kimi-k2-instruct",
+                            "llama-3.1-405b", "llama-4-maverick-17b-128e-instruct",
+                            "qwen3-coder-480b-a35b-instruct"}));
     filter.setQuery("llama 60b-80b");
     for (const QString& n : shown())
         QVERIFY2(n.contains("70b"), qPrintable(n));

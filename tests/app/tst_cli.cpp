@@ -343,11 +343,12 @@ void TestCli::capacityCommandFromTheHfCache()
 
 void TestCli::capacityLessonFigureFromFlags()
 {
-    const QJsonObject j =
-        json(cli({"capacity", src("configs/llama-3.1-8b.json"), "--gpu-memory", "80000000000",
-                  "--utilization", "1", "--context", "32000", "--weight-bytes", "16000000000",
-                  "--activation-bytes", "0", "--overhead-bytes", "0", "--json"}));
+    const QJsonObject j = json(
+        cli({"capacity", src("configs/llama-3.1-8b.json"), "--gpu-memory", "80000000000",
+             "--utilization", "1", "--context", "32000", "--weight-bytes", "16000000000",
+             "--activation-bytes", "0", "--overhead-bytes", "0", "--enforce-eager", "--json"}));
     QCOMPARE(j["conversations"].toInteger(), 15);
+    QCOMPARE(j["cuda_graph_bytes"].toInteger(), 0);
     QCOMPARE(j["kv_budget_bytes"].toInteger(), qint64(64000000000));
     // TP 2 halves KV per token per GPU.
     const QJsonObject t = json(cli({"capacity", src("configs/llama-3.1-8b.json"), "--gpu",
@@ -870,7 +871,7 @@ void TestCli::reportCustomGpuAndDefaults()
     QCOMPARE(dep["gpu_memory_bytes"].toInteger(), qint64(48) << 30);
     QCOMPARE(dep["gpu_bf16_tflops"].toDouble(), 150.0);
     QCOMPARE(dep["gpu_bandwidth_bytes_per_second"].toDouble(), 864e9);
-    QCOMPARE(dep["utilization"].toDouble(), 0.9); // the engine's default, written out
+    QCOMPARE(dep["utilization"].toDouble(), 0.92); // vLLM 0.33's default (0.21 on), written out
     QCOMPARE(dep["average_tokens"].toInteger(), 0);
     QCOMPARE(r["capacity"].toObject()["gpu"].toString(), QStringLiteral("custom GPU"));
     QCOMPARE(r["capacity"].toObject()["memory_total_bytes"].toInteger(), qint64(48) << 30);

@@ -59,6 +59,17 @@ private slots:
     void realVllmLogs_data();
     void realVllmLogs();
     void hybridManagerFitsGemma3At131k();
+    void gptOss120bTokensByRelease();
+    void cudaGraphCapturesAsLogged_data();
+    void cudaGraphCapturesAsLogged();
+    void cudaGraphEstimateNearLogged_data();
+    void cudaGraphEstimateNearLogged();
+    void cudaGraphsByRelease();
+    void seqsClampedToBatchFrom0111();
+    void kvDtypeVllmRefuses();
+    void decodeContextParallelSplitsTokens();
+    void hybridStatePagesMatchQwen35Log();
+    void hybridStateByRelease();
     void v1MemoryModelMatchesTheQwenLogs();
     void contextAboveTheModelIsAnError();
     void commandReproducesThePlan();
@@ -116,14 +127,19 @@ void TestEngines::vllmConcurrencyWithin005_RTX3090_Llama31_8B()
 
 void TestEngines::engineProfiles()
 {
-    // gpu_memory_utilization is 0.90 in every release (EngineArgs, then CacheConfig).
+    // gpu_memory_utilization is 0.90 (EngineArgs, then CacheConfig) until 0.21 raised it to
+    // 0.92 together with subtracting the CUDA-graph estimate (#38284).
     for (const EngineProfile& p : attnplan::engineProfiles())
-        QCOMPARE(p.utilization, 0.90);
+        QCOMPARE(p.utilization,
+                 p.cudaGraphs == EngineProfile::CudaGraphs::NotSubtracted ? 0.90 : 0.92);
+    QCOMPARE(findEngineProfile("vllm@0.20.1")->utilization, 0.90);
+    QCOMPARE(findEngineProfile("vllm@0.21.0")->utilization, 0.92);
     QCOMPARE(findEngineProfile("vllm-legacy")->name, std::string("vllm-v0"));
     QCOMPARE(findEngineProfile("vllm")->name, attnplan::engineProfiles().back().name);
     // A release picks the newest profile at or below it.
     QCOMPARE(findEngineProfile("vllm@0.10.1.1")->name, std::string("vllm@0.10.0"));
-    QCOMPARE(findEngineProfile("vllm@0.9.1")->name, std::string("vllm@0.9.0"));
+    QCOMPARE(findEngineProfile("vllm@0.9.1")->name, std::string("vllm@0.9.1"));
+    QCOMPARE(findEngineProfile("vllm@0.8.9")->name, std::string("vllm@0.8.5"));
     QCOMPARE(findEngineProfile("vllm@0.9.2")->name, std::string("vllm@0.9.2"));
     QCOMPARE(findEngineProfile("vllm@0.7.3")->name, std::string("vllm-v0"));
     QCOMPARE(findEngineProfile("vllm@1.2")->name, attnplan::engineProfiles().back().name);
@@ -298,12 +314,36 @@ void TestEngines::servingDefaultsByGpu_data()
     QTest::newRow("L4 small") << "vllm"
                               << "L4"
                               << "configs/llama-3.1-8b.json" << 2048LL << 256LL << 16LL;
-    QTest::newRow("MLA Hopper 64") << "vllm"
+    QTest::newRow("MLA Hopper 64 in 0.10")
+        << "vllm@0.10.0"
+        << "H200"
+        << "configs/deepseek-r1.json" << 8192LL << 1024LL << 64LL;
+    QTest::newRow("MLA Blackwell 128 in 0.10")
+        << "vllm@0.10.0"
+        << "B200"
+        << "configs/deepseek-r1.json" << 8192LL << 1024LL << 128LL;
+    // 0.15: FlashInfer MLA on Blackwell, 64 for DeepSeek's 128-wide nope heads (#32615).
+    QTest::newRow("MLA Blackwell 64 in 0.15")
+        << "vllm@0.15.0"
+        << "B200"
+        << "configs/deepseek-r1.json" << 8192LL << 1024LL << 64LL;
+    // 0.17 on, the backend's preferred size (#33600): FLASH_ATTN_MLA on Hopper 16, FlashInfer
+    // MLA on Blackwell 32, FlashMLA sparse (DeepSeek-V3.2's DSA) 64; and from 0.28 a GPU of at
+    // least 160 GiB (B200) batches 16,384 tokens under serve (#51726).
+    QTest::newRow("MLA Hopper 16") << "vllm"
                                    << "H200"
-                                   << "configs/deepseek-r1.json" << 8192LL << 1024LL << 64LL;
-    QTest::newRow("MLA Blackwell 128") << "vllm"
-                                       << "B200"
-                                       << "configs/deepseek-r1.json" << 8192LL << 1024LL << 128LL;
+                                   << "configs/deepseek-r1.json" << 8192LL << 1024LL << 16LL;
+    QTest::newRow("MLA Blackwell 32") << "vllm"
+                                      << "B200"
+                                      << "configs/deepseek-r1.json" << 16384LL << 1024LL << 32LL;
+    QTest::newRow("MLA Blackwell 32 in 0.27")
+        << "vllm@0.27.0"
+        << "B200"
+        << "configs/deepseek-r1.json" << 8192LL << 1024LL << 32LL;
+    QTest::newRow("sparse MLA 64") << "vllm"
+                                   << "H200"
+                                   << "configs/deepseek-v3.2.json" << 8192LL << 1024LL << 64LL;
+
     QTest::newRow("MLA Blackwell before 0.10")
         << "vllm@0.9.2"
         << "B200"
@@ -391,7 +431,8 @@ void TestEngines::realVllmLogs()
     in.maxNumBatchedTokens = batched;
     if (availableGiB > 0)
         in.availableKvBytes = int64_t(availableGiB * kGiB);
-    const ModelSpec s = load("tests/data/vllm-logs/" + config);
+    // A config of the log's own (tests/data/vllm-logs/) or a bundled one (configs/...).
+    const ModelSpec s = load(config.contains('/') ? config : "tests/data/vllm-logs/" + config);
     auto r = planCapacity(s, in);
     QVERIFY2(r, r ? "" : r.error().c_str());
     const QString got = QString("tokens %1 (logged %2), concurrency %3 (logged %4)")
@@ -407,12 +448,13 @@ void TestEngines::realVllmLogs()
 // Gemma-3-27B: 10 full-attention layers and 52 sliding ones (window 1,024). The hybrid manager
 // pages them in 1 + 6 groups of 10 layers (the last sliding group padded), so a 131,072-token
 // request holds 8,192 full blocks but only 6 x (cdiv(1,023 + 8,192, 16) + 1) = 6 x 577 sliding
-// ones: it fits on one H100, where paging every layer in full (V0) does not.
+// ones: it fits on one H100 under 0.18, where paging every layer in full (V0) does not. From
+// 0.25 a sliding layer holds two in-flight batches: 6 x (cdiv(1,023 + 16,384, 16) + 1).
 void TestEngines::hybridManagerFitsGemma3At131k()
 {
     const ModelSpec s = load("configs/gemma-3-27b-it.json");
     DeploymentInputs in = on("H100 SXM", 131072);
-    in.engine = "vllm";
+    in.engine = "vllm@0.18.0";
     auto r = planCapacity(s, in);
     QVERIFY2(r, r ? "" : r.error().c_str());
     QCOMPARE(r->kvGroups, qint64(7));
@@ -424,6 +466,256 @@ void TestEngines::hybridManagerFitsGemma3At131k()
     in.engine = "vllm-v0";
     auto v0 = planCapacity(s, in);
     QVERIFY(!v0 || v0->conversationsReserved == 0);
+
+    in.engine = "vllm";
+    in.utilization = 0.92;
+    auto latest = planCapacity(s, in);
+    QVERIFY2(latest, latest ? "" : latest.error().c_str());
+    QCOMPARE(latest->kvGroups, qint64(7));
+    QCOMPARE(latest->maxConcurrency, double(latest->kvBlocks) / (8192.0 + 6.0 * 1089.0));
+    // "GPU KV cache size" is the concurrency times max_model_len from 0.21 (#41069).
+    QCOMPARE(latest->kvCacheTokens, qint64(latest->maxConcurrency * 131072.0));
+}
+
+// The audit's worked figure (../shared/research/vllm-after-0.10-audit.md, D4 and D5): gpt-oss-120b
+// on one H100 at max_model_len 98,304 with 8.99 GiB of KV memory and 8,192 batched tokens holds
+// 16,365 blocks of 18 layers. A request takes 6,144 full blocks and, in the sliding group,
+// cdiv(127 + 8,192, 16) + 1 = 521 blocks (one chunk in flight) or 1,033 (two, from 0.25). From
+// 0.21 "GPU KV cache size" is int(concurrency x max_model_len).
+void TestEngines::gptOss120bTokensByRelease()
+{
+    const ModelSpec s = load("configs/gpt-oss-120b.json");
+    DeploymentInputs in = on("H100 SXM", 98304);
+    in.maxNumBatchedTokens = 8192;
+    in.availableKvBytes = int64_t(8.99 * kGiB);
+    struct Row
+    {
+        const char* engine;
+        int64_t tokens;
+        double concurrency;
+    };
+    for (const Row& row :
+         {Row{"vllm@0.20.0", 130912, 16365.0 / 6665}, Row{"vllm@0.21.0", 241372, 16365.0 / 6665},
+          Row{"vllm@0.25.0", 224152, 16365.0 / 7177}, Row{"vllm", 224152, 16365.0 / 7177}}) {
+        in.engine = row.engine;
+        const CapacityResult r = planCapacity(s, in).value();
+        QCOMPARE(r.kvBlocks, qint64(16365));
+        QCOMPARE(r.kvCacheTokens, qint64(row.tokens));
+        QCOMPARE(r.maxConcurrency, row.concurrency);
+    }
+}
+
+// Capture sizes (VllmConfig._set_cudagraph_sizes) and FULL decode graphs as vLLM logged them
+// ("Profiling CUDA graph memory: PIECEWISE=n (largest=a), FULL=m (largest=b)"), from the rows
+// of /shared research on the CUDA-graph estimate: max_num_seqs 256 (a 24-48 GB card), 1,024
+// (B300), 20 and 16 (set by hand), and a max_num_batched_tokens below the sizes.
+void TestEngines::cudaGraphCapturesAsLogged_data()
+{
+    QTest::addColumn<qint64>("seqs");
+    QTest::addColumn<qint64>("batched");
+    QTest::addColumn<qint64>("largest");
+    QTest::addColumn<qint64>("piecewise");
+    QTest::addColumn<qint64>("full");
+    QTest::newRow("default 256") << 256LL << 2048LL << 512LL << 51LL << 35LL;
+    QTest::newRow("B300 1024") << 1024LL << 8192LL << 512LL << 51LL << 51LL;
+    QTest::newRow("gemma-4-31b 20") << 20LL << 8192LL << 40LL << 8LL << 5LL;
+    QTest::newRow("qwen2.5-7b 16") << 16LL << 2048LL << 32LL << 7LL << 5LL;
+    QTest::newRow("32 seqs") << 32LL << 8192LL << 64LL << 11LL << 7LL;
+    QTest::newRow("batch caps it") << 256LL << 100LL << 100LL << 16LL << 16LL;
+}
+
+void TestEngines::cudaGraphCapturesAsLogged()
+{
+    QFETCH(qint64, seqs);
+    QFETCH(qint64, batched);
+    QFETCH(qint64, largest);
+    QFETCH(qint64, piecewise);
+    QFETCH(qint64, full);
+    const CudaGraphCaptures c = cudaGraphCaptures(seqs, batched);
+    QCOMPARE(c.largest, largest);
+    QCOMPARE(c.piecewise, piecewise);
+    QCOMPARE(c.full, full);
+}
+
+// vLLM's own "Estimated CUDA graph memory" on 0.21+ logs of dense models (FlashAttention or
+// Triton attention), against attnplan's estimate for the same capture counts: within 0.25 GiB.
+// Sources: Kaggle gemma-4-31b-it log (0.23.0, 0.13 GiB), RunPod B300 notes gemma-4-31B-it
+// (0.26.0 with the V1 runner, 0.76), homelab gemma-4-E4B-it (0.22.1, 0.79), Qwen2.5-Omni-7B
+// lm_eval transcript (0.21.0, 0.62), a WSL2 Qwen2.5-7B-AWQ lab (0.08).
+void TestEngines::cudaGraphEstimateNearLogged_data()
+{
+    QTest::addColumn<qint64>("seqs");
+    QTest::addColumn<qint64>("batched");
+    QTest::addColumn<double>("loggedGiB");
+    QTest::newRow("gemma-4-31b mns 20") << 20LL << 8192LL << 0.13;
+    QTest::newRow("gemma-4-31b B300 mns 1024") << 1024LL << 8192LL << 0.76;
+    QTest::newRow("gemma-4-e4b mns 256") << 256LL << 2048LL << 0.79;
+    QTest::newRow("qwen2.5-omni-7b mns 256") << 256LL << 8192LL << 0.62;
+    QTest::newRow("qwen2.5-7b-awq mns 16") << 16LL << 2048LL << 0.08;
+}
+
+void TestEngines::cudaGraphEstimateNearLogged()
+{
+    QFETCH(qint64, seqs);
+    QFETCH(qint64, batched);
+    QFETCH(double, loggedGiB);
+    const double got =
+        double(cudaGraphEstimateBytes(*findEngineProfile("vllm@0.21.0"),
+                                      load("configs/llama-3.1-8b.json"), seqs, batched, false)) /
+        kGiB;
+    QVERIFY2(std::fabs(got - loggedGiB) <= 0.25,
+             qPrintable(QString("%1 GiB, logged %2").arg(got).arg(loggedGiB)));
+}
+
+// Which releases subtract the estimate: none before 0.21; 0.21 every model; 0.25 (model runner
+// V2 for dense models) only MoE, MLA and hybrid ones; 0.29 every model again; never with
+// --enforce-eager. The budget falls by exactly the estimate.
+void TestEngines::cudaGraphsByRelease()
+{
+    const ModelSpec dense = load("configs/llama-3.1-8b.json");
+    const ModelSpec moe = load("configs/mixtral-8x7b-v0.1.json");
+    auto graphs = [](const ModelSpec& s, const char* engine, bool eager = false) {
+        return cudaGraphEstimateBytes(*findEngineProfile(engine), s, 1024, 8192, eager);
+    };
+    QCOMPARE(graphs(dense, "vllm@0.20.0"), qint64(0));
+    QVERIFY(graphs(dense, "vllm@0.21.0") > 0);
+    QCOMPARE(graphs(dense, "vllm@0.25.0"), qint64(0));
+    QVERIFY(graphs(moe, "vllm@0.25.0") > 0);
+    QVERIFY(graphs(dense, "vllm@0.29.0") > 0);
+    QCOMPARE(graphs(dense, "vllm", true), qint64(0));
+    // 0.05 GiB + 6.5 MiB x (50 + 50) at 1,024 sequences.
+    QCOMPARE(graphs(dense, "vllm"), qint64(0.05 * kGiB + 6.5 * 1024 * 1024 * 100));
+
+    DeploymentInputs in = on("H100 SXM", 32768);
+    in.utilization = 0.92;
+    const CapacityResult withGraphs = planCapacity(dense, in).value();
+    in.enforceEager = true;
+    const CapacityResult eager = planCapacity(dense, in).value();
+    QCOMPARE(withGraphs.memory.cudaGraphs, graphs(dense, "vllm"));
+    QCOMPARE(eager.memory.cudaGraphs, qint64(0));
+    QCOMPARE(eager.memory.kvBudget - withGraphs.memory.kvBudget, withGraphs.memory.cudaGraphs);
+    QVERIFY(QString::fromStdString(eager.vllmCommand).endsWith(" --enforce-eager"));
+}
+
+// 0.11.1 (#28665): a max_num_batched_tokens below the default max_num_seqs lowers it too; the
+// command need not repeat it.
+void TestEngines::seqsClampedToBatchFrom0111()
+{
+    DeploymentInputs in = on("H100 SXM", 4096);
+    in.maxNumBatchedTokens = 512;
+    in.engine = "vllm@0.11.0";
+    QCOMPARE(planCapacity(load("configs/llama-3.1-8b.json"), in)->maxNumSeqs, qint64(1024));
+    in.engine = "vllm@0.11.1";
+    const CapacityResult r = planCapacity(load("configs/llama-3.1-8b.json"), in).value();
+    QCOMPARE(r.maxNumSeqs, qint64(512));
+    QVERIFY(!QString::fromStdString(r.vllmCommand).contains("max-num-seqs"));
+}
+
+// --kv-cache-dtype takes auto or fp8: an int8, int4 or fp32 KV cache is an error naming the
+// field, not a plan vLLM cannot start.
+void TestEngines::kvDtypeVllmRefuses()
+{
+    DeploymentInputs in = on("H100 SXM", 8192);
+    for (DType t : {DType::INT8, DType::INT4, DType::F32}) {
+        in.kvDtype = t;
+        auto r = planCapacity(load("configs/llama-3.1-8b.json"), in);
+        QVERIFY(!r);
+        QCOMPARE(r.field(), std::string("kv_dtype"));
+        QVERIFY(QString::fromStdString(r.error()).contains("auto or fp8"));
+    }
+    in.kvDtype = DType::FP8;
+    QVERIFY(planCapacity(load("configs/llama-3.1-8b.json"), in));
+}
+
+// Decode context parallelism (0.10.2, #23734): each of the dcp ranks keeps every dcp-th token,
+// so a request's full-attention blocks fall by dcp and the KV tokens rise by it. It must divide
+// TP and needs 0.10.2.
+void TestEngines::decodeContextParallelSplitsTokens()
+{
+    const ModelSpec s = load("configs/kimi-k2-instruct.json");
+    DeploymentInputs in = on("H200", 131072);
+    in.gpus = in.tp = 8;
+    in.weightDtype = DType::FP8;
+    in.availableKvBytes = int64_t(40 * kGiB);
+    const CapacityResult one = planCapacity(s, in).value();
+    in.dcp = 8;
+    const CapacityResult eight = planCapacity(s, in).value();
+    QCOMPARE(eight.kvBlocks, one.kvBlocks);
+    QCOMPARE(eight.kvCacheTokens, qint64(eight.maxConcurrency * 131072.0));
+    QVERIFY(std::fabs(eight.maxConcurrency / one.maxConcurrency - 8) < 0.01);
+    QVERIFY(QString::fromStdString(eight.vllmCommand).contains("--decode-context-parallel-size 8"));
+    in.dcp = 3;
+    QCOMPARE(planCapacity(s, in).field(), std::string("dcp"));
+    in.dcp = 8;
+    in.engine = "vllm@0.10.0";
+    QCOMPARE(planCapacity(s, in).field(), std::string("dcp"));
+}
+
+// Qwen3.5-9B on an L40S under vLLM 0.18.0 with an fp8 cache, 65,536 tokens, 8,192 batched and
+// prefix caching on (a Modal research note's log, public code index file 57489989625):
+// "Available KV cache memory: 20.27 GiB", "GPU KV cache size: 331,584 tokens", "Maximum
+// concurrency for 65,536 tokens per request: 18.23x". By hand: a GDN layer's state is a conv
+// window of 3 x 8,192 bf16 plus 32 heads x 128 x 128 fp32 = 2,146,304 B; an attention layer
+// takes 4 x 256 x 2 x 1 B = 2,048 B a token, so its block grows to 16 x cdiv(2,146,304,
+// 16 x 2,048) = 1,056 tokens. 8 attention and 24 GDN layers make 1 + 3 groups of 8. Tokens:
+// blocks / 4 x 1,056. A request holds cdiv(65,536, 1,056) = 63 attention blocks and, in align
+// mode (prefix caching on), 2 blocks in each GDN group: 69.
+void TestEngines::hybridStatePagesMatchQwen35Log()
+{
+    const ModelSpec s = load("configs/qwen3.5-9b.json");
+    DeploymentInputs in = on("L40S", 65536);
+    in.engine = "vllm@0.18.0";
+    in.kvDtype = DType::FP8;
+    in.maxNumBatchedTokens = 8192;
+    in.availableKvBytes = int64_t(20.27 * kGiB);
+    in.mambaCacheMode = "align";
+    const CapacityResult r = planCapacity(s, in).value();
+    QCOMPARE(r.stateBytesPerConversation, qint64(24) * 2146304);
+    QCOMPARE(r.attentionBlockSize, qint64(1056));
+    QCOMPARE(r.kvGroups, qint64(4));
+    QCOMPARE(r.kvCacheTokens, r.kvBlocks / 4 * 1056);
+    QCOMPARE(r.kvCacheTokens, qint64(331584));
+    QCOMPARE(r.maxConcurrency, double(r.kvBlocks) / 69);
+    QVERIFY2(std::fabs(r.maxConcurrency / 18.23 - 1) < 0.005,
+             qPrintable(QString::number(r.maxConcurrency)));
+    QVERIFY(QString::fromStdString(r.vllmCommand)
+                .endsWith("--enable-prefix-caching --mamba-cache-mode align"));
+    // 0.18's default for a hybrid model: prefix caching off, one state block a request.
+    in.mambaCacheMode.clear();
+    QCOMPARE(planCapacity(s, in)->maxConcurrency, double(r.kvBlocks) / 66);
+    // Before 0.15 there is no --mamba-cache-mode.
+    in.mambaCacheMode = "align";
+    in.engine = "vllm@0.14.0";
+    QCOMPARE(planCapacity(s, in).field(), std::string("mamba_cache_mode"));
+    in.mambaCacheMode = "sometimes";
+    QCOMPARE(planCapacity(s, in).field(), std::string("mamba_cache_mode"));
+}
+
+// From 0.28 (#50991) hybrid models cache prefixes by default, state layers in align mode: two
+// blocks a request per state group, where 0.27 holds one; "all" holds one per block of tokens.
+// Qwen3-Next-80B-A3B: 12 attention and 36 GDN layers, groups of 12 (1 + 3).
+void TestEngines::hybridStateByRelease()
+{
+    const ModelSpec s = load("configs/qwen3-next-80b-a3b-instruct.json");
+    DeploymentInputs in = on("H200", 32768);
+    in.gpus = in.tp = 2;
+    in.availableKvBytes = int64_t(40 * kGiB);
+    in.engine = "vllm@0.27.0";
+    const CapacityResult before = planCapacity(s, in).value();
+    in.engine = "vllm@0.28.0";
+    const CapacityResult after = planCapacity(s, in).value();
+    QCOMPARE(before.kvGroups, qint64(4));
+    QCOMPARE(after.kvBlocks, before.kvBlocks);
+    const int64_t attention = (32768 + after.attentionBlockSize - 1) / after.attentionBlockSize;
+    QCOMPARE(before.maxConcurrency, double(before.kvBlocks) / double(attention + 3));
+    QCOMPARE(after.maxConcurrency, double(after.kvBlocks) / double(attention + 6));
+    QCOMPARE(after.mambaCacheMode, std::string("align"));
+    in.mambaCacheMode = "all";
+    const CapacityResult all = planCapacity(s, in).value();
+    QCOMPARE(all.maxConcurrency, double(all.kvBlocks) / double(4 * attention));
+    in.mambaCacheMode = "none";
+    QVERIFY(QString::fromStdString(planCapacity(s, in)->vllmCommand)
+                .endsWith("--no-enable-prefix-caching"));
 }
 
 // Without the logged budget: our V1 memory model alone (weights, one 2,048-token profiling
@@ -480,6 +772,7 @@ void TestEngines::commandReproducesThePlan()
     const ModelSpec s = load("configs/mixtral-8x7b-v0.1.json");
     DeploymentInputs in = on("H100 SXM", 32768);
     in.gpus = in.tp = 2;
+    in.utilization = findEngineProfile("vllm")->utilization;
     auto r = planCapacity(s, in);
     QVERIFY(r);
     QCOMPARE(QString::fromStdString(r->vllmCommand),
@@ -611,8 +904,9 @@ void TestEngines::slidingWindowUsesRealCache()
     // gemma-2-9b at 8,192: 21 full layers and 21 sliding ones (window 4,096), 8,192 B per
     // token per layer, in two groups of 21. vLLM lets a sliding layer hold its window plus one
     // prefill chunk (8,192 on an H100) and the block being written: min(4,095 + 8,192, 8,192)
-    // tokens = 512 blocks + 1. The full group holds 512 blocks.
+    // tokens = 512 blocks + 1. The full group holds 512 blocks. (0.24: one chunk in flight.)
     DeploymentInputs in = on("H100 SXM", 8192);
+    in.engine = "vllm@0.24.0";
     const CapacityResult r = planCapacity(load("configs/gemma-2-9b-it.json"), in).value();
     QCOMPARE(r.kvBytesPerConversation, qint64(8192) * 21 * 16 * (512 + 513));
     QCOMPARE(r.kvBytesPerTokenPerGpu, qint64(8192) * 42);
@@ -621,6 +915,11 @@ void TestEngines::slidingWindowUsesRealCache()
     const CapacityResult c = planCapacity(load("configs/gemma-2-9b-it.json"), in).value();
     QCOMPARE(c.kvBytesPerConversation, qint64(8192) * 21 * 16 * (512 + 385));
     QCOMPARE(c.conversationsReserved, c.kvBlocks / (512 + 385));
+    // From 0.25 async scheduling keeps two chunks in flight (#47728): cdiv(4,095 + 4,096, 16)
+    // + 1 = 513. Pipeline parallelism keeps one (the rule applies to PP 1 only).
+    in.engine = "vllm@0.25.0";
+    const CapacityResult d = planCapacity(load("configs/gemma-2-9b-it.json"), in).value();
+    QCOMPARE(d.kvBytesPerConversation, qint64(8192) * 21 * 16 * (512 + 513));
 }
 
 void TestEngines::impossiblePlansAreErrors_data()
@@ -727,13 +1026,13 @@ void TestEngines::vllmCommandMatchesPlan()
     DeploymentInputs in = on("H100 SXM", 32768);
     in.tp = in.gpus = 4;
     in.kvDtype = DType::FP8;
-    in.utilization = 0.92;
+    in.utilization = 0.95;
     const CapacityResult r = planCapacity(load("configs/mixtral-8x7b-v0.1.json"), in).value();
     const QString cmd = QString::fromStdString(r.vllmCommand);
     QVERIFY2(cmd.startsWith("vllm serve "), qPrintable(cmd));
     QVERIFY(cmd.contains("--tensor-parallel-size 4"));
     QVERIFY(cmd.contains("--max-model-len 32768"));
-    QVERIFY(cmd.contains("--gpu-memory-utilization 0.92"));
+    QVERIFY(cmd.contains("--gpu-memory-utilization 0.95"));
     QVERIFY(cmd.contains("--kv-cache-dtype fp8"));
     QVERIFY(!cmd.contains("pipeline"));
 }

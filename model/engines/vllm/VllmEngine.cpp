@@ -14,46 +14,141 @@
 
 namespace attnplan {
 
-// Sources, each read in vLLM's git history at the release's branch point (file, function):
+// Sources, each read in vLLM's git history at the release's branch point (file, function);
+// for 0.11 on, ../shared/research/vllm-after-0.10-audit.md gives the commit of each change:
 //   defaults   vllm/engine/arg_utils.py, EngineArgs._set_default_args_v1 (v0.8-v0.10),
-//              _set_default_args (v0.11); the large-GPU test changed in #16158 (v0.8.4,
-//              max_num_seqs 256 on other GPUs), #17073 (v0.8.5, >= 70 GiB) and #17885 (v0.9.0, not
-//              A100).
-//   utilization  EngineArgs.gpu_memory_utilization = 0.90; CacheConfig (vllm/config/cache.py)
-//              keeps 0.9 in every release.
+//              get_batch_defaults (v0.11.1 on; the >= 160 GiB tier #51726, v0.28); the
+//              large-GPU test changed in #16158 (v0.8.4), #17073 (v0.8.5) and #17885 (v0.9.0).
+//   utilization  CacheConfig.gpu_memory_utilization (vllm/config/cache.py): 0.90, 0.92 from
+//              #38284 (v0.21).
 //   block size vllm/platforms/cuda.py, CudaPlatform.check_and_update_config: 16; MLA 64 with
-//              FlashMLA (compute capability 9.x, Hopper); 128 with CUTLASS MLA on compute
-//              capability 10.x (Blackwell), from #20769 (v0.10.0).
-//   paging     vllm/v1/core/kv_cache_utils.py: get_num_blocks, _get_kv_cache_config_uniform_type;
-//              the hybrid manager (#17996, v0.9.2) groups layers by attention type with one page
-//              size, _get_kv_cache_config_uniform_page_size;
-//              get_max_concurrency_for_kv_cache_config
-//              (#19029); vllm/v1/kv_cache_interface.py, SlidingWindowSpec.max_memory_usage_bytes.
+//              FlashMLA (Hopper); 128 with CUTLASS MLA on Blackwell (#20769, v0.10); FlashInfer
+//              MLA 64 on Blackwell (#32615, v0.15); the backend's preferred size from #33600
+//              (v0.17, platforms/interface.py update_block_size_for_backend). Hybrid models:
+//              platforms/interface.py _align_hybrid_block_size raises the attention block so its
+//              page holds a state page, and pads the state page to match.
+//   budget     vllm/v1/worker/gpu_worker.py determine_available_memory; the CUDA-graph estimate
+//              subtracted from #38284 (v0.21, gpu_model_runner.py profile_cudagraph_memory).
+//   paging     vllm/v1/core/kv_cache_utils.py: get_num_blocks, the hybrid manager's groups
+//              (#17996, v0.9.2; one size when within 1.25x, #29303, v0.12, 1.5x, #36684),
+//              get_max_concurrency_for_kv_cache_config (#19029), get_kv_cache_capacity
+//              (#41069, v0.21); kv_cache_interface.py SlidingWindowSpec (2 in-flight batches,
+//              #47728, v0.25), MambaSpec.
 //   V0         vllm/worker/worker.py determine_num_available_blocks, cache_engine.py
 //              get_cache_block_size, executor/executor_base.py initialize_cache.
+// 0.29 to 0.33 (November 2026) could not be read as code: their row rests on the 0.29 release
+// notes and PR threads #53183, #53306 and #53644, and nothing later is known to change sizing.
 const std::vector<EngineProfile>& engineProfiles()
 {
     using G = EngineProfile::LargeGpu;
-    static const std::vector<EngineProfile> profiles = {
-        {"vllm-v0", "0", false, G::AtLeast70GiB, 256, false, false, 0.9,
-         "V0 engine (the default before v0.8; VLLM_USE_V1=0 later): profiled with a batch of "
-         "max_model_len tokens, every layer paged as full attention"},
-        {"vllm@0.8.0", "0.8.0", true, G::H100OrH200ByName, 1024, false, false, 0.9,
-         "V1 engine: chunked prefill; 8192 batched tokens on H100/H200, 2048 elsewhere; "
-         "sliding-window layers paged as full attention"},
-        {"vllm@0.8.4", "0.8.4", true, G::H100OrH200ByName, 256, false, false, 0.9,
-         "V1: max_num_seqs 256 on GPUs other than H100/H200 (#16158)"},
-        {"vllm@0.8.5", "0.8.5", true, G::AtLeast70GiB, 256, false, false, 0.9,
-         "V1: large-batch defaults on GPUs of at least 70 GiB (#17073)"},
-        {"vllm@0.9.0", "0.9.0", true, G::AtLeast70GiBNotA100, 256, false, false, 0.9,
-         "V1: A100 keeps the small defaults (#17885)"},
-        {"vllm@0.9.2", "0.9.2", true, G::AtLeast70GiBNotA100, 256, true, false, 0.9,
-         "V1 with the hybrid KV cache manager: sliding-window layers hold at most their window "
-         "plus one chunk"},
-        {"vllm@0.10.0", "0.10.0", true, G::AtLeast70GiBNotA100, 256, true, true, 0.9,
-         "V1, hybrid manager; MLA on Blackwell runs CUTLASS MLA with 128-token blocks (#20769); "
-         "unchanged through the latest release read (v0.11-v0.16)"},
-    };
+    using M = EngineProfile::MlaBlocks;
+    using C = EngineProfile::CudaGraphs;
+    static const std::vector<EngineProfile> profiles = [] {
+        std::vector<EngineProfile> rows;
+        EngineProfile p;
+        p.name = "vllm-v0";
+        p.release = "0";
+        p.v1 = false;
+        p.largeGpu = G::AtLeast70GiB;
+        p.hybridKvManager = false;
+        p.mlaBlocks = M::FlashMlaHopper;
+        p.note = "V0 engine (the default before v0.8; removed in v0.11): profiled with a batch of "
+                 "max_model_len tokens, every layer paged as full attention";
+        rows.push_back(p);
+        auto row = [&](const char* release, const char* note, auto&& change) {
+            change(p);
+            p.name = std::string("vllm@") + release;
+            p.release = release;
+            p.note = note;
+            rows.push_back(p);
+        };
+        row("0.8.0",
+            "V1 engine: chunked prefill; 8192 batched tokens on H100/H200, 2048 "
+            "elsewhere; sliding-window layers paged as full attention",
+            [](EngineProfile& e) {
+                e.v1 = true;
+                e.largeGpu = G::H100OrH200ByName;
+                e.smallGpuMaxNumSeqs = 1024;
+            });
+        row("0.8.4", "V1: max_num_seqs 256 on GPUs other than H100/H200 (#16158)",
+            [](EngineProfile& e) { e.smallGpuMaxNumSeqs = 256; });
+        row("0.8.5", "V1: large-batch defaults on GPUs of at least 70 GiB (#17073)",
+            [](EngineProfile& e) { e.largeGpu = G::AtLeast70GiB; });
+        row("0.9.0", "V1: A100 keeps the small defaults (#17885)",
+            [](EngineProfile& e) { e.largeGpu = G::AtLeast70GiBNotA100; });
+        row("0.9.1", "fp32 checkpoints served in bf16 on Ampere and newer (#18751)",
+            [](EngineProfile& e) { e.fp32AsBf16 = true; });
+        row("0.9.2",
+            "V1 with the hybrid KV cache manager: sliding-window layers hold at most "
+            "their window plus one chunk (#17996)",
+            [](EngineProfile& e) { e.hybridKvManager = true; });
+        row("0.10.0", "MLA on Blackwell runs CUTLASS MLA with 128-token blocks (#20769)",
+            [](EngineProfile& e) { e.mlaBlocks = M::CutlassBlackwell; });
+        row("0.10.2", "decode context parallelism: the KV tokens times dcp (#23734)",
+            [](EngineProfile& e) { e.decodeContextParallel = true; });
+        row("0.11.0",
+            "V0 removed; --kv-cache-memory-bytes (#21489); NCCL initialised before the "
+            "memory snapshot, so its buffers are no longer non-KV memory (#25359)",
+            [](EngineProfile& e) { e.ncclBeforeSnapshot = true; });
+        row("0.11.1", "batch defaults clamp max_num_seqs to max_num_batched_tokens (#28665)",
+            [](EngineProfile& e) { e.clampSeqsToBatch = true; });
+        row("0.12.0", "hybrid groups take the larger layer count when within 1.25x (#29303)",
+            [](EngineProfile& e) { e.groupWithin = 1.25; });
+        row("0.14.0",
+            "kv_cache_dtype auto follows the checkpoint's KV scheme (#30785); async "
+            "scheduling on by default (#27614)",
+            [](EngineProfile& e) { e.kvDtypeFromCheckpoint = true; });
+        row("0.15.0",
+            "Blackwell MLA defaults to FlashInfer MLA with 64-token blocks (#32615); "
+            "--mamba-cache-mode none|align|all: with prefix caching on, a state layer "
+            "holds two blocks a request (align) or one per block of tokens (all) (#30877; "
+            "the release is inferred from the merge date, 0.16 at the latest)",
+            [](EngineProfile& e) {
+                e.mlaBlocks = M::FlashInferBlackwell;
+                e.mambaCacheModes = true;
+            });
+        row("0.17.0",
+            "the block size is the attention backend's preferred size: MLA 16 on "
+            "Hopper, 32 on Blackwell, 64 for sparse MLA (#33600)",
+            [](EngineProfile& e) { e.mlaBlocks = M::Backend; });
+        row("0.18.0", "hybrid groups take the larger layer count when within 1.5x (#36684)",
+            [](EngineProfile& e) { e.groupWithin = 1.5; });
+        row("0.21.0",
+            "gpu_memory_utilization 0.92 and the CUDA-graph estimate subtracted "
+            "(#38284); GPU KV cache size = concurrency x max_model_len (#41069)",
+            [](EngineProfile& e) {
+                e.utilization = 0.92;
+                e.cudaGraphs = C::Subtracted;
+                e.tokensFromConcurrency = true;
+            });
+        row("0.25.0",
+            "model runner V2 for every dense model, which subtracts no CUDA-graph "
+            "memory (#44443; Qwen3 from 0.22, Llama/Mistral from 0.23); a sliding "
+            "layer holds its window plus two in-flight batches (#47728)",
+            [](EngineProfile& e) {
+                e.cudaGraphs = C::DenseExempt;
+                e.slidingInFlightBatches = 2;
+            });
+        row("0.28.0",
+            "GPUs of 160 GiB and more batch 16384 tokens under serve too (#51726); "
+            "the two KV log lines merged into one (#50462); prefix caching on for hybrid "
+            "models, their state layers in align mode: two blocks a request (#50991)",
+            [](EngineProfile& e) {
+                e.tier160 = true;
+                e.oneLogLine = true;
+                e.hybridPrefixCaching = true;
+            });
+        row("0.29.0",
+            "model runner V2 for every model, reserving CUDA-graph memory (#53183, "
+            "#53306; release notes and PR threads: code after 0.28 could not be read); "
+            "unchanged for sizing through 0.33 as far as known",
+            [](EngineProfile& e) { e.cudaGraphs = C::All; });
+        row("0.33.0",
+            "the newest release (November 2026); sizing as 0.29 (not read in code: "
+            "PyPI lists it, no sizing change is reported in its notes)",
+            [](EngineProfile&) {});
+        return rows;
+    }();
     return profiles;
 }
 
@@ -132,31 +227,150 @@ EngineDefaults vllmServeDefaults(const EngineProfile& engine, const ModelSpec& s
         break;
     }
     // `vllm serve` (UsageContext.OPENAI_API_SERVER): 8192 / 1024 on large GPUs, else 2048;
-    // the LLM class (UsageContext.LLM_CLASS): 16384 on large GPUs, else 8192.
-    d.maxNumBatchedTokens = offline ? (large ? 16384 : 8192) : (large ? 8192 : 2048);
+    // the LLM class (UsageContext.LLM_CLASS): 16384 on large GPUs, else 8192. From 0.28 GPUs of
+    // at least 160 GiB batch 16384 under serve too.
+    const bool huge = engine.tier160 && gpu.memoryBytes >= int64_t(160) << 30;
+    d.maxNumBatchedTokens = offline || huge ? (large ? 16384 : 8192) : (large ? 8192 : 2048);
     d.maxNumSeqs = large ? 1024 : engine.smallGpuMaxNumSeqs;
-    // Never more batched tokens than the sequences could hold (v0.11.1 clamps explicitly).
+    // Never more batched tokens than the sequences could hold (v0.11.1 clamps explicitly), and
+    // from 0.11.1 never more sequences than batched tokens.
     if (maxModelLen > 0)
         d.maxNumBatchedTokens = std::min(d.maxNumBatchedTokens, d.maxNumSeqs * maxModelLen);
+    if (engine.clampSeqsToBatch)
+        d.maxNumSeqs = std::min(d.maxNumSeqs, d.maxNumBatchedTokens);
     d.blockSize = 16;
     if (spec.mla.enabled()) {
-        if (gpu.arch == "hopper")
-            d.blockSize = 64;
-        else if (gpu.arch == "blackwell" && engine.cutlassMlaOnBlackwell)
-            d.blockSize = 128;
+        const bool hopper = gpu.arch == "hopper", blackwell = gpu.arch == "blackwell";
+        switch (engine.mlaBlocks) {
+        case EngineProfile::MlaBlocks::FlashMlaHopper:
+            d.blockSize = hopper ? 64 : 16;
+            break;
+        case EngineProfile::MlaBlocks::CutlassBlackwell:
+            d.blockSize = hopper ? 64 : blackwell ? 128 : 16;
+            break;
+        case EngineProfile::MlaBlocks::FlashInferBlackwell:
+            d.blockSize = hopper ? 64 : blackwell ? (spec.mla.qkNopeHeadDim == 128 ? 64 : 128) : 16;
+            break;
+        case EngineProfile::MlaBlocks::Backend:
+            // FLASH_ATTN_MLA on Hopper (MultipleOf 16), FLASHINFER_MLA on Blackwell ([32, 64]),
+            // FlashMLA sparse for DSA models ([64]); TRITON_MLA elsewhere (16).
+            d.blockSize = spec.indexer.enabled() && spec.indexer.deepseek ? 64
+                          : hopper                                        ? 16
+                          : blackwell                                     ? 32
+                                                                          : 16;
+            break;
+        }
     }
     return d;
 }
 
+DType vllmAutoKvDType(const EngineProfile& engine, const ModelSpec& spec)
+{
+    if (engine.kvDtypeFromCheckpoint && spec.checkpointKvDType)
+        return *spec.checkpointKvDType;
+    const auto t = parseDType(spec.torchDtype);
+    return t && (*t == DType::F16 || (*t == DType::F32 && !engine.fp32AsBf16)) ? DType::F16
+                                                                               : DType::BF16;
+}
+
+DType vllmAutoWeightDType(const EngineProfile& engine, const ModelSpec& spec, const GpuSpec& gpu)
+{
+    const DType t = servingWeightDType(spec);
+    // _resolve_auto_dtype: bf16 on compute capability 8.0 and newer from 0.9.1.
+    const bool preAmpere = gpu.arch == "volta" || gpu.arch == "turing";
+    if (spec.checkpointDType == DType::F32 && engine.fp32AsBf16 && !preAmpere)
+        return DType::BF16;
+    return t;
+}
+
+namespace {
+
+// vLLM's default capture sizes (VllmConfig._set_cudagraph_sizes, vllm/config/vllm.py): 1, 2,
+// 4, then every 8 below 256, then every 16 up to the largest, min(2 x max_num_seqs, 512,
+// max_num_batched_tokens); max_num_batched_tokens itself too where it falls between steps.
+std::vector<int64_t> captureSizes(int64_t largest, int64_t maxNumBatchedTokens)
+{
+    std::vector<int64_t> sizes;
+    for (int64_t b : {1, 2, 4})
+        if (b <= largest)
+            sizes.push_back(b);
+    for (int64_t b = 8; b <= std::min<int64_t>(largest, 255); b += 8)
+        sizes.push_back(b);
+    for (int64_t b = 256; b <= largest; b += 16)
+        sizes.push_back(b);
+    if (maxNumBatchedTokens <= largest &&
+        std::find(sizes.begin(), sizes.end(), maxNumBatchedTokens) == sizes.end())
+        sizes.push_back(maxNumBatchedTokens);
+    return sizes;
+}
+
+bool denseModel(const ModelSpec& s)
+{
+    return !s.isMoe() && s.stateLayerCount() == 0 && !s.mla.enabled();
+}
+
+} // namespace
+
+CudaGraphCaptures cudaGraphCaptures(int64_t maxNumSeqs, int64_t maxNumBatchedTokens)
+{
+    // FULL_AND_PIECEWISE, the default mode: PIECEWISE graphs at every size, FULL graphs for
+    // decode-only batches of 1 to max_num_seqs requests (CudagraphDispatcher).
+    CudaGraphCaptures c;
+    const int64_t seqs = std::max<int64_t>(1, maxNumSeqs);
+    const int64_t tokens = maxNumBatchedTokens > 0 ? maxNumBatchedTokens : 2 * seqs;
+    c.largest = std::min({2 * seqs, int64_t(512), tokens});
+    for (int64_t b : captureSizes(c.largest, tokens)) {
+        ++c.piecewise;
+        if (b <= seqs)
+            ++c.full;
+    }
+    return c;
+}
+
+int64_t cudaGraphEstimateBytes(const EngineProfile& engine, const ModelSpec& s, int64_t maxNumSeqs,
+                               int64_t maxNumBatchedTokens, bool enforceEager)
+{
+    using C = EngineProfile::CudaGraphs;
+    if (enforceEager || engine.cudaGraphs == C::NotSubtracted ||
+        (engine.cudaGraphs == C::DenseExempt && denseModel(s)))
+        return 0;
+    // profile_cudagraph_memory (gpu_model_runner.py) measures the first two captures of each
+    // mode and extrapolates: the larger first capture once, plus each mode's second capture
+    // (at least 1 MiB) for every further graph of that mode. attnplan cannot measure, so it
+    // takes both from vLLM's own printed estimates (36 logged rows; tst_engines holds the
+    // ones it is checked on): a first capture of 0.05 GiB, plus 0.0525 GiB per 8,192 batched tokens
+    // on models with state layers (their FULL sample sets up GDN/Mamba metadata for contexts
+    // summing to the batch), and 6.5 MiB per further graph. On 0.21+ logs of dense models with
+    // FlashAttention this lands within 0.21 GiB of the printed figure, independent of layers, width
+    // and TP; FlashInfer's FULL graphs and breakable MoE graphs cost more (README, "vLLM
+    // releases").
+    constexpr double kMiB = 1024.0 * 1024.0, kGiB = 1024.0 * kMiB;
+    constexpr double kFirstCapture = 0.05 * kGiB;
+    constexpr double kStatePer8k = 0.0525 * kGiB;
+    constexpr double kPerGraph = 6.5 * kMiB;
+    const CudaGraphCaptures c = cudaGraphCaptures(maxNumSeqs, maxNumBatchedTokens);
+    double bytes = kFirstCapture;
+    if (s.stateLayerCount() > 0)
+        bytes += kStatePer8k * double(maxNumBatchedTokens) / 8192.0;
+    bytes += kPerGraph *
+             double(std::max<int64_t>(0, c.piecewise - 1) + std::max<int64_t>(0, c.full - 1));
+    return checkedFromDouble(bytes, "CUDA graph bytes");
+}
+
 int64_t KvPaging::blocksPerRequest(int64_t tokens) const
 {
-    // Full attention: every token's block. Sliding window: at most the window plus one prefill
-    // chunk, plus the block being written (SlidingWindowSpec.max_memory_usage_bytes).
-    const int64_t full = ceilDiv(tokens, blockSize);
+    // Full attention: every token's block (over dcp ranks). Sliding window: at most the window
+    // plus what is in flight (one prefill chunk; two under async scheduling from 0.25), plus
+    // the block being written (SlidingWindowSpec). State: one block.
+    const int64_t full = ceilDiv(ceilDiv(tokens, std::max<int64_t>(1, dcp)), blockSize);
     const int64_t sliding =
-        window > 0 ? ceilDiv(std::min(window - 1 + maxNumBatchedTokens, tokens), blockSize) + 1 : 0;
-    return checkedAdd(checkedMul(fullGroups, full, "blocks"),
-                      checkedMul(slidingGroups, sliding, "blocks"), "blocks");
+        window > 0 ? ceilDiv(std::min(window - 1 + inFlightTokens, tokens), slidingBlockSize) + 1
+                   : 0;
+    // MambaSpec.max_memory_usage_bytes: "none" 1 block, "align" 2, "all" one per block.
+    const int64_t state = stateAll ? ceilDiv(tokens, blockSize) : stateBlocks;
+    return checkedAdd(checkedAdd(checkedMul(fullGroups, full, "blocks"),
+                                 checkedMul(slidingGroups, sliding, "blocks"), "blocks"),
+                      checkedMul(stateGroups, state, "blocks"), "blocks");
 }
 
 int64_t KvPaging::bytesPerRequest(int64_t tokens) const
@@ -164,66 +378,131 @@ int64_t KvPaging::bytesPerRequest(int64_t tokens) const
     return checkedMul3(blocksPerRequest(tokens), pageBytes, layersPerBlock, "KV bytes");
 }
 
+std::string vllmDefaultMambaCacheMode(const EngineProfile& engine)
+{
+    return engine.hybridPrefixCaching ? "align" : "none";
+}
+
 KvPaging pageKvCache(const EngineProfile& engine, const ModelSpec& s, const KvPagingInputs& in)
 {
     KvPaging k;
-    k.blockSize = in.blockSize;
-    k.maxNumBatchedTokens = in.maxNumBatchedTokens;
-    k.pageBytes =
-        checkedMul(in.blockSize, kvBytesPerTokenPerLayerPerGpu(s, in.tp, in.kvDtype), "page bytes");
+    const std::string mode =
+        in.mambaCacheMode.empty() ? vllmDefaultMambaCacheMode(engine) : in.mambaCacheMode;
+    k.stateBlocks = mode == "align" ? 2 : 1;
+    k.stateAll = mode == "all";
+    k.blockSize = k.slidingBlockSize = in.blockSize;
+    k.dcp = std::max<int64_t>(1, in.dcp);
+    k.inFlightTokens = checkedMul(in.maxNumBatchedTokens,
+                                  in.pp == 1 ? engine.slidingInFlightBatches : 1, "tokens");
 
-    // Full and sliding layers on each pipeline stage (contiguous layers, the remainder to the
-    // first stages), and in the whole model.
-    std::vector<std::pair<int64_t, int64_t>> perStage; // {full, sliding}
-    int64_t full = 0, sliding = 0;
+    // Full, sliding and state layers on each pipeline stage (contiguous layers, the remainder
+    // to the first stages); the bytes one token takes in a full and in a sliding layer.
+    struct Stage
+    {
+        int64_t full = 0, sliding = 0, state = 0, bytesPerToken = 0;
+    };
+    std::vector<Stage> stages;
+    int64_t full = 0, sliding = 0, state = 0, fullBytes = 0, slidingBytes = 0;
     size_t begin = 0;
     for (int64_t st = 0; st < in.pp; ++st) {
         const int64_t n = s.numLayers / in.pp + (st < s.numLayers % in.pp ? 1 : 0);
-        int64_t f = 0, w = 0;
+        Stage g;
         for (size_t i = begin; i < begin + size_t(n); ++i) {
-            if (s.layers[i].crossAttention)
-                continue; // Mllama: the image's K/V, allocated apart, not per text token
-            if (s.layers[i].window > 0) {
-                ++w;
-                k.window = s.layers[i].window;
+            const LayerSpec& l = s.layers[i];
+            if (l.keepsState()) {
+                ++g.state;
+                continue;
+            }
+            if (!l.keepsKv())
+                continue; // Mllama's cross-attention: the image's K/V, not per text token
+            const int64_t b = kvBytesPerTokenOfLayer(s, l, in.kvDtype, in.tp);
+            g.bytesPerToken += b;
+            const bool windowed = l.window > 0 && engine.v1 && engine.hybridKvManager;
+            if (windowed) {
+                ++g.sliding;
+                k.window = l.window;
+                slidingBytes = std::max(slidingBytes, b);
             } else {
-                ++f;
+                ++g.full;
+                fullBytes = std::max(fullBytes, b);
             }
         }
-        perStage.emplace_back(f, w);
-        k.kvLayers = std::max(k.kvLayers, f + w);
-        full += f;
-        sliding += w;
+        stages.push_back(g);
+        k.kvLayers = std::max(k.kvLayers, g.full + g.sliding);
+        k.bytesPerToken = std::max(k.bytesPerToken, g.bytesPerToken);
+        full += g.full;
+        sliding += g.sliding;
+        state += g.state;
         begin += size_t(n);
     }
-    const bool pageWindows = engine.v1 && engine.hybridKvManager && sliding > 0;
-    if (!pageWindows) {
-        // One uniform group: every layer paged as full attention (V0, V1 before the hybrid
-        // manager, or no sliding layers), or every layer sliding.
+
+    // One page size for every group (unify_kv_cache_spec_page_size): the widest layer's block,
+    // the narrower kind holding more tokens per block. A state layer's page is its state; the
+    // attention block grows until its page holds one (_align_hybrid_block_size: a multiple of
+    // the kernel's 16), and the state page is padded to match.
+    const int64_t widest = std::max(fullBytes, slidingBytes);
+    k.pageBytes = checkedMul(in.blockSize, widest, "page bytes");
+    if (fullBytes > 0 && fullBytes < widest)
+        k.blockSize = k.pageBytes / fullBytes;
+    if (slidingBytes > 0 && slidingBytes < widest)
+        k.slidingBlockSize = k.pageBytes / slidingBytes;
+    if (state > 0 && engine.v1) {
+        const int64_t stateLayers = std::max<int64_t>(1, s.stateLayerCount());
+        const int64_t statePage =
+            ceilDiv(stateBytesPerSequence(s, in.activationDtype, in.tp).total(), stateLayers);
+        if (widest > 0) {
+            const int64_t align = std::max<int64_t>(16, in.blockSize);
+            const int64_t block = align * ceilDiv(statePage, align * widest);
+            if (block > in.blockSize) {
+                k.blockSize = k.slidingBlockSize = block;
+                k.pageBytes = checkedMul(block, widest, "page bytes");
+            }
+        } else {
+            k.pageBytes = statePage; // a model of state layers alone
+        }
+    }
+
+    // Groups: one size for all (the smaller kind's count, or the larger when they are close),
+    // the last group of each kind padded; without the hybrid manager one group of every layer.
+    const bool grouped = engine.v1 && engine.hybridKvManager && (sliding > 0 || state > 0);
+    if (!grouped) {
         k.window = 0;
         k.fullGroups = 1;
-        for (auto [f, w] : perStage)
-            k.layersPerBlock = std::max(k.layersPerBlock, f + w);
-    } else if (full == 0) {
-        k.slidingGroups = 1;
-        for (auto [f, w] : perStage)
-            k.layersPerBlock = std::max(k.layersPerBlock, f + w);
+        k.slidingGroups = 0;
+        for (const Stage& g : stages)
+            k.layersPerBlock = std::max(k.layersPerBlock, g.full + g.sliding);
     } else {
-        // The hybrid manager: groups of min(full, sliding) layers, the last of each kind padded,
-        // so one block id spans one layer of every group and all pages are the same size.
-        const int64_t groupSize = std::min(full, sliding);
-        k.fullGroups = ceilDiv(full, groupSize);
-        k.slidingGroups = ceilDiv(sliding, groupSize);
-        for (auto [f, w] : perStage)
-            k.layersPerBlock =
-                std::max({k.layersPerBlock, ceilDiv(f, k.fullGroups), ceilDiv(w, k.slidingGroups)});
+        std::vector<int64_t> counts;
+        for (int64_t c : {full, sliding, state})
+            if (c > 0)
+                counts.push_back(c);
+        const int64_t smallest = *std::min_element(counts.begin(), counts.end());
+        const int64_t largest = *std::max_element(counts.begin(), counts.end());
+        const int64_t size =
+            double(largest) < engine.groupWithin * double(smallest) ? largest : smallest;
+        k.fullGroups = full > 0 ? ceilDiv(full, size) : 0;
+        k.slidingGroups = sliding > 0 ? ceilDiv(sliding, size) : 0;
+        k.stateGroups = state > 0 ? ceilDiv(state, size) : 0;
+        for (const Stage& g : stages)
+            for (auto [n, groups] :
+                 {std::pair{g.full, k.fullGroups}, std::pair{g.sliding, k.slidingGroups},
+                  std::pair{g.state, k.stateGroups}})
+                if (groups > 0)
+                    k.layersPerBlock = std::max(k.layersPerBlock, ceilDiv(n, groups));
     }
+    k.layersPerBlock = std::max<int64_t>(1, k.layersPerBlock);
     k.blocks = in.availableBytes / checkedMul(k.pageBytes, k.layersPerBlock, "block bytes");
-    // "GPU KV cache size": the tokens one group's share of the blocks holds.
-    k.tokens = checkedMul(k.blocks / k.groups(), in.blockSize, "KV tokens");
     if (engine.v1 && engine.hybridKvManager)
         k.maxConcurrency = double(k.blocks) / double(k.blocksPerRequest(in.maxModelLen));
+    // "GPU KV cache size": from 0.21 the concurrency times max_model_len; before, the tokens
+    // one group's share of the blocks holds (times dcp).
+    if (engine.tokensFromConcurrency)
+        k.tokens = int64_t(k.maxConcurrency * double(in.maxModelLen));
     else
+        k.tokens = checkedMul(
+            checkedMul(k.blocks / std::max<int64_t>(1, k.groups()), k.blockSize, "KV tokens"),
+            k.dcp, "KV tokens");
+    if (!(engine.v1 && engine.hybridKvManager))
         k.maxConcurrency = double(k.tokens) / double(in.maxModelLen);
     return k;
 }
@@ -245,33 +524,55 @@ std::string vllmCommand(const ModelSpec& s, const DeploymentInputs& in, const Ca
     if (r.pp > 1)
         set("pipeline-parallel-size", std::to_string(r.pp));
     set("max-model-len", std::to_string(in.maxModelLen));
+    if (in.dcp > 1)
+        set("decode-context-parallel-size", std::to_string(in.dcp));
     if (std::abs(in.utilization - engine.utilization) > 1e-9)
         set("gpu-memory-utilization", formatFixed(in.utilization, 2));
-    if (in.kvDtype == DType::FP8)
-        set("kv-cache-dtype", "fp8");
+    // Every dtype the plan assumed that this release's "auto" would not choose by itself.
+    if (in.kvDtype != vllmAutoKvDType(engine, s))
+        set("kv-cache-dtype", in.kvDtype == DType::FP8 ? "fp8" : dtypeName(in.kvDtype));
     const bool checkpointFp8 = s.checkpointDType && *s.checkpointDType == DType::FP8;
     if (in.weightDtype == DType::FP8 && !checkpointFp8)
         set("quantization", "fp8");
-    if (in.weightDtype == DType::F16)
-        set("dtype", "float16");
+    const DType autoWeights = vllmAutoWeightDType(engine, s, in.gpu);
+    if ((in.weightDtype == DType::F16 || in.weightDtype == DType::BF16) &&
+        in.weightDtype != autoWeights)
+        set("dtype", in.weightDtype == DType::F16 ? "float16" : "bfloat16");
     if (r.maxNumBatchedTokens != defaults.maxNumBatchedTokens)
         set("max-num-batched-tokens", std::to_string(r.maxNumBatchedTokens));
-    if (r.maxNumSeqs != defaults.maxNumSeqs)
+    const int64_t autoSeqs = engine.clampSeqsToBatch
+                                 ? std::min(defaults.maxNumSeqs, r.maxNumBatchedTokens)
+                                 : defaults.maxNumSeqs;
+    if (r.maxNumSeqs != autoSeqs)
         set("max-num-seqs", std::to_string(r.maxNumSeqs));
     if (r.blockSize != defaults.blockSize)
         set("block-size", std::to_string(r.blockSize));
+    if (in.enforceEager)
+        flags.emplace_back("enforce-eager", "");
+    // State layers: "align" and "all" need prefix caching, which hybrid models get by default
+    // from 0.28; "none" there means turning it off.
+    const std::string autoMode = vllmDefaultMambaCacheMode(engine);
+    if (s.stateLayerCount() > 0 && !in.mambaCacheMode.empty() && in.mambaCacheMode != autoMode) {
+        if (in.mambaCacheMode == "none") {
+            flags.emplace_back("no-enable-prefix-caching", "");
+        } else {
+            if (!engine.hybridPrefixCaching)
+                flags.emplace_back("enable-prefix-caching", "");
+            set("mamba-cache-mode", in.mambaCacheMode);
+        }
+    }
     std::ostringstream cmd;
     if (!in.offline) {
         cmd << "vllm serve " << model;
         for (const auto& [name, value] : flags)
-            cmd << " --" << name << " " << value;
+            cmd << " --" << name << (value.empty() ? "" : " " + value);
         return cmd.str();
     }
     cmd << "LLM(model=\"" << model << "\"";
     for (auto [name, value] : flags) {
         std::replace(name.begin(), name.end(), '-', '_');
         const bool text = !value.empty() && !std::isdigit(static_cast<unsigned char>(value[0]));
-        cmd << ", " << name << "=" << (text ? "\"" + value + "\"" : value);
+        cmd << ", " << name << "=" << (value.empty() ? "True" : text ? "\"" + value + "\"" : value);
     }
     cmd << ")";
     return cmd.str();
@@ -315,6 +616,25 @@ Expected<CapacityResult> planVllm(const ModelSpec& s, const DeploymentInputs& in
                      "tp"};
     if (auto limit = checkContext(s, in.maxModelLen, in.averageTokens); !limit)
         return Error{where + limit.error(), limit.field()};
+    // --kv-cache-dtype takes auto (the model's dtype, or the checkpoint's scheme) or the fp8
+    // variants (vllm/config/cache.py CacheDType): no int8, int4 or fp32 cache.
+    if (in.kvDtype != DType::FP8 && in.kvDtype != vllmAutoKvDType(engine, s) &&
+        !(in.kvDtype == DType::BF16 || in.kvDtype == DType::F16))
+        return Error{where + "vLLM has no " + dtypeName(in.kvDtype) +
+                         " KV cache (--kv-cache-dtype takes auto or fp8)",
+                     "kv_dtype"};
+    if (in.dcp > 1 && (!engine.decodeContextParallel || in.tp % in.dcp != 0))
+        return Error{where + "decode context parallelism (" + std::to_string(in.dcp) +
+                         ") needs vLLM 0.10.2 or later and must divide TP (" +
+                         std::to_string(in.tp) + ")",
+                     "dcp"};
+    const std::string& mode = in.mambaCacheMode;
+    if (!mode.empty() && mode != "none" && mode != "align" && mode != "all")
+        return Error{where + "mamba cache mode \"" + mode + "\": expected none, align or all",
+                     "mamba_cache_mode"};
+    if (!mode.empty() && mode != "none" && !engine.mambaCacheModes)
+        return Error{where + "--mamba-cache-mode " + mode + " needs vLLM 0.15 or later",
+                     "mamba_cache_mode"};
 
     try {
         CapacityResult r;
@@ -326,6 +646,9 @@ Expected<CapacityResult> planVllm(const ModelSpec& s, const DeploymentInputs& in
         r.maxNumBatchedTokens =
             in.maxNumBatchedTokens > 0 ? in.maxNumBatchedTokens : defaults.maxNumBatchedTokens;
         r.maxNumSeqs = in.maxNumSeqs > 0 ? in.maxNumSeqs : defaults.maxNumSeqs;
+        // From 0.11.1 the default max_num_seqs never exceeds the batched tokens (#28665).
+        if (engine.clampSeqsToBatch && in.maxNumSeqs <= 0)
+            r.maxNumSeqs = std::min(r.maxNumSeqs, r.maxNumBatchedTokens);
         MemoryBreakdown& m = r.memory;
         m.total = in.gpu.memoryBytes;
         m.usable = checkedFromDouble(double(m.total) * in.utilization, "usable memory");
@@ -335,9 +658,15 @@ Expected<CapacityResult> planVllm(const ModelSpec& s, const DeploymentInputs& in
         m.activation = in.activationBytes
                            ? *in.activationBytes
                            : activationPeakBytes(s, r.maxNumBatchedTokens, in.tp, r.maxNumSeqs);
-        m.overhead = in.overheadBytes ? *in.overheadBytes
-                     : engine.v1      ? nonTorchOverheadBytesV1(in.tp)
-                                      : nonTorchOverheadBytes(in.tp);
+        // Non-torch memory; from 0.11 NCCL's buffers exist before the snapshot and do not count.
+        m.overhead = in.overheadBytes            ? *in.overheadBytes
+                     : !engine.v1                ? nonTorchOverheadBytes(in.tp)
+                     : engine.ncclBeforeSnapshot ? nonTorchOverheadBytesV1(1)
+                                                 : nonTorchOverheadBytesV1(in.tp);
+        m.cudaGraphs = in.cudaGraphBytes
+                           ? *in.cudaGraphBytes
+                           : cudaGraphEstimateBytes(engine, s, r.maxNumSeqs, r.maxNumBatchedTokens,
+                                                    in.enforceEager);
         if (in.availableKvBytes) {
             m.kvBudget = *in.availableKvBytes;
         } else {
@@ -348,13 +677,15 @@ Expected<CapacityResult> planVllm(const ModelSpec& s, const DeploymentInputs& in
                                  " at utilization " + formatFixed(in.utilization, 2) +
                                  "); add GPUs, raise TP or use smaller weights",
                              "gpus"};
-            m.kvBudget = m.usable - m.weights - m.activation - m.overhead;
+            m.kvBudget = m.usable - m.weights - m.activation - m.overhead - m.cudaGraphs;
             if (m.kvBudget <= 0)
                 return Error{where + "no memory left for the KV cache on " + in.gpu.name +
                              ": usable " + formatGiB(double(m.usable)) + " - weights " +
                              formatGiB(double(m.weights)) + " - activations " +
                              formatGiB(double(m.activation)) + " - overhead " +
-                             formatGiB(double(m.overhead))};
+                             formatGiB(double(m.overhead)) +
+                             (m.cudaGraphs > 0 ? " - CUDA graphs " + formatGiB(double(m.cudaGraphs))
+                                               : std::string())};
         }
 
         r.kvHeadsPerGpu = kvHeadsPerGpu(s, in.tp);
@@ -364,15 +695,22 @@ Expected<CapacityResult> planVllm(const ModelSpec& s, const DeploymentInputs& in
         KvPagingInputs pin;
         pin.tp = in.tp;
         pin.pp = pp;
+        pin.dcp = in.dcp;
         pin.kvDtype = in.kvDtype;
+        pin.activationDtype = in.weightDtype == DType::F16 ? DType::F16 : DType::BF16;
         pin.blockSize = r.blockSize;
         pin.maxNumBatchedTokens = r.maxNumBatchedTokens;
         pin.maxModelLen = in.maxModelLen;
         pin.availableBytes = m.kvBudget;
+        pin.mambaCacheMode = in.mambaCacheMode;
         const KvPaging paging = pageKvCache(engine, s, pin);
-        r.kvBytesPerTokenPerGpu = checkedMul(kvBytesPerTokenPerLayerPerGpu(s, in.tp, in.kvDtype),
-                                             paging.kvLayers, "KV bytes per token");
+        r.kvBytesPerTokenPerGpu = paging.bytesPerToken;
+        r.stateBytesPerConversation =
+            ceilDiv(stateBytesPerSequence(s, pin.activationDtype, in.tp).total(), pp);
         r.kvBlocks = paging.blocks;
+        r.attentionBlockSize = paging.blockSize;
+        r.mambaCacheMode =
+            in.mambaCacheMode.empty() ? vllmDefaultMambaCacheMode(engine) : in.mambaCacheMode;
         r.kvCacheTokens = paging.tokens;
         r.kvGroups = paging.groups();
         r.maxConcurrency = paging.maxConcurrency;
