@@ -8,6 +8,7 @@
 #include "engines/sglang/SglangEngine.h"
 #include "engines/trtllm/TrtllmEngine.h"
 #include "engines/vllm/VllmEngine.h"
+#include "engines/vllm/VllmLog.h"
 #include "read/ConfigReader.h"
 #include "read/ModelSource.h"
 #include "serve/GpuCatalog.h"
@@ -16,6 +17,7 @@
 #include "spec/Architecture.h"
 
 #include <QFile>
+#include <QFileInfo>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -70,6 +72,8 @@ private slots:
     void decodeContextParallelSplitsTokens();
     void hybridStatePagesMatchQwen35Log();
     void hybridStateByRelease();
+    void vllmLogFormats();
+    void sharedVllmLogsFromTextAlone();
     void v1MemoryModelMatchesTheQwenLogs();
     void contextAboveTheModelIsAnError();
     void commandReproducesThePlan();
@@ -716,6 +720,172 @@ void TestEngines::hybridStateByRelease()
     in.mambaCacheMode = "none";
     QVERIFY(QString::fromStdString(planCapacity(s, in)->vllmCommand)
                 .endsWith("--no-enable-prefix-caching"));
+}
+
+// Each release's wording, read into the same facts: V0's profiling line and "# GPU blocks", the
+// V1 pair of lines with the non-default args (0.10.1.1), the 0.2x banner and engine config echo,
+// and the single line of 0.28 on. Lines about sizing that match no form are listed.
+void TestEngines::vllmLogFormats()
+{
+    const VllmLogFacts v0 = parseVllmLog(
+        "Loading model weights took 14.9888 GB\n"
+        "Memory profiling results: total_gpu_memory=23.58GiB initial_memory_usage=15.34GiB "
+        "peak_torch_memory=17.06GiB memory_usage_post_profile=15.35GiB non_torch_memory=0.35GiB "
+        "kv_cache_size=3.81GiB gpu_memory_utilization=0.90\n"
+        "# GPU blocks: 1952, # CPU blocks: 2048\n"
+        "Maximum concurrency for 20000 tokens per request: 1.56x\n");
+    QVERIFY(v0.v0);
+    QCOMPARE(v0.engineName(), std::string("vllm-v0"));
+    QCOMPARE(*v0.gpuBlocks, qint64(1952));
+    QCOMPARE(*v0.availableKvGiB, 3.81);
+    QCOMPARE(*v0.totalGpuGiB, 23.58);
+    QCOMPARE(*v0.utilization, 0.90);
+    QCOMPARE(*v0.weightsGiB, 14.9888);
+    QCOMPARE(*v0.concurrencyTokens, qint64(20000));
+    QCOMPARE(*v0.maxConcurrency, 1.56);
+
+    const VllmLogFacts two = parseVllmLog(
+        "(APIServer pid=1217) INFO 09-03 00:35:55 [api_server.py:1805] vLLM API server version "
+        "0.10.1.1\r\n"
+        "(APIServer pid=1217) INFO 09-03 00:35:55 [utils.py:326] non-default args: {'model_tag': "
+        "'Qwen2-7B-Instruct', 'port': 8081, 'model': 'Qwen2-7B-Instruct', 'max_model_len': 16384, "
+        "'tensor_parallel_size': 2, 'gpu_memory_utilization': 0.25}\r\n"
+        "(APIServer pid=1217) INFO 09-03 00:36:10 [scheduler.py:222] Chunked prefill is enabled "
+        "with max_num_batched_tokens=2048.\r\n"
+        "(VllmWorker TP0 pid=1430) INFO 09-03 00:40:53 [gpu_worker.py:276] Available KV cache "
+        "memory: 12.02 GiB\r\n"
+        "(EngineCore_0 pid=1358) INFO 09-03 00:40:55 [kv_cache_utils.py:849] GPU KV cache size: "
+        "450,192 tokens\r\n"
+        "(EngineCore_0 pid=1358) INFO 09-03 00:40:55 [kv_cache_utils.py:853] Maximum concurrency "
+        "for 16,384 tokens per request: 27.48x\r\n");
+    QCOMPARE(two.engineName(), std::string("vllm@0.10.1.1"));
+    QCOMPARE(two.model, std::string("Qwen2-7B-Instruct"));
+    QCOMPARE(*two.maxModelLen, qint64(16384));
+    QCOMPARE(*two.tp, qint64(2));
+    QCOMPARE(*two.utilization, 0.25);
+    QCOMPARE(*two.maxNumBatchedTokens, qint64(2048));
+    QCOMPARE(*two.availableKvGiB, 12.02);
+    QCOMPARE(*two.kvCacheTokens, qint64(450192));
+    QCOMPARE(*two.maxConcurrency, 27.48);
+    QVERIFY(!two.oneLine && !two.v0);
+    QVERIFY(two.unplaced.empty());
+
+    const VllmLogFacts banner = parseVllmLog(
+        "(APIServer pid=270) INFO 08-04 13:08:12 [api_utils.py:339]  \xe2\x96\x84\xe2\x96\x84 "
+        "\xe2\x96\x84\xe2\x96\x88 \xe2\x96\x88  version 0.23.0\n"
+        "(EngineCore pid=594) INFO 08-04 13:08:34 [core.py:113] Initializing a V1 LLM engine "
+        "(v0.23.0) with config: model='/kaggle/input/gemma-4-31b-it/1', speculative_config=None, "
+        "dtype=torch.bfloat16, max_seq_len=32768, tensor_parallel_size=1, "
+        "pipeline_parallel_size=1, decode_context_parallel_size=1, quantization=None, "
+        "enforce_eager=False, kv_cache_dtype=auto, enable_prefix_caching=True\n"
+        "(EngineCore pid=594) INFO 08-04 13:16:47 [gpu_model_runner.py:6517] Estimated CUDA graph "
+        "memory: 0.13 GiB total\n"
+        "INFO [kv_cache_utils.py:2177] GPU KV cache size: 97,541 tokens\n");
+    QCOMPARE(banner.engineName(), std::string("vllm@0.23.0"));
+    QCOMPARE(banner.model, std::string("/kaggle/input/gemma-4-31b-it/1"));
+    QCOMPARE(*banner.maxModelLen, qint64(32768));
+    QCOMPARE(banner.kvCacheDtype, std::string("auto"));
+    QCOMPARE(banner.dtype, std::string("torch.bfloat16"));
+    QVERIFY(banner.quantization.empty());
+    QCOMPARE(*banner.enforceEager, false);
+    QCOMPARE(*banner.prefixCaching, true);
+    QCOMPARE(*banner.cudaGraphGiB, 0.13);
+
+    const VllmLogFacts one = parseVllmLog(
+        "INFO 10-02 [kv_cache_utils.py:2312] GPU KV cache size: 437,337 tokens, Maximum "
+        "concurrency for 262,144 tokens per request: 1.67x\n"
+        "INFO 10-02 Setting attention block size to 1056 tokens to ensure that attention page "
+        "size is >= mamba page size.\n"
+        "WARNING the KV cache is on fire\n");
+    QVERIFY(one.oneLine);
+    QCOMPARE(*one.kvCacheTokens, qint64(437337));
+    QCOMPARE(*one.concurrencyTokens, qint64(262144));
+    QCOMPARE(*one.maxConcurrency, 1.67);
+    QCOMPARE(*one.attentionBlock, qint64(1056));
+    QCOMPARE(one.unplaced.size(), size_t(1));
+    QCOMPARE(one.unplaced[0], std::string("WARNING the KV cache is on fire"));
+    // Undated one-line logs plan as the newest release; two-line ones as the last before 0.28.
+    const ModelSpec s = load("configs/llama-3.1-8b.json");
+    const GpuSpec h100 = *builtinGpuCatalog().find("H100 SXM");
+    QCOMPARE(vllmLogDeployment(one, s, h100).engine, std::string("vllm"));
+    VllmLogFacts undated = two;
+    undated.version.clear();
+    QCOMPARE(vllmLogDeployment(undated, s, h100).engine, std::string("vllm@0.27.0"));
+    const DeploymentInputs d = vllmLogDeployment(two, s, h100);
+    QCOMPARE(d.tp, qint64(2));
+    QCOMPARE(d.gpus, qint64(2));
+    QCOMPARE(*d.availableKvBytes, qint64(12.02 * kGiB));
+    QCOMPARE(parseVllmLog("").lines, qint64(0));
+    QVERIFY(!parseVllmLog("hello\nworld").hasFigures());
+}
+
+// Every log in ../shared/vllm-logs/README.md, read from its quoted text alone (the GPU from the
+// case table, as the logs seldom print it), planned, and compared with what it printed: within
+// 5% on tokens (V0: blocks) and concurrency.
+void TestEngines::sharedVllmLogsFromTextAlone()
+{
+    QFile readme(src("../shared/vllm-logs/README.md"));
+    if (!readme.open(QIODevice::ReadOnly))
+        QSKIP("../shared/vllm-logs is not here (a user's clone): CI checks these");
+    const QString text = QString::fromUtf8(readme.readAll());
+    const QStringList sections = text.split("\n## ");
+    int checked = 0;
+    for (const QString& section : sections.mid(1)) {
+        const QString name = section.section('\n', 0, 0).trimmed();
+        const int open = section.indexOf("```\n");
+        const int close = section.indexOf("\n```", open + 4);
+        QVERIFY2(open > 0 && close > open, qPrintable(name));
+        const VllmLogFacts log =
+            parseVllmLog(section.mid(open + 4, close - open - 4).toStdString());
+        QVERIFY2(log.hasFigures(), qPrintable(name));
+        // The config the section names, beside the README or bundled.
+        const QString configLine = section.section("Config: `", 1).section('`', 0, 0);
+        QString config = configLine.section(' ', 0, 0);
+        const QString shared = src("../shared/vllm-logs/" + config);
+        config = QFile::exists(shared) ? shared
+                 : QFile::exists(src("configs/" + QFileInfo(config).fileName()))
+                     ? src("configs/" + QFileInfo(config).fileName())
+                     : src("tests/data/families/" + QFileInfo(config).fileName());
+        QVERIFY2(QFile::exists(config), qPrintable(name + ": " + config));
+        const ModelSpec s = load(config);
+        // The table's GPU column for this case.
+        const QString row = text.section("\n| " + name.left(30), 1).section('\n', 0, 0);
+        const QString gpuCell =
+            row.section('|', 2, 2).section(QString::fromUtf8(" \xc3\x97"), 0, 0);
+        std::string gpu = "H100 SXM"; // "not stated"
+        for (auto [needle, catalogName] :
+             {std::pair{"3090", "RTX 3090"}, std::pair{"A100", "A100 80GB"},
+              std::pair{"H200", "H200"}, std::pair{"L4", "L4"}, std::pair{"H100", "H100 SXM"}})
+            if (gpuCell.contains(needle)) {
+                gpu = catalogName;
+                break;
+            }
+        const DeploymentInputs in = vllmLogDeployment(log, s, *builtinGpuCatalog().find(gpu));
+        auto r = planCapacity(s, in);
+        QVERIFY2(r, qPrintable(name + ": " + QString::fromStdString(r ? "" : r.error())));
+        const QString got =
+            QString("%1 on %2 as %3: tokens %4 (logged %5), blocks %6 (logged "
+                    "%7), concurrency %8 (logged %9)")
+                .arg(name, QString::fromStdString(gpu), QString::fromStdString(in.engine))
+                .arg(r->kvCacheTokens)
+                .arg(log.kvCacheTokens.value_or(0))
+                .arg(r->kvBlocks)
+                .arg(log.gpuBlocks.value_or(0))
+                .arg(r->maxConcurrency)
+                .arg(log.maxConcurrency.value_or(0));
+        if (log.kvCacheTokens)
+            QVERIFY2(std::fabs(double(r->kvCacheTokens) / double(*log.kvCacheTokens) - 1) <= 0.05,
+                     qPrintable(got));
+        if (log.gpuBlocks)
+            QVERIFY2(std::fabs(double(r->kvBlocks) / double(*log.gpuBlocks) - 1) <= 0.05,
+                     qPrintable(got));
+        if (log.maxConcurrency && log.concurrencyTokens == in.maxModelLen)
+            QVERIFY2(std::fabs(r->maxConcurrency / *log.maxConcurrency - 1) <= 0.05,
+                     qPrintable(got));
+        qInfo("%s", qPrintable(got));
+        ++checked;
+    }
+    QVERIFY(checked >= 7);
 }
 
 // Without the logged budget: our V1 memory model alone (weights, one 2,048-token profiling
