@@ -296,7 +296,7 @@ void readLine(VllmLogFacts& f, std::string_view line)
         f.kvCacheTokens = tokens;
     if (const size_t at = line.find("aximum concurrency for "); at != std::string_view::npos) {
         size_t end = 0;
-        if (auto n = numberAt(line, at + 23, &end)) {
+        if (auto n = numberAt(line, at + 23, &end); n && *n <= 9.0e15) {
             f.concurrencyTokens = int64_t(*n);
             const size_t colon = line.find(": ", end);
             if (colon != std::string_view::npos)
