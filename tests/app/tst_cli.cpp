@@ -354,6 +354,10 @@ void TestCli::capacityLessonFigureFromFlags()
     const QJsonObject t = json(cli({"capacity", src("configs/llama-3.1-8b.json"), "--gpu",
                                     "H100 SXM", "--tp", "2", "--context", "8192", "--json"}));
     QCOMPARE(t["kv_bytes_per_token_per_gpu"].toInteger(), 65536);
+    // The default engine is the newest vLLM release, with its defaults.
+    QCOMPARE(t["engine"].toString(), QStringLiteral("vllm@0.33.0"));
+    QCOMPARE(t["utilization"].toDouble(), 0.92);
+    QVERIFY(t["cuda_graph_bytes"].toInteger() > 0);
 }
 
 void TestCli::capacityErrorsExit2_data()

@@ -72,6 +72,7 @@ private slots:
     void decodeContextParallelSplitsTokens();
     void hybridStatePagesMatchQwen35Log();
     void hybridStateByRelease();
+    void autoDtypesByRelease();
     void vllmLogFormats();
     void sharedVllmLogsFromTextAlone();
     void v1MemoryModelMatchesTheQwenLogs();
@@ -720,6 +721,44 @@ void TestEngines::hybridStateByRelease()
     in.mambaCacheMode = "none";
     QVERIFY(QString::fromStdString(planCapacity(s, in)->vllmCommand)
                 .endsWith("--no-enable-prefix-caching"));
+}
+
+// "auto" as each release resolves it. The KV cache follows a ModelOpt checkpoint's
+// kv_cache_quant_algo from 0.14 (#30785), the activation dtype before; an fp32 checkpoint
+// (Llama-2-7B's config says float32) is served in bf16 on Ampere and newer from 0.9.1 (#18751),
+// in fp16 before and on a T4. The command spells a cache that differs from auto and omits one
+// that does not.
+void TestEngines::autoDtypesByRelease()
+{
+    QTemporaryDir dir;
+    QFile config(src("configs/gemma-4-31b-it.json"));
+    QVERIFY(config.open(QIODevice::ReadOnly));
+    writeFile(dir.filePath("config.json"), config.readAll());
+    writeFile(dir.filePath("hf_quant_config.json"),
+              R"({"producer": {"name": "modelopt", "version": "0.37.0"},
+                  "quantization": {"quant_algo": "NVFP4", "kv_cache_quant_algo": "FP8",
+                                   "group_size": 16, "exclude_modules": ["lm_head"]}})");
+    const ModelSpec s = load(dir.path());
+    QCOMPARE(vllmAutoKvDType(*findEngineProfile("vllm@0.13.0"), s), DType::BF16);
+    QCOMPARE(vllmAutoKvDType(*findEngineProfile("vllm@0.14.0"), s), DType::FP8);
+    QCOMPARE(vllmAutoKvDType(*findEngineProfile("vllm"), s), DType::FP8);
+    DeploymentInputs in = on("B200", 32768);
+    in.utilization = 0.92;
+    in.weightDtype = DType::FP4;
+    in.kvDtype = DType::FP8;
+    QVERIFY(!QString::fromStdString(planCapacity(s, in)->vllmCommand).contains("kv-cache-dtype"));
+    in.kvDtype = DType::BF16;
+    QVERIFY(
+        QString::fromStdString(planCapacity(s, in)->vllmCommand).contains("--kv-cache-dtype bf16"));
+
+    const ModelSpec fp32 = load("configs/llama-2-7b-hf.json");
+    const GpuSpec a100 = *builtinGpuCatalog().find("A100 80GB");
+    const GpuSpec t4 = *builtinGpuCatalog().find("T4");
+    QCOMPARE(vllmAutoWeightDType(*findEngineProfile("vllm@0.9.0"), fp32, a100), DType::F16);
+    QCOMPARE(vllmAutoWeightDType(*findEngineProfile("vllm@0.9.1"), fp32, a100), DType::BF16);
+    QCOMPARE(vllmAutoWeightDType(*findEngineProfile("vllm"), fp32, t4), DType::F16);
+    QCOMPARE(vllmAutoKvDType(*findEngineProfile("vllm@0.9.0"), fp32), DType::F16);
+    QCOMPARE(vllmAutoKvDType(*findEngineProfile("vllm"), fp32), DType::BF16);
 }
 
 // Each release's wording, read into the same facts: V0's profiling line and "# GPU blocks", the
