@@ -21,6 +21,9 @@ CompareController::CompareController(AppSession* session)
            {tr("KV / token"), Unit::Bytes, tr("A token every layer keeps")},
            {tr("KV at context"), Unit::Bytes,
             tr("One conversation at the chosen context, windows applied")},
+           {tr("State / conversation"), Unit::Bytes,
+            tr("What linear-attention and Mamba layers keep per conversation, whatever its "
+               "length (0 without them)")},
            {tr("Conversations / GPU"), Unit::Count,
             tr("Paged, at the average request length, on the chosen GPU plan")},
            {tr("Decode / token (batch 1)"), Unit::Seconds,
@@ -67,7 +70,7 @@ void CompareController::refresh()
     QVector<QString> tips;
     for (const CompareRow& c : r->compare) {
         rows.push_back({q(c.shape), q(c.kvHeads), double(c.kvBytesPerToken),
-                        double(c.kvBytesAtContext),
+                        double(c.kvBytesAtContext), double(c.stateBytes),
                         c.conversations ? QVariant(double(*c.conversations)) : QVariant(),
                         c.decodeSecondsPerToken});
         tips.push_back(q(c.error));

@@ -113,6 +113,7 @@ MainWindow::MainWindow(AppSession* session, QWidget* parent)
     m_title->setStyleSheet(QStringLiteral("font-weight: 600; font-size: 13pt;"));
     m_badge->setAlignment(Qt::AlignCenter);
     m_badge->setMinimumWidth(52);
+    m_error->setObjectName(QStringLiteral("modelError"));
     m_error->setWordWrap(true);
     m_error->setStyleSheet(QStringLiteral(
         "QLabel { color: #b91c1c; background: #fee2e2; padding: 6px; border-radius: 4px; }"));
@@ -347,7 +348,15 @@ void MainWindow::showModel()
     const auto model = m_models->model();
     if (!model)
         return;
-    m_error->hide();
+    // A family the reader does not know is sized as a Llama-style decoder: as loud as an error,
+    // where an error would be, since every figure below rests on that guess.
+    m_error->setVisible(model->family == "unknown");
+    if (model->family == "unknown")
+        m_error->setText(
+            tr("Not a known family (model_type \"%1\"): sized as a Llama-style decoder from its "
+               "standard fields. Parameters, KV cache and state may be wrong; check them against "
+               "the model card.")
+                .arg(QString::fromStdString(model->modelType)));
     m_summary->setModel(model);
     m_summaryView->resizeColumnToContents(0);
     m_summaryView->resizeRowsToContents();

@@ -258,6 +258,7 @@ ojson reportObject(const Report& r)
              {"kv_heads", c.kvHeads},
              {"kv_bytes_per_token", c.kvBytesPerToken},
              {"kv_bytes_at_context", c.kvBytesAtContext},
+             {"state_bytes", c.stateBytes},
              {"conversations", c.conversations ? ojson(*c.conversations) : ojson(nullptr)},
              {"decode_seconds_per_token", c.decodeSecondsPerToken},
              {"error", nullable(c.error)}});
@@ -397,6 +398,9 @@ std::vector<CompareRow> compareVariants(const ModelSpec& s, const DeploymentInpu
                                        : std::to_string(vs.numKvHeads);
         row.kvBytesPerToken = kvBytesPerToken(vs, in.kvDtype);
         row.kvBytesAtContext = kvBytes(vs, in.maxModelLen, in.kvDtype);
+        row.stateBytes =
+            stateBytesPerSequence(vs, in.weightDtype == DType::F16 ? DType::F16 : DType::BF16)
+                .total();
         auto r = planCapacity(vs, in);
         if (r)
             row.conversations = r->conversations;

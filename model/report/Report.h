@@ -54,6 +54,7 @@ struct CompareRow
     std::string kvHeads;   // KV heads, or "latent 576" for MLA
     int64_t kvBytesPerToken = 0;
     int64_t kvBytesAtContext = 0;
+    int64_t stateBytes = 0; // per conversation, whatever its length (linear attention, Mamba)
     std::optional<int64_t> conversations; // on the deployment; none when it does not fit
     std::string error;                    // why not
     double decodeSecondsPerToken = 0;     // batch 1 at the context (roofline)

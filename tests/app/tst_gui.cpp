@@ -9,6 +9,7 @@
 #include "ModelController.h"
 #include "PlanController.h"
 #include "SegmentModel.h"
+#include "TestSupport.h"
 #include "read/BundledModels.h"
 #include "report/Report.h"
 #include "spec/ModelSpec.h"
@@ -74,6 +75,7 @@ private slots:
     void init();
     void appAndCliReportsAgreeForEveryBundledModel();
     void windowDrivenLikeAUser();
+    void unknownFamilyWarnsOnTheCard();
     void contextAboveTheModelShowsTheErrorAtTheField();
     void tokenFieldsReadWhatPeopleType();
     void everyTabInBothPalettesWithoutWarnings();
@@ -200,6 +202,29 @@ void TestGui::windowDrivenLikeAUser()
     QFile a(dir.filePath("a.json")), b(dir.filePath("b.json"));
     QVERIFY(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
     QCOMPARE(b.readAll(), a.readAll());
+}
+
+// A config of a family attnplan does not know opens, sized Llama-style, with the warning on the
+// card where an open error shows, not only in the summary table; a known family clears it.
+void TestGui::unknownFamilyWarnsOnTheCard()
+{
+    AppSession session;
+    MainWindow window(&session);
+    window.resize(1400, 900);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QTemporaryDir dir;
+    attnplan::testing::writeFile(dir.filePath("config.json"),
+                                 R"({"model_type": "frobnicator", "hidden_size": 2048,
+        "num_hidden_layers": 16, "num_attention_heads": 16, "num_key_value_heads": 4,
+        "intermediate_size": 8192, "vocab_size": 32000, "max_position_embeddings": 8192})");
+    QVERIFY(session.models()->open(dir.path()));
+    auto* banner = child<QLabel>(&window, "modelError");
+    QVERIFY(banner && banner->isVisible());
+    QVERIFY2(banner->text().contains("Not a known family (model_type \"frobnicator\")"),
+             qPrintable(banner->text()));
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    QVERIFY(!banner->isVisible());
 }
 
 void TestGui::contextAboveTheModelShowsTheErrorAtTheField()

@@ -21,6 +21,7 @@ private slots:
     void scenarioErrorsNameTheKey_data();
     void scenarioErrorsNameTheKey();
     void reportCapacityIsTheEngines();
+    void hybridModelsCarryTheirState();
 };
 
 void TestReport::scenarioRoundTrips()
@@ -83,6 +84,29 @@ void TestReport::reportCapacityIsTheEngines()
     QCOMPARE(r->capacity->vllmCommand, direct->vllmCommand);
     QCOMPARE(r->compare.size(), size_t(6));
     QCOMPARE(r->compare.front().spec.numKvHeads, m.numKvHeads); // the model as configured
+}
+
+// Qwen3.5-9B: 24 Gated-DeltaNet layers, each keeping a conv window of 3 x 8,192 bf16 values
+// and 32 heads of 128 x 128 fp32 (its mamba_ssm_dtype): 2,146,304 B, 51,511,296 B a
+// conversation. Every shape the Compare tab shows re-shapes only the attention layers, so each
+// keeps that state; the capacity section holds it per GPU; its KV covers the 8 attention layers.
+void TestReport::hybridModelsCarryTheirState()
+{
+    Scenario s = defaultScenario();
+    s.model = "qwen3.5-9b";
+    s.deployment.context = 65536;
+    const ModelSpec m = load("configs/qwen3.5-9b.json");
+    auto r = buildReport(s, m, builtinGpuCatalog(), builtinPriceCatalog());
+    QVERIFY(r && r->capacity);
+    QCOMPARE(r->capacity->stateBytesPerConversation, qint64(51511296));
+    QCOMPARE(r->capacity->kvBytesPerTokenPerGpu, qint64(8) * 4 * 256 * 2 * 2);
+    for (const CompareRow& c : r->compare)
+        QCOMPARE(c.stateBytes, qint64(51511296));
+    const ModelSpec dense = load("configs/llama-3.1-8b.json");
+    auto d = buildReport(defaultScenario(), dense, builtinGpuCatalog(), builtinPriceCatalog());
+    QVERIFY(d && d->capacity);
+    QCOMPARE(d->capacity->stateBytesPerConversation, qint64(0));
+    QCOMPARE(d->compare.front().stateBytes, qint64(0));
 }
 
 QTEST_GUILESS_MAIN(TestReport)
