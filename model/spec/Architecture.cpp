@@ -169,8 +169,10 @@ DType servingWeightDType(const ModelSpec& spec)
 {
     if (!spec.checkpointDType)
         return DType::BF16;
+    // fp32 checkpoints are served in bf16, as vLLM does from 0.9.1 on Ampere and newer
+    // (engines/vllm/VllmEngine.cpp has the older rule, fp16).
     if (*spec.checkpointDType == DType::F32)
-        return DType::F16;
+        return DType::BF16;
     return *spec.checkpointDType;
 }
 
@@ -179,7 +181,7 @@ DType servingKvDType(const ModelSpec& spec)
     if (spec.checkpointKvDType)
         return *spec.checkpointKvDType;
     const auto t = parseDType(spec.torchDtype);
-    if (t && (*t == DType::F16 || *t == DType::F32))
+    if (t && *t == DType::F16)
         return DType::F16;
     return DType::BF16;
 }

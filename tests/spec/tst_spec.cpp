@@ -373,9 +373,11 @@ void TestSpec::mlaCacheHasNoDoubling()
 
 void TestSpec::servingDtypes()
 {
-    // Llama-2's config says float32; vLLM serves float32 checkpoints in fp16.
+    // Llama-2's config says float32; today's vLLM serves float32 checkpoints in bf16 (fp16
+    // before 0.9.1: tst_engines autoDtypesByRelease).
     const ModelSpec l2 = load("configs/llama-2-7b-hf.json");
-    QCOMPARE(servingWeightDType(l2), DType::F16);
+    QCOMPARE(servingWeightDType(l2), DType::BF16);
+    QCOMPARE(servingKvDType(l2), DType::BF16);
     QCOMPARE(weightBytesFor(l2, DType::F16).bytes, qint64(6738415616) * 2);
     // DeepSeek-R1 ships fp8 weights: one byte a parameter, KV in bf16.
     const ModelSpec r1 = load("configs/deepseek-r1.json");

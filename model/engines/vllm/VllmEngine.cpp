@@ -276,10 +276,11 @@ DType vllmAutoKvDType(const EngineProfile& engine, const ModelSpec& spec)
 DType vllmAutoWeightDType(const EngineProfile& engine, const ModelSpec& spec, const GpuSpec& gpu)
 {
     const DType t = servingWeightDType(spec);
-    // _resolve_auto_dtype: bf16 on compute capability 8.0 and newer from 0.9.1.
+    // _resolve_auto_dtype: fp32 checkpoints in bf16 on compute capability 8.0 and newer from
+    // 0.9.1, in fp16 before and on older GPUs.
     const bool preAmpere = gpu.arch == "volta" || gpu.arch == "turing";
-    if (spec.checkpointDType == DType::F32 && engine.fp32AsBf16 && !preAmpere)
-        return DType::BF16;
+    if (spec.checkpointDType == DType::F32)
+        return engine.fp32AsBf16 && !preAmpere ? DType::BF16 : DType::F16;
     return t;
 }
 
