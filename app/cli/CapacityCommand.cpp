@@ -26,8 +26,6 @@
 
 namespace attnplan::cli {
 
-GpuCatalog catalogFor(const CliArgs& a);
-
 namespace {
 
 // --gpu NAME from the catalog, or a usage error listing what it holds.
@@ -207,7 +205,27 @@ double efficiencyFrom(const CliArgs& a, const char* flag, bool compute, double f
 
 GpuCatalog catalogFor(const CliArgs& a)
 {
-    GpuCatalog catalog = loadGpuCatalog(a.value("catalog").value_or(userGpuCatalogPath()));
+    GpuCatalog catalog = loadGpuCatalog(userGpuCatalogPath());
+    if (auto file = a.value("catalog")) {
+        auto merged = importGpuFile(catalog, *file);
+        if (!merged)
+            throw UsageError("--catalog: " + merged.error());
+        catalog = merged.value();
+    }
+    for (const std::string& m : catalog.messages)
+        std::cerr << "attnplan-cli: warning: " << m << "\n";
+    return catalog;
+}
+
+PriceCatalog pricesFor(const CliArgs& a)
+{
+    PriceCatalog catalog = loadPriceCatalog(userPriceCatalogPath());
+    if (auto file = a.value("prices")) {
+        auto merged = importPriceFile(catalog, *file);
+        if (!merged)
+            throw UsageError("--prices: " + merged.error());
+        catalog = merged.value();
+    }
     for (const std::string& m : catalog.messages)
         std::cerr << "attnplan-cli: warning: " << m << "\n";
     return catalog;

@@ -5,7 +5,20 @@
 #include <string>
 #include <vector>
 
+namespace attnplan {
+struct GpuCatalog;
+struct PriceCatalog;
+} // namespace attnplan
+
 namespace attnplan::cli {
+
+class CliArgs;
+
+// The catalogs a command runs with: built in, the user's file in ~/.config/attnplan merged over
+// it (a broken one is a warning), and --catalog / --prices FILE over that. A FILE that is
+// missing, unreadable, not a catalog or without one usable entry is a UsageError naming it.
+GpuCatalog catalogFor(const CliArgs& a);
+PriceCatalog pricesFor(const CliArgs& a);
 
 // Each command returns the process exit status: 0 success, 2 bad input or usage (after one
 // line on stderr naming the file, the field and what was expected).
@@ -17,6 +30,7 @@ int runCost(const std::vector<std::string>& args);
 int runEstimateTokens(const std::vector<std::string>& args);
 int runBench(const std::vector<std::string>& args);
 int runModels(const std::vector<std::string>& args);
+int runGpus(const std::vector<std::string>& args);
 int runPrices(const std::vector<std::string>& args);
 int runReport(const std::vector<std::string>& args);
 

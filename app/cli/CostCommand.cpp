@@ -71,9 +71,7 @@ int runCost(const std::vector<std::string>& argv)
     const CliArgs a(argv, optionsOf("cost"));
     if (!a.positionals().empty())
         throw UsageError("cost: unexpected argument \"" + a.positionals()[0] + "\"");
-    PriceCatalog catalog = loadPriceCatalog(a.value("prices").value_or(userPriceCatalogPath()));
-    for (const std::string& m : catalog.messages)
-        std::cerr << "attnplan-cli: warning: " << m << "\n";
+    const PriceCatalog catalog = pricesFor(a);
 
     PromptLayout layout;
     PriceSheet price;
@@ -120,6 +118,8 @@ int runCost(const std::vector<std::string>& argv)
         layout.explicitCache = true;
     if (a.flag("beta-context"))
         layout.betaContext = true;
+    if (auto v = a.number("off-peak-share", 0, 1))
+        layout.offPeakShare = *v;
 
     if (a.has("input-price")) {
         price = PriceSheet{};
@@ -151,13 +151,22 @@ int runCost(const std::vector<std::string>& argv)
     if (!result)
         return fail(result.error());
     const PromptCost& c = result.value();
+    // A price from the built-in catalog, when the catalog is old: said on stderr, once.
+    if (!a.has("prices") && !a.has("input-price") && price.id != "custom")
+        if (const std::string stale = catalogStaleness(builtinPriceCatalog().asOf, todayUtc());
+            !stale.empty())
+            std::cerr << "attnplan-cli: note: " << stale << "\n";
     const double hostedRate = a.number("self-hosted-dollars-per-hour", 0, 1e6).value_or(0);
     const double hostedTps = a.number("self-hosted-tokens-per-second", 0, 1e9).value_or(0);
+    const double hostedPrefill =
+        a.number("self-hosted-prefill-tokens-per-second", 0, 1e10).value_or(0);
+    const SelfHostedCost hosted =
+        selfHostedCost(hostedRate, hostedPrefill, hostedTps, c.inputTokens, layout.outputTokens);
 
     if (a.flag("json")) {
         CostExtras extras;
         if (hostedRate > 0 && hostedTps > 0)
-            extras.selfHostedPerMillion = selfHostedDollarsPerMillion(hostedRate, hostedTps);
+            extras.selfHosted = hosted;
         if (a.has("corpus-tokens")) {
             // The lesson's first option: retrieve top-k chunks, or send the whole corpus.
             int64_t question = 0;
@@ -203,9 +212,14 @@ int runCost(const std::vector<std::string>& argv)
         std::cout << "  a cache write pays for itself after " << c.breakEvenReuses
                   << " reuse(s) within the TTL\n";
     if (hostedRate > 0 && hostedTps > 0)
-        std::cout << "  self-hosted: $"
-                  << formatFixed(selfHostedDollarsPerMillion(hostedRate, hostedTps), 2)
-                  << " per million tokens\n";
+        std::cout << "  self-hosted: " << money(hosted.perRequest) << " per request, $"
+                  << formatFixed(hosted.perMillionTokens, 2) << " per million tokens"
+                  << (hosted.prefillCounted
+                          ? " in and out (" + formatSeconds(hosted.secondsPerRequest) +
+                                " of the replica each)"
+                          : std::string(" out (the prompt not counted: give "
+                                        "--self-hosted-prefill-tokens-per-second)"))
+                  << "; the API: " << money(c.expectedPerRequest) << " per request\n";
     for (const std::string& w : c.warnings)
         std::cout << "  warning: " << w << "\n";
     return 0;

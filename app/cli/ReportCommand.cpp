@@ -10,8 +10,6 @@
 
 namespace attnplan::cli {
 
-GpuCatalog catalogFor(const CliArgs& a);
-
 int runReport(const std::vector<std::string>& argv)
 {
     const CliArgs a(argv, optionsOf("report"));
@@ -23,9 +21,7 @@ int runReport(const std::vector<std::string>& argv)
     if (!scenario)
         return fail(scenario.error());
     const GpuCatalog gpus = catalogFor(a);
-    PriceCatalog prices = loadPriceCatalog(a.value("prices").value_or(userPriceCatalogPath()));
-    for (const std::string& m : prices.messages)
-        std::cerr << "attnplan-cli: warning: " << m << "\n";
+    const PriceCatalog prices = pricesFor(a);
     auto report = buildReport(scenario.value(), gpus, prices);
     if (!report)
         return fail(a.positionals()[0] + ": " + report.error());

@@ -4,6 +4,7 @@
 #include "SegmentModel.h"
 #include "TableModel.h"
 #include "report/Report.h"
+#include "serve/Roofline.h"
 
 #include <QLocale>
 
@@ -124,6 +125,17 @@ void CostController::setExplicitCache(bool on)
     editPrompt(m_session, [&](LayoutFile& p) { p.layout.explicitCache = on; });
 }
 
+void CostController::setOffPeakShare(double share)
+{
+    editPrompt(m_session,
+               [&](LayoutFile& p) { p.layout.offPeakShare = std::clamp(share, 0.0, 1.0); });
+}
+
+QString CostController::stalenessNote() const
+{
+    return QString::fromStdString(catalogStaleness(builtinPriceCatalog().asOf, todayUtc()));
+}
+
 void CostController::setGpuDollarsPerHour(double dollars)
 {
     m_gpuDollarsPerHour = dollars;
@@ -160,13 +172,32 @@ CostController::SelfHosting CostController::selfHosting() const
             QString::fromStdString(r ? r->capacityError.message : m_session->reportError().message);
         return h;
     }
-    h.ok = true;
-    h.gpu = QString::fromStdString(r->deployment.gpu.name);
+    const GpuSpec& gpu = r->deployment.gpu;
+    h.gpu = QString::fromStdString(gpu.name);
     h.gpus = r->deployment.gpus;
+    double perGpuHour = m_gpuDollarsPerHour;
+    if (perGpuHour <= 0 && gpu.pricePerHour) {
+        perGpuHour = *gpu.pricePerHour;
+        h.priceFromCatalog = true;
+        h.priceSource = QString::fromStdString(gpu.priceSource);
+    }
+    if (perGpuHour <= 0) {
+        h.reason = tr("the catalog has no rental price for %1: enter one").arg(h.gpu);
+        return h;
+    }
+    h.ok = true;
     h.batch = r->capacity->batch;
     h.tokensPerSecond = r->capacity->tokensPerSecond;
-    h.dollarsPerHour = m_gpuDollarsPerHour * double(h.gpus);
-    h.dollarsPerMillion = selfHostedDollarsPerMillion(h.dollarsPerHour, h.tokensPerSecond);
+    h.dollarsPerHour = perGpuHour * double(h.gpus);
+    // The prompt's own prefill on the replica (roofline), then its share of the decode batch.
+    const int64_t input = m_ok ? m_result.inputTokens : 0;
+    const int64_t output = layout().outputTokens;
+    if (input > 0) {
+        const double seconds = prefillTime(r->model, r->deployment, input).seconds;
+        h.prefillTokensPerSecond = seconds > 0 ? double(input) / seconds : 0;
+    }
+    h.cost = selfHostedCost(h.dollarsPerHour, h.prefillTokensPerSecond, h.tokensPerSecond, input,
+                            output);
     return h;
 }
 

@@ -43,14 +43,19 @@ public:
         QString gpu;
         qint64 gpus = 0;
         qint64 batch = 0;
-        double tokensPerSecond = 0;
-        double dollarsPerHour = 0;    // all the replica's GPUs
-        double dollarsPerMillion = 0; // output tokens
+        double tokensPerSecond = 0;        // decode, the whole batch
+        double prefillTokensPerSecond = 0; // this prompt's prefill on the replica (roofline)
+        double dollarsPerHour = 0;         // all the replica's GPUs
+        bool priceFromCatalog = false;     // the GPU's rental price in the catalog
+        QString priceSource;
+        attnplan::SelfHostedCost cost; // per request, and per million tokens in and out
     };
     SelfHosting selfHosting() const;
     // One line on the price in use: "Claude Sonnet 4.5: $3.00/M input, $15.00/M output; cache
     // read 0.10×, write 1.25× (source, as of)".
     QString priceCaption() const;
+    // A note when the built-in price catalog is more than 90 days old, else empty.
+    QString stalenessNote() const;
     double gpuDollarsPerHour() const { return m_gpuDollarsPerHour; }
 
 public slots:
@@ -61,6 +66,7 @@ public slots:
     void setArrival(attnplan::Arrival arrival);
     void setConcurrency(qint64 atOnce);
     void setExplicitCache(bool on);
+    void setOffPeakShare(double share);
     void setGpuDollarsPerHour(double dollars);
     // Merges a price file (ours or LiteLLM's list) over the catalog. Returns false with the
     // reason when the file cannot be read; `messages` gets what was skipped and why.
@@ -88,5 +94,5 @@ private:
     QString m_error;
     bool m_ok = false;
     bool m_syncing = false;
-    double m_gpuDollarsPerHour = 2.5;
+    double m_gpuDollarsPerHour = 0; // 0: the catalog's rental price for the plan's GPU
 };

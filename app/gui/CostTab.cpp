@@ -10,6 +10,7 @@
 #include <QApplication>
 #include <QChartView>
 #include <QCheckBox>
+#include <QColor>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
@@ -27,12 +28,45 @@
 
 using namespace attnplan;
 
+namespace {
+
+// The catalog's prices by id, each with its source as a tooltip; retired models greyed and
+// marked, still selectable (old workloads still price).
+void fillPrices(QComboBox* box, CostController* cost)
+{
+    const QString current = box->currentData().toString();
+    box->clear();
+    const std::string today = todayUtc();
+    for (const PriceSheet& p : cost->catalog().models) {
+        const QString id = QString::fromStdString(p.id);
+        const bool retired = p.retiredBy(today);
+        box->addItem(
+            retired ? QObject::tr("%1 (retired %2)").arg(id, QString::fromStdString(p.retiredOn))
+                    : id,
+            id);
+        const int i = box->count() - 1;
+        std::string tip = p.source + " (" + p.asOf + ")";
+        if (!p.cacheReadNote.empty())
+            tip += "; " + p.cacheReadNote;
+        if (const std::string life = p.lifecycleWarning(today); !life.empty())
+            tip = life + ". " + tip;
+        box->setItemData(i, QString::fromStdString(tip), Qt::ToolTipRole);
+        if (retired)
+            box->setItemData(i, QColor(Qt::gray), Qt::ForegroundRole);
+    }
+    const QString want = current.isEmpty() ? cost->priceId() : current;
+    box->setCurrentIndex(std::max(0, box->findData(want)));
+}
+
+} // namespace
+
 CostTab::CostTab(CostController* cost, QWidget* parent)
     : QWidget(parent), m_cost(cost),
       m_chart(Charts::lineChart(cost->curve(), 0, {1, 2}, true, true,
                                 tr("Cost per month against traffic"), tr("requests per day"),
                                 tr("US dollars per month"))),
-      m_summary(new QLabel), m_warnings(new QLabel), m_hosted(new QLabel), m_caption(new QLabel)
+      m_summary(new QLabel), m_warnings(new QLabel), m_hosted(new QLabel), m_caption(new QLabel),
+      m_successor(new QPushButton), m_stale(new QLabel)
 {
     m_chart->setToolTip(tr("Monthly cost at each traffic level, with and without caching, for "
                            "this prompt and price; the dashed line is your requests per day"));
@@ -76,15 +110,8 @@ CostTab::CostTab(CostController* cost, QWidget* parent)
     buttons->addStretch(1);
 
     auto* price = new QComboBox;
-    price->addItems(cost->priceIds());
-    price->setCurrentText(cost->priceId());
-    for (int i = 0; i < price->count(); ++i)
-        if (const PriceSheet* p = cost->catalog().find(price->itemText(i).toStdString()))
-            price->setItemData(
-                i,
-                QString::fromStdString(p->source + " (" + p->asOf + ")" +
-                                       (p->cacheReadNote.empty() ? "" : "; " + p->cacheReadNote)),
-                Qt::ToolTipRole);
+    price->setObjectName(QStringLiteral("price"));
+    fillPrices(price, cost);
     auto* output = new QSpinBox;
     output->setRange(0, 1 << 24);
     output->setValue(int(cost->layout().outputTokens));
@@ -116,6 +143,7 @@ CostTab::CostTab(CostController* cost, QWidget* parent)
     gpuPrice->setRange(0, 1000);
     gpuPrice->setPrefix(QStringLiteral("$"));
     gpuPrice->setSuffix(tr(" / GPU-hour"));
+    gpuPrice->setSpecialValueText(tr("the catalog's price"));
     gpuPrice->setValue(cost->gpuDollarsPerHour());
     gpuPrice->setToolTip(tr(
         "What one GPU of the current plan costs you per hour (set it; the catalog has no prices)"));
@@ -127,6 +155,15 @@ CostTab::CostTab(CostController* cost, QWidget* parent)
     form->addRow(tr("Arrivals"), arrival);
     form->addRow(tr("Sent at once"), atOnce);
     form->addRow(QString(), explicitCache);
+    auto* offPeak = new QDoubleSpinBox;
+    offPeak->setObjectName(QStringLiteral("offPeak"));
+    offPeak->setRange(0, 100);
+    offPeak->setDecimals(0);
+    offPeak->setSuffix(tr(" % of requests"));
+    offPeak->setValue(100 * cost->layout().offPeakShare);
+    offPeak->setToolTip(tr("The share of requests sent in the provider's off-peak hours, billed "
+                           "at its off-peak rates (DeepSeek: half price outside the main hours)"));
+    form->addRow(tr("Off-peak"), offPeak);
     form->addRow(tr("Self-hosted GPU"), gpuPrice);
 
     auto* costTable = new QTableView;
@@ -155,17 +192,36 @@ CostTab::CostTab(CostController* cost, QWidget* parent)
     m_caption->setWordWrap(true);
     m_caption->setStyleSheet(QStringLiteral("QLabel { font-style: italic; }"));
     auto* right = new QVBoxLayout;
+    m_successor->setObjectName(QStringLiteral("useSuccessor"));
+    m_successor->hide();
+    m_stale->setObjectName(QStringLiteral("staleCatalog"));
+    m_stale->setWordWrap(true);
+    m_stale->setText(cost->stalenessNote());
+    m_stale->setVisible(!m_stale->text().isEmpty());
+    m_stale->setStyleSheet(m_warnings->styleSheet());
+    right->addWidget(m_stale);
     right->addWidget(m_caption);
     right->addWidget(costTable);
     right->addWidget(m_summary);
     right->addWidget(m_warnings);
+    right->addWidget(m_successor, 0, Qt::AlignLeft);
     right->addWidget(m_chart, 1);
     right->addWidget(m_hosted);
     auto* layout = new QHBoxLayout(this);
     layout->addLayout(left, 2);
     layout->addLayout(right, 3);
 
-    connect(price, &QComboBox::currentTextChanged, cost, &CostController::setPrice);
+    connect(price, &QComboBox::currentIndexChanged, cost,
+            [cost, price] { cost->setPrice(price->currentData().toString()); });
+    connect(m_successor, &QPushButton::clicked, this, [cost, price, this] {
+        const QString next = QString::fromStdString(cost->result().successor);
+        const int i = price->findData(next);
+        if (i >= 0)
+            price->setCurrentIndex(i);
+        m_successor->hide();
+    });
+    connect(offPeak, &QDoubleSpinBox::valueChanged, cost,
+            [cost](double percent) { cost->setOffPeakShare(percent / 100.0); });
     connect(output, &QSpinBox::valueChanged, cost, [cost](int v) { cost->setOutputTokens(v); });
     connect(perDay, &QDoubleSpinBox::valueChanged, cost, &CostController::setRequestsPerDay);
     connect(ttl, &QComboBox::currentIndexChanged, cost,
@@ -173,11 +229,8 @@ CostTab::CostTab(CostController* cost, QWidget* parent)
     connect(atOnce, &QSpinBox::valueChanged, cost, [cost](int v) { cost->setConcurrency(v); });
     connect(explicitCache, &QCheckBox::toggled, cost, &CostController::setExplicitCache);
     connect(cost, &CostController::catalogChanged, price, [cost, price] {
-        const QString current = price->currentText();
         const QSignalBlocker block(price);
-        price->clear();
-        price->addItems(cost->priceIds());
-        price->setCurrentText(current);
+        fillPrices(price, cost);
     });
     connect(arrival, &QComboBox::currentIndexChanged, cost,
             [cost, arrival] { cost->setArrival(Arrival(arrival->currentData().toInt())); });
@@ -187,9 +240,10 @@ CostTab::CostTab(CostController* cost, QWidget* parent)
     // A scenario opened: the form shows its prompt's price, traffic and TTL.
     auto sync = [=] {
         const QSignalBlocker b1(price), b2(output), b3(perDay), b4(ttl), b5(atOnce),
-            b6(explicitCache), b7(arrival);
+            b6(explicitCache), b7(arrival), b8(offPeak);
         const PromptLayout& l = cost->layout();
-        price->setCurrentText(cost->priceId());
+        price->setCurrentIndex(std::max(0, price->findData(cost->priceId())));
+        offPeak->setValue(100 * l.offPeakShare);
         output->setValue(int(std::min<int64_t>(l.outputTokens, 1 << 24)));
         perDay->setValue(l.requestsPerDay);
         int t = ttl->findData(qlonglong(l.ttlSeconds));
@@ -226,6 +280,13 @@ void CostTab::showResults()
     auto s = [](const std::string& x) { return QString::fromStdString(x); };
     m_caption->setText(m_cost->priceCaption());
     m_caption->setToolTip(QString::fromStdString(m_cost->price().source));
+    // A retired or deprecated model: its successor one click away.
+    const QString next = s(c.successor);
+    m_successor->setVisible(!c.lifecycle.empty() && !next.isEmpty() &&
+                            m_cost->catalog().find(c.successor));
+    m_successor->setText(tr("Price on %1 instead").arg(next));
+    if (auto* offPeak = findChild<QDoubleSpinBox*>(QStringLiteral("offPeak")))
+        offPeak->setEnabled(m_cost->price().offPeak.has_value());
     const PromptLayout& l = m_cost->layout();
     QString text = tr("%1 input tokens, %2 of them a cacheable prefix (%3 counted as cached).")
                        .arg(s(withCommas(c.inputTokens)), s(withCommas(c.cacheablePrefixTokens)),
@@ -275,18 +336,28 @@ void CostTab::updateSelfHosting()
 {
     const CostController::SelfHosting h = m_cost->selfHosting();
     if (!h.ok) {
-        m_hosted->setText(tr("Self-hosting: no working GPU plan (%1)").arg(h.reason));
+        m_hosted->setText(tr("Self-hosting: %1").arg(h.reason));
         return;
     }
     const PriceSheet& p = m_cost->price();
+    const PromptCost& api = m_cost->result();
+    const double tokens = double(api.inputTokens + m_cost->layout().outputTokens);
+    const QLocale locale;
     m_hosted->setText(
-        tr("Self-hosted on the current plan (%1 × %2, %3 tokens/s at batch %4): <b>$%5 per "
-           "million output tokens</b>; %6 charges $%7 per million output tokens.")
+        tr("Self-hosted on the current plan (%1 × %2 at $%3 an hour%4; prompt %5 tokens/s, "
+           "output %6 tokens/s at batch %7): <b>$%8 a request</b>, $%9 per million tokens in "
+           "and out. %10 charges $%11 a request ($%12 per million) with caching.")
             .arg(h.gpus)
             .arg(h.gpu)
-            .arg(h.tokensPerSecond, 0, 'f', 0)
+            .arg(locale.toString(h.dollarsPerHour, 'f', 2))
+            .arg(h.priceFromCatalog ? tr(", the catalog's rental price") : QString())
+            .arg(locale.toString(h.prefillTokensPerSecond, 'f', 0))
+            .arg(locale.toString(h.tokensPerSecond, 'f', 0))
             .arg(h.batch)
-            .arg(h.dollarsPerMillion, 0, 'f', 2)
+            .arg(locale.toString(h.cost.perRequest, 'f', 4))
+            .arg(locale.toString(h.cost.perMillionTokens, 'f', 2))
             .arg(QString::fromStdString(p.model))
-            .arg(p.outputPerMillion, 0, 'f', 2));
+            .arg(locale.toString(api.expectedPerRequest, 'f', 4))
+            .arg(locale.toString(tokens > 0 ? api.expectedPerRequest / tokens * 1e6 : 0, 'f', 2)));
+    m_hosted->setToolTip(h.priceFromCatalog ? h.priceSource : QString());
 }

@@ -5,6 +5,7 @@
 class CostController;
 class QChartView;
 class QLabel;
+class QPushButton;
 
 // Cost: the prompt layout as a reorderable list of segments priced on a provider's rates,
 // with and without caching, per request and per month; the warnings; cost against traffic;
@@ -27,4 +28,6 @@ private:
     QLabel* m_warnings;
     QLabel* m_hosted;
     QLabel* m_caption;
+    QPushButton* m_successor; // "Price on SUCCESSOR instead", for a retired or deprecated model
+    QLabel* m_stale;          // the built-in catalog is more than 90 days old
 };

@@ -21,12 +21,16 @@ int main(int argc, char** argv)
 {
     QElapsedTimer startup;
     startup.start();
-    // A headless export runs the real window on the offscreen platform.
+    // A headless export runs the real window on the offscreen platform, and --version and
+    // --help answer on a machine without a display (a server, an SSH session) instead of
+    // aborting for want of one.
     for (int i = 1; i < argc; ++i)
-        if (std::strcmp(argv[i], "--export-report") == 0 &&
-            qEnvironmentVariableIsEmpty("DISPLAY") &&
-            qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
-            qputenv("QT_QPA_PLATFORM", "offscreen");
+        for (const char* headless :
+             {"--export-report", "--version", "-v", "--help", "-h", "--help-all"})
+            if (std::strcmp(argv[i], headless) == 0 && qEnvironmentVariableIsEmpty("DISPLAY") &&
+                qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") &&
+                qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+                qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("attnplan"));
     QApplication::setOrganizationName(QStringLiteral("attnplan"));

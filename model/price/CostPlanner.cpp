@@ -103,12 +103,29 @@ Expected<CacheTerms> cacheTerms(const PromptLayout& l, const PriceSheet& price, 
         break;
     }
     case CacheRule::OpenAI: {
-        // Automatic and without a write premium. In memory a prefix is "typically cleared
-        // within 5 to 10 minutes of inactivity"; prompt_cache_retention "24h" keeps it a day
-        // where offered. Requests are routed by a hash of the prefix, and above about 15 a
-        // minute per prefix they spill to more machines, each with its own cache (OpenAI's
-        // prompt caching guide; the spill model is ours: the rate splits evenly over them).
-        if (l.ttlSeconds <= 600) {
+        // Automatic. Before GPT-5.6 without a write premium: in memory a prefix is "typically
+        // cleared within 5 to 10 minutes of inactivity"; prompt_cache_retention "24h" keeps it
+        // a day where offered. From GPT-5.6 writes cost 1.25x and buy a retention class (at
+        // least 30 minutes; a priced 12-hour class on some models): the smallest class that
+        // covers the TTL asked, at its multiplier. Requests are routed by a hash of the
+        // prefix, and above about 15 a minute per prefix they spill to more machines, each
+        // with its own cache (OpenAI's prompt caching guide; the spill model is ours: the rate
+        // splits evenly over them).
+        const bool premium =
+            std::any_of(price.cacheWriteMultipliers.begin(), price.cacheWriteMultipliers.end(),
+                        [](const auto& w) { return w.second > 1.0; });
+        if (premium) {
+            for (const auto& [ttl, m] : price.cacheWriteMultipliers)
+                if (ttl >= l.ttlSeconds && t.ttlBought == 0) {
+                    t.ttlBought = ttl;
+                    t.write = m;
+                }
+            if (t.ttlBought == 0)
+                return Error{where + price.model + " offers no cache retention of " +
+                             duration(l.ttlSeconds) + " or longer"};
+            t.note = duration(t.ttlBought) + " retention written at " + formatFixed(t.write, 2) +
+                     "x input";
+        } else if (l.ttlSeconds <= 600) {
             t.ttlBought = 300;
             t.note = "in-memory cache, cleared after 5-10 minutes idle (hit rate at 5 min; at "
                      "10 min in the range)";
@@ -127,9 +144,10 @@ Expected<CacheTerms> cacheTerms(const PromptLayout& l, const PriceSheet& price, 
         if (machines > 1)
             t.note += "; about " + formatFixed(perMinute, 0) + " requests a minute spread over " +
                       formatFixed(machines, 0) + " cache machines";
-        // Hits count the first 1,024 tokens, then whole 128-token increments.
-        if (prefix >= 1024)
-            t.cachedTokens = 1024 + (prefix - 1024) / 128 * 128;
+        // Before GPT-5.6, hits count the first 1,024 tokens, then whole 128-token increments.
+        const int64_t step = price.cacheIncrementTokens.value_or(premium ? 0 : 128);
+        if (step > 0 && prefix >= 1024)
+            t.cachedTokens = 1024 + (prefix - 1024) / step * step;
         break;
     }
     case CacheRule::Gemini:
@@ -201,6 +219,8 @@ Expected<PromptCost> computePromptCost(const PromptLayout& layout, const PriceSh
     if (layout.outputTokens < 0 || layout.outputTokens > kMaxTokens)
         return Error{"layout: output_tokens: " + std::to_string(layout.outputTokens) +
                      " is out of range (expected 0 to 2^36)"};
+    if (!(layout.offPeakShare >= 0 && layout.offPeakShare <= 1))
+        return Error{"layout: off_peak_share: out of range (expected 0 to 1)"};
     if (!(layout.requestsPerDay >= 0 && layout.requestsPerDay <= 1e10))
         return Error{"layout: requests_per_day: out of range (expected 0 to 1e10)"};
     if (layout.concurrency < 1 || layout.concurrency > 1000000)
@@ -237,6 +257,12 @@ Expected<PromptCost> computePromptCost(const PromptLayout& layout, const PriceSh
     }
     if (c.inputTokens == 0)
         return Error{"layout: segments: all empty, expected some input tokens"};
+    // A retired model still prices (old workloads, what-ifs), said first.
+    c.lifecycle = price.lifecycleWarning(todayUtc());
+    c.retired = price.retiredBy(todayUtc());
+    c.successor = price.successor;
+    if (!c.lifecycle.empty())
+        c.warnings.insert(c.warnings.begin(), c.lifecycle);
     if (prefix == 0 && !breaker.empty() && layout.segments.front().name == breaker &&
         layout.segments.size() > 1)
         c.warnings.insert(c.warnings.begin(),
@@ -290,6 +316,14 @@ Expected<PromptCost> computePromptCost(const PromptLayout& layout, const PriceSh
 
     double inRate = price.inputPerMillion;
     double outRate = price.outputPerMillion;
+    // DeepSeek's off-peak hours bill at their own rates: the share sent then, blended.
+    if (price.offPeak && layout.offPeakShare > 0) {
+        c.offPeakShare = layout.offPeakShare;
+        inRate = (1 - c.offPeakShare) * inRate + c.offPeakShare * price.offPeak->inputPerMillion;
+        outRate = (1 - c.offPeakShare) * outRate + c.offPeakShare * price.offPeak->outputPerMillion;
+    } else if (layout.offPeakShare > 0) {
+        c.warnings.push_back(price.model + " has no off-peak rates: off_peak_share is ignored");
+    }
     if (price.longContext && c.inputTokens > price.longContext->thresholdTokens) {
         c.longContextRate = true;
         inRate = price.longContext->inputPerMillion;
@@ -380,11 +414,20 @@ std::vector<CostPoint> costCurve(const PromptLayout& layout, const PriceSheet& p
     return out;
 }
 
-double selfHostedDollarsPerMillion(double dollarsPerHour, double tokensPerSecond)
+SelfHostedCost selfHostedCost(double dollarsPerHour, double prefillTokensPerSecond,
+                              double decodeTokensPerSecond, int64_t inputTokens,
+                              int64_t outputTokens)
 {
-    if (tokensPerSecond <= 0)
-        return 0;
-    return dollarsPerHour / (tokensPerSecond * 3600.0) * 1e6;
+    SelfHostedCost c;
+    if (decodeTokensPerSecond <= 0 || inputTokens < 0 || outputTokens < 0)
+        return c;
+    c.prefillCounted = prefillTokensPerSecond > 0;
+    c.secondsPerRequest = double(outputTokens) / decodeTokensPerSecond +
+                          (c.prefillCounted ? double(inputTokens) / prefillTokensPerSecond : 0);
+    c.perRequest = dollarsPerHour * c.secondsPerRequest / 3600.0;
+    const int64_t tokens = (c.prefillCounted ? inputTokens : 0) + outputTokens;
+    c.perMillionTokens = tokens > 0 ? c.perRequest / double(tokens) * 1e6 : 0;
+    return c;
 }
 
 Expected<RetrievalComparison> compareRetrieval(const PriceSheet& price, int64_t corpus,

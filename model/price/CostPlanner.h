@@ -39,7 +39,10 @@ struct PromptLayout
     // begins, so all of them miss a cold cache and each pays a write.
     int64_t concurrency = 1;
     bool explicitCache = false; // Gemini: an explicit cache (storage billed) over implicit
-    bool betaContext = false;   // use the provider's beta context window (Anthropic's 1M)
+    // The share of requests sent in the provider's off-peak hours (DeepSeek bills them at its
+    // off-peak rates); 0 to 1.
+    double offPeakShare = 0;
+    bool betaContext = false; // use the provider's beta context window (Anthropic's 1M)
 };
 
 // Days in the "month" of every monthly figure.
@@ -73,6 +76,10 @@ struct PromptCost
     double monthlyCached = 0;
     double savingsFraction = 0;  // 1 - cached / uncached
     int64_t breakEvenReuses = 0; // reads within the TTL for a write to pay; -1: never
+    double offPeakShare = 0;     // of requests billed at off-peak rates (0 where none apply)
+    bool retired = false;        // the provider no longer serves the model (today)
+    std::string lifecycle;       // retired, shutting down or deprecated, in words; "" if current
+    std::string successor;       // the catalog id the provider names as its replacement
     std::vector<std::string> warnings;
 };
 
@@ -106,9 +113,20 @@ struct CostPoint
 std::vector<CostPoint> costCurve(const PromptLayout& layout, const PriceSheet& price, double from,
                                  double to, int points);
 
-// Self-hosting: dollars per million generated tokens for GPUs at a $/hour rate producing
-// tokensPerSecond in all.
-double selfHostedDollarsPerMillion(double dollarsPerHour, double tokensPerSecond);
+// Self-hosting one request: the replica time it holds, its prompt at prefillTokensPerSecond and
+// its output at its share of decodeTokensPerSecond (the whole batch's rate), priced at
+// dollarsPerHour for the replica's GPUs; per million tokens in and out, as an API bills them.
+// A prefill rate of 0 leaves the prompt out (prefillCounted false).
+struct SelfHostedCost
+{
+    double secondsPerRequest = 0;
+    double perRequest = 0;       // dollars
+    double perMillionTokens = 0; // dollars per million input + output tokens
+    bool prefillCounted = false;
+};
+SelfHostedCost selfHostedCost(double dollarsPerHour, double prefillTokensPerSecond,
+                              double decodeTokensPerSecond, int64_t inputTokens,
+                              int64_t outputTokens);
 
 // The lesson's first option: retrieval of k chunks against the whole corpus in the prompt.
 struct RetrievalComparison

@@ -64,6 +64,7 @@ Expected<LayoutFile> detail::parseLayoutObject(const json& j, const std::string&
         f.layout.concurrency = r.integer("concurrency", 1, 1000000, 1);
         f.layout.explicitCache = r.boolean("explicit_cache", f.layout.explicitCache);
         f.layout.betaContext = r.boolean("beta_context", f.layout.betaContext);
+        f.layout.offPeakShare = r.real("off_peak_share", 0, 1, 0);
         if (auto p = j.find("price"); p != j.end()) {
             if (!p->is_string())
                 throw FieldError{"price",
@@ -119,6 +120,7 @@ nlohmann::ordered_json detail::layoutObject(const LayoutFile& f)
     j["concurrency"] = f.layout.concurrency;
     j["explicit_cache"] = f.layout.explicitCache;
     j["beta_context"] = f.layout.betaContext;
+    j["off_peak_share"] = f.layout.offPeakShare;
     return j;
 }
 

@@ -120,7 +120,8 @@ PriceCatalog detail::liteLlmCatalogFromJson(const json& j, const std::string& la
         const std::string mode = e.contains("mode") && e["mode"].is_string()
                                      ? e["mode"].get<std::string>()
                                      : std::string();
-        if (mode != "chat") {
+        // Chat models, and those served only through the Responses API (gpt-5.x-pro, o3-pro).
+        if (mode != "chat" && mode != "responses") {
             ++notChat; // embeddings, images, audio: counted, not listed one by one
             continue;
         }
@@ -183,15 +184,39 @@ PriceCatalog detail::liteLlmCatalogFromJson(const json& j, const std::string& la
             p.maxInputTokens = *m;
         if (auto m = count(e, "max_output_tokens"))
             p.maxOutputTokens = *m;
-        if (const auto tierIn = perMillion(e, "input_cost_per_token_above_200k_tokens")) {
-            LongContextTier tier;
-            tier.thresholdTokens = 200000;
-            tier.inputPerMillion = *tierIn;
-            tier.outputPerMillion =
-                perMillion(e, "output_cost_per_token_above_200k_tokens").value_or(*out);
-            p.longContext = tier;
+        // Long-context tiers: input_cost_per_token_above_{N}k_tokens (200k for Anthropic and
+        // Gemini, 272k for GPT-5.4 on, 128k, 256k, 512k elsewhere); the lowest applies first.
+        // Priority and flex variants are other service tiers, not this one.
+        int64_t tierK = 0;
+        for (const auto& field : e.items()) {
+            const std::string& name = field.key();
+            const std::string head = "input_cost_per_token_above_", tail = "k_tokens";
+            if (name.size() <= head.size() + tail.size() || name.rfind(head, 0) != 0 ||
+                name.compare(name.size() - tail.size(), tail.size(), tail) != 0)
+                continue;
+            const std::string digits =
+                name.substr(head.size(), name.size() - head.size() - tail.size());
+            if (digits.empty() || digits.size() > 5 ||
+                !std::all_of(digits.begin(), digits.end(),
+                             [](char ch) { return ch >= '0' && ch <= '9'; }))
+                continue;
+            const int64_t k = std::stoll(digits);
+            if (k > 0 && (tierK == 0 || k < tierK))
+                tierK = k;
         }
-        p.source = "LiteLLM " + label + ": " + key;
+        if (tierK > 0) {
+            const std::string suffix = "_above_" + std::to_string(tierK) + "k_tokens";
+            if (const auto tierIn = perMillion(e, ("input_cost_per_token" + suffix).c_str())) {
+                LongContextTier tier;
+                tier.thresholdTokens = tierK * 1000;
+                tier.inputPerMillion = *tierIn;
+                tier.outputPerMillion =
+                    perMillion(e, ("output_cost_per_token" + suffix).c_str()).value_or(*out);
+                p.longContext = tier;
+            }
+        }
+        p.source =
+            "LiteLLM " + label + ": " + key + (mode == "responses" ? " (Responses API)" : "");
         p.asOf.clear();
         c.models.erase(std::remove_if(c.models.begin(), c.models.end(),
                                       [&](const PriceSheet& x) { return x.id == p.id; }),
@@ -200,8 +225,8 @@ PriceCatalog detail::liteLlmCatalogFromJson(const json& j, const std::string& la
     }
     if (notChat > 0)
         c.messages.push_back(label + ": " + std::to_string(notChat) +
-                             " entries that are not chat models (mode other than \"chat\") "
-                             "skipped");
+                             " entries that are not chat models (mode other than \"chat\" or "
+                             "\"responses\") skipped");
     return c;
 }
 

@@ -82,8 +82,43 @@ PriceSheet parseEntry(const detail::FieldReader& e)
         l.outputPerMillion = tier.real("output_per_m", 0, 1000);
         p.longContext = l;
     }
+    if (const json* o = e.find("off_peak")) {
+        const detail::FieldReader peak(*o, "off_peak");
+        OffPeakRates r;
+        r.inputPerMillion = peak.real("input_per_m", 0, 1000);
+        r.outputPerMillion = peak.real("output_per_m", 0, 1000);
+        r.windowUtc = peak.string("window_utc");
+        r.source = peak.string("source");
+        p.offPeak = r;
+    }
+    if (e.find("cache_increment_tokens"))
+        p.cacheIncrementTokens = e.integer("cache_increment_tokens", 0, 1 << 20);
+    auto date = [&](const char* key) {
+        std::string d = e.string(key);
+        if (!d.empty() && !daysBetween(d, d))
+            throw FieldError{key, "\"" + d + "\" is not a date (YYYY-MM-DD)"};
+        return d;
+    };
+    p.deprecatedOn = date("deprecated_on");
+    p.retiredOn = date("retired_on");
+    p.lifecycleSource = e.string("lifecycle_source");
+    p.successor = e.string("successor");
+    if (const json* k = e.find("known_litellm_differences")) {
+        if (!k->is_array())
+            throw FieldError{"known_litellm_differences", "expected a list"};
+        for (const json& d : *k) {
+            const detail::FieldReader r(d, "known_litellm_differences");
+            KnownDifference x;
+            x.field = r.string("field");
+            if (const json* v = r.find("litellm"); v && v->is_number())
+                x.litellm = v->get<double>();
+            x.reason = r.string("reason");
+            p.knownLitellmDifferences.push_back(x);
+        }
+    }
     p.source = e.string("source");
     p.asOf = e.string("as_of");
+    p.note = e.string("note");
     return p;
 }
 
@@ -103,6 +138,12 @@ Expected<PriceCatalog> parsePriceCatalog(const std::string& text, const std::str
     c.models = detail::parseCatalogList<PriceSheet>(
         j["models"], label, "models", "id", parseEntry, [](const PriceSheet& p) { return p.id; },
         c.messages, false);
+    if (j.contains("as_of") && j["as_of"].is_string())
+        c.asOf = j["as_of"].get<std::string>();
+    else
+        for (const PriceSheet& p : c.models)
+            if (daysBetween(p.asOf, p.asOf) && p.asOf > c.asOf)
+                c.asOf = p.asOf;
     return c;
 }
 
@@ -136,6 +177,12 @@ Expected<PriceCatalog> importPriceFile(const PriceCatalog& base, const std::stri
     auto file = parsePriceCatalog(text.value(), path);
     if (!file)
         return Error{file.error()};
+    if (file->models.empty())
+        return Error{path + ": no usable price entry" +
+                     (file->messages.empty()
+                          ? std::string()
+                          : " (" + file->messages.front() +
+                                (file->messages.size() > 1 ? ", ..." : "") + ")")};
     PriceCatalog merged = base;
     merged.messages = file->messages;
     for (const PriceSheet& p : file->models) {
@@ -168,35 +215,45 @@ Expected<PriceCatalog> parseLiteLlmCatalog(const std::string& text, const std::s
     return detail::liteLlmCatalogFromJson(doc.value(), label, builtinPriceCatalog());
 }
 
-std::vector<std::string> comparePriceCatalogs(const PriceCatalog& ours, const PriceCatalog& theirs,
-                                              const std::string& theirLabel, double tolerance)
+std::string PriceDifference::text(const std::string& theirLabel) const
 {
-    std::vector<std::string> out;
-    auto differ = [tolerance](double a, double b) {
-        const double scale = std::max(std::fabs(a), std::fabs(b));
-        return scale > 0 && std::fabs(a - b) / scale > tolerance;
-    };
     auto fmt = [](double v) {
         std::ostringstream s;
         s << v;
         return s.str();
     };
+    return id + ": " + field + " " + fmt(ours) + " here, " + fmt(theirs) + " in " + theirLabel;
+}
+
+std::vector<PriceDifference> comparePriceCatalogs(const PriceCatalog& ours,
+                                                  const PriceCatalog& theirs, double tolerance)
+{
+    std::vector<PriceDifference> out;
+    auto differ = [tolerance](double a, double b) {
+        const double scale = std::max(std::fabs(a), std::fabs(b));
+        return scale > 0 && std::fabs(a - b) / scale > tolerance;
+    };
     for (const PriceSheet& t : theirs.models) {
         const PriceSheet* o = ours.find(t.id);
         if (!o)
             continue;
-        auto check = [&](const char* field, double mine, double theirsValue) {
-            if (differ(mine, theirsValue))
-                out.push_back(t.id + ": " + field + " " + fmt(mine) + " here, " + fmt(theirsValue) +
-                              " in " + theirLabel);
+        auto check = [&](const std::string& field, double mine, double theirsValue) {
+            if (!differ(mine, theirsValue))
+                return;
+            PriceDifference d{o->id, field, mine, theirsValue, {}};
+            for (const KnownDifference& k : o->knownLitellmDifferences)
+                if (k.field == field && !differ(k.litellm, theirsValue))
+                    d.explanation = k.reason;
+            out.push_back(d);
         };
         check("input_per_m", o->inputPerMillion, t.inputPerMillion);
         check("output_per_m", o->outputPerMillion, t.outputPerMillion);
-        check("cache_read_multiplier", o->cacheReadMultiplier, t.cacheReadMultiplier);
+        if (o->caching != CacheRule::None && t.caching != CacheRule::None)
+            check("cache_read_multiplier", o->cacheReadMultiplier, t.cacheReadMultiplier);
         for (const auto& [ttl, m] : t.cacheWriteMultipliers)
             if (auto mine = o->cacheWriteMultipliers.find(ttl);
                 mine != o->cacheWriteMultipliers.end())
-                check(ttl == 300 ? "cache write (5 min)" : "cache write (1 h)", mine->second, m);
+                check("cache_write_multipliers." + std::to_string(ttl), mine->second, m);
         if (o->minCacheableTokens > 0 && t.minCacheableTokens > 0)
             check("min_cacheable_tokens", double(o->minCacheableTokens),
                   double(t.minCacheableTokens));
@@ -204,6 +261,14 @@ std::vector<std::string> comparePriceCatalogs(const PriceCatalog& ours, const Pr
             check("max_input_tokens", double(o->maxInputTokens), double(t.maxInputTokens));
         if (o->maxOutputTokens > 0 && t.maxOutputTokens > 0)
             check("max_output_tokens", double(o->maxOutputTokens), double(t.maxOutputTokens));
+        if (o->longContext && t.longContext) {
+            check("long_context.threshold_tokens", double(o->longContext->thresholdTokens),
+                  double(t.longContext->thresholdTokens));
+            check("long_context.input_per_m", o->longContext->inputPerMillion,
+                  t.longContext->inputPerMillion);
+            check("long_context.output_per_m", o->longContext->outputPerMillion,
+                  t.longContext->outputPerMillion);
+        }
     }
     return out;
 }

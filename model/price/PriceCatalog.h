@@ -27,17 +27,29 @@ Expected<PriceCatalog> parseLiteLlmCatalog(const std::string& text, const std::s
 // True when a parsed JSON text looks like LiteLLM's list rather than ours.
 bool looksLikeLiteLlm(const std::string& text);
 
-// Where a catalog and the built-in one disagree by more than `tolerance` (relative) on a field
-// both carry: "openai/gpt-5: input_per_m 1.25 here, 1.5 in FILE".
-std::vector<std::string> comparePriceCatalogs(const PriceCatalog& ours, const PriceCatalog& theirs,
-                                              const std::string& theirLabel,
-                                              double tolerance = 0.01);
+// A field where two catalogs disagree, named as the catalog names it, and whether our entry
+// explains it (its known_litellm_differences: a provider page, a LiteLLM error).
+struct PriceDifference
+{
+    std::string id;
+    std::string field; // "input_per_m", "cache_write_multipliers.3600", "long_context.input_per_m"
+    double ours = 0;
+    double theirs = 0;
+    std::string explanation; // empty: unexplained
+    // "openai/gpt-5: output_per_m 10 here, 15 in FILE"
+    std::string text(const std::string& theirLabel) const;
+};
+// Where a catalog and `ours` disagree by more than `tolerance` (relative) on a field both
+// carry, for the ids both hold.
+std::vector<PriceDifference>
+comparePriceCatalogs(const PriceCatalog& ours, const PriceCatalog& theirs, double tolerance = 0.01);
 const PriceCatalog& builtinPriceCatalog();
 std::string userPriceCatalogPath();
 // Built-in entries with the user's file merged over them (same id replaces).
 PriceCatalog loadPriceCatalog(const std::string& userPath);
-// `base` with a price file (ours or LiteLLM's) merged over it, or why the file was refused.
-// The merged catalog's messages list the file's skipped entries.
+// `base` with a price file (ours or LiteLLM's) merged over it, or why the file was refused: it
+// is missing, unreadable, not a price list, or holds no usable entry. The merged catalog's
+// messages list the file's skipped entries.
 Expected<PriceCatalog> importPriceFile(const PriceCatalog& base, const std::string& path);
 
 } // namespace attnplan

@@ -17,6 +17,23 @@ struct LongContextTier
     double outputPerMillion = 0;
 };
 
+// DeepSeek's off-peak rates (from V4, August 2026): half price outside the main hours.
+struct OffPeakRates
+{
+    double inputPerMillion = 0;
+    double outputPerMillion = 0;
+    std::string windowUtc; // "10:00-01:00": the main weekday window
+    std::string source;
+};
+
+// A field where an entry knowingly differs from LiteLLM's list, and why.
+struct KnownDifference
+{
+    std::string field;  // "max_output_tokens", "cache_write_multipliers.3600"
+    double litellm = 0; // LiteLLM's value, in the catalog's units
+    std::string reason;
+};
+
 // How a provider's prompt cache works, which decides what a TTL buys, what a write costs and
 // how often a request finds the prefix (CostPlanner.cpp applies each rule).
 enum class CacheRule
@@ -28,6 +45,13 @@ enum class CacheRule
     None,      // no cached rate
 };
 const char* cacheRuleName(CacheRule rule);
+
+// Today's date in UTC, YYYY-MM-DD.
+std::string todayUtc();
+// Whole days from `from` to `to` (both YYYY-MM-DD); nullopt when either is not such a date.
+std::optional<int64_t> daysBetween(const std::string& from, const std::string& to);
+// A note when a catalog dated `asOf` is more than 90 days older than `today`, else "".
+std::string catalogStaleness(const std::string& asOf, const std::string& today);
 // The rule a provider's API follows when an entry does not say ("OpenAI", "Google", ...).
 CacheRule defaultCacheRule(const std::string& provider);
 
@@ -50,16 +74,36 @@ struct PriceSheet
     CacheRule caching = CacheRule::Anthropic;
     double cacheStoragePerMillionPerHour = 0; // Gemini explicit caches: $ per 1M tokens per hour
     std::optional<LongContextTier> longContext;
+    std::optional<OffPeakRates> offPeak;
+    // OpenAI before GPT-5.6 counts cache hits in whole 128-token steps past 1,024; 0: every
+    // token of the prefix. Unset: the provider's rule (128 for OpenAI without a write premium).
+    std::optional<int64_t> cacheIncrementTokens;
+    // Lifecycle, YYYY-MM-DD: deprecated (still served, shutdown announced) and retired (no
+    // longer served; a future date is a scheduled shutdown). Retired entries still price.
+    std::string deprecatedOn;
+    std::string retiredOn;
+    std::string lifecycleSource;
+    std::string successor; // the catalog id of the provider's named replacement
+    std::vector<KnownDifference> knownLitellmDifferences;
     std::string source;
     std::string asOf;
+    std::string note;
 
     // The write multiplier for a TTL: the smallest listed TTL that covers it.
     std::optional<double> writeMultiplierFor(int64_t ttlSeconds) const;
+    // The entry on `today` (YYYY-MM-DD): retired, shutting down, deprecated, or "" when current;
+    // the sentence names the date, the successor and the source.
+    std::string lifecycleWarning(const std::string& today) const;
+    bool retiredBy(const std::string& today) const
+    {
+        return !retiredOn.empty() && retiredOn <= today;
+    }
 };
 
 struct PriceCatalog
 {
     std::vector<PriceSheet> models;
+    std::string asOf; // the day the figures were read (the file's as_of; the newest entry's else)
     std::vector<std::string> messages; // skipped or flagged entries, with reasons
 
     // By id ("anthropic/claude-sonnet-4.5") or model name, case-insensitive.

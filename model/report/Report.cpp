@@ -179,6 +179,10 @@ ojson costObject(const PromptLayout& layout, const PriceSheet& price, const Prom
     j["ttl_bought_seconds"] = c.ttlBoughtSeconds;
     j["ttl_note"] = c.ttlNote;
     j["cached_tokens"] = c.cachedTokens;
+    j["off_peak_share"] = c.offPeakShare;
+    j["retired"] = c.retired;
+    j["lifecycle"] = c.lifecycle;
+    j["successor"] = c.successor;
     j["hit_rate_low"] = c.hitRateLow;
     j["hit_rate_high"] = c.hitRateHigh;
     j["monthly_storage"] = c.monthlyStorage;
@@ -189,8 +193,12 @@ ojson costObject(const PromptLayout& layout, const PriceSheet& price, const Prom
     j["concurrency"] = layout.concurrency;
     j["max_input_tokens"] = c.maxInputTokens;
     j["max_output_tokens"] = c.maxOutputTokens;
-    if (extras.selfHostedPerMillion)
-        j["self_hosted_per_million_tokens"] = *extras.selfHostedPerMillion;
+    if (const auto& h = extras.selfHosted) {
+        j["self_hosted_per_request"] = h->perRequest;
+        j["self_hosted_per_million_tokens"] = h->perMillionTokens;
+        j["self_hosted_seconds_per_request"] = h->secondsPerRequest;
+        j["self_hosted_counts_prefill"] = h->prefillCounted;
+    }
     if (const auto& r = extras.retrieval)
         j["retrieval"] = {{"retrieval_input_tokens", r->retrievalInputTokens},
                           {"full_input_tokens", r->fullInputTokens},

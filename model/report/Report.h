@@ -110,7 +110,7 @@ std::string capacityJson(const ModelSpec& spec, const DeploymentInputs& in,
 std::string planJson(const ModelSpec& spec, const std::vector<PlanRow>& rows);
 struct CostExtras
 {
-    std::optional<double> selfHostedPerMillion;
+    std::optional<SelfHostedCost> selfHosted;
     std::optional<RetrievalComparison> retrieval;
 };
 std::string costJson(const PromptLayout& layout, const PriceSheet& price, const PromptCost& cost,

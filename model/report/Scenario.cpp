@@ -25,7 +25,7 @@ Scenario defaultScenario()
     s.prompt.layout.outputTokens = 400;
     s.prompt.layout.requestsPerDay = 10000;
     s.prompt.layout.ttlSeconds = 300;
-    s.prompt.priceId = "anthropic/claude-sonnet-4.5";
+    s.prompt.priceId = "anthropic/claude-sonnet-4.6";
     return s;
 }
 

@@ -38,10 +38,14 @@ GpuSpec parseEntry(const detail::FieldReader& e)
     if (g.interconnect.empty())
         g.interconnect = "none";
     g.interconnectBytesPerSecond = e.real("interconnect_bytes_per_s", 0, 1e15, 0);
+    g.unifiedMemory = e.boolean("unified_memory", false);
     if (e.find("price_per_hour"))
         g.pricePerHour = e.real("price_per_hour", 0, 10000);
+    g.priceSource = e.string("price_source");
+    g.priceAsOf = e.string("price_as_of");
     g.source = e.string("source");
     g.asOf = e.string("as_of");
+    g.note = e.string("note");
     return g;
 }
 
@@ -49,12 +53,21 @@ GpuSpec parseEntry(const detail::FieldReader& e)
 
 const GpuSpec* GpuCatalog::find(const std::string& name) const
 {
-    const std::string key = detail::lowerCase(name);
+    auto normal = [](const std::string& s) {
+        std::string out;
+        for (char c : detail::lowerCase(s))
+            if (c != ' ' && c != '-' && c != '_' && c != '(' && c != ')')
+                out += c;
+        return out;
+    };
+    const std::string key = normal(name);
+    if (key.empty())
+        return nullptr;
     for (const GpuSpec& g : gpus) {
-        if (detail::lowerCase(g.name) == key)
+        if (normal(g.name) == key)
             return &g;
         for (const std::string& a : g.aliases)
-            if (detail::lowerCase(a) == key)
+            if (normal(a) == key)
                 return &g;
     }
     return nullptr;
@@ -95,6 +108,8 @@ Expected<GpuCatalog> parseGpuCatalog(const std::string& textIn, const std::strin
     if (!list)
         return Error{label + ": gpus: missing, expected a list of GPU entries"};
     GpuCatalog c;
+    if (j.is_object() && j.contains("as_of") && j["as_of"].is_string())
+        c.asOf = j["as_of"].get<std::string>();
     c.gpus = detail::parseCatalogList<GpuSpec>(
         *list, label, "gpus", "name", parseEntry, [](const GpuSpec& g) { return g.name; },
         c.messages, true);
@@ -120,6 +135,32 @@ GpuCatalog loadGpuCatalog(const std::string& userPath)
     return detail::mergeUserCatalog(
         builtinGpuCatalog(), userPath, parseGpuCatalog, [](auto& c) -> auto& { return c.gpus; },
         [](const GpuSpec& g) { return g.name; }, "catalog");
+}
+
+Expected<GpuCatalog> importGpuFile(const GpuCatalog& base, const std::string& path)
+{
+    auto text = detail::readTextFile(path, detail::kMaxConfigBytes);
+    if (!text)
+        return Error{text.error()};
+    auto file = parseGpuCatalog(text.value(), path);
+    if (!file)
+        return Error{file.error()};
+    if (file->gpus.empty())
+        return Error{
+            path + ": no usable GPU entry" +
+            (file->messages.empty() ? std::string() : " (" + file->messages.front() + ")")};
+    GpuCatalog merged = base;
+    merged.messages = file->messages;
+    for (const GpuSpec& g : file->gpus) {
+        auto it = std::find_if(merged.gpus.begin(), merged.gpus.end(), [&](const GpuSpec& x) {
+            return detail::lowerCase(x.name) == detail::lowerCase(g.name);
+        });
+        if (it != merged.gpus.end())
+            *it = g;
+        else
+            merged.gpus.push_back(g);
+    }
+    return merged;
 }
 
 } // namespace attnplan

@@ -24,9 +24,15 @@ struct GpuSpec
     std::string arch;
     std::string interconnect; // "NVLink 4", "none"
     double interconnectBytesPerSecond = 0;
-    std::optional<double> pricePerHour; // US dollars per GPU-hour, when the user sets one
+    // Shares its memory with the CPU and the operating system (DGX Spark, Jetson): engines that
+    // size from free memory see less than memoryBytes.
+    bool unifiedMemory = false;
+    std::optional<double> pricePerHour; // US dollars per GPU-hour, on demand, where known
+    std::string priceSource;            // the public price page, and when it was read
+    std::string priceAsOf;
     std::string source;
     std::string asOf;
+    std::string note;
 
     bool hasFp8() const { return fp8Tflops > 0; }
 };
@@ -34,9 +40,11 @@ struct GpuSpec
 struct GpuCatalog
 {
     std::vector<GpuSpec> gpus;
+    std::string asOf;                  // the day the built-in figures were read
     std::vector<std::string> messages; // skipped entries and user-file problems, with reasons
 
-    // By name or alias, case-insensitive.
+    // By name or alias, ignoring case, spaces, hyphens, underscores and parentheses ("DGX Spark",
+    // "dgx-spark", "H100_SXM").
     const GpuSpec* find(const std::string& name) const;
 };
 
@@ -55,6 +63,10 @@ const GpuCatalog& builtinGpuCatalog();
 
 // ~/.config/attnplan/gpus.json ($XDG_CONFIG_HOME honoured).
 std::string userGpuCatalogPath();
+
+// `base` with a GPU catalog file merged over it (same name replaces), or why the file was
+// refused: missing, unreadable, not a catalog, or without one usable entry.
+Expected<GpuCatalog> importGpuFile(const GpuCatalog& base, const std::string& path);
 
 // The built-in catalog with the user's file merged over it: entries of the same name replace
 // built-in ones, new names are added. A missing user file is fine; a broken one is reported in

@@ -29,9 +29,14 @@ struct Run
     QByteArray err;
 };
 
-Run cli(const QStringList& args)
+Run cli(const QStringList& args, const QString& configHome = {})
 {
     QProcess p;
+    if (!configHome.isEmpty()) {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("XDG_CONFIG_HOME"), configHome);
+        p.setProcessEnvironment(env);
+    }
     p.start(QStringLiteral(ATTNPLAN_CLI), args);
     Run r;
     if (!p.waitForFinished(120000))
@@ -407,18 +412,40 @@ void TestCli::capacityErrorsExit2()
     QCOMPARE(QString::fromUtf8(r.err).count('\n'), 1);
 }
 
+// A broken catalog in ~/.config/attnplan is a warning (the built-in one runs); a broken or
+// missing file named on the command line is an error naming it, for GPUs and prices alike.
 void TestCli::brokenUserCatalogStillRuns()
 {
     QTemporaryDir dir;
-    QFile f(dir.path() + "/gpus.json");
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write("{ not json");
-    f.close();
+    QVERIFY(QDir(dir.path()).mkpath("attnplan"));
+    for (const char* name : {"attnplan/gpus.json", "attnplan/prices.json", "empty.json"}) {
+        QFile f(dir.filePath(name));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QByteArray(name) == "empty.json" ? R"({"models": [], "gpus": []})" : "{ not json");
+    }
     const Run r = cli({"capacity", src("configs/llama-3.1-8b.json"), "--gpu", "H100 SXM",
-                       "--context", "8192", "--catalog", dir.path() + "/gpus.json", "--json"});
+                       "--context", "8192", "--json"},
+                      dir.path());
     QCOMPARE(r.exitCode, 0);
     QVERIFY(r.err.contains("not valid JSON"));
     QVERIFY(json(r)["conversations"].toInteger() > 0);
+
+    for (const QStringList& args :
+         {QStringList{"capacity", src("configs/llama-3.1-8b.json"), "--gpu", "H100 SXM",
+                      "--context", "8192", "--catalog", dir.filePath("attnplan/gpus.json")},
+          QStringList{"gpus", "--catalog", dir.filePath("missing.json")},
+          QStringList{"gpus", "--catalog", dir.filePath("empty.json")},
+          QStringList{"prices", "--prices", dir.filePath("attnplan/prices.json")},
+          QStringList{"prices", "--prices", dir.filePath("empty.json")},
+          QStringList{"cost", "--prices", dir.filePath("missing.json"), "--price", "openai/gpt-5",
+                      "--layout", src("tests/data/layouts/support-bot.json")}}) {
+        const Run bad = cli(args);
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(bad.err.startsWith("attnplan-cli: --"), bad.err.constData());
+        QVERIFY2(bad.err.contains(dir.path().toUtf8()), bad.err.constData());
+        QCOMPARE(bad.err.count('\n'), 1);
+        QVERIFY(bad.out.isEmpty());
+    }
 }
 
 void TestCli::planContract()
@@ -879,9 +906,9 @@ void TestCli::reportCustomGpuAndDefaults()
     QCOMPARE(dep["average_tokens"].toInteger(), 0);
     QCOMPARE(r["capacity"].toObject()["gpu"].toString(), QStringLiteral("custom GPU"));
     QCOMPARE(r["capacity"].toObject()["memory_total_bytes"].toInteger(), qint64(48) << 30);
-    // The default prompt: the support bot on Claude Sonnet 4.5.
+    // The default prompt: the support bot on Claude Sonnet 4.6 (current; 4.5 was retired).
     QCOMPARE(r["cost"].toObject()["price"].toString(),
-             QStringLiteral("anthropic/claude-sonnet-4.5"));
+             QStringLiteral("anthropic/claude-sonnet-4.6"));
     QCOMPARE(r["cost"].toObject()["input_tokens"].toInteger(), qint64(21390));
     // The same GPU through the capacity flags gives the same plan.
     const QJsonObject flags =

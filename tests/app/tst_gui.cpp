@@ -76,6 +76,8 @@ private slots:
     void appAndCliReportsAgreeForEveryBundledModel();
     void windowDrivenLikeAUser();
     void unknownFamilyWarnsOnTheCard();
+    void retiredPriceOffersItsSuccessor();
+    void versionAndHelpWithoutADisplay();
     void contextAboveTheModelShowsTheErrorAtTheField();
     void tokenFieldsReadWhatPeopleType();
     void everyTabInBothPalettesWithoutWarnings();
@@ -225,6 +227,61 @@ void TestGui::unknownFamilyWarnsOnTheCard()
              qPrintable(banner->text()));
     QVERIFY(session.models()->openBundled("llama-3.1-8b"));
     QVERIFY(!banner->isVisible());
+}
+
+// Picking a retired model in the Cost tab, as a user does: it still prices, the retirement is
+// the first warning, and one click moves the prompt to the provider's successor.
+void TestGui::retiredPriceOffersItsSuccessor()
+{
+    AppSession session;
+    MainWindow window(&session);
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    window.resize(1400, 900);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.tabs()->setCurrentIndex(3);
+    QCoreApplication::processEvents(); // the tab is built on first show
+    auto* price = child<QComboBox>(&window, "price");
+    auto* next = child<QPushButton>(&window, "useSuccessor");
+    QVERIFY(price && next);
+    QVERIFY(!next->isVisible());
+    const int opus4 = price->findData(QStringLiteral("anthropic/claude-opus-4"));
+    QVERIFY(opus4 >= 0);
+    QVERIFY2(price->itemText(opus4).contains("retired 2026-06-15"),
+             qPrintable(price->itemText(opus4)));
+    price->setCurrentIndex(opus4);
+    QCOMPARE(session.scenario().prompt.priceId, std::string("anthropic/claude-opus-4"));
+    QVERIFY(session.cost()->ok());
+    QVERIFY(session.cost()->result().retired);
+    QVERIFY(next->isVisible());
+    QVERIFY(next->text().contains("anthropic/claude-opus-4.8"));
+    QTest::mouseClick(next, Qt::LeftButton);
+    QCOMPARE(session.scenario().prompt.priceId, std::string("anthropic/claude-opus-4.8"));
+    QCOMPARE(price->currentData().toString(), QStringLiteral("anthropic/claude-opus-4.8"));
+    QVERIFY(!next->isVisible());
+    QVERIFY(!session.cost()->result().retired);
+}
+
+// `attnplan --version` and `--help` on a machine without a display (a server, an SSH
+// session): they answer, where Qt would abort for want of a platform.
+void TestGui::versionAndHelpWithoutADisplay()
+{
+    for (const char* flag : {"--version", "--help"}) {
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        for (const char* var : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"})
+            env.remove(QString::fromLatin1(var));
+        p.setProcessEnvironment(env);
+        p.start(QStringLiteral(ATTNPLAN_APP), {QString::fromLatin1(flag)});
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(p.exitCode(), 0);
+        const QString out = QString::fromUtf8(p.readAllStandardOutput());
+        QVERIFY2(out.contains(QString::fromLatin1(flag) == "--version"
+                                  ? QStringLiteral("attnplan " ATTNPLAN_VERSION)
+                                  : QStringLiteral("--scenario")),
+                 qPrintable(out));
+    }
 }
 
 void TestGui::contextAboveTheModelShowsTheErrorAtTheField()

@@ -8,6 +8,7 @@
 #include <QFile>
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace attnplan;
@@ -94,6 +95,11 @@ private slots:
     void burstsSentAtOnceAllMiss();
     void liteLlmPricesLikeOurs();
     void liteLlmSkipsWithReasons();
+    void catalogOfToday();
+    void openAiWritePremiumFrom56();
+    void deepSeekOffPeak();
+    void staleCatalogSaysSo();
+    void litellmOfAugustIsExplained();
     void catalogHasTheListedModelsAndGpus();
 };
 
@@ -313,9 +319,19 @@ void TestCost::retrievalAgainstFullDocument()
 
 void TestCost::selfHosted()
 {
-    // 8 GPUs at $2.50 an hour producing 10,000 tokens/s: $20 / 36M tokens = $0.556 per million.
-    QVERIFY(std::fabs(selfHostedDollarsPerMillion(20.0, 10000.0) - 20.0 / 36.0) < 1e-12);
-    QCOMPARE(selfHostedDollarsPerMillion(20.0, 0.0), 0.0);
+    // 8 GPUs at $2.50 an hour ($20) producing 10,000 output tokens/s and prefilling 200,000
+    // prompt tokens/s. A request of 20,000 in and 400 out holds the replica 0.1 s + 0.04 s:
+    // $20 x 0.14 / 3600 = $0.000778, or $0.0381 per million of its 20,400 tokens.
+    const SelfHostedCost c = selfHostedCost(20.0, 200000.0, 10000.0, 20000, 400);
+    QVERIFY(c.prefillCounted);
+    QVERIFY(std::fabs(c.secondsPerRequest - 0.14) < 1e-12);
+    QVERIFY(std::fabs(c.perRequest - 20.0 * 0.14 / 3600) < 1e-15);
+    QVERIFY(std::fabs(c.perMillionTokens - 20.0 * 0.14 / 3600 / 20400 * 1e6) < 1e-12);
+    // Output alone, the old figure: $20 / 36M output tokens = $0.556 per million.
+    const SelfHostedCost out = selfHostedCost(20.0, 0.0, 10000.0, 20000, 400);
+    QVERIFY(!out.prefillCounted);
+    QVERIFY(std::fabs(out.perMillionTokens - 20.0 / 36.0) < 1e-12);
+    QCOMPARE(selfHostedCost(20.0, 1.0, 0.0, 10, 10).perRequest, 0.0);
 }
 
 void TestCost::tokenEstimate()
@@ -578,13 +594,14 @@ void TestCost::openAiRetention()
     QVERIFY(std::fabs(busy.hitRate - (1 - std::exp(-15.0 / 60 * 300))) < 1e-9);
 }
 
-// Gemini 2.5 Pro: reads at 0.1x. Implicit caching promises nothing (a range from no hits);
-// an explicit cache bills its creation, its reads and its storage per token-hour.
+// Gemini 2.5 Pro: reads at 0.1x, from a prefix of 2,048 tokens (4,096 until Google's caching
+// page changed in July 2026; catalog audit P8). Implicit caching promises nothing (a range from no
+// hits); an explicit cache bills its creation, its reads and its storage per token-hour.
 void TestCost::geminiImplicitAndExplicit()
 {
     const PriceSheet& pro = sheet("google/gemini-2.5-pro");
     QCOMPARE(pro.cacheReadMultiplier, 0.1);
-    QCOMPARE(pro.minCacheableTokens, qint64(4096));
+    QCOMPARE(pro.minCacheableTokens, qint64(2048));
     const PromptCost implicit = computePromptCost(sixteenK(1000, 3600), pro).value();
     QCOMPARE(implicit.hitRate, 0.0);
     QCOMPARE(implicit.monthlyCachedHigh, implicit.monthlyUncached);
@@ -636,7 +653,7 @@ void TestCost::liteLlmPricesLikeOurs()
     const std::string text = f.readAll().toStdString();
     QVERIFY(looksLikeLiteLlm(text));
     const PriceCatalog lite = parsePriceCatalog(text, "litellm_sample.json").value();
-    for (const char* id : {"anthropic/claude-sonnet-4.5", "deepseek/deepseek-chat"}) {
+    for (const char* id : {"anthropic/claude-sonnet-4.5"}) {
         const PriceSheet* theirs = lite.find(id);
         QVERIFY2(theirs, id);
         for (int64_t ttl : {300, 3600}) {
@@ -647,6 +664,18 @@ void TestCost::liteLlmPricesLikeOurs()
             QCOMPARE(b.hitRate, a.hitRate);
         }
     }
+    // Where LiteLLM is behind (DeepSeek's retired names at V3.2's prices), the import reads what
+    // LiteLLM says and the catalog's known_litellm_differences say why ours differs.
+    const PriceSheet* ds = lite.find("deepseek/deepseek-chat");
+    QVERIFY(ds);
+    QCOMPARE(ds->inputPerMillion, 0.28);
+    QCOMPARE(ds->outputPerMillion, 0.42);
+    QCOMPARE(ds->cacheReadMultiplier, 0.1);
+    const PriceSheet& ours = sheet("deepseek/deepseek-chat");
+    QCOMPARE(ours.inputPerMillion, 0.14);
+    QVERIFY(std::any_of(
+        ours.knownLitellmDifferences.begin(), ours.knownLitellmDifferences.end(),
+        [](const KnownDifference& d) { return d.field == "input_per_m" && d.litellm == 0.28; }));
     // A model only LiteLLM knows: per token to per million, cache costs to multipliers.
     const PriceSheet* acme = lite.find("acme/acme-chat-1");
     QVERIFY(acme);
@@ -656,11 +685,18 @@ void TestCost::liteLlmPricesLikeOurs()
     QCOMPARE(acme->cacheReadMultiplier, 0.25);
     QCOMPARE(acme->maxInputTokens, qint64(100000));
     QCOMPARE(acme->maxOutputTokens, qint64(4096));
-    // The checker lists what differs by more than 1%: GPT-5's output price here.
-    const auto diffs = comparePriceCatalogs(builtinPriceCatalog(), lite, "sample");
-    QCOMPARE(int(diffs.size()), 1);
-    QVERIFY2(QString::fromStdString(diffs[0]).startsWith("openai/gpt-5: output_per_m 10 here, 15"),
-             diffs[0].c_str());
+    // The checker lists what differs by more than 1%, each with our entry's explanation where it
+    // has one: DeepSeek's five are explained, GPT-5's output price (edited in the sample) not.
+    const auto diffs = comparePriceCatalogs(builtinPriceCatalog(), lite);
+    std::vector<PriceDifference> unexplained;
+    for (const PriceDifference& d : diffs)
+        if (d.explanation.empty())
+            unexplained.push_back(d);
+        else
+            QCOMPARE(d.id, std::string("deepseek/deepseek-chat"));
+    QCOMPARE(int(unexplained.size()), 1);
+    QCOMPARE(unexplained[0].text("sample"),
+             std::string("openai/gpt-5: output_per_m 10 here, 15 in sample"));
 }
 
 void TestCost::liteLlmSkipsWithReasons()
@@ -695,6 +731,129 @@ void TestCost::catalogHasTheListedModelsAndGpus()
         QVERIFY2(!p->source.empty() && !p->asOf.empty(), id);
     }
     QCOMPARE(int(builtinPriceCatalog().messages.size()), 0);
+}
+
+// The catalog as of December 2026: the current models of each provider price from it; a retired
+// one still prices, with the retirement said first and its successor named.
+void TestCost::catalogOfToday()
+{
+    QCOMPARE(builtinPriceCatalog().asOf, std::string("2026-12-01"));
+    QVERIFY(builtinPriceCatalog().messages.empty());
+    for (const char* id :
+         {"anthropic/claude-opus-5.5", "anthropic/claude-sonnet-5", "anthropic/claude-sonnet-4.6",
+          "anthropic/claude-opus-4.8", "openai/gpt-5.4", "openai/gpt-5.5", "openai/gpt-5.6-sol",
+          "google/gemini-3.1-pro-preview", "google/gemini-3.5-flash", "google/gemini-3.6-flash",
+          "deepseek/deepseek-v4-pro", "deepseek/deepseek-flash", "xai/grok-4.5",
+          "mistral/mistral-medium-3.5"}) {
+        const PriceSheet* p = builtinPriceCatalog().find(id);
+        QVERIFY2(p, id);
+        QVERIFY2(!p->retiredBy("2026-12-01"), id);
+        QVERIFY2(!p->source.empty() && !p->asOf.empty(), id);
+        QVERIFY(computePromptCost(sixteenK(1000, 300), *p));
+    }
+    const PriceSheet& opus4 = sheet("anthropic/claude-opus-4");
+    QCOMPARE(opus4.retiredOn, std::string("2026-06-15"));
+    const PromptCost c = computePromptCost(sixteenK(1000, 300), opus4).value();
+    QVERIFY(c.retired);
+    QCOMPARE(c.successor, std::string("anthropic/claude-opus-4.8"));
+    QVERIFY2(QString::fromStdString(c.warnings.front())
+                 .startsWith("Claude Opus 4 was retired on 2026-06-15"),
+             c.warnings.front().c_str());
+    QCOMPARE(c.inputTokens, qint64(16200));
+    // The lifecycle in words, by date: deprecated, then shutting down, then retired.
+    PriceSheet p = opus4;
+    p.retiredOn = "2027-01-22";
+    p.deprecatedOn = "2026-11-23";
+    QVERIFY(QString::fromStdString(p.lifecycleWarning("2026-12-01"))
+                .contains("shuts down on 2027-01-22"));
+    p.retiredOn.clear();
+    QVERIFY(QString::fromStdString(p.lifecycleWarning("2026-12-01")).contains("deprecated since"));
+    QVERIFY(p.lifecycleWarning("2026-11-01").empty());
+    // Anthropic's newest read at 0.05x (Opus 5.5) and 0.025x (Fable 5.1).
+    QCOMPARE(sheet("anthropic/claude-opus-5.5").cacheReadMultiplier, 0.05);
+    QCOMPARE(sheet("anthropic/claude-fable-5.1").cacheReadMultiplier, 0.025);
+}
+
+// From GPT-5.6 OpenAI bills cache writes at 1.25x and sells retention classes: at least 30
+// minutes, and on GPT-6.1 Terra a 12-hour class at 2.5x. Every cached token counts (no
+// 128-token steps). Before 5.6: no premium, hits in 128-token steps past 1,024.
+void TestCost::openAiWritePremiumFrom56()
+{
+    const PriceSheet& terra = sheet("openai/gpt-6.1-terra");
+    const PromptCost half = computePromptCost(sixteenK(1000, 300), terra).value();
+    QCOMPARE(half.ttlBoughtSeconds, qint64(1800));
+    QCOMPARE(half.writeMultiplier, 1.25);
+    QCOMPARE(half.cachedTokens, qint64(16000));
+    // The write request: 16,000 cached tokens at 1.25 x $1, 200 at $1, 500 out at $5.
+    QVERIFY(std::fabs(half.cachedWritePerRequest - (16000 * 1.25e-6 + 200 * 1e-6 + 500 * 5e-6)) <
+            1e-12);
+    const PromptCost day = computePromptCost(sixteenK(1000, 7200), terra).value();
+    QCOMPARE(day.ttlBoughtSeconds, qint64(43200));
+    QCOMPARE(day.writeMultiplier, 2.5);
+    QVERIFY(!computePromptCost(sixteenK(1000, 86400), terra));
+    QVERIFY(!computePromptCost(sixteenK(1000, 3600), sheet("openai/gpt-5.6-sol")));
+    // GPT-5.1: no premium, 16,000 cached as 1,024 + 117 x 128 = 16,000 - 0.
+    const PromptCost old = computePromptCost(sixteenK(1000, 300), sheet("openai/gpt-5.1")).value();
+    QCOMPARE(old.writeMultiplier, 1.0);
+    QCOMPARE(old.cachedTokens, qint64(1024 + (16000 - 1024) / 128 * 128));
+}
+
+// DeepSeek bills off-peak hours at half its peak rates: a share of the traffic sent then
+// blends the two. Peak V4-Flash: $0.30 in, $1.20 out; off-peak $0.15 and $0.60.
+void TestCost::deepSeekOffPeak()
+{
+    const PriceSheet& flash = sheet("deepseek/deepseek-flash");
+    QVERIFY(flash.offPeak);
+    PromptLayout l = sixteenK(1000, 300);
+    const PromptCost peak = computePromptCost(l, flash).value();
+    QVERIFY(std::fabs(peak.uncachedPerRequest - (16200 * 0.30e-6 + 500 * 1.20e-6)) < 1e-12);
+    l.offPeakShare = 0.5;
+    const PromptCost mixed = computePromptCost(l, flash).value();
+    QCOMPARE(mixed.offPeakShare, 0.5);
+    QVERIFY(std::fabs(mixed.uncachedPerRequest - (16200 * 0.225e-6 + 500 * 0.90e-6)) < 1e-12);
+    // A read at 0.02x of the blended miss price.
+    QVERIFY(std::fabs(mixed.cachedReadPerRequest -
+                      (16000 * 0.225e-6 * 0.02 + 200 * 0.225e-6 + 500 * 0.90e-6)) < 1e-12);
+    l.offPeakShare = 1.5;
+    QVERIFY(!computePromptCost(l, flash));
+    l.offPeakShare = 0.5;
+    const PromptCost other = computePromptCost(l, sheet("openai/gpt-5.4")).value();
+    QCOMPARE(other.offPeakShare, 0.0);
+    QVERIFY(QString::fromStdString(other.warnings.back()).contains("no off-peak rates"));
+}
+
+// A catalog more than 90 days old says so and points to the import.
+void TestCost::staleCatalogSaysSo()
+{
+    QCOMPARE(daysBetween("2026-08-01", "2026-12-01"), std::optional<int64_t>(122));
+    QCOMPARE(daysBetween("2026-12-01", "2026-12-01"), std::optional<int64_t>(0));
+    QVERIFY(!daysBetween("2026-13-01", "2026-12-01"));
+    QVERIFY(!daysBetween("yesterday", "2026-12-01"));
+    QVERIFY(catalogStaleness("2026-12-01", "2027-03-01").empty()); // 90 days
+    const std::string stale = catalogStaleness("2026-12-01", "2027-03-02");
+    QVERIFY2(QString::fromStdString(stale).contains("91 days") &&
+                 QString::fromStdString(stale).contains("Import prices"),
+             stale.c_str());
+}
+
+// Against LiteLLM's newest list (main as of 2026-08-01): every field where the catalog differs
+// is explained by the entry itself (a newer provider page, a known LiteLLM error).
+void TestCost::litellmOfAugustIsExplained()
+{
+    QFile f(src("../shared/litellm/model_prices_and_context_window.json"));
+    if (!f.open(QIODevice::ReadOnly))
+        QSKIP("../shared/litellm is not here (a user's clone): CI checks this");
+    const PriceCatalog lite =
+        parsePriceCatalog(f.readAll().toStdString(), "litellm-2026-08-01.json").value();
+    QVERIFY(lite.models.size() > 2000);
+    // Responses-only models and the >272K tiers are read.
+    const PriceSheet* pro = lite.find("openai/gpt-5.4-pro");
+    QVERIFY(pro);
+    QVERIFY(pro->longContext && pro->longContext->thresholdTokens == 272000);
+    const auto diffs = comparePriceCatalogs(builtinPriceCatalog(), lite);
+    QVERIFY(!diffs.empty());
+    for (const PriceDifference& d : diffs)
+        QVERIFY2(!d.explanation.empty(), d.text("LiteLLM").c_str());
 }
 
 QTEST_GUILESS_MAIN(TestCost)

@@ -48,6 +48,7 @@ private slots:
     void catalogHasTheRequiredGpus_data();
     void catalogHasTheRequiredGpus();
     void catalogEntriesAreSane();
+    void catalogAsTheRuntimeSeesIt();
     void userCatalogOverridesAndReportsMistakes();
     void brokenUserCatalogKeepsBuiltin();
     void fuzzFindingWrongTypedFlagSkipsOneEntry();
@@ -280,6 +281,37 @@ void TestServe::moeDecodeReadsOnlyTouchedExperts()
                       (weights + double(kvBytes(s, 1, DType::BF16))) / 2 / 3.35e12) < 1e-12);
     // A large batch touches nearly every expert.
     QVERIFY(decodeStepTime(s, in, 256, 1).memorySeconds > 3 * d.memorySeconds);
+}
+
+// GPU memory as the CUDA/ROCm runtime reports it (PyTorch's "total capacity", ROCm's "HIP out
+// of memory ... of X GiB"; resources/gpus.json cites each), the GPUs of real start-up logs,
+// unified memory marked, names found as people write them, and rental prices with a source.
+void TestServe::catalogAsTheRuntimeSeesIt()
+{
+    const GpuCatalog& c = builtinGpuCatalog();
+    QVERIFY(c.messages.empty());
+    QCOMPARE(c.asOf, std::string("2026-12-01"));
+    auto gib = [&](const char* name) {
+        const GpuSpec* g = c.find(name);
+        return g ? double(g->memoryBytes) / double(int64_t(1) << 30) : 0.0;
+    };
+    QVERIFY(std::fabs(gib("H100 NVL") - 93.09) < 0.01);
+    QVERIFY(std::fabs(gib("RTX PRO 6000 Blackwell") - 94.97) < 0.01);
+    QVERIFY(std::fabs(gib("GB200") - 184.31) < 0.01);
+    QVERIFY(std::fabs(gib("MI355X") - 287.98) < 0.01);
+    for (const char* name : {"H20", "RTX A5000", "RTX A6000", "A40", "V100", "L20", "DGX Spark"})
+        QVERIFY2(c.find(name), name);
+    QVERIFY(c.find("DGX Spark")->unifiedMemory);
+    QVERIFY(c.find("dgx_spark") == c.find("DGX Spark (GB10)"));
+    QVERIFY(!c.find("H100 SXM")->unifiedMemory);
+    QCOMPARE(c.find("V100")->arch, std::string("volta"));
+    int priced = 0;
+    for (const GpuSpec& g : c.gpus)
+        if (g.pricePerHour) {
+            ++priced;
+            QVERIFY2(!g.priceSource.empty() && !g.priceAsOf.empty(), g.name.c_str());
+        }
+    QVERIFY(priced >= 15);
 }
 
 QTEST_GUILESS_MAIN(TestServe)
