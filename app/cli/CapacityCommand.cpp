@@ -348,9 +348,13 @@ int runCapacity(const std::vector<std::string>& argv)
               << ", max_num_seqs " << r.maxNumSeqs << "\n"
               << "  Maximum concurrency for " << withCommas(in.maxModelLen)
               << " tokens per request: " << formatFixed(r.maxConcurrency, 2) << "x\n"
-              << "  conversations: " << r.conversations << " paged, " << r.conversationsReserved
-              << " reserved (reserved strips " << formatFixed(100 * r.reservedFillFraction, 0)
-              << "% full)\n"
+              << "  conversations at once: " << withCommas(r.batch)
+              << (r.limitedBy == "max_num_seqs"
+                      ? " (max_num_seqs; memory holds " + withCommas(r.conversations) + ")"
+                      : std::string(" (memory)"))
+              << "; " << withCommas(r.conversations) << " paged, "
+              << withCommas(r.conversationsReserved) << " reserved (reserved strips "
+              << formatFixed(100 * r.reservedFillFraction, 0) << "% full)\n"
               << "  TTFT " << formatSeconds(r.ttftSeconds) << ", TPOT "
               << formatSeconds(r.tpotSeconds) << " at batch " << r.batch << ", "
               << formatFixed(r.tokensPerSecond, 0) << " tokens/s\n"

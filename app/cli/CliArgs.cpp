@@ -88,10 +88,16 @@ std::optional<double> CliArgs::number(const std::string& name, double min, doubl
     auto v = value(name);
     if (!v)
         return std::nullopt;
+    // A plain number (2.5, 3.35e12), or a count as people type it (10k, 1.5M, 10,000).
     char* end = nullptr;
-    const double d = std::strtod(v->c_str(), &end);
-    if (v->empty() || end != v->c_str() + v->size() || !std::isfinite(d))
-        throw UsageError("--" + name + ": expected a number, got \"" + *v + "\"");
+    double d = std::strtod(v->c_str(), &end);
+    if (v->empty() || end != v->c_str() + v->size() || !std::isfinite(d)) {
+        const auto amount = parseAmount(*v);
+        if (!amount)
+            throw UsageError("--" + name + ": expected a number (2.5, 10k, 1.5M), got \"" + *v +
+                             "\"");
+        d = *amount;
+    }
     if (d < min || d > max)
         throw UsageError("--" + name + ": " + *v + " is out of range (expected " +
                          std::to_string(min) + " to " + std::to_string(max) + ")");

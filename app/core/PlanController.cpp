@@ -193,9 +193,10 @@ void PlanController::fillConversationCurve(const ModelSpec& s)
         DeploymentInputs in = m_deployment;
         in.maxModelLen = ctx;
         in.averageTokens = in.averageTokens > 0 ? std::min(in.averageTokens, ctx) : 0;
+        // What runs at once: the engine's max_num_seqs caps both curves.
         auto c = planCapacity(s, in);
-        rows.push_back({double(ctx), c ? double(c->conversations) : 0.0,
-                        c ? double(c->conversationsReserved) : 0.0});
+        rows.push_back({double(ctx), c ? double(std::min(c->conversations, c->maxNumSeqs)) : 0.0,
+                        c ? double(std::min(c->conversationsReserved, c->maxNumSeqs)) : 0.0});
     }
     m_conversations->setRows(rows);
 }

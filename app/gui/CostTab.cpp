@@ -5,6 +5,7 @@
 #include "FormattedDelegate.h"
 #include "SegmentModel.h"
 #include "TableModel.h"
+#include "TokenSpinBox.h"
 #include "base/Units.h"
 
 #include <QApplication>
@@ -73,6 +74,7 @@ CostTab::CostTab(CostController* cost, QWidget* parent)
     auto* segments = new QTableView;
     segments->setObjectName(QStringLiteral("segments"));
     segments->setModel(cost->segments());
+    segments->setItemDelegateForColumn(SegmentModel::Tokens, new TokenDelegate(segments));
     segments->setDragEnabled(true);
     segments->setAcceptDrops(true);
     segments->setDropIndicatorShown(true);
@@ -112,14 +114,15 @@ CostTab::CostTab(CostController* cost, QWidget* parent)
     auto* price = new QComboBox;
     price->setObjectName(QStringLiteral("price"));
     fillPrices(price, cost);
-    auto* output = new QSpinBox;
+    // Counts read what people type (10k, 1.5M, 10,000), through the Memory tab's parser.
+    auto* output = new TokenSpinBox;
+    output->setObjectName(QStringLiteral("outputTokens"));
     output->setRange(0, 1 << 24);
     output->setValue(int(cost->layout().outputTokens));
-    auto* perDay = new QDoubleSpinBox;
+    auto* perDay = new CountSpinBox;
+    perDay->setObjectName(QStringLiteral("requestsPerDay"));
     perDay->setRange(0, 1e9);
-    perDay->setDecimals(0);
     perDay->setValue(cost->layout().requestsPerDay);
-    perDay->setGroupSeparatorShown(true);
     auto* ttl = new QComboBox;
     ttl->addItem(tr("5 minutes"), 300);
     ttl->addItem(tr("10 minutes"), 600);

@@ -93,7 +93,8 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
     m_weightDtype->setToolTip(
         tr("auto: the checkpoint's dtype as vLLM loads it (float32 checkpoints in fp16)"));
     m_kvDtype->addItems({"auto", "bf16", "fp16", "fp8", "int8", "int4", "fp32"});
-    m_kvDtype->setToolTip(tr("auto: the activation dtype (vLLM's kv_cache_dtype auto)"));
+    m_kvDtype->setToolTip(tr("auto: the engine's choice (the activation dtype, or the "
+                             "checkpoint's KV scheme); vLLM also takes fp8 only"));
     // The latest release first, then each release line back to V0 (engines/vllm's table).
     m_engine->addItem(tr("vLLM, latest release"), "vllm");
     for (const attnplan::ServingEngine& e :
@@ -395,10 +396,11 @@ void MemoryTab::showResults()
         m_error->show();
         m_summary->clear();
         m_command->clear();
-        m_card->setText(tr("No plan: %1")
-                            .arg(m_plan->errorField().isEmpty()
-                                     ? tr("see below")
-                                     : tr("check %1").arg(m_plan->errorField())));
+        // The reason in words, not a JSON key (review D20): the error without its "capacity: ".
+        QString reason = m_plan->error();
+        if (reason.startsWith(QStringLiteral("capacity: ")))
+            reason = reason.mid(10);
+        m_card->setText(tr("No plan: %1").arg(reason));
         return;
     }
     m_error->hide();
@@ -414,12 +416,22 @@ void MemoryTab::showResults()
     m_maxNumSeqs->setSpecialValueText(tr("engine default (%1)").arg(locale.toString(r.maxNumSeqs)));
     m_maxBatched->setSpecialValueText(
         tr("engine default (%1)").arg(locale.toString(r.maxNumBatchedTokens)));
+    // The answer: what the engine runs at once, min(memory, max_num_seqs), the limit named.
+    const QString length =
+        in.averageRequest() < in.maxModelLen
+            ? tr("averaging %1 (max %2)")
+                  .arg(s(shortTokens(in.averageRequest())), s(shortTokens(in.maxModelLen)))
+            : tr("of %1").arg(s(shortTokens(in.maxModelLen)));
+    const QString limit =
+        r.limitedBy == "max_num_seqs"
+            ? tr(" (max_num_seqs; memory holds %1)").arg(locale.toString(r.conversations))
+            : QString();
     m_card->setText(
-        tr("%1 of %2 on %3 × %4 · TTFT %5 · %6/token")
-            .arg(TableModel::counted(r.conversations, tr("conversation"), tr("conversations")),
-                 s(shortTokens(in.averageRequest())))
+        tr("%1 %2 on %3 × %4%5 · TTFT %6 · %7/token")
+            .arg(TableModel::counted(r.batch, tr("conversation"), tr("conversations")), length)
             .arg(in.gpus)
-            .arg(s(in.gpu.name), s(formatSeconds(r.ttftSeconds)), s(formatSeconds(r.tpotSeconds))));
+            .arg(s(in.gpu.name), limit, s(formatSeconds(r.ttftSeconds)),
+                 s(formatSeconds(r.tpotSeconds))));
     const QString heads =
         m_plan->model() && m_plan->model()->mla.enabled()
             ? tr("one latent KV per token, %1")

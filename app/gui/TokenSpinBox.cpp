@@ -6,6 +6,7 @@
 #include <QLocale>
 #include <QMenu>
 #include <QToolButton>
+#include <algorithm>
 
 TokenSpinBox::TokenSpinBox(QWidget* parent) : QSpinBox(parent)
 {
@@ -92,4 +93,74 @@ int TokenSpinBox::valueFromText(const QString& text) const
 QString TokenSpinBox::textFromValue(int value) const
 {
     return QLocale().toString(value);
+}
+
+namespace {
+
+// What a count field accepts while typing: digits, separators, one point, a k/M suffix.
+QValidator::State amountState(QString text, double value, double min, double max, bool parsed)
+{
+    if (text.trimmed().isEmpty())
+        return QValidator::Intermediate;
+    if (!parsed) {
+        for (QChar c : text)
+            if (!c.isDigit() && c != '.' && c != ',' && c != '_' && c != ' ' &&
+                c.toLower() != 'k' && c.toLower() != 'm')
+                return QValidator::Invalid;
+        return QValidator::Intermediate;
+    }
+    return value >= min && value <= max ? QValidator::Acceptable : QValidator::Intermediate;
+}
+
+} // namespace
+
+CountSpinBox::CountSpinBox(QWidget* parent) : QDoubleSpinBox(parent)
+{
+    setDecimals(0);
+    setRange(0, 1e9);
+    setGroupSeparatorShown(true);
+    setCorrectionMode(QAbstractSpinBox::CorrectToNearestValue);
+}
+
+QValidator::State CountSpinBox::validate(QString& input, int&) const
+{
+    QString text = input;
+    text.remove(QLocale().groupSeparator());
+    const auto v = attnplan::parseAmount(text.toStdString());
+    return amountState(text, v.value_or(0), minimum(), maximum(), v.has_value());
+}
+
+double CountSpinBox::valueFromText(const QString& text) const
+{
+    QString t = text;
+    t.remove(QLocale().groupSeparator());
+    const auto v = attnplan::parseAmount(t.toStdString());
+    return v ? std::clamp(*v, minimum(), maximum()) : value();
+}
+
+QString CountSpinBox::textFromValue(double value) const
+{
+    return QLocale().toString(value, 'f', 0);
+}
+
+QWidget* TokenDelegate::createEditor(QWidget* parent, const QStyleOptionViewItem&,
+                                     const QModelIndex&) const
+{
+    auto* box = new TokenSpinBox(parent);
+    box->setRange(0, 1 << 30);
+    box->setFrame(false);
+    return box;
+}
+
+void TokenDelegate::setEditorData(QWidget* editor, const QModelIndex& index) const
+{
+    static_cast<TokenSpinBox*>(editor)->setValue(index.data(Qt::EditRole).toInt());
+}
+
+void TokenDelegate::setModelData(QWidget* editor, QAbstractItemModel* model,
+                                 const QModelIndex& index) const
+{
+    auto* box = static_cast<TokenSpinBox*>(editor);
+    box->interpretText();
+    model->setData(index, box->value(), Qt::EditRole);
 }

@@ -1,6 +1,8 @@
 #pragma once
 
+#include <QDoubleSpinBox>
 #include <QSpinBox>
+#include <QStyledItemDelegate>
 
 class QToolButton;
 
@@ -29,4 +31,33 @@ private:
 
     QToolButton* m_presets = nullptr;
     qint64 m_modelMaximum = 0;
+};
+
+// A count that is not a token count (requests a day): 10000, 10,000, 10k, 2.5M with k = 1,000
+// (Units.h parseAmount), shown with the locale's separators and no decimals.
+class CountSpinBox : public QDoubleSpinBox
+{
+    Q_OBJECT
+
+public:
+    explicit CountSpinBox(QWidget* parent = nullptr);
+
+protected:
+    QValidator::State validate(QString& input, int& pos) const override;
+    double valueFromText(const QString& text) const override;
+    QString textFromValue(double value) const override;
+};
+
+// Edits a table's token cells with a TokenSpinBox, so that "20k" in a cell means 20,480.
+class TokenDelegate : public QStyledItemDelegate
+{
+    Q_OBJECT
+
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+    QWidget* createEditor(QWidget* parent, const QStyleOptionViewItem& option,
+                          const QModelIndex& index) const override;
+    void setEditorData(QWidget* editor, const QModelIndex& index) const override;
+    void setModelData(QWidget* editor, QAbstractItemModel* model,
+                      const QModelIndex& index) const override;
 };

@@ -88,7 +88,7 @@ std::vector<int64_t> logSpacedTokens(int64_t lo, int64_t hi, int n)
     return out;
 }
 
-std::optional<int64_t> parseTokenCount(std::string_view text)
+std::optional<double> parseAmount(std::string_view text, double kilo)
 {
     std::string digits;
     double scale = 1;
@@ -101,9 +101,9 @@ std::optional<int64_t> parseTokenCount(std::string_view text)
     if (begin < end) {
         const char last = text[end - 1];
         if (last == 'k' || last == 'K')
-            scale = 1024, --end;
+            scale = kilo, --end;
         else if (last == 'm' || last == 'M')
-            scale = 1024.0 * 1024.0, --end;
+            scale = kilo * kilo, --end;
     }
     bool point = false;
     for (size_t i = begin; i < end; ++i) {
@@ -120,9 +120,17 @@ std::optional<int64_t> parseTokenCount(std::string_view text)
     if (digits.empty() || digits == "." || digits.size() > 20)
         return std::nullopt;
     const double v = std::strtod(digits.c_str(), nullptr) * scale;
-    if (!std::isfinite(v) || v != std::floor(v) || v > double(int64_t(1) << 50))
+    if (!std::isfinite(v) || v > 1e18)
         return std::nullopt;
-    return int64_t(v);
+    return v;
+}
+
+std::optional<int64_t> parseTokenCount(std::string_view text)
+{
+    const auto v = parseAmount(text, 1024);
+    if (!v || *v != std::floor(*v) || *v > double(int64_t(1) << 50))
+        return std::nullopt;
+    return int64_t(*v);
 }
 
 std::string shortTokens(int64_t tokens)

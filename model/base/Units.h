@@ -19,6 +19,10 @@ std::string formatFixed(double v, int decimals);
 // A token count as people write it: 32768, 32,768, 32_768, 32k or 32K (x 1,024), 1M (x 2^20),
 // 1.5k when whole. None for anything else, negative or past 2^50.
 std::optional<int64_t> parseTokenCount(std::string_view text);
+// A count or amount as people type it: "10000", "10,000", "10_000", "1.5", "10k", "2.5M",
+// with k = `kilo` (1,000 for requests and dollars; token counts use 1,024 above) and M =
+// kilo squared. nullopt for anything else.
+std::optional<double> parseAmount(std::string_view text, double kilo = 1000);
 // The short form of a token count: 131072 -> "128k", 1048576 -> "1M", 4000 -> "4,000".
 std::string shortTokens(int64_t tokens);
 

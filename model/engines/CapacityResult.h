@@ -34,7 +34,9 @@ struct CapacityResult
     int64_t conversationsReserved = 0;     // each reserving maxModelLen
     double reservedFillFraction = 0;       // share of reserved memory holding real tokens
     double pagedOverReserved = 0;
-    int64_t batch = 0; // min(conversations, maxNumSeqs): the decode batch
+    int64_t batch = 0; // min(conversations, maxNumSeqs): the decode batch, served at once
+    // What bounds `batch`: "memory" (the KV cache) or "max_num_seqs" (the engine's limit).
+    std::string limitedBy = "memory";
     double ttftSeconds = 0;
     double tpotSeconds = 0;     // per output token at that batch and averageTokens
     double tokensPerSecond = 0; // the replica's decode throughput at that batch

@@ -144,6 +144,8 @@ ojson capacityObject(const ModelSpec& s, const DeploymentInputs& in, const Capac
     j["reserved_fill_fraction"] = r.reservedFillFraction;
     j["paged_over_reserved"] = r.pagedOverReserved;
     j["decode_batch"] = r.batch;
+    j["conversations_at_once"] = r.batch;
+    j["limited_by"] = r.limitedBy;
     j["prefill_compute_bound"] = r.prefillComputeBound;
     j["decode_memory_bound"] = r.decodeMemoryBound;
     j["compute_efficiency"] = in.efficiency.compute;

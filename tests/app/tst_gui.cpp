@@ -16,6 +16,7 @@
 
 #include <QApplication>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
@@ -80,6 +81,8 @@ private slots:
     void versionAndHelpWithoutADisplay();
     void contextAboveTheModelShowsTheErrorAtTheField();
     void tokenFieldsReadWhatPeopleType();
+    void headlineIsWhatRunsAtOnce();
+    void kvDtypeTheEngineCannotRunIsRefused();
     void everyTabInBothPalettesWithoutWarnings();
     void measureTabCalibratesTheRoofline();
 };
@@ -334,10 +337,90 @@ void TestGui::tokenFieldsReadWhatPeopleType()
     const Report* r = session.report();
     QVERIFY(r && r->capacity);
     const QString card = child<QLabel>(&window, "resultCard")->text();
-    QVERIFY2(card.startsWith(
-                 QString("%1 conversation").arg(QLocale().toString(r->capacity->conversations))),
+    QVERIFY2(
+        card.startsWith(QString("%1 conversation").arg(QLocale().toString(r->capacity->batch))),
+        qPrintable(card));
+    QVERIFY2(card.contains("averaging 4k (max 32k) on 1 × H100 SXM"), qPrintable(card));
+
+    // The Cost tab's counts read the same way (review D3, D17): 10k requests a day are 10,000,
+    // 1k output tokens 1,024, and a segment's Tokens cell takes 20k.
+    window.tabs()->setCurrentIndex(3);
+    QCoreApplication::processEvents();
+    auto* perDay = child<QDoubleSpinBox>(&window, "requestsPerDay");
+    auto* output = child<QSpinBox>(&window, "outputTokens");
+    QVERIFY(perDay && output);
+    typeInto(perDay, "10k");
+    QCOMPARE(session.scenario().prompt.layout.requestsPerDay, 10000.0);
+    typeInto(perDay, "2.5M");
+    QCOMPARE(session.scenario().prompt.layout.requestsPerDay, 2.5e6);
+    typeInto(output, "1k");
+    QCOMPARE(session.scenario().prompt.layout.outputTokens, qint64(1024));
+    auto* segments = child<QTableView>(&window, "segments");
+    const QModelIndex cell = segments->model()->index(0, SegmentModel::Tokens);
+    segments->setCurrentIndex(cell);
+    segments->edit(cell);
+    auto* editor = qobject_cast<QSpinBox*>(QApplication::focusWidget());
+    QVERIFY(editor);
+    QTest::keyClick(editor, Qt::Key_A, Qt::ControlModifier);
+    QTest::keyClicks(editor, "20k");
+    QTest::keyClick(editor, Qt::Key_Enter);
+    QCoreApplication::processEvents(); // the view commits an editor's data on the next turn
+    QCOMPARE(session.scenario().prompt.layout.segments.front().tokens, qint64(20480));
+}
+
+// The headline is what vLLM runs at once, min(memory, max_num_seqs), the limit named (review
+// D1): with a batch limit of 8 it says 8, and names max_num_seqs and what memory holds; the
+// engine table's vLLM row and the command agree.
+void TestGui::headlineIsWhatRunsAtOnce()
+{
+    AppSession session;
+    MainWindow window(&session);
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto* seqs = child<QSpinBox>(&window, "maxNumSeqs");
+    QVERIFY(seqs);
+    typeInto(seqs, "8");
+    const Report* r = session.report();
+    QVERIFY(r && r->capacity);
+    QCOMPARE(r->capacity->batch, qint64(8));
+    QCOMPARE(r->capacity->limitedBy, std::string("max_num_seqs"));
+    const QString card = child<QLabel>(&window, "resultCard")->text();
+    QVERIFY2(card.startsWith("8 conversations of 32k on 1 × H100 SXM (max_num_seqs; memory holds " +
+                             QLocale().toString(r->capacity->conversations) + ")"),
              qPrintable(card));
-    QVERIFY2(card.contains("of 4k on 1 × H100 SXM"), qPrintable(card));
+    QVERIFY(child<QLineEdit>(&window, "vllmCommand")->text().contains("--max-num-seqs 8"));
+    // Memory-bound again: the limit is not named.
+    typeInto(seqs, "4096");
+    QCOMPARE(session.report()->capacity->limitedBy, std::string("memory"));
+    QVERIFY(!child<QLabel>(&window, "resultCard")->text().contains("max_num_seqs"));
+}
+
+// vLLM has no int8, int4 or fp32 KV cache (review D2): picking one outlines the field with the
+// reason and shows no plan, instead of multiplying the conversations; fp8 plans and puts
+// --kv-cache-dtype fp8 in the command.
+void TestGui::kvDtypeTheEngineCannotRunIsRefused()
+{
+    AppSession session;
+    MainWindow window(&session);
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto* kv = child<QComboBox>(&window, "kvDtype");
+    auto* card = child<QLabel>(&window, "resultCard");
+    for (const char* t : {"int4", "int8", "fp32"}) {
+        kv->setCurrentIndex(kv->findText(t));
+        QVERIFY(!session.report()->capacity);
+        QVERIFY(kv->property("invalid").toBool());
+        QVERIFY2(kv->toolTip().contains("auto or fp8"), qPrintable(kv->toolTip()));
+        QVERIFY2(card->text().startsWith("No plan: vLLM has no " + QString(t) + " KV cache"),
+                 qPrintable(card->text()));
+        QVERIFY(child<QLineEdit>(&window, "vllmCommand")->text().isEmpty());
+    }
+    kv->setCurrentIndex(kv->findText("fp8"));
+    QVERIFY(session.report()->capacity);
+    QVERIFY(!kv->property("invalid").toBool());
+    QVERIFY(child<QLineEdit>(&window, "vllmCommand")->text().contains("--kv-cache-dtype fp8"));
 }
 
 // A scripted session through every tab, in both palettes, at both sizes, with a model that

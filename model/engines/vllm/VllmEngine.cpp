@@ -754,6 +754,12 @@ Expected<CapacityResult> planVllm(const ModelSpec& s, const DeploymentInputs& in
                                  " weights need a pre-quantized checkpoint (AWQ, GPTQ)");
 
         r.batch = std::max<int64_t>(0, std::min(r.conversations, r.maxNumSeqs));
+        r.limitedBy = r.conversations > r.maxNumSeqs ? "max_num_seqs" : "memory";
+        if (r.limitedBy == "max_num_seqs")
+            r.warnings.push_back("max_num_seqs " + withCommas(r.maxNumSeqs) +
+                                 " limits the batch: " + withCommas(r.conversations) +
+                                 " conversations fit in memory, but vLLM runs at most " +
+                                 withCommas(r.maxNumSeqs) + " at once");
         const int64_t prompt = in.promptTokens > 0 ? in.promptTokens : avg;
         const Roofline pre = prefillTime(s, in, prompt);
         r.ttftSeconds = pre.seconds;
