@@ -103,6 +103,21 @@ void PlanController::setInputs(const ScenarioDeployment& inputs)
     m_session->setDeployment(inputs);
 }
 
+bool PlanController::applyPlan(int row)
+{
+    const Report* r = m_session->report();
+    if (!r || row < 0 || row >= int(r->plan.size()) || !r->plan[size_t(row)].feasible)
+        return false;
+    const PlanRow& p = r->plan[size_t(row)];
+    ScenarioDeployment d = inputs();
+    d.gpu = p.gpu;
+    d.tp = p.tp;
+    d.gpus = p.tp * p.pp;
+    d.replicas = p.replicas;
+    m_session->setDeployment(d);
+    return true;
+}
+
 void PlanController::setGpu(const QString& name)
 {
     ScenarioDeployment d = inputs();

@@ -6,6 +6,7 @@
 #include "TableModel.h"
 #include "TokenSpinBox.h"
 #include "base/Units.h"
+#include "engines/Planner.h"
 #include "engines/ServingEngine.h"
 #include "spec/ModelSpec.h"
 
@@ -30,13 +31,14 @@
 
 MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
     : QWidget(parent), m_plan(plan), m_gpu(new QComboBox), m_customMemory(new QDoubleSpinBox),
-      m_gpus(new QSpinBox), m_tp(new QComboBox), m_weightDtype(new QComboBox),
-      m_kvDtype(new QComboBox), m_engine(new QComboBox), m_utilization(new QDoubleSpinBox),
-      m_availableKv(new QDoubleSpinBox), m_context(new TokenSpinBox), m_average(new TokenSpinBox),
-      m_customTflops(new QDoubleSpinBox), m_customBandwidth(new QDoubleSpinBox), m_card(new QLabel),
-      m_maxNumSeqs(new QSpinBox), m_maxBatched(new QSpinBox), m_summary(new QLabel),
-      m_error(new QLabel), m_command(new QLineEdit), m_concurrent(new QSpinBox),
-      m_rps(new QDoubleSpinBox), m_maxTtft(new QDoubleSpinBox), m_maxTpot(new QDoubleSpinBox)
+      m_gpus(new QSpinBox), m_replicas(new QSpinBox), m_tp(new QComboBox),
+      m_weightDtype(new QComboBox), m_kvDtype(new QComboBox), m_engine(new QComboBox),
+      m_utilization(new QDoubleSpinBox), m_availableKv(new QDoubleSpinBox),
+      m_context(new TokenSpinBox), m_average(new TokenSpinBox), m_customTflops(new QDoubleSpinBox),
+      m_customBandwidth(new QDoubleSpinBox), m_card(new QLabel), m_maxNumSeqs(new QSpinBox),
+      m_maxBatched(new QSpinBox), m_summary(new QLabel), m_error(new QLabel),
+      m_command(new QLineEdit), m_concurrent(new QSpinBox), m_rps(new QDoubleSpinBox),
+      m_maxTtft(new QDoubleSpinBox), m_maxTpot(new QDoubleSpinBox)
 {
     // Named for tests and accessibility tools.
     for (auto [w, name] : std::initializer_list<std::pair<QWidget*, const char*>>{
@@ -46,6 +48,7 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
              {m_customBandwidth, "customBandwidth"},
              {m_card, "resultCard"},
              {m_gpus, "gpus"},
+             {m_replicas, "replicas"},
              {m_tp, "tp"},
              {m_weightDtype, "weightDtype"},
              {m_kvDtype, "kvDtype"},
@@ -85,6 +88,9 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
         tr("Memory bandwidth of the custom GPU, 10^9 bytes/s; 0 = an H100 SXM's 3,350"));
     m_gpus->setRange(1, 512);
     m_gpus->setToolTip(tr("GPUs in one replica: TP x pipeline stages"));
+    m_replicas->setRange(1, 4096);
+    m_replicas->setToolTip(tr("Copies of the replica serving the same traffic: the headline "
+                              "counts all of them"));
     for (int tp : {1, 2, 4, 8, 16})
         m_tp->addItem(QString::number(tp), tp);
     m_tp->setToolTip(tr("Tensor parallelism: splits weights and KV heads; KV heads are replicated "
@@ -141,6 +147,7 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
     form->addRow(tr("Custom bf16"), m_customTflops);
     form->addRow(tr("Custom bandwidth"), m_customBandwidth);
     form->addRow(tr("GPUs"), m_gpus);
+    form->addRow(tr("Replicas"), m_replicas);
     form->addRow(tr("&Tensor parallel"), m_tp);
     form->addRow(tr("&Weights"), m_weightDtype);
     form->addRow(tr("&KV cache"), m_kvDtype);
@@ -213,6 +220,32 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
                                 "KV cache its own way"));
     connect(plan->enginesModel(), &QAbstractItemModel::modelReset, enginesTable,
             [enginesTable] { enginesTable->resizeColumnsToContents(); });
+    planTable->setObjectName(QStringLiteral("planTable"));
+    planTable->setSelectionBehavior(QAbstractItemView::SelectRows);
+    planTable->setSelectionMode(QAbstractItemView::SingleSelection);
+    planTable->setToolTip(
+        tr("Searched: %1. Double-click a row, or select it and Use this plan, to take it as the "
+           "deployment")
+            .arg(QString::fromStdString(attnplan::planSearchSpace())));
+    auto* usePlan = new QPushButton(tr("Use this plan"));
+    usePlan->setObjectName(QStringLiteral("usePlan"));
+    usePlan->setEnabled(false);
+    auto apply = [this, planTable](const QModelIndex& index) {
+        if (index.isValid() && m_plan->applyPlan(index.row()))
+            syncFromController();
+    };
+    connect(planTable, &QTableView::doubleClicked, this, apply);
+    connect(usePlan, &QPushButton::clicked, this,
+            [planTable, apply] { apply(planTable->currentIndex()); });
+    connect(planTable->selectionModel(), &QItemSelectionModel::currentRowChanged, usePlan,
+            [usePlan, plan](const QModelIndex& current) {
+                usePlan->setEnabled(
+                    current.isValid() &&
+                    plan->planModel()
+                        ->data(plan->planModel()->index(current.row(), 1), Qt::DisplayRole)
+                        .isValid());
+            });
+    targetForm->addRow(QString(), usePlan);
     auto* planBox = new QGroupBox(tr("Plan from a target: the fewest GPUs per catalog GPU"));
     auto* planLayout = new QHBoxLayout(planBox);
     planLayout->addLayout(targetForm);
@@ -269,8 +302,8 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
 
     for (QComboBox* c : {m_gpu, m_tp, m_weightDtype, m_kvDtype, m_engine})
         connect(c, &QComboBox::currentIndexChanged, this, &MemoryTab::pushInputs);
-    for (QSpinBox* s :
-         std::initializer_list<QSpinBox*>{m_gpus, m_context, m_average, m_maxNumSeqs, m_maxBatched})
+    for (QSpinBox* s : std::initializer_list<QSpinBox*>{m_gpus, m_replicas, m_context, m_average,
+                                                        m_maxNumSeqs, m_maxBatched})
         connect(s, &QSpinBox::valueChanged, this, &MemoryTab::pushInputs);
     for (QDoubleSpinBox* s :
          {m_customMemory, m_customTflops, m_customBandwidth, m_utilization, m_availableKv})
@@ -303,7 +336,12 @@ void MemoryTab::syncFromController()
          std::initializer_list<QWidget*>{m_customMemory, m_customTflops, m_customBandwidth})
         w->setEnabled(m_gpu->currentText() == QLatin1String("custom"));
     m_gpus->setValue(int(in.gpus));
-    m_tp->setCurrentText(QString::number(in.tp));
+    m_replicas->setValue(int(std::min<int64_t>(in.replicas, 4096)));
+    // A TP the combo does not offer (a scenario's 3) is shown as it is, outlined by the plan's
+    // error, never silently replaced by the combo's last value.
+    if (m_tp->findData(int(in.tp)) < 0)
+        m_tp->addItem(QString::number(in.tp), int(in.tp));
+    m_tp->setCurrentIndex(m_tp->findData(int(in.tp)));
     m_weightDtype->setCurrentText(QString::fromStdString(in.weightDtype));
     m_kvDtype->setCurrentText(QString::fromStdString(in.kvDtype));
     m_engine->setCurrentIndex(std::max(0, m_engine->findData(QString::fromStdString(in.engine))));
@@ -339,6 +377,7 @@ void MemoryTab::pushInputs()
         m_syncing = false;
     }
     in.gpus = m_gpus->value();
+    in.replicas = m_replicas->value();
     in.weightDtype = m_weightDtype->currentText().toStdString();
     in.kvDtype = m_kvDtype->currentText().toStdString();
     in.engine = m_engine->currentData().toString().toStdString();
@@ -426,11 +465,21 @@ void MemoryTab::showResults()
         r.limitedBy == "max_num_seqs"
             ? tr(" (max_num_seqs; memory holds %1)").arg(locale.toString(r.conversations))
             : QString();
+    // Replicas serve the same traffic: the answer counts all of them, and names the split.
+    const int64_t replicas = m_plan->inputs().replicas;
+    const QString split =
+        replicas > 1 || r.pp > 1
+            ? tr(" (%1 of TP %2%3)")
+                  .arg(TableModel::counted(replicas, tr("replica"), tr("replicas")))
+                  .arg(in.tp)
+                  .arg(r.pp > 1 ? tr(" × PP %1").arg(r.pp) : QString())
+            : QString();
     m_card->setText(
-        tr("%1 %2 on %3 × %4%5 · TTFT %6 · %7/token")
-            .arg(TableModel::counted(r.batch, tr("conversation"), tr("conversations")), length)
-            .arg(in.gpus)
-            .arg(s(in.gpu.name), limit, s(formatSeconds(r.ttftSeconds)),
+        tr("%1 %2 on %3 × %4%5%6 · TTFT %7 · %8/token")
+            .arg(TableModel::counted(r.batch * replicas, tr("conversation"), tr("conversations")),
+                 length)
+            .arg(in.gpus * replicas)
+            .arg(s(in.gpu.name), split, limit, s(formatSeconds(r.ttftSeconds)),
                  s(formatSeconds(r.tpotSeconds))));
     const QString heads =
         m_plan->model() && m_plan->model()->mla.enabled()

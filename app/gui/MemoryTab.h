@@ -32,6 +32,7 @@ private:
     QComboBox* m_gpu;
     QDoubleSpinBox* m_customMemory;
     QSpinBox* m_gpus;
+    QSpinBox* m_replicas;
     QComboBox* m_tp;
     QComboBox* m_weightDtype;
     QComboBox* m_kvDtype;

@@ -11,6 +11,12 @@
 
 namespace attnplan {
 
+std::string planSearchSpace()
+{
+    return "TP 1, 2, 4 or 8 x 1 to " + std::to_string(kMaxPipelineStages) +
+           " pipeline stages per replica, and as many replicas as the target needs";
+}
+
 std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catalog,
                                      const PlanTarget& target, const DeploymentInputs& base)
 {
@@ -25,11 +31,14 @@ std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catal
             rows.push_back(std::move(best));
             continue;
         }
-        best.reason = "does not fit with up to 8-way TP and 4 pipeline stages";
-        for (int64_t pp : {1, 2, 4}) {
+        best.reason = "does not fit in " + planSearchSpace();
+        // Why every split failed, where it is not memory (the context above the model's
+        // maximum, a dtype the engine cannot run): that reason, not "does not fit".
+        std::string refusal;
+        for (int64_t pp = 1; pp <= kMaxPipelineStages; ++pp) {
             for (int64_t tp : {1, 2, 4, 8}) {
-                if (pp > 1 && tp < 8)
-                    continue; // pipeline only once a node's TP is exhausted
+                if (pp > s.numLayers)
+                    continue;
                 DeploymentInputs in = base;
                 in.gpu = gpu;
                 in.tp = tp;
@@ -42,6 +51,8 @@ std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catal
                 if (kind != EngineKind::Vllm)
                     vin.engine = "vllm";
                 auto r = planCapacity(s, vin);
+                if (!r && r.field() != "gpus" && r.field() != "tp" && !r.field().empty())
+                    refusal = r.error();
                 if (!r || r->conversations < 1 || r->conversationsReserved < 1)
                     continue;
                 int64_t fitting = std::min(r->conversations, r->maxNumSeqs);
@@ -79,7 +90,11 @@ std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catal
                     continue;
                 }
                 const int64_t total = replicas * tp * pp;
-                if (!best.feasible || total < best.totalGpus) {
+                // The fewest GPUs; among equals the fewest pipeline stages (less latency), then
+                // the fewest replicas.
+                if (!best.feasible || total < best.totalGpus ||
+                    (total == best.totalGpus &&
+                     (pp < best.pp || (pp == best.pp && replicas < best.replicas)))) {
                     best.feasible = true;
                     best.replicas = replicas;
                     best.tp = tp;
@@ -95,6 +110,8 @@ std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catal
                 }
             }
         }
+        if (!best.feasible && !refusal.empty())
+            best.reason = refusal.rfind("capacity: ", 0) == 0 ? refusal.substr(10) : refusal;
         rows.push_back(std::move(best));
     }
     std::stable_sort(rows.begin(), rows.end(), [](const PlanRow& a, const PlanRow& b) {

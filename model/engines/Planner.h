@@ -38,8 +38,13 @@ struct PlanRow
     std::string vllmCommand;
 };
 
-// For each catalog GPU, the fewest GPUs (and the TP/PP split of one replica) that meet the
-// target under base.engine; `base` supplies dtypes, utilization and the rest.
+// The splits the search tries, in words (the plan table states it).
+inline constexpr int64_t kMaxPipelineStages = 8;
+std::string planSearchSpace();
+
+// For each catalog GPU, the fewest GPUs (and the TP/PP split of one replica, and replicas)
+// that meet the target under base.engine, searched over planSearchSpace(); `base` supplies
+// dtypes, utilization and the rest. Among equal GPU counts, fewer pipeline stages win.
 std::vector<PlanRow> planDeployments(const ModelSpec& spec, const GpuCatalog& catalog,
                                      const PlanTarget& target, const DeploymentInputs& base);
 

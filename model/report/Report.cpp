@@ -228,17 +228,26 @@ ojson planRowObject(const PlanRow& p)
             {"vllm_command", p.vllmCommand}};
 }
 
-// The scenario as resolved: every key with its value in force.
+// The scenario as given, defaults written out: a valid scenario file on its own, so that a
+// report opens as the scenario it came from.
 ojson inputsObject(const Report& r)
 {
     ojson j = detail::scenarioObject(r.inputs);
     j["deployment"]["utilization"] = r.deployment.utilization;
-    j["deployment"]["weight_dtype_resolved"] = dtypeName(r.deployment.weightDtype);
-    j["deployment"]["kv_dtype_resolved"] = dtypeName(r.deployment.kvDtype);
-    j["deployment"]["gpu_memory_bytes"] = r.deployment.gpu.memoryBytes;
-    j["deployment"]["gpu_bf16_tflops"] = r.deployment.gpu.bf16Tflops;
-    j["deployment"]["gpu_bandwidth_bytes_per_second"] = r.deployment.gpu.bandwidthBytesPerSecond;
     return j;
+}
+
+// What the scenario resolved to where it left the choice to the engine or the catalog.
+ojson resolvedObject(const Report& r)
+{
+    return {{"engine", r.deployment.engine},
+            {"weight_dtype", dtypeName(r.deployment.weightDtype)},
+            {"kv_dtype", dtypeName(r.deployment.kvDtype)},
+            {"gpu", r.deployment.gpu.name},
+            {"gpu_memory_bytes", r.deployment.gpu.memoryBytes},
+            {"gpu_bf16_tflops", r.deployment.gpu.bf16Tflops},
+            {"gpu_bandwidth_bytes_per_second", r.deployment.gpu.bandwidthBytesPerSecond},
+            {"replicas", r.inputs.deployment.replicas}};
 }
 
 ojson reportObject(const Report& r)
@@ -246,10 +255,15 @@ ojson reportObject(const Report& r)
     ojson j;
     j["attnplan_report"] = 1;
     j["inputs"] = inputsObject(r);
+    j["resolved"] = resolvedObject(r);
     j["model"] = modelObject(r.model, r.facts);
-    if (r.capacity)
+    if (r.capacity) {
         j["capacity"] = capacityObject(r.model, r.deployment, *r.capacity);
-    else
+        // Replicas serve the same traffic: what all of them run at once, on how many GPUs.
+        const int64_t replicas = r.inputs.deployment.replicas;
+        j["resolved"]["conversations_all_replicas"] = r.capacity->batch * replicas;
+        j["resolved"]["gpus_all_replicas"] = r.deployment.gpus * replicas;
+    } else
         j["capacity"] = {{"error", r.capacityError.message},
                          {"error_field", nullable(r.capacityError.field)}};
     auto engines = ojson::array();

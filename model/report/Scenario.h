@@ -32,6 +32,7 @@ struct ScenarioDeployment
     std::string gpu = "H100 SXM"; // a catalog name or alias, or "custom"
     CustomGpuSpec custom;         // used when gpu is "custom"
     int64_t gpus = 1;             // one replica: tp x pp
+    int64_t replicas = 1;         // copies of that replica serving the same traffic
     int64_t tp = 1;
     int64_t context = 32768;     // max_model_len
     int64_t averageTokens = 0;   // 0: = context

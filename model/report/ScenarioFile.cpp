@@ -33,7 +33,11 @@ Expected<Scenario> parseScenario(const std::string& text, const std::string& lab
     auto doc = detail::parseJson(text, label);
     if (!doc)
         return Error{doc.error()};
-    const json& j = doc.value();
+    // An exported report opens as the scenario it came from: its "inputs" block.
+    const json& whole = doc.value();
+    const bool report = whole.is_object() && whole.contains("attnplan_report") &&
+                        whole.contains("inputs") && whole["inputs"].is_object();
+    const json& j = report ? whole["inputs"] : whole;
     Scenario s = defaultScenario();
     s.baseDir = baseDir;
     try {
@@ -56,6 +60,7 @@ Expected<Scenario> parseScenario(const std::string& text, const std::string& lab
                                 {"gpu",
                                  "custom_gpu",
                                  "gpus",
+                                 "replicas",
                                  "tp",
                                  "pp",
                                  "context",
@@ -94,6 +99,7 @@ Expected<Scenario> parseScenario(const std::string& text, const std::string& lab
                 throw FieldError{"deployment.pp", "gpus (" + std::to_string(o.gpus) +
                                                       ") must equal tp x pp (" +
                                                       std::to_string(o.tp * pp) + ")"};
+            o.replicas = r.integer("replicas", 1, 65536, 1);
             o.context = r.integer("context", 1, int64_t(1) << 34, o.context);
             o.averageTokens = r.integer("average_tokens", 0, int64_t(1) << 34, 0);
             o.engine = r.text("engine", o.engine);

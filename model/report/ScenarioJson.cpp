@@ -14,6 +14,7 @@ nlohmann::ordered_json detail::scenarioObject(const Scenario& s)
                              {"bf16_tflops", d.custom.bf16Tflops},
                              {"bandwidth_gb_per_s", d.custom.bandwidthGBps}};
     dep["gpus"] = d.gpus;
+    dep["replicas"] = d.replicas;
     dep["tp"] = d.tp;
     if (d.tp > 0 && d.gpus % d.tp == 0)
         dep["pp"] = d.gpus / d.tp;

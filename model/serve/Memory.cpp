@@ -89,6 +89,29 @@ int64_t nonTorchOverheadBytes(int64_t tp)
     return tp > 1 ? base + kGiB / 2 : base;
 }
 
+Expected<int64_t> checkParallelism(const ModelSpec& s, int64_t gpus, int64_t tp)
+{
+    if (gpus < 1 || tp < 1 || gpus % tp != 0)
+        return Error{std::to_string(gpus) + " GPUs must be a multiple of TP (" +
+                         std::to_string(tp) + ")",
+                     "gpus"};
+    const int64_t pp = gpus / tp;
+    if (pp > s.numLayers)
+        return Error{"pipeline stages (" + std::to_string(pp) + ") exceed the layers (" +
+                         std::to_string(s.numLayers) + ")",
+                     "gpus"};
+    if (s.numHeads % tp != 0)
+        return Error{"TP " + std::to_string(tp) + " must divide the query heads (" +
+                         std::to_string(s.numHeads) + ")",
+                     "tp"};
+    if (!s.mla.enabled() && s.numKvHeads % tp != 0 && tp % s.numKvHeads != 0)
+        return Error{"TP " + std::to_string(tp) +
+                         " must divide the KV heads or be a multiple of them (" +
+                         std::to_string(s.numKvHeads) + ")",
+                     "tp"};
+    return pp;
+}
+
 Expected<int64_t> checkContext(const ModelSpec& s, int64_t maxModelLen, int64_t averageTokens)
 {
     if (maxModelLen < 1)

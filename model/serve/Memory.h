@@ -35,4 +35,10 @@ int64_t weightBytesPerGpu(const ModelSpec& spec, const DeploymentInputs& in);
 // average request no longer than max_model_len. Returns maxModelLen, or the reason.
 Expected<int64_t> checkContext(const ModelSpec& spec, int64_t maxModelLen, int64_t averageTokens);
 
+// The split every tensor-parallel engine needs (vLLM, SGLang and TensorRT-LLM alike): GPUs a
+// whole multiple of TP, pipeline stages no more than the layers, TP dividing the query heads
+// and dividing the KV heads or a multiple of them (MLA's latent excepted). Returns the
+// pipeline stages, or the reason with its field ("gpus", "tp").
+Expected<int64_t> checkParallelism(const ModelSpec& spec, int64_t gpus, int64_t tp);
+
 } // namespace attnplan

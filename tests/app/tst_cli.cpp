@@ -849,8 +849,9 @@ void TestCli::reportSectionsAreTheCommands()
     const Run run = cli({"report", path, "--json"});
     QCOMPARE(run.exitCode, 0);
     const QJsonObject report = json(run);
-    QCOMPARE(report.keys(), (QStringList{"attnplan_report", "capacity", "compare", "cost",
-                                         "engines", "inputs", "model", "plan", "warnings"}));
+    QCOMPARE(report.keys(),
+             (QStringList{"attnplan_report", "capacity", "compare", "cost", "engines", "inputs",
+                          "model", "plan", "resolved", "warnings"}));
 
     const QJsonObject inspect = json(cli(
         {"inspect", "qwen2.5-7b-instruct", "--context", "16384", "--kv-dtype", "fp8", "--json"}));
@@ -899,9 +900,19 @@ void TestCli::reportCustomGpuAndDefaults()
                        "bandwidth_gb_per_s": 864}, "context": 8192}})");
     const QJsonObject r = json(cli({"report", path, "--json"}));
     const QJsonObject dep = r["inputs"].toObject()["deployment"].toObject();
-    QCOMPARE(dep["gpu_memory_bytes"].toInteger(), qint64(48) << 30);
-    QCOMPARE(dep["gpu_bf16_tflops"].toDouble(), 150.0);
-    QCOMPARE(dep["gpu_bandwidth_bytes_per_second"].toDouble(), 864e9);
+    const QJsonObject resolved = r["resolved"].toObject();
+    QCOMPARE(resolved["gpu_memory_bytes"].toInteger(), qint64(48) << 30);
+    QCOMPARE(resolved["gpu_bf16_tflops"].toDouble(), 150.0);
+    QCOMPARE(resolved["gpu_bandwidth_bytes_per_second"].toDouble(), 864e9);
+    // The report is a scenario (review D15): fed back to `report`, it gives the same report.
+    const QString again = dir.filePath("report.json");
+    QFile out(again);
+    QVERIFY(out.open(QIODevice::WriteOnly));
+    out.write(cli({"report", path, "--json"}).out);
+    out.close();
+    const Run reopened = cli({"report", again, "--json"});
+    QCOMPARE(reopened.exitCode, 0);
+    QCOMPARE(json(reopened)["capacity"].toObject(), r["capacity"].toObject());
     QCOMPARE(dep["utilization"].toDouble(), 0.92); // vLLM 0.33's default (0.21 on), written out
     QCOMPARE(dep["average_tokens"].toInteger(), 0);
     QCOMPARE(r["capacity"].toObject()["gpu"].toString(), QStringLiteral("custom GPU"));

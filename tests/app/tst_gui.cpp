@@ -83,6 +83,8 @@ private slots:
     void tokenFieldsReadWhatPeopleType();
     void headlineIsWhatRunsAtOnce();
     void kvDtypeTheEngineCannotRunIsRefused();
+    void planRowAppliesWithReplicas();
+    void scenarioTpOutsideTheComboIsShown();
     void everyTabInBothPalettesWithoutWarnings();
     void measureTabCalibratesTheRoofline();
 };
@@ -421,6 +423,74 @@ void TestGui::kvDtypeTheEngineCannotRunIsRefused()
     QVERIFY(session.report()->capacity);
     QVERIFY(!kv->property("invalid").toBool());
     QVERIFY(child<QLineEdit>(&window, "vllmCommand")->text().contains("--kv-cache-dtype fp8"));
+}
+
+// A plan row is taken as the deployment with a double-click (review D4, D6): Llama-3.3-70B, 50
+// conversations of 32k on H100s; the search over pipeline stages finds 10 GPUs (TP 2 x PP 5),
+// and the headline then answers the target on those GPUs. Replicas count in the headline.
+void TestGui::planRowAppliesWithReplicas()
+{
+    AppSession session;
+    MainWindow window(&session);
+    QVERIFY(session.models()->openBundled("llama-3.3-70b-instruct"));
+    window.resize(1600, 1000);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    typeInto(child<QSpinBox>(&window, "context"), "32k");
+    typeInto(child<QSpinBox>(&window, "targetConcurrent"), "50");
+    auto* table = child<QTableView>(&window, "planTable");
+    int row = -1;
+    for (int r = 0; r < table->model()->rowCount(); ++r)
+        if (table->model()->index(r, 0).data().toString() == "H100 SXM")
+            row = r;
+    QVERIFY(row >= 0);
+    QCOMPARE(table->model()->index(row, 1).data().toInt(), 10);
+    const QModelIndex cell = table->model()->index(row, 0);
+    table->scrollTo(cell);
+    const QPoint at = table->visualRect(cell).center();
+    QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, at);
+    QTest::mouseDClick(table->viewport(), Qt::LeftButton, {}, at);
+    const ScenarioDeployment& d = session.scenario().deployment;
+    QCOMPARE(d.gpu, std::string("H100 SXM"));
+    QCOMPARE(d.tp, qint64(2));
+    QCOMPARE(d.gpus, qint64(10));
+    QCOMPARE(d.replicas, qint64(1));
+    QCOMPARE(child<QSpinBox>(&window, "gpus")->value(), 10);
+    const QString card = child<QLabel>(&window, "resultCard")->text();
+    QVERIFY2(card.contains("on 10 × H100 SXM (1 replica of TP 2 × PP 5)"), qPrintable(card));
+    QVERIFY(session.report()->capacity->batch >= 50);
+    // Three replicas: three times the conversations on three times the GPUs.
+    const qint64 one = session.report()->capacity->batch;
+    typeInto(child<QSpinBox>(&window, "replicas"), "3");
+    QVERIFY2(
+        child<QLabel>(&window, "resultCard")
+            ->text()
+            .startsWith(QLocale().toString(3 * one) + " conversations of 32k on 30 × H100 SXM"),
+        qPrintable(child<QLabel>(&window, "resultCard")->text()));
+}
+
+// A scenario with TP 3 (review D11, D12): the field shows 3, outlined with the reason, and no
+// engine plans it (vLLM, SGLang and TensorRT-LLM all need the heads divisible by TP).
+void TestGui::scenarioTpOutsideTheComboIsShown()
+{
+    AppSession session;
+    MainWindow window(&session);
+    QVERIFY(session.models()->openBundled("llama-3.3-70b-instruct"));
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QTemporaryDir dir;
+    const QString path = dir.filePath("tp3.json");
+    attnplan::testing::writeFile(path,
+                                 R"({"attnplan_scenario": 1, "model": "llama-3.3-70b-instruct",
+        "deployment": {"gpu": "H100 SXM", "tp": 3, "gpus": 3, "context": 8192}})");
+    QVERIFY(window.openScenario(path));
+    auto* tp = child<QComboBox>(&window, "tp");
+    QCOMPARE(tp->currentText(), QStringLiteral("3"));
+    QVERIFY(tp->property("invalid").toBool());
+    QVERIFY2(tp->toolTip().contains("must divide the query heads"), qPrintable(tp->toolTip()));
+    for (const EngineRow& e : session.report()->engines)
+        if (e.engine.rfind("llama", 0) != 0)
+            QVERIFY2(!e.error.empty(), e.engine.c_str());
 }
 
 // A scripted session through every tab, in both palettes, at both sizes, with a model that

@@ -1200,7 +1200,8 @@ void TestEngines::plannerFindsSmallestDeployment()
                 std::min<int64_t>(r.conversationsPerReplica, 256) * r.replicas >= 64);
         QCOMPARE(r.totalGpus, r.replicas * r.tp * r.pp);
     }
-    // DeepSeek-R1 (671B fp8) cannot fit on one 8 x 4090 replica; on H200 it fits 8-way.
+    // DeepSeek-R1 (671B fp8) cannot fit on one 8 x 4090 replica; on H200 it fits on 6 (TP 2 x
+    // PP 3: 112 GB of weights a GPU), fewer than the 8 of one TP-8 node.
     const ModelSpec r1 = load("configs/deepseek-r1.json");
     PlanTarget small;
     small.context = 8192;
@@ -1211,9 +1212,29 @@ void TestEngines::plannerFindsSmallestDeployment()
             QVERIFY(!r.feasible || r.pp > 1);
         if (r.gpu == "H200") {
             QVERIFY(r.feasible);
-            QCOMPARE(r.totalGpus, qint64(8));
+            QCOMPARE(r.totalGpus, qint64(6));
+            QCOMPARE(r.tp * r.pp, qint64(6));
         }
     }
+    // The review's case (D4): Llama-3.3-70B, 50 conversations of 32k on H100s. TP 4 x PP 1
+    // replicas need 16; the search over pipeline stages finds 10 (TP 2 x PP 5).
+    const ModelSpec l70 = load("configs/llama-3.3-70b-instruct.json");
+    PlanTarget fifty;
+    fifty.context = 32768;
+    fifty.concurrent = 50;
+    base.weightDtype = DType::BF16;
+    GpuCatalog h100;
+    h100.gpus = {*builtinGpuCatalog().find("H100 SXM")};
+    const PlanRow p = planDeployments(l70, h100, fifty, base).front();
+    QVERIFY(p.feasible);
+    QCOMPARE(p.totalGpus, qint64(10));
+    QVERIFY(p.conversationsPerReplica * p.replicas >= 50);
+    // A context above the model's maximum: the row says so, not "does not fit" (D5).
+    fifty.context = 262144;
+    const PlanRow tooLong = planDeployments(l70, h100, fifty, base).front();
+    QVERIFY(!tooLong.feasible);
+    QVERIFY2(QString::fromStdString(tooLong.reason).contains("maximum of 131,072"),
+             tooLong.reason.c_str());
 }
 
 void TestEngines::plannerHonoursLatencyCeilings()

@@ -58,8 +58,8 @@ SglangMemoryDefaults sglangMemoryDefaults(double gpuMiB, int64_t tp, int64_t pp)
 Expected<EnginePlan> planSglang(const ModelSpec& s, const DeploymentInputs& in,
                                 const SglangInputs& sg)
 {
-    if (in.tp < 1 || in.gpus < in.tp || in.gpus % in.tp != 0)
-        return Error{"sglang: the GPUs must be a multiple of TP", "gpus"};
+    if (auto split = checkParallelism(s, in.gpus, in.tp); !split)
+        return Error{"sglang: " + split.error(), split.field()};
     if (auto limit = checkContext(s, in.maxModelLen, in.averageTokens); !limit)
         return Error{"sglang: " + limit.error(), limit.field()};
     const int64_t pp = in.gpus / in.tp;

@@ -25,8 +25,8 @@ int64_t kvLayersPerGpu(const ModelSpec& s, int64_t pp)
 Expected<EnginePlan> planTrtllm(const ModelSpec& s, const DeploymentInputs& in,
                                 const TrtllmInputs& trt)
 {
-    if (in.tp < 1 || in.gpus < in.tp || in.gpus % in.tp != 0)
-        return Error{"trtllm: the GPUs must be a multiple of TP", "gpus"};
+    if (auto split = checkParallelism(s, in.gpus, in.tp); !split)
+        return Error{"trtllm: " + split.error(), split.field()};
     if (!(trt.freeGpuMemoryFraction > 0 && trt.freeGpuMemoryFraction <= 1))
         return Error{"trtllm: --kv-cache-free-gpu-memory-fraction must be in (0, 1]"};
     if (auto limit = checkContext(s, in.maxModelLen, in.averageTokens); !limit)

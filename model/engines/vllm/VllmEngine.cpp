@@ -588,10 +588,9 @@ Expected<CapacityResult> planVllm(const ModelSpec& s, const DeploymentInputs& in
     if (!profile)
         return Error{where + "unknown vLLM profile \"" + in.engine + "\"", "engine"};
     const EngineProfile& engine = *profile;
-    if (in.gpus < 1 || in.tp < 1 || in.gpus % in.tp != 0)
-        return Error{where + std::to_string(in.gpus) + " GPUs must be a multiple of TP (" +
-                         std::to_string(in.tp) + ")",
-                     "gpus"};
+    const auto split = checkParallelism(s, in.gpus, in.tp);
+    if (!split)
+        return Error{where + split.error(), split.field()};
     if (!(in.utilization > 0 && in.utilization <= 1))
         return Error{where + "utilization must be in (0, 1], got " + formatFixed(in.utilization, 3),
                      "utilization"};
@@ -601,20 +600,7 @@ Expected<CapacityResult> planVllm(const ModelSpec& s, const DeploymentInputs& in
                      "gpu"};
     if (in.blockSize < 0 || in.blockSize > 4096)
         return Error{where + "the block size must be 1 to 4096", "block_size"};
-    const int64_t pp = in.gpus / in.tp;
-    if (pp > s.numLayers)
-        return Error{where + "pipeline stages (" + std::to_string(pp) + ") exceed the layers (" +
-                         std::to_string(s.numLayers) + ")",
-                     "gpus"};
-    if (s.numHeads % in.tp != 0)
-        return Error{where + "TP " + std::to_string(in.tp) + " must divide the query heads (" +
-                         std::to_string(s.numHeads) + ")",
-                     "tp"};
-    if (!s.mla.enabled() && s.numKvHeads % in.tp != 0 && in.tp % s.numKvHeads != 0)
-        return Error{where + "TP " + std::to_string(in.tp) +
-                         " must divide the KV heads or be a multiple of them (" +
-                         std::to_string(s.numKvHeads) + ")",
-                     "tp"};
+    const int64_t pp = split.value();
     if (auto limit = checkContext(s, in.maxModelLen, in.averageTokens); !limit)
         return Error{where + limit.error(), limit.field()};
     // --kv-cache-dtype takes auto (the model's dtype, or the checkpoint's scheme) or the fp8
