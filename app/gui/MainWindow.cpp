@@ -146,7 +146,8 @@ MainWindow::MainWindow(AppSession* session, QWidget* parent)
     auto* dock = new QDockWidget(tr("Model"), this);
     dock->setObjectName(QStringLiteral("modelDock"));
     dock->setWidget(split);
-    dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+    dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable |
+                      QDockWidget::DockWidgetClosable);
     addDockWidget(Qt::LeftDockWidgetArea, dock);
     // A quarter of the screen, 380 px at most: on a 1024-pixel screen the tabs keep their room.
     const QScreen* screen = QGuiApplication::primaryScreen();
@@ -234,6 +235,14 @@ void MainWindow::buildMenus()
                         QKeySequence(tr("Ctrl+%1").arg(i + 1)), this,
                         [this, i] { m_tabs->setCurrentIndex(i); });
     view->addSeparator();
+    // The model library can go, for a small screen's room (View > Model library, Ctrl+Shift+L).
+    if (auto* dock = findChild<QDockWidget*>(QStringLiteral("modelDock"))) {
+        QAction* library = dock->toggleViewAction();
+        library->setText(tr("Model &library"));
+        library->setShortcut(QKeySequence(tr("Ctrl+Shift+L")));
+        library->setObjectName(QStringLiteral("libraryAction"));
+        view->addAction(library);
+    }
     QAction* dark = view->addAction(tr("&Dark palette"));
     dark->setCheckable(true);
     dark->setShortcut(QKeySequence(tr("Ctrl+Shift+D")));
@@ -422,8 +431,41 @@ bool MainWindow::saveScenario(const QString& path)
     return true;
 }
 
+bool MainWindow::confirmDiscard()
+{
+    if (!isWindowModified())
+        return true;
+    const QString name = m_session->scenarioPath().isEmpty()
+                             ? tr("the current scenario")
+                             : QFileInfo(m_session->scenarioPath()).fileName();
+    QMessageBox box(QMessageBox::Question, tr("Unsaved changes"),
+                    tr("Save changes to %1?").arg(name),
+                    QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
+    box.setObjectName(QStringLiteral("unsavedChanges"));
+    box.setInformativeText(tr("Opening another scenario replaces them."));
+    switch (box.exec()) {
+    case QMessageBox::Save:
+        return saveScenarioDialog(false);
+    case QMessageBox::Discard:
+        return true;
+    default:
+        return false;
+    }
+}
+
+void MainWindow::showStartError(const QString& path, const QString& message)
+{
+    m_error->setText(tr("Could not open %1: %2\nShowing %3 instead.")
+                         .arg(path, message,
+                              QString::fromStdString(m_models->model() ? m_models->model()->name
+                                                                       : std::string())));
+    m_error->show();
+}
+
 void MainWindow::openScenarioDialog()
 {
+    if (!confirmDiscard())
+        return;
     const QString path = QFileDialog::getOpenFileName(
         this, tr("Open scenario"), QFileInfo(m_session->scenarioPath()).absolutePath(),
         tr("Scenarios (*.json);;All files (*)"));
@@ -465,7 +507,10 @@ void MainWindow::rebuildRecentScenarios()
 {
     m_recentScenarios->clear();
     for (const QString& path : m_recentScenarioPaths)
-        m_recentScenarios->addAction(path, this, [this, path] { openScenario(path); });
+        m_recentScenarios->addAction(path, this, [this, path] {
+            if (confirmDiscard())
+                openScenario(path);
+        });
     m_recentScenarios->setEnabled(!m_recentScenarioPaths.isEmpty());
 }
 

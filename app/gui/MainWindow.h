@@ -38,6 +38,11 @@ public:
     AppSession* session() const { return m_session; }
     // File > Open scenario / Save scenario, without the dialogs (tests, --scenario).
     bool openScenario(const QString& path);
+    // Before a scenario replaces unsaved edits: "Save changes to NAME?" Save, Discard or Cancel.
+    // True when the edits were saved or may go.
+    bool confirmDiscard();
+    // A model given at start that could not be opened: the reason, and what is shown instead.
+    void showStartError(const QString& path, const QString& message);
     bool saveScenario(const QString& path);
     // File > Export report without the dialog: .json, .md or .csv.
     bool exportReportTo(const QString& path, QString* error = nullptr);

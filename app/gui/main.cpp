@@ -84,8 +84,15 @@ int main(int argc, char** argv)
             return 2;
         }
     }
-    if (!opened && !args.isEmpty())
+    // A model given at start that cannot be opened: said on the card and on stderr, never a
+    // silent fallback.
+    QString startError;
+    if (!opened && !args.isEmpty()) {
+        const auto failed = QObject::connect(&models, &ModelController::loadFailed,
+                                             [&](const QString& message) { startError = message; });
         opened = models.open(args.first());
+        QObject::disconnect(failed);
+    }
     if (!opened) {
         const QString last = settings.value(QStringLiteral("scenarios/current")).toString();
         opened = !last.isEmpty() &&
@@ -94,6 +101,11 @@ int main(int argc, char** argv)
     }
     if (!opened)
         models.openBundled(QStringLiteral("llama-3.1-8b"));
+    if (!startError.isEmpty()) {
+        std::fprintf(stderr, "attnplan: could not open %s: %s\n", qPrintable(args.first()),
+                     qPrintable(startError));
+        window.showStartError(args.first(), startError);
+    }
     if (parser.isSet(tab))
         window.tabs()->setCurrentIndex(parser.value(tab).toInt());
     window.show();

@@ -14,13 +14,16 @@
 #include "report/Report.h"
 #include "spec/ModelSpec.h"
 
+#include <QAction>
 #include <QApplication>
 #include <QComboBox>
+#include <QDockWidget>
 #include <QDoubleSpinBox>
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
+#include <QMessageBox>
 #include <QProcess>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -29,6 +32,7 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 
 using namespace attnplan;
 
@@ -85,6 +89,9 @@ private slots:
     void kvDtypeTheEngineCannotRunIsRefused();
     void planRowAppliesWithReplicas();
     void scenarioTpOutsideTheComboIsShown();
+    void unsavedEditsAreAskedAbout();
+    void badModelAtStartIsSaid();
+    void libraryDockHides();
     void everyTabInBothPalettesWithoutWarnings();
     void measureTabCalibratesTheRoofline();
 };
@@ -209,6 +216,11 @@ void TestGui::windowDrivenLikeAUser()
     QFile a(dir.filePath("a.json")), b(dir.filePath("b.json"));
     QVERIFY(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
     QCOMPARE(b.readAll(), a.readAll());
+    // An exported report opens as the scenario it came from (review D15).
+    AppSession third;
+    MainWindow window3(&third);
+    QVERIFY(window3.openScenario(dir.filePath("a.json")));
+    QCOMPARE(child<QLabel>(&window3, "planSummary")->text(), summary->text());
 }
 
 // A config of a family attnplan does not know opens, sized Llama-style, with the warning on the
@@ -491,6 +503,71 @@ void TestGui::scenarioTpOutsideTheComboIsShown()
     for (const EngineRow& e : session.report()->engines)
         if (e.engine.rfind("llama", 0) != 0)
             QVERIFY2(!e.error.empty(), e.engine.c_str());
+}
+
+// Unsaved edits before another scenario opens (review D14): Cancel keeps them, Discard lets the
+// other scenario in.
+void TestGui::unsavedEditsAreAskedAbout()
+{
+    AppSession session;
+    MainWindow window(&session);
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    typeInto(child<QSpinBox>(&window, "context"), "16k");
+    QVERIFY(window.isWindowModified());
+    auto answer = [](QMessageBox::StandardButton button) {
+        QTimer::singleShot(0, [button] {
+            auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+            QVERIFY(box);
+            QCOMPARE(box->objectName(), QStringLiteral("unsavedChanges"));
+            QVERIFY(box->text().startsWith("Save changes to"));
+            QTest::mouseClick(box->button(button), Qt::LeftButton);
+        });
+    };
+    answer(QMessageBox::Cancel);
+    QVERIFY(!window.confirmDiscard());
+    QCOMPARE(session.scenario().deployment.context, qint64(16384));
+    answer(QMessageBox::Discard);
+    QVERIFY(window.confirmDiscard());
+}
+
+// A config given at start that cannot be read (review D16): the app says so on stderr and on the
+// card, and says what it shows instead.
+void TestGui::badModelAtStartIsSaid()
+{
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("QT_QPA_PLATFORM", "offscreen");
+    QTemporaryDir home;
+    env.insert("XDG_CONFIG_HOME", home.path());
+    p.setProcessEnvironment(env);
+    p.start(QStringLiteral(ATTNPLAN_APP),
+            {attnplan::testing::src("tests/data/bad/layers_negative.json"), "--startup-time"});
+    QVERIFY(p.waitForFinished(60000));
+    QCOMPARE(p.exitCode(), 0);
+    const QString err = QString::fromUtf8(p.readAllStandardError());
+    QVERIFY2(err.contains("attnplan: could not open") && err.contains("num_hidden_layers"),
+             qPrintable(err));
+}
+
+// At 1024 x 700 the model library can go (review D13): View > Model library hides and shows it.
+void TestGui::libraryDockHides()
+{
+    AppSession session;
+    MainWindow window(&session);
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    window.resize(1024, 700);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto* dock = window.findChild<QDockWidget*>(QStringLiteral("modelDock"));
+    auto* action = window.findChild<QAction*>(QStringLiteral("libraryAction"));
+    QVERIFY(dock && action && dock->isVisible());
+    QCOMPARE(action->shortcut(), QKeySequence(QStringLiteral("Ctrl+Shift+L")));
+    action->trigger();
+    QVERIFY(!dock->isVisible());
+    action->trigger();
+    QVERIFY(dock->isVisible());
 }
 
 // A scripted session through every tab, in both palettes, at both sizes, with a model that
