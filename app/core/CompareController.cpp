@@ -24,7 +24,7 @@ CompareController::CompareController(AppSession* session)
            {tr("State / conversation"), Unit::Bytes,
             tr("What linear-attention and Mamba layers keep per conversation, whatever its "
                "length (0 without them)")},
-           {tr("Conversations / GPU"), Unit::Count,
+           {tr("Conversations / replica"), Unit::Count,
             tr("Paged, at the average request length, on the chosen GPU plan")},
            {tr("Decode / token (batch 1)"), Unit::Seconds,
             tr("Time per output token for one conversation alone at the chosen context "
@@ -66,6 +66,11 @@ void CompareController::refresh()
                              QString::fromLatin1(dtypeName(in.kvDtype)), q(in.engine));
     if (r->capacity && r->capacity->batch < r->capacity->conversations)
         m_assumptions += tr("; max_num_seqs %1 caps a batch").arg(r->capacity->maxNumSeqs);
+    m_fits = r->capacity.has_value();
+    if (!m_fits)
+        m_assumptions = tr("This deployment does not fit (%1): change the GPUs or TP on Memory & "
+                           "GPUs. The table still compares the shapes' KV per token.")
+                            .arg(QString::fromStdString(r->capacityError.message));
     QVector<QVector<QVariant>> rows;
     QVector<QString> tips;
     for (const CompareRow& c : r->compare) {
@@ -155,14 +160,25 @@ void CompareController::fillOptions(const ModelSpec& s, const DeploymentInputs& 
     mqa.numKvHeads = 1;
     auto now = planCapacity(s, in);
     auto withMqa = planCapacity(mqa, in);
+    // With TP above the KV heads vLLM keeps a copy of a head on every GPU: fewer KV heads stop
+    // paying once TP reaches them (an MQA head is on all TP GPUs).
+    const QString replicated =
+        in.tp > 1 ? tr("; at TP %1 every GPU keeps its own copy of MQA's one head%2")
+                        .arg(in.tp)
+                        .arg(!s.mla.enabled() && s.numKvHeads <= in.tp
+                                 ? tr(", as it already does of this model's %1, so MQA gains "
+                                      "nothing here")
+                                       .arg(s.numKvHeads)
+                                 : QString())
+                  : QString();
     rows.push_back(
         {tr("A GQA or MQA model"), tr("Shares each KV head among query heads"),
-         tr("This model keeps %1 B per token (%2); MQA would keep %3 B: %4 conversations per GPU "
-            "instead of %5")
+         tr("This model keeps %1 B per token (%2); MQA would keep %3 B: %4 conversations per "
+            "replica instead of %5%6")
              .arg(q(withCommas(kvBytesPerToken(s, kt))), attentionKindName(s.attentionKind()),
                   q(withCommas(kvBytesPerToken(mqa, kt))),
                   withMqa ? QString::number(withMqa->conversations) : tr("–"),
-                  now ? QString::number(now->conversations) : tr("–"))});
+                  now ? QString::number(now->conversations) : tr("–"), replicated)});
     rows.push_back({tr("FlashAttention kernels"), tr("Tiles in fast memory, no n x n matrix"),
                     tr("At %1 tokens one head's score matrix would be %2 in bf16, per layer; %3 "
                        "heads x %4 layers never stored")

@@ -30,6 +30,8 @@ public:
     // The deployment every shape is planned on (the Memory & GPUs tab's), in one line.
     QString assumptions() const { return m_assumptions; }
     qint64 context() const { return m_context; }
+    // Whether the Memory tab's deployment fits at all (the charts have nothing to show if not).
+    bool fits() const { return m_fits; }
 
 signals:
     void resultsChanged();
@@ -46,4 +48,5 @@ private:
     TableModel* m_conversationBars;
     QString m_assumptions;
     qint64 m_context = 0;
+    bool m_fits = false;
 };

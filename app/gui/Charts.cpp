@@ -257,7 +257,11 @@ void applyColours(QChart* chart)
             pen.setColor(kColours[i++ % std::size(kColours)]);
             pen.setWidthF(2.0);
             // A series that can coincide with another is dashed so that both stay visible.
-            pen.setStyle(line->property("attnplanDashed").toBool() ? Qt::DashLine : Qt::SolidLine);
+            // A chart of many near curves names a style per series (attnplanPenStyle).
+            const QVariant style = line->property("attnplanPenStyle");
+            pen.setStyle(style.isValid()                             ? Qt::PenStyle(style.toInt())
+                         : line->property("attnplanDashed").toBool() ? Qt::DashLine
+                                                                     : Qt::SolidLine);
             line->setPen(pen);
         } else if (auto* bars = qobject_cast<QAbstractBarSeries*>(s)) {
             int j = 0;

@@ -10,6 +10,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineSeries>
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -37,6 +38,10 @@ CompareTab::CompareTab(CompareController* plan, QWidget* parent)
 {
     auto* compare = tableFor(plan->compareModel(), this);
     auto* options = tableFor(plan->optionsModel(), this);
+    compare->setObjectName(QStringLiteral("compareTable"));
+    options->setObjectName(QStringLiteral("optionsTable"));
+    m_kvChart->setObjectName(QStringLiteral("kvChart"));
+    m_convChart->setObjectName(QStringLiteral("conversationChart"));
     options->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
     options->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     // The shape names take the spare width; the numbers their contents'.
@@ -89,23 +94,54 @@ QList<QChartView*> CompareTab::charts() const
 void CompareTab::rebuildDecodeChart()
 {
     TableModel* model = m_plan->decodeCurve();
-    if (model->columnCount() == m_decodeColumns && m_decodeChart)
+    // The legend is the shapes' names: a new model (GQA 4 KV to GQA 16 KV) rebuilds it.
+    QStringList names;
+    for (int c = 0; c < model->columnCount(); ++c)
+        names << model->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString();
+    if (names == m_decodeNames && m_decodeChart) {
+        showFits();
         return; // same variants: the mappers already followed the reset
+    }
+    m_decodeNames = names;
     m_decodeColumns = model->columnCount();
     if (m_decodeChart) {
         m_chartRow->removeWidget(m_decodeChart);
         m_decodeWide = -1;
+        m_decodeChart->hide();
+        m_decodeChart->setObjectName(QString()); // the new chart is the one by that name
         m_decodeChart->deleteLater();
     }
     QList<int> ys;
     for (int c = 1; c < model->columnCount(); ++c)
         ys << c;
+    // Linear time: the shapes' curves sit within a few times of each other, which a log axis
+    // flattens into one band; dashes tell apart curves that overlap.
     m_decodeChart =
-        Charts::lineChart(model, 0, ys, true, true, tr("Decode time per token (batch 1)"),
+        Charts::lineChart(model, 0, ys, true, false, tr("Decode time per token (batch 1)"),
                           tr("context (tokens)"), tr("seconds"));
     m_decodeChart->chart()->legend()->setAlignment(Qt::AlignRight);
+    const Qt::PenStyle dashes[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine, Qt::DashDotLine,
+                                   Qt::DashDotDotLine};
+    int i = 0;
+    for (QAbstractSeries* a : m_decodeChart->chart()->series())
+        if (auto* line = qobject_cast<QLineSeries*>(a))
+            line->setProperty("attnplanPenStyle", int(dashes[i++ % 5]));
+    Charts::applyColours(m_decodeChart->chart());
+    m_decodeChart->setObjectName(QStringLiteral("decodeChart"));
     placeDecodeChart();
     showContext();
+    showFits();
+}
+
+// On a deployment that does not fit, the charts say so rather than draw numbers for it.
+void CompareTab::showFits()
+{
+    const QString reason = m_plan->fits() ? QString()
+                                          : tr("This deployment does not fit: change the GPUs "
+                                               "or TP on Memory & GPUs");
+    Charts::setEmptyText(m_convChart, reason);
+    if (m_decodeChart)
+        Charts::setEmptyText(m_decodeChart, reason);
 }
 
 // Three charts side by side where there is room; below 1,200 px the decode chart takes a

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QStringList>
 #include <QWidget>
 
 class CompareController;
@@ -23,6 +24,7 @@ private:
     void rebuildDecodeChart();
     void showContext();
     void placeDecodeChart();
+    void showFits();
 
     CompareController* m_plan;
     QChartView* m_kvChart;
@@ -31,4 +33,5 @@ private:
     QGridLayout* m_chartRow;
     int m_decodeWide = -1;
     int m_decodeColumns = 0;
+    QStringList m_decodeNames;
 };

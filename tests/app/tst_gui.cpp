@@ -16,12 +16,16 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QChart>
+#include <QChartView>
 #include <QComboBox>
 #include <QDockWidget>
 #include <QDoubleSpinBox>
 #include <QFile>
 #include <QLabel>
+#include <QLegendMarker>
 #include <QLineEdit>
+#include <QLineSeries>
 #include <QLocale>
 #include <QMessageBox>
 #include <QProcess>
@@ -33,6 +37,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
+#include <QValueAxis>
 
 using namespace attnplan;
 
@@ -92,6 +97,7 @@ private slots:
     void unsavedEditsAreAskedAbout();
     void badModelAtStartIsSaid();
     void libraryDockHides();
+    void compareSaysPerReplicaAndWhatDoesNotFit();
     void everyTabInBothPalettesWithoutWarnings();
     void measureTabCalibratesTheRoofline();
 };
@@ -568,6 +574,89 @@ void TestGui::libraryDockHides()
     QVERIFY(!dock->isVisible());
     action->trigger();
     QVERIFY(dock->isVisible());
+}
+
+// Compare (review D7-D10): conversations are per replica, and the MQA row says why it gains
+// nothing at TP 8; the decode legend follows a model change; a deployment that does not fit
+// blanks the charts and says so; the decode curves are on a linear axis, each with its dashes.
+void TestGui::compareSaysPerReplicaAndWhatDoesNotFit()
+{
+    AppSession session;
+    MainWindow window(&session);
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    window.resize(1600, 1000);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto* tp = child<QComboBox>(&window, "tp");
+    tp->setCurrentIndex(tp->findText("8"));
+    QCOMPARE(session.scenario().deployment.tp, qint64(8));
+    int compareTab = -1;
+    for (int i = 0; i < window.tabs()->count(); ++i)
+        if (window.tabs()->tabText(i).remove('&').startsWith("Compare"))
+            compareTab = i;
+    QVERIFY(compareTab >= 0);
+    window.tabs()->setCurrentIndex(compareTab);
+    QCoreApplication::processEvents();
+    auto* compare = child<QTableView>(&window, "compareTable");
+    auto* options = child<QTableView>(&window, "optionsTable");
+    QVERIFY(compare && options);
+    QStringList headers;
+    for (int c = 0; c < compare->model()->columnCount(); ++c)
+        headers << compare->model()->headerData(c, Qt::Horizontal).toString();
+    QVERIFY2(headers.contains("Conversations / replica"), qPrintable(headers.join('|')));
+    QString mqa;
+    for (int r = 0; r < options->model()->rowCount(); ++r)
+        if (options->model()->index(r, 0).data().toString() == "A GQA or MQA model")
+            mqa = options->model()->index(r, 2).data().toString();
+    QVERIFY2(mqa.contains("per replica") && mqa.contains("at TP 8 every GPU keeps its own copy") &&
+                 mqa.contains("this model's 8, so MQA gains nothing here"),
+             qPrintable(mqa));
+
+    // The legend names what is drawn, after a model change too (8 KV heads, then 70B's).
+    auto* decode = child<QChartView>(&window, "decodeChart");
+    QVERIFY(decode);
+    auto legendOf = [&window] {
+        QStringList labels;
+        for (QLegendMarker* m :
+             window.findChild<QChartView*>("decodeChart")->chart()->legend()->markers())
+            labels << m->label();
+        return labels;
+    };
+    const QStringList small = legendOf();
+    QVERIFY(session.models()->openBundled("llama-3.3-70b-instruct"));
+    QCoreApplication::processEvents();
+    const QStringList large = legendOf();
+    QVERIFY2(small != large, qPrintable(large.join('|') + " / " +
+                                        QString::number(session.report()->model.numHeads)));
+    QVERIFY2(small.contains("GQA 4 KV") && large.contains("GQA 16 KV") &&
+                 !large.contains("GQA 4 KV"),
+             qPrintable(large.join('|')));
+
+    // Linear time, one dash per curve.
+    decode = child<QChartView>(&window, "decodeChart");
+    QVERIFY(!decode->chart()->axes(Qt::Vertical).isEmpty());
+    QVERIFY(qobject_cast<QValueAxis*>(decode->chart()->axes(Qt::Vertical).first()));
+    QSet<int> styles;
+    for (QAbstractSeries* a : decode->chart()->series())
+        if (auto* line = qobject_cast<QLineSeries*>(a))
+            styles << int(line->pen().style());
+    QVERIFY(styles.size() >= 4);
+
+    // 70B on one H100 does not fit: the caption says so and the charts are blanked.
+    tp->setCurrentIndex(tp->findText("1"));
+    typeInto(child<QSpinBox>(&window, "gpus"), "1");
+    QCoreApplication::processEvents();
+    QVERIFY(!session.report()->capacity);
+    const QString caption = child<QLabel>(&window, "compareCaption")->text();
+    QVERIFY2(caption.startsWith("This deployment does not fit"), qPrintable(caption));
+    for (const char* name : {"conversationChart", "decodeChart"}) {
+        auto* view = child<QChartView>(&window, name);
+        QVERIFY(view);
+        auto* empty = view->findChild<QLabel*>("emptyState");
+        QVERIFY2(empty && !empty->isHidden() && empty->text().contains("does not fit"), name);
+        for (QAbstractSeries* a : view->chart()->series())
+            QVERIFY2(!a->isVisible(), name);
+    }
 }
 
 // A scripted session through every tab, in both palettes, at both sizes, with a model that
