@@ -91,6 +91,9 @@ int runBench(const std::vector<std::string>& argv)
         std::cerr << "calibration saved to " << *path << ": compute efficiency "
                   << formatFixed(cal.value().computeEfficiency, 2) << ", memory efficiency "
                   << formatFixed(cal.value().memoryEfficiency, 2) << "\n";
+        if (!cal.value().doubt.empty())
+            std::cerr << "warning: measure again on a quiet machine before using it: "
+                      << cal.value().doubt << "\n";
     }
 
     if (json) {
@@ -99,6 +102,7 @@ int runBench(const std::vector<std::string>& argv)
         j["threads"] = rep.threads;
         j["gemm_gflops"] = rep.gemmGflops;
         j["copy_gbps"] = rep.copyGbps;
+        j["ceiling_spread"] = rep.ceilingSpread;
         j["fma_peak_gflops"] = rep.fmaPeakGflops;
         nlohmann::ordered_json runs = nlohmann::ordered_json::array();
         for (const BenchRun& r : rep.runs)
@@ -126,7 +130,11 @@ int runBench(const std::vector<std::string>& argv)
               << " threads)\n"
               << "  ceilings: FMA peak " << formatFixed(rep.fmaPeakGflops, 1)
               << " GFLOP/s, OpenBLAS sgemm " << formatFixed(rep.gemmGflops, 1)
-              << " GFLOP/s, streaming copy " << formatFixed(rep.copyGbps, 1) << " GB/s\n";
+              << " GFLOP/s, streaming copy " << formatFixed(rep.copyGbps, 1) << " GB/s";
+    if (rep.ceilingRounds > 0)
+        std::cout << " (medians of rounds, spread up to " << formatFixed(100 * rep.ceilingSpread, 0)
+                  << "%)";
+    std::cout << "\n";
     for (const BenchRun& r : rep.runs) {
         std::cout << "  " << r.kernel << " n=" << r.tokens << " h=" << r.heads << "/" << r.kvHeads
                   << " d=" << r.headDim << (r.causal ? " causal" : "") << ": "

@@ -152,7 +152,11 @@ void MeasureController::addRun(const BenchRun& r, const BenchReport&)
 void MeasureController::onFinished()
 {
     m_running = false;
-    const BenchReport report = m_watcher.result();
+    addReport(m_watcher.result());
+}
+
+void MeasureController::addReport(const BenchReport& report)
+{
     m_reports.push_back(report);
     // The calibration of every sweep so far: the latest ceilings, every run.
     BenchReport merged;
@@ -163,6 +167,8 @@ void MeasureController::onFinished()
             merged.fmaPeakGflops = rep.fmaPeakGflops;
             merged.gemmGflops = rep.gemmGflops;
             merged.copyGbps = rep.copyGbps;
+            merged.ceilingSpread = rep.ceilingSpread;
+            merged.ceilingRounds = rep.ceilingRounds;
         }
         merged.runs.insert(merged.runs.end(), rep.runs.begin(), rep.runs.end());
     }

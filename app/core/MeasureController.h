@@ -46,6 +46,8 @@ public slots:
     // A sweep for the given shape; returns false if one is already running.
     bool start(const attnplan::BenchConfig& config);
     void cancel();
+    // A finished sweep (the worker's, or one read back): kept, charted, calibrated from.
+    void addReport(const attnplan::BenchReport& report);
 
 signals:
     void progress(int done, int total, const QString& lastRun);

@@ -470,7 +470,8 @@ void fitAxes(QChart* chart)
                                 qobject_cast<QHorizontalBarSeries*>(chart->series().first());
         for (QAbstractAxis* a : chart->axes(horizontal ? Qt::Horizontal : Qt::Vertical))
             if (!qobject_cast<QBarCategoryAxis*>(a))
-                fit(a, ylo, yhi);
+                // A log axis starts a decade below the shortest bar's, so that it shows.
+                fit(a, qobject_cast<QLogValueAxis*>(a) ? ylo / 2 : ylo, yhi);
     } else {
         for (QAbstractAxis* a : chart->axes(Qt::Horizontal))
             fit(a, xlo, xhi);

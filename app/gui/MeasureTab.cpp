@@ -44,6 +44,7 @@ MeasureTab::MeasureTab(MeasureController* measure, AppSession* session, QWidget*
     m_useMeasured->setObjectName(QStringLiteral("useMeasured"));
     m_useDefaults->setObjectName(QStringLiteral("useDefaults"));
     m_save->setObjectName(QStringLiteral("saveCalibration"));
+    m_memoryChart->setObjectName(QStringLiteral("extraMemoryChart"));
     m_useMeasured->setToolTip(
         tr("Set the scenario's compute and memory efficiencies to the fractions measured here. "
            "They describe this CPU's kernels: a GPU's reach their own fractions (README, "
@@ -149,13 +150,15 @@ void MeasureTab::finished(bool cancelled)
     m_progress->setValue(cancelled ? 0 : 1);
     m_progress->setFormat(cancelled ? tr("cancelled") : tr("done"));
     QString text = tr("%1. This machine: FMA peak %2 GFLOP/s, OpenBLAS GEMM %3 GFLOP/s, "
-                      "streaming copy %4 GB/s (%5, %6 threads).")
+                      "streaming copy %4 GB/s (%5, %6 threads; medians of repeated rounds, "
+                      "spread up to %7%).")
                        .arg(cancelled ? tr("Cancelled; the runs so far are kept") : tr("Done"))
                        .arg(r.fmaPeakGflops, 0, 'f', 1)
                        .arg(r.gemmGflops, 0, 'f', 1)
                        .arg(r.copyGbps, 0, 'f', 1)
                        .arg(QString::fromStdString(r.isa))
-                       .arg(r.threads);
+                       .arg(r.threads)
+                       .arg(100 * r.ceilingSpread, 0, 'f', 0);
     if (r.fitExponent > 0)
         text += tr(" Prefill time grows as n^%1.").arg(r.fitExponent, 0, 'f', 2);
     m_status->setText(text);
@@ -166,7 +169,8 @@ void MeasureTab::showCalibration()
 {
     const auto& cal = m_measure->calibration();
     const Efficiencies used = m_session->scenario().deployment.efficiency;
-    m_useMeasured->setEnabled(cal.has_value());
+    // Figures measured on a busy machine, or that pass their own ceilings, are not offered.
+    m_useMeasured->setEnabled(cal.has_value() && cal->doubt.empty());
     m_save->setEnabled(cal.has_value());
     m_useDefaults->setEnabled(used.compute != Efficiencies{}.compute ||
                               used.memory != Efficiencies{}.memory);
@@ -196,6 +200,13 @@ void MeasureTab::showCalibration()
                      .arg(c.memoryEfficiency, 0, 'f', 2)
                      .arg(c.decodeGbps, 0, 'f', 1)
                      .arg(c.copyGbps, 0, 'f', 1);
+    if (!c.doubt.empty()) {
+        m_calibration->setText(
+            tr("Measured here: %1. Not offered for the roofline: %2. Measure "
+               "again with the machine idle. %3")
+                .arg(parts.join(tr("; ")), QString::fromStdString(c.doubt), inUse));
+        return;
+    }
     m_calibration->setText(tr("Measured here: %1. %2").arg(parts.join(tr("; ")), inUse));
 }
 

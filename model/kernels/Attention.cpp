@@ -2,6 +2,7 @@
 
 #include "kernels/KernelEntry.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #if defined(ATTNPLAN_HAVE_AVX2)
@@ -195,6 +196,13 @@ int64_t decodeAttentionScratchBytes(const AttentionShape& s, int threads)
 
 double fmaPeakGflops(KernelIsa isa, int threads)
 {
+    std::vector<double> r = fmaPeakRounds(isa, threads, 5);
+    std::sort(r.begin(), r.end());
+    return r[r.size() / 2];
+}
+
+std::vector<double> fmaPeakRounds(KernelIsa isa, int threads, int rounds)
+{
     double (*loop)(int64_t) = kernels::fmaLoopScalar;
 #if defined(ATTNPLAN_HAVE_AVX2)
     if (isa != KernelIsa::Scalar && kernelIsaSupported(KernelIsa::Avx2))
@@ -214,18 +222,19 @@ double fmaPeakGflops(KernelIsa isa, int threads)
         const Job* j = static_cast<const Job*>(context);
         j->loop(j->iterations);
     };
-    // About 20 ms a round at 100 GFLOP/s per thread for the vector paths; best of three rounds.
+    // About 20 ms a round at 100 GFLOP/s per thread for the vector paths.
     job.iterations = isa == KernelIsa::Scalar ? 2'000'000 : 6'000'000;
-    double best = 0;
-    for (int round = 0; round < 3; ++round) {
+    std::vector<double> rates;
+    kernels::parallelFor(threads, threads, body, &job); // warm-up: clocks and pool up
+    for (int round = 0; round < std::max(1, rounds); ++round) {
         const auto t0 = std::chrono::steady_clock::now();
         kernels::parallelFor(threads, threads, body, &job);
         const double s =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         // loop(1) is the FLOPs of one iteration.
-        best = std::max(best, double(threads) * double(job.iterations) * loop(1) / s);
+        rates.push_back(double(threads) * double(job.iterations) * loop(1) / s / 1e9);
     }
-    return best / 1e9;
+    return rates;
 }
 
 } // namespace attnplan

@@ -23,6 +23,7 @@
 #include "kernels/AttentionShape.h"
 
 #include <cstdint>
+#include <vector>
 
 namespace attnplan {
 
@@ -59,6 +60,9 @@ int64_t decodeAttentionScratchBytes(const AttentionShape& shape, int threads);
 // This machine's float32 FMA peak for an ISA on `threads` threads, in GFLOP/s: independent
 // register-only FMA chains, timed. The ceiling no kernel can pass, and the analogue of a GPU
 // datasheet's peak: the planner's compute efficiency is a fraction of it.
+// The median of `rounds` timed rounds (each about 20 ms); fmaPeakRounds gives each round's
+// rate, so that a caller can judge the spread (another program on the cores shows as one).
 double fmaPeakGflops(KernelIsa isa, int threads);
+std::vector<double> fmaPeakRounds(KernelIsa isa, int threads, int rounds);
 
 } // namespace attnplan

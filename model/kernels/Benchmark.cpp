@@ -29,7 +29,8 @@ double secondsSince(Clock::time_point t0)
     return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-template <class F> double medianSeconds(int warmup, int repeats, F&& f)
+// Each round's seconds, sorted.
+template <class F> std::vector<double> roundSeconds(int warmup, int repeats, F&& f)
 {
     for (int i = 0; i < warmup; ++i)
         f();
@@ -40,7 +41,25 @@ template <class F> double medianSeconds(int warmup, int repeats, F&& f)
         t.push_back(secondsSince(t0));
     }
     std::sort(t.begin(), t.end());
+    return t;
+}
+
+template <class F> double medianSeconds(int warmup, int repeats, F&& f)
+{
+    const std::vector<double> t = roundSeconds(warmup, repeats, std::forward<F>(f));
     return t[t.size() / 2];
+}
+
+// The interquartile range over the median of a ceiling's rounds, each a rate or a time: one
+// round disturbed by the system is not a spread, a machine busy for half of them is.
+double relativeSpread(std::vector<double> v)
+{
+    if (v.size() < 2)
+        return 0;
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    const double median = v[n / 2];
+    return median > 0 ? (v[(3 * n) / 4] - v[n / 4]) / median : 0;
 }
 
 AlignedVector<float> randomFloats(size_t n, uint32_t seed)
@@ -244,9 +263,30 @@ BenchReport runBenchmark(const BenchConfig& cfg, const BenchProgress& progress,
     int done = 0;
 
     if (cfg.measureCeilings) {
-        report.gemmGflops = measureGemmGflops(cfg.threads);
-        report.copyGbps = measureCopyGbps(cfg.threads);
-        report.fmaPeakGflops = fmaPeakGflops(cfg.isa, cfg.threads);
+        // Each ceiling is the median of its rounds; their spread says whether the machine was
+        // quiet enough for them to be ceilings (the calibration withholds itself if not).
+        const int n = 2048;
+        const auto a = randomFloats(size_t(n) * size_t(n), 1);
+        const auto b = randomFloats(size_t(n) * size_t(n), 2);
+        AlignedVector<float> c(size_t(n) * size_t(n));
+        openblas_set_num_threads(std::max(1, cfg.threads));
+        const std::vector<double> gemm = roundSeconds(1, 3, [&] {
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n,
+                        b.data(), n, 0.0f, c.data(), n);
+        });
+        report.gemmGflops = 2.0 * double(n) * n * n / gemm[gemm.size() / 2] / 1e9;
+        const size_t words = (size_t(256) << 20) / sizeof(float);
+        AlignedVector<float> src(words, 1.0f), dst(words, 0.0f);
+        const std::vector<double> copy =
+            roundSeconds(1, 7, [&] { copyOnce(cfg.threads, src, dst); });
+        report.copyGbps = 2.0 * double(words * sizeof(float)) / copy[copy.size() / 2] / 1e9;
+        const std::vector<double> fma = fmaPeakRounds(cfg.isa, cfg.threads, 7);
+        std::vector<double> sorted = fma;
+        std::sort(sorted.begin(), sorted.end());
+        report.fmaPeakGflops = sorted[sorted.size() / 2];
+        report.ceilingRounds = 7;
+        report.ceilingSpread =
+            std::max({relativeSpread(gemm), relativeSpread(copy), relativeSpread(fma)});
     }
     openblas_set_num_threads(std::max(1, cfg.threads));
 

@@ -67,6 +67,11 @@ struct BenchReport
     double gemmGflops = 0;    // float32 GEMM through OpenBLAS, same threads
     double copyGbps = 0;      // streaming copy, bytes read + written per second
     double fmaPeakGflops = 0; // register-only FMA chains, the kernel's ISA, same threads
+    // Each ceiling is a median of rounds (7 FMA rounds, 7 copies, 3 GEMMs); the largest
+    // interquartile range / median among them. Over 0.15 the machine was busy while it
+    // measured.
+    double ceilingSpread = 0;
+    int ceilingRounds = 0;
     std::vector<BenchRun> runs;
     double fitExponent = 0; // slope of log(prefill seconds) against log(tokens)
     bool cancelled = false;

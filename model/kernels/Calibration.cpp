@@ -7,6 +7,7 @@
 #include <ctime>
 #include <fstream>
 #include <optional>
+#include <vector>
 
 namespace attnplan {
 
@@ -85,6 +86,30 @@ Expected<Calibration> calibrationFrom(const BenchReport& r)
         }
     if (c.prefillGflops <= 0 && c.decodeGbps <= 0)
         return Error{"the sweep holds no prefill or decode run to calibrate from"};
+    c.ceilingSpread = r.ceilingSpread;
+    std::vector<std::string> doubts;
+    if (r.ceilingSpread > kCeilingSpreadLimit)
+        doubts.push_back("this machine's ceilings varied by " +
+                         std::to_string(int(std::lround(100 * r.ceilingSpread))) +
+                         "% between rounds (another program was running)");
+    double fastest = 0;
+    std::string fastestKernel;
+    for (const BenchRun& run : r.runs)
+        if (run.gflops > fastest)
+            fastest = run.gflops, fastestKernel = run.kernel;
+    // A few per cent above is timing noise; more is a peak measured under load.
+    if (fastest > 1.05 * c.fmaPeakGflops)
+        doubts.push_back(fastestKernel + " ran at " + std::to_string(int(std::lround(fastest))) +
+                         " GFLOP/s, above the " +
+                         std::to_string(int(std::lround(c.fmaPeakGflops))) +
+                         " GFLOP/s FMA peak it is a fraction of");
+    // Decode reads where the copy reads and writes, so it may pass the copy, but not by half.
+    if (c.decodeGbps > 1.5 * c.copyGbps)
+        doubts.push_back("decode streamed " + std::to_string(int(std::lround(c.decodeGbps))) +
+                         " GB/s, more than 1.5 times the " +
+                         std::to_string(int(std::lround(c.copyGbps))) + " GB/s copy");
+    for (size_t i = 0; i < doubts.size(); ++i)
+        c.doubt += (i ? "; " : "") + doubts[i];
     if (c.prefillGflops > 0)
         c.computeEfficiency = fraction(c.prefillGflops / c.fmaPeakGflops);
     if (c.decodeGbps > 0)
@@ -108,6 +133,9 @@ std::string calibrationToJson(const Calibration& c)
     j["decode_gbps"] = c.decodeGbps;
     j["compute_efficiency"] = c.computeEfficiency;
     j["memory_efficiency"] = c.memoryEfficiency;
+    j["ceiling_spread"] = c.ceilingSpread;
+    if (!c.doubt.empty())
+        j["doubt"] = c.doubt;
     return j.dump(2) + "\n";
 }
 
@@ -134,7 +162,9 @@ Expected<Calibration> parseCalibration(const std::string& text, const std::strin
                                        "prefill_gflops",
                                        "decode_gbps",
                                        "compute_efficiency",
-                                       "memory_efficiency"};
+                                       "memory_efficiency",
+                                       "ceiling_spread",
+                                       "doubt"};
     for (const auto& [key, value] : j.items())
         if (std::find(std::begin(keys), std::end(keys), key) == std::end(keys))
             return bad(key, "unknown key");
@@ -163,7 +193,8 @@ Expected<Calibration> parseCalibration(const std::string& text, const std::strin
     double threads = 0;
     for (auto e :
          {text_("device_class", c.deviceClass), text_("device", c.device), text_("isa", c.isa),
-          text_("measured", c.measured), number("threads", 4096, threads),
+          text_("measured", c.measured), text_("doubt", c.doubt),
+          number("ceiling_spread", 1e9, c.ceilingSpread), number("threads", 4096, threads),
           number("fma_peak_gflops", 1e9, c.fmaPeakGflops), number("gemm_gflops", 1e9, c.gemmGflops),
           number("copy_gbps", 1e9, c.copyGbps), number("prefill_gflops", 1e9, c.prefillGflops),
           number("decode_gbps", 1e9, c.decodeGbps),

@@ -28,7 +28,18 @@ struct Calibration
     double decodeGbps = 0;        // the best decode run of the most KV heads measured
     double computeEfficiency = 0; // prefillGflops / fmaPeakGflops; 0 = not measured
     double memoryEfficiency = 0;  // decodeGbps / copyGbps, at most 1; 0 = not measured
+    double ceilingSpread = 0;     // BenchReport::ceilingSpread
+    // Why these figures should not set the roofline, or empty: the ceilings varied too much
+    // between rounds, or a kernel ran faster than the ceiling it is a fraction of (the ceiling
+    // was measured while something else ran). The app withholds "Use in the roofline", the CLI
+    // warns.
+    std::string doubt;
 };
+
+// Above this spread between a ceiling's rounds the machine was not quiet enough to measure.
+// On this project's shared 2-core machine, quiet, the copy's spread is 2-10% and the FMA
+// peak's and SGEMM's under 3%.
+inline constexpr double kCeilingSpreadLimit = 0.15;
 
 // From a finished sweep. Errors when the ceilings were not measured, or when the sweep holds
 // neither a prefill nor a decode run.

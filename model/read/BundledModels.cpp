@@ -32,6 +32,76 @@ const BundledModel* findBundledModel(std::string_view key)
     return nullptr;
 }
 
+std::vector<const BundledModel*> bundledModelsStartingWith(std::string_view key)
+{
+    std::vector<const BundledModel*> found;
+    if (key.empty())
+        return found;
+    auto startsWith = [key](std::string_view s) {
+        return s.size() >= key.size() && sameIgnoringCase(s.substr(0, key.size()), key);
+    };
+    for (const BundledModel& m : bundledModels())
+        if (startsWith(m.name) || startsWith(m.repoId))
+            found.push_back(&m);
+    return found;
+}
+
+namespace {
+
+std::string lower(std::string_view s)
+{
+    std::string out(s);
+    for (char& c : out)
+        c = char(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+}
+
+// Levenshtein distance, one row at a time.
+size_t editDistance(const std::string& a, const std::string& b)
+{
+    std::vector<size_t> row(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j)
+        row[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+        size_t diagonal = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= b.size(); ++j) {
+            const size_t up = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
+            diagonal = up;
+        }
+    }
+    return row[b.size()];
+}
+
+} // namespace
+
+std::vector<std::string> nearestBundledNames(std::string_view key, size_t count)
+{
+    std::string k = lower(key);
+    if (k.size() > 5 && k.substr(k.size() - 5) == ".json")
+        k.resize(k.size() - 5);
+    std::vector<std::pair<size_t, std::string>> scored;
+    for (const BundledModel& m : bundledModels()) {
+        // Against the name and the repository id (with and without its owner).
+        const std::string repo = lower(m.repoId);
+        const size_t slash = repo.find('/');
+        size_t d = std::min(editDistance(k, lower(m.name)), editDistance(k, repo));
+        if (slash != std::string::npos)
+            d = std::min(d, editDistance(k, repo.substr(slash + 1)));
+        scored.emplace_back(d, std::string(m.name));
+    }
+    std::stable_sort(scored.begin(), scored.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    // A typo, not another model: a third of the name's letters at most (and at least 2).
+    const size_t limit = std::max<size_t>(2, k.size() / 3);
+    std::vector<std::string> out;
+    for (const auto& [d, name] : scored)
+        if (d <= limit && out.size() < count)
+            out.push_back(name);
+    return out;
+}
+
 Expected<ModelSpec> readBundledModel(const BundledModel& model)
 {
     const std::string label = "configs/" + std::string(model.name) + ".json";

@@ -27,6 +27,12 @@ std::span<const BundledModel> bundledModels();
 // The bundled model a user means: its name ("llama-3.1-8b", with or without ".json") or its
 // repository id ("meta-llama/Llama-3.1-8B"), ignoring case. nullptr when none matches.
 const BundledModel* findBundledModel(std::string_view key);
+// Every bundled model whose name or repository id starts with `key`, ignoring case: one is the
+// model meant ("llama-3.3-70b" for llama-3.3-70b-instruct), several are for the user to choose.
+std::vector<const BundledModel*> bundledModelsStartingWith(std::string_view key);
+// The bundled names nearest to a name that matches none (edit distance, at most `count`, only
+// those close enough to be a typo): "did you mean llama-3.3-70b-instruct?".
+std::vector<std::string> nearestBundledNames(std::string_view key, size_t count = 3);
 
 // The ModelSpec of a bundled model: its config read as any config.json is, named by its
 // repository id, with exact weight bytes where its index is bundled.

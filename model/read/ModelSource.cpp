@@ -37,15 +37,42 @@ Expected<ModelSpec> readModel(const std::string& path)
 {
     // A bundled model by name or repository id, unless a file of that name is here.
     std::error_code ec;
-    if (!path.empty() && !fs::exists(fs::path(path), ec))
+    const bool noSuchFile = !path.empty() && !fs::exists(fs::path(path), ec);
+    if (noSuchFile) {
         if (const BundledModel* bundled = findBundledModel(path))
             return readBundledModel(*bundled);
+        // A unique prefix is the model meant; several are listed for the user to choose.
+        const auto starting = bundledModelsStartingWith(path);
+        if (starting.size() == 1)
+            return readBundledModel(*starting.front());
+        if (starting.size() > 1) {
+            std::string names;
+            for (size_t i = 0; i < starting.size() && i < 8; ++i)
+                names += (i ? ", " : "") + std::string(starting[i]->name);
+            if (starting.size() > 8)
+                names += " and " + std::to_string(starting.size() - 8) + " more";
+            return Error{path + ": several bundled models start so: " + names + "; name one",
+                         "model"};
+        }
+    }
     // A GGUF file (llama.cpp): its header holds the architecture and the tensors' types.
     if (path.size() > 5 && path.compare(path.size() - 5, 5, ".gguf") == 0)
         return readGgufModel(path);
     auto configPath = resolveConfigPath(path);
-    if (!configPath)
-        return Error{configPath.error()};
+    if (!configPath) {
+        Error e = configPath.failure();
+        // A name that is neither a file nor a bundled model: perhaps a typo of one.
+        if (noSuchFile && path.find_first_of("/\\") == std::string::npos) {
+            const auto near = nearestBundledNames(path);
+            if (!near.empty()) {
+                std::string list;
+                for (size_t i = 0; i < near.size(); ++i)
+                    list += (i == 0 ? "" : i + 1 == near.size() ? " or " : ", ") + near[i];
+                e.message += "; did you mean " + list + "?";
+            }
+        }
+        return e;
+    }
     auto text = detail::readTextFile(configPath.value(), detail::kMaxConfigBytes);
     if (!text)
         return Error{text.error()};

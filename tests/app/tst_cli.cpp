@@ -536,6 +536,22 @@ void TestCli::inspectBundledByNameOrRepoId()
     const Run missing = cli({"inspect", "example/not-bundled", "--json"});
     QCOMPARE(missing.exitCode, 2);
     QVERIFY(missing.err.contains("attnplan-cli models"));
+    // A unique prefix is the model (issue 30, item 8); a typo is answered with the nearest
+    // names; a prefix of several lists them.
+    const QJsonObject prefix = json(cli({"inspect", "llama-3.3-70b", "--json"}));
+    QCOMPARE(prefix["parameters"].toInteger(), qint64(70553706496));
+    const Run typo = cli({"inspect", "lama-3.3-70b-instruct", "--json"});
+    QCOMPARE(typo.exitCode, 2);
+    QVERIFY2(typo.err.contains("did you mean llama-3.3-70b-instruct"), typo.err.constData());
+    const Run several = cli({"capacity", "llama-3.1", "--gpu", "H100 SXM"});
+    QCOMPARE(several.exitCode, 2);
+    QVERIFY2(several.err.contains("several bundled models start so: llama-3.1-8b") ||
+                 several.err.contains("several bundled models start so: llama-3.1-"),
+             several.err.constData());
+    // Far from every name: no guess.
+    const Run far = cli({"inspect", "zzzzzzzzzzzz", "--json"});
+    QCOMPARE(far.exitCode, 2);
+    QVERIFY(!far.err.contains("did you mean"));
 }
 
 // A GGUF opens where a config does: inspect reads its header; capacity --engine llama.cpp

@@ -10,12 +10,15 @@
 #include "PlanController.h"
 #include "SegmentModel.h"
 #include "TestSupport.h"
+#include "kernels/Benchmark.h"
 #include "read/BundledModels.h"
 #include "report/Report.h"
 #include "spec/ModelSpec.h"
 
+#include <QAbstractBarSeries>
 #include <QAction>
 #include <QApplication>
+#include <QBarSet>
 #include <QChart>
 #include <QChartView>
 #include <QComboBox>
@@ -27,6 +30,7 @@
 #include <QLineEdit>
 #include <QLineSeries>
 #include <QLocale>
+#include <QLogValueAxis>
 #include <QMessageBox>
 #include <QProcess>
 #include <QPushButton>
@@ -100,6 +104,7 @@ private slots:
     void compareSaysPerReplicaAndWhatDoesNotFit();
     void everyTabInBothPalettesWithoutWarnings();
     void measureTabCalibratesTheRoofline();
+    void measureTabWithholdsADoubtfulCalibration();
 };
 
 namespace {
@@ -715,6 +720,17 @@ void TestGui::measureTabCalibratesTheRoofline()
     QSignalSpy finished(window.measure(), &MeasureController::finished);
     QVERIFY(window.measure()->start(c));
     QVERIFY(finished.wait(60000));
+    // Offered exactly when nothing in the measurement is in doubt (a busy machine is not).
+    QCOMPARE(use->isEnabled(), window.measure()->calibration()->doubt.empty());
+    if (!use->isEnabled()) {
+        // The same sweep as a quiet machine would report it, so that the rest runs.
+        attnplan::BenchReport quiet = window.measure()->reports().back();
+        quiet.ceilingSpread = 0;
+        for (const attnplan::BenchRun& run : quiet.runs)
+            quiet.fmaPeakGflops = std::max(quiet.fmaPeakGflops, run.gflops);
+        quiet.copyGbps = 1e6;
+        window.measure()->addReport(quiet);
+    }
     QVERIFY(use->isEnabled());
     const attnplan::Calibration cal = *window.measure()->calibration();
     QVERIFY2(label->text().contains(QString::number(cal.computeEfficiency, 'f', 2) +
@@ -730,6 +746,66 @@ void TestGui::measureTabCalibratesTheRoofline()
     QTest::mouseClick(defaults, Qt::LeftButton);
     QCOMPARE(session.scenario().deployment.efficiency.compute, 0.55);
     QVERIFY(!defaults->isEnabled());
+}
+
+// A sweep whose fused kernel ran above the FMA peak measured beside it, on ceilings that varied
+// (review D18, D19): the Measure tab says why and does not offer it to the roofline; the extra
+// memory chart's log axis starts below the fused kernel's 1 MB so that its bar shows.
+void TestGui::measureTabWithholdsADoubtfulCalibration()
+{
+    AppSession session;
+    MainWindow window(&session);
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.tabs()->setCurrentIndex(4);
+    QCoreApplication::processEvents();
+    attnplan::BenchReport r;
+    r.isa = "avx512";
+    r.threads = 2;
+    r.fmaPeakGflops = 221.5;
+    r.gemmGflops = 180;
+    r.copyGbps = 27.4;
+    r.ceilingSpread = 0.6;
+    r.ceilingRounds = 7;
+    for (int64_t n : {512, 1024}) {
+        attnplan::BenchRun fused;
+        fused.kernel = "prefill-fused";
+        fused.tokens = n;
+        fused.heads = 32;
+        fused.kvHeads = 8;
+        fused.headDim = 128;
+        fused.seconds = 0.01;
+        fused.gflops = n == 1024 ? 307 : 230;
+        fused.extraBytes = 1'030'000;
+        attnplan::BenchRun naive = fused;
+        naive.kernel = "prefill-naive-blas";
+        naive.gflops = 90;
+        naive.extraBytes = n * n * 4 * 32;
+        r.runs.push_back(fused);
+        r.runs.push_back(naive);
+    }
+    window.measure()->addReport(r);
+    auto* use = child<QPushButton>(&window, "useMeasured");
+    const QString text = child<QLabel>(&window, "calibration")->text();
+    QVERIFY(!use->isEnabled());
+    QVERIFY2(text.contains("Not offered for the roofline: this machine's ceilings varied by 60%") &&
+                 text.contains("prefill-fused ran at 307 GFLOP/s, above the 222 GFLOP/s FMA peak"),
+             qPrintable(text));
+    // The fused kernel's bar stands above the axis' start.
+    auto* chart = child<QChartView>(&window, "extraMemoryChart");
+    QVERIFY(chart);
+    QLogValueAxis* axis = nullptr;
+    for (QAbstractAxis* a : chart->chart()->axes())
+        if (auto* l = qobject_cast<QLogValueAxis*>(a))
+            axis = l;
+    QVERIFY(axis);
+    QVERIFY2(axis->min() < 1.03 / 2, qPrintable(QString::number(axis->min())));
+    // A quiet run under its ceilings is offered.
+    r.ceilingSpread = 0.02;
+    r.fmaPeakGflops = 437.5;
+    window.measure()->addReport(r);
+    QVERIFY(use->isEnabled());
 }
 
 #include "tst_gui.moc"

@@ -484,6 +484,28 @@ void TestKernels::calibrationFromASweep()
     // Faster than the copy (reads alone outrun read + write): capped at 1.
     r.runs.push_back(run("decode-f32", 8, 40, 70));
     QCOMPARE(calibrationFrom(r).value().memoryEfficiency, 1.0);
+    // A quiet machine whose kernels stay under their ceilings: nothing to doubt.
+    QCOMPARE(calibrationFrom(r).value().doubt, std::string());
+    // Ceilings whose rounds varied by 20%, and a kernel above the FMA peak (review D19): each
+    // said, and the doubt survives the file.
+    r.ceilingSpread = 0.2;
+    QCOMPARE(calibrationFrom(r).value().doubt,
+             std::string("this machine's ceilings varied by 20% between rounds (another program "
+                         "was running)"));
+    r.ceilingSpread = 0.05;
+    r.runs.push_back(run("prefill-fused", 8, 437.5, 1));
+    QCOMPARE(calibrationFrom(r).value().doubt,
+             std::string("prefill-fused ran at 438 GFLOP/s, above the 400 GFLOP/s FMA peak it "
+                         "is a fraction of"));
+    const auto back = parseCalibration(calibrationToJson(calibrationFrom(r).value()), "x");
+    QVERIFY(back);
+    QCOMPARE(back.value().doubt, calibrationFrom(r).value().doubt);
+    QCOMPARE(back.value().ceilingSpread, 0.05);
+    r.runs.pop_back();
+    // Decode at 1.5 times the copy is a copy measured low.
+    r.runs.push_back(run("decode-f32", 8, 40, 80));
+    QVERIFY(calibrationFrom(r).value().doubt.find("more than 1.5 times the 50 GB/s copy") !=
+            std::string::npos);
     // A prefill-only sweep calibrates compute alone.
     r.runs = {run("prefill-fused", 8, 100, 1)};
     QCOMPARE(calibrationFrom(r).value().computeEfficiency, 0.25);
