@@ -11,10 +11,12 @@
 #include "spec/ModelSpec.h"
 
 #include <QApplication>
+#include <QBoxLayout>
 #include <QChartView>
 #include <QClipboard>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QEvent>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -290,15 +292,18 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
                           "replica (capped by max_num_seqs); time to first token for a prompt of "
                           "that length and time per output token at that batch (roofline)"));
     auto* right = new QVBoxLayout;
-    right->addWidget(m_card);
     right->addLayout(charts, 1);
     right->addLayout(cmdRow);
     right->addWidget(enginesTable);
     right->addWidget(planBox, 1);
 
-    auto* layout = new QHBoxLayout(this);
-    layout->addLayout(left);
-    layout->addLayout(right, 1);
+    // The answer across the top, whatever the width; the form and the rest under it.
+    auto* page = new QVBoxLayout(this);
+    page->addWidget(m_card);
+    m_columns = new QBoxLayout(QBoxLayout::LeftToRight);
+    m_columns->addLayout(left);
+    m_columns->addLayout(right, 1);
+    page->addLayout(m_columns, 1);
 
     for (QComboBox* c : {m_gpu, m_tp, m_weightDtype, m_kvDtype, m_engine})
         connect(c, &QComboBox::currentIndexChanged, this, &MemoryTab::pushInputs);
@@ -506,4 +511,29 @@ void MemoryTab::showResults()
                 s(w).toHtmlEscaped() + "</span>";
     m_summary->setText(text);
     m_command->setText(m_plan->vllmCommand());
+}
+
+// The form beside the answer where there is room; on a small screen (1024 x 700 with the
+// library open) the answer goes under the form, so that nothing is clipped sideways.
+void MemoryTab::reflow(int available)
+{
+    const auto direction = available < 1000 ? QBoxLayout::TopToBottom : QBoxLayout::LeftToRight;
+    if (m_columns && m_columns->direction() != direction)
+        m_columns->setDirection(direction);
+}
+
+bool MemoryTab::event(QEvent* e)
+{
+    // The room is the scroll area's viewport's, not this widget's (which is never narrower
+    // than its minimum): watch whichever parent the tab is placed in.
+    if (e->type() == QEvent::ParentChange && parentWidget())
+        parentWidget()->installEventFilter(this);
+    return QWidget::event(e);
+}
+
+bool MemoryTab::eventFilter(QObject* watched, QEvent* e)
+{
+    if (e->type() == QEvent::Resize && watched == parentWidget())
+        reflow(parentWidget()->width());
+    return QWidget::eventFilter(watched, e);
 }

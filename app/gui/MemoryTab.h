@@ -10,6 +10,7 @@ class QLineEdit;
 class QSpinBox;
 class TokenSpinBox;
 class QChartView;
+class QBoxLayout;
 
 // Memory & GPUs: the deployment inputs, where one GPU's memory goes, conversations against
 // context, the vLLM command, and planning from a target.
@@ -24,7 +25,12 @@ public:
     void syncFromController();
     QList<QChartView*> charts() const { return m_charts; }
 
+protected:
+    bool event(QEvent* e) override;
+    bool eventFilter(QObject* watched, QEvent* e) override;
+
 private:
+    void reflow(int available);
     void pushInputs();
     void showResults();
 
@@ -54,5 +60,6 @@ private:
     QDoubleSpinBox* m_maxTtft;
     QDoubleSpinBox* m_maxTpot;
     QList<QChartView*> m_charts;
+    QBoxLayout* m_columns = nullptr;
     bool m_syncing = false;
 };

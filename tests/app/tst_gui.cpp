@@ -34,6 +34,8 @@
 #include <QMessageBox>
 #include <QProcess>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTabWidget>
@@ -579,6 +581,21 @@ void TestGui::libraryDockHides()
     QVERIFY(!dock->isVisible());
     action->trigger();
     QVERIFY(dock->isVisible());
+    // At 1024 x 700 with the library open the headline wraps inside the tab: nothing scrolls
+    // sideways, and the answer is the first thing on the page (review D13).
+    window.tabs()->setCurrentIndex(0);
+    QCoreApplication::processEvents();
+    auto* area = qobject_cast<QScrollArea*>(window.tabs()->currentWidget());
+    QVERIFY(area);
+    QCOMPARE(area->horizontalScrollBar()->maximum(), 0);
+    auto* card = child<QLabel>(&window, "resultCard");
+    const QRect inView(card->mapTo(area->viewport(), QPoint(0, 0)), card->size());
+    QVERIFY2(area->viewport()->rect().contains(inView), qPrintable(QString("card %1,%2 %3x%4")
+                                                                       .arg(inView.x())
+                                                                       .arg(inView.y())
+                                                                       .arg(inView.width())
+                                                                       .arg(inView.height())));
+    QVERIFY(card->text().contains("on 1 × H100 SXM"));
 }
 
 // Compare (review D7-D10): conversations are per replica, and the MQA row says why it gains
