@@ -40,36 +40,58 @@ GpuSpec gpuNamed(const GpuCatalog& catalog, const std::string& name)
 }
 
 // `capacity --engine sglang|trtllm`: each engine's own KV budget (ServingEngines.h).
+// Every engine's own flags into the deployment, so that capacity and plan honour them.
+void readEngineFlags(const CliArgs& a, DeploymentInputs& in)
+{
+    SglangInputs& sg = in.sglang;
+    if (auto v = a.number("mem-fraction-static", 0.05, 1.0))
+        sg.memFractionStatic = *v;
+    if (auto v = a.integer("chunked-prefill-size", 1, 1 << 24))
+        sg.chunkedPrefillSize = *v;
+    if (auto v = a.integer("max-running-requests", 1, 1 << 20))
+        sg.maxRunningRequests = *v;
+    sg.pageSize = a.integer("page-size", 1, 1024).value_or(1);
+    sg.sharedPrefixTokens = a.integer("shared-prefix-tokens", 0, int64_t(1) << 34).value_or(0);
+    TrtllmInputs& trt = in.trtllm;
+    trt.freeGpuMemoryFraction =
+        a.number("kv-cache-free-gpu-memory-fraction", 0.01, 1.0).value_or(0.9);
+    trt.tokensPerBlock = a.integer("tokens-per-block", 1, 1024).value_or(32);
+    trt.maxBatchSize = a.integer("max-batch-size", 1, 1 << 20).value_or(2048);
+    trt.maxNumTokens = a.integer("max-num-tokens", 1, 1 << 24).value_or(8192);
+    if (auto v = a.integer("max-tokens-in-paged-kv-cache", 1, int64_t(1) << 40))
+        trt.maxTokensInPagedKvCache = *v;
+    trt.runtime = a.value("trtllm-runtime").value_or("");
+    if (!trt.runtime.empty() && trt.runtime != "pytorch" && trt.runtime != "tensorrt")
+        throw UsageError("--trtllm-runtime: expected pytorch or tensorrt");
+    LlamaServerInputs& l = in.llamaCpp;
+    l.parallel = a.integer("parallel", 1, 4096).value_or(-1);
+    l.cacheTypeK = a.value("cache-type-k").value_or("f16");
+    l.cacheTypeV = a.value("cache-type-v").value_or("f16");
+    l.flashAttn = a.value("flash-attn").value_or("auto");
+    if (l.flashAttn != "on" && l.flashAttn != "off" && l.flashAttn != "auto")
+        throw UsageError("--flash-attn: expected on, off or auto");
+    l.gpuLayers = a.integer("gpu-layers", 0, 100000).value_or(999);
+    l.swaFull = a.flag("swa-full");
+    l.kvUnified = a.flag("kv-unified");
+    l.ubatch = a.integer("ubatch", 1, 1 << 20).value_or(512);
+    if (auto v = a.integer("free-memory-bytes", 1, int64_t(1) << 50))
+        in.freeMemoryBytes = *v;
+}
+
 int runOtherEngine(const CliArgs& a, const ModelSpec& s, const DeploymentInputs& in,
                    EngineKind engine)
 {
-    Expected<EnginePlan> plan = Error{""};
-    if (engine == EngineKind::Sglang) {
-        SglangInputs sg;
-        if (auto v = a.number("mem-fraction-static", 0.05, 1.0))
-            sg.memFractionStatic = *v;
-        if (auto v = a.integer("chunked-prefill-size", 1, 1 << 24))
-            sg.chunkedPrefillSize = *v;
-        if (auto v = a.integer("max-running-requests", 1, 1 << 20))
-            sg.maxRunningRequests = *v;
-        sg.pageSize = a.integer("page-size", 1, 1024).value_or(1);
-        sg.sharedPrefixTokens = a.integer("shared-prefix-tokens", 0, int64_t(1) << 34).value_or(0);
-        plan = planSglang(s, in, sg);
-    } else {
-        TrtllmInputs trt;
-        trt.freeGpuMemoryFraction =
-            a.number("kv-cache-free-gpu-memory-fraction", 0.01, 1.0).value_or(0.9);
-        trt.tokensPerBlock = a.integer("tokens-per-block", 1, 1024).value_or(32);
-        trt.maxBatchSize = a.integer("max-batch-size", 1, 1 << 20).value_or(2048);
-        trt.maxNumTokens = a.integer("max-num-tokens", 1, 1 << 24).value_or(8192);
-        plan = planTrtllm(s, in, trt);
-    }
+    Expected<EnginePlan> plan =
+        engine == EngineKind::Sglang ? planSglang(s, in, in.sglang) : planTrtllm(s, in, in.trtllm);
     if (!plan)
         return fail(plan.failure());
     const EnginePlan& p = plan.value();
     if (a.flag("json")) {
         nlohmann::ordered_json j;
         j["engine"] = p.engine;
+        j["release"] = p.release;
+        if (!p.runtime.empty())
+            j["runtime"] = p.runtime;
         j["model"] = s.name;
         j["gpu"] = in.gpu.name;
         j["gpus"] = in.gpus;
@@ -107,31 +129,36 @@ int runOtherEngine(const CliArgs& a, const ModelSpec& s, const DeploymentInputs&
 // `capacity --engine llama.cpp`: what llama-server allocates up front (LlamaCppEngine.h).
 int runLlamaServer(const CliArgs& a, const ModelSpec& s, const std::string& model)
 {
-    LlamaServerInputs in;
+    DeploymentInputs d;
+    readEngineFlags(a, d);
+    LlamaServerInputs in = d.llamaCpp;
     in.context = a.integer("context", 1, int64_t(1) << 34).value_or(0);
-    in.parallel = a.integer("parallel", 1, 4096).value_or(-1);
-    in.cacheTypeK = a.value("cache-type-k").value_or("f16");
-    in.cacheTypeV = a.value("cache-type-v").value_or("f16");
-    in.flashAttn = a.value("flash-attn").value_or("auto");
-    if (in.flashAttn != "on" && in.flashAttn != "off" && in.flashAttn != "auto")
-        throw UsageError("--flash-attn: expected on, off or auto");
-    in.gpuLayers = a.integer("gpu-layers", 0, 100000).value_or(999);
-    in.swaFull = a.flag("swa-full");
-    in.kvUnified = a.flag("kv-unified");
+    in.build = a.value("engine").value_or("llama.cpp");
     in.modelFile = s.gguf ? model : std::string();
-    auto plan = planLlamaServer(s, in);
-    if (!plan)
-        return fail(plan.error());
-    const LlamaServerPlan& p = plan.value();
     std::optional<int64_t> gpuMemory;
+    std::optional<GpuSpec> gpu;
     if (auto name = a.value("gpu")) {
-        gpuMemory = gpuNamed(catalogFor(a), *name).memoryBytes;
+        gpu = gpuNamed(catalogFor(a), *name);
+        gpuMemory = gpu->memoryBytes;
     } else if (auto bytes = a.integer("gpu-memory", int64_t(1) << 30, int64_t(1) << 44)) {
         gpuMemory = *bytes;
     }
+    // --fit plans against the free memory: given, or the device's less its context (and on a
+    // unified-memory device less what the system holds).
+    if (d.freeMemoryBytes)
+        in.freeMemoryBytes = *d.freeMemoryBytes;
+    else if (gpu)
+        in.freeMemoryBytes = freeMemoryEstimate(*gpu);
+    else if (gpuMemory)
+        in.freeMemoryBytes = *gpuMemory - (int64_t(1) << 29);
+    auto plan = planLlamaServer(s, in);
+    if (!plan)
+        return fail(plan.failure());
+    const LlamaServerPlan& p = plan.value();
     if (a.flag("json")) {
         nlohmann::ordered_json j;
         j["engine"] = "llama.cpp";
+        j["release"] = p.build;
         j["model"] = s.name;
         j["context"] = p.context;
         j["context_per_slot"] = p.contextPerSlot;
@@ -142,6 +169,8 @@ int runLlamaServer(const CliArgs& a, const ModelSpec& s, const std::string& mode
         j["kv_bytes_k"] = p.kvBytesK;
         j["kv_bytes_v"] = p.kvBytesV;
         j["kv_bytes"] = p.kvBytes;
+        j["state_bytes"] = p.stateBytes;
+        j["fit_cut_tokens"] = p.fitCutTokens;
         j["gpu_layers"] = p.gpuLayers;
         j["vram_bytes"] = p.vramBytes;
         j["ram_bytes"] = p.ramBytes;
@@ -282,6 +311,7 @@ DeploymentInputs deploymentFrom(const CliArgs& a, const ModelSpec& spec, const G
     DeploymentInputs in = resolved.value();
     if (engine->kind != EngineKind::Vllm)
         in.engine = engine->name;
+    readEngineFlags(a, in);
     if (auto v = a.integer("available-kv-bytes", 1, int64_t(1) << 50))
         in.availableKvBytes = *v;
     if (auto v = a.integer("weight-bytes", 0, int64_t(1) << 50))

@@ -27,7 +27,11 @@ std::vector<Option> deploymentOptions()
         {"average-tokens", "N", "the mean request length (default: the context)"},
         {"prompt-tokens", "N", "the prompt the TTFT figure is for (default: the average)"},
         {"engine", "E",
-         "vllm (the newest release), vllm@X.Y[.Z], vllm-v0, sglang, trtllm or llama.cpp"},
+         "vllm (the newest release), vllm@X.Y[.Z], vllm-v0, sglang[@X.Y.Z], trtllm[@X.Y] or "
+         "llama.cpp[@bNNNN]"},
+        {"free-memory-bytes", "B",
+         "the free memory per GPU the engine measures before loading (SGLang's avail mem, "
+         "TensorRT-LLM's available): replaces the estimate"},
         {"offline", nullptr,
          "vLLM's offline LLM class rather than vllm serve (its batch defaults)"},
         {"utilization", "X", "gpu_memory_utilization (default: the engine's)"},
@@ -62,6 +66,10 @@ std::vector<Option> deploymentOptions()
         {"tokens-per-block", "N", "TensorRT-LLM: tokens per KV block (default 32)"},
         {"max-batch-size", "N", "TensorRT-LLM: the limit on requests in a batch (default 2048)"},
         {"max-num-tokens", "N", "TensorRT-LLM: tokens in one batch (default 8192)"},
+        {"max-tokens-in-paged-kv-cache", "N", "TensorRT-LLM: a cap on the KV cache's tokens"},
+        {"trtllm-runtime", "pytorch|tensorrt",
+         "TensorRT-LLM: the PyTorch backend or a built engine (default: the release's)"},
+        {"ubatch", "N", "llama.cpp -ub: the physical batch (default 512)"},
         {"parallel", "N", "llama.cpp -np: slots (default auto: 4 over one unified cache)"},
         {"cache-type-k", "T", "llama.cpp: f16, q8_0, q4_0, ... (default f16)"},
         {"cache-type-v", "T",

@@ -142,4 +142,20 @@ std::string shortTokens(int64_t tokens)
     return withCommas(tokens);
 }
 
+std::vector<int> parseReleaseNumber(const std::string& text)
+{
+    std::vector<int> parts;
+    size_t at = 0;
+    while (at <= text.size()) {
+        const size_t dot = std::min(text.find('.', at), text.size());
+        const std::string p = text.substr(at, dot - at);
+        if (p.empty() || p.size() > 6 ||
+            !std::all_of(p.begin(), p.end(), [](char c) { return c >= '0' && c <= '9'; }))
+            return {};
+        parts.push_back(std::stoi(p));
+        at = dot + 1;
+    }
+    return parts.size() >= 2 && parts.size() <= 4 ? parts : std::vector<int>{};
+}
+
 } // namespace attnplan

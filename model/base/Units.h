@@ -25,6 +25,8 @@ std::optional<int64_t> parseTokenCount(std::string_view text);
 std::optional<double> parseAmount(std::string_view text, double kilo = 1000);
 // The short form of a token count: 131072 -> "128k", 1048576 -> "1M", 4000 -> "4,000".
 std::string shortTokens(int64_t tokens);
+// A release number, "0.10.1.1" -> {0, 10, 1, 1} (2 to 4 parts); empty on anything else.
+std::vector<int> parseReleaseNumber(const std::string& text);
 
 // n log-spaced token counts from lo to hi, rounded to whole tokens, strictly increasing (the
 // x axis of every curve against context).

@@ -50,6 +50,8 @@ struct CapacityResult
 struct EnginePlan
 {
     std::string engine;        // "sglang", "trtllm"
+    std::string release;       // the release row: "sglang@0.5.4", "trtllm@1.0"
+    std::string runtime;       // TensorRT-LLM's: "pytorch" or "tensorrt"
     double memoryFraction = 0; // mem_fraction_static / free_gpu_memory_fraction, as used
     int64_t kvBudgetBytes = 0; // per GPU
     int64_t bytesPerToken = 0; // per GPU, all local layers (a token's cell)

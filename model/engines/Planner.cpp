@@ -1,9 +1,12 @@
 #include "engines/Planner.h"
 
+#include "base/Checked.h"
 #include "base/Units.h"
 #include "engines/ServingEngine.h"
+#include "engines/llamacpp/LlamaCppEngine.h"
 #include "engines/sglang/SglangEngine.h"
 #include "engines/trtllm/TrtllmEngine.h"
+#include "serve/Memory.h"
 #include "serve/Roofline.h"
 
 #include <algorithm>
@@ -17,6 +20,73 @@ std::string planSearchSpace()
            " pipeline stages per replica, and as many replicas as the target needs";
 }
 
+namespace {
+
+// llama-server replicas: each one GPU, or layers split over up to 8 (-sm layer), with the
+// deployment's slots (-np, default 4) each holding the whole context; as many replicas as the
+// target needs. llama.cpp has no tensor parallelism: the split is pipeline-like.
+PlanRow planLlamaCppOn(const ModelSpec& s, const GpuSpec& gpu, const PlanTarget& target,
+                       const DeploymentInputs& base)
+{
+    PlanRow row;
+    row.gpu = gpu.name;
+    LlamaServerInputs l = base.llamaCpp;
+    if (auto named = findServingEngine(base.engine))
+        l.build = named->name;
+    const int64_t slots = l.parallel > 0 ? l.parallel : 4;
+    l.parallel = slots;
+    l.kvUnified = true; // every slot may reach the whole context
+    l.context = checkedMul(target.context, slots, "context");
+    auto p = planLlamaServer(s, l);
+    if (!p) {
+        row.reason = p.error();
+        return row;
+    }
+    const int64_t free = base.freeMemoryBytes ? *base.freeMemoryBytes : freeMemoryEstimate(gpu);
+    const int64_t room = free - (int64_t(1) << 30); // --fit's 1 GiB margin
+    if (room <= 0) {
+        row.reason = gpu.name + " has no room once 1 GiB is kept free";
+        return row;
+    }
+    const int64_t perReplica = (p->vramBytes + room - 1) / room;
+    if (perReplica > kMaxPipelineStages) {
+        row.reason = "weights and KV (" + formatGiB(double(p->vramBytes)) + ") need more than " +
+                     std::to_string(kMaxPipelineStages) + " GPUs split by layer";
+        return row;
+    }
+    const int64_t replicas = (target.concurrent + slots - 1) / slots;
+    row.feasible = true;
+    row.tp = 1;
+    row.pp = perReplica;
+    row.replicas = replicas;
+    row.totalGpus = replicas * perReplica;
+    row.conversationsPerReplica = slots;
+    DeploymentInputs vin = base;
+    vin.engine = "vllm";
+    vin.gpu = gpu;
+    vin.tp = 1;
+    vin.gpus = perReplica;
+    vin.maxModelLen = target.context;
+    vin.averageTokens = target.averageTokens;
+    const int64_t avg = target.averageTokens > 0 ? target.averageTokens : target.context;
+    row.ttftSeconds = prefillTime(s, vin, avg).seconds;
+    row.tpotSeconds =
+        decodeStepTime(s, vin, std::min<int64_t>(slots, target.concurrent), avg).seconds;
+    row.vllmCommand = p->command + (perReplica > 1 ? " -sm layer" : "");
+    if (gpu.pricePerHour)
+        row.dollarsPerHour = *gpu.pricePerHour * double(row.totalGpus);
+    if (target.maxTtftSeconds > 0 && row.ttftSeconds > target.maxTtftSeconds) {
+        row.feasible = false;
+        row.reason = "time to first token above " + formatSeconds(target.maxTtftSeconds);
+    } else if (target.maxTpotSeconds > 0 && row.tpotSeconds > target.maxTpotSeconds) {
+        row.feasible = false;
+        row.reason = "time per output token above " + formatSeconds(target.maxTpotSeconds);
+    }
+    return row;
+}
+
+} // namespace
+
 std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catalog,
                                      const PlanTarget& target, const DeploymentInputs& base)
 {
@@ -27,8 +97,7 @@ std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catal
         PlanRow best;
         best.gpu = gpu.name;
         if (kind == EngineKind::LlamaCpp) {
-            best.reason = "llama.cpp plans are not searched (use capacity --engine llama.cpp)";
-            rows.push_back(std::move(best));
+            rows.push_back(planLlamaCppOn(s, gpu, target, base));
             continue;
         }
         best.reason = "does not fit in " + planSearchSpace();
@@ -58,8 +127,11 @@ std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catal
                 int64_t fitting = std::min(r->conversations, r->maxNumSeqs);
                 std::string command = r->vllmCommand;
                 if (kind != EngineKind::Vllm) {
-                    auto e =
-                        kind == EngineKind::Sglang ? planSglang(s, in, {}) : planTrtllm(s, in, {});
+                    auto e = kind == EngineKind::Sglang ? planSglang(s, in, base.sglang)
+                                                        : planTrtllm(s, in, base.trtllm);
+                    if (!e && refusal.empty() && e.field() != "gpus" && e.field() != "tp" &&
+                        !e.field().empty())
+                        refusal = e.error();
                     if (!e || e->conversations < 1)
                         continue;
                     fitting = e->conversations;

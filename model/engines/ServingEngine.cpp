@@ -19,6 +19,31 @@ ServingEngine vllmRow(const EngineProfile& p)
                          p.note};
 }
 
+ServingEngine sglangRow(const SglangRelease& r)
+{
+    const bool newest = &r == &sglangReleases().back();
+    return ServingEngine{EngineKind::Sglang, std::string("sglang@") + r.version,
+                         std::string("SGLang ") + (newest ? "≥ " : "") + r.version, 0.9, r.note};
+}
+
+ServingEngine trtllmRow(const TrtllmRelease& r)
+{
+    const bool newest = &r == &trtllmReleases().back();
+    return ServingEngine{EngineKind::Trtllm, std::string("trtllm@") + r.version,
+                         std::string("TensorRT-LLM ") + (newest ? "≥ " : "") + r.version, 0.9,
+                         r.note};
+}
+
+ServingEngine llamaRow(const LlamaCppBuild& b)
+{
+    const bool newest = &b == &llamaCppBuilds().back();
+    const std::string number = "b" + std::to_string(b.build);
+    return ServingEngine{EngineKind::LlamaCpp, "llama.cpp@" + number,
+                         b.build == 0 ? std::string("llama.cpp (2023 builds)")
+                                      : "llama.cpp " + std::string(newest ? "≥ " : "") + number,
+                         1.0, b.note};
+}
+
 } // namespace
 
 std::optional<ServingEngine> findServingEngine(const std::string& name)
@@ -27,12 +52,12 @@ std::optional<ServingEngine> findServingEngine(const std::string& name)
         return vllmRow(*p);
     // SGLang budgets mem_fraction_static and TensorRT-LLM free_gpu_memory_fraction of their
     // own (engines/sglang, engines/trtllm); llama.cpp allocates its context up front.
-    if (name == "sglang")
-        return ServingEngine{EngineKind::Sglang, "sglang", "SGLang", 0.9, {}};
-    if (name == "trtllm")
-        return ServingEngine{EngineKind::Trtllm, "trtllm", "TensorRT-LLM", 0.9, {}};
-    if (name == "llama.cpp")
-        return ServingEngine{EngineKind::LlamaCpp, "llama.cpp", "llama.cpp", 1.0, {}};
+    if (const SglangRelease* r = findSglangRelease(name))
+        return sglangRow(*r);
+    if (const TrtllmRelease* r = findTrtllmRelease(name))
+        return trtllmRow(*r);
+    if (const LlamaCppBuild* b = findLlamaCppBuild(name); b && !name.empty())
+        return llamaRow(*b);
     return std::nullopt;
 }
 
@@ -43,17 +68,23 @@ std::vector<ServingEngine> servingEngineReleases(EngineKind kind)
         const auto& profiles = engineProfiles();
         for (auto it = profiles.rbegin(); it != profiles.rend(); ++it)
             rows.push_back(vllmRow(*it));
-    } else if (auto e = findServingEngine(kind == EngineKind::Sglang   ? "sglang"
-                                          : kind == EngineKind::Trtllm ? "trtllm"
-                                                                       : "llama.cpp")) {
-        rows.push_back(*e);
+    } else if (kind == EngineKind::Sglang) {
+        for (auto it = sglangReleases().rbegin(); it != sglangReleases().rend(); ++it)
+            rows.push_back(sglangRow(*it));
+    } else if (kind == EngineKind::Trtllm) {
+        for (auto it = trtllmReleases().rbegin(); it != trtllmReleases().rend(); ++it)
+            rows.push_back(trtllmRow(*it));
+    } else {
+        for (auto it = llamaCppBuilds().rbegin(); it != llamaCppBuilds().rend(); ++it)
+            rows.push_back(llamaRow(*it));
     }
     return rows;
 }
 
 const char* servingEngineChoices()
 {
-    return "vllm, vllm@X.Y[.Z] for a release, vllm-v0, sglang, trtllm or llama.cpp";
+    return "vllm, vllm@X.Y[.Z] for a release, vllm-v0, sglang, sglang@X.Y.Z, trtllm, "
+           "trtllm@X.Y, llama.cpp or llama.cpp@bNNNN";
 }
 
 Expected<CapacityResult> planCapacity(const ModelSpec& s, const DeploymentInputs& in)
@@ -86,8 +117,14 @@ std::vector<EngineRow> compareEngines(const ModelSpec& s, const DeploymentInputs
     for (bool sglang : {true, false}) {
         EngineRow row;
         row.engine = sglang ? "SGLang" : "TensorRT-LLM";
-        auto e = sglang ? planSglang(s, in, {}) : planTrtllm(s, in, {});
+        DeploymentInputs other = in;
+        other.engine = sglang ? "sglang" : "trtllm";
+        if (auto named = findServingEngine(in.engine);
+            named && named->kind == (sglang ? EngineKind::Sglang : EngineKind::Trtllm))
+            other.engine = in.engine;
+        auto e = sglang ? planSglang(s, other, in.sglang) : planTrtllm(s, other, in.trtllm);
         if (e) {
+            row.engine += " (" + e->release + ")";
             row.kvTokens = e->kvTokens;
             row.conversations = e->conversations;
             row.maxRunning = e->maxRunning;
@@ -101,8 +138,10 @@ std::vector<EngineRow> compareEngines(const ModelSpec& s, const DeploymentInputs
         // llama-server on one GPU, every layer offloaded, four auto slots over the context.
         EngineRow row;
         row.engine = "llama.cpp";
-        LlamaServerInputs l;
+        LlamaServerInputs l = in.llamaCpp;
         l.context = in.maxModelLen;
+        if (auto named = findServingEngine(in.engine); named && named->kind == EngineKind::LlamaCpp)
+            l.build = named->name;
         auto p = planLlamaServer(s, l);
         if (!p) {
             row.error = p.error();

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "serve/EngineOptions.h"
 #include "serve/GpuCatalog.h"
 #include "spec/DType.h"
 
@@ -50,6 +51,14 @@ struct DeploymentInputs
     std::optional<int64_t> cudaGraphBytes;  // per GPU: vLLM's "Estimated CUDA graph memory"
     // Per GPU: vLLM's logged "Available KV cache memory"; skips the memory model.
     std::optional<int64_t> availableKvBytes;
+    // Per GPU: the free memory the engine measures before it loads the weights (SGLang's
+    // "avail mem", TensorRT-LLM's "available"/"total - peak"); replaces the estimate, which on a
+    // unified-memory device cannot know what the CPU and OS hold.
+    std::optional<int64_t> freeMemoryBytes;
+    // The other engines' own flags (EngineOptions.h).
+    SglangInputs sglang;
+    TrtllmInputs trtllm;
+    LlamaServerInputs llamaCpp;
     Efficiencies efficiency;
 };
 

@@ -112,7 +112,8 @@ Expected<int64_t> checkParallelism(const ModelSpec& s, int64_t gpus, int64_t tp)
     return pp;
 }
 
-Expected<int64_t> checkContext(const ModelSpec& s, int64_t maxModelLen, int64_t averageTokens)
+Expected<int64_t> checkContext(const ModelSpec& s, int64_t maxModelLen, int64_t averageTokens,
+                               const std::string& refusal)
 {
     if (maxModelLen < 1)
         return Error{"required: the longest request (max_model_len) in tokens", "context"};
@@ -120,13 +121,22 @@ Expected<int64_t> checkContext(const ModelSpec& s, int64_t maxModelLen, int64_t 
         return Error{withCommas(maxModelLen) + " tokens exceeds " + s.name + "'s maximum of " +
                          withCommas(s.maxContext) + " tokens (max_position_embeddings" +
                          (s.ropeScalingType.empty() ? std::string() : " after rope_scaling") +
-                         "); vLLM refuses a longer max_model_len",
+                         "); " + refusal,
                      "context"};
     if (averageTokens > maxModelLen)
         return Error{"an average request of " + withCommas(averageTokens) +
                          " tokens exceeds the context of " + withCommas(maxModelLen) + " tokens",
                      "average_tokens"};
     return maxModelLen;
+}
+
+int64_t freeMemoryEstimate(const GpuSpec& gpu)
+{
+    const int64_t gib = int64_t(1) << 30;
+    int64_t reserve = gib / 2;
+    if (gpu.unifiedMemory)
+        reserve += 4 * gib + gpu.memoryBytes / 10;
+    return std::max<int64_t>(0, gpu.memoryBytes - reserve);
 }
 
 } // namespace attnplan

@@ -5,6 +5,7 @@
 #include "spec/ModelSpec.h"
 
 #include <cstdint>
+#include <string>
 
 namespace attnplan {
 
@@ -20,6 +21,12 @@ int64_t activationPeakBytes(const ModelSpec& spec, int64_t tokens, int64_t tp, i
 // Non-torch memory per GPU: 0.35 GiB calibrated on the vLLM log in BRIEF.md (TP 1); tensor
 // parallelism adds about 0.5 GiB of NCCL and custom all-reduce buffers (an estimate).
 int64_t nonTorchOverheadBytes(int64_t tp);
+// The memory free on a GPU before an engine loads a model, as engines that size from free
+// memory see it (SGLang's "avail mem", TensorRT-LLM's free memory): the device less its CUDA
+// context (0.5 GiB, an estimate); on a unified-memory device (DGX Spark, Jetson) less what the
+// operating system and CPU processes hold too: 4 GiB + 10% of the memory (an estimate; the
+// DGX Spark log in ../shared/engine-logs held far more, the weights' page cache among it).
+int64_t freeMemoryEstimate(const GpuSpec& gpu);
 // The V1 engine's non-torch memory: only what grows during profiling (vLLM snapshots memory
 // after start-up), about 0.05 GiB at TP 1 and 0.3 GiB with NCCL buffers at TP > 1 (fitted on the
 // Qwen2-7B logs in tests/data/vllm-logs: 0.04 and 0.24 GiB left after weights, activations and
@@ -33,7 +40,8 @@ int64_t weightBytesPerGpu(const ModelSpec& spec, const DeploymentInputs& in);
 // The request lengths vLLM accepts: max_model_len at most the model's own maximum
 // (max_position_embeddings after rope scaling, vllm/config: _get_and_verify_max_len), and an
 // average request no longer than max_model_len. Returns maxModelLen, or the reason.
-Expected<int64_t> checkContext(const ModelSpec& spec, int64_t maxModelLen, int64_t averageTokens);
+Expected<int64_t> checkContext(const ModelSpec& spec, int64_t maxModelLen, int64_t averageTokens,
+                               const std::string& refusal = "vLLM refuses a longer max_model_len");
 
 // The split every tensor-parallel engine needs (vLLM, SGLang and TensorRT-LLM alike): GPUs a
 // whole multiple of TP, pipeline stages no more than the layers, TP dividing the query heads

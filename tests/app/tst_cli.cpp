@@ -89,6 +89,7 @@ private slots:
     void capacityErrorsExit2();
     void brokenUserCatalogStillRuns();
     void planContract();
+    void planFollowsEveryEnginesFlags();
     void costContract();
     void costVolatileFirstWarns();
     void costRetrievalAndTokenEstimate();
@@ -446,6 +447,37 @@ void TestCli::brokenUserCatalogStillRuns()
         QCOMPARE(bad.err.count('\n'), 1);
         QVERIFY(bad.out.isEmpty());
     }
+}
+
+// plan --engine X reads that engine's own flags (issue 27): each pair differs only in one of
+// them, and the plan follows it (llama.cpp's slots, SGLang's fraction, TensorRT-LLM's fraction,
+// vLLM's utilization).
+void TestCli::planFollowsEveryEnginesFlags()
+{
+    const QStringList base{"plan", "llama-3.1-8b", "--context", "32k",   "--concurrent",
+                           "50",   "--gpu",        "H100 SXM",  "--json"};
+    auto planned = [&](const QStringList& extra) {
+        const Run r = cli(base + extra);
+        if (r.exitCode != 0)
+            qWarning() << r.err;
+        const QJsonObject p = json(r)["plans"].toArray().first().toObject();
+        return QPair<int, int>(p["total_gpus"].toInt(), p["conversations_per_replica"].toInt());
+    };
+    const QList<QPair<QStringList, QStringList>> pairs = {
+        {{"--engine", "llama.cpp"}, {"--engine", "llama.cpp", "--parallel", "8"}},
+        {{"--engine", "sglang"}, {"--engine", "sglang", "--mem-fraction-static", "0.5"}},
+        {{"--engine", "trtllm"},
+         {"--engine", "trtllm", "--kv-cache-free-gpu-memory-fraction", "0.3"}},
+        {{"--engine", "vllm"}, {"--engine", "vllm", "--utilization", "0.5"}},
+    };
+    for (const auto& [one, other] : pairs) {
+        const auto a = planned(one);
+        const auto b = planned(other);
+        QVERIFY2(a.first > 0 && b.first > 0, qPrintable(one.join(' ')));
+        QVERIFY2(a != b, qPrintable(one.join(' ') + QString(" plans as with ") + other.join(' ')));
+    }
+    // llama.cpp: 8 slots a replica, so 7 replicas for 50 conversations.
+    QCOMPARE(planned({"--engine", "llama.cpp", "--parallel", "8"}), (QPair<int, int>(7, 8)));
 }
 
 void TestCli::planContract()

@@ -264,13 +264,26 @@ void TestEngines::sglangAndTrtllmPools()
     eight.availableKvBytes = int64_t(40) << 30;
     QCOMPARE(planSglang(r1, eight, {}).value().bytesPerToken, qint64(70272));
     QCOMPARE(planTrtllm(r1, eight, {}).value().bytesPerToken, qint64(70272));
-    // Gemma-3 splits SGLang's pool: sliding layers get 0.8 x the full layers' tokens.
+    // No SGLang release splits Gemma-3's pool (server_args.py turns hybrid SWA off for
+    // Gemma-2/3): every layer full length, said. gpt-oss is split from 0.5.x (is_hybrid_swa_model:
+    // sliding layers get 0.8 x the full layers' tokens), not in 0.4.x.
     const ModelSpec gemma = load("configs/gemma-3-27b-it.json");
     DeploymentInputs g = on("H100 SXM", 32768);
     g.availableKvBytes = int64_t(10) << 30;
     const EnginePlan gp = planSglang(gemma, g, {}).value();
-    QVERIFY(gp.swaTokens > 0);
-    QCOMPARE(gp.swaTokens, qint64(double(gp.kvTokens) * 0.8));
+    QCOMPARE(gp.swaTokens, qint64(0));
+    QCOMPARE(gp.kvTokens, (qint64(10) << 30) / gp.bytesPerToken);
+    QVERIFY(std::any_of(gp.warnings.begin(), gp.warnings.end(), [](const std::string& w) {
+        return w.find("sliding-window layers too") != std::string::npos;
+    }));
+    const ModelSpec oss = load("configs/gpt-oss-20b.json");
+    const EnginePlan op = planSglang(oss, g, {}).value();
+    QVERIFY(op.swaTokens > 0);
+    QCOMPARE(op.swaTokens, qint64(double(op.kvTokens) * 0.8));
+    g.engine = "sglang@0.4.2";
+    const EnginePlan old = planSglang(oss, g, {}).value();
+    QCOMPARE(old.release, std::string("sglang@0.4.0"));
+    QCOMPARE(old.swaTokens, qint64(0));
 }
 // Gemma-3-27B: 10 full layers keep every cell, 52 sliding-window layers keep
 // min(n_ctx_seq, window + n_ubatch) per slot, padded to 256 (llama_kv_cache_iswa).

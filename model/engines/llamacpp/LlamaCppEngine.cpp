@@ -6,6 +6,7 @@
 #include "spec/Architecture.h"
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 
 namespace attnplan {
@@ -41,9 +42,69 @@ Expected<int64_t> rowBytes(const std::string& typeName, int64_t values, const ch
 
 } // namespace
 
+const std::vector<LlamaCppBuild>& llamaCppBuilds()
+{
+    using C = LlamaCppBuild::DefaultContext;
+    // The sources: llama.cpp's PRs, and its source as vendored at named upstream commits in
+    // ollama/ollama (llama/llama.cpp); builds marked "about" are bounded, not exact.
+    static const std::vector<LlamaCppBuild> rows = {
+        {0, C::Fixed512, false, false, false, false,
+         "-c 512 when unset (PR #148, 2023); one KV pool that -np splits logically; n_ctx padded "
+         "to 32, 256 with flash attention"},
+        {3000, C::Training, false, false, false, false,
+         "-c unset: the model's n_ctx_train (issue #8817; build 3579's log; the change from 512 "
+         "lies between builds 2554 and 3579, about 3000)"},
+        {4020, C::Fixed4096, false, false, false, false,
+         "-c unset: 4096 (PR #10136, 2024-11-02, about build 4020)"},
+        {5450, C::Fixed4096, true, false, false, false,
+         "sliding-window layers keep min(n_ctx, window x slots + ubatch) cells "
+         "(llama_kv_cache_unified_iswa, PR #13194, 2025-05-20, about build 5450); Phi-3's "
+         "window is disabled (PR #13676) in this and every later build"},
+        {5800, C::Fixed4096, true, true, false, false,
+         "an explicit -np N gives N streams of n_ctx / N cells each (PR #14363, high-throughput "
+         "mode, about build 5800); -kvu keeps one"},
+        {7000, C::Fixed4096, true, true, true, true,
+         "-np unset: 4 slots over one unified cache (PR #16736, between builds 6840 and 7079); "
+         "n_ctx and each stream padded to 256"},
+        {7474, C::TrainingFit, true, true, true, true,
+         "-c unset: n_ctx_train, and --fit (on by default) cuts it to keep 1 GiB free, down to "
+         "4,096 (PR #16653, llama_params_fit_impl; build 7474 has it)"},
+    };
+    return rows;
+}
+
+const LlamaCppBuild& llamaCppBuildNumber(int build)
+{
+    const auto& rows = llamaCppBuilds();
+    const LlamaCppBuild* found = &rows.front();
+    for (const LlamaCppBuild& r : rows)
+        if (r.build <= build)
+            found = &r;
+    return *found;
+}
+
+const LlamaCppBuild* findLlamaCppBuild(const std::string& name)
+{
+    if (name.empty() || name == "llama.cpp")
+        return &llamaCppBuilds().back();
+    if (name.rfind("llama.cpp@", 0) != 0)
+        return nullptr;
+    std::string number = name.substr(10);
+    if (!number.empty() && number[0] == 'b')
+        number.erase(0, 1);
+    if (number.empty() || number.size() > 7 ||
+        !std::all_of(number.begin(), number.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        return nullptr;
+    return &llamaCppBuildNumber(std::stoi(number));
+}
+
 Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerInputs& in)
 {
     LlamaServerPlan p;
+    const LlamaCppBuild* build = findLlamaCppBuild(in.build);
+    if (!build)
+        return Error{"--engine " + in.build + ": expected llama.cpp or llama.cpp@bNNNN", "engine"};
+    p.build = "llama.cpp@b" + std::to_string(build->build);
     if (in.parallel == 0 || in.parallel < -1 || in.parallel > 4096)
         return Error{"--parallel: expected 1 to 4,096 slots"};
     if (in.context < 0)
@@ -59,14 +120,30 @@ Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerI
                              "fails if the backend cannot run it");
 
     // Slots and context (llama_context's constructor): -np auto means 4 slots over one unified
-    // cache; an explicit -np splits n_ctx into per-slot streams, each rounded up to 256.
-    p.slotCount = in.parallel < 0 ? 4 : in.parallel;
-    p.unified = in.parallel < 0 || in.kvUnified;
-    int64_t nCtx = pad256(in.context > 0 ? in.context : s.maxContext);
-    if (p.unified) {
+    // cache (1 slot in builds before it); an explicit -np splits n_ctx into per-slot streams
+    // where the build has streams, each padded.
+    p.slotCount = in.parallel < 0 ? (build->autoSlots ? 4 : 1) : in.parallel;
+    p.unified = (in.parallel < 0 && build->autoSlots) || in.kvUnified || !build->streams;
+    const bool flash = in.flashAttn == "on";
+    auto pad = [&](int64_t n) {
+        const int64_t to = build->pad256 || flash ? 256 : 32;
+        return (n + to - 1) / to * to;
+    };
+    using C = LlamaCppBuild::DefaultContext;
+    const int64_t train = s.maxContext > 0 ? s.maxContext : 4096;
+    const int64_t unset = build->defaultContext == C::Fixed512    ? 512
+                          : build->defaultContext == C::Fixed4096 ? 4096
+                                                                  : train;
+    int64_t requested = in.context > 0 ? in.context : unset;
+    // Before streams one pool that the slots share out; with streams, a unified cache lets a
+    // slot reach the whole of it, and split ones hold n_ctx / slots each.
+    int64_t nCtx = pad(requested);
+    if (!build->streams) {
+        p.contextPerSlot = nCtx / std::max<int64_t>(1, p.slotCount);
+    } else if (p.unified) {
         p.contextPerSlot = nCtx;
     } else {
-        p.contextPerSlot = pad256(nCtx / p.slotCount);
+        p.contextPerSlot = pad(nCtx / p.slotCount);
         nCtx = checkedMul(p.contextPerSlot, p.slotCount, "context");
     }
     p.context = nCtx;
@@ -88,11 +165,19 @@ Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerI
 
     const int64_t streams = p.unified ? 1 : p.slotCount;
     p.fullCells = nCtx;
-    const int64_t window = s.slidingWindow();
+    // Phi-3's window is disabled ("Phi SWA is currently disabled", llama-model.cpp): full cells.
+    const int64_t window = s.family == "phi3" ? 0 : s.slidingWindow();
+    if (window > 0 && s.family == "phi3")
+        p.warnings.push_back("llama.cpp disables Phi-3's sliding window: every layer keeps the "
+                             "whole context");
     if (window > 0) {
-        p.swaCells = in.swaFull  ? nCtx
-                     : p.unified ? pad256(std::min(nCtx, window * p.slotCount + in.ubatch))
+        const int64_t slots = p.unified ? p.slotCount : 1;
+        p.swaCells = !build->slidingCache || in.swaFull ? nCtx
+                     : p.unified ? pad256(std::min(nCtx, window * slots + in.ubatch))
                                  : streams * pad256(std::min(p.contextPerSlot, window + in.ubatch));
+        if (!build->slidingCache)
+            p.warnings.push_back("this build keeps every sliding-window layer at full length "
+                                 "(the window is a mask only before build 5450)");
     }
     // Layers hold KV from the last ones backwards on the GPU (-ngl N offloads layers
     // n_layer - N .. n_layer - 1, with their KV; the output layer only when N > n_layer).
@@ -107,7 +192,7 @@ Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerI
     int64_t kvGpu = 0, kvCpu = 0;
     for (int64_t i = 0; i < layers; ++i) {
         const LayerSpec& l = s.layers[size_t(i)];
-        if (l.crossAttention)
+        if (!l.keepsKv())
             continue;
         const int64_t cells = l.window > 0 ? p.swaCells : p.fullCells;
         const int64_t k = checkedMul(kRow.value(), cells, "KV bytes");
@@ -117,9 +202,34 @@ Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerI
         (i >= layers - p.gpuLayers ? kvGpu : kvCpu) += k + v;
     }
     p.kvBytes = p.kvBytesK + p.kvBytesV;
+    // Mamba and linear-attention layers keep their state in llama_memory_recurrent: one cell per
+    // sequence (max(1, n_seq_max)), convolution and recurrent state both in f32.
+    p.stateBytes = checkedMul(stateBytesPerSequence(s, DType::F32).total(),
+                              std::max<int64_t>(1, p.slotCount), "state bytes");
     const bool outputOnGpu = in.gpuLayers > layers;
     p.vramBytes = checkedAdd(checkedMul(perLayer, p.gpuLayers, "VRAM"), kvGpu, "VRAM") +
-                  (outputOnGpu ? (head > 0 ? head : embedding) : 0);
+                  (outputOnGpu ? (head > 0 ? head : embedding) : 0) +
+                  (p.gpuLayers > 0 ? p.stateBytes : 0);
+    // --fit (on by default from build 7474): an unset context is cut, by whole tokens of its KV,
+    // until the device keeps 1 GiB free, but not below 4,096 (llama_params_fit_impl).
+    const int64_t gib = int64_t(1) << 30;
+    if (build->defaultContext == C::TrainingFit && in.context == 0 && in.freeMemoryBytes > 0 &&
+        p.vramBytes > in.freeMemoryBytes - gib && p.context > 4096) {
+        const double perToken = double(kvGpu) / double(std::max<int64_t>(1, p.context));
+        const int64_t deficit = p.vramBytes - (in.freeMemoryBytes - gib);
+        const int64_t cut = perToken > 0 ? int64_t(std::ceil(double(deficit) / perToken)) : 0;
+        LlamaServerInputs fitted = in;
+        fitted.context = std::max<int64_t>(4096, p.context - cut);
+        auto q = planLlamaServer(s, fitted);
+        if (!q)
+            return q;
+        LlamaServerPlan cutPlan = q.value();
+        cutPlan.fitCutTokens = p.context - fitted.context;
+        cutPlan.warnings.push_back("--fit cut the unset context from " + withCommas(p.context) +
+                                   " to " + withCommas(fitted.context) +
+                                   " tokens to keep 1 GiB of the device free");
+        return cutPlan;
+    }
     p.ramBytes = checkedAdd(checkedMul(perLayer, layers - p.gpuLayers, "RAM"), kvCpu, "RAM") +
                  embedding + (outputOnGpu ? 0 : head);
 

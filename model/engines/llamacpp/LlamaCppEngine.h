@@ -1,6 +1,7 @@
 #pragma once
 
 #include "base/Expected.h"
+#include "serve/EngineOptions.h"
 #include "spec/ModelSpec.h"
 
 #include <cstdint>
@@ -8,22 +9,6 @@
 #include <vector>
 
 namespace attnplan {
-
-// llama-server's settings that decide its memory (tools/server, common/arg.cpp): -c, -np,
-// --cache-type-k/-v, -fa, -ngl, --swa-full, -ub, -kvu.
-struct LlamaServerInputs
-{
-    int64_t context = 0;   // -c; 0: the model's training context
-    int64_t parallel = -1; // -np; -1: auto (4 slots sharing one unified cache)
-    std::string cacheTypeK = "f16";
-    std::string cacheTypeV = "f16";
-    std::string flashAttn = "auto"; // on, off, auto
-    int64_t gpuLayers = 999;        // -ngl
-    bool swaFull = false;
-    bool kvUnified = false; // -kvu
-    int64_t ubatch = 512;   // -ub
-    std::string modelFile;  // for the command; the GGUF path, else MODEL.gguf
-};
 
 // What llama-server allocates up front, and where.
 struct LlamaServerPlan
@@ -40,6 +25,10 @@ struct LlamaServerPlan
     int64_t gpuLayers = 0; // layers offloaded (weights and KV in VRAM)
     int64_t vramBytes = 0; // weights and KV of the offloaded layers (+ the output layer)
     int64_t ramBytes = 0;  // the rest, with the token embedding
+    int64_t stateBytes =
+        0; // recurrent layers' state: one cell per sequence (llama_memory_recurrent)
+    int64_t fitCutTokens = 0; // --fit: tokens cut from an unset context to fit the free memory
+    std::string build;        // the build row used: "llama.cpp@b7474"
     std::string command;
     std::vector<std::string> warnings;
 };
@@ -48,6 +37,31 @@ struct LlamaServerPlan
 // per 32) x (KV heads x head dim) x cells. Full layers keep n_ctx cells; sliding-window layers
 // min(n_ctx_seq, window + n_ubatch) per slot, padded to 256 (llama_kv_cache_iswa). A quantized
 // V cache needs flash attention. Errors name the setting.
+// llama.cpp's builds as far as its memory goes, each row from its source (cited in the .cpp).
+// `build` is the first build number a row covers; where the PR's build is not known exactly the
+// note says so.
+struct LlamaCppBuild
+{
+    int build;
+    enum class DefaultContext
+    {
+        Fixed512,    // -c unset: 512
+        Training,    // -c unset: the model's n_ctx_train
+        Fixed4096,   // -c unset: 4096
+        TrainingFit, // -c unset: n_ctx_train, shrunk by --fit to the free memory (>= 4,096)
+    } defaultContext;
+    bool slidingCache; // sliding-window layers keep window + ubatch cells (llama_kv_cache_iswa)
+    bool streams;      // an explicit -np gives each slot its own stream (non-unified)
+    bool autoSlots;    // -np unset: 4 slots over one unified cache (else 1 slot)
+    bool pad256;       // n_ctx padded to 256 always (else 32, or 256 with flash attention)
+    const char* note;
+};
+const std::vector<LlamaCppBuild>& llamaCppBuilds(); // oldest first
+// "llama.cpp" (the newest), "llama.cpp@bNNNN" or "llama.cpp@NNNN" (the newest at or below it);
+// nullptr otherwise.
+const LlamaCppBuild* findLlamaCppBuild(const std::string& name);
+const LlamaCppBuild& llamaCppBuildNumber(int build);
+
 Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& spec, const LlamaServerInputs& in);
 
 } // namespace attnplan

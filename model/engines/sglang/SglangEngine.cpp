@@ -22,6 +22,76 @@ int64_t kvLayersPerGpu(const ModelSpec& s, int64_t pp)
 
 } // namespace
 
+const std::vector<SglangRelease>& sglangReleases()
+{
+    using F = SglangRelease::Fraction;
+    static const std::vector<SglangRelease> rows = {
+        {"0.4.0", "2024-12-01", F::ByTp, false, 0,
+         "server_args.py __post_init__: mem_fraction_static 0.88 at TP 1, 0.87 at 2, 0.85 at 4, "
+         "0.81 at 8, 0.79 at 16; model_runner.py model_specific_adjustment: x 0.95 for a "
+         "multimodal model; no sliding-window pool: Gemma-2/3 layers sized full length (the "
+         "Gemma-3 log of 2025-03-27 reproduces to one token)"},
+        {"0.4.9", "2025-07-01", F::GibTable, true, 1,
+         "server_args.py: GiB kept free by GPU class (< 35 GiB: 2.8 + TPxPP/10; < 90: 9.5 + "
+         "TPxPP/2; < 160: 12 + TPxPP/2; else 32); adjust_mem_fraction_for_vlm (PR #6881): 0.95 x "
+         "clamp(1 - 0.1 (S/S0 - 1), 0.8, 1.05), S = ViT layers x hidden^2, S0 = 24 x 1024^2; "
+         "hybrid sliding-window pool for Llama-4 only (PR #6563); release dated, not tagged"},
+        {"0.5.4", "2025-09-27", F::MibReserve, true, 2,
+         "server_args.py _handle_gpu_memory_settings (PR #10975): 512 MiB + 1.5 x chunk + 2 x "
+         "cuda_graph_max_bs + TPxPP/8 GiB kept free, at least 10 GiB above 60 GiB; "
+         "is_hybrid_swa_model: Llama-4, gpt-oss, MiMo-V2-Flash, Step-3.5, Gemma-4 (never "
+         "Gemma-2/3) split the pool by swa_full_tokens_ratio 0.8"},
+    };
+    return rows;
+}
+
+const SglangRelease* findSglangRelease(const std::string& name)
+{
+    const auto& rows = sglangReleases();
+    if (name == "sglang")
+        return &rows.back();
+    if (name.rfind("sglang@", 0) != 0)
+        return nullptr;
+    const std::vector<int> wanted = parseReleaseNumber(name.substr(7));
+    if (wanted.empty())
+        return nullptr;
+    const SglangRelease* found = nullptr;
+    for (const SglangRelease& r : rows)
+        if (parseReleaseNumber(r.version) <= wanted)
+            found = &r;
+    return found ? found : &rows.front();
+}
+
+const SglangRelease& sglangReleaseOn(const std::string& isoDate)
+{
+    const auto& rows = sglangReleases();
+    const SglangRelease* found = &rows.front();
+    for (const SglangRelease& r : rows)
+        if (isoDate >= r.from)
+            found = &r;
+    return *found;
+}
+
+double sglangDefaultFraction(const SglangRelease& r, double gpuMiB, int64_t tp, int64_t pp)
+{
+    using F = SglangRelease::Fraction;
+    if (r.fraction == F::ByTp) {
+        // server_args.py of 0.1.x-0.4.x, ServerArgs.__post_init__.
+        const int64_t n = tp;
+        return n >= 16 ? 0.79 : n >= 8 ? 0.81 : n >= 4 ? 0.85 : n >= 2 ? 0.87 : 0.88;
+    }
+    if (r.fraction == F::GibTable) {
+        const double gib = gpuMiB / 1024.0;
+        const double ps = double(tp * pp);
+        const double reserved = gib < 35    ? 2.8 + ps / 10
+                                : gib < 90  ? 9.5 + ps / 2
+                                : gib < 160 ? 12 + ps / 2
+                                            : 32;
+        return std::round((gib - reserved) / gib * 1000) / 1000;
+    }
+    return sglangMemoryDefaults(gpuMiB, tp, pp).memFractionStatic;
+}
+
 SglangMemoryDefaults sglangMemoryDefaults(double gpuMiB, int64_t tp, int64_t pp)
 {
     // python/sglang/srt/server_args.py, ServerArgs._handle_gpu_memory_settings (PR #10975,
@@ -60,20 +130,52 @@ Expected<EnginePlan> planSglang(const ModelSpec& s, const DeploymentInputs& in,
 {
     if (auto split = checkParallelism(s, in.gpus, in.tp); !split)
         return Error{"sglang: " + split.error(), split.field()};
-    if (auto limit = checkContext(s, in.maxModelLen, in.averageTokens); !limit)
+    if (auto limit = checkContext(s, in.maxModelLen, in.averageTokens,
+                                  "SGLang refuses a longer --context-length (model_config.py) "
+                                  "unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1");
+        !limit)
         return Error{"sglang: " + limit.error(), limit.field()};
     const int64_t pp = in.gpus / in.tp;
+    const SglangRelease* release = findSglangRelease(in.engine);
+    if (!release)
+        release = &sglangReleases().back();
     EnginePlan p;
     p.engine = "sglang";
+    p.release = std::string("sglang@") + release->version;
     const double gpuMiB = double(in.gpu.memoryBytes) / (1024.0 * 1024.0);
     const SglangMemoryDefaults d = sglangMemoryDefaults(gpuMiB, in.tp, pp);
-    p.memoryFraction = sg.memFractionStatic.value_or(d.memFractionStatic);
+    p.memoryFraction =
+        sg.memFractionStatic.value_or(sglangDefaultFraction(*release, gpuMiB, in.tp, pp));
+    // A multimodal model keeps room for its vision encoder's activations, when the fraction
+    // is SGLang's own: 0.4.x x 0.95 (model_runner.model_specific_adjustment); from PR #6881
+    // scaled by the ViT's size (adjust_mem_fraction_for_vlm), only when the user left it unset.
+    if (s.vision.enabled() && (!sg.memFractionStatic || !release->visionBySize)) {
+        double factor = 0.95;
+        if (release->visionBySize && s.vision.layers > 0 && s.vision.hidden > 0) {
+            const double size =
+                double(s.vision.layers) * double(s.vision.hidden) * double(s.vision.hidden);
+            const double base = 24.0 * 1024 * 1024;
+            factor = 0.95 * std::clamp(1 - 0.1 * (size / base - 1), 0.8, 1.05);
+        }
+        p.memoryFraction *= factor;
+        p.warnings.push_back("mem_fraction_static x " + formatFixed(factor, 4) +
+                             " for the vision encoder (a multimodal model)");
+    }
     p.chunk = sg.chunkedPrefillSize.value_or(d.chunkedPrefillSize);
     p.blockTokens = std::max<int64_t>(1, sg.pageSize);
     // model_runner_kv_cache_mixin.py, profile_max_num_token: rest = free memory after the
     // weights load - free memory at start x (1 - mem_fraction_static). Free memory at start
-    // is the device less the CUDA context and NCCL buffers (0.5 GiB: an estimate).
-    const double startFree = double(in.gpu.memoryBytes) - 0.5 * kGiB;
+    // (utils.get_available_gpu_memory, after the CUDA context and NCCL) is the logged "avail
+    // mem" where given; else the device less 0.5 GiB (an estimate), and on a unified-memory
+    // device less what the CPU and the OS hold too (unifiedMemoryReserve, an estimate).
+    const double startFree =
+        in.freeMemoryBytes ? double(*in.freeMemoryBytes) : double(freeMemoryEstimate(in.gpu));
+    if (!in.freeMemoryBytes && in.gpu.unifiedMemory)
+        p.warnings.push_back(in.gpu.name +
+                             " shares its memory with the CPU: SGLang sizes from "
+                             "the free memory, estimated at " +
+                             formatGiB(startFree) +
+                             "; give --free-memory-bytes (its \"avail mem\") for the real figure");
     const double weights = double(weightBytesPerGpu(s, in));
     const double rest = in.availableKvBytes
                             ? double(*in.availableKvBytes)
@@ -91,8 +193,21 @@ Expected<EnginePlan> planSglang(const ModelSpec& s, const DeploymentInputs& in,
     int64_t tokens = p.kvBudgetBytes / p.bytesPerToken;
     // Hybrid sliding-window models (Gemma-3, Llama-4) split the pool: full layers get
     // full_tokens, sliding ones 0.8 x as many (set_num_tokens_hybrid_swa); gpt-oss disables it.
+    // Which models get the split is the release's (is_hybrid_swa_model): none in 0.4.x, Llama-4
+    // from PR #6563, then gpt-oss, MiMo-V2-Flash, Step-3.5 and Gemma-4. Gemma-2/3 never:
+    // server_args.py disables it for them ("not yet supported").
     const int64_t slidingLayers = s.slidingLayerCount();
-    if (slidingLayers > 0 && (s.family == "gemma3" || s.family == "llama4")) {
+    const bool split =
+        release->slidingSplit == 1 ? s.family == "llama4"
+        : release->slidingSplit == 2
+            ? (s.family == "llama4" || s.family == "gpt_oss" || s.family == "mimo_v2_flash" ||
+               s.family == "step3p5" || s.family == "step3p7" || s.family == "gemma4")
+            : false;
+    if (slidingLayers > 0 && !split)
+        p.warnings.push_back("every layer's KV sized at full length, sliding-window layers too "
+                             "(this SGLang gives " +
+                             s.family + " no pool of its own)");
+    if (slidingLayers > 0 && split) {
         const double ratio = 0.8;
         const double full = double(s.kvLayerCount() - slidingLayers) / double(pp);
         const double swa = double(slidingLayers) / double(pp);

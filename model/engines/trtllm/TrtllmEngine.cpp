@@ -22,6 +22,41 @@ int64_t kvLayersPerGpu(const ModelSpec& s, int64_t pp)
 
 } // namespace
 
+const std::vector<TrtllmRelease>& trtllmReleases()
+{
+    static const std::vector<TrtllmRelease> rows = {
+        {"0.9", "tensorrt",
+         "a TensorRT engine on the C++ runtime: KVCacheManager::calculateMaxNumBlocks "
+         "(cpp/tensorrt_llm/batch_manager/kvCacheManager.cpp) takes free_gpu_memory_fraction "
+         "(default 0.9) of the memory free once the engine, its execution context, the runtime "
+         "buffers and the decoder are loaded, and rounds the tokens up to whole blocks of the "
+         "engine's tokens_per_block (32 from trtllm-build)"},
+        {"1.0", "pytorch",
+         "the PyTorch backend (trtllm-serve's default from 1.0): KvCacheCreator "
+         "(tensorrt_llm/_torch/pyexecutor/_util.py) runs max_num_tokens through the model, then "
+         "gives the KV cache (device total - peak + the estimation's own KV) x "
+         "free_gpu_memory_fraction, rounded up to blocks of 32 (PR #5933; 1.1.0rc3's log)"},
+    };
+    return rows;
+}
+
+const TrtllmRelease* findTrtllmRelease(const std::string& name)
+{
+    const auto& rows = trtllmReleases();
+    if (name == "trtllm" || name == "tensorrt-llm")
+        return &rows.back();
+    if (name.rfind("trtllm@", 0) != 0)
+        return nullptr;
+    const std::vector<int> wanted = parseReleaseNumber(name.substr(7));
+    if (wanted.empty())
+        return nullptr;
+    const TrtllmRelease* found = &rows.front();
+    for (const TrtllmRelease& r : rows)
+        if (parseReleaseNumber(r.version) <= wanted)
+            found = &r;
+    return found;
+}
+
 Expected<EnginePlan> planTrtllm(const ModelSpec& s, const DeploymentInputs& in,
                                 const TrtllmInputs& trt)
 {
@@ -29,22 +64,44 @@ Expected<EnginePlan> planTrtllm(const ModelSpec& s, const DeploymentInputs& in,
         return Error{"trtllm: " + split.error(), split.field()};
     if (!(trt.freeGpuMemoryFraction > 0 && trt.freeGpuMemoryFraction <= 1))
         return Error{"trtllm: --kv-cache-free-gpu-memory-fraction must be in (0, 1]"};
-    if (auto limit = checkContext(s, in.maxModelLen, in.averageTokens); !limit)
+    if (auto limit = checkContext(s, in.maxModelLen, in.averageTokens,
+                                  "TensorRT-LLM's --max_seq_len cannot pass it");
+        !limit)
         return Error{"trtllm: " + limit.error(), limit.field()};
     const int64_t pp = in.gpus / in.tp;
+    const TrtllmRelease* release = findTrtllmRelease(in.engine);
+    if (!release)
+        release = &trtllmReleases().back();
+    const std::string runtime = trt.runtime.empty() ? release->runtime : trt.runtime;
+    if (runtime != "pytorch" && runtime != "tensorrt")
+        return Error{"trtllm: runtime \"" + runtime + "\": expected pytorch or tensorrt", "engine"};
+    const bool engineRuntime = runtime == "tensorrt";
     EnginePlan p;
     p.engine = "trtllm";
+    p.release = std::string("trtllm@") + release->version;
+    p.runtime = runtime;
     p.memoryFraction = trt.freeGpuMemoryFraction;
-    p.blockTokens = trt.tokensPerBlock;
+    p.blockTokens = std::max<int64_t>(1, trt.tokensPerBlock);
     p.chunk = trt.maxNumTokens;
-    // tensorrt_llm/_torch/pyexecutor/_util.py, KvCacheCreator: after an estimation run of
-    // max_num_tokens tokens, KV = (device total - peak (weights, activations, non-torch)) x
-    // free_gpu_memory_fraction. The activation peak is our vLLM-calibrated estimate for a
-    // batch of max_num_tokens; non-torch memory 0.5 GiB (an estimate).
+    // What the cache may fill, before the fraction (given: --free-memory-bytes, as the log
+    // prints it):
+    //  - the C++ runtime: the free memory once the engine, its execution context (activations
+    //    for max_num_tokens), the runtime buffers and the decoder are in ("available");
+    //  - the PyTorch backend: device total - the peak of an estimation run of max_num_tokens
+    //    (weights, activations, non-torch memory) + the estimation's own KV cache.
+    // Both estimated alike: free memory (Memory.h freeMemoryEstimate) less the weights and the
+    // activation peak (our vLLM-calibrated estimate for a batch of max_num_tokens).
     const double weights = double(weightBytesPerGpu(s, in));
     const double activation = double(
         activationPeakBytes(s, trt.maxNumTokens, in.tp, std::min(trt.maxBatchSize, int64_t(256))));
-    const double free = double(in.gpu.memoryBytes) - weights - activation - 0.5 * kGiB;
+    const double free = in.freeMemoryBytes
+                            ? double(*in.freeMemoryBytes)
+                            : double(freeMemoryEstimate(in.gpu)) - weights - activation;
+    if (!in.freeMemoryBytes && in.gpu.unifiedMemory)
+        p.warnings.push_back(in.gpu.name +
+                             " shares its memory with the CPU: TensorRT-LLM sizes "
+                             "from what is free, estimated here; give --free-memory-bytes (the "
+                             "log's total - peak) for the real figure");
     const double kv =
         in.availableKvBytes ? double(*in.availableKvBytes) : free * trt.freeGpuMemoryFraction;
     if (kv <= 0)
@@ -59,7 +116,12 @@ Expected<EnginePlan> planTrtllm(const ModelSpec& s, const DeploymentInputs& in,
     else
         perLayer = bytesFor(2 * std::max<int64_t>(1, s.numKvHeads / in.tp) * s.headDim, in.kvDtype);
     p.bytesPerToken = checkedMul(perLayer, kvLayersPerGpu(s, pp), "bytes per token");
-    const int64_t blocks = p.kvBudgetBytes / checkedMul(p.bytesPerToken, p.blockTokens, "block");
+    // max_tokens = budget // bytes per token (and at most max_tokens_in_paged_kv_cache), then
+    // blocksInPrimaryPool = ceilDiv(max_tokens, tokens_per_block) (kvCacheManager.cpp).
+    int64_t maxTokens = p.kvBudgetBytes / p.bytesPerToken;
+    if (trt.maxTokensInPagedKvCache)
+        maxTokens = std::min(maxTokens, *trt.maxTokensInPagedKvCache);
+    const int64_t blocks = (maxTokens + p.blockTokens - 1) / p.blockTokens;
     p.kvTokens = blocks * p.blockTokens;
     p.maxRunning = trt.maxBatchSize;
     const int64_t avg = in.averageRequest();
@@ -70,7 +132,8 @@ Expected<EnginePlan> planTrtllm(const ModelSpec& s, const DeploymentInputs& in,
         p.warnings.push_back("sliding-window layers sized as full attention (TensorRT-LLM's "
                              "variable-window pools are not modelled)");
     std::ostringstream cmd;
-    cmd << "trtllm-serve " << s.servedAs() << " --backend pytorch";
+    cmd << "trtllm-serve " << (engineRuntime ? std::string("ENGINE_DIR --tokenizer ") : "")
+        << s.servedAs() << (engineRuntime ? "" : " --backend pytorch");
     if (in.tp > 1)
         cmd << " --tp_size " << in.tp;
     if (pp > 1)

@@ -2,20 +2,29 @@
 
 #include "base/Expected.h"
 #include "engines/CapacityResult.h"
+#include "serve/EngineOptions.h"
 #include "spec/ModelSpec.h"
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace attnplan {
 
-// TensorRT-LLM's KV cache, following its source (cited in TrtllmEngine.cpp).
-struct TrtllmInputs
+// TensorRT-LLM's releases as far as KV sizing goes: which runtime serves by default and how
+// it measures the memory it may fill (cited in TrtllmEngine.cpp). `version` is the first
+// release a row covers.
+struct TrtllmRelease
 {
-    double freeGpuMemoryFraction = 0.9; // --kv_cache_free_gpu_memory_fraction
-    int64_t tokensPerBlock = 32;
-    int64_t maxBatchSize = 2048;
-    int64_t maxNumTokens = 8192;
+    const char* version;
+    const char* runtime; // the default: "tensorrt" (an engine on the C++ runtime) or "pytorch"
+    const char* note;
 };
+const std::vector<TrtllmRelease>& trtllmReleases(); // oldest first
+// "trtllm" (the newest), "trtllm@X.Y[.Z]" (the newest at or below it); nullptr otherwise.
+const TrtllmRelease* findTrtllmRelease(const std::string& name);
+
+// TensorRT-LLM's KV cache, following its source (cited in TrtllmEngine.cpp).
 Expected<EnginePlan> planTrtllm(const ModelSpec& spec, const DeploymentInputs& in,
                                 const TrtllmInputs& trt);
 

@@ -154,18 +154,9 @@ const std::vector<EngineProfile>& engineProfiles()
 
 namespace {
 
-// "0.10.1.1" -> {0, 10, 1, 1}; empty on anything but dot-separated numbers.
 std::vector<int> parseRelease(const std::string& text)
 {
-    std::vector<int> parts;
-    std::stringstream ss(text);
-    for (std::string p; std::getline(ss, p, '.');) {
-        if (p.empty() || p.size() > 6 ||
-            !std::all_of(p.begin(), p.end(), [](char c) { return std::isdigit(uint8_t(c)); }))
-            return {};
-        parts.push_back(std::stoi(p));
-    }
-    return parts.size() >= 2 && parts.size() <= 4 ? parts : std::vector<int>{};
+    return parseReleaseNumber(text);
 }
 
 bool containsIgnoringCase(std::string text, std::string part)

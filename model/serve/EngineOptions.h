@@ -1,0 +1,56 @@
+#pragma once
+
+// The flags of the engines beyond vLLM that decide their memory, as plain settings: a
+// deployment carries them (Deployment.h), so that capacity, plans and reports honour them; each
+// engine's rules read them in engines/<engine>.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace attnplan {
+
+// SGLang's launch_server flags.
+struct SglangInputs
+{
+    std::optional<double> memFractionStatic; // --mem-fraction-static; default by release and GPU
+    std::optional<int64_t> chunkedPrefillSize;
+    std::optional<int64_t> maxRunningRequests;
+    int64_t pageSize = 1;
+    int64_t sharedPrefixTokens = 0; // the radix cache keeps a shared prefix once
+};
+
+// TensorRT-LLM's: the KV cache config and the runtime that serves it.
+struct TrtllmInputs
+{
+    double freeGpuMemoryFraction = 0.9; // --kv_cache_free_gpu_memory_fraction
+    int64_t tokensPerBlock = 32;        // the engine's (trtllm-build) or the PyTorch backend's
+    int64_t maxBatchSize = 2048;
+    int64_t maxNumTokens = 8192;
+    std::optional<int64_t> maxTokensInPagedKvCache; // max_tokens_in_paged_kv_cache
+    // "pytorch" (trtllm-serve --backend pytorch) or "tensorrt" (a built engine on the C++
+    // runtime); empty: the release's default.
+    std::string runtime;
+};
+
+// llama-server's settings that decide its memory (tools/server, common/arg.cpp): -c, -np,
+// --cache-type-k/-v, -fa, -ngl, --swa-full, -ub, -kvu.
+struct LlamaServerInputs
+{
+    int64_t context = 0; // -c; 0: the build's default (the training context, or --fit's)
+    int64_t parallel =
+        -1; // -np; -1: auto (4 slots sharing one unified cache where the build has it)
+    std::string cacheTypeK = "f16";
+    std::string cacheTypeV = "f16";
+    std::string flashAttn = "auto"; // on, off, auto
+    int64_t gpuLayers = 999;        // -ngl
+    bool swaFull = false;
+    bool kvUnified = false; // -kvu
+    int64_t ubatch = 512;   // -ub
+    std::string modelFile;  // for the command; the GGUF path, else MODEL.gguf
+    std::string build;      // the release row, "llama.cpp@b7474"; empty: the newest
+    // Device memory free before the load (--fit shrinks an unset context to it); 0: unknown.
+    int64_t freeMemoryBytes = 0;
+};
+
+} // namespace attnplan
