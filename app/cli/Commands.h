@@ -33,6 +33,7 @@ int runModels(const std::vector<std::string>& args);
 int runGpus(const std::vector<std::string>& args);
 int runPrices(const std::vector<std::string>& args);
 int runReport(const std::vector<std::string>& args);
+int runLog(const std::vector<std::string>& args);
 
 // Prints "attnplan-cli: <message>" on stderr and returns 2.
 int fail(const std::string& message);

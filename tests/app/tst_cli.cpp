@@ -90,6 +90,7 @@ private slots:
     void brokenUserCatalogStillRuns();
     void planContract();
     void planFollowsEveryEnginesFlags();
+    void logCommandReadsEveryEngine();
     void costContract();
     void costVolatileFirstWarns();
     void costRetrievalAndTokenEstimate();
@@ -447,6 +448,45 @@ void TestCli::brokenUserCatalogStillRuns()
         QCOMPARE(bad.err.count('\n'), 1);
         QVERIFY(bad.out.isEmpty());
     }
+}
+
+// `attnplan-cli log FILE`: a llama-server log (the command line, the metadata, the KV line of a
+// late-2025 build) read and checked; the same figure in JSON; a file that is no log exits 2.
+void TestCli::logCommandReadsEveryEngine()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath("server.log");
+    // 8 slots of -c 8192 split into streams of pad256(1024) = 1024 cells, 2 x 8 x 128 x 2 B per
+    // cell and layer (Llama-3.1-8B's shape), 32 layers: 8 x 1024 x 4096 x 32 B = 1,024 MiB.
+    attnplan::testing::writeFile(
+        path, "args: -m model.gguf -c 8192 -np 8 -ngl 99\n"
+              "build: 7600 (abcdef12) with cc for x86_64-linux-gnu\n"
+              "print_info: n_ctx_train      = 131072\n"
+              "print_info: n_layer          = 32\n"
+              "print_info: n_head_kv        = 8\n"
+              "print_info: n_embd_head_k    = 128\n"
+              "print_info: n_embd_k_gqa     = 1024\n"
+              "llama_context: n_ctx         = 8192\n"
+              "llama_kv_cache: size = 1024.00 MiB (  1024 cells,  32 layers,  8/8 seqs), "
+              "K (f16):  512.00 MiB, V (f16):  512.00 MiB\n");
+    const Run r = cli({"log", path, "--json"});
+    QCOMPARE(r.exitCode, 0);
+    const QJsonObject j = json(r);
+    QCOMPARE(j["engine"].toString(), QString("llama.cpp"));
+    QCOMPARE(j["release"].toString(), QString("llama.cpp@b7474"));
+    QCOMPARE(j["logged"].toDouble(), 1024.0);
+    QCOMPARE(j["attnplan"].toDouble(), 1024.0);
+    QVERIFY(!j["what_if"].toArray().isEmpty());
+    const Run text = cli({"log", path});
+    QCOMPARE(text.exitCode, 0);
+    QVERIFY2(text.out.contains("KV MiB: logged 1,024, attnplan 1,024 (+0.00%)"), text.out);
+    const QString junk = dir.filePath("junk.log");
+    attnplan::testing::writeFile(junk, "hello\n");
+    const Run bad = cli({"log", junk});
+    QCOMPARE(bad.exitCode, 2);
+    QVERIFY2(bad.err.contains("not a start-up log of vLLM, SGLang, TensorRT-LLM or llama.cpp"),
+             bad.err);
+    QCOMPARE(cli({"log", dir.filePath("missing.log")}).exitCode, 2);
 }
 
 // plan --engine X reads that engine's own flags (issue 27): each pair differs only in one of

@@ -2,6 +2,7 @@
 // SGLang, TensorRT-LLM and llama.cpp, and the planner, against real logs and hand figures.
 #include "TestSupport.h"
 #include "TsvRows.h"
+#include "engines/EngineLog.h"
 #include "engines/Planner.h"
 #include "engines/ServingEngine.h"
 #include "engines/llamacpp/LlamaCppEngine.h"
@@ -18,6 +19,9 @@
 
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -75,6 +79,9 @@ private slots:
     void autoDtypesByRelease();
     void vllmLogFormats();
     void sharedVllmLogsFromTextAlone();
+    void sharedEngineLogsFromTextAlone();
+    void engineLogsOfEveryVllmLog();
+    void engineLogReadsWhatItCan();
     void v1MemoryModelMatchesTheQwenLogs();
     void contextAboveTheModelIsAnError();
     void commandReproducesThePlan();
@@ -938,6 +945,101 @@ void TestEngines::sharedVllmLogsFromTextAlone()
         ++checked;
     }
     QVERIFY(checked >= 7);
+}
+
+// ../shared/engine-logs/cases.json (issue 27): each real SGLang, TensorRT-LLM and llama.cpp log
+// read from its text alone, and attnplan's figure for the inputs it gives (flags, release or
+// date, the free memory it prints) within 5% of the KV figure it logged.
+void TestEngines::sharedEngineLogsFromTextAlone()
+{
+    QFile f(src("../shared/engine-logs/cases.json"));
+    if (!f.open(QIODevice::ReadOnly))
+        QSKIP("../shared/engine-logs is not here (a user's clone): CI checks these");
+    const QJsonArray cases = QJsonDocument::fromJson(f.readAll()).array();
+    QVERIFY(cases.size() >= 9);
+    for (const QJsonValue& v : cases) {
+        const QJsonObject c = v.toObject();
+        const QString id = c["id"].toString();
+        const EngineLogFacts log = parseEngineLog(c["log_excerpt"].toString().toStdString());
+        QVERIFY2(log.engine, qPrintable(id));
+        const QString engine = c["engine"].toString();
+        const EngineKind want = engine == "sglang"         ? EngineKind::Sglang
+                                : engine == "tensorrt-llm" ? EngineKind::Trtllm
+                                                           : EngineKind::LlamaCpp;
+        QVERIFY2(*log.engine == want, qPrintable(id));
+        auto check = checkEngineLog(log, nullptr, builtinGpuCatalog());
+        QVERIFY2(check, qPrintable(id + ": " + QString::fromStdString(check ? "" : check.error())));
+        const QString got = QString("%1: %2 logged %3, attnplan %4 (%5%) as %6")
+                                .arg(id, QString::fromStdString(check->quantity))
+                                .arg(check->logged, 0, 'f', 2)
+                                .arg(check->computed, 0, 'f', 2)
+                                .arg(100 * check->difference(), 0, 'f', 3)
+                                .arg(QString::fromStdString(check->release));
+        QVERIFY2(std::fabs(check->difference()) <= 0.05, qPrintable(got));
+        qInfo("%s", qPrintable(got));
+    }
+}
+
+// Every log of ../shared/vllm-logs through the same reader; where the log names no model, the
+// config its README names is given (as --model is on the command line).
+void TestEngines::engineLogsOfEveryVllmLog()
+{
+    QFile readme(src("../shared/vllm-logs/README.md"));
+    if (!readme.open(QIODevice::ReadOnly))
+        QSKIP("../shared/vllm-logs is not here (a user's clone): CI checks these");
+    const QString text = QString::fromUtf8(readme.readAll());
+    int checked = 0;
+    for (const QString& section : text.split("\n## ").mid(1)) {
+        const QString name = section.section('\n', 0, 0).trimmed();
+        const int open = section.indexOf("```\n");
+        const int close = section.indexOf("\n```", open + 4);
+        const EngineLogFacts log =
+            parseEngineLog(section.mid(open + 4, close - open - 4).toStdString());
+        QVERIFY2(log.engine && *log.engine == EngineKind::Vllm, qPrintable(name));
+        auto check = checkEngineLog(log, nullptr, builtinGpuCatalog());
+        if (!check) {
+            QVERIFY2(check.error().find("give --model") != std::string::npos, qPrintable(name));
+            QString config = section.section("Config: `", 1).section('`', 0, 0).section(' ', 0, 0);
+            const QString shared = src("../shared/vllm-logs/" + config);
+            config = QFile::exists(shared) ? shared
+                     : QFile::exists(src("configs/" + QFileInfo(config).fileName()))
+                         ? src("configs/" + QFileInfo(config).fileName())
+                         : src("tests/data/families/" + QFileInfo(config).fileName());
+            const ModelSpec s = load(config);
+            check = checkEngineLog(log, &s, builtinGpuCatalog());
+        }
+        QVERIFY2(check, qPrintable(name));
+        QVERIFY2(
+            std::fabs(check->difference()) <= 0.05,
+            qPrintable(name + QString(": %1 against %2").arg(check->computed).arg(check->logged)));
+        ++checked;
+    }
+    QVERIFY(checked >= 7);
+}
+
+// A log in part, or no log at all: what it holds is read, what it cannot place is listed, and
+// text no engine wrote is an error in words, never a crash.
+void TestEngines::engineLogReadsWhatItCan()
+{
+    QVERIFY(!parseEngineLog("hello\nworld\n").engine);
+    QVERIFY(!checkEngineLog(parseEngineLog(""), nullptr, builtinGpuCatalog()));
+    // An SGLang pool of 10 GiB of a 20 GiB start, 4 GiB of weights and the 0.4.x default 0.88:
+    // rest = (20 - 4) - 20 x 0.12 = 13.6 GiB over Llama-3.1-8B's 131,072 B = 111,411 tokens.
+    const std::string sglang =
+        "[2025-02-01 10:00:00] server_args=ServerArgs(model_path='meta-llama/Llama-3.1-8B', "
+        "mem_fraction_static=0.88, tp_size=1, page_size=1)\n"
+        "[2025-02-01 10:00:01 TP0] Load weight begin. avail mem=20.00 GB\n"
+        "[2025-02-01 10:00:05 TP0] Load weight end. type=LlamaForCausalLM, avail mem=16.00 GB\n"
+        "[2025-02-01 10:00:05 TP0] KV Cache is allocated. #tokens: 111411, K size: 6.80 GB\n"
+        "[2025-02-01 10:00:05 TP0] KV cache budget is strange today\n";
+    const EngineLogFacts log = parseEngineLog(sglang);
+    QCOMPARE(*log.engine, EngineKind::Sglang);
+    QCOMPARE(log.date, std::string("2025-02-01"));
+    QCOMPARE(log.unplaced.size(), size_t(1));
+    const EngineLogCheck c = checkEngineLog(log, nullptr, builtinGpuCatalog()).value();
+    QCOMPARE(c.release, std::string("sglang@0.4.0"));
+    QCOMPARE(qint64(c.computed), qint64(13.6 * 1024 * 1024 * 1024 / 131072));
+    QCOMPARE(c.logged, 111411.0);
 }
 
 // Without the logged budget: our V1 memory model alone (weights, one 2,048-token profiling

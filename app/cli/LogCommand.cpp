@@ -1,0 +1,109 @@
+#include "CliArgs.h"
+#include "Commands.h"
+
+#include "base/JsonFile.h"
+#include "base/Units.h"
+#include "engines/EngineLog.h"
+#include "read/ModelSource.h"
+#include "serve/GpuCatalog.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <iostream>
+
+namespace attnplan::cli {
+
+// `attnplan-cli log FILE`: a start-up log of vLLM, SGLang, TensorRT-LLM or llama.cpp read as the
+// engine wrote it; attnplan's figure for the same inputs beside the logged one, then what the
+// same budget gives under other settings (EngineLog.h).
+int runLog(const std::vector<std::string>& argv)
+{
+    const CliArgs a(argv, optionsOf("log"));
+    if (a.positionals().size() != 1)
+        throw UsageError("log: expected one FILE (an engine's start-up log)");
+    const std::string path = a.positionals()[0];
+    auto text = detail::readTextFile(path, int64_t(64) << 20);
+    if (!text)
+        return fail(text.error());
+    const EngineLogFacts log = parseEngineLog(text.value());
+    std::optional<ModelSpec> model;
+    if (auto m = a.value("model")) {
+        auto loaded = readModel(*m);
+        if (!loaded)
+            return fail(loaded.error());
+        model = loaded.value();
+    }
+    const GpuCatalog catalog = catalogFor(a);
+    auto check = checkEngineLog(log, model ? &*model : nullptr, catalog);
+    if (!check)
+        return fail(path + ": " + check.error());
+    const EngineLogCheck& c = check.value();
+    if (a.flag("json")) {
+        nlohmann::ordered_json j;
+        j["engine"] = c.engine;
+        j["release"] = c.release;
+        j["release_reason"] = c.releaseReason;
+        j["version"] = log.version;
+        j["date"] = log.date;
+        j["model"] = log.model;
+        j["model_used"] = c.modelUsed;
+        j["gpu"] = log.gpuName;
+        nlohmann::ordered_json flags = nlohmann::ordered_json::object();
+        for (const auto& [k, v] : log.flags)
+            flags[k] = v;
+        j["flags"] = flags;
+        j["quantity"] = c.quantity;
+        j["logged"] = c.logged;
+        j["attnplan"] = c.computed;
+        j["difference"] = c.difference();
+        j["inputs"] = c.inputs;
+        j["notes"] = c.notes;
+        nlohmann::ordered_json what = nlohmann::ordered_json::array();
+        for (const auto& [k, v] : c.whatIf)
+            what.push_back({{"what", k}, {"gives", v}});
+        j["what_if"] = what;
+        j["kv_budget_bytes"] = c.kvBudgetBytes;
+        j["unplaced_lines"] = log.unplaced;
+        j["lines"] = log.lines;
+        std::cout << j.dump(2) << "\n";
+        return 0;
+    }
+    auto figure = [&](double v) {
+        return std::fabs(v - std::round(v)) < 1e-9 && std::fabs(v) < 1e15
+                   ? withCommas(int64_t(std::llround(v)))
+                   : formatFixed(v, 2);
+    };
+    std::cout << path << ": a " << c.engine << " start-up log\n"
+              << "  release    " << c.release << " (" << c.releaseReason << ")\n"
+              << "  model      " << (log.model.empty() ? std::string("not named") : log.model)
+              << (c.modelUsed != log.model ? " -> " + c.modelUsed : std::string()) << "\n"
+              << "  GPU        " << (log.gpuName.empty() ? std::string("not named") : log.gpuName)
+              << "\n";
+    if (!log.flags.empty()) {
+        std::cout << "  settings  ";
+        for (const auto& [k, v] : log.flags)
+            std::cout << " " << k << "=" << v;
+        std::cout << "\n";
+    }
+    std::cout << "  " << c.quantity << ": logged " << figure(c.logged) << ", attnplan "
+              << figure(c.computed) << " (" << (c.difference() >= 0 ? "+" : "")
+              << formatFixed(100 * c.difference(), 2) << "%)\n";
+    for (const std::string& i : c.inputs)
+        std::cout << "    from " << i << "\n";
+    for (const std::string& n : c.notes)
+        std::cout << "    note: " << n << "\n";
+    if (!c.whatIf.empty()) {
+        std::cout << "  what if, on the same budget:\n";
+        for (const auto& [k, v] : c.whatIf)
+            std::cout << "    " << k << ": " << v << "\n";
+    }
+    if (!log.unplaced.empty()) {
+        std::cout << "  lines not placed (" << log.unplaced.size() << "):\n";
+        for (size_t i = 0; i < log.unplaced.size() && i < 5; ++i)
+            std::cout << "    " << log.unplaced[i] << "\n";
+    }
+    return 0;
+}
+
+} // namespace attnplan::cli
