@@ -1,5 +1,8 @@
 #include "AppSession.h"
+
 #include "Text.h"
+#include "base/Units.h"
+#include "engines/EngineLog.h"
 #include "report/ScenarioFile.h"
 
 #include "CompareController.h"
@@ -180,6 +183,60 @@ bool AppSession::openScenario(const QString& path, QString* error)
         return false;
     m_path = path;
     m_modified = false;
+    emit documentChanged();
+    return true;
+}
+
+bool AppSession::openEngineLog(const QString& path, QString* error, QString* summary)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly) || f.size() > (qint64(64) << 20)) {
+        if (error)
+            *error = tr("Could not read %1: %2")
+                         .arg(path, f.size() > (qint64(64) << 20) ? tr("larger than 64 MiB")
+                                                                  : f.errorString());
+        return false;
+    }
+    const attnplan::EngineLogFacts log = attnplan::parseEngineLog(f.readAll().toStdString());
+    // The log's model if attnplan finds it; else the one open now.
+    auto check = attnplan::checkEngineLog(log, nullptr, m_gpus);
+    const auto current = model();
+    if (!check && current)
+        check = attnplan::checkEngineLog(log, current.get(), m_gpus);
+    if (!check) {
+        if (error)
+            *error = tr("%1: %2").arg(path, q(check.error()));
+        return false;
+    }
+    const attnplan::EngineLogCheck& c = check.value();
+    attnplan::Scenario s = m_scenario;
+    if (!c.modelSource.empty())
+        s.model = c.modelSource;
+    attnplan::ScenarioDeployment& d = s.deployment;
+    if (!log.gpuName.empty())
+        if (const attnplan::GpuSpec* g = m_gpus.find(log.gpuName))
+            d.gpu = g->name;
+    if (c.engine == "vLLM")
+        d.engine = c.release;
+    d.tp = c.deployment.tp > 0 ? c.deployment.tp : 1;
+    d.gpus = std::max<int64_t>(d.tp, c.deployment.gpus);
+    d.replicas = 1;
+    if (c.deployment.maxModelLen > 0)
+        d.context = c.deployment.maxModelLen;
+    d.averageTokens = 0;
+    d.availableKvGiB = double(c.kvBudgetBytes) / double(int64_t(1) << 30);
+    if (!applyScenario(s, error))
+        return false;
+    m_path.clear();
+    setModified(true);
+    if (summary)
+        *summary = tr("%1 log (%2): %3 logged %4, attnplan %5 (%6%); the KV budget of %7 per "
+                      "GPU is the log's")
+                       .arg(q(c.engine), q(c.release), q(c.quantity))
+                       .arg(c.logged, 0, 'f', 0)
+                       .arg(c.computed, 0, 'f', 0)
+                       .arg(100 * c.difference(), 0, 'f', 2)
+                       .arg(q(attnplan::formatGiB(double(c.kvBudgetBytes))));
     emit documentChanged();
     return true;
 }

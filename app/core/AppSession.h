@@ -68,6 +68,10 @@ public:
     bool openScenario(const QString& path, QString* error);
     bool saveScenario(const QString& path, QString* error);
     bool applyScenario(const attnplan::Scenario& scenario, QString* error);
+    // An engine's start-up log (EngineLog.h) as a scenario: its model where the log names one
+    // attnplan finds (else the current model), GPU, TP and context, and the KV budget the engine
+    // logged. `summary` says what was read and how attnplan's figure compares.
+    bool openEngineLog(const QString& path, QString* error, QString* summary);
     // The scenario the app was left with (settings): its JSON and its file, if it had one.
     bool restore(const QString& json, const QString& path, QString* error);
     QString scenarioPath() const { return m_path; }

@@ -132,9 +132,11 @@ void PlanController::setContext(qint64 tokens)
     m_session->setDeployment(d);
 }
 
-void PlanController::planForTarget(qint64 concurrent, double rps, double maxTtft, double maxTpot)
+void PlanController::planForTarget(qint64 concurrent, double rps, double maxTtft, double maxTpot,
+                                   const QString& engine)
 {
     ScenarioPlan p = target();
+    p.engine = engine.toStdString();
     p.concurrent = std::max<qint64>(1, concurrent);
     p.requestsPerSecond = rps;
     p.maxTtftSeconds = maxTtft;

@@ -57,7 +57,8 @@ public slots:
     void setGpu(const QString& name);
     void setContext(qint64 tokens);
     // Planning from the other end, into planModel() (kept current as inputs change).
-    void planForTarget(qint64 concurrent, double requestsPerSecond, double maxTtft, double maxTpot);
+    void planForTarget(qint64 concurrent, double requestsPerSecond, double maxTtft, double maxTpot,
+                       const QString& engine = {});
     // Takes a plan row as the deployment: its GPU, TP, pipeline stages and replicas. False for
     // a row that is not a plan.
     bool applyPlan(int row);

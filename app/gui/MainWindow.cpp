@@ -195,6 +195,16 @@ void MainWindow::buildMenus()
     file->addSeparator();
     file->addAction(tr("Open sce&nario..."), QKeySequence(tr("Ctrl+Alt+O")), this,
                     &MainWindow::openScenarioDialog);
+    file->addAction(
+        tr("Open start-up &log (vLLM, SGLang, TensorRT-LLM, llama.cpp)..."), this, [this] {
+            if (!confirmDiscard())
+                return;
+            const QString path =
+                QFileDialog::getOpenFileName(this, tr("Open an engine's start-up log"), QString(),
+                                             tr("Logs (*.log *.txt);;All files (*)"));
+            if (!path.isEmpty())
+                openEngineLog(path);
+        });
     m_recentScenarios = file->addMenu(tr("Recent scenarios"));
     file->addAction(tr("&Save scenario"), QKeySequence::Save, this,
                     [this] { saveScenarioDialog(false); });
@@ -419,6 +429,17 @@ bool MainWindow::openScenario(const QString& path)
     return true;
 }
 
+bool MainWindow::openEngineLog(const QString& path)
+{
+    QString error, summary;
+    if (!m_session->openEngineLog(path, &error, &summary)) {
+        showError(error);
+        return false;
+    }
+    statusBar()->showMessage(summary, 15000);
+    return true;
+}
+
 bool MainWindow::saveScenario(const QString& path)
 {
     QString error;
@@ -605,8 +626,16 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* event)
 void MainWindow::dropEvent(QDropEvent* event)
 {
     const QList<QUrl> urls = event->mimeData()->urls();
-    if (!urls.isEmpty() && urls.first().isLocalFile())
-        m_models->open(urls.first().toLocalFile());
+    if (urls.isEmpty() || !urls.first().isLocalFile())
+        return;
+    const QString path = urls.first().toLocalFile();
+    // A start-up log opens as a scenario; anything else as a model.
+    if (path.endsWith(QLatin1String(".log")) || path.endsWith(QLatin1String(".txt"))) {
+        if (confirmDiscard())
+            openEngineLog(path);
+        return;
+    }
+    m_models->open(path);
 }
 
 void MainWindow::restoreSettings()

@@ -38,6 +38,9 @@ public:
     AppSession* session() const { return m_session; }
     // File > Open scenario / Save scenario, without the dialogs (tests, --scenario).
     bool openScenario(const QString& path);
+    // An engine's start-up log as a scenario (AppSession::openEngineLog); what it read in the
+    // status bar.
+    bool openEngineLog(const QString& path);
     // Before a scenario replaces unsaved edits: "Save changes to NAME?" Save, Discard or Cancel.
     // True when the edits were saved or may go.
     bool confirmDiscard();

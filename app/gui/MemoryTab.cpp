@@ -40,7 +40,7 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
       m_customBandwidth(new QDoubleSpinBox), m_card(new QLabel), m_maxNumSeqs(new QSpinBox),
       m_maxBatched(new QSpinBox), m_summary(new QLabel), m_error(new QLabel),
       m_command(new QLineEdit), m_concurrent(new QSpinBox), m_rps(new QDoubleSpinBox),
-      m_maxTtft(new QDoubleSpinBox), m_maxTpot(new QDoubleSpinBox)
+      m_maxTtft(new QDoubleSpinBox), m_maxTpot(new QDoubleSpinBox), m_planEngine(new QComboBox)
 {
     // Named for tests and accessibility tools.
     for (auto [w, name] : std::initializer_list<std::pair<QWidget*, const char*>>{
@@ -196,6 +196,15 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
     targetForm->addRow(tr("or requests / s"), m_rps);
     targetForm->addRow(tr("Max time to first token"), m_maxTtft);
     targetForm->addRow(tr("Max time per token"), m_maxTpot);
+    // Plans for any of the four engines, each with its own KV rules and flags.
+    m_planEngine->setObjectName(QStringLiteral("planEngine"));
+    m_planEngine->addItem(tr("the deployment's vLLM"), QString());
+    m_planEngine->addItem(tr("SGLang"), QStringLiteral("sglang"));
+    m_planEngine->addItem(tr("TensorRT-LLM"), QStringLiteral("trtllm"));
+    m_planEngine->addItem(tr("llama.cpp"), QStringLiteral("llama.cpp"));
+    m_planEngine->setToolTip(tr("The engine the plans are for: its own KV budget and limits "
+                                "(llama.cpp: layer split, slots of the whole context)"));
+    targetForm->addRow(tr("Engine"), m_planEngine);
     auto* planTable = new QTableView;
     planTable->setModel(plan->planModel());
     planTable->setItemDelegate(new FormattedDelegate(planTable));
@@ -205,11 +214,12 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
     auto replan = [this] {
         if (!m_syncing)
             m_plan->planForTarget(m_concurrent->value(), m_rps->value(), m_maxTtft->value(),
-                                  m_maxTpot->value());
+                                  m_maxTpot->value(), m_planEngine->currentData().toString());
     };
     connect(m_concurrent, &QSpinBox::valueChanged, this, replan);
     for (QDoubleSpinBox* box : {m_rps, m_maxTtft, m_maxTpot})
         connect(box, &QDoubleSpinBox::valueChanged, this, replan);
+    connect(m_planEngine, &QComboBox::currentIndexChanged, this, replan);
     connect(plan->planModel(), &QAbstractItemModel::modelReset, planTable,
             [planTable] { planTable->resizeColumnsToContents(); });
     auto* enginesTable = new QTableView;
@@ -362,6 +372,15 @@ void MemoryTab::syncFromController()
     m_rps->setValue(t.requestsPerSecond);
     m_maxTtft->setValue(t.maxTtftSeconds);
     m_maxTpot->setValue(t.maxTpotSeconds);
+    {
+        const QString engine = QString::fromStdString(t.engine);
+        int at = m_planEngine->findData(engine);
+        if (at < 0) {
+            m_planEngine->addItem(engine, engine); // a release a scenario names
+            at = m_planEngine->count() - 1;
+        }
+        m_planEngine->setCurrentIndex(at);
+    }
     m_syncing = false;
 }
 

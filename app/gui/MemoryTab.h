@@ -59,6 +59,7 @@ private:
     QDoubleSpinBox* m_rps;
     QDoubleSpinBox* m_maxTtft;
     QDoubleSpinBox* m_maxTpot;
+    QComboBox* m_planEngine;
     QList<QChartView*> m_charts;
     QBoxLayout* m_columns = nullptr;
     bool m_syncing = false;

@@ -443,7 +443,7 @@ ModelSpec perTokenSpec(int64_t bytesPerToken, DType kv, int64_t maxContext)
 
 // The model a log names: as given, its last path component, and Meta's older repository names
 // (meta-llama/Meta-Llama-3.1-8B-Instruct is now meta-llama/Llama-3.1-8B-Instruct).
-std::optional<ModelSpec> modelNamed(const std::string& name)
+std::optional<ModelSpec> modelNamed(const std::string& name, std::string* source = nullptr)
 {
     if (name.empty())
         return std::nullopt;
@@ -465,8 +465,11 @@ std::optional<ModelSpec> modelNamed(const std::string& name)
             tries.push_back(name.substr(0, slash + 1) + base.substr(5));
     }
     for (const std::string& t : tries)
-        if (auto s = readModel(t))
+        if (auto s = readModel(t)) {
+            if (source)
+                *source = s->bundledName.empty() ? t : s->bundledName;
             return s.value();
+        }
     return std::nullopt;
 }
 
@@ -498,7 +501,7 @@ Expected<EngineLogCheck> checkSglang(const EngineLogFacts& log, const ModelSpec*
     const double after = *log.availAfterGiB;
     const int64_t page = log.pageSize.value_or(1);
     std::optional<ModelSpec> spec =
-        given ? std::optional<ModelSpec>(*given) : modelNamed(log.model);
+        given ? std::optional<ModelSpec>(*given) : modelNamed(log.model, &c.modelSource);
     if (!spec) {
         if (!log.kSizeGiB || !log.kvTokens)
             return Error{"the model \"" + log.model +
@@ -603,7 +606,7 @@ Expected<EngineLogCheck> checkTrtllm(const EngineLogFacts& log, const ModelSpec*
                      "backend's profiling peak"};
     }
     std::optional<ModelSpec> spec =
-        given ? std::optional<ModelSpec>(*given) : modelNamed(log.model);
+        given ? std::optional<ModelSpec>(*given) : modelNamed(log.model, &c.modelSource);
     int64_t perToken = log.kvSizePerToken.value_or(0);
     if (!spec) {
         if (perToken == 0 && log.allocatedGiB && log.kvTokens && *log.kvTokens > 0)
@@ -712,7 +715,7 @@ Expected<EngineLogCheck> checkLlamaCpp(const EngineLogFacts& log, const ModelSpe
             l.window = log.nSwa.value_or(0);
         spec = s;
         c.modelUsed = s.name + " (layers and heads from the log's metadata)";
-    } else if (auto named = modelNamed(log.model)) {
+    } else if (auto named = modelNamed(log.model, &c.modelSource)) {
         spec = named;
         c.modelUsed = named->name;
     } else {
@@ -806,7 +809,8 @@ Expected<EngineLogCheck> checkVllm(const EngineLogFacts& log, const ModelSpec* g
     const VllmLogRelease release = vllmLogRelease(v);
     c.release = release.engine;
     c.releaseReason = release.reason;
-    std::optional<ModelSpec> spec = given ? std::optional<ModelSpec>(*given) : modelNamed(v.model);
+    std::optional<ModelSpec> spec =
+        given ? std::optional<ModelSpec>(*given) : modelNamed(v.model, &c.modelSource);
     if (!spec)
         return Error{"the model \"" + v.model +
                      "\" is not at hand: give --model (a config.json, "

@@ -86,8 +86,10 @@ struct EngineLogCheck
     std::string engine;  // "SGLang", "TensorRT-LLM", "llama.cpp", "vLLM"
     std::string release; // the row used: "sglang@0.4.0", "llama.cpp@b3000"
     std::string releaseReason;
-    std::string modelUsed; // the spec's name, or "sized from the log's own KV lines"
-    std::string quantity;  // "KV tokens", "KV MiB", "GPU blocks"
+    std::string modelUsed;   // the spec's name, or "sized from the log's own KV lines"
+    std::string modelSource; // what readModel() opened it by ("gemma-3-4b-it", a path); empty:
+                             // the model was given, or sized from the log
+    std::string quantity;    // "KV tokens", "KV MiB", "GPU blocks"
     double logged = 0;
     double computed = 0;
     double difference() const { return logged != 0 ? computed / logged - 1 : 0; }

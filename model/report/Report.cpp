@@ -476,7 +476,11 @@ Expected<Report> buildReport(const Scenario& scenario, const ModelSpec& model,
     r.target.outputTokens = scenario.plan.outputTokens;
     r.target.maxTtftSeconds = scenario.plan.maxTtftSeconds;
     r.target.maxTpotSeconds = scenario.plan.maxTpotSeconds;
-    r.plan = planDeployments(model, gpus, r.target, r.deployment);
+    DeploymentInputs planBase = r.deployment;
+    if (!scenario.plan.engine.empty())
+        if (auto e = findServingEngine(scenario.plan.engine))
+            planBase.engine = e->name;
+    r.plan = planDeployments(model, gpus, r.target, planBase);
     repriceReport(r, scenario.prompt, prices);
     return r;
 }

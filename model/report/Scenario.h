@@ -60,6 +60,9 @@ struct ScenarioPlan
     int64_t outputTokens = 256;
     double maxTtftSeconds = 0;
     double maxTpotSeconds = 0;
+    // The engine the plans are for: "" (the deployment's), "sglang", "trtllm", "llama.cpp" or
+    // any release name findServingEngine() takes.
+    std::string engine;
 };
 
 struct Scenario

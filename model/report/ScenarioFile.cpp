@@ -142,12 +142,16 @@ Expected<Scenario> parseScenario(const std::string& text, const std::string& lab
         if (const json* p = top.find("plan")) {
             const FieldReader r(*p, "plan",
                                 {"concurrent", "requests_per_second", "output_tokens",
-                                 "max_ttft_seconds", "max_tpot_seconds"});
+                                 "max_ttft_seconds", "max_tpot_seconds", "engine"});
             s.plan.concurrent = r.integer("concurrent", 1, 1 << 24, s.plan.concurrent);
             s.plan.requestsPerSecond = r.real("requests_per_second", 0, 1e7, 0);
             s.plan.outputTokens = r.integer("output_tokens", 1, 1 << 24, s.plan.outputTokens);
             s.plan.maxTtftSeconds = r.real("max_ttft_seconds", 0, 1e6, 0);
             s.plan.maxTpotSeconds = r.real("max_tpot_seconds", 0, 1e6, 0);
+            s.plan.engine = r.string("engine");
+            if (!s.plan.engine.empty() && !findServingEngine(s.plan.engine))
+                throw FieldError{"plan.engine",
+                                 "\"" + s.plan.engine + "\": expected " + servingEngineChoices()};
         }
     } catch (const FieldError& e) {
         return Error{label + ": " + e.field + ": " + e.message, e.field};

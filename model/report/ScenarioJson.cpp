@@ -45,6 +45,8 @@ nlohmann::ordered_json detail::scenarioObject(const Scenario& s)
                  {"output_tokens", s.plan.outputTokens},
                  {"max_ttft_seconds", s.plan.maxTtftSeconds},
                  {"max_tpot_seconds", s.plan.maxTpotSeconds}};
+    if (!s.plan.engine.empty())
+        j["plan"]["engine"] = s.plan.engine;
     return j;
 }
 

@@ -38,12 +38,15 @@
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
 #include <QValueAxis>
+
+#include <cmath>
 
 using namespace attnplan;
 
@@ -104,6 +107,7 @@ private slots:
     void badModelAtStartIsSaid();
     void libraryDockHides();
     void compareSaysPerReplicaAndWhatDoesNotFit();
+    void startUpLogOpensAsAScenario();
     void everyTabInBothPalettesWithoutWarnings();
     void measureTabCalibratesTheRoofline();
     void measureTabWithholdsADoubtfulCalibration();
@@ -492,6 +496,18 @@ void TestGui::planRowAppliesWithReplicas()
             ->text()
             .startsWith(QLocale().toString(3 * one) + " conversations of 32k on 30 × H100 SXM"),
         qPrintable(child<QLabel>(&window, "resultCard")->text()));
+    // The plan box plans for the other engines too (issue 27): llama.cpp's four slots a replica.
+    auto* engine = child<QComboBox>(&window, "planEngine");
+    engine->setCurrentIndex(engine->findData(QStringLiteral("llama.cpp")));
+    QCOMPARE(session.scenario().plan.engine, std::string("llama.cpp"));
+    bool found = false;
+    for (const PlanRow& p : session.report()->plan)
+        if (p.gpu == "H100 SXM" && p.feasible) {
+            QCOMPARE(p.conversationsPerReplica, qint64(4));
+            QVERIFY(QString::fromStdString(p.vllmCommand).startsWith("llama-server"));
+            found = true;
+        }
+    QVERIFY(found);
 }
 
 // A scenario with TP 3 (review D11, D12): the field shows 3, outlined with the reason, and no
@@ -679,6 +695,44 @@ void TestGui::compareSaysPerReplicaAndWhatDoesNotFit()
         for (QAbstractSeries* a : view->chart()->series())
             QVERIFY2(!a->isVisible(), name);
     }
+}
+
+// File > Open start-up log (issue 27): an SGLang log opens its model with the KV budget it
+// logged; the status bar says what was read; text that is no log is an error on the card.
+void TestGui::startUpLogOpensAsAScenario()
+{
+    AppSession session;
+    MainWindow window(&session);
+    QVERIFY(session.models()->openBundled("qwen3-8b"));
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QTemporaryDir dir;
+    const QString path = dir.filePath("sglang.log");
+    // rest = (20 - 4) - 20 x 0.12 = 13.6 GiB (0.4.x's default fraction 0.88).
+    attnplan::testing::writeFile(
+        path,
+        "[2025-02-01 10:00:00] server_args=ServerArgs(model_path='meta-llama/Llama-3.1-8B', "
+        "mem_fraction_static=0.88, tp_size=1, page_size=1, context_length=8192)\n"
+        "[2025-02-01 10:00:01 TP0] Load weight begin. avail mem=20.00 GB\n"
+        "[2025-02-01 10:00:05 TP0] Load weight end. type=LlamaForCausalLM, avail mem=16.00 GB\n"
+        "[2025-02-01 10:00:05 TP0] KV Cache is allocated. #tokens: 111411, K size: 6.80 GB\n");
+    QVERIFY(window.openEngineLog(path));
+    QCOMPARE(session.model()->name, std::string("meta-llama/Llama-3.1-8B"));
+    QVERIFY(std::fabs(session.scenario().deployment.availableKvGiB - 13.6) < 1e-6);
+    QCOMPARE(session.scenario().deployment.context, qint64(8192));
+    QVERIFY(window.isWindowModified());
+    const QString status = window.statusBar()->currentMessage();
+    QVERIFY2(status.startsWith("SGLang log (sglang@0.4.0): KV tokens logged 111411, attnplan "
+                               "111411 (0.00%)"),
+             qPrintable(status));
+    // 13.6 GiB at 131,072 B a token, 8k each: the Memory tab plans from the log's budget.
+    QVERIFY(session.report()->capacity);
+    QCOMPARE(session.report()->capacity->kvCacheTokens,
+             qint64(13.6 * (1 << 30)) / 131072 / 16 * 16);
+    const QString junk = dir.filePath("junk.log");
+    attnplan::testing::writeFile(junk, "nothing here\n");
+    QVERIFY(!window.openEngineLog(junk));
+    QVERIFY(child<QLabel>(&window, "modelError")->text().contains("not a start-up log"));
 }
 
 // A scripted session through every tab, in both palettes, at both sizes, with a model that
