@@ -134,7 +134,9 @@ int64_t freeMemoryEstimate(const GpuSpec& gpu)
 {
     const int64_t gib = int64_t(1) << 30;
     int64_t reserve = gib / 2;
-    if (gpu.unifiedMemory)
+    // Apple's entries hold Metal's recommended working set, which already leaves the OS its
+    // share; CUDA's unified devices report the whole pool.
+    if (gpu.unifiedMemory && gpu.arch != "apple")
         reserve += 4 * gib + gpu.memoryBytes / 10;
     return std::max<int64_t>(0, gpu.memoryBytes - reserve);
 }

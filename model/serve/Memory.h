@@ -26,6 +26,7 @@ int64_t nonTorchOverheadBytes(int64_t tp);
 // context (0.5 GiB, an estimate); on a unified-memory device (DGX Spark, Jetson) less what the
 // operating system and CPU processes hold too: 4 GiB + 10% of the memory (an estimate; the
 // DGX Spark log in ../shared/engine-logs held far more, the weights' page cache among it).
+// Apple's entries are Metal's recommended working set already: only the context is taken.
 int64_t freeMemoryEstimate(const GpuSpec& gpu);
 // The V1 engine's non-torch memory: only what grows during profiling (vLLM snapshots memory
 // after start-up), about 0.05 GiB at TP 1 and 0.3 GiB with NCCL buffers at TP > 1 (fitted on the

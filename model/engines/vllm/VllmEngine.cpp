@@ -709,6 +709,14 @@ Expected<CapacityResult> planVllm(const ModelSpec& s, const DeploymentInputs& in
             r.warnings.push_back("not even one request of " + withCommas(in.maxModelLen) +
                                  " tokens fits: vLLM refuses to start (max_model_len larger than "
                                  "the KV cache); lower the context or add memory");
+        // vLLM's start-up check (Worker.determine_available_memory / request_memory): the free
+        // memory must cover utilization x total, and on a unified-memory device the OS and CPU
+        // processes hold part of it.
+        if (in.gpu.unifiedMemory && !in.availableKvBytes)
+            r.warnings.push_back(in.gpu.name + " shares its memory with the CPU: vLLM refuses to "
+                                 "start unless the free memory covers utilization x total (" +
+                                 formatGiB(double(in.gpu.memoryBytes) * in.utilization) +
+                                 "); lower --utilization to what is free");
         if (in.tp > 1 && in.gpu.interconnectBytesPerSecond <= 0)
             r.warnings.push_back(in.gpu.name + " has no NVLink: tensor parallelism runs over PCIe, "
                                                "slower than this roofline assumes");
