@@ -62,6 +62,8 @@ struct EnginePlan
     int64_t blockTokens = 1;   // page_size / tokens_per_block
     int64_t conversations = 0; // requests of the average length that fit (capped by maxRunning)
     int64_t conversationsSharingPrefix = 0; // with sharedPrefixTokens kept once (SGLang)
+    int64_t stateBytesPerRequest = 0; // Mamba / linear-attention state a request holds, per GPU
+    int64_t stateSlots = 0;           // requests whose state the pool holds (0: no state layers)
     std::string command;
     std::vector<std::string> warnings;
 };

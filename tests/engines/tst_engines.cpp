@@ -291,6 +291,28 @@ void TestEngines::sglangAndTrtllmPools()
     const EnginePlan old = planSglang(oss, g, {}).value();
     QCOMPARE(old.release, std::string("sglang@0.4.0"));
     QCOMPARE(old.swaTokens, qint64(0));
+
+    // Qwen3.5-9B's 24 Gated-DeltaNet layers keep, per request, a convolution state of
+    // (2 x 16 x 128 + 32 x 128) x 3 x 2 B and a float32 state of 32 x 128 x 128 x 4 B:
+    // 24 x (49,152 + 2,097,152) = 51,511,296 B. SGLang 0.5 gives 0.9 / 1.9 of a 40 GiB rest to
+    // whole states: 394; the KV gets the rest, 8 layers x 2 x 4 heads x 256 x 2 B a token.
+    const ModelSpec qwen = load("configs/qwen3.5-9b.json");
+    DeploymentInputs h = on("H100 SXM", 32768);
+    h.availableKvBytes = int64_t(40) << 30;
+    const EnginePlan hp = planSglang(qwen, h, {}).value();
+    QCOMPARE(hp.stateBytesPerRequest, qint64(51511296));
+    QCOMPARE(hp.stateSlots, qint64(394));
+    QCOMPARE(hp.kvBudgetBytes, (qint64(40) << 30) - 394 * qint64(51511296));
+    QCOMPARE(hp.kvTokens, ((qint64(40) << 30) - 394 * qint64(51511296)) / 32768);
+    QVERIFY(hp.maxRunning <= 394);
+    h.engine = "sglang@0.4.9"; // before PR #10233: no state pool
+    QVERIFY(!planSglang(qwen, h, {}));
+    // TensorRT-LLM sets a state aside for each of max_batch_size requests (an estimate).
+    h.engine = "trtllm";
+    TrtllmInputs t64;
+    t64.maxBatchSize = 64;
+    const EnginePlan tp = planTrtllm(qwen, h, t64).value();
+    QCOMPARE(tp.kvBudgetBytes, (qint64(40) << 30) - 64 * qint64(51511296)); // the budget given
 }
 // Gemma-3-27B: 10 full layers keep every cell, 52 sliding-window layers keep
 // min(n_ctx_seq, window + n_ubatch) per slot, padded to 256 (llama_kv_cache_iswa).

@@ -185,6 +185,26 @@ Expected<EnginePlan> planSglang(const ModelSpec& s, const DeploymentInputs& in,
                      formatGiB(weights) + " per GPU at mem_fraction_static " +
                      formatFixed(p.memoryFraction, 3) + "); add GPUs or raise TP"};
     p.kvBudgetBytes = int64_t(rest);
+    // Mamba and linear-attention layers (Qwen3-Next/3.5, Nemotron-H) keep a state per request
+    // in a MambaPool beside the KV (PR #10233, 0.5.x; model_runner_kv_cache_mixin.py
+    // handle_max_mamba_cache): with the radix cache on, mamba_full_memory_ratio (0.9) of the KV
+    // share, i.e. rest x 0.9 / 1.9, holds whole states (conv in bf16, SSM in its dtype, float32
+    // by default); the KV gets what is left, and no more requests run than there are states.
+    if (s.stateLayerCount() > 0) {
+        if (release->fraction != SglangRelease::Fraction::MibReserve)
+            return Error{"sglang: " + std::string("SGLang ") + release->version +
+                             " has no pool for Mamba or linear-attention state (from 0.5, PR "
+                             "#10233)",
+                         "engine"};
+        p.stateBytesPerRequest =
+            std::max<int64_t>(1, stateBytesPerSequence(s, DType::BF16, in.tp).total() / pp);
+        const double ratio = 0.9;
+        p.stateSlots = int64_t(rest * ratio / (1 + ratio)) / p.stateBytesPerRequest;
+        p.kvBudgetBytes = int64_t(rest) - p.stateSlots * p.stateBytesPerRequest;
+        p.warnings.push_back(withCommas(p.stateSlots) + " request states of " +
+                             formatBytes(double(p.stateBytesPerRequest)) +
+                             " (mamba_full_memory_ratio 0.9) beside the KV");
+    }
     // get_cell_size_per_token: KV heads per rank x (K + V) x layers x dtype; MLA keeps its
     // latent whole on every rank.
     const int64_t perLayer = kvBytesPerTokenPerLayerPerGpu(s, in.tp, in.kvDtype);
@@ -225,6 +245,8 @@ Expected<EnginePlan> planSglang(const ModelSpec& s, const DeploymentInputs& in,
         std::max<int64_t>(int64_t(double(p.kvTokens) / double(in.maxModelLen) * 512), 2048), 4096);
     p.maxRunning = sg.maxRunningRequests ? std::min(*sg.maxRunningRequests, reqPool)
                                          : std::min<int64_t>(p.kvTokens / 2, reqPool);
+    if (p.stateSlots > 0)
+        p.maxRunning = std::min(p.maxRunning, p.stateSlots);
     const int64_t avg = in.averageRequest();
     p.conversations = std::min(p.maxRunning, p.kvTokens / avg);
     // The radix cache keeps a shared prefix once: each request adds only its own suffix.

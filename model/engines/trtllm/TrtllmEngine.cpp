@@ -108,6 +108,22 @@ Expected<EnginePlan> planTrtllm(const ModelSpec& s, const DeploymentInputs& in,
         return Error{"trtllm: no memory left for the KV cache on " + in.gpu.name + " (weights " +
                      formatGiB(weights) + " per GPU); add GPUs or raise TP"};
     p.kvBudgetBytes = int64_t(kv);
+    // Mamba hybrids (Nemotron-H): the PyTorch backend's MambaHybridCacheManager holds a state for
+    // each of max_batch_size requests up front, out of the same budget (an estimate: the
+    // manager's sizing was not read line by line).
+    if (s.stateLayerCount() > 0) {
+        p.stateBytesPerRequest =
+            std::max<int64_t>(1, stateBytesPerSequence(s, DType::BF16, in.tp).total() / pp);
+        p.stateSlots = trt.maxBatchSize;
+        p.kvBudgetBytes -= checkedMul(p.stateSlots, p.stateBytesPerRequest, "state bytes");
+        p.warnings.push_back("state for " + withCommas(p.stateSlots) + " requests (" +
+                             formatBytes(double(p.stateBytesPerRequest)) +
+                             " each) set aside first, an estimate of MambaHybridCacheManager");
+        if (p.kvBudgetBytes <= 0)
+            return Error{"trtllm: the state of " + withCommas(trt.maxBatchSize) +
+                         " requests leaves no KV cache on " + in.gpu.name +
+                         "; lower --max-batch-size"};
+    }
     // KVCacheManager.get_cache_size_per_token: 2 x layers x KV heads // tp x head dim x dtype
     // (no replication past the KV heads); MLA one latent of kv_lora_rank + rope, whole.
     int64_t perLayer = 0;

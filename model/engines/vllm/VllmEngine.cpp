@@ -713,7 +713,8 @@ Expected<CapacityResult> planVllm(const ModelSpec& s, const DeploymentInputs& in
         // memory must cover utilization x total, and on a unified-memory device the OS and CPU
         // processes hold part of it.
         if (in.gpu.unifiedMemory && !in.availableKvBytes)
-            r.warnings.push_back(in.gpu.name + " shares its memory with the CPU: vLLM refuses to "
+            r.warnings.push_back(in.gpu.name +
+                                 " shares its memory with the CPU: vLLM refuses to "
                                  "start unless the free memory covers utilization x total (" +
                                  formatGiB(double(in.gpu.memoryBytes) * in.utilization) +
                                  "); lower --utilization to what is free");
