@@ -161,7 +161,8 @@ int runCost(const std::vector<std::string>& argv)
     const double hostedPrefill =
         a.number("self-hosted-prefill-tokens-per-second", 0, 1e10).value_or(0);
     const SelfHostedCost hosted =
-        selfHostedCost(hostedRate, hostedPrefill, hostedTps, c.inputTokens, layout.outputTokens);
+        selfHostedCost(hostedRate, hostedPrefill, hostedTps, c.inputTokens, layout.outputTokens,
+                       layout.requestsPerDay);
 
     if (a.flag("json")) {
         CostExtras extras;
@@ -219,7 +220,13 @@ int runCost(const std::vector<std::string>& argv)
                                 " of the replica each)"
                           : std::string(" out (the prompt not counted: give "
                                         "--self-hosted-prefill-tokens-per-second)"))
-                  << "; the API: " << money(c.expectedPerRequest) << " per request\n";
+                  << " always busy; the API: " << money(c.expectedPerRequest) << " per request\n";
+    if (hostedRate > 0 && hostedTps > 0 && hosted.requestsPerDay > 0)
+        std::cout << "  self-hosted at " << formatFixed(hosted.requestsPerDay, 0)
+                  << " requests a day: " << money(hosted.perRequestAtLoad) << " per request ("
+                  << hosted.replicasNeeded << " replica(s) busy "
+                  << formatFixed(100 * hosted.busyFraction / double(hosted.replicasNeeded), 1)
+                  << "% of the day), $" << formatFixed(hosted.monthly, 0) << " a month\n";
     for (const std::string& w : c.warnings)
         std::cout << "  warning: " << w << "\n";
     return 0;

@@ -197,7 +197,7 @@ CostController::SelfHosting CostController::selfHosting() const
         h.prefillTokensPerSecond = seconds > 0 ? double(input) / seconds : 0;
     }
     h.cost = selfHostedCost(h.dollarsPerHour, h.prefillTokensPerSecond, h.tokensPerSecond, input,
-                            output);
+                            output, layout().requestsPerDay);
     return h;
 }
 

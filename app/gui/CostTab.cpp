@@ -185,6 +185,7 @@ CostTab::CostTab(CostController* cost, QWidget* parent)
                                   ? QStringLiteral("QLabel { color: #f59e0b; }")
                                   : QStringLiteral("QLabel { color: #b45309; }"));
     m_hosted->setWordWrap(true);
+    m_hosted->setObjectName(QStringLiteral("selfHosting"));
 
     auto* left = new QVBoxLayout;
     left->addWidget(new QLabel(tr("<b>Prompt layout</b> (drag to reorder)")));
@@ -346,10 +347,27 @@ void CostTab::updateSelfHosting()
     const PromptCost& api = m_cost->result();
     const double tokens = double(api.inputTokens + m_cost->layout().outputTokens);
     const QLocale locale;
+    // At the traffic on this tab first: the GPUs are rented by the hour whether busy or not.
+    QString atLoad;
+    if (h.cost.requestsPerDay > 0)
+        atLoad = h.cost.replicasNeeded > 1
+                     ? tr("At %1 requests a day it takes %2 replicas: <b>$%3 a request</b>, "
+                          "$%4 a month. ")
+                           .arg(locale.toString(h.cost.requestsPerDay, 'f', 0))
+                           .arg(h.cost.replicasNeeded)
+                           .arg(locale.toString(h.cost.perRequestAtLoad, 'f', 4))
+                           .arg(locale.toString(h.cost.monthly, 'f', 0))
+                     : tr("At %1 requests a day the GPUs are busy %2% of the time: <b>$%3 a "
+                          "request</b>, $%4 a month of rent. ")
+                           .arg(locale.toString(h.cost.requestsPerDay, 'f', 0))
+                           .arg(locale.toString(100 * h.cost.busyFraction, 'f', 1))
+                           .arg(locale.toString(h.cost.perRequestAtLoad, 'f', 4))
+                           .arg(locale.toString(h.cost.monthly, 'f', 0));
     m_hosted->setText(
+        atLoad +
         tr("Self-hosted on the current plan (%1 × %2 at $%3 an hour%4; prompt %5 tokens/s, "
-           "output %6 tokens/s at batch %7): <b>$%8 a request</b>, $%9 per million tokens in "
-           "and out. %10 charges $%11 a request ($%12 per million) with caching.")
+           "output %6 tokens/s at batch %7), always busy: $%8 a request, $%9 per million tokens "
+           "in and out. %10 charges $%11 a request ($%12 per million) with caching.")
             .arg(h.gpus)
             .arg(h.gpu)
             .arg(locale.toString(h.dollarsPerHour, 'f', 2))

@@ -3,6 +3,7 @@
 #include "Charts.h"
 #include "ExplainController.h"
 #include "FormattedDelegate.h"
+#include "Reflow.h"
 #include "TableModel.h"
 
 #include <QChart>
@@ -77,9 +78,11 @@ ExplainTab::ExplainTab(ExplainController* explain, QWidget* parent)
         tLabel->setText(tr("Temperature %1").arg(v / 100.0, 0, 'f', 2));
     });
     auto* heatBox = new QVBoxLayout;
-    heatBox->addWidget(new QLabel(
+    auto* heatCaption = new QLabel(
         tr("<b>\"The animal didn't cross the street because it was tired\"</b>: rows are "
-           "the queries (the token doing the looking), columns the keys")));
+           "the queries (the token doing the looking), columns the keys"));
+    heatCaption->setWordWrap(true);
+    heatBox->addWidget(heatCaption);
     heatBox->addWidget(heat, 1);
     auto* controls = new QHBoxLayout;
     controls->addWidget(causal);
@@ -101,6 +104,36 @@ ExplainTab::ExplainTab(ExplainController* explain, QWidget* parent)
     left->addWidget(it, 1);
     left->addWidget(itTable);
     left->addWidget(blend);
+    // Two columns where there is room; one on a small screen, so that no chart's ticks and
+    // legend shrink to "...".
+    new Reflow(this, 1100, [=](bool narrow) {
+        grid->removeItem(left);
+        grid->removeItem(heatBox);
+        grid->removeWidget(saturation);
+        grid->removeWidget(gradient);
+        for (int i = 0; i < 4; ++i) {
+            grid->setRowStretch(i, 0);
+            grid->setRowMinimumHeight(i, 0);
+        }
+        if (narrow) {
+            grid->addLayout(left, 0, 0);
+            grid->addLayout(heatBox, 1, 0);
+            grid->addWidget(saturation, 2, 0);
+            grid->addWidget(gradient, 3, 0);
+            grid->setColumnStretch(1, 0);
+            for (int i = 0; i < 4; ++i)
+                grid->setRowMinimumHeight(i, 320);
+        } else {
+            grid->addLayout(left, 0, 0);
+            grid->addLayout(heatBox, 0, 1);
+            grid->addWidget(saturation, 1, 0);
+            grid->addWidget(gradient, 1, 1);
+            grid->setColumnStretch(0, 2);
+            grid->setColumnStretch(1, 3);
+            grid->setRowStretch(0, 3);
+            grid->setRowStretch(1, 2);
+        }
+    });
     grid->addLayout(left, 0, 0);
     grid->addLayout(heatBox, 0, 1);
     grid->addWidget(saturation, 1, 0);

@@ -3,6 +3,7 @@
 #include "Charts.h"
 #include "FormattedDelegate.h"
 #include "PlanController.h"
+#include "Reflow.h"
 #include "TableModel.h"
 #include "TokenSpinBox.h"
 #include "base/Units.h"
@@ -314,6 +315,11 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
     m_columns->addLayout(left);
     m_columns->addLayout(right, 1);
     page->addLayout(m_columns, 1);
+    // The form beside the results where there is room; on a small screen (1024 x 700 with the
+    // library open) the results go under the form, so that nothing is clipped sideways.
+    new Reflow(this, 1000, [this](bool narrow) {
+        m_columns->setDirection(narrow ? QBoxLayout::TopToBottom : QBoxLayout::LeftToRight);
+    });
 
     for (QComboBox* c : {m_gpu, m_tp, m_weightDtype, m_kvDtype, m_engine})
         connect(c, &QComboBox::currentIndexChanged, this, &MemoryTab::pushInputs);
@@ -530,29 +536,4 @@ void MemoryTab::showResults()
                 s(w).toHtmlEscaped() + "</span>";
     m_summary->setText(text);
     m_command->setText(m_plan->vllmCommand());
-}
-
-// The form beside the answer where there is room; on a small screen (1024 x 700 with the
-// library open) the answer goes under the form, so that nothing is clipped sideways.
-void MemoryTab::reflow(int available)
-{
-    const auto direction = available < 1000 ? QBoxLayout::TopToBottom : QBoxLayout::LeftToRight;
-    if (m_columns && m_columns->direction() != direction)
-        m_columns->setDirection(direction);
-}
-
-bool MemoryTab::event(QEvent* e)
-{
-    // The room is the scroll area's viewport's, not this widget's (which is never narrower
-    // than its minimum): watch whichever parent the tab is placed in.
-    if (e->type() == QEvent::ParentChange && parentWidget())
-        parentWidget()->installEventFilter(this);
-    return QWidget::event(e);
-}
-
-bool MemoryTab::eventFilter(QObject* watched, QEvent* e)
-{
-    if (e->type() == QEvent::Resize && watched == parentWidget())
-        reflow(parentWidget()->width());
-    return QWidget::eventFilter(watched, e);
 }

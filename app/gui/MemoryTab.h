@@ -25,12 +25,7 @@ public:
     void syncFromController();
     QList<QChartView*> charts() const { return m_charts; }
 
-protected:
-    bool event(QEvent* e) override;
-    bool eventFilter(QObject* watched, QEvent* e) override;
-
 private:
-    void reflow(int available);
     void pushInputs();
     void showResults();
 

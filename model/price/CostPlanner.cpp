@@ -416,7 +416,7 @@ std::vector<CostPoint> costCurve(const PromptLayout& layout, const PriceSheet& p
 
 SelfHostedCost selfHostedCost(double dollarsPerHour, double prefillTokensPerSecond,
                               double decodeTokensPerSecond, int64_t inputTokens,
-                              int64_t outputTokens)
+                              int64_t outputTokens, double requestsPerDay)
 {
     SelfHostedCost c;
     if (decodeTokensPerSecond <= 0 || inputTokens < 0 || outputTokens < 0)
@@ -427,6 +427,14 @@ SelfHostedCost selfHostedCost(double dollarsPerHour, double prefillTokensPerSeco
     c.perRequest = dollarsPerHour * c.secondsPerRequest / 3600.0;
     const int64_t tokens = (c.prefillCounted ? inputTokens : 0) + outputTokens;
     c.perMillionTokens = tokens > 0 ? c.perRequest / double(tokens) * 1e6 : 0;
+    if (requestsPerDay > 0) {
+        c.requestsPerDay = requestsPerDay;
+        c.busyFraction = requestsPerDay * c.secondsPerRequest / 86400.0;
+        c.replicasNeeded = std::max<int64_t>(1, int64_t(std::ceil(c.busyFraction)));
+        const double dayRent = dollarsPerHour * 24.0 * double(c.replicasNeeded);
+        c.perRequestAtLoad = std::max(c.perRequest, dayRent / requestsPerDay);
+        c.monthly = dayRent * 365.0 / 12.0;
+    }
     return c;
 }
 

@@ -123,10 +123,19 @@ struct SelfHostedCost
     double perRequest = 0;       // dollars
     double perMillionTokens = 0; // dollars per million input + output tokens
     bool prefillCounted = false;
+    // At the traffic given (requestsPerDay > 0): the GPUs are rented around the clock, so a
+    // request costs the day's rent over the day's requests, never less than at full load.
+    double requestsPerDay = 0;
+    double busyFraction = 0; // the share of the day the requests keep the replica busy
+    double perRequestAtLoad = 0;
+    double monthly = 0;         // the rent of a month (365 / 12 days), whatever the load
+    int64_t replicasNeeded = 1; // above full load, more replicas of the same cost
 };
+// perRequest and perMillionTokens are at full load (the replica always busy); with
+// requestsPerDay the figures at that traffic follow.
 SelfHostedCost selfHostedCost(double dollarsPerHour, double prefillTokensPerSecond,
                               double decodeTokensPerSecond, int64_t inputTokens,
-                              int64_t outputTokens);
+                              int64_t outputTokens, double requestsPerDay = 0);
 
 // The lesson's first option: retrieval of k chunks against the whole corpus in the prompt.
 struct RetrievalComparison

@@ -200,6 +200,12 @@ ojson costObject(const PromptLayout& layout, const PriceSheet& price, const Prom
         j["self_hosted_per_million_tokens"] = h->perMillionTokens;
         j["self_hosted_seconds_per_request"] = h->secondsPerRequest;
         j["self_hosted_counts_prefill"] = h->prefillCounted;
+        if (h->requestsPerDay > 0) {
+            j["self_hosted_per_request_at_load"] = h->perRequestAtLoad;
+            j["self_hosted_busy_fraction"] = h->busyFraction;
+            j["self_hosted_monthly"] = h->monthly;
+            j["self_hosted_replicas"] = h->replicasNeeded;
+        }
     }
     if (const auto& r = extras.retrieval)
         j["retrieval"] = {{"retrieval_input_tokens", r->retrievalInputTokens},

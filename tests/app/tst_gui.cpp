@@ -294,6 +294,11 @@ void TestGui::retiredPriceOffersItsSuccessor()
     QCOMPARE(price->currentData().toString(), QStringLiteral("anthropic/claude-opus-4.8"));
     QVERIFY(!next->isVisible());
     QVERIFY(!session.cost()->result().retired);
+    // Self-hosting is priced at the tab's traffic (the GPUs are rented all day), the
+    // always-busy figure named as such (the fresh review's P2).
+    const QString hosted = child<QLabel>(&window, "selfHosting")->text();
+    QVERIFY2(hosted.contains("requests a day the GPUs are busy") && hosted.contains("always busy"),
+             qPrintable(hosted));
 }
 
 // `attnplan --version` and `--help` on a machine without a display (a server, an SSH
@@ -612,6 +617,15 @@ void TestGui::libraryDockHides()
                                                                        .arg(inView.width())
                                                                        .arg(inView.height())));
     QVERIFY(card->text().contains("on 1 × H100 SXM"));
+    // Measure and Explain reflow too: their charts go under each other, nothing sideways.
+    for (int tab : {4, 5}) {
+        window.tabs()->setCurrentIndex(tab);
+        QCoreApplication::processEvents();
+        auto* scroll = qobject_cast<QScrollArea*>(window.tabs()->currentWidget());
+        QVERIFY(scroll);
+        QCoreApplication::processEvents();
+        QVERIFY2(scroll->horizontalScrollBar()->maximum() == 0, qPrintable(QString::number(tab)));
+    }
 }
 
 // Compare (review D7-D10): conversations are per replica, and the MQA row says why it gains
