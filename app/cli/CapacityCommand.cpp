@@ -13,6 +13,7 @@
 #include "report/Report.h"
 #include "report/Scenario.h"
 #include "serve/GpuCatalog.h"
+#include "serve/Latency.h"
 #include "serve/Memory.h"
 #include "serve/Roofline.h"
 #include "spec/Architecture.h"
@@ -438,6 +439,96 @@ int runPlan(const std::vector<std::string>& argv)
             std::cout << ", $" << formatFixed(*r.dollarsPerHour, 2) << "/hour";
         std::cout << "\n";
     }
+    return 0;
+}
+
+// `attnplan-cli latency`: TTFT, TPOT and throughput at a load (serve/Latency.h).
+int runLatency(const std::vector<std::string>& argv)
+{
+    const CliArgs a(argv, optionsOf("latency"));
+    if (a.positionals().size() != 1)
+        throw UsageError("latency: expected one MODEL");
+    auto loaded = readModel(a.positionals()[0]);
+    if (!loaded)
+        return fail(loaded.error());
+    const ModelSpec& s = loaded.value();
+    const GpuCatalog catalog = catalogFor(a);
+    DeploymentInputs in = deploymentFrom(a, s, catalog, true);
+    LatencyInputs q;
+    const auto input = a.integer("input-tokens", 1, int64_t(1) << 24);
+    const auto output = a.integer("output-tokens", 2, int64_t(1) << 24);
+    if (!input || !output)
+        throw UsageError("--input-tokens and --output-tokens: required");
+    q.inputTokens = *input;
+    q.outputTokens = *output;
+    int loads = 0;
+    if (auto c = a.number("concurrent", 1, 1e7)) {
+        q.load = {LatencyLoad::Kind::Concurrent, *c, 0};
+        ++loads;
+    }
+    if (auto r = a.number("requests-per-second", 1e-6, 1e7)) {
+        q.load = {LatencyLoad::Kind::RequestsPerSecond, *r, 0};
+        ++loads;
+    }
+    if (auto b = a.number("batch", 1, 1e7)) {
+        q.load = {LatencyLoad::Kind::Batch, *b, 0};
+        ++loads;
+    }
+    if (a.flag("max-load")) {
+        q.load = {LatencyLoad::Kind::MaxLoad, 0, 0};
+        ++loads;
+    }
+    if (loads != 1)
+        throw UsageError("latency: give one load: --concurrent C, --requests-per-second R, "
+                         "--batch B or --max-load");
+    q.load.requests = a.integer("requests", 1, int64_t(1) << 30).value_or(1000);
+    q.maxNumTokens = a.integer("max-num-tokens", 64, 1 << 24).value_or(8192);
+    q.maxBatch =
+        a.integer("max-batch-size", 1, 1 << 24).value_or(in.maxNumSeqs > 0 ? in.maxNumSeqs : 0);
+    q.kvFraction = a.number("kv-fraction", 0.01, 1.0).value_or(0);
+    q.frontend = !a.flag("no-frontend");
+    q.replicas = a.integer("replicas", 1, 1 << 20).value_or(1);
+    if (in.maxModelLen == 0)
+        in.maxModelLen = q.inputTokens + q.outputTokens;
+    auto result = servingLatency(s, in, q);
+    if (!result)
+        return fail(result.failure());
+    const LatencyResult& r = result.value();
+    const char* kinds[] = {"concurrent", "requests_per_second", "batch", "max_load"};
+    if (a.flag("json")) {
+        nlohmann::ordered_json j;
+        j["model"] = s.name;
+        j["gpu"] = in.gpu.name;
+        j["gpus"] = in.gpus;
+        j["tp"] = in.tp;
+        j["replicas"] = q.replicas;
+        j["engine"] = in.engine;
+        j["weight_dtype"] = dtypeName(in.weightDtype);
+        j["kv_dtype"] = dtypeName(in.kvDtype);
+        j["input_tokens"] = q.inputTokens;
+        j["output_tokens"] = q.outputTokens;
+        j["load"] = kinds[int(q.load.kind)];
+        j["load_value"] = q.load.value;
+        j["ttft_seconds"] = r.ttftSeconds;
+        j["tpot_seconds"] = r.tpotSeconds;
+        j["output_tokens_per_second"] = r.outputTokensPerSecond;
+        j["requests_per_second"] = r.requestsPerSecond;
+        j["decode_batch"] = r.decodeBatch;
+        j["batch_cap"] = r.batchCap;
+        j["saturated"] = r.saturated;
+        j["notes"] = r.notes;
+        std::cout << j.dump(2) << "\n";
+        return 0;
+    }
+    std::cout << s.name << " on " << in.gpus << " x " << in.gpu.name << " (TP " << in.tp << "), "
+              << withCommas(q.inputTokens) << " in / " << withCommas(q.outputTokens) << " out\n"
+              << "  TTFT " << formatSeconds(r.ttftSeconds) << ", TPOT "
+              << formatSeconds(r.tpotSeconds) << ", " << formatFixed(r.outputTokensPerSecond, 0)
+              << " output tokens/s, " << formatFixed(r.requestsPerSecond, 2)
+              << " requests/s; running batch " << formatFixed(r.decodeBatch, 1) << " (at most "
+              << withCommas(int64_t(r.batchCap)) << ")\n";
+    for (const std::string& n : r.notes)
+        std::cout << "  note: " << n << "\n";
     return 0;
 }
 

@@ -96,6 +96,23 @@ std::vector<Option> planOptions()
 
 const Option kJson{"json", nullptr, "JSON on stdout"};
 
+std::vector<Option> latencyOptions()
+{
+    std::vector<Option> o = deploymentOptions();
+    o.insert(o.end() - 1,
+             {{"input-tokens", "N", "prompt tokens per request (required)"},
+              {"output-tokens", "N", "output tokens per request (required)"},
+              {"concurrent", "C", "a closed loop of C clients"},
+              {"requests-per-second", "R", "open-loop Poisson arrivals at R a second"},
+              {"batch", "B", "a static batch of B requests starting together"},
+              {"max-load", nullptr, "saturation: the largest batch memory and the engine allow"},
+              {"requests", "N", "requests in an open-loop or max-load run (default 1000)"},
+              {"kv-fraction", "X", "the engine's KV memory fraction (default 0.9)"},
+              {"replicas", "N", "copies of the deployment sharing the load (default 1)"},
+              {"no-frontend", nullptr, "no HTTP front end in the TTFT (offline benchmarks)"}});
+    return o;
+}
+
 std::vector<Command> makeCommands()
 {
     return {
@@ -130,6 +147,9 @@ std::vector<Command> makeCommands()
          deploymentOptions(), runCapacity},
         {"plan", "MODEL", "the fewest GPUs of each kind for a concurrency or request rate",
          planOptions(), runPlan},
+        {"latency", "MODEL",
+         "TTFT, TPOT and throughput at a load: clients, a request rate, a batch or saturation",
+         latencyOptions(), runLatency},
         {"log",
          "FILE",
          "a start-up log of vLLM, SGLang, TensorRT-LLM or llama.cpp: its figures beside "

@@ -34,6 +34,7 @@ int runGpus(const std::vector<std::string>& args);
 int runPrices(const std::vector<std::string>& args);
 int runReport(const std::vector<std::string>& args);
 int runLog(const std::vector<std::string>& args);
+int runLatency(const std::vector<std::string>& args);
 
 // Prints "attnplan-cli: <message>" on stderr and returns 2.
 int fail(const std::string& message);
