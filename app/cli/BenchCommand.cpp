@@ -103,6 +103,8 @@ int runBench(const std::vector<std::string>& argv)
         j["gemm_gflops"] = rep.gemmGflops;
         j["copy_gbps"] = rep.copyGbps;
         j["ceiling_spread"] = rep.ceilingSpread;
+        j["openblas_core"] = rep.blasCore;
+        j["openblas_coretype"] = rep.blasPin;
         j["fma_peak_gflops"] = rep.fmaPeakGflops;
         nlohmann::ordered_json runs = nlohmann::ordered_json::array();
         for (const BenchRun& r : rep.runs)
@@ -135,6 +137,17 @@ int runBench(const std::vector<std::string>& argv)
         std::cout << " (medians of rounds, spread up to " << formatFixed(100 * rep.ceilingSpread, 0)
                   << "%)";
     std::cout << "\n";
+    if (!rep.blasCore.empty())
+        std::cout << "  OpenBLAS core " << rep.blasCore
+                  << (rep.blasPin.empty()
+                          ? std::string(" (chosen by OpenBLAS for this CPU)")
+                          : " (pinned by OPENBLAS_CORETYPE=" + rep.blasPin +
+                                (rep.isa == "avx512" && rep.blasPin == "Haswell"
+                                     ? ": SGEMM held to AVX2 on this AVX-512 CPU, below its FMA "
+                                       "peak; unset it for the reference at its best"
+                                     : std::string()) +
+                                ")")
+                  << "\n";
     for (const BenchRun& r : rep.runs) {
         std::cout << "  " << r.kernel << " n=" << r.tokens << " h=" << r.heads << "/" << r.kvHeads
                   << " d=" << r.headDim << (r.causal ? " causal" : "") << ": "

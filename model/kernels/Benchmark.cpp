@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -155,6 +156,18 @@ void finish(BenchRun& run, const BenchReport& report, const Efficiencies& eff)
 
 } // namespace
 
+std::string openBlasCore()
+{
+    const char* name = openblas_get_corename();
+    return name ? std::string(name) : std::string();
+}
+
+std::string openBlasPin()
+{
+    const char* pin = std::getenv("OPENBLAS_CORETYPE");
+    return pin ? std::string(pin) : std::string();
+}
+
 double measureGemmGflops(int threads, int64_t size)
 {
     const int n = int(size);
@@ -285,6 +298,8 @@ BenchReport runBenchmark(const BenchConfig& cfg, const BenchProgress& progress,
         std::sort(sorted.begin(), sorted.end());
         report.fmaPeakGflops = sorted[sorted.size() / 2];
         report.ceilingRounds = 7;
+        report.blasCore = openBlasCore();
+        report.blasPin = openBlasPin();
         report.ceilingSpread =
             std::max({relativeSpread(gemm), relativeSpread(copy), relativeSpread(fma)});
     }

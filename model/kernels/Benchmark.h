@@ -72,6 +72,10 @@ struct BenchReport
     // measured.
     double ceilingSpread = 0;
     int ceilingRounds = 0;
+    // The OpenBLAS kernel set SGEMM ran with ("Haswell", "SkylakeX"), and the environment pin
+    // that chose it, if any: OPENBLAS_CORETYPE=Haswell holds SGEMM to AVX2 on an AVX-512 CPU.
+    std::string blasCore;
+    std::string blasPin;
     std::vector<BenchRun> runs;
     double fitExponent = 0; // slope of log(prefill seconds) against log(tokens)
     bool cancelled = false;
@@ -89,6 +93,10 @@ std::vector<int64_t> decodeKvVariants(int64_t heads, int64_t kvHeads);
 // and for decode its shape against MHA and MQA (KV-head variants heads, kvHeads, 1). MLA
 // models have no standard kernel shape here: an Error naming "model".
 Expected<BenchConfig> benchShapeFor(const ModelSpec& spec, BenchConfig base);
+
+// OpenBLAS's kernel set, and OPENBLAS_CORETYPE where the environment pins it ("" when not).
+std::string openBlasCore();
+std::string openBlasPin();
 
 BenchReport runBenchmark(const BenchConfig& config, const BenchProgress& progress = {},
                          const std::atomic<bool>* cancel = nullptr);

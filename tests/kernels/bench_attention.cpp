@@ -98,6 +98,15 @@ int main(int argc, char** argv)
     const BenchReport avx2 = haveAvx2Run ? runBenchmark(c2, progress) : BenchReport{};
 
     std::printf("\nthis machine (measured in this run)\n");
+    const std::string core = openBlasCore(), pin = openBlasPin();
+    std::printf(
+        "  OpenBLAS core         %s%s%s%s\n", core.c_str(),
+        pin.empty() ? " (OpenBLAS's own choice for this CPU)" : " (OPENBLAS_CORETYPE=", pin.c_str(),
+        pin.empty() ? ""
+        : isa == KernelIsa::Avx512 && pin == "Haswell"
+            ? ": SGEMM pinned to AVX2 below this CPU's AVX-512 FMA peak; run with env -u "
+              "OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE for the reference at its best)"
+            : ")");
     std::printf("  OpenBLAS sgemm        %7.1f GFLOP/s (measured %.1f, then %.1f)\n",
                 (full.gemmGflops + causal.gemmGflops) / 2, full.gemmGflops, causal.gemmGflops);
     std::printf("  FMA peak (%s)     %7.1f GFLOP/s (register-only FMA chains)\n",
