@@ -3,9 +3,11 @@
 #include "Charts.h"
 #include "CompareController.h"
 #include "FormattedDelegate.h"
+#include "Reflow.h"
 #include "TableModel.h"
 
 #include <QChartView>
+#include <QFontMetrics>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -14,6 +16,8 @@
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace {
 QTableView* tableFor(TableModel* model, QWidget* parent)
@@ -77,6 +81,50 @@ CompareTab::CompareTab(CompareController* plan, QWidget* parent)
     layout->addWidget(compare, 2);
     layout->addLayout(m_chartRow, 3);
     layout->addWidget(options, 3);
+    // On a small screen every shape and every column stays in view: the table is as tall as
+    // its rows, its headers wrap onto two lines and its number columns take the width of their
+    // numbers, the shapes' names the rest.
+    auto fitNarrow = [compare](bool narrow) {
+        QHeaderView* header = compare->horizontalHeader();
+        const QFontMetrics fm(compare->font());
+        if (narrow) {
+            header->setDefaultAlignment(
+                Qt::Alignment(int(Qt::AlignCenter) | int(Qt::TextWordWrap)));
+            header->setMinimumHeight(2 * fm.height() + 10);
+            for (int c = 1; c < compare->model()->columnCount(); ++c) {
+                // The header's longest word, since the header wraps between words.
+                int width = 60;
+                for (const QString& word : compare->model()
+                                               ->headerData(c, Qt::Horizontal)
+                                               .toString()
+                                               .split(QLatin1Char(' ')))
+                    width = std::max(width, fm.horizontalAdvance(word) + 16);
+                for (int r = 0; r < compare->model()->rowCount(); ++r)
+                    width = std::max(
+                        width,
+                        fm.horizontalAdvance(compare->model()->index(r, c).data().toString()) + 20);
+                header->setSectionResizeMode(c, QHeaderView::Interactive);
+                header->resizeSection(c, width);
+            }
+        } else {
+            header->setDefaultAlignment(Qt::AlignCenter);
+            header->setMinimumHeight(0);
+            header->setSectionResizeMode(QHeaderView::ResizeToContents);
+        }
+        header->setSectionResizeMode(0, QHeaderView::Stretch);
+        int rows = header->minimumHeight() > 0 ? header->minimumHeight() : header->height();
+        for (int r = 0; r < compare->model()->rowCount(); ++r)
+            rows += compare->rowHeight(r);
+        compare->setMinimumHeight(narrow ? rows + 2 * compare->frameWidth() + 4 : 0);
+    };
+    auto* narrowState = new bool(false);
+    connect(this, &QObject::destroyed, this, [narrowState] { delete narrowState; });
+    new Reflow(this, 1200, [fitNarrow, narrowState](bool narrow) {
+        *narrowState = narrow;
+        fitNarrow(narrow);
+    });
+    connect(plan->compareModel(), &QAbstractItemModel::modelReset, compare,
+            [fitNarrow, narrowState] { fitNarrow(*narrowState); });
     connect(plan, &CompareController::resultsChanged, this, &CompareTab::rebuildDecodeChart);
     connect(plan, &CompareController::resultsChanged, this, &CompareTab::showContext);
     caption->setText(plan->assumptions());

@@ -3,6 +3,7 @@
 #include "Charts.h"
 #include "CostController.h"
 #include "FormattedDelegate.h"
+#include "Reflow.h"
 #include "SegmentModel.h"
 #include "TableModel.h"
 #include "TokenSpinBox.h"
@@ -211,9 +212,15 @@ CostTab::CostTab(CostController* cost, QWidget* parent)
     right->addWidget(m_successor, 0, Qt::AlignLeft);
     right->addWidget(m_chart, 1);
     right->addWidget(m_hosted);
-    auto* layout = new QHBoxLayout(this);
+    auto* layout = new QBoxLayout(QBoxLayout::LeftToRight, this);
     layout->addLayout(left, 2);
     layout->addLayout(right, 3);
+    // The prompt beside its cost where there is room; on a small screen the cost goes under
+    // the prompt, so that the chart keeps its ticks and legend.
+    new Reflow(this, 1100, [this, layout](bool narrow) {
+        layout->setDirection(narrow ? QBoxLayout::TopToBottom : QBoxLayout::LeftToRight);
+        m_chart->setMinimumHeight(narrow ? 320 : 0);
+    });
 
     connect(price, &QComboBox::currentIndexChanged, cost,
             [cost, price] { cost->setPrice(price->currentData().toString()); });

@@ -617,14 +617,21 @@ void TestGui::libraryDockHides()
                                                                        .arg(inView.width())
                                                                        .arg(inView.height())));
     QVERIFY(card->text().contains("on 1 × H100 SXM"));
-    // Measure and Explain reflow too: their charts go under each other, nothing sideways.
-    for (int tab : {4, 5}) {
+    // Compare, Cost, Measure and Explain reflow too: nothing sideways; Compare's table shows
+    // every shape and every column without scrolling (the second fresh read's P2s).
+    for (int tab : {2, 3, 4, 5}) {
         window.tabs()->setCurrentIndex(tab);
         QCoreApplication::processEvents();
         auto* scroll = qobject_cast<QScrollArea*>(window.tabs()->currentWidget());
         QVERIFY(scroll);
         QCoreApplication::processEvents();
         QVERIFY2(scroll->horizontalScrollBar()->maximum() == 0, qPrintable(QString::number(tab)));
+        if (tab == 2) {
+            auto* table = child<QTableView>(&window, "compareTable");
+            QCoreApplication::processEvents();
+            QCOMPARE(table->horizontalScrollBar()->maximum(), 0);
+            QCOMPARE(table->verticalScrollBar()->maximum(), 0);
+        }
     }
 }
 
