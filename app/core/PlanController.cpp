@@ -6,6 +6,7 @@
 #include "base/Units.h"
 #include "report/Report.h"
 #include "spec/ModelSpec.h"
+#include <QLocale>
 
 using namespace attnplan;
 using Unit = TableModel::Unit;
@@ -91,6 +92,28 @@ const ScenarioPlan& PlanController::target() const
 std::shared_ptr<const ModelSpec> PlanController::model() const
 {
     return m_session->model();
+}
+
+QString PlanController::latencyLine() const
+{
+    const Report* r = m_session->report();
+    if (!r || !r->latency)
+        return {};
+    const LatencyInputs& in = r->latencyLoad;
+    const LatencyResult& l = *r->latency;
+    const QLocale locale;
+    const QString load =
+        in.load.kind == LatencyLoad::Kind::RequestsPerSecond
+            ? tr("%1 requests/s").arg(locale.toString(in.load.value, 'f', 2))
+        : in.load.kind == LatencyLoad::Kind::Batch   ? tr("a batch of %1").arg(in.load.value)
+        : in.load.kind == LatencyLoad::Kind::MaxLoad ? tr("full load")
+                                                     : tr("%1 users").arg(in.load.value);
+    return tr("At %1 (%2 in, %3 out, serving model): TTFT %4, TPOT %5, %6 output tokens/s%7")
+        .arg(load, locale.toString(in.inputTokens), locale.toString(in.outputTokens),
+             q(formatSeconds(l.ttftSeconds)), q(formatSeconds(l.tpotSeconds)),
+             locale.toString(l.outputTokensPerSecond, 'f', 0),
+             l.saturated ? tr("; more than the deployment runs at once: requests queue")
+                         : QString());
 }
 
 QString PlanController::vllmCommand() const

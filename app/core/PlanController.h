@@ -45,6 +45,8 @@ public:
     QString error() const { return m_error; }
     QString errorField() const { return m_errorField; }
     QString vllmCommand() const;
+    // The latency at the scenario's load (serve/Latency.h), in one line; empty when none.
+    QString latencyLine() const;
 
     TableModel* memoryModel() const { return m_memory; } // 1 row: GiB per GPU
     TableModel* conversationCurve() const { return m_conversations; }

@@ -219,7 +219,10 @@ CostTab::CostTab(CostController* cost, QWidget* parent)
     // the prompt, so that the chart keeps its ticks and legend.
     new Reflow(this, 1100, [this, layout](bool narrow) {
         layout->setDirection(narrow ? QBoxLayout::TopToBottom : QBoxLayout::LeftToRight);
-        m_chart->setMinimumHeight(narrow ? 320 : 0);
+        if (narrow)
+            m_chart->setMinimumHeight(320);
+        else
+            m_chart->setMinimumHeight(0);
     });
 
     connect(price, &QComboBox::currentIndexChanged, cost,

@@ -90,7 +90,7 @@ MeasureTab::MeasureTab(MeasureController* measure, AppSession* session, QWidget*
     layout->addLayout(charts, 1);
     // Side by side where there is room; under each other on a small screen, so that the decode
     // bars keep their "fp16"/"fp32" labels.
-    new Reflow(this, 1200, [this, charts](bool narrow) {
+    new Reflow(this, 1100, [this, charts](bool narrow) {
         charts->setDirection(narrow ? QBoxLayout::TopToBottom : QBoxLayout::LeftToRight);
         for (QChartView* v : {m_chart, m_decodeChart, m_memoryChart})
             v->setMinimumHeight(narrow ? 300 : 0);

@@ -166,6 +166,7 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
 
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_summary->setObjectName(QStringLiteral("deploymentSummary"));
     m_error->setWordWrap(true);
     m_error->setStyleSheet(QStringLiteral("color: #dc2626;"));
     m_command->setReadOnly(true);
@@ -534,6 +535,8 @@ void MemoryTab::showResults()
         text += QStringLiteral("<br><span style='color:%1'>")
                     .arg(qApp->property("attnplanDark").toBool() ? "#f59e0b" : "#b45309") +
                 s(w).toHtmlEscaped() + "</span>";
+    if (const QString latency = m_plan->latencyLine(); !latency.isEmpty())
+        text += QStringLiteral("<br>") + latency.toHtmlEscaped();
     m_summary->setText(text);
     m_command->setText(m_plan->vllmCommand());
 }

@@ -8,7 +8,7 @@ class QWidget;
 
 // A tab whose columns go under each other on a small screen: `apply(narrow)` is called whenever
 // the room the tab has (the width of whatever holds it, a scroll area's viewport; not the tab's
-// own, which never shrinks below its minimum) crosses `threshold`, and once when it is placed.
+// own, which never shrinks below its minimum) crosses `threshold`; tabs are built wide.
 class Reflow : public QObject
 {
     Q_OBJECT
@@ -25,5 +25,6 @@ private:
     QWidget* m_tab;
     int m_threshold;
     std::function<void(bool)> m_apply;
-    int m_state = -1; // -1 unknown, 0 wide, 1 narrow
+    int m_state = 0; // 0 wide (as the tab is built), 1 narrow
+    bool m_pending = false;
 };

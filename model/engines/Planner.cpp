@@ -6,6 +6,7 @@
 #include "engines/llamacpp/LlamaCppEngine.h"
 #include "engines/sglang/SglangEngine.h"
 #include "engines/trtllm/TrtllmEngine.h"
+#include "serve/Latency.h"
 #include "serve/Memory.h"
 #include "serve/Roofline.h"
 
@@ -137,11 +138,6 @@ std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catal
                     fitting = e->conversations;
                     command = e->command;
                 }
-                if (target.maxTtftSeconds > 0 && r->ttftSeconds > target.maxTtftSeconds) {
-                    best.reason =
-                        "time to first token above " + formatSeconds(target.maxTtftSeconds);
-                    continue;
-                }
                 // Per-conversation speed at the batch this plan would run.
                 int64_t needed = target.concurrent;
                 if (target.requestsPerSecond > 0) {
@@ -153,10 +149,27 @@ std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catal
                 const int64_t perReplica = fitting;
                 const int64_t replicas = (needed + perReplica - 1) / perReplica;
                 const int64_t batch = std::min(perReplica, (needed + replicas - 1) / replicas);
-                const Roofline step = decodeStepTime(s, vin, batch,
-                                                     target.averageTokens > 0 ? target.averageTokens
-                                                                              : target.context);
-                if (target.maxTpotSeconds > 0 && step.seconds > target.maxTpotSeconds) {
+                // TTFT and TPOT at that load by the serving model (serve/Latency.h): each replica
+                // a closed loop of `batch` clients on the engine's own KV budget and limits.
+                const int64_t avg =
+                    target.averageTokens > 0 ? target.averageTokens : target.context;
+                LatencyInputs lq;
+                lq.inputTokens = avg;
+                lq.outputTokens = std::max<int64_t>(2, target.outputTokens);
+                lq.load = {LatencyLoad::Kind::Concurrent, double(batch), 0};
+                lq.kvBudgetBytes = r->memory.kvBudget;
+                lq.maxBatch = fitting;
+                lq.maxNumTokens = std::max<int64_t>(64, r->maxNumBatchedTokens);
+                const auto latency = servingLatency(s, vin, lq);
+                const double ttft = latency ? latency->ttftSeconds : r->ttftSeconds;
+                const double tpot =
+                    latency ? latency->tpotSeconds : decodeStepTime(s, vin, batch, avg).seconds;
+                if (target.maxTtftSeconds > 0 && ttft > target.maxTtftSeconds) {
+                    best.reason =
+                        "time to first token above " + formatSeconds(target.maxTtftSeconds);
+                    continue;
+                }
+                if (target.maxTpotSeconds > 0 && tpot > target.maxTpotSeconds) {
                     best.reason =
                         "time per output token above " + formatSeconds(target.maxTpotSeconds);
                     continue;
@@ -173,8 +186,8 @@ std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catal
                     best.pp = pp;
                     best.totalGpus = total;
                     best.conversationsPerReplica = fitting;
-                    best.ttftSeconds = r->ttftSeconds;
-                    best.tpotSeconds = step.seconds;
+                    best.ttftSeconds = ttft;
+                    best.tpotSeconds = tpot;
                     best.vllmCommand = command;
                     best.reason.clear();
                     if (gpu.pricePerHour)

@@ -103,6 +103,13 @@ Expected<Calibration> calibrationFrom(const BenchReport& r)
                          " GFLOP/s, above the " +
                          std::to_string(int(std::lround(c.fmaPeakGflops))) +
                          " GFLOP/s FMA peak it is a fraction of");
+    // The copy timed beside decode far below the ceilings' own: the machine was busy then.
+    if (c.decodeGbps > 0 && c.copyGbps < 0.85 * r.copyGbps)
+        doubts.push_back("the copy timed beside decode ran at " +
+                         std::to_string(int(std::lround(c.copyGbps))) + " GB/s, " +
+                         std::to_string(int(std::lround(100 * (1 - c.copyGbps / r.copyGbps)))) +
+                         "% below the ceilings' " + std::to_string(int(std::lround(r.copyGbps))) +
+                         " GB/s (another program was running)");
     // Decode reads where the copy reads and writes, so it may pass the copy, but not by half.
     if (c.decodeGbps > 1.5 * c.copyGbps)
         doubts.push_back("decode streamed " + std::to_string(int(std::lround(c.decodeGbps))) +

@@ -281,6 +281,23 @@ ojson reportObject(const Report& r)
                            {"launch_command", nullable(e.command)},
                            {"error", nullable(e.error)}});
     j["engines"] = engines;
+    if (r.latency) {
+        const char* kinds[] = {"concurrent", "requests_per_second", "batch", "max_load"};
+        const LatencyInputs& q = r.latencyLoad;
+        j["latency"] = {{"load", kinds[int(q.load.kind)]},
+                        {"load_value", q.load.value},
+                        {"input_tokens", q.inputTokens},
+                        {"output_tokens", q.outputTokens},
+                        {"ttft_seconds", r.latency->ttftSeconds},
+                        {"tpot_seconds", r.latency->tpotSeconds},
+                        {"output_tokens_per_second", r.latency->outputTokensPerSecond},
+                        {"requests_per_second", r.latency->requestsPerSecond},
+                        {"decode_batch", r.latency->decodeBatch},
+                        {"batch_cap", r.latency->batchCap},
+                        {"saturated", r.latency->saturated}};
+    } else {
+        j["latency"] = {{"error", nullable(r.latencyError)}};
+    }
     auto compare = ojson::array();
     for (const CompareRow& c : r.compare)
         compare.push_back(
@@ -482,6 +499,32 @@ Expected<Report> buildReport(const Scenario& scenario, const ModelSpec& model,
     r.target.outputTokens = scenario.plan.outputTokens;
     r.target.maxTtftSeconds = scenario.plan.maxTtftSeconds;
     r.target.maxTpotSeconds = scenario.plan.maxTpotSeconds;
+    if (r.capacity) {
+        // The latency at the scenario's load: a closed loop of the plan's conversations by
+        // default, each with the deployment's average request in and the plan's output out.
+        LatencyInputs& q = r.latencyLoad;
+        q.inputTokens = scenario.load.inputTokens > 0 ? scenario.load.inputTokens
+                                                      : r.deployment.averageRequest();
+        q.outputTokens =
+            std::max<int64_t>(2, scenario.load.outputTokens > 0 ? scenario.load.outputTokens
+                                                                : scenario.plan.outputTokens);
+        const std::string& kind = scenario.load.kind;
+        q.load.kind = kind == "requests_per_second" ? LatencyLoad::Kind::RequestsPerSecond
+                      : kind == "batch"             ? LatencyLoad::Kind::Batch
+                      : kind == "max_load"          ? LatencyLoad::Kind::MaxLoad
+                                                    : LatencyLoad::Kind::Concurrent;
+        q.load.value =
+            scenario.load.value > 0 ? scenario.load.value : double(scenario.plan.concurrent);
+        q.kvBudgetBytes = r.capacity->memory.kvBudget;
+        q.maxBatch = r.capacity->maxNumSeqs;
+        q.maxNumTokens = std::max<int64_t>(64, r.capacity->maxNumBatchedTokens);
+        q.replicas = std::max<int64_t>(1, scenario.deployment.replicas);
+        auto latency = servingLatency(model, r.deployment, q);
+        if (latency)
+            r.latency = latency.value();
+        else
+            r.latencyError = latency.error();
+    }
     DeploymentInputs planBase = r.deployment;
     if (!scenario.plan.engine.empty())
         if (auto e = findServingEngine(scenario.plan.engine))

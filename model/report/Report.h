@@ -8,6 +8,7 @@
 #include "price/CostPlanner.h"
 #include "price/PriceCatalog.h"
 #include "report/Scenario.h"
+#include "serve/Latency.h"
 #include "serve/Memory.h"
 #include "serve/Roofline.h"
 #include "spec/Architecture.h"
@@ -71,6 +72,11 @@ struct Report
     DeploymentInputs deployment;
     std::optional<CapacityResult> capacity;
     Error capacityError; // when capacity is empty
+    // Latency at the scenario's load (serve/Latency.h), with the load as resolved; empty with
+    // latencyError when the deployment does not fit or the load cannot run.
+    std::optional<LatencyResult> latency;
+    LatencyInputs latencyLoad;
+    std::string latencyError;
     std::vector<EngineRow> engines;
     std::vector<CompareRow> compare;
     PlanTarget target;

@@ -65,6 +65,16 @@ struct ScenarioPlan
     std::string engine;
 };
 
+// The load the latency figures are for (serve/Latency.h): 0s take the deployment's average
+// request, the plan's output tokens and its concurrency.
+struct ScenarioLoad
+{
+    int64_t inputTokens = 0;
+    int64_t outputTokens = 0;
+    std::string kind = "concurrent"; // concurrent, requests_per_second, batch or max_load
+    double value = 0;
+};
+
 struct Scenario
 {
     std::string model = "llama-3.1-8b"; // bundled name, path or Hugging Face cache id
@@ -72,6 +82,7 @@ struct Scenario
     ScenarioDeployment deployment;
     LayoutFile prompt; // a layout file's keys; a catalog price id or inline prices
     ScenarioPlan plan;
+    ScenarioLoad load;
 };
 
 // What the app opens with and what an omitted key means: Llama 3.1 8B on one H100 SXM at

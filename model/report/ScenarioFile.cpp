@@ -41,8 +41,8 @@ Expected<Scenario> parseScenario(const std::string& text, const std::string& lab
     Scenario s = defaultScenario();
     s.baseDir = baseDir;
     try {
-        const FieldReader top(j, "",
-                              {"attnplan_scenario", "model", "deployment", "prompt", "plan"});
+        const FieldReader top(
+            j, "", {"attnplan_scenario", "model", "deployment", "prompt", "plan", "load"});
         const int64_t version = top.integer("attnplan_scenario", 1, 1000, -1);
         if (version < 0)
             throw FieldError{"attnplan_scenario",
@@ -139,6 +139,31 @@ Expected<Scenario> parseScenario(const std::string& text, const std::string& lab
             s.prompt = layout.value();
         }
 
+        if (const json* l = top.find("load")) {
+            const FieldReader r(*l, "load",
+                                {"input_tokens", "output_tokens", "concurrent",
+                                 "requests_per_second", "batch", "max_load"});
+            s.load.inputTokens = r.integer("input_tokens", 0, int64_t(1) << 24, 0);
+            s.load.outputTokens = r.integer("output_tokens", 0, int64_t(1) << 24, 0);
+            int kinds = 0;
+            for (const char* k : {"concurrent", "requests_per_second", "batch"})
+                if (l->contains(k)) {
+                    s.load.kind = k;
+                    s.load.value = r.real(k, 0, 1e7, 0);
+                    ++kinds;
+                }
+            if (l->contains("max_load")) {
+                if (!(*l)["max_load"].is_boolean())
+                    throw FieldError{"load.max_load", "expected true or false"};
+                if ((*l)["max_load"].get<bool>()) {
+                    s.load.kind = "max_load";
+                    ++kinds;
+                }
+            }
+            if (kinds > 1)
+                throw FieldError{"load", "one of concurrent, requests_per_second, batch or "
+                                         "max_load"};
+        }
         if (const json* p = top.find("plan")) {
             const FieldReader r(*p, "plan",
                                 {"concurrent", "requests_per_second", "output_tokens",

@@ -47,6 +47,11 @@ nlohmann::ordered_json detail::scenarioObject(const Scenario& s)
                  {"max_tpot_seconds", s.plan.maxTpotSeconds}};
     if (!s.plan.engine.empty())
         j["plan"]["engine"] = s.plan.engine;
+    j["load"] = {{"input_tokens", s.load.inputTokens}, {"output_tokens", s.load.outputTokens}};
+    if (s.load.kind == "max_load")
+        j["load"]["max_load"] = true;
+    else
+        j["load"][s.load.kind] = s.load.value;
     return j;
 }
 

@@ -939,7 +939,16 @@ void TestCli::reportSectionsAreTheCommands()
     const QJsonObject report = json(run);
     QCOMPARE(report.keys(),
              (QStringList{"attnplan_report", "capacity", "compare", "cost", "engines", "inputs",
-                          "model", "plan", "resolved", "warnings"}));
+                          "latency", "model", "plan", "resolved", "warnings"}));
+    // The report's latency is `latency`'s at the plan's 64 conversations, 3,000 in, 256 out,
+    // on the capacity's own KV budget and batch limits (one rule, one place).
+    const QJsonObject latency = report["latency"].toObject();
+    QCOMPARE(latency["load"].toString(), QString("concurrent"));
+    QCOMPARE(latency["load_value"].toDouble(), 64.0);
+    QCOMPARE(latency["input_tokens"].toInt(), 3000);
+    QVERIFY(latency["ttft_seconds"].toDouble() > 0 && latency["tpot_seconds"].toDouble() > 0);
+    QCOMPARE(latency["output_tokens_per_second"].toDouble(),
+             latency["requests_per_second"].toDouble() * 256);
 
     const QJsonObject inspect = json(cli(
         {"inspect", "qwen2.5-7b-instruct", "--context", "16384", "--kv-dtype", "fp8", "--json"}));

@@ -10,6 +10,7 @@
 #include "PlanController.h"
 #include "SegmentModel.h"
 #include "TestSupport.h"
+#include "base/Units.h"
 #include "kernels/Benchmark.h"
 #include "read/BundledModels.h"
 #include "report/Report.h"
@@ -426,6 +427,13 @@ void TestGui::headlineIsWhatRunsAtOnce()
                              QLocale().toString(r->capacity->conversations) + ")"),
              qPrintable(card));
     QVERIFY(child<QLineEdit>(&window, "vllmCommand")->text().contains("--max-num-seqs 8"));
+    // The latency at the scenario's load (the plan's 32 users), the report's figure (issue 29).
+    const QString summary = child<QLabel>(&window, "deploymentSummary")->text();
+    QVERIFY(session.report()->latency);
+    QVERIFY2(summary.contains("At 32 users") &&
+                 summary.contains("TTFT " + QString::fromStdString(formatSeconds(
+                                                session.report()->latency->ttftSeconds))),
+             qPrintable(summary));
     // Memory-bound again: the limit is not named.
     typeInto(seqs, "4096");
     QCOMPARE(session.report()->capacity->limitedBy, std::string("memory"));
@@ -605,7 +613,7 @@ void TestGui::libraryDockHides()
     // At 1024 x 700 with the library open the headline wraps inside the tab: nothing scrolls
     // sideways, and the answer is the first thing on the page (review D13).
     window.tabs()->setCurrentIndex(0);
-    QCoreApplication::processEvents();
+    QTest::qWait(250); // the layout settles, then the tab reflows (Reflow.h)
     auto* area = qobject_cast<QScrollArea*>(window.tabs()->currentWidget());
     QVERIFY(area);
     QCOMPARE(area->horizontalScrollBar()->maximum(), 0);
@@ -624,7 +632,7 @@ void TestGui::libraryDockHides()
         QCoreApplication::processEvents();
         auto* scroll = qobject_cast<QScrollArea*>(window.tabs()->currentWidget());
         QVERIFY(scroll);
-        QCoreApplication::processEvents();
+        QTest::qWait(250);
         QVERIFY2(scroll->horizontalScrollBar()->maximum() == 0, qPrintable(QString::number(tab)));
         if (tab == 2) {
             auto* table = child<QTableView>(&window, "compareTable");
@@ -818,9 +826,15 @@ void TestGui::measureTabCalibratesTheRoofline()
         // The same sweep as a quiet machine would report it, so that the rest runs.
         attnplan::BenchReport quiet = window.measure()->reports().back();
         quiet.ceilingSpread = 0;
-        for (const attnplan::BenchRun& run : quiet.runs)
+        quiet.copyGbps = 0;
+        for (attnplan::BenchRun& run : quiet.runs) {
             quiet.fmaPeakGflops = std::max(quiet.fmaPeakGflops, run.gflops);
-        quiet.copyGbps = 1e6;
+            run.copyGbps = std::max(run.copyGbps, run.gbps);
+            quiet.copyGbps = std::max(quiet.copyGbps, run.copyGbps);
+        }
+        for (attnplan::BenchRun& run : quiet.runs)
+            if (run.copyGbps > 0)
+                run.copyGbps = quiet.copyGbps;
         window.measure()->addReport(quiet);
     }
     QVERIFY(use->isEnabled());

@@ -506,6 +506,18 @@ void TestKernels::calibrationFromASweep()
     r.runs.push_back(run("decode-f32", 8, 40, 80));
     QVERIFY(calibrationFrom(r).value().doubt.find("more than 1.5 times the 50 GB/s copy") !=
             std::string::npos);
+    // The third fresh read's case: ceilings' copy 64.5 GB/s, decode 54.6 "faster than the copy
+    // timed beside it (49.0)": that copy ran 24% low, so the calibration is in doubt.
+    {
+        BenchReport busy = r;
+        busy.copyGbps = 64.5;
+        busy.runs = {run("decode-f32", 8, 10, 54.6)};
+        busy.runs.back().copyGbps = 49.0;
+        const std::string doubt = calibrationFrom(busy).value().doubt;
+        QVERIFY2(doubt.find("the copy timed beside decode ran at 49 GB/s, 24% below the "
+                            "ceilings' 65 GB/s") != std::string::npos,
+                 doubt.c_str());
+    }
     // A prefill-only sweep calibrates compute alone.
     r.runs = {run("prefill-fused", 8, 100, 1)};
     QCOMPARE(calibrationFrom(r).value().computeEfficiency, 0.25);
