@@ -166,7 +166,6 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
 
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_summary->setObjectName(QStringLiteral("deploymentSummary"));
     m_error->setWordWrap(true);
     m_error->setStyleSheet(QStringLiteral("color: #dc2626;"));
     m_command->setReadOnly(true);

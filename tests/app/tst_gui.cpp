@@ -428,7 +428,7 @@ void TestGui::headlineIsWhatRunsAtOnce()
              qPrintable(card));
     QVERIFY(child<QLineEdit>(&window, "vllmCommand")->text().contains("--max-num-seqs 8"));
     // The latency at the scenario's load (the plan's 32 users), the report's figure (issue 29).
-    const QString summary = child<QLabel>(&window, "deploymentSummary")->text();
+    const QString summary = child<QLabel>(&window, "planSummary")->text();
     QVERIFY(session.report()->latency);
     QVERIFY2(summary.contains("At 32 users") &&
                  summary.contains("TTFT " + QString::fromStdString(formatSeconds(
