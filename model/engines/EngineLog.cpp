@@ -1,5 +1,6 @@
 #include "engines/EngineLog.h"
 
+#include "base/Checked.h"
 #include "base/LogText.h"
 #include "base/Units.h"
 #include "engines/llamacpp/LlamaCppEngine.h"
@@ -276,11 +277,12 @@ void readLlamaCpp(EngineLogFacts& f, std::string_view line)
         f.gpuName = trim(line.substr(at, line.find(',', at) - at));
     }
     if (has(line, "MiB free")) {
+        // fuzz_engine_log's second find: "MiB free" without the space before it.
         const size_t free = line.find(" MiB free");
-        size_t p = free;
+        size_t p = free == std::string_view::npos ? 0 : free;
         while (p > 0 && (isDigit(line[p - 1]) || line[p - 1] == '.'))
             --p;
-        if (!f.freeMiB)
+        if (!f.freeMiB && free != std::string_view::npos)
             f.freeMiB = numberAt(line, p);
         const size_t open = line.find('(');
         if (f.gpuName.empty() && open != std::string_view::npos) {
@@ -473,8 +475,12 @@ std::optional<ModelSpec> modelNamed(const std::string& name, std::string* source
     return std::nullopt;
 }
 
+// A per-token size the log implies, to the nearest 256 B; 0 when it is no size a model has
+// (over 1 GiB a token, or not a number).
 int64_t snapTo256(double bytes)
 {
+    if (!(bytes > 0 && bytes < double(int64_t(1) << 30)))
+        return 0;
     return std::max<int64_t>(256, int64_t(std::llround(bytes / 256.0)) * 256);
 }
 
@@ -728,6 +734,8 @@ Expected<EngineLogCheck> checkLlamaCpp(const EngineLogFacts& log, const ModelSpe
                          "\" is not at hand (give --model) and the "
                          "log prints neither its layers nor its context"};
         const double perCellLayer = *log.kvMiB * kMiB / double(*log.context) / double(layers);
+        if (!(perCellLayer >= 1 && perCellLayer < double(int64_t(1) << 30)))
+            return Error{"the log's KV over its cells and layers gives no plausible row size"};
         ModelSpec s = perTokenSpec(int64_t(std::llround(perCellLayer)), DType::F16,
                                    log.nCtxTrain.value_or(*log.context));
         s.numLayers = layers;
@@ -867,15 +875,21 @@ Expected<EngineLogCheck> checkEngineLog(const EngineLogFacts& log, const ModelSp
     if (!log.engine)
         return Error{"not a start-up log of vLLM, SGLang, TensorRT-LLM or llama.cpp (none of "
                      "their lines is in it)"};
-    switch (*log.engine) {
-    case EngineKind::Vllm:
-        return checkVllm(log, model, catalog);
-    case EngineKind::Sglang:
-        return checkSglang(log, model, catalog);
-    case EngineKind::Trtllm:
-        return checkTrtllm(log, model, catalog);
-    case EngineKind::LlamaCpp:
-        return checkLlamaCpp(log, model);
+    // A log's figures are whatever its author pasted: sizes past 64 bits are an error in words
+    // (found by fuzz_engine_log: a "kv size is" of 19 digits).
+    try {
+        switch (*log.engine) {
+        case EngineKind::Vllm:
+            return checkVllm(log, model, catalog);
+        case EngineKind::Sglang:
+            return checkSglang(log, model, catalog);
+        case EngineKind::Trtllm:
+            return checkTrtllm(log, model, catalog);
+        case EngineKind::LlamaCpp:
+            return checkLlamaCpp(log, model);
+        }
+    } catch (const OverflowError& e) {
+        return Error{std::string("the log's figures overflow: ") + e.what()};
     }
     return Error{"unknown engine"};
 }

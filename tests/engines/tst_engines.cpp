@@ -1062,6 +1062,17 @@ void TestEngines::engineLogReadsWhatItCan()
     QCOMPARE(c.release, std::string("sglang@0.4.0"));
     QCOMPARE(qint64(c.computed), qint64(13.6 * 1024 * 1024 * 1024 / 131072));
     QCOMPARE(c.logged, 111411.0);
+    // fuzz_engine_log's find: a model-less TensorRT-LLM log whose figures pass 64 bits is an
+    // error in words, not an abort.
+    const auto huge = checkEngineLog(
+        parseEngineLog("[TensorRT-LLM][INFO] Memory usage when calculating max tokens in paged kv "
+                       "cache: total: 31.84 GiB, available: 17.83 GiB\n"
+                       "[TensorRT-LLM][INFO] [MemUsageChange] Allocated 99999999999999.05 GiB for "
+                       "max tokens in paged KV cache (1)\n"),
+        nullptr, builtinGpuCatalog());
+    QVERIFY(!huge);
+    // And its second: "MiB free" with no number before it read past the line's start.
+    QVERIFY(!parseEngineLog("llama_model_loader: x\n  DevMiB freeVIDIA GeForce\n").freeMiB);
 }
 
 // Without the logged budget: our V1 memory model alone (weights, one 2,048-token profiling

@@ -13,8 +13,6 @@ namespace attnplan {
 
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-
 int64_t kvLayersPerGpu(const ModelSpec& s, int64_t pp)
 {
     return (s.kvLayerCount() + pp - 1) / pp;
