@@ -67,6 +67,14 @@ void CompareController::refresh()
     if (r->capacity && r->capacity->batch < r->capacity->conversations)
         m_assumptions += tr("; max_num_seqs %1 caps a batch").arg(r->capacity->maxNumSeqs);
     m_fits = r->capacity.has_value();
+    // The sliding-window shape holds fewer conversations than its KV at context suggests:
+    // vLLM reserves a request's sliding layers the window plus the prefill in flight.
+    if (r->capacity)
+        m_assumptions +=
+            tr(". Sliding-window conversations count what vLLM reserves a request on each "
+               "sliding layer: the window plus the prompt chunks in flight (up to %1 tokens "
+               "each), not the window alone")
+                .arg(QLocale().toString(r->capacity->maxNumBatchedTokens));
     if (!m_fits)
         m_assumptions = tr("This deployment does not fit (%1): change the GPUs or TP on Memory & "
                            "GPUs. The table still compares the shapes' KV per token.")

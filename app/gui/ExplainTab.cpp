@@ -42,9 +42,10 @@ ExplainTab::ExplainTab(ExplainController* explain, QWidget* parent)
     : QWidget(parent), m_explain(explain)
 {
     // 1. "it": shares of the raw scores against softmax weights.
-    QChartView* it = Charts::barChart(explain->itModel(), 0, 3,
-                                      tr("What \"it\" attends to: softmax sharpens the scores"),
-                                      tr("share of attention"));
+    QChartView* it = Charts::barChart(
+        explain->itModel(), 0, 3,
+        tr("A toy: what \"it\" attends to (hand-set scores, softmax sharpens them)"),
+        tr("share of attention"));
     auto* itTable = new QTableView;
     itTable->setModel(explain->itModel());
     itTable->setItemDelegate(new FormattedDelegate(itTable));
@@ -52,7 +53,9 @@ ExplainTab::ExplainTab(ExplainController* explain, QWidget* parent)
     itTable->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
     itTable->setMaximumHeight(130);
     auto* blend = new QLabel(
-        tr("Scores 2.0, 1.0, 0.5 become weights 0.63, 0.23, 0.14; with V(animal) = (1, 0), "
+        tr("A toy with hand-set scores and no mask (the sentence's matrix beside it is computed "
+           "with its own scores and the causal mask): scores 2.0, 1.0, 0.5 become weights 0.63, "
+           "0.23, 0.14; with V(animal) = (1, 0), "
            "V(tired) = (0, 1), V(street) = (1, 1) the blend is (%1, %2).")
             .arg(explain->blendX(), 0, 'f', 2)
             .arg(explain->blendY(), 0, 'f', 2));

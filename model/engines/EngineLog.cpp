@@ -505,6 +505,9 @@ Expected<EngineLogCheck> checkSglang(const EngineLogFacts& log, const ModelSpec*
     const double before =
         log.availBeforeGiB ? *log.availBeforeGiB : *log.availAfterGiB + *log.weightUsageGiB;
     const double after = *log.availAfterGiB;
+    if (!(before > 0 && before < 1e6 && after >= 0 && after <= before))
+        return Error{"the log's avail mem figures are not a GPU's (" + giB(before) + " before, " +
+                     giB(after) + " after the weights)"};
     const int64_t page = log.pageSize.value_or(1);
     std::optional<ModelSpec> spec =
         given ? std::optional<ModelSpec>(*given) : modelNamed(log.model, &c.modelSource);
@@ -611,6 +614,8 @@ Expected<EngineLogCheck> checkTrtllm(const EngineLogFacts& log, const ModelSpec*
         return Error{"the log prints neither the C++ runtime's available memory nor the PyTorch "
                      "backend's profiling peak"};
     }
+    if (!(free > 0 && free < 1e6 * kGiB) || log.totalGiB.value_or(0) > 1e6)
+        return Error{"the log's memory figures are not a GPU's"};
     std::optional<ModelSpec> spec =
         given ? std::optional<ModelSpec>(*given) : modelNamed(log.model, &c.modelSource);
     int64_t perToken = log.kvSizePerToken.value_or(0);
@@ -693,6 +698,8 @@ Expected<EngineLogCheck> checkLlamaCpp(const EngineLogFacts& log, const ModelSpe
     if (!log.kvMiB)
         return Error{"the log prints no KV cache size (\"KV self size\", \"llama_kv_cache: size\" "
                      "or \"KV buffer size\")"};
+    if (!(*log.kvMiB < 1e9) || log.freeMiB.value_or(0) > 1e9)
+        return Error{"the log's KV and memory figures are not a device's"};
     const std::string kType = !log.argCacheK.empty() ? log.argCacheK
                               : !log.typeK.empty()   ? log.typeK
                                                      : "f16";

@@ -675,6 +675,9 @@ void TestGui::compareSaysPerReplicaAndWhatDoesNotFit()
     for (int r = 0; r < options->model()->rowCount(); ++r)
         if (options->model()->index(r, 0).data().toString() == "A GQA or MQA model")
             mqa = options->model()->index(r, 2).data().toString();
+    QVERIFY(child<QLabel>(&window, "compareCaption")
+                ->text()
+                .contains("Sliding-window conversations count what vLLM reserves"));
     QVERIFY2(mqa.contains("per replica") && mqa.contains("at TP 8 every GPU keeps its own copy") &&
                  mqa.contains("this model's 8, so MQA gains nothing here"),
              qPrintable(mqa));

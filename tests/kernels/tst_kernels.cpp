@@ -517,6 +517,14 @@ void TestKernels::calibrationFromASweep()
         QVERIFY2(doubt.find("the copy timed beside decode ran at 49 GB/s, 24% below the "
                             "ceilings' 65 GB/s") != std::string::npos,
                  doubt.c_str());
+        // And the fourth's: the ceilings' copy 41.6 against 64.4 beside decode.
+        busy.copyGbps = 41.6;
+        busy.runs.back().copyGbps = 64.4;
+        busy.runs.back().gbps = 55.0;
+        const std::string low = calibrationFrom(busy).value().doubt;
+        QVERIFY2(low.find("the ceilings' copy ran at 42 GB/s, 35% below the 64 GB/s copy") !=
+                     std::string::npos,
+                 low.c_str());
     }
     // A prefill-only sweep calibrates compute alone.
     r.runs = {run("prefill-fused", 8, 100, 1)};
