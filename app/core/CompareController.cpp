@@ -150,12 +150,13 @@ void CompareController::fillOptions(const ModelSpec& s, const DeploymentInputs& 
                   bytes(double(kvBytes(s, shortPrompt, kt))), bytes(double(kvBytes(s, ctx, kt))),
                   secs(shortPrefill), secs(fullPrefill), gpu)});
     const int64_t prefix = ctx * 3 / 4;
-    rows.push_back({tr("Prompt caching"), tr("Reuses the KV of a repeated prefix"),
-                    tr("A cached %1-token prefix skips about %2 of the %3 prefill on %4; on an "
-                       "API, 0.1× the input price")
-                        .arg(q(withCommas(prefix)),
-                             secs(fullPrefill - prefillTime(s, in, ctx - prefix).seconds),
-                             secs(fullPrefill), gpu)});
+    rows.push_back(
+        {tr("Prompt caching"), tr("Reuses the KV of a repeated prefix"),
+         tr("A cached %1-token prefix skips about %2 of the %3 prefill on %4; on an "
+            "API, 0.1× the input price")
+             .arg(q(withCommas(prefix)),
+                  secs(fullPrefill - prefillTimeAfterPrefix(s, in, prefix, ctx - prefix).seconds),
+                  secs(fullPrefill), gpu)});
     const double quad = attentionPairFlops(s) * double(ctx) * double(s.numLayers);
     const double lin = 2.0 * layerMatmuls(s).attention * double(s.numLayers);
     rows.push_back(

@@ -40,12 +40,13 @@ PlanController::PlanController(AppSession* session)
       m_plan(new TableModel(
           {{tr("GPU"), Unit::Text, {}},
            {tr("GPUs"), Unit::Count, tr("Replicas x TP x PP")},
+           // The price next to the GPU count, where a narrow table still shows it.
+           {tr("$ / hour"), Unit::Dollars, tr("When price_per_hour is set in your GPU catalog")},
            {tr("TP"), Unit::Count, {}},
            {tr("PP"), Unit::Count, {}},
-           {tr("Conversations / replica"), Unit::Count, {}},
+           {tr("Per replica"), Unit::Count, tr("Conversations at once on one replica")},
            {tr("TTFT"), Unit::Seconds, {}},
            {tr("TPOT"), Unit::Seconds, {}},
-           {tr("$ / hour"), Unit::Dollars, tr("When price_per_hour is set in your GPU catalog")},
            {tr("Note"), Unit::Text, {}}},
           this)),
       m_engines(new TableModel(
@@ -201,10 +202,10 @@ void PlanController::refresh()
     if (r) {
         for (const PlanRow& p : r->plan) {
             if (p.feasible)
-                rows.push_back({q(p.gpu), double(p.totalGpus), double(p.tp), double(p.pp),
-                                double(p.conversationsPerReplica), p.ttftSeconds, p.tpotSeconds,
+                rows.push_back({q(p.gpu), double(p.totalGpus),
                                 p.dollarsPerHour ? QVariant(*p.dollarsPerHour) : QVariant(),
-                                q(p.vllmCommand)});
+                                double(p.tp), double(p.pp), double(p.conversationsPerReplica),
+                                p.ttftSeconds, p.tpotSeconds, q(p.vllmCommand)});
             else
                 rows.push_back(
                     {q(p.gpu), {}, {}, {}, {}, {}, {}, {}, tr("no plan: %1").arg(q(p.reason))});

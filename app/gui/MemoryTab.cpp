@@ -221,8 +221,16 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
     for (QDoubleSpinBox* box : {m_rps, m_maxTtft, m_maxTpot})
         connect(box, &QDoubleSpinBox::valueChanged, this, replan);
     connect(m_planEngine, &QComboBox::currentIndexChanged, this, replan);
-    connect(plan->planModel(), &QAbstractItemModel::modelReset, planTable,
-            [planTable] { planTable->resizeColumnsToContents(); });
+    // Every figure at its width; the command takes what is left (elided, whole in its tooltip
+    // and on "Use this plan"), so that the price column is never pushed out of view.
+    connect(plan->planModel(), &QAbstractItemModel::modelReset, planTable, [planTable] {
+        QHeaderView* header = planTable->horizontalHeader();
+        const int last = planTable->model()->columnCount() - 1;
+        for (int c = 0; c < last; ++c)
+            header->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+        if (last >= 0)
+            header->setSectionResizeMode(last, QHeaderView::Stretch);
+    });
     auto* enginesTable = new QTableView;
     enginesTable->setModel(plan->enginesModel());
     enginesTable->setItemDelegate(new FormattedDelegate(enginesTable));

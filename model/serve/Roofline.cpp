@@ -88,6 +88,21 @@ Roofline prefillTime(const ModelSpec& s, const DeploymentInputs& in, int64_t n)
     return r;
 }
 
+Roofline prefillTimeAfterPrefix(const ModelSpec& s, const DeploymentInputs& in, int64_t cached,
+                                int64_t n)
+{
+    Roofline r;
+    ForwardFlops f = prefillFlops(s, n);
+    f.scoreAndMix = prefillFlops(s, cached + n).scoreAndMix - prefillFlops(s, cached).scoreAndMix;
+    r.computeSeconds = f.total() / double(in.tp) / peakFlops(in);
+    const double bytes = double(totalWeightBytes(s, in)) / double(in.tp) +
+                         double(kvBytes(s, cached + n, in.kvDtype)) * kvShareOfOneGpu(s, in.tp);
+    r.memorySeconds = bytes / bandwidth(in);
+    r.commSeconds = allReduceSeconds(s, in, n);
+    r.seconds = std::max(r.computeSeconds, r.memorySeconds) + r.commSeconds;
+    return r;
+}
+
 Roofline decodeStepTime(const ModelSpec& s, const DeploymentInputs& in, int64_t batch,
                         int64_t context)
 {

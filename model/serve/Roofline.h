@@ -23,6 +23,11 @@ double rooflineSeconds(double flops, double bytes, const GpuSpec& gpu, const Eff
 double achievedFlopsPerSecond(const GpuSpec& gpu, DType weights, const Efficiencies& eff);
 
 Roofline prefillTime(const ModelSpec& spec, const DeploymentInputs& in, int64_t promptTokens);
+// Prefill of `promptTokens` new tokens after a cached prefix of `cachedTokens`: the new tokens
+// still attend to the prefix (their score-and-mix pairs are the whole prompt's less the
+// prefix's), and the prefix's KV is read.
+Roofline prefillTimeAfterPrefix(const ModelSpec& spec, const DeploymentInputs& in,
+                                int64_t cachedTokens, int64_t promptTokens);
 Roofline decodeStepTime(const ModelSpec& spec, const DeploymentInputs& in, int64_t batch,
                         int64_t context);
 
