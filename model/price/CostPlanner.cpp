@@ -433,7 +433,7 @@ SelfHostedCost selfHostedCost(double dollarsPerHour, double prefillTokensPerSeco
         c.replicasNeeded = std::max<int64_t>(1, int64_t(std::ceil(c.busyFraction)));
         const double dayRent = dollarsPerHour * 24.0 * double(c.replicasNeeded);
         c.perRequestAtLoad = std::max(c.perRequest, dayRent / requestsPerDay);
-        c.monthly = dayRent * 365.0 / 12.0;
+        c.monthly = dayRent * kDaysPerMonth; // the month every monthly figure uses
     }
     return c;
 }

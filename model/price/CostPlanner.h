@@ -128,7 +128,7 @@ struct SelfHostedCost
     double requestsPerDay = 0;
     double busyFraction = 0; // the share of the day the requests keep the replica busy
     double perRequestAtLoad = 0;
-    double monthly = 0;         // the rent of a month (365 / 12 days), whatever the load
+    double monthly = 0;         // the rent of a 30-day month (the cost table's), any load
     int64_t replicasNeeded = 1; // above full load, more replicas of the same cost
 };
 // perRequest and perMillionTokens are at full load (the replica always busy); with
