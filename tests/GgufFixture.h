@@ -35,6 +35,20 @@ public:
         u32(value);
         ++m_kvs;
     }
+    void kvU16(const std::string& key, uint16_t value)
+    {
+        str(key);
+        u32(2);
+        raw(&value, 2);
+        ++m_kvs;
+    }
+    void kvI32(const std::string& key, int32_t value)
+    {
+        str(key);
+        u32(5);
+        raw(&value, 4);
+        ++m_kvs;
+    }
     void kvF32(const std::string& key, float value)
     {
         str(key);

@@ -102,7 +102,8 @@ def command(row, cli, gpus, facts_of):
                    tput=row["output_tokens_per_s"], low=rate != "INF" and rate <= 2)
     elif rid.startswith("trtllm0.17"):
         bs, tok = bench_settings(facts_of(model), gpus[gpu], row["tp"], I, O, w, w)
-        base += ["--kv-dtype", w, "--max-load", "--no-frontend", "--kv-fraction", "0.95",
+        base += ["--kv-dtype", w, "--max-load", "--no-frontend",
+                 "--kv-cache-free-gpu-memory-fraction", "0.95",
                  "--max-batch-size", str(bs), "--max-num-tokens", str(tok),
                  "--requests", str(row["other_metrics"]["num_requests"])]
         obs = dict(tput=row["output_tokens_per_s"], low=False)

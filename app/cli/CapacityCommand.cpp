@@ -40,11 +40,36 @@ GpuSpec gpuNamed(const GpuCatalog& catalog, const std::string& name)
     throw UsageError("--gpu: \"" + name + "\" is not in the catalog (" + names + ")");
 }
 
-// `capacity --engine sglang|trtllm`: each engine's own KV budget (ServingEngines.h).
-// Every engine's own flags into the deployment, so that capacity and plan honour them.
-void readEngineFlags(const CliArgs& a, DeploymentInputs& in)
+void readSglangFlags(const CliArgs& a, SglangInputs& sg);
+void readTrtllmFlags(const CliArgs& a, TrtllmInputs& trt);
+void readLlamaCppFlags(const CliArgs& a, LlamaServerInputs& l);
+
+// --gpu names a catalog GPU and --gpu-memory makes a custom one: both at once is a contradiction,
+// refused rather than one of them dropped.
+void refuseBothGpuFlags(const CliArgs& a)
 {
-    SglangInputs& sg = in.sglang;
+    if (a.has("gpu") && a.has("gpu-memory"))
+        throw UsageError("--gpu-memory: give --gpu NAME or --gpu-memory BYTES, not both");
+}
+
+// The engine's own flags into the deployment, so that capacity, plan and latency honour them.
+// Only the chosen engine's are read: another engine's flag is left unread, and refuseUnused
+// names it.
+void readEngineFlags(const CliArgs& a, DeploymentInputs& in, EngineKind kind)
+{
+    if (kind != EngineKind::Vllm)
+        if (auto v = a.integer("free-memory-bytes", 1, int64_t(1) << 50))
+            in.freeMemoryBytes = *v;
+    if (kind == EngineKind::Sglang)
+        readSglangFlags(a, in.sglang);
+    else if (kind == EngineKind::Trtllm)
+        readTrtllmFlags(a, in.trtllm);
+    else if (kind == EngineKind::LlamaCpp)
+        readLlamaCppFlags(a, in.llamaCpp);
+}
+
+void readSglangFlags(const CliArgs& a, SglangInputs& sg)
+{
     if (auto v = a.number("mem-fraction-static", 0.05, 1.0))
         sg.memFractionStatic = *v;
     if (auto v = a.integer("chunked-prefill-size", 1, 1 << 24))
@@ -53,7 +78,10 @@ void readEngineFlags(const CliArgs& a, DeploymentInputs& in)
         sg.maxRunningRequests = *v;
     sg.pageSize = a.integer("page-size", 1, 1024).value_or(1);
     sg.sharedPrefixTokens = a.integer("shared-prefix-tokens", 0, int64_t(1) << 34).value_or(0);
-    TrtllmInputs& trt = in.trtllm;
+}
+
+void readTrtllmFlags(const CliArgs& a, TrtllmInputs& trt)
+{
     trt.freeGpuMemoryFraction =
         a.number("kv-cache-free-gpu-memory-fraction", 0.01, 1.0).value_or(0.9);
     trt.tokensPerBlock = a.integer("tokens-per-block", 1, 1024).value_or(32);
@@ -64,7 +92,10 @@ void readEngineFlags(const CliArgs& a, DeploymentInputs& in)
     trt.runtime = a.value("trtllm-runtime").value_or("");
     if (!trt.runtime.empty() && trt.runtime != "pytorch" && trt.runtime != "tensorrt")
         throw UsageError("--trtllm-runtime: expected pytorch or tensorrt");
-    LlamaServerInputs& l = in.llamaCpp;
+}
+
+void readLlamaCppFlags(const CliArgs& a, LlamaServerInputs& l)
+{
     l.parallel = a.integer("parallel", 1, 4096).value_or(-1);
     l.cacheTypeK = a.value("cache-type-k").value_or("f16");
     l.cacheTypeV = a.value("cache-type-v").value_or("f16");
@@ -75,8 +106,6 @@ void readEngineFlags(const CliArgs& a, DeploymentInputs& in)
     l.swaFull = a.flag("swa-full");
     l.kvUnified = a.flag("kv-unified");
     l.ubatch = a.integer("ubatch", 1, 1 << 20).value_or(512);
-    if (auto v = a.integer("free-memory-bytes", 1, int64_t(1) << 50))
-        in.freeMemoryBytes = *v;
 }
 
 int runOtherEngine(const CliArgs& a, const ModelSpec& s, const DeploymentInputs& in,
@@ -131,19 +160,24 @@ int runOtherEngine(const CliArgs& a, const ModelSpec& s, const DeploymentInputs&
 int runLlamaServer(const CliArgs& a, const ModelSpec& s, const std::string& model)
 {
     DeploymentInputs d;
-    readEngineFlags(a, d);
+    readEngineFlags(a, d, EngineKind::LlamaCpp);
     LlamaServerInputs in = d.llamaCpp;
     in.context = a.integer("context", 1, int64_t(1) << 34).value_or(0);
     in.build = a.value("engine").value_or("llama.cpp");
     in.modelFile = s.gguf ? model : std::string();
+    if (auto w = a.value("weight-dtype"); w && *w != "auto")
+        in.weightDtype = a.dtype("weight-dtype", DType::BF16);
     std::optional<int64_t> gpuMemory;
     std::optional<GpuSpec> gpu;
+    refuseBothGpuFlags(a);
     if (auto name = a.value("gpu")) {
         gpu = gpuNamed(catalogFor(a), *name);
         gpuMemory = gpu->memoryBytes;
     } else if (auto bytes = a.integer("gpu-memory", int64_t(1) << 30, int64_t(1) << 44)) {
         gpuMemory = *bytes;
     }
+    const bool json = a.flag("json");
+    a.refuseUnused("capacity --engine llama.cpp");
     // --fit plans against the free memory: given, or the device's less its context (and on a
     // unified-memory device less what the system holds).
     if (d.freeMemoryBytes)
@@ -156,7 +190,7 @@ int runLlamaServer(const CliArgs& a, const ModelSpec& s, const std::string& mode
     if (!plan)
         return fail(plan.failure());
     const LlamaServerPlan& p = plan.value();
-    if (a.flag("json")) {
+    if (json) {
         nlohmann::ordered_json j;
         j["engine"] = "llama.cpp";
         j["release"] = p.build;
@@ -175,7 +209,8 @@ int runLlamaServer(const CliArgs& a, const ModelSpec& s, const std::string& mode
         j["gpu_layers"] = p.gpuLayers;
         j["vram_bytes"] = p.vramBytes;
         j["ram_bytes"] = p.ramBytes;
-        j["weight_bytes"] = weightBytesFor(s, servingWeightDType(s)).bytes;
+        j["weight_bytes"] = p.weightBytes;
+        j["weight_dtype"] = dtypeName(p.weightDtype);
         j["weight_bytes_exact"] = s.exactWeightBytes.has_value() && s.gguf;
         if (gpuMemory)
             j["fits_gpu"] = p.vramBytes <= *gpuMemory;
@@ -264,7 +299,7 @@ PriceCatalog pricesFor(const CliArgs& a)
 // The deployment flags as a scenario's deployment (Scenario.h), resolved by the same rule the
 // report and the app use; only the byte overrides are the CLI's own.
 DeploymentInputs deploymentFrom(const CliArgs& a, const ModelSpec& spec, const GpuCatalog& catalog,
-                                bool needGpu)
+                                bool needGpu, bool reportsTimes)
 {
     ScenarioDeployment d;
     // The engine by the one lookup the app uses too. SGLang and TensorRT-LLM share the
@@ -275,7 +310,12 @@ DeploymentInputs deploymentFrom(const CliArgs& a, const ModelSpec& spec, const G
         throw UsageError("--engine: unknown profile \"" + engineName + "\" (expected " +
                          servingEngineChoices() + ")");
     d.engine = engine->kind == EngineKind::Vllm ? engineName : "vllm";
-    d.offline = a.flag("offline");
+    const bool vllm = engine->kind == EngineKind::Vllm;
+    // vLLM's own settings are read only under vLLM: under another engine they stay unread, and
+    // refuseUnused names them with the engine's own spelling.
+    if (vllm)
+        d.offline = a.flag("offline");
+    refuseBothGpuFlags(a);
     if (auto name = a.value("gpu")) {
         d.gpu = *name;
     } else if (auto bytes = a.integer("gpu-memory", int64_t(1) << 30, int64_t(1) << 44)) {
@@ -293,18 +333,23 @@ DeploymentInputs deploymentFrom(const CliArgs& a, const ModelSpec& spec, const G
         throw UsageError("--pp: " + std::to_string(d.gpus) + " GPUs are not TP " +
                          std::to_string(d.tp) + " x PP " + std::to_string(*pp));
     d.context = a.integer("context", 1, int64_t(1) << 34).value_or(0);
-    d.maxNumBatchedTokens = a.integer("max-num-batched-tokens", 1, int64_t(1) << 30).value_or(0);
-    d.maxNumSeqs = a.integer("max-num-seqs", 1, 1 << 20).value_or(0);
-    d.utilization = a.number("utilization", 0.01, 1.0);
-    d.blockSize = a.integer("block-size", 1, 4096).value_or(0);
+    if (vllm) {
+        d.maxNumBatchedTokens =
+            a.integer("max-num-batched-tokens", 1, int64_t(1) << 30).value_or(0);
+        d.maxNumSeqs = a.integer("max-num-seqs", 1, 1 << 20).value_or(0);
+        d.utilization = a.number("utilization", 0.01, 1.0);
+        d.blockSize = a.integer("block-size", 1, 4096).value_or(0);
+        d.enforceEager = a.flag("enforce-eager");
+        d.dcp = a.integer("decode-context-parallel-size", 1, 1024).value_or(1);
+        d.mambaCacheMode = a.value("mamba-cache-mode").value_or("");
+    }
     d.weightDtype = a.value("weight-dtype").value_or("auto");
     d.kvDtype = a.value("kv-dtype").value_or("auto");
-    d.averageTokens = a.integer("average-tokens", 1, int64_t(1) << 34).value_or(0);
-    d.enforceEager = a.flag("enforce-eager");
-    d.dcp = a.integer("decode-context-parallel-size", 1, 1024).value_or(1);
-    d.mambaCacheMode = a.value("mamba-cache-mode").value_or("");
-    d.efficiency.compute = efficiencyFrom(a, "compute-efficiency", true, d.efficiency.compute);
-    d.efficiency.memory = efficiencyFrom(a, "memory-efficiency", false, d.efficiency.memory);
+    if (reportsTimes) {
+        d.averageTokens = a.integer("average-tokens", 1, int64_t(1) << 34).value_or(0);
+        d.efficiency.compute = efficiencyFrom(a, "compute-efficiency", true, d.efficiency.compute);
+        d.efficiency.memory = efficiencyFrom(a, "memory-efficiency", false, d.efficiency.memory);
+    }
     auto resolved = resolveDeployment(d, spec, catalog);
     if (!resolved) {
         throw UsageError(flagFor(resolved.field()) + ": " + resolved.error());
@@ -312,18 +357,22 @@ DeploymentInputs deploymentFrom(const CliArgs& a, const ModelSpec& spec, const G
     DeploymentInputs in = resolved.value();
     if (engine->kind != EngineKind::Vllm)
         in.engine = engine->name;
-    readEngineFlags(a, in);
-    if (auto v = a.integer("available-kv-bytes", 1, int64_t(1) << 50))
-        in.availableKvBytes = *v;
-    if (auto v = a.integer("weight-bytes", 0, int64_t(1) << 50))
-        in.weightBytes = *v;
-    if (auto v = a.integer("activation-bytes", 0, int64_t(1) << 50))
-        in.activationBytes = *v;
-    if (auto v = a.integer("overhead-bytes", 0, int64_t(1) << 50))
-        in.overheadBytes = *v;
-    if (auto v = a.integer("cuda-graph-bytes", 0, int64_t(1) << 50))
-        in.cudaGraphBytes = *v;
-    in.promptTokens = a.integer("prompt-tokens", 1, int64_t(1) << 34).value_or(0);
+    readEngineFlags(a, in, engine->kind);
+    if (engine->kind != EngineKind::LlamaCpp)
+        if (auto v = a.integer("available-kv-bytes", 1, int64_t(1) << 50))
+            in.availableKvBytes = *v;
+    if (vllm) {
+        if (auto v = a.integer("weight-bytes", 0, int64_t(1) << 50))
+            in.weightBytes = *v;
+        if (auto v = a.integer("activation-bytes", 0, int64_t(1) << 50))
+            in.activationBytes = *v;
+        if (auto v = a.integer("overhead-bytes", 0, int64_t(1) << 50))
+            in.overheadBytes = *v;
+        if (auto v = a.integer("cuda-graph-bytes", 0, int64_t(1) << 50))
+            in.cudaGraphBytes = *v;
+        if (reportsTimes)
+            in.promptTokens = a.integer("prompt-tokens", 1, int64_t(1) << 34).value_or(0);
+    }
     return in;
 }
 
@@ -341,9 +390,12 @@ int runCapacity(const std::vector<std::string>& argv)
     if (engine && engine->kind == EngineKind::LlamaCpp)
         return runLlamaServer(a, s, a.positionals()[0]);
     const GpuCatalog catalog = catalogFor(a);
-    const DeploymentInputs in = deploymentFrom(a, s, catalog, true);
+    const bool vllm = !engine || engine->kind == EngineKind::Vllm;
+    const DeploymentInputs in = deploymentFrom(a, s, catalog, true, vllm);
     if (in.maxModelLen == 0)
         throw UsageError("--context: required (the max_model_len in tokens)");
+    a.flag("json");
+    a.refuseUnused("capacity --engine " + (engine ? engine->name : std::string("vllm")));
     if (engine && (engine->kind == EngineKind::Sglang || engine->kind == EngineKind::Trtllm))
         return runOtherEngine(a, s, in, engine->kind);
     auto result = planCapacity(s, in);
@@ -405,7 +457,7 @@ int runPlan(const std::vector<std::string>& argv)
         return fail(loaded.error());
     const ModelSpec& s = loaded.value();
     const GpuCatalog catalog = catalogFor(a);
-    DeploymentInputs base = deploymentFrom(a, s, catalog, false);
+    DeploymentInputs base = deploymentFrom(a, s, catalog, false, true);
     PlanTarget t;
     t.context = base.maxModelLen;
     if (t.context == 0)
@@ -419,6 +471,8 @@ int runPlan(const std::vector<std::string>& argv)
     GpuCatalog only = catalog;
     if (a.has("gpu") || a.has("gpu-memory"))
         only.gpus = {base.gpu};
+    a.flag("json");
+    a.refuseUnused("plan --engine " + base.engine);
     const std::vector<PlanRow> rows = planDeployments(s, only, t, base);
     if (a.flag("json")) {
         std::cout << planJson(s, rows);
@@ -453,7 +507,7 @@ int runLatency(const std::vector<std::string>& argv)
         return fail(loaded.error());
     const ModelSpec& s = loaded.value();
     const GpuCatalog catalog = catalogFor(a);
-    DeploymentInputs in = deploymentFrom(a, s, catalog, true);
+    DeploymentInputs in = deploymentFrom(a, s, catalog, true, false);
     LatencyInputs q;
     const auto input = a.integer("input-tokens", 1, int64_t(1) << 24);
     const auto output = a.integer("output-tokens", 2, int64_t(1) << 24);
@@ -482,14 +536,24 @@ int runLatency(const std::vector<std::string>& argv)
         throw UsageError("latency: give one load: --concurrent C, --requests-per-second R, "
                          "--batch B or --max-load");
     q.load.requests = a.integer("requests", 1, int64_t(1) << 30).value_or(1000);
-    q.maxNumTokens = a.integer("max-num-tokens", 64, 1 << 24).value_or(8192);
-    q.maxBatch =
-        a.integer("max-batch-size", 1, 1 << 24).value_or(in.maxNumSeqs > 0 ? in.maxNumSeqs : 0);
-    q.kvFraction = a.number("kv-fraction", 0.01, 1.0).value_or(0);
     q.frontend = !a.flag("no-frontend");
     q.replicas = a.integer("replicas", 1, 1 << 20).value_or(1);
+    // llama-server's -c is --context as given; unset, its build's default context.
+    in.llamaCpp.context = in.maxModelLen;
     if (in.maxModelLen == 0)
         in.maxModelLen = q.inputTokens + q.outputTokens;
+    a.flag("json");
+    a.refuseUnused("latency --engine " + in.engine);
+    // The deployment as its engine runs it, by the same rule as the report's latency section:
+    // the engine's KV budget (its utilization or memory fraction), its batch limit (vLLM's
+    // max_num_seqs, SGLang's max_running_requests, TensorRT-LLM's max_batch_size, llama.cpp's
+    // slots) and the tokens one step carries.
+    auto limits = servingLimits(s, in);
+    if (!limits)
+        return fail(limits.failure());
+    q.kvBudgetBytes = limits->kvBudgetBytes;
+    q.maxBatch = limits->maxBatch;
+    q.maxNumTokens = std::max<int64_t>(64, limits->maxNumTokens);
     auto result = servingLatency(s, in, q);
     if (!result)
         return fail(result.failure());
@@ -502,7 +566,8 @@ int runLatency(const std::vector<std::string>& argv)
         j["gpus"] = in.gpus;
         j["tp"] = in.tp;
         j["replicas"] = q.replicas;
-        j["engine"] = in.engine;
+        j["engine"] = limits->engine;
+        j["kv_budget_bytes"] = q.kvBudgetBytes;
         j["weight_dtype"] = dtypeName(in.weightDtype);
         j["kv_dtype"] = dtypeName(in.kvDtype);
         j["input_tokens"] = q.inputTokens;

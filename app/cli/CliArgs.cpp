@@ -46,6 +46,7 @@ CliArgs::CliArgs(const std::vector<std::string>& args, const std::vector<Option>
 
 std::optional<std::string> CliArgs::value(const std::string& name) const
 {
+    m_read.insert(name);
     auto it = m_values.find(name);
     if (it == m_values.end())
         return std::nullopt;
@@ -122,6 +123,38 @@ std::vector<int64_t> CliArgs::integerList(const std::string& name, int64_t min, 
         start = comma + 1;
     }
     return out;
+}
+
+void CliArgs::refuseUnused(const std::string& who) const
+{
+    // Where another engine's flag was given, the one this engine reads instead.
+    static const std::pair<const char*, const char*> kInstead[] = {
+        {"utilization", "SGLang's is --mem-fraction-static, TensorRT-LLM's "
+                        "--kv-cache-free-gpu-memory-fraction"},
+        {"max-num-seqs", "SGLang's is --max-running-requests, TensorRT-LLM's --max-batch-size, "
+                         "llama.cpp's --parallel"},
+        {"max-num-batched-tokens", "SGLang's is --chunked-prefill-size, TensorRT-LLM's "
+                                   "--max-num-tokens"},
+        {"kv-dtype", "llama.cpp's are --cache-type-k and --cache-type-v"},
+        {"block-size", "SGLang's is --page-size, TensorRT-LLM's --tokens-per-block"},
+        {"mem-fraction-static", "vLLM's is --utilization"},
+        {"max-running-requests", "vLLM's is --max-num-seqs"},
+        {"tp", "llama.cpp splits layers over GPUs (--gpu-layers), not tensors"},
+    };
+    auto complain = [&](const std::string& name) {
+        std::string hint;
+        for (const auto& [flag, instead] : kInstead)
+            if (name == flag)
+                hint = std::string(" (") + instead + ")";
+        throw UsageError("--" + name + ": not used by " + who + hint +
+                         "; leave it out, or choose what uses it");
+    };
+    for (const auto& [name, value] : m_values)
+        if (!m_read.count(name))
+            complain(name);
+    for (const std::string& name : m_switches)
+        if (!m_read.count(name))
+            complain(name);
 }
 
 DType CliArgs::dtype(const std::string& name, DType fallback) const

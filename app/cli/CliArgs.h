@@ -27,8 +27,16 @@ class CliArgs
 public:
     CliArgs(const std::vector<std::string>& args, const std::vector<Option>& options);
 
-    bool has(const std::string& name) const { return m_values.count(name) > 0; }
-    bool flag(const std::string& name) const { return m_switches.count(name) > 0; }
+    bool has(const std::string& name) const
+    {
+        m_read.insert(name);
+        return m_values.count(name) > 0;
+    }
+    bool flag(const std::string& name) const
+    {
+        m_read.insert(name);
+        return m_switches.count(name) > 0;
+    }
     std::optional<std::string> value(const std::string& name) const;
     const std::vector<std::string>& positionals() const { return m_positionals; }
 
@@ -39,7 +47,14 @@ public:
     // A dtype option (fp32, bf16, fp16, fp8, int8, int4), or fallback when absent.
     DType dtype(const std::string& name, DType fallback) const;
 
+    // A flag the user gave that the command never read is an error naming it: `who` says what
+    // ran ("capacity --engine sglang"), so that a flag of another engine or an option the
+    // command has no use for is never dropped without a word. Call once every option the
+    // command uses has been read.
+    void refuseUnused(const std::string& who) const;
+
 private:
+    mutable std::set<std::string> m_read;
     std::map<std::string, std::string> m_values;
     std::set<std::string> m_switches;
     std::vector<std::string> m_positionals;

@@ -107,7 +107,6 @@ std::vector<Option> latencyOptions()
               {"batch", "B", "a static batch of B requests starting together"},
               {"max-load", nullptr, "saturation: the largest batch memory and the engine allow"},
               {"requests", "N", "requests in an open-loop or max-load run (default 1000)"},
-              {"kv-fraction", "X", "the engine's KV memory fraction (default 0.9)"},
               {"replicas", "N", "copies of the deployment sharing the load (default 1)"},
               {"no-frontend", nullptr, "no HTTP front end in the TTFT (offline benchmarks)"}});
     return o;

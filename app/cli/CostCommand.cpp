@@ -1,6 +1,7 @@
 #include "CliArgs.h"
 #include "Commands.h"
 
+#include "base/TextFile.h"
 #include "base/Units.h"
 #include "price/CostPlanner.h"
 #include "price/LayoutReader.h"
@@ -40,16 +41,12 @@ int runEstimateTokens(const std::vector<std::string>& argv)
     const CliArgs a(argv, optionsOf("estimate-tokens"));
     if (a.positionals().size() != 1)
         throw UsageError("estimate-tokens: expected one FILE (or - for standard input)");
-    std::string text;
-    const std::string path = a.positionals()[0];
-    if (path == "-") {
-        text.assign(std::istreambuf_iterator<char>(std::cin), {});
-    } else {
-        std::ifstream in(path, std::ios::binary);
-        if (!in)
-            return fail(path + ": cannot open for reading");
-        text.assign(std::istreambuf_iterator<char>(in), {});
-    }
+    // The one bounded reader: a FIFO, a device or a folder is refused, and so is a text (or
+    // standard input) past 64 MiB.
+    auto read = readTextInput(a.positionals()[0], kMaxTextBytes);
+    if (!read)
+        return fail(read.error());
+    const std::string& text = read.value();
     const int64_t tokens = estimateTokens(text);
     if (a.flag("json"))
         std::cout << nlohmann::ordered_json{{"estimated_tokens", tokens},

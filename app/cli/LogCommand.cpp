@@ -2,6 +2,7 @@
 #include "Commands.h"
 
 #include "base/JsonFile.h"
+#include "base/TextFile.h"
 #include "base/Units.h"
 #include "engines/EngineLog.h"
 #include "read/ModelSource.h"
@@ -23,7 +24,7 @@ int runLog(const std::vector<std::string>& argv)
     if (a.positionals().size() != 1)
         throw UsageError("log: expected one FILE (an engine's start-up log)");
     const std::string path = a.positionals()[0];
-    auto text = detail::readTextFile(path, int64_t(64) << 20);
+    auto text = readTextInput(path, kMaxLogBytes); // "-": standard input (docker logs ... |)
     if (!text)
         return fail(text.error());
     const EngineLogFacts log = parseEngineLog(text.value());

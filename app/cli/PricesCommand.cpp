@@ -21,10 +21,8 @@ using ojson = nlohmann::ordered_json;
 // or "unexplained". Exit 0 either way: the list is the answer.
 int runPricesCheck(const CliArgs& a, const std::string& path)
 {
-    auto text = detail::readTextFile(path, detail::kMaxConfigBytes);
-    if (!text)
-        return fail(text.error());
-    auto theirs = parsePriceCatalog(text.value(), path);
+    // The file as --prices reads it: one it could not use is an error, never "all clear".
+    auto theirs = readPriceFile(path);
     if (!theirs)
         return fail(theirs.error());
     const auto diffs = comparePriceCatalogs(builtinPriceCatalog(), theirs.value());

@@ -25,6 +25,10 @@ int runReport(const std::vector<std::string>& argv)
     auto report = buildReport(scenario.value(), gpus, prices);
     if (!report)
         return fail(a.positionals()[0] + ": " + report.error());
+    // A price id the catalog does not hold is the scenario's error, not a result: refused with
+    // the exit status every input error has, not buried in the cost section.
+    if (report->costError.field == "prompt.price")
+        return fail(a.positionals()[0] + ": prompt.price: " + report->costError.message);
     if (a.flag("json"))
         std::cout << reportJson(report.value());
     else if (a.flag("csv"))

@@ -1,5 +1,7 @@
 #include "base/JsonFile.h"
 
+#include "base/TextFile.h"
+
 #include <cctype>
 
 #include <cerrno>
@@ -15,26 +17,7 @@ namespace attnplan::detail {
 
 Expected<std::string> readTextFile(const std::string& path, int64_t maxBytes)
 {
-    std::error_code ec;
-    const fs::file_status st = fs::status(path, ec);
-    if (ec || !fs::exists(st))
-        return Error{path + ": no such file"};
-    if (fs::is_directory(st))
-        return Error{path + ": is a folder, expected a file"};
-    const auto size = fs::file_size(path, ec);
-    if (ec)
-        return Error{path + ": cannot read its size (" + ec.message() + ")"};
-    if (static_cast<int64_t>(size) > maxBytes)
-        return Error{path + ": file is " + std::to_string(size) + " bytes, over the limit of " +
-                     std::to_string(maxBytes) + " bytes; refused unread"};
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        return Error{path + ": cannot open for reading (" + std::strerror(errno) + ")"};
-    std::string text(size, '\0');
-    in.read(text.data(), static_cast<std::streamsize>(size));
-    if (in.gcount() != static_cast<std::streamsize>(size))
-        return Error{path + ": read failed"};
-    return text;
+    return attnplan::readTextFile(path, maxBytes);
 }
 
 std::string userConfigFile(const char* name)

@@ -155,7 +155,10 @@ std::vector<int> parseReleaseNumber(const std::string& text)
         parts.push_back(std::stoi(p));
         at = dot + 1;
     }
-    return parts.size() >= 2 && parts.size() <= 4 ? parts : std::vector<int>{};
+    if (parts.size() < 2 || parts.size() > 4)
+        return {};
+    parts.resize(4, 0);
+    return parts;
 }
 
 } // namespace attnplan

@@ -25,8 +25,29 @@ std::optional<int64_t> parseTokenCount(std::string_view text);
 std::optional<double> parseAmount(std::string_view text, double kilo = 1000);
 // The short form of a token count: 131072 -> "128k", 1048576 -> "1M", 4000 -> "4,000".
 std::string shortTokens(int64_t tokens);
-// A release number, "0.10.1.1" -> {0, 10, 1, 1} (2 to 4 parts); empty on anything else.
+// A release number as four parts, the missing ones 0: "0.10.1.1" -> {0, 10, 1, 1}, "0.21" ->
+// {0, 21, 0, 0}, so that a release typed as X.Y is X.Y.0 in every comparison (2 to 4 parts
+// typed); empty on anything else.
 std::vector<int> parseReleaseNumber(const std::string& text);
+
+// The one "newest row at or below" of every engine's release table: the last of `rows` (oldest
+// first) whose release, read by `versionOf(row)`, is at or below `wanted` (X.Y is X.Y.0); null
+// when `wanted` does not parse or every row is newer.
+template <class Rows, class VersionOf>
+auto newestRowAtOrBelow(const Rows& rows, const std::string& wanted, VersionOf versionOf)
+    -> decltype(&*rows.begin())
+{
+    const std::vector<int> w = parseReleaseNumber(wanted);
+    decltype(&*rows.begin()) found = nullptr;
+    if (w.empty())
+        return found;
+    for (const auto& row : rows) {
+        const std::vector<int> r = parseReleaseNumber(versionOf(row));
+        if (!r.empty() && r <= w)
+            found = &row;
+    }
+    return found;
+}
 
 // n log-spaced token counts from lo to hi, rounded to whole tokens, strictly increasing (the
 // x axis of every curve against context).

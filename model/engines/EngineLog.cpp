@@ -514,8 +514,9 @@ Expected<EngineLogCheck> checkSglang(const EngineLogFacts& log, const ModelSpec*
     if (!spec) {
         if (!log.kSizeGiB || !log.kvTokens)
             return Error{"the model \"" + log.model +
-                         "\" is not at hand (give --model) and the "
-                         "log prints no K/V sizes with a token count to size it by"};
+                             "\" is not at hand (give --model) and the "
+                             "log prints no K/V sizes with a token count to size it by",
+                         "model"};
         const double bytes =
             (*log.kSizeGiB + log.vSizeGiB.value_or(0)) * kGiB / double(*log.kvTokens + page);
         spec = perTokenSpec(snapTo256(bytes), DType::BF16, 0);
@@ -710,6 +711,16 @@ Expected<EngineLogCheck> checkLlamaCpp(const EngineLogFacts& log, const ModelSpe
     if (given) {
         spec = *given;
         c.modelUsed = given->name;
+        // The model given is a config; the engine ran the GGUF it was converted to, whose
+        // training context the log prints (n_ctx_train), or, where it does not, shows as the
+        // n_ctx it ran with -c unset. That context, not the config's, is the one llama.cpp used
+        // (a Llama-3-8B log sized with Llama-3.1's 131,072 came out 16x).
+        if (log.nCtxTrain) {
+            spec->maxContext = *log.nCtxTrain;
+        } else if (log.context && !(log.commandLine && log.argContext)) {
+            spec->maxContext = *log.context;
+            c.notes.push_back("n_ctx_train is not printed: taken as the logged n_ctx");
+        }
     } else if (log.nLayer && log.nEmbdHeadK && (log.nEmbdKGqa || log.nHeadKv)) {
         // The GGUF's own metadata as the log prints it.
         ModelSpec s;
@@ -738,8 +749,9 @@ Expected<EngineLogCheck> checkLlamaCpp(const EngineLogFacts& log, const ModelSpe
                                                      : 0;
         if (layers <= 0 || !log.context || *log.context <= 0)
             return Error{"the model \"" + log.model +
-                         "\" is not at hand (give --model) and the "
-                         "log prints neither its layers nor its context"};
+                             "\" is not at hand (give --model) and the "
+                             "log prints neither its layers nor its context",
+                         "model"};
         const double perCellLayer = *log.kvMiB * kMiB / double(*log.context) / double(layers);
         if (!(perCellLayer >= 1 && perCellLayer < double(int64_t(1) << 30)))
             return Error{"the log's KV over its cells and layers gives no plausible row size"};
@@ -828,8 +840,9 @@ Expected<EngineLogCheck> checkVllm(const EngineLogFacts& log, const ModelSpec* g
         given ? std::optional<ModelSpec>(*given) : modelNamed(v.model, &c.modelSource);
     if (!spec)
         return Error{"the model \"" + v.model +
-                     "\" is not at hand: give --model (a config.json, "
-                     "a folder or a bundled name)"};
+                         "\" is not at hand: give --model (a config.json, "
+                         "a folder or a bundled name)",
+                     "model"};
     c.modelUsed = spec->name;
     const GpuSpec* gpu = v.gpuName.empty() ? nullptr : catalog.find(v.gpuName);
     if (!gpu) {

@@ -5,6 +5,7 @@
 #include "engines/sglang/SglangEngine.h"
 #include "engines/trtllm/TrtllmEngine.h"
 #include "engines/vllm/VllmEngine.h"
+#include "serve/Memory.h"
 
 #include <algorithm>
 
@@ -92,6 +93,57 @@ Expected<CapacityResult> planCapacity(const ModelSpec& s, const DeploymentInputs
     return planVllm(s, in);
 }
 
+Expected<ServingLimits> servingLimits(const ModelSpec& s, const DeploymentInputs& in)
+{
+    const std::optional<ServingEngine> engine = findServingEngine(in.engine);
+    if (!engine)
+        return Error{"unknown engine \"" + in.engine + "\"", "engine"};
+    ServingLimits l;
+    l.engine = engine->name;
+    switch (engine->kind) {
+    case EngineKind::Vllm: {
+        auto r = planCapacity(s, in);
+        if (!r)
+            return r.failure();
+        l.kvBudgetBytes = r->memory.kvBudget;
+        l.maxBatch = r->maxNumSeqs;
+        l.maxNumTokens = r->maxNumBatchedTokens;
+        return l;
+    }
+    case EngineKind::Sglang:
+    case EngineKind::Trtllm: {
+        auto e = engine->kind == EngineKind::Sglang ? planSglang(s, in, in.sglang)
+                                                    : planTrtllm(s, in, in.trtllm);
+        if (!e)
+            return e.failure();
+        l.engine = e->release;
+        l.kvBudgetBytes = e->kvBudgetBytes;
+        l.maxBatch = e->maxRunning;
+        l.maxNumTokens = e->chunk;
+        return l;
+    }
+    case EngineKind::LlamaCpp: {
+        // -c as given (llamaCpp.context); unset, the build's default (the training context,
+        // cut by --fit to the free memory).
+        LlamaServerInputs q = in.llamaCpp;
+        q.build = engine->name;
+        q.weightDtype = in.weightDtype;
+        if (q.freeMemoryBytes == 0)
+            q.freeMemoryBytes =
+                in.freeMemoryBytes ? *in.freeMemoryBytes : freeMemoryEstimate(in.gpu);
+        auto p = planLlamaServer(s, q);
+        if (!p)
+            return p.failure();
+        l.engine = p->build;
+        l.kvBudgetBytes = p->kvBytes;
+        l.maxBatch = p->slotCount;
+        l.maxNumTokens = 2048;
+        return l;
+    }
+    }
+    return Error{"unknown engine", "engine"};
+}
+
 std::vector<EngineRow> compareEngines(const ModelSpec& s, const DeploymentInputs& in)
 {
     std::vector<EngineRow> rows;
@@ -140,6 +192,7 @@ std::vector<EngineRow> compareEngines(const ModelSpec& s, const DeploymentInputs
         row.engine = "llama.cpp";
         LlamaServerInputs l = in.llamaCpp;
         l.context = in.maxModelLen;
+        l.weightDtype = in.weightDtype; // the Weights setting, as a GGUF of that type
         if (auto named = findServingEngine(in.engine); named && named->kind == EngineKind::LlamaCpp)
             l.build = named->name;
         auto p = planLlamaServer(s, l);

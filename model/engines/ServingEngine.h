@@ -43,6 +43,22 @@ const char* servingEngineChoices();
 // unknown or non-vLLM engine is an error naming the field "engine".
 Expected<CapacityResult> planCapacity(const ModelSpec& spec, const DeploymentInputs& in);
 
+// What a load meets under the deployment's engine, by that engine's own rules: the KV budget per
+// GPU, the most requests it runs at once and the tokens one step carries. vLLM: its capacity
+// (budget, max_num_seqs, max_num_batched_tokens); SGLang: mem_fraction_static's pool,
+// max_running_requests, chunked_prefill_size; TensorRT-LLM: its pool, max_batch_size,
+// max_num_tokens; llama.cpp: the KV it allocates, its slots, and n_batch (2,048,
+// common/common.h). The latency command and the report's latency section both take these, so
+// that --utilization, --parallel or --max-running-requests move the answer.
+struct ServingLimits
+{
+    std::string engine; // the release row used
+    int64_t kvBudgetBytes = 0;
+    int64_t maxBatch = 0;
+    int64_t maxNumTokens = 0;
+};
+Expected<ServingLimits> servingLimits(const ModelSpec& spec, const DeploymentInputs& in);
+
 // One row per engine for the same deployment: what each would hold and run. vLLM from
 // planCapacity; llama.cpp as llama-server with -c the context, auto slots, f16 cache.
 std::vector<EngineRow> compareEngines(const ModelSpec& spec, const DeploymentInputs& in);

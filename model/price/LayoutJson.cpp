@@ -14,14 +14,21 @@ Expected<LayoutFile> detail::parseLayoutObject(const json& j, const std::string&
 {
     LayoutFile f;
     try {
-        const FieldReader r(j, "");
+        // Every key named, so that a typo ("ttl_secs") is an error, not a default that changes
+        // the price.
+        const FieldReader r(j, "",
+                            {"price", "pricing", "segments", "output_tokens", "requests_per_day",
+                             "requests_per_hour", "requests_per_month", "ttl_seconds", "arrival",
+                             "burst_size", "concurrency", "explicit_cache", "beta_context",
+                             "off_peak_share"});
         auto seg = j.find("segments");
         if (seg == j.end() || !seg->is_array() || seg->empty())
             throw FieldError{"segments",
                              "missing or empty, expected a list of {name, tokens, stable}"};
         size_t i = 0;
         for (const json& s : *seg) {
-            const FieldReader sr(s, "segments[" + std::to_string(i++) + "]");
+            const FieldReader sr(s, "segments[" + std::to_string(i++) + "]",
+                                 {"name", "tokens", "stable", "holds_answer"});
             Segment g;
             if (auto n = s.find("name"); n != s.end() && n->is_string())
                 g.name = n->get<std::string>();
@@ -36,6 +43,13 @@ Expected<LayoutFile> detail::parseLayoutObject(const json& j, const std::string&
             f.layout.segments.push_back(std::move(g));
         }
         f.layout.outputTokens = r.integer("output_tokens", 0, int64_t(1) << 36, 0);
+        int rates = 0;
+        for (const char* k : {"requests_per_day", "requests_per_hour", "requests_per_month"})
+            rates += r.find(k) != nullptr;
+        if (rates > 1)
+            throw FieldError{"requests_per_day",
+                             "give one of requests_per_day, requests_per_hour and "
+                             "requests_per_month, not several"};
         double perDay = r.real("requests_per_day", 0, 1e10, -1);
         if (perDay < 0)
             perDay = r.real("requests_per_hour", 0, 1e9, -1) * 24;

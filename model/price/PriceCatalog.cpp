@@ -169,7 +169,7 @@ PriceCatalog loadPriceCatalog(const std::string& userPath)
         "prices");
 }
 
-Expected<PriceCatalog> importPriceFile(const PriceCatalog& base, const std::string& path)
+Expected<PriceCatalog> readPriceFile(const std::string& path)
 {
     auto text = detail::readTextFile(path, detail::kMaxConfigBytes);
     if (!text)
@@ -183,6 +183,14 @@ Expected<PriceCatalog> importPriceFile(const PriceCatalog& base, const std::stri
                           ? std::string()
                           : " (" + file->messages.front() +
                                 (file->messages.size() > 1 ? ", ..." : "") + ")")};
+    return file;
+}
+
+Expected<PriceCatalog> importPriceFile(const PriceCatalog& base, const std::string& path)
+{
+    auto file = readPriceFile(path);
+    if (!file)
+        return Error{file.error()};
     PriceCatalog merged = base;
     merged.messages = file->messages;
     for (const PriceSheet& p : file->models) {

@@ -51,5 +51,8 @@ PriceCatalog loadPriceCatalog(const std::string& userPath);
 // is missing, unreadable, not a price list, or holds no usable entry. The merged catalog's
 // messages list the file's skipped entries.
 Expected<PriceCatalog> importPriceFile(const PriceCatalog& base, const std::string& path);
+// A price file (ours or LiteLLM's format) as read: an error when it cannot be read or holds no
+// usable entry, the one rule `--prices` and `prices check` share.
+Expected<PriceCatalog> readPriceFile(const std::string& path);
 
 } // namespace attnplan

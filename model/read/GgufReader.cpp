@@ -1,6 +1,7 @@
 #include "read/GgufReader.h"
 
 #include "base/Checked.h"
+#include "base/TextFile.h"
 #include "read/ConfigReader.h"
 
 #include <nlohmann/json.hpp>
@@ -8,6 +9,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -325,14 +327,13 @@ Expected<GgufFile> parseGgufHeader(const std::string& bytes, const std::string& 
 
 Expected<GgufFile> readGgufHeader(const std::string& path)
 {
-    std::error_code ec;
-    const auto size = std::filesystem::file_size(path, ec);
-    if (ec)
-        return Error{path + ": cannot read (" + ec.message() + ")"};
+    const auto size = regularFileSize(path);
+    if (!size)
+        return Error{size.error()};
     std::ifstream in(path, std::ios::binary);
     if (!in)
         return Error{path + ": cannot open for reading"};
-    Source src(in, int64_t(size));
+    Source src(in, *size);
     try {
         return parse(src);
     } catch (const ParseError& e) {
@@ -456,12 +457,83 @@ Expected<ModelSpec> ggufSpec(const GgufFile& f, const std::string& label)
 
 } // namespace
 
+namespace {
+
+// A model split by gguf-split is shards named PREFIX-00001-of-0000N.gguf (llama.cpp's
+// llama_split_path, "%s-%05d-of-%05d.gguf"), each with split.no, split.count and the first with
+// the metadata; split.tensors.count is the whole model's. The weights are every shard's tensors:
+// all of them are read here, and a missing or different shard leaves the weights computed, not
+// "exact", with a warning naming it.
+bool addSplitShards(GgufFile& first, const std::string& path, std::vector<std::string>& warnings)
+{
+    const auto count = first.number("split.count");
+    if (!count || *count <= 1)
+        return true;
+    const int n = *count > 99999 ? 99999 : int(*count);
+    const std::filesystem::path p(path);
+    const std::string name = p.filename().string();
+    char total[16];
+    std::snprintf(total, sizeof total, "%05d", n);
+    const std::string suffix = std::string("-of-") + total + ".gguf";
+    const bool named = name.size() > suffix.size() + 6 &&
+                       name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0 &&
+                       name[name.size() - suffix.size() - 6] == '-';
+    auto unsplit = [&](const std::string& why) {
+        warnings.push_back(path + ": split GGUF (" + std::to_string(n) + " shards): " + why +
+                           "; the weights are computed from the metadata, not read");
+        return false;
+    };
+    if (!named)
+        return unsplit("its name is not PREFIX-NNNNN-of-" + suffix.substr(4) +
+                       ", so the other shards cannot be found");
+    const std::string prefix = name.substr(0, name.size() - suffix.size() - 6);
+    const int self = int(first.number("split.no").value_or(0));
+    std::vector<GgufTensor> all;
+    for (int k = 0; k < n; ++k) {
+        if (k == self) {
+            all.insert(all.end(), first.tensors.begin(), first.tensors.end());
+            continue;
+        }
+        char number[16];
+        std::snprintf(number, sizeof number, "%05d", k + 1);
+        const std::string shard = (p.parent_path() / (prefix + "-" + number + suffix)).string();
+        auto h = readGgufHeader(shard);
+        if (!h)
+            return unsplit("shard " + std::to_string(k + 1) + " could not be read (" + h.error() +
+                           ")");
+        if (h->number("split.no").value_or(-1) != k || h->number("split.count") != count)
+            return unsplit("shard " + std::to_string(k + 1) + " (" + shard + ") is not shard " +
+                           std::to_string(k + 1) + " of this split");
+        all.insert(all.end(), h->tensors.begin(), h->tensors.end());
+    }
+    if (const auto expected = first.number("split.tensors.count");
+        expected && *expected != double(all.size()))
+        return unsplit("its shards hold " + std::to_string(all.size()) + " tensors, not the " +
+                       std::to_string(int64_t(*expected)) + " split.tensors.count names");
+    first.tensors = std::move(all);
+    return true;
+}
+
+} // namespace
+
 Expected<ModelSpec> readGgufModel(const std::string& path)
 {
     auto file = readGgufHeader(path);
     if (!file)
         return Error{file.error()};
-    return ggufToModelSpec(file.value(), path);
+    GgufFile f = std::move(file).value();
+    std::vector<std::string> warnings;
+    const bool whole = addSplitShards(f, path, warnings);
+    auto read = ggufToModelSpec(f, path);
+    if (!read)
+        return read;
+    ModelSpec spec = std::move(read).value();
+    if (!whole) {
+        spec.exactWeightBytes.reset();
+        spec.weightBytesSource.clear();
+    }
+    spec.warnings.insert(spec.warnings.end(), warnings.begin(), warnings.end());
+    return spec;
 }
 
 } // namespace attnplan

@@ -1,5 +1,7 @@
 #include "read/HfCache.h"
 
+#include "base/TextFile.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -31,10 +33,11 @@ std::optional<HfCacheModel> hfCacheModel(const std::string& repoFolder)
         return std::nullopt;
 
     fs::path chosen;
-    std::ifstream ref(repo / "refs" / "main");
+    // refs/main through the one bounded reader: a FIFO or a huge file there is refused, not read.
     std::string revision;
-    if (ref && std::getline(ref, revision) && !revision.empty() &&
-        revision.find('/') == std::string::npos &&
+    if (auto ref = readTextFile((repo / "refs" / "main").string(), 4096))
+        revision = ref->substr(0, ref->find_first_of("\r\n"));
+    if (!revision.empty() && revision.find('/') == std::string::npos &&
         fs::is_regular_file(snapshots / revision / "config.json", ec))
         chosen = snapshots / revision;
 

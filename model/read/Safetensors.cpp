@@ -2,6 +2,7 @@
 
 #include "base/Checked.h"
 #include "base/JsonFile.h"
+#include "base/TextFile.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -86,6 +87,8 @@ Expected<int64_t> parseSafetensorsHeader(const std::string& bytes, const std::st
 
 Expected<int64_t> safetensorsTensorBytes(const std::string& path)
 {
+    if (auto file = regularFileSize(path); !file)
+        return Error{file.error()};
     std::ifstream in(path, std::ios::binary);
     if (!in)
         return Error{path + ": cannot open for reading"};

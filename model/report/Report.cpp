@@ -399,12 +399,19 @@ ModelFacts modelFacts(const ModelSpec& s, DType wt, DType kt, int64_t context)
 std::vector<AttentionVariant> attentionVariants(const ModelSpec& s)
 {
     std::vector<AttentionVariant> variants;
+    // The same model with plain attention of `kv` heads. An MLA model's heads keep its own
+    // widths: K of q/k's (nope + rope, 192 on DeepSeek-V3) and V of v_head_dim (128), so that its
+    // MHA is 61 x 128 x (192 + 128) x 2 B, not 128 for both.
     auto plain = [&](int64_t kv) {
         ModelSpec v = s;
         v.mla = {};
         v.numKvHeads = kv;
-        if (v.headDim == 0 || s.mla.enabled())
-            v.headDim = s.mla.enabled() ? s.mla.vHeadDim : s.headDim;
+        if (s.mla.enabled()) {
+            v.headDim = s.mla.qkHeadDim();
+            for (LayerSpec& l : v.layers)
+                if (l.mixer == Mixer::Attention && l.vHeadDim == 0)
+                    l.vHeadDim = s.mla.vHeadDim;
+        }
         return v;
     };
     variants.push_back({std::string("As configured (") + attentionKindName(s.attentionKind()) + ")",
@@ -515,11 +522,16 @@ Expected<Report> buildReport(const Scenario& scenario, const ModelSpec& model,
                                                     : LatencyLoad::Kind::Concurrent;
         q.load.value =
             scenario.load.value > 0 ? scenario.load.value : double(scenario.plan.concurrent);
-        q.kvBudgetBytes = r.capacity->memory.kvBudget;
-        q.maxBatch = r.capacity->maxNumSeqs;
-        q.maxNumTokens = std::max<int64_t>(64, r.capacity->maxNumBatchedTokens);
         q.replicas = std::max<int64_t>(1, scenario.deployment.replicas);
-        auto latency = servingLatency(model, r.deployment, q);
+        // The engine's own limits, by the rule `attnplan-cli latency` uses (servingLimits).
+        auto limits = servingLimits(model, r.deployment);
+        if (limits) {
+            q.kvBudgetBytes = limits->kvBudgetBytes;
+            q.maxBatch = limits->maxBatch;
+            q.maxNumTokens = std::max<int64_t>(64, limits->maxNumTokens);
+        }
+        auto latency = limits ? servingLatency(model, r.deployment, q)
+                              : Expected<LatencyResult>(limits.failure());
         if (latency)
             r.latency = latency.value();
         else

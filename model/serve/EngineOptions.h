@@ -4,6 +4,8 @@
 // deployment carries them (Deployment.h), so that capacity, plans and reports honour them; each
 // engine's rules read them in engines/<engine>.
 
+#include "spec/DType.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -49,6 +51,10 @@ struct LlamaServerInputs
     int64_t ubatch = 512;   // -ub
     std::string modelFile;  // for the command; the GGUF path, else MODEL.gguf
     std::string build;      // the release row, "llama.cpp@b7474"; empty: the newest
+    // The weights' type when no GGUF is given (the deployment's Weights setting: int4 is sized
+    // as a 4-bit GGUF, fp8/int8 as Q8_0); empty: the checkpoint's own. A GGUF's own tensor
+    // sizes always win.
+    std::optional<DType> weightDtype;
     // Device memory free before the load (--fit shrinks an unset context to it); 0: unknown.
     int64_t freeMemoryBytes = 0;
 };

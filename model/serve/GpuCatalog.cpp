@@ -6,6 +6,7 @@
 #include "base/JsonFile.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -60,16 +61,39 @@ const GpuSpec* GpuCatalog::find(const std::string& name) const
                 out += c;
         return out;
     };
-    const std::string key = normal(name);
-    if (key.empty())
-        return nullptr;
-    for (const GpuSpec& g : gpus) {
-        if (normal(g.name) == key)
-            return &g;
-        for (const std::string& a : g.aliases)
-            if (normal(a) == key)
+    auto match = [&](const std::string& key) -> const GpuSpec* {
+        if (key.empty())
+            return nullptr;
+        for (const GpuSpec& g : gpus) {
+            if (normal(g.name) == key)
                 return &g;
-    }
+            for (const std::string& a : g.aliases)
+                if (normal(a) == key)
+                    return &g;
+        }
+        return nullptr;
+    };
+    if (const GpuSpec* g = match(normal(name)))
+        return g;
+    // The name as nvidia-smi, rocm-smi, PyTorch and the engines' logs print it: "NVIDIA H100
+    // 80GB HBM3", "NVIDIA A100-SXM4-80GB", "NVIDIA GeForce RTX 4090", "Tesla T4",
+    // "device_name=NVIDIA_L4", "AMD Instinct MI300X OAM", "NVIDIA RTX 6000 Ada Generation".
+    // The vendor's and the package's words go; what is left names the part and its memory.
+    std::string tool = " " + detail::lowerCase(name) + " ";
+    for (char& c : tool)
+        if (c == '_' || c == '-' || c == '(' || c == ')' || c == ',')
+            c = ' ';
+    for (const char* word :
+         {" nvidia ", " geforce ", " tesla ", " amd ", " instinct ", " hbm3e ", " hbm3 ", " hbm2e ",
+          " hbm2 ", " generation ", " oam ", " sxm2 ", " sxm4 ", " sxm5 ", " sxm ", " gpu "})
+        for (size_t at; (at = tool.find(word)) != std::string::npos;)
+            tool.replace(at, std::string(word).size(), " ");
+    const std::string key = normal(tool);
+    if (const GpuSpec* g = match(key))
+        return g;
+    // "80G" as the help once wrote it: "80GB".
+    if (key.size() > 1 && key.back() == 'g' && std::isdigit(uint8_t(key[key.size() - 2])))
+        return match(key + "b");
     return nullptr;
 }
 

@@ -321,7 +321,7 @@ Expected<LatencyResult> servingLatency(const ModelSpec& s, const DeploymentInput
         double(activationPeakBytes(s, q.maxNumTokens, in.tp, std::min<int64_t>(256, 2048)));
     const double memory = double(in.gpu.memoryBytes);
     if (budget <= 0) {
-        const double fraction = q.kvFraction > 0 ? q.kvFraction : 0.9;
+        const double fraction = 0.9;
         budget = f.trtllm ? fraction * std::max(0.0, memory - weights - activation)
                           : std::max(0.0, fraction * memory - weights - activation);
     }

@@ -64,11 +64,11 @@ struct LatencyInputs
     LatencyLoad load;
     int64_t maxNumTokens = 8192; // tokens one step may carry (chunked prefill budget)
     int64_t maxBatch = 0;        // the engine's request limit; 0: the engine's default
-    // The KV budget that caps the batch, per GPU; 0: the engine's own rule (kvFraction).
+    // The KV budget that caps the batch, per GPU, as the engine sized it (servingLimits); 0:
+    // 0.9 of the memory left after the weights and the activation peak.
     int64_t kvBudgetBytes = 0;
-    double kvFraction = 0; // 0: the engine's default (TensorRT-LLM 0.90, vLLM 0.90)
-    bool frontend = true;  // an HTTP server in front (TTFT pays frontendSeconds)
-    int64_t replicas = 1;  // copies of the deployment sharing the load
+    bool frontend = true; // an HTTP server in front (TTFT pays frontendSeconds)
+    int64_t replicas = 1; // copies of the deployment sharing the load
 };
 
 struct LatencyResult

@@ -15,7 +15,10 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <QElapsedTimer>
+
 #include <algorithm>
+#include <sys/stat.h>
 
 using attnplan::testing::src;
 
@@ -106,6 +109,15 @@ private slots:
     void reportBadScenariosExit2();
     void efficienciesFromACalibrationFile();
     void benchSavesACalibration();
+    // Issue 34: what the user typed is what runs, or an error naming it.
+    void latencyHonoursTheEngineAndItsFlags();
+    void estimateTokensIsBounded();
+    void unusedFlagsAreErrors();
+    void typosInPromptLayoutsAreErrors();
+    void reportRefusesAnUnknownPrice();
+    void pricesCheckRefusesAnUnusableFile();
+    void releaseTypedAsXYRunsXY0();
+    void gpuNamesAsTheToolsPrintThem();
 };
 
 void TestCli::benchContract()
@@ -1200,6 +1212,204 @@ void TestCli::benchSavesACalibration()
                           dir.filePath(QStringLiteral("none.json"))});
     QCOMPARE(none.exitCode, 2);
     QVERIFY2(none.err.contains("--no-ceilings"), none.err);
+}
+
+// Issue 34, item 4: latency sizes the deployment by its engine's own rules: --utilization,
+// llama.cpp's slots and SGLang's max_running_requests move the answer; a flag latency cannot
+// use is an error naming it (it used to return vLLM's figures unchanged).
+void TestCli::latencyHonoursTheEngineAndItsFlags()
+{
+    const QStringList base{"latency", "llama-3.1-8b",    "--gpu", "H100",  "--input-tokens",
+                           "1000",    "--output-tokens", "200",   "--json"};
+    auto run = [&](const QStringList& extra) {
+        const Run r = cli(base + extra);
+        if (r.exitCode != 0)
+            qWarning() << extra << r.err;
+        return json(r);
+    };
+    const QJsonObject plain = run({"--concurrent", "16"});
+    QCOMPARE(plain["batch_cap"].toDouble() > 16, true);
+    // llama-server's 4 auto slots, then one: at most 4, then 1 request at a time.
+    const QJsonObject llama = run({"--concurrent", "16", "--engine", "llama.cpp"});
+    QCOMPARE(llama["batch_cap"].toDouble(), 4.0);
+    QVERIFY(llama["tpot_seconds"].toDouble() != plain["tpot_seconds"].toDouble());
+    const QJsonObject one = run({"--concurrent", "16", "--engine", "llama.cpp", "--parallel", "1"});
+    QCOMPARE(one["batch_cap"].toDouble(), 1.0);
+    QVERIFY(one["ttft_seconds"].toDouble() > llama["ttft_seconds"].toDouble());
+    const QJsonObject sg =
+        run({"--concurrent", "16", "--engine", "sglang", "--max-running-requests", "4"});
+    QCOMPARE(sg["batch_cap"].toDouble(), 4.0);
+    // Saturation follows the KV budget, which follows --utilization.
+    const QJsonObject full = run({"--max-load"});
+    const QJsonObject third = run({"--max-load", "--utilization", "0.3"});
+    QVERIFY(third["kv_budget_bytes"].toDouble() < full["kv_budget_bytes"].toDouble() / 2);
+    QVERIFY(third["output_tokens_per_second"].toDouble() <
+            full["output_tokens_per_second"].toDouble());
+    // Flags latency has no use for, and another engine's, are refused by name.
+    for (const QStringList& bad :
+         {QStringList{"--concurrent", "4", "--engine", "sglang", "--utilization", "0.5"},
+          QStringList{"--concurrent", "4", "--prompt-tokens", "500"},
+          QStringList{"--concurrent", "4", "--engine", "llama.cpp", "--max-num-seqs", "4"}}) {
+        const Run r = cli(base + bad);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("not used by latency"), r.err.constData());
+    }
+    QCOMPARE(cli(base + QStringList{"--concurrent", "4", "--kv-fraction", "0.5"}).exitCode, 2);
+}
+
+// Issue 34, item 5: estimate-tokens reads through the one bounded reader: a device or a FIFO
+// is refused at once (it grew to 1 GB on /dev/zero, and blocked on a FIFO).
+void TestCli::estimateTokensIsBounded()
+{
+    QTemporaryDir dir;
+    const QString fifo = dir.filePath("fifo");
+    QCOMPARE(::mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);
+    for (const QString& path : {QString("/dev/zero"), fifo, dir.path()}) {
+        QElapsedTimer t;
+        t.start();
+        const Run r = cli({"estimate-tokens", path});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(t.elapsed() < 10000);
+        QVERIFY2(r.err.contains("not a regular file") || r.err.contains("is a folder"),
+                 r.err.constData());
+    }
+    // Standard input past 64 MiB is refused, not read on.
+    QProcess p;
+    p.start(QStringLiteral(ATTNPLAN_CLI), {"estimate-tokens", "-"});
+    QVERIFY(p.waitForStarted());
+    const QByteArray chunk(1 << 20, 'a');
+    for (int i = 0; i < 65 && p.state() == QProcess::Running; ++i) {
+        p.write(chunk);
+        p.waitForBytesWritten(30000);
+    }
+    p.closeWriteChannel();
+    QVERIFY(p.waitForFinished(60000));
+    QCOMPARE(p.exitCode(), 2);
+    QVERIFY(p.readAllStandardError().contains("over the limit"));
+    const Run small = cli({"estimate-tokens", src("README.md")});
+    QCOMPARE(small.exitCode, 0);
+}
+
+// Issue 34: a flag the command does not use is an error that names it: another engine's flag,
+// --gpu-memory beside --gpu, vLLM's flags under llama.cpp (all dropped without a word before).
+void TestCli::unusedFlagsAreErrors()
+{
+    const QStringList base{"capacity", "llama-3.1-8b", "--gpu", "H100", "--context", "32k"};
+    const QList<QPair<QStringList, QString>> cases{
+        {{"--engine", "sglang", "--utilization", "0.5"}, "--utilization: not used by"},
+        {{"--engine", "sglang", "--max-num-seqs", "2"}, "--max-num-seqs: not used by"},
+        {{"--engine", "trtllm", "--enforce-eager"}, "--enforce-eager: not used by"},
+        {{"--engine", "llama.cpp", "--kv-dtype", "fp8"}, "--kv-dtype: not used by"},
+        {{"--engine", "llama.cpp", "--tp", "2", "--gpus", "2"}, "not used by"},
+        {{"--free-memory-bytes", "5e10"}, "--free-memory-bytes: not used by"},
+        {{"--mem-fraction-static", "0.8"}, "--mem-fraction-static: not used by"},
+        {{"--gpu-memory", "1"}, "--gpu-memory: give --gpu NAME or --gpu-memory BYTES"},
+    };
+    for (const auto& [extra, message] : cases) {
+        const Run r = cli(base + extra);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(message.toUtf8()), (extra.join(' ') + ": " + r.err).toUtf8());
+    }
+    // Each engine's own flags still work under it.
+    QCOMPARE(cli(base + QStringList{"--engine", "sglang", "--mem-fraction-static", "0.8"}).exitCode,
+             0);
+    QCOMPARE(cli(base + QStringList{"--utilization", "0.8", "--max-num-seqs", "8"}).exitCode, 0);
+    QCOMPARE(cli(base + QStringList{"--engine", "llama.cpp", "--parallel", "2"}).exitCode, 0);
+}
+
+// Issue 34: a typo in a prompt layout or a scenario's prompt block is an error naming the key
+// (a misspelled ttl_seconds turned a +6.5% saving into -15.2%), and so are two rates.
+void TestCli::typosInPromptLayoutsAreErrors()
+{
+    QTemporaryDir dir;
+    QFile in(src("tests/data/layouts/support-bot.json"));
+    QVERIFY(in.open(QIODevice::ReadOnly));
+    const QByteArray good = in.readAll();
+    const QList<QPair<QByteArray, QByteArray>> typos{
+        {"\"ttl_seconds\"", "\"ttl_secs\""},
+        {"\"stable\": true}", "\"stabel\": true}"},
+        {"\"requests_per_day\": 10000", "\"requests_per_day\": 10000, \"requests_per_hour\": 5"}};
+    for (const auto& [from, to] : typos) {
+        QByteArray bad = good;
+        bad.replace(bad.indexOf(from), from.size(), to);
+        const QString path = writeScenario(dir, "layout.json", bad);
+        const Run r = cli({"cost", "--layout", path});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("unknown key") || r.err.contains("not several"), r.err.constData());
+    }
+    const QString scenario = writeScenario(dir, "s.json", R"({
+        "attnplan_scenario": 1, "model": "llama-3.1-8b",
+        "prompt": {"price": "openai/gpt-4.1", "segments": [{"tokens": 5000, "stable": true}],
+                   "output_tokens": 300, "requests_per_day": 1000, "ttl_secs": 3600}})");
+    const Run r = cli({"report", scenario, "--json"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("prompt.ttl_secs: unknown key"), r.err.constData());
+    QCOMPARE(cli({"cost", "--layout", src("tests/data/layouts/support-bot.json")}).exitCode, 0);
+}
+
+// Issue 34: a scenario whose price the catalog does not hold exits 2 naming prompt.price (it
+// exited 0 with the error buried in the cost section).
+void TestCli::reportRefusesAnUnknownPrice()
+{
+    QTemporaryDir dir;
+    const QString path = writeScenario(dir, "s.json", R"({
+        "attnplan_scenario": 1, "model": "llama-3.1-8b",
+        "prompt": {"price": "anthropic/claude-imaginary",
+                   "segments": [{"tokens": 5000, "stable": true}],
+                   "output_tokens": 300, "requests_per_day": 1000}})");
+    const Run r = cli({"report", path, "--json"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("prompt.price") && r.err.contains("claude-imaginary"),
+             r.err.constData());
+}
+
+// Issue 34: `prices check` on a file with no usable entry is the error --prices gives, not
+// "all clear".
+void TestCli::pricesCheckRefusesAnUnusableFile()
+{
+    QTemporaryDir dir;
+    const QString path = writeScenario(dir, "junk.json", R"({"models": [{"id": 5}]})");
+    const Run check = cli({"prices", "check", path});
+    QCOMPARE(check.exitCode, 2);
+    QVERIFY2(check.err.contains("no usable price entry"), check.err.constData());
+    QCOMPARE(cli({"prices", "--prices", path}).exitCode, 2);
+}
+
+// Issue 34, item 1, as the README writes it: vllm@0.21 runs 0.21.0 at utilization 0.92.
+void TestCli::releaseTypedAsXYRunsXY0()
+{
+    for (const char* typed : {"vllm@0.21", "vllm@0.21.0"}) {
+        const QJsonObject j = json(cli({"capacity", "llama-3.1-8b", "--gpu", "H100", "--context",
+                                        "32k", "--engine", typed, "--json"}));
+        QCOMPARE(j["engine"].toString(), QString("vllm@0.21.0"));
+        QCOMPARE(j["kv_cache_tokens"].toInteger(), 453248);
+    }
+}
+
+// Issue 36 (used by issue 34's logs): GPUs as nvidia-smi, rocm-smi and the engines print them.
+void TestCli::gpuNamesAsTheToolsPrintThem()
+{
+    const attnplan::GpuCatalog& c = attnplan::builtinGpuCatalog();
+    const QList<QPair<const char*, const char*>> names{
+        {"NVIDIA H100 80GB HBM3", "H100 SXM"},
+        {"NVIDIA A100-SXM4-80GB", "A100 80GB"},
+        {"A100-80G", "A100 80GB"},
+        {"NVIDIA GeForce RTX 3090", "RTX 3090"},
+        {"NVIDIA_L4", "L4"},
+        {"AMD Instinct MI300X", "MI300X"},
+        {"Tesla T4", "T4"},
+        {"NVIDIA A10G", "A10G"},
+        {"NVIDIA A100 80GB PCIe", "A100 80GB PCIe"},
+        {"NVIDIA H100 PCIe", "H100 PCIe"},
+        {"NVIDIA RTX 6000 Ada Generation", "RTX 6000 Ada"}};
+    for (const auto& [printed, name] : names) {
+        const attnplan::GpuSpec* g = c.find(printed);
+        QVERIFY2(g, printed);
+        QCOMPARE(QString::fromStdString(g->name), QString(name));
+    }
+    QCOMPARE(cli({"capacity", "llama-3.1-8b", "--gpu", "NVIDIA H100 80GB HBM3", "--context", "4k"})
+                 .exitCode,
+             0);
 }
 
 #include "tst_cli.moc"

@@ -25,6 +25,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace attnplan;
@@ -97,6 +98,12 @@ private slots:
     void plannerFindsSmallestDeployment();
     void plannerHonoursLatencyCeilings();
     void vllmCommandMatchesPlan();
+    // Issue 34: numbers that were the wrong ones for what the user typed.
+    void releaseTypedAsXYIsXY0();
+    void llamaCppPhi3KeepsEveryCell();
+    void llamaCppRowTakesTheWeightsSetting();
+    void otherEnginesCommandsCarryTheirWeights();
+    void servingLimitsFollowTheEngine();
 };
 
 void TestEngines::lessonFifteenConversations()
@@ -178,7 +185,7 @@ void TestEngines::llamaServerSizing()
     QCOMPARE(p.kvBytesV, qint64(32) * 32768 * 2048); // 2,147,483,648
     QCOMPARE(p.kvBytes, qint64(3288334336));
     QCOMPARE(QString::fromStdString(p.command),
-             QString("llama-server -m MODEL.gguf -c 32768 -np 4 --cache-type-k q8_0"));
+             QString("llama-server -m MODEL-BF16.gguf -c 32768 -np 4 --cache-type-k q8_0"));
     // -np auto: four slots over one unified cache, each able to reach the whole context.
     in.parallel = -1;
     p = planLlamaServer(llama, in).value();
@@ -1413,6 +1420,154 @@ void TestEngines::vllmCommandMatchesPlan()
     QVERIFY(cmd.contains("--gpu-memory-utilization 0.95"));
     QVERIFY(cmd.contains("--kv-cache-dtype fp8"));
     QVERIFY(!cmd.contains("pipeline"));
+}
+
+// Issue 34, item 1: a release typed as X.Y is X.Y.0, for every row of every engine: the row
+// whose first release it is, never the one before (vllm@0.21 ran 0.18.0, vllm@0.25 ran 0.21.0).
+void TestEngines::releaseTypedAsXYIsXY0()
+{
+    auto check = [](const std::string& engine, const std::string& version) {
+        const auto full = findServingEngine(engine + "@" + version);
+        QVERIFY2(full, (engine + "@" + version).c_str());
+        QCOMPARE(QString::fromStdString(full->name),
+                 QString::fromStdString(engine + "@" + version));
+        // "X.Y.0" typed as "X.Y" (and "X.Y.0.0"): the same row.
+        if (version.size() > 2 && version.compare(version.size() - 2, 2, ".0") == 0) {
+            const std::string shortForm = version.substr(0, version.size() - 2);
+            if (std::count(shortForm.begin(), shortForm.end(), '.') >= 1) {
+                const auto typed = findServingEngine(engine + "@" + shortForm);
+                QVERIFY2(typed, (engine + "@" + shortForm).c_str());
+                QCOMPARE(QString::fromStdString(typed->name), QString::fromStdString(full->name));
+            }
+        }
+        const auto padded = findServingEngine(engine + "@" + version + ".0");
+        QVERIFY(padded);
+        QCOMPARE(QString::fromStdString(padded->name), QString::fromStdString(full->name));
+    };
+    for (const EngineProfile& p : attnplan::engineProfiles())
+        if (p.v1)
+            check("vllm", p.release);
+    for (const SglangRelease& r : sglangReleases())
+        check("sglang", r.version);
+    for (const TrtllmRelease& r : trtllmReleases())
+        check("trtllm", r.version);
+    // The review's cases, by name: 0.21 -> 0.21.0 at utilization 0.92; 0.25 -> 0.25.0; 0.33 ->
+    // 0.33.0; 0.8 -> 0.8.0 (V1, not V0); 0.22 -> the newest row at or below it, 0.21.0.
+    QCOMPARE(QString::fromStdString(findServingEngine("vllm@0.21")->name), QString("vllm@0.21.0"));
+    QCOMPARE(findServingEngine("vllm@0.21")->defaultUtilization, 0.92);
+    QCOMPARE(QString::fromStdString(findServingEngine("vllm@0.25")->name), QString("vllm@0.25.0"));
+    QCOMPARE(QString::fromStdString(findServingEngine("vllm@0.33")->name), QString("vllm@0.33.0"));
+    QCOMPARE(QString::fromStdString(findServingEngine("vllm@0.8")->name), QString("vllm@0.8.0"));
+    QCOMPARE(QString::fromStdString(findServingEngine("vllm@0.22")->name), QString("vllm@0.21.0"));
+    QCOMPARE(QString::fromStdString(findServingEngine("vllm@0.10.1.1")->name),
+             QString("vllm@0.10.0"));
+    QCOMPARE(QString::fromStdString(findServingEngine("vllm@0.7")->name), QString("vllm-v0"));
+}
+
+// Issue 34, item 2: llama.cpp disables Phi-3's window, so every layer keeps every cell:
+// Phi-3-mini at -c 4096 is 4,096 x 32 layers x 12,288 B (32 KV heads x 96 x 2 B, K and V)
+// = 1,610,612,736 B, the 1,536 MiB its start-up log prints, not 0.
+void TestEngines::llamaCppPhi3KeepsEveryCell()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath("config.json");
+    // Phi-3-mini-4k-instruct's geometry, as its config.json has it.
+    testing::writeFile(path, R"({"architectures": ["Phi3ForCausalLM"], "model_type": "phi3",
+        "hidden_size": 3072, "intermediate_size": 8192, "num_hidden_layers": 32,
+        "num_attention_heads": 32, "num_key_value_heads": 32, "max_position_embeddings": 4096,
+        "sliding_window": 2047, "vocab_size": 32064, "rms_norm_eps": 1e-05,
+        "rope_theta": 10000.0, "tie_word_embeddings": false, "torch_dtype": "bfloat16"})");
+    auto spec = readModel(path.toStdString());
+    QVERIFY2(spec, spec ? "" : spec.error().c_str());
+    QVERIFY(spec->slidingLayerCount() > 0);
+    LlamaServerInputs in;
+    in.context = 4096;
+    for (const LlamaCppBuild& b : llamaCppBuilds()) {
+        in.build = "llama.cpp@b" + std::to_string(b.build);
+        const LlamaServerPlan p = planLlamaServer(*spec, in).value();
+        QCOMPARE(p.kvBytes, qint64(1610612736));
+        if (b.slidingCache)
+            QVERIFY2(std::any_of(p.warnings.begin(), p.warnings.end(),
+                                 [](const std::string& w) { return w.find("Phi-3") != w.npos; }),
+                     in.build.c_str());
+    }
+}
+
+// Issue 34, item 14: the llama.cpp row sizes the weights the user chose (int4 as a 4-bit GGUF),
+// and its command names that file; a GGUF's own bytes still win.
+void TestEngines::llamaCppRowTakesTheWeightsSetting()
+{
+    const ModelSpec s = load("configs/qwen3-32b.json");
+    LlamaServerInputs in;
+    in.context = 32768;
+    const LlamaServerPlan bf16 = planLlamaServer(s, in).value();
+    in.weightDtype = DType::INT4;
+    const LlamaServerPlan int4 = planLlamaServer(s, in).value();
+    QCOMPARE(int4.weightBytes, weightBytesFor(s, DType::INT4).bytes);
+    QCOMPARE(bf16.weightBytes, weightBytesFor(s, DType::BF16).bytes);
+    QVERIFY(int4.vramBytes < bf16.vramBytes - bf16.weightBytes / 2);
+    QVERIFY2(QString::fromStdString(int4.command).contains("MODEL-Q4_K_M.gguf"),
+             int4.command.c_str());
+    // The engines side by side take the deployment's Weights: int4 Qwen3-32B fits an RTX 5090
+    // (about 17 GB of weights and 8.6 GB of KV at 32k), bf16 does not.
+    DeploymentInputs d = on("RTX 5090", 32768);
+    d.weightDtype = DType::INT4;
+    const auto rows = compareEngines(s, d);
+    const EngineRow& llama = rows.back();
+    QCOMPARE(QString::fromStdString(llama.engine), QString("llama.cpp"));
+    QVERIFY2(llama.error.empty(), llama.error.c_str());
+    d.weightDtype = DType::BF16;
+    QVERIFY(!compareEngines(s, d).back().error.empty());
+}
+
+// Issue 34, item 11: SGLang's and TensorRT-LLM's commands load the weights their KV figures
+// assume: SGLang quantizes to fp8 at load (--quantization fp8); TensorRT-LLM needs a checkpoint
+// quantized so, which its command says.
+void TestEngines::otherEnginesCommandsCarryTheirWeights()
+{
+    const ModelSpec s = load("configs/llama-3.3-70b-instruct.json");
+    DeploymentInputs in = on("H100 SXM", 32768);
+    in.gpus = 2;
+    in.tp = 2;
+    in.weightDtype = DType::FP8;
+    const EnginePlan sg = planSglang(s, in, in.sglang).value();
+    QVERIFY2(QString::fromStdString(sg.command).contains(" --quantization fp8"),
+             sg.command.c_str());
+    const EnginePlan trt = planTrtllm(s, in, in.trtllm).value();
+    QVERIFY2(QString::fromStdString(trt.command).contains("# fp8 weights"), trt.command.c_str());
+    QVERIFY(!trt.warnings.empty());
+    in.weightDtype = DType::INT4;
+    const EnginePlan sg4 = planSglang(s, in, in.sglang).value();
+    QVERIFY2(QString::fromStdString(sg4.command).contains("# int4 weights"), sg4.command.c_str());
+    // bf16, the checkpoint's own: nothing added.
+    in.weightDtype = DType::BF16;
+    in.gpus = 4;
+    in.tp = 4;
+    const EnginePlan plain = planSglang(s, in, in.sglang).value();
+    QVERIFY2(!QString::fromStdString(plain.command).contains("quantization") &&
+                 !QString::fromStdString(plain.command).contains("#"),
+             plain.command.c_str());
+}
+
+// Issue 34, item 4: what a load meets follows the engine and its flags: vLLM's utilization,
+// SGLang's max_running_requests, llama.cpp's slots.
+void TestEngines::servingLimitsFollowTheEngine()
+{
+    const ModelSpec s = load("configs/llama-3.1-8b.json");
+    DeploymentInputs in = on("H100 SXM", 1200);
+    const ServingLimits v = servingLimits(s, in).value();
+    QCOMPARE(v.kvBudgetBytes, planCapacity(s, in)->memory.kvBudget);
+    QCOMPARE(v.maxBatch, planCapacity(s, in)->maxNumSeqs);
+    in.utilization = 0.3;
+    QVERIFY(servingLimits(s, in)->kvBudgetBytes < v.kvBudgetBytes / 2);
+    in.engine = "sglang";
+    in.sglang.maxRunningRequests = 4;
+    QCOMPARE(servingLimits(s, in)->maxBatch, qint64(4));
+    in.engine = "llama.cpp";
+    in.llamaCpp.parallel = 1;
+    QCOMPARE(servingLimits(s, in)->maxBatch, qint64(1));
+    in.llamaCpp.parallel = -1;
+    QCOMPARE(servingLimits(s, in)->maxBatch, qint64(4));
 }
 
 QTEST_GUILESS_MAIN(TestEngines)

@@ -13,6 +13,7 @@
 #include "spec/Architecture.h"
 #include "spec/AttentionCost.h"
 
+#include "base/TextFile.h"
 #include "base/Units.h"
 #include <QDir>
 #include <QFile>
@@ -22,9 +23,11 @@
 
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <sys/stat.h>
 
 using namespace attnplan;
 using namespace attnplan::testing;
@@ -54,6 +57,9 @@ private slots:
     void ggufMatchesItsConfig();
     void ggufBadHeaders_data();
     void ggufBadHeaders();
+    // Issue 34.
+    void splitGgufReadsEveryShard();
+    void readersRefuseSpecialFiles();
 };
 
 void TestRead::ropeScalingExtendsContext()
@@ -528,4 +534,106 @@ void TestRead::ggufBadHeaders()
 }
 
 QTEST_GUILESS_MAIN(TestRead)
+// Issue 34, item 3: a split GGUF (gguf-split: PREFIX-0000k-of-0000N.gguf, split.no, split.count,
+// split.tensors.count) is the sum of its shards, not the first shard's 5 tensors; a missing
+// shard leaves the weights computed, with a warning naming it.
+void TestRead::splitGgufReadsEveryShard()
+{
+    // Llama-3.1-8B as three shards, the way gguf-split cuts it: the metadata in the first.
+    auto shard = [](int no, bool meta, int from, int to, bool embd, bool out) {
+        GgufWriter w;
+        if (meta) {
+            w.kvString("general.architecture", "llama");
+            w.kvString("general.name", "Meta Llama 3.1 8B");
+            w.kvU32("llama.block_count", 32);
+            w.kvU32("llama.context_length", 131072);
+            w.kvU32("llama.embedding_length", 4096);
+            w.kvU32("llama.feed_forward_length", 14336);
+            w.kvU32("llama.attention.head_count", 32);
+            w.kvU32("llama.attention.head_count_kv", 8);
+            w.kvStringArray("tokenizer.ggml.tokens", 128256);
+        }
+        w.kvU16("split.no", uint16_t(no));
+        w.kvU16("split.count", 3);
+        w.kvI32("split.tensors.count", 291);
+        if (embd)
+            w.tensor("token_embd.weight", {4096, 128256}, Q4_K);
+        for (int i = from; i < to; ++i) {
+            const std::string b = "blk." + std::to_string(i) + ".";
+            w.tensor(b + "attn_norm.weight", {4096}, F32);
+            w.tensor(b + "attn_q.weight", {4096, 4096}, Q4_K);
+            w.tensor(b + "attn_k.weight", {4096, 1024}, Q4_K);
+            w.tensor(b + "attn_v.weight", {4096, 1024}, Q6_K);
+            w.tensor(b + "attn_output.weight", {4096, 4096}, Q4_K);
+            w.tensor(b + "ffn_norm.weight", {4096}, F32);
+            w.tensor(b + "ffn_gate.weight", {4096, 14336}, Q4_K);
+            w.tensor(b + "ffn_up.weight", {4096, 14336}, Q4_K);
+            w.tensor(b + "ffn_down.weight", {14336, 4096}, Q6_K);
+        }
+        if (out) {
+            w.tensor("output_norm.weight", {4096}, F32);
+            w.tensor("output.weight", {4096, 128256}, Q6_K);
+        }
+        return QByteArray::fromStdString(w.bytes());
+    };
+    QTemporaryDir dir;
+    const QString first = dir.filePath("Llama-3.1-8B-Q4_K_M-00001-of-00003.gguf");
+    writeFile(first, shard(0, true, 0, 10, true, false));
+    writeFile(dir.filePath("Llama-3.1-8B-Q4_K_M-00002-of-00003.gguf"),
+              shard(1, false, 10, 21, false, false));
+    const QString third = dir.filePath("Llama-3.1-8B-Q4_K_M-00003-of-00003.gguf");
+    writeFile(third, shard(2, false, 21, 32, false, true));
+    // The whole model's bytes, as the unsplit file gives them (ggufMatchesItsConfig by hand).
+    const ModelSpec whole = readModel([&] {
+                                const QString p = dir.filePath("whole.gguf");
+                                writeFile(p, QByteArray::fromStdString(llama31Gguf()));
+                                return p.toStdString();
+                            }())
+                                .value();
+    auto split = readModel(first.toStdString());
+    QVERIFY2(split, split ? "" : split.error().c_str());
+    QVERIFY(split->exactWeightBytes.has_value());
+    QCOMPARE(*split->exactWeightBytes, *whole.exactWeightBytes);
+    QVERIFY(!split->tiedEmbeddings); // output.weight is in the third shard
+    // A shard missing: no "exact" figure from the ones at hand; the warning names the shard.
+    QVERIFY(QFile::remove(third));
+    auto partial = readModel(first.toStdString());
+    QVERIFY2(partial, partial ? "" : partial.error().c_str());
+    QVERIFY(!partial->exactWeightBytes.has_value());
+    QVERIFY(std::any_of(partial->warnings.begin(), partial->warnings.end(),
+                        [](const std::string& w) { return w.find("shard 3") != w.npos; }));
+}
+
+// Issue 34, item 5: every reader refuses a FIFO (or a device) at once instead of blocking on
+// it, with one wording; a Hugging Face cache whose refs/main is a FIFO is read from its newest
+// snapshot instead of hanging.
+void TestRead::readersRefuseSpecialFiles()
+{
+    QTemporaryDir dir;
+    const std::string fifo = dir.filePath("fifo").toStdString();
+    QCOMPARE(::mkfifo(fifo.c_str(), 0600), 0);
+    for (const std::string& path : {fifo, fifo + ".gguf"}) {
+        if (path != fifo)
+            QCOMPARE(::mkfifo(path.c_str(), 0600), 0);
+        auto r = readModel(path);
+        QVERIFY(!r);
+        QVERIFY2(r.error().find("not a regular file") != std::string::npos, r.error().c_str());
+    }
+    auto t = readTextFile(fifo, 1024);
+    QVERIFY(!t);
+    QVERIFY2(t.error().find("a FIFO") != std::string::npos, t.error().c_str());
+    auto z = readTextFile("/dev/zero", 1024);
+    QVERIFY(!z);
+    QVERIFY2(z.error().find("character device") != std::string::npos, z.error().c_str());
+    // A Hugging Face cache folder whose refs/main is a FIFO.
+    const QString repo = dir.filePath("models--meta-llama--Llama-3.1-8B");
+    QVERIFY(QDir().mkpath(repo + "/refs"));
+    QVERIFY(QDir().mkpath(repo + "/snapshots/abc"));
+    QVERIFY(QFile::copy(src("configs/llama-3.1-8b.json"), repo + "/snapshots/abc/config.json"));
+    QCOMPARE(::mkfifo((repo + "/refs/main").toStdString().c_str(), 0600), 0);
+    const auto m = hfCacheModel(repo.toStdString());
+    QVERIFY(m.has_value());
+    QCOMPARE(QString::fromStdString(m->repoId), QString("meta-llama/Llama-3.1-8B"));
+}
+
 #include "tst_read.moc"

@@ -167,7 +167,7 @@ Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerI
     p.fullCells = nCtx;
     // Phi-3's window is disabled ("Phi SWA is currently disabled", llama-model.cpp): full cells.
     const int64_t window = s.family == "phi3" ? 0 : s.slidingWindow();
-    if (window > 0 && s.family == "phi3")
+    if (s.family == "phi3" && s.slidingWindow() > 0)
         p.warnings.push_back("llama.cpp disables Phi-3's sliding window: every layer keeps the "
                              "whole context");
     if (window > 0) {
@@ -184,7 +184,11 @@ Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerI
     const int64_t layers = s.numLayers;
     p.gpuLayers = std::clamp<int64_t>(in.gpuLayers, 0, layers);
     const ParameterCount c = countParameters(s);
-    const int64_t weights = weightBytesFor(s, servingWeightDType(s)).bytes;
+    // The weights as the user set them (a GGUF of that type), else the checkpoint's; a GGUF
+    // file's own tensor sizes always win.
+    p.weightDtype = s.gguf || !in.weightDtype ? servingWeightDType(s) : *in.weightDtype;
+    const int64_t weights = weightBytesFor(s, p.weightDtype).bytes;
+    p.weightBytes = weights;
     const double bytesPerParam = double(weights) / double(std::max<int64_t>(1, c.total));
     const int64_t embedding = int64_t(double(c.embedding) * bytesPerParam);
     const int64_t head = int64_t(double(c.lmHead) * bytesPerParam);
@@ -194,7 +198,9 @@ Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerI
         const LayerSpec& l = s.layers[size_t(i)];
         if (!l.keepsKv())
             continue;
-        const int64_t cells = l.window > 0 ? p.swaCells : p.fullCells;
+        // A layer keeps sliding cells only where the cache has a sliding part: with the window
+        // disabled (Phi-3) every layer is a full one.
+        const int64_t cells = l.window > 0 && window > 0 ? p.swaCells : p.fullCells;
         const int64_t k = checkedMul(kRow.value(), cells, "KV bytes");
         const int64_t v = checkedMul(vRow.value(), cells, "KV bytes");
         p.kvBytesK = checkedAdd(p.kvBytesK, k, "KV bytes");
@@ -234,8 +240,15 @@ Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerI
                  embedding + (outputOnGpu ? 0 : head);
 
     std::ostringstream cmd;
-    cmd << "llama-server -m " << (in.modelFile.empty() ? "MODEL.gguf" : in.modelFile) << " -c "
-        << (in.context > 0 ? in.context : p.context);
+    // Without a file, the GGUF named for the type its weights were sized as.
+    const char* ggufType = p.weightDtype == DType::INT4 || p.weightDtype == DType::FP4   ? "Q4_K_M"
+                           : p.weightDtype == DType::FP8 || p.weightDtype == DType::INT8 ? "Q8_0"
+                           : p.weightDtype == DType::F32                                 ? "F32"
+                           : p.weightDtype == DType::F16                                 ? "F16"
+                                                                                         : "BF16";
+    cmd << "llama-server -m "
+        << (in.modelFile.empty() ? std::string("MODEL-") + ggufType + ".gguf" : in.modelFile)
+        << " -c " << (in.context > 0 ? in.context : p.context);
     if (in.parallel > 0)
         cmd << " -np " << in.parallel;
     if (in.kvUnified && in.parallel > 0)

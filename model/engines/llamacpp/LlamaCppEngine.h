@@ -22,7 +22,9 @@ struct LlamaServerPlan
     int64_t kvBytesK = 0;
     int64_t kvBytesV = 0;
     int64_t kvBytes = 0;
-    int64_t gpuLayers = 0; // layers offloaded (weights and KV in VRAM)
+    int64_t gpuLayers = 0;   // layers offloaded (weights and KV in VRAM)
+    int64_t weightBytes = 0; // all layers' weights, as sized (a GGUF's exact bytes where given)
+    DType weightDtype = DType::BF16;
     int64_t vramBytes = 0; // weights and KV of the offloaded layers (+ the output layer)
     int64_t ramBytes = 0;  // the rest, with the token embedding
     int64_t stateBytes =

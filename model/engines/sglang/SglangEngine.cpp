@@ -50,13 +50,10 @@ const SglangRelease* findSglangRelease(const std::string& name)
         return &rows.back();
     if (name.rfind("sglang@", 0) != 0)
         return nullptr;
-    const std::vector<int> wanted = parseReleaseNumber(name.substr(7));
-    if (wanted.empty())
+    if (parseReleaseNumber(name.substr(7)).empty())
         return nullptr;
-    const SglangRelease* found = nullptr;
-    for (const SglangRelease& r : rows)
-        if (parseReleaseNumber(r.version) <= wanted)
-            found = &r;
+    const SglangRelease* found =
+        newestRowAtOrBelow(rows, name.substr(7), [](const SglangRelease& r) { return r.version; });
     return found ? found : &rows.front();
 }
 
@@ -271,6 +268,23 @@ Expected<EnginePlan> planSglang(const ModelSpec& s, const DeploymentInputs& in,
         cmd << " --page-size " << p.blockTokens;
     if (in.kvDtype == DType::FP8)
         cmd << " --kv-cache-dtype fp8_e4m3";
+    // The weights the KV figures assume, as SGLang loads them: fp8 quantized at load
+    // (--quantization fp8, server_args.py); 16-bit by --dtype; int8, int4 and fp4 only from a
+    // checkpoint quantized so (AWQ, GPTQ, ModelOpt), which the command then must name.
+    const bool fromCheckpoint = s.checkpointDType && *s.checkpointDType == in.weightDtype;
+    if (in.weightDtype == DType::FP8 && !fromCheckpoint)
+        cmd << " --quantization fp8";
+    else if ((in.weightDtype == DType::BF16 || in.weightDtype == DType::F16) && !fromCheckpoint &&
+             s.checkpointDType && *s.checkpointDType != DType::F32)
+        cmd << " --dtype " << (in.weightDtype == DType::F16 ? "float16" : "bfloat16");
+    if (!fromCheckpoint && (in.weightDtype == DType::INT4 || in.weightDtype == DType::INT8 ||
+                            in.weightDtype == DType::FP4)) {
+        const std::string note = std::string(dtypeName(in.weightDtype)) +
+                                 " weights: --model-path must name a checkpoint quantized so "
+                                 "(AWQ, GPTQ or ModelOpt); SGLang does not quantize to it at load";
+        cmd << "  # " << note;
+        p.warnings.push_back(note);
+    }
     p.command = cmd.str();
     return p;
 }

@@ -45,14 +45,11 @@ const TrtllmRelease* findTrtllmRelease(const std::string& name)
         return &rows.back();
     if (name.rfind("trtllm@", 0) != 0)
         return nullptr;
-    const std::vector<int> wanted = parseReleaseNumber(name.substr(7));
-    if (wanted.empty())
+    if (parseReleaseNumber(name.substr(7)).empty())
         return nullptr;
-    const TrtllmRelease* found = &rows.front();
-    for (const TrtllmRelease& r : rows)
-        if (parseReleaseNumber(r.version) <= wanted)
-            found = &r;
-    return found;
+    const TrtllmRelease* found =
+        newestRowAtOrBelow(rows, name.substr(7), [](const TrtllmRelease& r) { return r.version; });
+    return found ? found : &rows.front();
 }
 
 Expected<EnginePlan> planTrtllm(const ModelSpec& s, const DeploymentInputs& in,
@@ -159,6 +156,23 @@ Expected<EnginePlan> planTrtllm(const ModelSpec& s, const DeploymentInputs& in,
         cmd << " --max_num_tokens " << trt.maxNumTokens;
     if (std::abs(trt.freeGpuMemoryFraction - 0.9) > 1e-9)
         cmd << " --kv_cache_free_gpu_memory_fraction " << formatFixed(trt.freeGpuMemoryFraction, 2);
+    // TensorRT-LLM takes quantized weights from the checkpoint (ModelOpt's hf_quant_config.json
+    // or quantization_config) or the built engine; trtllm-serve has no flag that quantizes at
+    // load, so weights other than the checkpoint's need such a checkpoint, said in the command.
+    const bool fromCheckpoint =
+        !s.checkpointDType || *s.checkpointDType == in.weightDtype ||
+        ((in.weightDtype == DType::BF16 || in.weightDtype == DType::F16) &&
+         (*s.checkpointDType == DType::BF16 || *s.checkpointDType == DType::F16 ||
+          *s.checkpointDType == DType::F32));
+    if (!fromCheckpoint) {
+        const std::string note =
+            std::string(dtypeName(in.weightDtype)) +
+            " weights: " + (engineRuntime ? "build ENGINE_DIR from" : "serve") +
+            " a checkpoint quantized so (ModelOpt, hf_quant_config.json); trtllm-serve does not "
+            "quantize at load";
+        cmd << "  # " << note;
+        p.warnings.push_back(note);
+    }
     p.command = cmd.str();
     return p;
 }

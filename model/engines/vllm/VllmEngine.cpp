@@ -154,11 +154,6 @@ const std::vector<EngineProfile>& engineProfiles()
 
 namespace {
 
-std::vector<int> parseRelease(const std::string& text)
-{
-    return parseReleaseNumber(text);
-}
-
 bool containsIgnoringCase(std::string text, std::string part)
 {
     auto lower = [](std::string s) {
@@ -180,15 +175,10 @@ const EngineProfile* findEngineProfile(const std::string& name)
         return &all.front();
     if (name.rfind("vllm@", 0) != 0)
         return nullptr;
-    const std::vector<int> wanted = parseRelease(name.substr(5));
-    if (wanted.empty())
+    if (parseReleaseNumber(name.substr(5)).empty())
         return nullptr;
-    const EngineProfile* best = nullptr;
-    for (const EngineProfile& p : all) {
-        const std::vector<int> r = parseRelease(p.release);
-        if (!r.empty() && r <= wanted)
-            best = &p;
-    }
+    const EngineProfile* best =
+        newestRowAtOrBelow(all, name.substr(5), [](const EngineProfile& p) { return p.release; });
     return best ? best : &all.front(); // before v0.8: the V0 engine
 }
 

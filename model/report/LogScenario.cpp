@@ -1,0 +1,79 @@
+#include "report/LogScenario.h"
+
+#include "base/Units.h"
+
+#include <cmath>
+
+namespace attnplan {
+
+Expected<LogScenario> scenarioFromEngineLog(const EngineLogFacts& log, const EngineLogCheck& c,
+                                            const Scenario& base, const GpuCatalog& catalog,
+                                            const std::string& modelSource)
+{
+    LogScenario out;
+    Scenario& s = out.scenario;
+    s = base;
+    // The model the log ran, never whichever was open: found by the name it prints, or chosen.
+    if (!modelSource.empty())
+        s.model = modelSource;
+    else if (!c.modelSource.empty())
+        s.model = c.modelSource;
+    else
+        return Error{"the log names no model attnplan has" +
+                         (log.model.empty() ? std::string() : " (it names \"" + log.model + "\")") +
+                         ": choose the model it ran",
+                     "model"};
+    const DeploymentInputs& in = c.deployment;
+    ScenarioDeployment d; // the log's settings over the defaults, not over the open scenario's
+    d.efficiency = base.deployment.efficiency;
+    // The GPU the log names, as the tools print it ("NVIDIA GeForce RTX 3090"); else the one the
+    // check resolved; else a device of the memory the log printed.
+    const std::string named = log.gpuName.empty() ? log.vllm.gpuName : log.gpuName;
+    const GpuSpec* gpu = named.empty() ? nullptr : catalog.find(named);
+    if (gpu) {
+        d.gpu = gpu->name;
+    } else if (log.totalGiB && *log.totalGiB > 0) {
+        d.gpu = "custom";
+        d.custom.memoryGiB = *log.totalGiB;
+        out.notes.push_back("the log's GPU" +
+                            (named.empty() ? std::string() : " (\"" + named + "\")") +
+                            " is not in the catalog: a custom GPU of the " +
+                            formatFixed(*log.totalGiB, 2) + " GiB it printed");
+    } else {
+        d.gpu = base.deployment.gpu;
+        d.custom = base.deployment.custom;
+        out.notes.push_back("the log names no GPU attnplan knows" +
+                            (named.empty() ? std::string() : " (\"" + named + "\")") +
+                            ": the deployment keeps " + base.deployment.gpu);
+    }
+    if (c.engine == "vLLM") {
+        d.engine = c.release;
+        // vLLM's own settings as the log ran them, so that the command reproduces it.
+        d.utilization = in.utilization;
+        if (in.maxNumBatchedTokens > 0)
+            d.maxNumBatchedTokens = in.maxNumBatchedTokens;
+        if (in.maxNumSeqs > 0)
+            d.maxNumSeqs = in.maxNumSeqs;
+        if (in.blockSize > 0)
+            d.blockSize = in.blockSize;
+        d.enforceEager = in.enforceEager;
+        d.dcp = in.dcp;
+        d.offline = in.offline;
+    } else {
+        // The Memory tab sizes with vLLM; the log's engine and release plan (plan.engine).
+        s.plan.engine = c.release;
+    }
+    d.weightDtype = dtypeName(in.weightDtype);
+    d.kvDtype = dtypeName(in.kvDtype);
+    d.tp = in.tp > 0 ? in.tp : 1;
+    d.gpus = std::max<int64_t>(d.tp, in.gpus);
+    d.replicas = 1;
+    if (in.maxModelLen > 0)
+        d.context = in.maxModelLen;
+    d.averageTokens = 0;
+    d.availableKvGiB = double(c.kvBudgetBytes) / double(int64_t(1) << 30);
+    s.deployment = d;
+    return out;
+}
+
+} // namespace attnplan

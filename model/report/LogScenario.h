@@ -1,0 +1,30 @@
+#pragma once
+
+// A start-up log as the scenario it ran: the model, GPU, layout, release and every setting the
+// log states, with the KV budget it printed. The app's File > Open start-up log applies this;
+// the budget belongs to that model on that GPU, and the app clears it when either changes.
+
+#include "base/Expected.h"
+#include "engines/EngineLog.h"
+#include "report/Scenario.h"
+#include "serve/GpuCatalog.h"
+
+#include <string>
+#include <vector>
+
+namespace attnplan {
+
+struct LogScenario
+{
+    Scenario scenario;
+    std::vector<std::string> notes; // what could not be carried over, in words
+};
+
+// `base` gives what the log does not state (the prompt, the plan target). `modelSource` is how
+// the model was opened (a bundled name or a path) when the caller chose it; empty: the log's own
+// model, which must have been found (else an error that asks for one).
+Expected<LogScenario> scenarioFromEngineLog(const EngineLogFacts& log, const EngineLogCheck& check,
+                                            const Scenario& base, const GpuCatalog& catalog,
+                                            const std::string& modelSource);
+
+} // namespace attnplan
