@@ -1,8 +1,11 @@
 #include "AppSession.h"
 
 #include "Text.h"
+#include "base/TextFile.h"
 #include "base/Units.h"
 #include "engines/EngineLog.h"
+#include "read/ModelSource.h"
+#include "report/LogScenario.h"
 #include "report/ScenarioFile.h"
 
 #include "CompareController.h"
@@ -60,13 +63,37 @@ void AppSession::modelOpened()
     if (m_applying)
         return;
     m_scenario.model = scenarioModelName(m_models->currentSource());
+    // A log's KV budget was that model's: another model does not inherit it.
+    if (m_scenario.deployment.availableKvGiB > 0) {
+        m_scenario.deployment.availableKvGiB = 0;
+        emit scenarioReplaced();
+        emit notice(tr("The start-up log's KV budget was that model's: the memory is modelled "
+                       "again for this one"));
+    }
     recompute();
     setModified(true);
 }
 
 void AppSession::setDeployment(const ScenarioDeployment& deployment)
 {
-    m_scenario.deployment = deployment;
+    const ScenarioDeployment& was = m_scenario.deployment;
+    ScenarioDeployment d = deployment;
+    // A KV budget from a log belongs to the GPU, layout, engine and weights it was logged with:
+    // when one of them changes (and the budget itself was not edited), it no longer holds.
+    const bool sourceChanged = d.gpu != was.gpu || d.tp != was.tp || d.gpus != was.gpus ||
+                               d.engine != was.engine || d.weightDtype != was.weightDtype ||
+                               d.custom.memoryGiB != was.custom.memoryGiB ||
+                               d.utilization != was.utilization;
+    const bool cleared =
+        was.availableKvGiB > 0 && d.availableKvGiB == was.availableKvGiB && sourceChanged;
+    if (cleared)
+        d.availableKvGiB = 0;
+    m_scenario.deployment = d;
+    if (cleared) {
+        emit scenarioReplaced();
+        emit notice(tr("The start-up log's KV budget held only for the GPU, layout and engine it "
+                       "was logged with: the memory is modelled again"));
+    }
     recompute();
     setModified(true);
 }
@@ -187,45 +214,54 @@ bool AppSession::openScenario(const QString& path, QString* error)
     return true;
 }
 
-bool AppSession::openEngineLog(const QString& path, QString* error, QString* summary)
+bool AppSession::openEngineLog(const QString& path, QString* error, QString* summary,
+                               const QString& model, bool* needsModel)
 {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly) || f.size() > (qint64(64) << 20)) {
+    if (needsModel)
+        *needsModel = false;
+    // The one bounded reader the CLI uses: over 64 MiB, a FIFO or a device is refused unread.
+    auto text =
+        attnplan::readTextFile(QFile::encodeName(path).toStdString(), attnplan::kMaxLogBytes);
+    if (!text) {
         if (error)
-            *error = tr("Could not read %1: %2")
-                         .arg(path, f.size() > (qint64(64) << 20) ? tr("larger than 64 MiB")
-                                                                  : f.errorString());
+            *error = q(text.error());
         return false;
     }
-    const attnplan::EngineLogFacts log = attnplan::parseEngineLog(f.readAll().toStdString());
-    // The log's model if attnplan finds it; else the one open now.
-    auto check = attnplan::checkEngineLog(log, nullptr, m_gpus);
-    const auto current = model();
-    if (!check && current)
-        check = attnplan::checkEngineLog(log, current.get(), m_gpus);
+    const attnplan::EngineLogFacts log = attnplan::parseEngineLog(text.value());
+    // The model the log names, or the one the user chose for it; never the one open now.
+    std::optional<attnplan::ModelSpec> chosen;
+    const std::string modelSource = model.startsWith(QLatin1String("bundled:"))
+                                        ? model.mid(8).toStdString()
+                                        : QFile::encodeName(model).toStdString();
+    if (!model.isEmpty()) {
+        auto m = attnplan::readModel(modelSource);
+        if (!m) {
+            if (error)
+                *error = q(m.error());
+            return false;
+        }
+        chosen = m.value();
+    }
+    auto check = attnplan::checkEngineLog(log, chosen ? &*chosen : nullptr, m_gpus);
     if (!check) {
+        // The model is what is missing (field "model"): the caller asks for it.
+        if (needsModel)
+            *needsModel = !chosen && check.field() == "model";
         if (error)
             *error = tr("%1: %2").arg(path, q(check.error()));
         return false;
     }
     const attnplan::EngineLogCheck& c = check.value();
-    attnplan::Scenario s = m_scenario;
-    if (!c.modelSource.empty())
-        s.model = c.modelSource;
-    attnplan::ScenarioDeployment& d = s.deployment;
-    if (!log.gpuName.empty())
-        if (const attnplan::GpuSpec* g = m_gpus.find(log.gpuName))
-            d.gpu = g->name;
-    if (c.engine == "vLLM")
-        d.engine = c.release;
-    d.tp = c.deployment.tp > 0 ? c.deployment.tp : 1;
-    d.gpus = std::max<int64_t>(d.tp, c.deployment.gpus);
-    d.replicas = 1;
-    if (c.deployment.maxModelLen > 0)
-        d.context = c.deployment.maxModelLen;
-    d.averageTokens = 0;
-    d.availableKvGiB = double(c.kvBudgetBytes) / double(int64_t(1) << 30);
-    if (!applyScenario(s, error))
+    auto applied =
+        attnplan::scenarioFromEngineLog(log, c, m_scenario, m_gpus, chosen ? modelSource : "");
+    if (!applied) {
+        if (needsModel)
+            *needsModel = applied.field() == "model";
+        if (error)
+            *error = tr("%1: %2").arg(path, q(applied.error()));
+        return false;
+    }
+    if (!applyScenario(applied->scenario, error))
         return false;
     m_path.clear();
     setModified(true);
@@ -237,6 +273,9 @@ bool AppSession::openEngineLog(const QString& path, QString* error, QString* sum
                        .arg(c.computed, 0, 'f', 0)
                        .arg(100 * c.difference(), 0, 'f', 2)
                        .arg(q(attnplan::formatGiB(double(c.kvBudgetBytes))));
+    if (summary)
+        for (const std::string& n : applied->notes)
+            *summary += QStringLiteral("; ") + q(n);
     emit documentChanged();
     return true;
 }

@@ -68,10 +68,13 @@ public:
     bool openScenario(const QString& path, QString* error);
     bool saveScenario(const QString& path, QString* error);
     bool applyScenario(const attnplan::Scenario& scenario, QString* error);
-    // An engine's start-up log (EngineLog.h) as a scenario: its model where the log names one
-    // attnplan finds (else the current model), GPU, TP and context, and the KV budget the engine
-    // logged. `summary` says what was read and how attnplan's figure compares.
-    bool openEngineLog(const QString& path, QString* error, QString* summary);
+    // An engine's start-up log (EngineLog.h) as a scenario (report/LogScenario.h): the model the
+    // log names, or `model` when the caller chose one (a bundled name or a path); its GPU, layout,
+    // release and settings, and the KV budget the engine logged. A log whose model attnplan
+    // does not find is never applied to the open model: it fails with *needsModel set, and the
+    // caller asks for one. `summary` says what was read and how attnplan's figure compares.
+    bool openEngineLog(const QString& path, QString* error, QString* summary,
+                       const QString& model = {}, bool* needsModel = nullptr);
     // The scenario the app was left with (settings): its JSON and its file, if it had one.
     bool restore(const QString& json, const QString& path, QString* error);
     QString scenarioPath() const { return m_path; }
@@ -94,6 +97,9 @@ signals:
     // The file, or whether it has unsaved edits, changed.
     void documentChanged();
     void pricesChanged();
+    // Something the user should know that no field shows (a log's KV budget dropped because
+    // its model or GPU changed): for the status bar.
+    void notice(const QString& text);
 
 private:
     void modelOpened();

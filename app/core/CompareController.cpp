@@ -164,11 +164,14 @@ void CompareController::fillOptions(const ModelSpec& s, const DeploymentInputs& 
          tr("%1 tokens: %2 of KV per conversation; the n² part is %3x the projections per token")
              .arg(q(withCommas(s.maxContext)), bytes(double(kvBytes(s, s.maxContext, kt))),
                   QString::number(quad / lin * double(s.maxContext) / double(ctx), 'f', 1))});
-    ModelSpec mqa = s;
-    mqa.mla = {};
-    mqa.numKvHeads = 1;
-    auto now = planCapacity(s, in);
-    auto withMqa = planCapacity(mqa, in);
+    // MQA as the shape table has it: the Report's MQA row, the one definition of the
+    // counterfactual (an MLA model's K and V widths kept).
+    const Report* report = m_session->report();
+    const CompareRow* mqa = nullptr;
+    for (const CompareRow& c : report->compare)
+        if (c.shortName == "MQA")
+            mqa = &c;
+    const std::optional<CapacityResult>& now = report->capacity;
     // With TP above the KV heads vLLM keeps a copy of a head on every GPU: fewer KV heads stop
     // paying once TP reaches them (an MQA head is on all TP GPUs).
     const QString replicated =
@@ -185,8 +188,8 @@ void CompareController::fillOptions(const ModelSpec& s, const DeploymentInputs& 
          tr("This model keeps %1 B per token (%2); MQA would keep %3 B: %4 conversations per "
             "replica instead of %5%6")
              .arg(q(withCommas(kvBytesPerToken(s, kt))), attentionKindName(s.attentionKind()),
-                  q(withCommas(kvBytesPerToken(mqa, kt))),
-                  withMqa ? QString::number(withMqa->conversations) : tr("–"),
+                  q(withCommas(mqa ? mqa->kvBytesPerToken : 0)),
+                  mqa && mqa->conversations ? QString::number(*mqa->conversations) : tr("–"),
                   now ? QString::number(now->conversations) : tr("–"), replicated)});
     rows.push_back({tr("FlashAttention kernels"), tr("Tiles in fast memory, no n x n matrix"),
                     tr("At %1 tokens one head's score matrix would be %2 in bf16, per layer; %3 "
@@ -212,7 +215,7 @@ void CompareController::fillOptions(const ModelSpec& s, const DeploymentInputs& 
                    .arg(now->conversations)
                    .arg(now->conversationsReserved)
                    .arg(now->pagedOverReserved, 0, 'f', 1)
-             : q(now.error())});
+             : q(report->capacityError.message)});
     rows.push_back({tr("A linear-time architecture"), tr("A recurrence with a fixed-size state"),
                     tr("No n² term: at %1 tokens the quadratic part is %2% of this model's "
                        "per-token FLOPs, and the cache stops growing")

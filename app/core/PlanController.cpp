@@ -30,13 +30,13 @@ PlanController::PlanController(AppSession* session)
            {tr("KV cache"), Unit::GiB,
             tr("What is left: total x utilization - weights - activations - non-torch")}},
           this)),
-      m_conversations(
-          new TableModel({{tr("Context"), Unit::Tokens, tr("max_model_len, tokens")},
-                          {tr("Paged"), Unit::Count,
-                           tr("Requests of this many tokens that fit in paged blocks of 16")},
-                          {tr("Reserved"), Unit::Count,
-                           tr("Requests that fit when each reserves the whole window")}},
-                         this)),
+      m_conversations(new TableModel(
+          {{tr("Context"), Unit::Tokens, tr("max_model_len, tokens")},
+           {tr("Paged"), Unit::Count,
+            tr("Requests of this many tokens that fit in the engine's paged blocks")},
+           {tr("Reserved"), Unit::Count,
+            tr("Requests that fit when each reserves the whole window")}},
+          this)),
       m_plan(new TableModel(
           {{tr("GPU"), Unit::Text, {}},
            {tr("GPUs"), Unit::Count, tr("Replicas x TP x PP")},

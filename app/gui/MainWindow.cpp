@@ -1,4 +1,7 @@
 #include "MainWindow.h"
+
+#include "EntryGuard.h"
+#include "read/BundledModels.h"
 #include "report/ScenarioFile.h"
 
 #include "AppSession.h"
@@ -169,6 +172,14 @@ MainWindow::MainWindow(AppSession* session, QWidget* parent)
     connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::ensureTab);
     setCentralWidget(m_tabs);
     buildMenus();
+
+    // The wheel scrolls the page over an unfocused field, and a field keeps what was typed
+    // (EntryGuard.h); the Memory tab shows no answer while one of its fields is refused.
+    auto* guard = new EntryGuard(this);
+    qApp->installEventFilter(guard);
+    connect(guard, &EntryGuard::entryChanged, m_memoryTab, &MemoryTab::showResults);
+    connect(m_session, &AppSession::notice, this,
+            [this](const QString& text) { statusBar()->showMessage(text, 15000); });
 
     connect(m_models, &ModelController::modelChanged, this, &MainWindow::showModel);
     connect(m_models, &ModelController::loadFailed, this, &MainWindow::showError);
@@ -432,9 +443,31 @@ bool MainWindow::openScenario(const QString& path)
 bool MainWindow::openEngineLog(const QString& path)
 {
     QString error, summary;
-    if (!m_session->openEngineLog(path, &error, &summary)) {
-        showError(error);
-        return false;
+    bool needsModel = false;
+    if (!m_session->openEngineLog(path, &error, &summary, {}, &needsModel)) {
+        if (!needsModel) {
+            showError(error);
+            return false;
+        }
+        // The log names no model attnplan has: ask which it ran, from the library; never plan
+        // it against the model that happens to be open.
+        QStringList names;
+        for (const attnplan::BundledModel& m : attnplan::bundledModels())
+            names << QString::fromUtf8(m.name.data(), qsizetype(m.name.size()));
+        names.sort();
+        QInputDialog dialog(this);
+        dialog.setObjectName(QStringLiteral("logModelPicker"));
+        dialog.setWindowTitle(tr("Which model ran this log?"));
+        dialog.setLabelText(error + tr("\n\nThe model the log ran:"));
+        dialog.setComboBoxItems(names);
+        dialog.setComboBoxEditable(true);
+        if (dialog.exec() != QDialog::Accepted || dialog.textValue().isEmpty())
+            return false;
+        const QString chosen = QStringLiteral("bundled:") + dialog.textValue();
+        if (!m_session->openEngineLog(path, &error, &summary, chosen)) {
+            showError(error);
+            return false;
+        }
     }
     statusBar()->showMessage(summary, 15000);
     return true;

@@ -1,6 +1,7 @@
 #include "MemoryTab.h"
 
 #include "Charts.h"
+#include "EntryGuard.h"
 #include "FormattedDelegate.h"
 #include "PlanController.h"
 #include "Reflow.h"
@@ -446,14 +447,35 @@ void MemoryTab::showResults()
                                           {QStringLiteral("max_num_seqs"), m_maxNumSeqs},
                                           {QStringLiteral("max_num_batched_tokens"), m_maxBatched}};
     for (auto it = fields.begin(); it != fields.end(); ++it) {
-        const bool marked = !m_plan->ok() && it.key() == m_plan->errorField();
+        // A field that keeps text it cannot read (EntryGuard) says so before anything else.
+        const QString refusedHere =
+            EntryGuard::refusal(qobject_cast<QAbstractSpinBox*>(it.value()));
+        const bool marked =
+            !refusedHere.isEmpty() || (!m_plan->ok() && it.key() == m_plan->errorField());
         it.value()->setProperty("invalid", marked);
         it.value()->setStyleSheet(marked ? QStringLiteral("border: 2px solid #dc2626;")
                                          : QString());
-        it.value()->setToolTip(marked ? m_plan->error() : it.value()->property("help").toString());
+        it.value()->setToolTip(!refusedHere.isEmpty() ? refusedHere
+                               : marked               ? m_plan->error()
+                                                      : it.value()->property("help").toString());
     }
     if (const auto model = m_plan->model())
         m_context->setModelMaximum(model->maxContext);
+    // A field whose text does not read (EntryGuard) keeps it: no answer is shown from the value
+    // it held before, and the field says what it takes.
+    QString refused;
+    for (QAbstractSpinBox* box : findChildren<QAbstractSpinBox*>())
+        if (const QString why = EntryGuard::refusal(box); !why.isEmpty() && refused.isEmpty())
+            refused = why;
+    if (!refused.isEmpty()) {
+        Charts::setEmptyText(m_charts[0], tr("No plan: %1").arg(refused));
+        m_error->setText(refused);
+        m_error->show();
+        m_summary->clear();
+        m_command->clear();
+        m_card->setText(tr("No plan: %1").arg(refused));
+        return;
+    }
     bool anyConversations = false;
     for (int r = 0; r < m_plan->conversationCurve()->rowCount(); ++r)
         anyConversations |= m_plan->conversationCurve()->number(r, 1) > 0;
@@ -534,7 +556,9 @@ void MemoryTab::showResults()
            "Time to first token %10, per output token %11 at batch %12: %13 tokens/s")
             .arg(locale.toString(r.conversations), locale.toString(r.conversationsReserved),
                  locale.toString(in.averageRequest()), locale.toString(r.kvBlocks),
-                 locale.toString(r.blockSize), locale.toString(r.maxConcurrency, 'f', 2),
+                 // The block as paged: a hybrid model's attention block is raised to hold a
+                 // state page (784 or 400 tokens, as the CLI prints), not the 16 of the setting.
+                 locale.toString(r.attentionBlockSize), locale.toString(r.maxConcurrency, 'f', 2),
                  locale.toString(r.kvCacheTokens), locale.toString(r.kvBytesPerTokenPerGpu), heads)
             .arg(s(formatSeconds(r.ttftSeconds)), s(formatSeconds(r.tpotSeconds)),
                  locale.toString(r.batch), locale.toString(r.tokensPerSecond, 'f', 0));

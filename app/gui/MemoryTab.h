@@ -24,10 +24,11 @@ public:
     // Reflect the controller's inputs in the form (after settings are restored).
     void syncFromController();
     QList<QChartView*> charts() const { return m_charts; }
+    // The answer, or why there is none (a refused field, a plan that does not fit).
+    void showResults();
 
 private:
     void pushInputs();
-    void showResults();
 
     PlanController* m_plan;
     QComboBox* m_gpu;

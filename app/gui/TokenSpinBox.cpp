@@ -12,6 +12,9 @@ TokenSpinBox::TokenSpinBox(QWidget* parent) : QSpinBox(parent)
 {
     setRange(1, 1 << 30);
     setGroupSeparatorShown(true);
+    // The value is taken when the user is done (Enter, or leaving the field), never from half a
+    // number: typing 99999999999999999999 passed 999,999,999 on its way.
+    setKeyboardTracking(false);
     setCorrectionMode(QAbstractSpinBox::CorrectToNearestValue);
 }
 
@@ -119,6 +122,7 @@ CountSpinBox::CountSpinBox(QWidget* parent) : QDoubleSpinBox(parent)
     setDecimals(0);
     setRange(0, 1e9);
     setGroupSeparatorShown(true);
+    setKeyboardTracking(false);
     setCorrectionMode(QAbstractSpinBox::CorrectToNearestValue);
 }
 

@@ -85,6 +85,11 @@ private slots:
     void brokenScenarioKeepsTheCurrentOne();
     void errorsNameTheField();
     void anOlderCacheScanNeverOverwritesANewerOne();
+    // Issue 34: a start-up log, the Compare tables.
+    void logBudgetFollowsItsModelAndGpu();
+    void logIsNeverAppliedToTheOpenModel();
+    void logSettingsCarryIntoTheDeployment();
+    void compareTablesAgreeOnMla();
 };
 
 void TestAppCore::reorderingSegmentsRaisesAndClearsTheCacheWarning()
@@ -819,4 +824,165 @@ void TestAppCore::anOlderCacheScanNeverOverwritesANewerOne()
 }
 
 QTEST_MAIN(TestAppCore)
+namespace {
+
+// The Qwen2-7B start-up log of ../shared/vllm-logs (vLLM 0.10.1.1, one A100 80GB, utilization
+// 0.5, max_num_batched_tokens 2048), the lines the reader uses, as the engine printed them.
+const char* kQwen2Log =
+    "(APIServer pid=2739) INFO 09-04 01:28:28 [api_server.py:1805] vLLM API server version "
+    "0.10.1.1\n"
+    "(APIServer pid=2739) INFO 09-04 01:28:28 [utils.py:326] non-default args: {'model_tag': "
+    "'Qwen2-7B-Instruct', 'port': 8081, 'model': 'Qwen2-7B-Instruct', 'max_model_len': 16384, "
+    "'gpu_memory_utilization': 0.5}\n"
+    "(APIServer pid=2739) INFO 09-04 01:28:44 [scheduler.py:222] Chunked prefill is enabled with "
+    "max_num_batched_tokens=2048.\n"
+    "(EngineCore_0 pid=2881) INFO 09-04 01:29:05 [gpu_model_runner.py:2007] Model loading took "
+    "14.2488 GiB and 2.993822 seconds\n"
+    "(EngineCore_0 pid=2881) INFO 09-04 01:29:25 [gpu_worker.py:276] Available KV cache memory: "
+    "24.83 GiB\n"
+    "(EngineCore_0 pid=2881) INFO 09-04 01:29:26 [kv_cache_utils.py:849] GPU KV cache size: "
+    "464,848 tokens\n"
+    "(EngineCore_0 pid=2881) INFO 09-04 01:29:26 [kv_cache_utils.py:853] Maximum concurrency for "
+    "16,384 tokens per request: 28.37x\n";
+
+} // namespace
+
+// Issue 34, item 6: a log's KV budget belongs to its model and GPU. Opening another model (a
+// 1-trillion-parameter one) or another GPU models the memory again; it read "23 conversations
+// of 16k on 1 x H200" for Kimi-K2 before.
+void TestAppCore::logBudgetFollowsItsModelAndGpu()
+{
+    AppSession session;
+    QVERIFY(session.models()->openBundled("qwen3-8b"));
+    QTemporaryDir dir;
+    const QString path = dir.filePath("vllm.log");
+    attnplan::testing::writeFile(path, kQwen2Log);
+    QString error, summary;
+    QVERIFY2(session.openEngineLog(path, &error, &summary), qPrintable(error));
+    QVERIFY(std::fabs(session.scenario().deployment.availableKvGiB - 24.83) < 0.01);
+    QVERIFY(session.report() && session.report()->capacity);
+    QSignalSpy notices(&session, &AppSession::notice);
+    QVERIFY(session.models()->openBundled("kimi-k2-instruct"));
+    QCOMPARE(session.scenario().deployment.availableKvGiB, 0.0);
+    QCOMPARE(notices.count(), 1);
+    // Kimi-K2 does not fit the log's one GPU: no plan at all, not the log's 23 conversations.
+    QVERIFY(!session.report() || !session.report()->capacity);
+    // The same for a GPU changed after the log.
+    QVERIFY(session.openEngineLog(path, &error, &summary));
+    QVERIFY(session.scenario().deployment.availableKvGiB > 0);
+    attnplan::ScenarioDeployment d = session.scenario().deployment;
+    d.gpu = "H200";
+    session.setDeployment(d);
+    QCOMPARE(session.scenario().deployment.availableKvGiB, 0.0);
+    // A budget the user types is theirs: kept while they edit it.
+    d = session.scenario().deployment;
+    d.availableKvGiB = 30;
+    d.context = 8192;
+    session.setDeployment(d);
+    QCOMPARE(session.scenario().deployment.availableKvGiB, 30.0);
+}
+
+// Issue 34, item 7: a log whose model attnplan does not have is never evaluated as the open
+// model (a Llama-3-8B llama.cpp log came out as Kimi-K2 on an H200, "0.00%"); the caller is
+// asked for the model, and the GPU the log names is used.
+void TestAppCore::logIsNeverAppliedToTheOpenModel()
+{
+    AppSession session;
+    QVERIFY(session.models()->openBundled("kimi-k2-instruct"));
+    QTemporaryDir dir;
+    const QString path = dir.filePath("llama.log");
+    attnplan::testing::writeFile(
+        path,
+        // llama.cpp issue #9016's log (../shared/engine-logs: llamacpp-9016), lines verbatim.
+        "> ./srvr --model models/opt/${model_name}-${quantization}.gguf --n-gpu-layers 99 -np 4\n"
+        "INFO [                    main] build info | tid=\"139894354608128\" "
+        "timestamp=1723538705 build=3579 commit=\"fc4ca27b\"\n"
+        "llm_load_print_meta: general.name     = Meta-Llama-3-8B\n"
+        "  Device 0: NVIDIA GeForce RTX 3090, compute capability 8.6, VMM: yes\n"
+        "llm_load_tensors: offloaded 33/33 layers to GPU\n"
+        "llm_load_tensors:        CPU buffer size =   281.81 MiB\n"
+        "llm_load_tensors:      CUDA0 buffer size =  4155.99 MiB\n"
+        "llama_new_context_with_model: n_ctx      = 8192\n"
+        "llama_new_context_with_model: n_batch    = 2048\n"
+        "llama_new_context_with_model: n_ubatch   = 512\n"
+        "llama_new_context_with_model: flash_attn = 0\n"
+        "llama_new_context_with_model: freq_base  = 500000.0\n"
+        "llama_new_context_with_model: freq_scale = 1\n"
+        "llama_kv_cache_init:      CUDA0 KV buffer size =  1024.00 MiB\n");
+    QString error, summary;
+    bool needsModel = false;
+    QVERIFY(!session.openEngineLog(path, &error, &summary, {}, &needsModel));
+    QVERIFY(needsModel);
+    QVERIFY2(error.contains("choose the model"), qPrintable(error));
+    QCOMPARE(QString::fromStdString(session.model()->name), QString("moonshotai/Kimi-K2-Instruct"));
+    // With the model chosen: that model, on the log's GPU, and a real comparison.
+    QVERIFY2(session.openEngineLog(path, &error, &summary, "bundled:llama-3.1-8b-instruct"),
+             qPrintable(error));
+    QCOMPARE(QString::fromStdString(session.scenario().model), QString("llama-3.1-8b-instruct"));
+    QCOMPARE(QString::fromStdString(session.scenario().deployment.gpu), QString("RTX 3090"));
+    QVERIFY2(summary.contains("KV MiB logged 1024, attnplan 1024"), qPrintable(summary));
+}
+
+// Issue 34, item 8: the log's settings are the deployment's: utilization 0.5 and 2,048 batched
+// tokens (the app showed 0.92 and 8,192, and a command with --gpu-memory-utilization 0.92).
+void TestAppCore::logSettingsCarryIntoTheDeployment()
+{
+    AppSession session;
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    QTemporaryDir dir;
+    const QString path = dir.filePath("vllm.log");
+    attnplan::testing::writeFile(path, kQwen2Log);
+    QString error, summary;
+    QVERIFY2(session.openEngineLog(path, &error, &summary), qPrintable(error));
+    const attnplan::ScenarioDeployment& d = session.scenario().deployment;
+    QCOMPARE(QString::fromStdString(session.scenario().model), QString("qwen2-7b-instruct"));
+    QVERIFY(d.utilization.has_value());
+    QCOMPARE(*d.utilization, 0.5);
+    QCOMPARE(d.maxNumBatchedTokens, qint64(2048));
+    QCOMPARE(d.context, qint64(16384));
+    // The release the log printed, which runs the 0.10.0 row.
+    QCOMPARE(QString::fromStdString(d.engine), QString("vllm@0.10.1.1"));
+    QCOMPARE(QString::fromStdString(attnplan::findServingEngine(d.engine)->name),
+             QString("vllm@0.10.0"));
+    const QString command = session.plan()->vllmCommand();
+    QVERIFY2(command.contains("--gpu-memory-utilization 0.50"), qPrintable(command));
+    QVERIFY2(!command.contains("0.92"), qPrintable(command));
+}
+
+// Issue 34, item 12: for an MLA model the options table's MQA is the shape table's MQA (K of
+// q/k's 192, V of 128): DeepSeek-V3's MHA is 61 x 128 x (192 + 128) x 2 B = 4,997,120 B and
+// its MQA 61 x (192 + 128) x 2 B = 39,040 B, in both tables.
+void TestAppCore::compareTablesAgreeOnMla()
+{
+    AppSession session;
+    QVERIFY(session.models()->openBundled("deepseek-v3"));
+    attnplan::ScenarioDeployment d = session.scenario().deployment;
+    d.gpu = "H200";
+    d.gpus = 8;
+    d.tp = 8;
+    session.setDeployment(d);
+    const attnplan::Report* r = session.report();
+    QVERIFY(r);
+    const attnplan::CompareRow* mha = nullptr;
+    const attnplan::CompareRow* mqa = nullptr;
+    for (const attnplan::CompareRow& c : r->compare) {
+        if (c.shortName == "MHA")
+            mha = &c;
+        if (c.shortName == "MQA")
+            mqa = &c;
+    }
+    QVERIFY(mha && mqa);
+    QCOMPARE(mha->kvBytesPerToken, qint64(61) * 128 * (192 + 128) * 2);
+    QCOMPARE(mqa->kvBytesPerToken, qint64(61) * (192 + 128) * 2);
+    TableModel* options = session.compare()->optionsModel();
+    QString row;
+    for (int i = 0; i < options->rowCount(); ++i)
+        if (options->value(i, 0).toString().contains("GQA or MQA"))
+            row = options->value(i, 2).toString();
+    QVERIFY2(row.contains(QLocale().toString(qint64(39040))) || row.contains("39,040"),
+             qPrintable(row));
+    QVERIFY2(mqa->conversations && row.contains(QString::number(*mqa->conversations)),
+             qPrintable(row));
+}
+
 #include "tst_appcore.moc"

@@ -16,6 +16,7 @@
 #include "report/Report.h"
 #include "spec/ModelSpec.h"
 
+#include "report/ScenarioFile.h"
 #include <QAbstractBarSeries>
 #include <QAction>
 #include <QApplication>
@@ -26,6 +27,7 @@
 #include <QDockWidget>
 #include <QDoubleSpinBox>
 #include <QFile>
+#include <QInputDialog>
 #include <QLabel>
 #include <QLegendMarker>
 #include <QLineEdit>
@@ -46,6 +48,7 @@
 #include <QTest>
 #include <QTimer>
 #include <QValueAxis>
+#include <QWheelEvent>
 
 #include <cmath>
 
@@ -112,6 +115,11 @@ private slots:
     void everyTabInBothPalettesWithoutWarnings();
     void measureTabCalibratesTheRoofline();
     void measureTabWithholdsADoubtfulCalibration();
+    // Issue 34: the form does what the user did, not what the wheel or a clamp did.
+    void wheelOverTheFormScrollsThePage();
+    void outOfRangeEntryIsKeptAndRefused();
+    void hybridBlocksAsPaged();
+    void logWithoutItsModelAsksForOne();
 };
 
 namespace {
@@ -915,6 +923,141 @@ void TestGui::measureTabWithholdsADoubtfulCalibration()
     r.fmaPeakGflops = 437.5;
     window.measure()->addReport(r);
     QVERIFY(use->isEnabled());
+}
+
+// Issue 34, item 9: at 1024 x 700 the wheel over the form scrolls the page; it stepped the Engine
+// combo to "vLLM V0" and the answer from 21 to 18 conversations.
+void TestGui::wheelOverTheFormScrollsThePage()
+{
+    AppSession session;
+    MainWindow window(&session);
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    window.resize(1024, 700);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QTest::qWait(300);
+    auto* engine = child<QComboBox>(&window, "engine");
+    auto* context = child<QSpinBox>(&window, "context");
+    QVERIFY(engine && context);
+    auto* area = qobject_cast<QScrollArea*>(window.tabs()->widget(0));
+    QVERIFY(area);
+    QVERIFY(area->verticalScrollBar()->maximum() > 0);
+    const int engineIndex = engine->currentIndex();
+    const int contextValue = context->value();
+    const std::string scenario = attnplan::scenarioToJson(session.scenario());
+    for (QWidget* w : std::initializer_list<QWidget*>{engine, context}) {
+        const QPoint at = w->rect().center();
+        QWheelEvent wheel(QPointF(at), QPointF(w->mapToGlobal(at)), QPoint(), QPoint(0, -120),
+                          Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+        QApplication::sendEvent(w, &wheel);
+    }
+    QCOMPARE(engine->currentIndex(), engineIndex);
+    QCOMPARE(context->value(), contextValue);
+    QCOMPARE(attnplan::scenarioToJson(session.scenario()), scenario);
+    QVERIFY(area->verticalScrollBar()->value() > 0);
+    // With the keyboard focus, the field takes the wheel as Qt's own fields do.
+    engine->setFocus();
+    QTRY_VERIFY(engine->hasFocus());
+    const QPoint at = engine->rect().center();
+    QWheelEvent wheel(QPointF(at), QPointF(engine->mapToGlobal(at)), QPoint(), QPoint(0, -120),
+                      Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(engine, &wheel);
+    QVERIFY(engine->currentIndex() != engineIndex);
+}
+
+// Issue 34, item 10: an out-of-range context is kept as typed and refused in words, with no
+// answer shown; it became 1 ("1,024 conversations of 1", --max-model-len 1).
+void TestGui::outOfRangeEntryIsKeptAndRefused()
+{
+    AppSession session;
+    MainWindow window(&session);
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto* context = child<QSpinBox>(&window, "context");
+    auto* replicas = child<QSpinBox>(&window, "replicas");
+    QVERIFY(context && replicas);
+    const qint64 before = session.scenario().deployment.context;
+    context->setFocus();
+    QTRY_VERIFY(context->hasFocus());
+    context->selectAll();
+    QTest::keyClicks(context, "99999999999999999999");
+    replicas->setFocus(); // Tab away: focus out
+    QTRY_VERIFY(!context->hasFocus());
+    QCOMPARE(context->findChild<QLineEdit*>()->text(), QString("99999999999999999999"));
+    QCOMPARE(session.scenario().deployment.context, before);
+    QVERIFY(context->property("entryRefused").toBool());
+    QVERIFY2(context->toolTip().contains("99999999999999999999"), qPrintable(context->toolTip()));
+    auto* card = window.findChild<QLabel*>("resultCard");
+    auto* command = child<QLineEdit>(&window, "vllmCommand");
+    QVERIFY(command);
+    QVERIFY2(command->text().isEmpty(), qPrintable(command->text()));
+    QVERIFY(!command->text().contains("--max-model-len 1"));
+    if (card)
+        QVERIFY2(card->text().startsWith("No plan"), qPrintable(card->text()));
+    // Enter does not clamp it either; a value that reads is taken, and the answer returns.
+    context->setFocus();
+    QTRY_VERIFY(context->hasFocus());
+    QTest::keyClick(context, Qt::Key_Return);
+    QCOMPARE(context->findChild<QLineEdit*>()->text(), QString("99999999999999999999"));
+    context->selectAll();
+    QTest::keyClicks(context, "16k");
+    QTest::keyClick(context, Qt::Key_Return);
+    QTRY_COMPARE(session.scenario().deployment.context, qint64(16384));
+    QVERIFY(!context->property("entryRefused").toBool());
+    QTRY_VERIFY(command->text().contains("--max-model-len 16384"));
+}
+
+// Issue 34, item 13: a hybrid model's KV blocks are the attention block as paged (raised to
+// hold a state page), as the CLI prints, not the 16 tokens of the setting.
+void TestGui::hybridBlocksAsPaged()
+{
+    AppSession session;
+    MainWindow window(&session);
+    QVERIFY(session.models()->openBundled("qwen3.5-9b"));
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(session.report() && session.report()->capacity);
+    const attnplan::CapacityResult& r = *session.report()->capacity;
+    QVERIFY(r.attentionBlockSize > 16);
+    const QString text = child<QLabel>(&window, "planSummary")->text();
+    QVERIFY2(
+        text.contains(
+            QStringLiteral("KV blocks of %1 tokens").arg(QLocale().toString(r.attentionBlockSize))),
+        qPrintable(text));
+    QVERIFY(!text.contains("blocks of 16 tokens"));
+}
+
+// Issue 34, item 7 through the window: a log that names no model attnplan has asks which model
+// ran it (from the library) and never plans it against the model that is open.
+void TestGui::logWithoutItsModelAsksForOne()
+{
+    AppSession session;
+    MainWindow window(&session);
+    QVERIFY(session.models()->openBundled("kimi-k2-instruct"));
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QTemporaryDir dir;
+    const QString path = dir.filePath("llama.log");
+    attnplan::testing::writeFile(
+        path, "llm_load_print_meta: general.name     = Meta-Llama-3-8B\n"
+              "  Device 0: NVIDIA GeForce RTX 3090, compute capability 8.6, VMM: yes\n"
+              "llama_new_context_with_model: n_ctx      = 8192\n"
+              "llama_kv_cache_init:      CUDA0 KV buffer size =  1024.00 MiB\n");
+    bool asked = false;
+    QTimer::singleShot(200, [&] {
+        auto* dialog = window.findChild<QInputDialog*>("logModelPicker");
+        asked = dialog != nullptr;
+        if (dialog) {
+            QVERIFY(dialog->comboBoxItems().contains("llama-3.1-8b"));
+            dialog->setTextValue("llama-3.1-8b");
+            dialog->accept();
+        }
+    });
+    QVERIFY(window.openEngineLog(path));
+    QVERIFY(asked);
+    QCOMPARE(QString::fromStdString(session.scenario().model), QString("llama-3.1-8b"));
+    QCOMPARE(QString::fromStdString(session.scenario().deployment.gpu), QString("RTX 3090"));
 }
 
 #include "tst_gui.moc"

@@ -1,0 +1,120 @@
+#include "EntryGuard.h"
+
+#include <QAbstractScrollArea>
+#include <QAbstractSlider>
+#include <QAbstractSpinBox>
+#include <QComboBox>
+#include <QCoreApplication>
+#include <QDoubleSpinBox>
+#include <QKeyEvent>
+#include <QLineEdit>
+#include <QLocale>
+#include <QScrollBar>
+#include <QSpinBox>
+#include <QWheelEvent>
+
+namespace {
+
+// The text a spin box shows, as typed.
+QString typed(const QAbstractSpinBox* box)
+{
+    const auto* edit = box->findChild<QLineEdit*>();
+    return edit ? edit->text() : QString();
+}
+
+bool reads(const QAbstractSpinBox* box)
+{
+    QString text = typed(box);
+    int pos = 0;
+    return box->validate(text, pos) == QValidator::Acceptable;
+}
+
+QString range(const QAbstractSpinBox* box)
+{
+    const QLocale l;
+    if (const auto* s = qobject_cast<const QSpinBox*>(box))
+        return QObject::tr("%1 to %2").arg(l.toString(s->minimum()), l.toString(s->maximum()));
+    if (const auto* d = qobject_cast<const QDoubleSpinBox*>(box))
+        return QObject::tr("%1 to %2")
+            .arg(l.toString(d->minimum(), 'f', d->decimals()),
+                 l.toString(d->maximum(), 'f', d->decimals()));
+    return {};
+}
+
+} // namespace
+
+EntryGuard::EntryGuard(QObject* parent) : QObject(parent) {}
+
+QString EntryGuard::refusal(const QAbstractSpinBox* box)
+{
+    // Refused only while the text still does not read: a value set since (a scenario opened, a
+    // plan applied) replaces the text, and with it the refusal.
+    if (!box || !box->property("entryRefused").toBool() || reads(box))
+        return {};
+    return tr("\u201c%1\u201d is not a value this field takes (%2)")
+        .arg(typed(box).trimmed(), range(box));
+}
+
+void EntryGuard::mark(QAbstractSpinBox* box, bool refused)
+{
+    if (box->property("entryRefused").toBool() == refused)
+        return;
+    if (refused) {
+        box->setProperty("entryHelp", box->toolTip());
+        box->setProperty("entryStyle", box->styleSheet());
+    }
+    box->setProperty("entryRefused", refused);
+    box->setStyleSheet(refused ? QStringLiteral("border: 2px solid #dc2626;")
+                               : box->property("entryStyle").toString());
+    box->setToolTip(refused ? refusal(box) : box->property("entryHelp").toString());
+    emit entryChanged(box);
+}
+
+bool EntryGuard::eventFilter(QObject* watched, QEvent* event)
+{
+    auto* widget = qobject_cast<QWidget*>(watched);
+    if (!widget)
+        return false;
+    if (event->type() == QEvent::Wheel) {
+        const bool field =
+            qobject_cast<QAbstractSpinBox*>(widget) || qobject_cast<QComboBox*>(widget) ||
+            (qobject_cast<QAbstractSlider*>(widget) && !qobject_cast<QScrollBar*>(widget));
+        if (!field || widget->hasFocus())
+            return false;
+        // To the scroll area around the field, as if the field were not there.
+        for (QWidget* p = widget->parentWidget(); p; p = p->parentWidget())
+            if (auto* area = qobject_cast<QAbstractScrollArea*>(p)) {
+                QCoreApplication::sendEvent(area->verticalScrollBar(), event);
+                return true;
+            }
+        event->ignore();
+        return true;
+    }
+    auto* box = qobject_cast<QAbstractSpinBox*>(widget);
+    if (!box)
+        return false;
+    const bool enter = event->type() == QEvent::KeyPress &&
+                       (static_cast<QKeyEvent*>(event)->key() == Qt::Key_Return ||
+                        static_cast<QKeyEvent*>(event)->key() == Qt::Key_Enter);
+    if (event->type() == QEvent::FocusOut || enter) {
+        // Qt would replace text it cannot read by the nearest bound (or the last value): keep
+        // it, and say so.
+        if (!reads(box)) {
+            mark(box, true);
+            // The text box inside still learns that the focus left (its cursor stops); the
+            // spin box's own handler, which would replace the text, does not run.
+            if (!enter)
+                if (auto* edit = box->findChild<QLineEdit*>())
+                    QCoreApplication::sendEvent(edit, event);
+            return true;
+        }
+        mark(box, false);
+        return false;
+    }
+    if (event->type() == QEvent::KeyRelease && box->property("entryRefused").toBool() &&
+        reads(box)) {
+        mark(box, false);
+        box->interpretText();
+    }
+    return false;
+}
