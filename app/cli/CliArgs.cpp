@@ -192,6 +192,7 @@ std::string flagFor(const std::string& field)
         {"max_num_batched_tokens", "--max-num-batched-tokens"},
         {"dcp", "--decode-context-parallel-size"},
         {"mamba_cache_mode", "--mamba-cache-mode"},
+        {"available_kv", "--available-kv-bytes"},
     };
     for (const auto& [name, flag] : kFlags)
         if (field == name)

@@ -22,6 +22,8 @@
 #include <QFileInfo>
 #include <QSaveFile>
 
+#include <cmath>
+
 using namespace attnplan;
 
 namespace {
@@ -65,7 +67,10 @@ void AppSession::modelOpened()
     m_scenario.model = scenarioModelName(m_models->currentSource());
     // A log's KV budget was that model's: another model does not inherit it.
     if (m_scenario.deployment.availableKvGiB > 0) {
+        // The log's weights and KV dtypes were that model's too: the new one loads its own.
         m_scenario.deployment.availableKvGiB = 0;
+        m_scenario.deployment.weightDtype = "auto";
+        m_scenario.deployment.kvDtype = "auto";
         emit scenarioReplaced();
         emit notice(tr("The start-up log's KV budget was that model's: the memory is modelled "
                        "again for this one"));
@@ -84,8 +89,10 @@ void AppSession::setDeployment(const ScenarioDeployment& deployment)
                                d.engine != was.engine || d.weightDtype != was.weightDtype ||
                                d.custom.memoryGiB != was.custom.memoryGiB ||
                                d.utilization != was.utilization;
-    const bool cleared =
-        was.availableKvGiB > 0 && d.availableKvGiB == was.availableKvGiB && sourceChanged;
+    // The form shows the budget to 0.01 GiB: a value within that of the scenario's is the same
+    // budget coming back, not one the user typed.
+    const bool edited = std::abs(d.availableKvGiB - was.availableKvGiB) > 0.006;
+    const bool cleared = was.availableKvGiB > 0 && !edited && sourceChanged;
     if (cleared)
         d.availableKvGiB = 0;
     m_scenario.deployment = d;
@@ -152,11 +159,25 @@ bool AppSession::importPrices(const QString& path, QStringList* messages)
     return true;
 }
 
+void AppSession::setRefusedEntry(const QString& why)
+{
+    if (why == m_refusedEntry)
+        return;
+    m_refusedEntry = why;
+    recompute();
+}
+
 void AppSession::recompute()
 {
     const auto spec = model();
     if (!spec)
         return;
+    if (!m_refusedEntry.isEmpty()) {
+        m_report.reset();
+        m_reportError = Error{m_refusedEntry.toStdString(), "entry"};
+        emit reportChanged();
+        return;
+    }
     auto r = buildReport(m_scenario, *spec, m_gpus, m_prices);
     if (r) {
         m_report = std::move(r).value();

@@ -75,6 +75,10 @@ public:
     // caller asks for one. `summary` says what was read and how attnplan's figure compares.
     bool openEngineLog(const QString& path, QString* error, QString* summary,
                        const QString& model = {}, bool* needsModel = nullptr);
+    // A field of the window holds text that does not read as a value (the window's EntryGuard):
+    // no figure is computed from the value the field held before, on any tab, until it reads
+    // again. Empty: none.
+    void setRefusedEntry(const QString& why);
     // The scenario the app was left with (settings): its JSON and its file, if it had one.
     bool restore(const QString& json, const QString& path, QString* error);
     QString scenarioPath() const { return m_path; }
@@ -114,6 +118,7 @@ private:
     QString m_path;
     bool m_modified = false;
     bool m_applying = false;
+    QString m_refusedEntry;
 
     ModelController* m_models;
     SummaryModel* m_summary;

@@ -75,10 +75,15 @@ bool EntryGuard::eventFilter(QObject* watched, QEvent* event)
     auto* widget = qobject_cast<QWidget*>(watched);
     if (!widget)
         return false;
+    const bool field =
+        qobject_cast<QAbstractSpinBox*>(widget) || qobject_cast<QComboBox*>(widget) ||
+        (qobject_cast<QAbstractSlider*>(widget) && !qobject_cast<QScrollBar*>(widget));
+    // Qt gives a field with Qt::WheelFocus (combo boxes, spin boxes) the focus on a real wheel
+    // event before any filter sees it, so "unfocused" would never hold under a window system:
+    // every field takes the focus by click or Tab only.
+    if (field && event->type() == QEvent::Polish && widget->focusPolicy() == Qt::WheelFocus)
+        widget->setFocusPolicy(Qt::StrongFocus);
     if (event->type() == QEvent::Wheel) {
-        const bool field =
-            qobject_cast<QAbstractSpinBox*>(widget) || qobject_cast<QComboBox*>(widget) ||
-            (qobject_cast<QAbstractSlider*>(widget) && !qobject_cast<QScrollBar*>(widget));
         if (!field || widget->hasFocus())
             return false;
         // To the scroll area around the field, as if the field were not there.
@@ -93,6 +98,12 @@ bool EntryGuard::eventFilter(QObject* watched, QEvent* event)
     auto* box = qobject_cast<QAbstractSpinBox*>(widget);
     if (!box)
         return false;
+    // A spin box interprets pending text when hidden (another tab shown) and rewrites its text
+    // from the value when shown again: a refused entry would become the minimum, or the old
+    // value. It stays as typed.
+    if ((event->type() == QEvent::Hide || event->type() == QEvent::Show) &&
+        box->property("entryRefused").toBool() && !reads(box))
+        return true;
     const bool enter = event->type() == QEvent::KeyPress &&
                        (static_cast<QKeyEvent*>(event)->key() == Qt::Key_Return ||
                         static_cast<QKeyEvent*>(event)->key() == Qt::Key_Enter);

@@ -23,6 +23,7 @@
 #include "TableModel.h"
 #include "spec/ModelSpec.h"
 
+#include <QAbstractSpinBox>
 #include <QAction>
 #include <QApplication>
 #include <QBuffer>
@@ -30,6 +31,7 @@
 #include <QChartView>
 #include <QClipboard>
 #include <QCloseEvent>
+#include <QComboBox>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QFileDialog>
@@ -177,7 +179,19 @@ MainWindow::MainWindow(AppSession* session, QWidget* parent)
     // (EntryGuard.h); the Memory tab shows no answer while one of its fields is refused.
     auto* guard = new EntryGuard(this);
     qApp->installEventFilter(guard);
-    connect(guard, &EntryGuard::entryChanged, m_memoryTab, &MemoryTab::showResults);
+    connect(guard, &EntryGuard::entryChanged, this, [this] {
+        // Any tab's refused field withholds every figure (AppSession::setRefusedEntry).
+        QString why;
+        for (QAbstractSpinBox* box : findChildren<QAbstractSpinBox*>())
+            if (why.isEmpty())
+                why = EntryGuard::refusal(box);
+        m_session->setRefusedEntry(why);
+        m_memoryTab->showResults();
+    });
+    for (QWidget* w : findChildren<QWidget*>())
+        if ((qobject_cast<QAbstractSpinBox*>(w) || qobject_cast<QComboBox*>(w)) &&
+            w->focusPolicy() == Qt::WheelFocus)
+            w->setFocusPolicy(Qt::StrongFocus);
     connect(m_session, &AppSession::notice, this,
             [this](const QString& text) { statusBar()->showMessage(text, 15000); });
 

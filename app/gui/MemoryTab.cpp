@@ -445,6 +445,7 @@ void MemoryTab::showResults()
                                           {QStringLiteral("weight_dtype"), m_weightDtype},
                                           {QStringLiteral("kv_dtype"), m_kvDtype},
                                           {QStringLiteral("max_num_seqs"), m_maxNumSeqs},
+                                          {QStringLiteral("available_kv"), m_availableKv},
                                           {QStringLiteral("max_num_batched_tokens"), m_maxBatched}};
     for (auto it = fields.begin(); it != fields.end(); ++it) {
         // A field that keeps text it cannot read (EntryGuard) says so before anything else.

@@ -63,14 +63,28 @@ Expected<LogScenario> scenarioFromEngineLog(const EngineLogFacts& log, const Eng
         // The Memory tab sizes with vLLM; the log's engine and release plan (plan.engine).
         s.plan.engine = c.release;
     }
+    d.replicas = 1;
+    d.averageTokens = 0;
+    if (log.engine == EngineKind::LlamaCpp) {
+        // llama-server allocates its cache up front for n_ctx over its slots: that is not a
+        // vLLM KV budget, so the Memory tab models vLLM on the log's GPU at the log's context,
+        // with its checkpoint's own dtypes; the plans are for the log's llama.cpp build.
+        if (log.context && *log.context > 0)
+            d.context = *log.context;
+        out.notes.push_back("llama.cpp allocates its cache up front (" +
+                            formatFixed(double(c.kvBudgetBytes) / double(int64_t(1) << 20), 0) +
+                            " MiB for n_ctx " + withCommas(log.context.value_or(d.context)) +
+                            "): the Memory tab sizes vLLM at that context; the plans are " +
+                            c.release + "'s");
+        s.deployment = d;
+        return out;
+    }
     d.weightDtype = dtypeName(in.weightDtype);
     d.kvDtype = dtypeName(in.kvDtype);
     d.tp = in.tp > 0 ? in.tp : 1;
     d.gpus = std::max<int64_t>(d.tp, in.gpus);
-    d.replicas = 1;
     if (in.maxModelLen > 0)
         d.context = in.maxModelLen;
-    d.averageTokens = 0;
     d.availableKvGiB = double(c.kvBudgetBytes) / double(int64_t(1) << 30);
     s.deployment = d;
     return out;

@@ -865,13 +865,19 @@ void TestAppCore::logBudgetFollowsItsModelAndGpu()
     QVERIFY(session.models()->openBundled("kimi-k2-instruct"));
     QCOMPARE(session.scenario().deployment.availableKvGiB, 0.0);
     QCOMPARE(notices.count(), 1);
+    // The log's dtypes were its model's: Kimi-K2 loads its own (fp8), not the log's bf16.
+    QCOMPARE(QString::fromStdString(session.scenario().deployment.weightDtype), QString("auto"));
     // Kimi-K2 does not fit the log's one GPU: no plan at all, not the log's 23 conversations.
     QVERIFY(!session.report() || !session.report()->capacity);
     // The same for a GPU changed after the log.
     QVERIFY(session.openEngineLog(path, &error, &summary));
     QVERIFY(session.scenario().deployment.availableKvGiB > 0);
+    // As the form sends it back: the budget at its two decimals (24.83 for 24.8299...), which
+    // is the same budget, not one the user typed (the review's T4 kept it).
     attnplan::ScenarioDeployment d = session.scenario().deployment;
-    d.gpu = "H200";
+    QCOMPARE(QString::fromStdString(d.weightDtype), QString("bf16"));
+    d.availableKvGiB = std::round(d.availableKvGiB * 100) / 100;
+    d.gpu = "T4";
     session.setDeployment(d);
     QCOMPARE(session.scenario().deployment.availableKvGiB, 0.0);
     // A budget the user types is theirs: kept while they edit it.
@@ -921,6 +927,13 @@ void TestAppCore::logIsNeverAppliedToTheOpenModel()
     QCOMPARE(QString::fromStdString(session.scenario().model), QString("llama-3.1-8b-instruct"));
     QCOMPARE(QString::fromStdString(session.scenario().deployment.gpu), QString("RTX 3090"));
     QVERIFY2(summary.contains("KV MiB logged 1024, attnplan 1024"), qPrintable(summary));
+    // llama-server's up-front cache is no vLLM budget: the log's n_ctx, no "KV from a log", the
+    // plans for its build (it opened as vLLM at 32,768 with a 1 GiB budget: 0 conversations).
+    QCOMPARE(session.scenario().deployment.context, qint64(8192));
+    QCOMPARE(session.scenario().deployment.availableKvGiB, 0.0);
+    QVERIFY(QString::fromStdString(session.scenario().plan.engine).startsWith("llama.cpp@b"));
+    QVERIFY(session.report() && session.report()->capacity &&
+            session.report()->capacity->conversations > 0);
 }
 
 // Issue 34, item 8: the log's settings are the deployment's: utilization 0.5 and 2,048 batched

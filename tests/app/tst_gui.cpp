@@ -953,6 +953,11 @@ void TestGui::wheelOverTheFormScrollsThePage()
     }
     QCOMPARE(engine->currentIndex(), engineIndex);
     QCOMPARE(context->value(), contextValue);
+    // Under a window system Qt gives a Qt::WheelFocus field the focus before any filter sees a
+    // real wheel event (the fresh review's GPU combo stepped L4 -> L40S): no field has it.
+    for (QWidget* w : window.findChildren<QWidget*>())
+        if (qobject_cast<QComboBox*>(w) || qobject_cast<QAbstractSpinBox*>(w))
+            QVERIFY2(w->focusPolicy() != Qt::WheelFocus, qPrintable(w->objectName()));
     QCOMPARE(attnplan::scenarioToJson(session.scenario()), scenario);
     QVERIFY(area->verticalScrollBar()->value() > 0);
     // With the keyboard focus, the field takes the wheel as Qt's own fields do.
@@ -995,6 +1000,19 @@ void TestGui::outOfRangeEntryIsKeptAndRefused()
     QVERIFY(!command->text().contains("--max-model-len 1"));
     if (card)
         QVERIFY2(card->text().startsWith("No plan"), qPrintable(card->text()));
+    // No tab computes from the value the field held before (Compare and Compute said "context
+    // 1" in the fresh review); a round trip through other tabs keeps the text (it became 1).
+    QVERIFY(!session.report());
+    window.tabs()->setCurrentIndex(1);
+    QTest::qWait(50);
+    window.tabs()->setCurrentIndex(3);
+    QTest::qWait(50);
+    window.tabs()->setCurrentIndex(0);
+    QTest::qWait(50);
+    QCOMPARE(context->findChild<QLineEdit*>()->text(), QString("99999999999999999999"));
+    QCOMPARE(session.scenario().deployment.context, before);
+    QVERIFY(!session.report());
+    QVERIFY(command->text().isEmpty());
     // Enter does not clamp it either; a value that reads is taken, and the answer returns.
     context->setFocus();
     QTRY_VERIFY(context->hasFocus());

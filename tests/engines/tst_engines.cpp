@@ -104,6 +104,7 @@ private slots:
     void llamaCppRowTakesTheWeightsSetting();
     void otherEnginesCommandsCarryTheirWeights();
     void servingLimitsFollowTheEngine();
+    void loggedBudgetMustFitTheGpu();
 };
 
 void TestEngines::lessonFifteenConversations()
@@ -541,6 +542,7 @@ void TestEngines::gptOss120bTokensByRelease()
     const ModelSpec s = load("configs/gpt-oss-120b.json");
     DeploymentInputs in = on("H100 SXM", 98304);
     in.maxNumBatchedTokens = 8192;
+    in.weightDtype = servingWeightDType(s); // mxfp4, as the log's run loaded it
     in.availableKvBytes = int64_t(8.99 * kGiB);
     struct Row
     {
@@ -1568,6 +1570,27 @@ void TestEngines::servingLimitsFollowTheEngine()
     QCOMPARE(servingLimits(s, in)->maxBatch, qint64(1));
     in.llamaCpp.parallel = -1;
     QCOMPARE(servingLimits(s, in)->maxBatch, qint64(4));
+}
+
+// Issue 34 (the fresh review): a KV budget logged on an 80 GB GPU, given on a T4, is said: 14 GiB
+// of Qwen2-7B weights and 24.83 GiB of KV were planned as 28 conversations on a 14.6 GiB GPU
+// without a word. (A warning, not a refusal: real logs' budgets hold where attnplan reads a
+// quantized checkpoint's weights as bf16; the app clears a log's budget on a GPU change.)
+void TestEngines::loggedBudgetMustFitTheGpu()
+{
+    const ModelSpec s = load("tests/data/vllm-logs/qwen2-7b-instruct.json");
+    DeploymentInputs in = on("T4", 16384);
+    in.utilization = 0.5;
+    in.weightDtype = DType::F16;
+    in.availableKvBytes = int64_t(24.83 * kGiB);
+    auto said = [](const CapacityResult& r) {
+        return std::any_of(r.warnings.begin(), r.warnings.end(), [](const std::string& w) {
+            return w.find("does not hold here") != std::string::npos;
+        });
+    };
+    QVERIFY(said(planCapacity(s, in).value()));
+    in.gpu = *builtinGpuCatalog().find("A100 80GB");
+    QVERIFY(!said(planCapacity(s, in).value()));
 }
 
 QTEST_GUILESS_MAIN(TestEngines)

@@ -637,6 +637,15 @@ Expected<CapacityResult> planVllm(const ModelSpec& s, const DeploymentInputs& in
                                                     in.enforceEager);
         if (in.availableKvBytes) {
             m.kvBudget = *in.availableKvBytes;
+            // A budget logged on another GPU or for other weights may not hold here: where
+            // the weights and that KV exceed the GPU, said (not refused: a log's budget is
+            // right where attnplan's weight estimate is not, a checkpoint it reads as bf16).
+            if (m.weights + m.kvBudget > m.total)
+                r.warnings.push_back(
+                    "the KV budget given (" + formatGiB(double(m.kvBudget)) +
+                    ") and the weights attnplan computes (" + formatGiB(double(m.weights)) +
+                    " per GPU) exceed " + in.gpu.name + "'s " + formatGiB(double(m.total)) +
+                    ": a budget logged on another GPU or for other weights does not hold here");
         } else {
             if (m.weights > m.usable)
                 return Error{where + "weights alone (" + formatGiB(double(m.weights)) +
