@@ -81,8 +81,14 @@ bool EntryGuard::eventFilter(QObject* watched, QEvent* event)
     // Qt gives a field with Qt::WheelFocus (combo boxes, spin boxes) the focus on a real wheel
     // event before any filter sees it, so "unfocused" would never hold under a window system:
     // every field takes the focus by click or Tab only.
-    if (field && event->type() == QEvent::Polish && widget->focusPolicy() == Qt::WheelFocus)
-        widget->setFocusPolicy(Qt::StrongFocus);
+    if (field && event->type() == QEvent::Polish) {
+        if (widget->focusPolicy() == Qt::WheelFocus)
+            widget->setFocusPolicy(Qt::StrongFocus);
+        // A value is taken when the user is done (Enter, or leaving the field), never from
+        // half of one: "1.5" in a 0-1 field passed 1 on its way and planned at 1.00.
+        if (auto* spin = qobject_cast<QAbstractSpinBox*>(widget))
+            spin->setKeyboardTracking(false);
+    }
     if (event->type() == QEvent::Wheel) {
         if (!field || widget->hasFocus())
             return false;

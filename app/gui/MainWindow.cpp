@@ -45,6 +45,7 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPainter>
+#include <QRegularExpression>
 #include <QScreen>
 #include <QScrollArea>
 #include <QSettings>
@@ -469,12 +470,24 @@ bool MainWindow::openEngineLog(const QString& path)
         for (const attnplan::BundledModel& m : attnplan::bundledModels())
             names << QString::fromUtf8(m.name.data(), qsizetype(m.name.size()));
         names.sort();
+        // The library's model nearest the name the log prints comes first; the CLI's wording
+        // ("give --model") is not the window's.
+        QString shown = error;
+        shown.remove(QStringLiteral(" (give --model)"));
+        const QRegularExpression quoted(QStringLiteral("\"([^\"]+)\""));
+        QString nearest;
+        if (const auto m = quoted.match(error); m.hasMatch())
+            for (const std::string& n :
+                 attnplan::nearestBundledNames(m.captured(1).toStdString(), 1))
+                nearest = QString::fromStdString(n);
         QInputDialog dialog(this);
         dialog.setObjectName(QStringLiteral("logModelPicker"));
         dialog.setWindowTitle(tr("Which model ran this log?"));
-        dialog.setLabelText(error + tr("\n\nThe model the log ran:"));
+        dialog.setLabelText(shown + tr("\n\nThe model the log ran:"));
         dialog.setComboBoxItems(names);
         dialog.setComboBoxEditable(true);
+        if (!nearest.isEmpty())
+            dialog.setTextValue(nearest);
         if (dialog.exec() != QDialog::Accepted || dialog.textValue().isEmpty())
             return false;
         const QString chosen = QStringLiteral("bundled:") + dialog.textValue();
@@ -690,6 +703,12 @@ void MainWindow::restoreSettings()
     QSettings s;
     if (!restoreGeometry(s.value("window/geometry").toByteArray()))
         resize(1440, 900);
+    // Never larger than the screen it opens on (a 1024 x 700 screen got a 1440 x 900 window).
+    if (const QScreen* screen = QGuiApplication::primaryScreen()) {
+        const QRect room = screen->availableGeometry();
+        if (width() > room.width() || height() > room.height())
+            resize(std::min(width(), room.width()), std::min(height(), room.height()));
+    }
     restoreState(s.value("window/state").toByteArray());
     // A dock narrowed to a sliver last time opens wide enough to read again.
     QTimer::singleShot(0, this, [this] {
