@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <sstream>
 
 namespace attnplan {
@@ -128,8 +129,64 @@ void readLlamaArgs(EngineLogFacts& f, std::string_view line)
     f.commandLine = true;
 }
 
+// A typed SGLang flag's number, "--mem-fraction-static 0.80" or "--tp=2", from a launch command
+// or an echo of it.
+std::optional<double> sglangArg(std::string_view line, std::string_view flag)
+{
+    size_t at = 0;
+    while ((at = line.find(flag, at)) != std::string_view::npos) {
+        size_t p = at + flag.size();
+        at = p;
+        if (p < line.size() && line[p] != ' ' && line[p] != '=')
+            continue; // a longer flag (--tp-size when --tp was asked)
+        while (p < line.size() && (line[p] == ' ' || line[p] == '='))
+            ++p;
+        const size_t end = line.find_first_of(" `'\"", p);
+        const std::string word(line.substr(p, end == std::string_view::npos ? end : end - p));
+        char* stop = nullptr;
+        const double v = std::strtod(word.c_str(), &stop);
+        if (!word.empty() && stop == word.c_str() + word.size() && std::isfinite(v))
+            return v;
+    }
+    return std::nullopt;
+}
+
 void readSglang(EngineLogFacts& f, std::string_view line)
 {
+    // The launch command as typed, and the release as a listing prints it ("sglang 0.5.15",
+    // "sglang==0.5.15", "| `sglang` | `0.5.15` |", "SGLang version: 0.5.15").
+    if (has(line, "--")) {
+        if (auto v = sglangArg(line, "--mem-fraction-static"))
+            f.argMemFraction = v;
+        if (auto v = sglangArg(line, "--max-running-requests"))
+            f.argMaxRunning = int64_t(*v);
+        if (auto v = sglangArg(line, "--context-length"))
+            f.argContext = int64_t(*v);
+        if (auto v = sglangArg(line, "--chunked-prefill-size"))
+            f.argChunk = int64_t(*v);
+        if (auto v = sglangArg(line, "--page-size"))
+            f.argPageSize = int64_t(*v);
+        for (const char* tp : {"--tp-size", "--tp"})
+            if (auto v = sglangArg(line, tp); v && !f.argTp)
+                f.argTp = int64_t(*v);
+    }
+    if (f.version.empty()) {
+        std::string lower(line);
+        for (char& c : lower)
+            c = char(std::tolower(uint8_t(c)));
+        if (const size_t at = lower.find("sglang"); at != std::string::npos &&
+                                                    at + 6 < lower.size() && lower[at + 6] != '-' &&
+                                                    lower[at + 6] != '_' && lower[at + 6] != '/') {
+            size_t p = at + 6;
+            while (p < lower.size() && p < at + 20 && !isDigit(lower[p]) && lower[p] != '\n')
+                ++p;
+            if (p < lower.size() && p < at + 20) {
+                const std::string v = versionAt(line, p);
+                if (std::count(v.begin(), v.end(), '.') >= 2 && !parseReleaseNumber(v).empty())
+                    f.version = v;
+            }
+        }
+    }
     if (has(line, "server_args=ServerArgs(")) {
         if (auto v = assignment(line, "model_path"))
             f.model = *v;
@@ -307,7 +364,10 @@ void readLlamaCpp(EngineLogFacts& f, std::string_view line)
         }
     if (has(line, "KV buffer size"))
         f.kvBufferMiB += numberAfter(line, "KV buffer size =").value_or(0);
-    if ((has(line, "llama_kv_cache") && has(line, "size = ") && has(line, " cells")) ||
+    // "llama_kv_cache: size = 760.00 MiB (8192 cells, ...)"; not the iswa's "creating ... KV
+    // cache, size = 8192 cells", a count of cells that has no MiB (it was read as 8,192 MiB).
+    if ((has(line, "llama_kv_cache") && has(line, "size = ") && has(line, " cells") &&
+         has(line, "MiB")) ||
         has(line, "KV self size")) {
         f.kvMiB = numberAfter(line, has(line, "KV self size") ? "KV self size  =" : "size =");
         if (!f.kvMiB)
@@ -494,11 +554,16 @@ Expected<EngineLogCheck> checkSglang(const EngineLogFacts& log, const ModelSpec*
 {
     EngineLogCheck c;
     c.engine = "SGLang";
-    const SglangRelease& release =
-        log.date.empty() ? sglangReleases().back() : sglangReleaseOn(log.date);
+    // A printed release wins over a date; a date over nothing.
+    const SglangRelease* printed =
+        log.version.empty() ? nullptr : findSglangRelease("sglang@" + log.version);
+    const SglangRelease& release = printed            ? *printed
+                                   : log.date.empty() ? sglangReleases().back()
+                                                      : sglangReleaseOn(log.date);
     c.release = std::string("sglang@") + release.version;
-    c.releaseReason = log.date.empty() ? "no date or version printed: the newest row"
-                                       : "dated " + log.date + " (SGLang prints no version)";
+    c.releaseReason = printed            ? "printed " + log.version
+                      : log.date.empty() ? "no date or version printed: the newest row"
+                                         : "dated " + log.date + " (no version printed)";
     if (!log.availAfterGiB || (!log.availBeforeGiB && !log.weightUsageGiB))
         return Error{"the log prints no \"Load weight begin/end ... avail mem\" lines: nothing "
                      "to size the pool from"};
@@ -508,7 +573,7 @@ Expected<EngineLogCheck> checkSglang(const EngineLogFacts& log, const ModelSpec*
     if (!(before > 0 && before < 1e6 && after >= 0 && after <= before))
         return Error{"the log's avail mem figures are not a GPU's (" + giB(before) + " before, " +
                      giB(after) + " after the weights)"};
-    const int64_t page = log.pageSize.value_or(1);
+    const int64_t page = log.pageSize.value_or(log.argPageSize.value_or(1));
     std::optional<ModelSpec> spec =
         given ? std::optional<ModelSpec>(*given) : modelNamed(log.model, &c.modelSource);
     if (!spec) {
@@ -533,27 +598,37 @@ Expected<EngineLogCheck> checkSglang(const EngineLogFacts& log, const ModelSpec*
         in.gpu = *g;
     else
         in.gpu = customGpu(catalog, int64_t(before * kGiB), 0, 0);
-    in.tp = in.gpus = log.tp.value_or(1);
-    in.maxModelLen = log.context.value_or(spec->maxContext > 0 ? spec->maxContext : 4096);
+    in.tp = in.gpus = log.tp.value_or(log.argTp.value_or(1));
+    in.maxModelLen = log.context.value_or(
+        log.argContext.value_or(spec->maxContext > 0 ? spec->maxContext : 4096));
     in.kvDtype = servingKvDType(*spec);
     in.weightDtype = servingWeightDType(*spec);
     in.freeMemoryBytes = int64_t(before * kGiB);
     in.weightBytes = int64_t((before - after) * kGiB);
     in.sglang.pageSize = page;
+    // What the engine resolved (server_args), else what the user typed, else the default.
     if (log.memFractionStatic)
         in.sglang.memFractionStatic = *log.memFractionStatic;
+    else if (log.argMemFraction)
+        in.sglang.memFractionStatic = *log.argMemFraction;
+    if (log.argMaxRunning)
+        in.sglang.maxRunningRequests = *log.argMaxRunning;
+    if (log.argChunk)
+        in.sglang.chunkedPrefillSize = *log.argChunk;
     auto plan = planSglang(*spec, in, in.sglang);
     if (!plan)
         return Error{plan.error()};
-    c.inputs = {"free memory at start " + giB(before) +
-                    (log.availBeforeGiB ? " (\"Load weight begin\")"
-                                        : " (after + mem usage, \"Load weight end\")"),
-                "weights as loaded " + giB(before - after) + " (the two avail mem figures)",
-                "mem_fraction_static " + formatFixed(plan->memoryFraction, 4) +
-                    (log.memFractionStatic
-                         ? " (server_args " + formatFixed(*log.memFractionStatic, 2) + ")"
-                         : " (the release's default)"),
-                withCommas(plan->bytesPerToken) + " B per token, page " + std::to_string(page)};
+    c.inputs = {
+        "free memory at start " + giB(before) +
+            (log.availBeforeGiB ? " (\"Load weight begin\")"
+                                : " (after + mem usage, \"Load weight end\")"),
+        "weights as loaded " + giB(before - after) + " (the two avail mem figures)",
+        "mem_fraction_static " + formatFixed(plan->memoryFraction, 4) +
+            (log.memFractionStatic ? " (server_args " + formatFixed(*log.memFractionStatic, 2) + ")"
+             : log.argMemFraction
+                 ? " (typed --mem-fraction-static " + formatFixed(*log.argMemFraction, 2) + ")"
+                 : " (the release's default)"),
+        withCommas(plan->bytesPerToken) + " B per token, page " + std::to_string(page)};
     for (const std::string& w : plan->warnings)
         c.notes.push_back(w);
     c.kvBudgetBytes = plan->kvBudgetBytes;

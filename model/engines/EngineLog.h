@@ -33,10 +33,14 @@ struct EngineLogFacts
     std::vector<std::pair<std::string, std::string>> flags; // settings as printed, in order
 
     // SGLang
-    std::optional<double> availBeforeGiB; // "Load weight begin. avail mem=X GB" (GiB)
-    std::optional<double> availAfterGiB;  // "Load weight end. ... avail mem=X GB"
-    std::optional<double> weightUsageGiB; // "... mem usage=X GB"
-    std::optional<double> memFractionStatic;
+    std::optional<double> availBeforeGiB;    // "Load weight begin. avail mem=X GB" (GiB)
+    std::optional<double> availAfterGiB;     // "Load weight end. ... avail mem=X GB"
+    std::optional<double> weightUsageGiB;    // "... mem usage=X GB"
+    std::optional<double> memFractionStatic; // server_args, as the engine resolved it
+    // The launch command as typed (`--mem-fraction-static 0.80`): it stands where the log
+    // prints no server_args.
+    std::optional<double> argMemFraction;
+    std::optional<int64_t> argMaxRunning, argTp, argPageSize, argChunk; // and argContext below
     std::optional<int64_t> pageSize;
     std::optional<int64_t> kvTokens; // SGLang #tokens / max_total_num_tokens; TRT's final pool
     std::optional<double> kSizeGiB, vSizeGiB;

@@ -941,7 +941,7 @@ void TestGui::wheelOverTheFormScrollsThePage()
     QVERIFY(engine && context);
     auto* area = qobject_cast<QScrollArea*>(window.tabs()->widget(0));
     QVERIFY(area);
-    QVERIFY(area->verticalScrollBar()->maximum() > 0);
+    QTRY_VERIFY(area->verticalScrollBar()->maximum() > 0);
     const int engineIndex = engine->currentIndex();
     const int contextValue = context->value();
     const std::string scenario = attnplan::scenarioToJson(session.scenario());
@@ -959,7 +959,7 @@ void TestGui::wheelOverTheFormScrollsThePage()
         if (qobject_cast<QComboBox*>(w) || qobject_cast<QAbstractSpinBox*>(w))
             QVERIFY2(w->focusPolicy() != Qt::WheelFocus, qPrintable(w->objectName()));
     QCOMPARE(attnplan::scenarioToJson(session.scenario()), scenario);
-    QVERIFY(area->verticalScrollBar()->value() > 0);
+    QTRY_VERIFY(area->verticalScrollBar()->value() > 0);
     // With the keyboard focus, the field takes the wheel as Qt's own fields do.
     engine->setFocus();
     QTRY_VERIFY(engine->hasFocus());
@@ -1063,17 +1063,24 @@ void TestGui::logWithoutItsModelAsksForOne()
               "llama_new_context_with_model: n_ctx      = 8192\n"
               "llama_kv_cache_init:      CUDA0 KV buffer size =  1024.00 MiB\n");
     bool asked = false;
-    QTimer::singleShot(200, [&] {
+    QString suggested;
+    QTimer poll; // until the dialog is up, however loaded the machine
+    poll.setInterval(50);
+    QObject::connect(&poll, &QTimer::timeout, [&] {
         auto* dialog = window.findChild<QInputDialog*>("logModelPicker");
-        asked = dialog != nullptr;
-        if (dialog) {
-            QVERIFY(dialog->comboBoxItems().contains("llama-3.1-8b"));
-            dialog->setTextValue("llama-3.1-8b");
-            dialog->accept();
-        }
+        if (!dialog || !dialog->isVisible())
+            return;
+        poll.stop();
+        asked = dialog->comboBoxItems().contains("llama-3.1-8b");
+        suggested = dialog->textValue();
+        dialog->setTextValue("llama-3.1-8b");
+        dialog->accept();
     });
+    poll.start();
     QVERIFY(window.openEngineLog(path));
     QVERIFY(asked);
+    // The suggestion is the library's model nearest the name the log prints (Meta-Llama-3-8B).
+    QVERIFY2(suggested.startsWith("llama-3"), qPrintable(suggested));
     QCOMPARE(QString::fromStdString(session.scenario().model), QString("llama-3.1-8b"));
     QCOMPARE(QString::fromStdString(session.scenario().deployment.gpu), QString("RTX 3090"));
 }

@@ -105,6 +105,7 @@ private slots:
     void otherEnginesCommandsCarryTheirWeights();
     void servingLimitsFollowTheEngine();
     void loggedBudgetMustFitTheGpu();
+    void engineLogs2026WhatWasTyped();
 };
 
 void TestEngines::lessonFifteenConversations()
@@ -1591,6 +1592,42 @@ void TestEngines::loggedBudgetMustFitTheGpu()
     QVERIFY(said(planCapacity(s, in).value()));
     in.gpu = *builtinGpuCatalog().find("A100 80GB");
     QVERIFY(!said(planCapacity(s, in).value()));
+}
+
+// Issue 36, from ../shared/engine-logs-2026 (read there, never copied): Gemma 4's global layers
+// at their own geometry in llama.cpp (2 KV heads of 512: 160 MiB where 320 came out), the iswa
+// "size = 3072 cells" line not read as MiB, SGLang's typed --mem-fraction-static and printed
+// release read, 0.20.1's token line.
+void TestEngines::engineLogs2026WhatWasTyped()
+{
+    const QString dir = src("../shared/engine-logs-2026/");
+    if (!QFileInfo::exists(dir + "cases.json"))
+        QSKIP("../shared/engine-logs-2026 is not here (a user's clone): CI checks these");
+    auto text = [&](const char* file) {
+        QFile f(dir + "raw/" + file);
+        return f.open(QIODevice::ReadOnly) ? f.readAll().toStdString() : std::string();
+    };
+    const EngineLogFacts gemma =
+        parseEngineLog(text("llamacpp-hilbertraum391-gemma4-26b-a4b-rtx3090-vulkan-b9849.log"));
+    QVERIFY(gemma.kvMiB.has_value());
+    QCOMPARE(*gemma.kvMiB, 760.0); // 160 + 600, the two buffers, not "8192 cells" as MiB
+    const ModelSpec g =
+        load("../shared/engine-logs-2026/configs/google--gemma-4-26B-A4B_config.json");
+    const EngineLogCheck gc = checkEngineLog(gemma, &g, builtinGpuCatalog()).value();
+    QVERIFY2(std::fabs(gc.difference()) < 0.001, qPrintable(QString::number(gc.computed)));
+    const EngineLogFacts sg =
+        parseEngineLog(text("sglang-mudler-vllmcpp-0.5.15-gb10-qwen3.8-27b.log"));
+    QCOMPARE(QString::fromStdString(sg.version), QString("0.5.15"));
+    QVERIFY(sg.argMemFraction && std::fabs(*sg.argMemFraction - 0.80) < 1e-9);
+    const EngineLogCheck sc = checkEngineLog(sg, nullptr, builtinGpuCatalog()).value();
+    QCOMPARE(QString::fromStdString(sc.releaseReason), QString("printed 0.5.15"));
+    QVERIFY(std::any_of(sc.inputs.begin(), sc.inputs.end(), [](const std::string& i) {
+        return i.find("typed --mem-fraction-static 0.80") != std::string::npos;
+    }));
+    // The token line as concurrency x max_model_len from 0.20.1 (the row before 0.21.0).
+    const EngineProfile* p0201 = findEngineProfile("vllm@0.20.1");
+    QVERIFY(p0201 && p0201->tokensFromConcurrency);
+    QVERIFY(!findEngineProfile("vllm@0.20.0")->tokensFromConcurrency);
 }
 
 QTEST_GUILESS_MAIN(TestEngines)

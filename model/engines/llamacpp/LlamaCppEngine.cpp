@@ -201,8 +201,22 @@ Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerI
         // A layer keeps sliding cells only where the cache has a sliding part: with the window
         // disabled (Phi-3) every layer is a full one.
         const int64_t cells = l.window > 0 && window > 0 ? p.swaCells : p.fullCells;
-        const int64_t k = checkedMul(kRow.value(), cells, "KV bytes");
-        const int64_t v = checkedMul(vRow.value(), cells, "KV bytes");
+        // Each layer's own geometry (llama_kv_cache sizes a layer by its n_embd_k_gqa(il) and
+        // n_embd_v_gqa(il)): Gemma 4's global layers keep 2 heads of 512, its sliding ones 8 of
+        // 256 (the model-wide 8 x 256 made the global layers 320 MiB where the log has 160).
+        int64_t kLayer = kRow.value(), vLayer = vRow.value();
+        if (!s.mla.enabled() && !s.uniformAttention()) {
+            auto k = rowBytes(in.cacheTypeK, s.kvHeadsOf(l) * s.headDimOf(l), "--cache-type-k");
+            auto v = rowBytes(in.cacheTypeV, s.kvHeadsOf(l) * s.vHeadDimOf(l), "--cache-type-v");
+            if (!k)
+                return Error{k.error()};
+            if (!v)
+                return Error{v.error()};
+            kLayer = k.value();
+            vLayer = v.value();
+        }
+        const int64_t k = checkedMul(kLayer, cells, "KV bytes");
+        const int64_t v = checkedMul(vLayer, cells, "KV bytes");
         p.kvBytesK = checkedAdd(p.kvBytesK, k, "KV bytes");
         p.kvBytesV = checkedAdd(p.kvBytesV, v, "KV bytes");
         (i >= layers - p.gpuLayers ? kvGpu : kvCpu) += k + v;

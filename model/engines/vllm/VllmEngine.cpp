@@ -113,13 +113,15 @@ const std::vector<EngineProfile>& engineProfiles()
             [](EngineProfile& e) { e.mlaBlocks = M::Backend; });
         row("0.18.0", "hybrid groups take the larger layer count when within 1.5x (#36684)",
             [](EngineProfile& e) { e.groupWithin = 1.5; });
-        row("0.21.0",
-            "gpu_memory_utilization 0.92 and the CUDA-graph estimate subtracted "
-            "(#38284); GPU KV cache size = concurrency x max_model_len (#41069)",
+        row("0.20.1",
+            "GPU KV cache size = concurrency x max_model_len (#41069): a 0.20.1 log prints it "
+            "(../shared/engine-logs-2026, club3090 #91, 2026), so the change shipped in that "
+            "patch release, not 0.21",
+            [](EngineProfile& e) { e.tokensFromConcurrency = true; });
+        row("0.21.0", "gpu_memory_utilization 0.92 and the CUDA-graph estimate subtracted (#38284)",
             [](EngineProfile& e) {
                 e.utilization = 0.92;
                 e.cudaGraphs = C::Subtracted;
-                e.tokensFromConcurrency = true;
             });
         row("0.25.0",
             "model runner V2 for every dense model, which subtracts no CUDA-graph "
