@@ -49,9 +49,15 @@ void CompareController::refresh()
     const Report* r = m_session->report();
     const auto spec = m_session->model();
     if (!r || !spec) {
+        // Nothing of the last report stays on screen (a refused field, a deployment that cannot
+        // be read): the caption says why, the charts and tables are empty.
         m_compare->setRows({});
         m_decode->setRows({});
         m_options->setRows({});
+        m_kvBars->setRows({});
+        m_conversationBars->setRows({});
+        m_fits = false;
+        m_assumptions = tr("No plan: %1").arg(q(m_session->reportError().message));
         emit resultsChanged();
         return;
     }

@@ -45,6 +45,21 @@ QString range(const QAbstractSpinBox* box)
 
 EntryGuard::EntryGuard(QObject* parent) : QObject(parent) {}
 
+void EntryGuard::settle(QWidget* widget)
+{
+    const bool field =
+        qobject_cast<QAbstractSpinBox*>(widget) || qobject_cast<QComboBox*>(widget) ||
+        (qobject_cast<QAbstractSlider*>(widget) && !qobject_cast<QScrollBar*>(widget));
+    if (!field)
+        return;
+    if (widget->focusPolicy() == Qt::WheelFocus)
+        widget->setFocusPolicy(Qt::StrongFocus);
+    // A value is taken when the user is done (Enter, or leaving the field), never from half of
+    // one: "1.5" in a 0-1 field passed 1 on its way and planned at 1.00.
+    if (auto* spin = qobject_cast<QAbstractSpinBox*>(widget))
+        spin->setKeyboardTracking(false);
+}
+
 QString EntryGuard::refusal(const QAbstractSpinBox* box)
 {
     // Refused only while the text still does not read: a value set since (a scenario opened, a
@@ -81,14 +96,8 @@ bool EntryGuard::eventFilter(QObject* watched, QEvent* event)
     // Qt gives a field with Qt::WheelFocus (combo boxes, spin boxes) the focus on a real wheel
     // event before any filter sees it, so "unfocused" would never hold under a window system:
     // every field takes the focus by click or Tab only.
-    if (field && event->type() == QEvent::Polish) {
-        if (widget->focusPolicy() == Qt::WheelFocus)
-            widget->setFocusPolicy(Qt::StrongFocus);
-        // A value is taken when the user is done (Enter, or leaving the field), never from
-        // half of one: "1.5" in a 0-1 field passed 1 on its way and planned at 1.00.
-        if (auto* spin = qobject_cast<QAbstractSpinBox*>(widget))
-            spin->setKeyboardTracking(false);
-    }
+    if (field && event->type() == QEvent::Polish)
+        settle(widget);
     if (event->type() == QEvent::Wheel) {
         if (!field || widget->hasFocus())
             return false;
@@ -127,6 +136,37 @@ bool EntryGuard::eventFilter(QObject* watched, QEvent* event)
         }
         mark(box, false);
         return false;
+    }
+    // A keystroke Qt's validator would drop without a word ("5" after "1." in a 0-1 field, "-"
+    // in a count) is kept when the text still looks like a number: leaving the field then
+    // refuses it in words, rather than planning with "1.".
+    if (event->type() == QEvent::KeyPress) {
+        auto* key = static_cast<QKeyEvent*>(event);
+        const QString t = key->text();
+        auto* edit = box->findChild<QLineEdit*>();
+        if (edit && t.size() == 1 && t.at(0).isPrint() &&
+            !(key->modifiers() & (Qt::ControlModifier | Qt::AltModifier))) {
+            QString next = edit->text();
+            int pos = edit->cursorPosition();
+            if (edit->hasSelectedText()) {
+                pos = edit->selectionStart();
+                next.remove(pos, edit->selectedText().size());
+            }
+            next.insert(pos, t);
+            QString copy = next;
+            int at = pos + 1;
+            static const QString numberish = QStringLiteral("0123456789.,_ -+kKmMeE");
+            bool number = true;
+            for (QChar c : next)
+                number =
+                    number && (numberish.contains(c) || QLocale().groupSeparator().contains(c) ||
+                               QLocale().decimalPoint().contains(c));
+            if (number && box->validate(copy, at) == QValidator::Invalid) {
+                edit->setText(next);
+                edit->setCursorPosition(pos + 1);
+                return true;
+            }
+        }
     }
     if (event->type() == QEvent::KeyRelease && box->property("entryRefused").toBool() &&
         reads(box)) {

@@ -26,6 +26,9 @@ public:
     // The field's refusal in words ("99999999999999999999 is not a value from 1 to
     // 1,073,741,824"); empty when it holds what it shows.
     static QString refusal(const QAbstractSpinBox* box);
+    // A field's rules, applied when it is polished: focus by click or Tab only, and a spin box's
+    // value taken when the user is done. Nothing for another widget.
+    static void settle(QWidget* widget);
 
 signals:
     // A field became refused, or read again.

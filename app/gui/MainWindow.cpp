@@ -189,10 +189,9 @@ MainWindow::MainWindow(AppSession* session, QWidget* parent)
         m_session->setRefusedEntry(why);
         m_memoryTab->showResults();
     });
+    // Fields already polished before the guard was installed get its rules now.
     for (QWidget* w : findChildren<QWidget*>())
-        if ((qobject_cast<QAbstractSpinBox*>(w) || qobject_cast<QComboBox*>(w)) &&
-            w->focusPolicy() == Qt::WheelFocus)
-            w->setFocusPolicy(Qt::StrongFocus);
+        EntryGuard::settle(w);
     connect(m_session, &AppSession::notice, this,
             [this](const QString& text) { statusBar()->showMessage(text, 15000); });
 
@@ -476,10 +475,9 @@ bool MainWindow::openEngineLog(const QString& path)
         shown.remove(QStringLiteral(" (give --model)"));
         const QRegularExpression quoted(QStringLiteral("\"([^\"]+)\""));
         QString nearest;
-        if (const auto m = quoted.match(error); m.hasMatch())
-            for (const std::string& n :
-                 attnplan::nearestBundledNames(m.captured(1).toStdString(), 1))
-                nearest = QString::fromStdString(n);
+        for (auto it = quoted.globalMatch(error); it.hasNext() && nearest.isEmpty();)
+            nearest = QString::fromStdString(
+                attnplan::closestBundledName(it.next().captured(1).toStdString()));
         QInputDialog dialog(this);
         dialog.setObjectName(QStringLiteral("logModelPicker"));
         dialog.setWindowTitle(tr("Which model ran this log?"));

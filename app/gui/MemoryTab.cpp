@@ -470,6 +470,7 @@ void MemoryTab::showResults()
             refused = why;
     if (!refused.isEmpty()) {
         Charts::setEmptyText(m_charts[0], tr("No plan: %1").arg(refused));
+        Charts::setEmptyText(m_charts[1], tr("No plan: %1").arg(refused));
         m_error->setText(refused);
         m_error->show();
         m_summary->clear();
@@ -536,12 +537,15 @@ void MemoryTab::showResults()
                   .arg(r.pp > 1 ? tr(" × PP %1").arg(r.pp) : QString())
             : QString();
     m_card->setText(
-        tr("%1 %2 on %3 × %4%5%6 · TTFT %7 · %8/token")
+        tr("%1 %2 on %3 × %4%5%6 with %7 · TTFT %8 · %9/token")
             .arg(TableModel::counted(r.batch * replicas, tr("conversation"), tr("conversations")),
                  length)
             .arg(in.gpus * replicas)
-            .arg(s(in.gpu.name), split, limit, s(formatSeconds(r.ttftSeconds)),
-                 s(formatSeconds(r.tpotSeconds))));
+            .arg(s(in.gpu.name), split, limit,
+                 // The engine this answer is for, by the release row that ran (a log of
+                 // another engine opens here as vLLM; its own engine is in the table below).
+                 s(findServingEngine(r.engine) ? findServingEngine(r.engine)->label : r.engine),
+                 s(formatSeconds(r.ttftSeconds)), s(formatSeconds(r.tpotSeconds))));
     const QString heads =
         m_plan->model() && m_plan->model()->mla.enabled()
             ? tr("one latent KV per token, %1")

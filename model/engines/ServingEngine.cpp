@@ -1,5 +1,6 @@
 #include "engines/ServingEngine.h"
 
+#include "base/Checked.h"
 #include "base/Units.h"
 #include "engines/llamacpp/LlamaCppEngine.h"
 #include "engines/sglang/SglangEngine.h"
@@ -191,7 +192,9 @@ std::vector<EngineRow> compareEngines(const ModelSpec& s, const DeploymentInputs
         EngineRow row;
         row.engine = "llama.cpp";
         LlamaServerInputs l = in.llamaCpp;
-        l.context = in.maxModelLen;
+        // Each slot holds the context: with -np N, -c is N times it (llama-server splits -c).
+        l.context =
+            l.parallel > 0 ? checkedMul(in.maxModelLen, l.parallel, "context") : in.maxModelLen;
         l.weightDtype = in.weightDtype; // the Weights setting, as a GGUF of that type
         if (auto named = findServingEngine(in.engine); named && named->kind == EngineKind::LlamaCpp)
             l.build = named->name;

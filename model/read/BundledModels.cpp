@@ -102,6 +102,47 @@ std::vector<std::string> nearestBundledNames(std::string_view key, size_t count)
     return out;
 }
 
+namespace {
+
+std::vector<std::string> wordsOf(const std::string& s)
+{
+    std::vector<std::string> words;
+    std::string w;
+    for (char c : s + " ") {
+        if (std::isalnum(uint8_t(c))) {
+            w += c;
+        } else if (!w.empty()) {
+            words.push_back(w);
+            w.clear();
+        }
+    }
+    return words;
+}
+
+} // namespace
+
+std::string closestBundledName(std::string_view name)
+{
+    const std::string k = lower(name);
+    const std::vector<std::string> words = wordsOf(k);
+    std::string best;
+    size_t bestShared = 1, bestDistance = 0;
+    for (const BundledModel& m : bundledModels()) {
+        const std::string target = lower(m.name) + " " + lower(m.repoId);
+        const std::vector<std::string> theirs = wordsOf(target);
+        size_t shared = 0;
+        for (const std::string& w : words)
+            shared += std::find(theirs.begin(), theirs.end(), w) != theirs.end();
+        const size_t d = editDistance(k, lower(m.name));
+        if (shared > bestShared || (shared == bestShared && !best.empty() && d < bestDistance)) {
+            best = std::string(m.name);
+            bestShared = shared;
+            bestDistance = d;
+        }
+    }
+    return best;
+}
+
 Expected<ModelSpec> readBundledModel(const BundledModel& model)
 {
     const std::string label = "configs/" + std::string(model.name) + ".json";

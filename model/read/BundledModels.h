@@ -33,6 +33,10 @@ std::vector<const BundledModel*> bundledModelsStartingWith(std::string_view key)
 // The bundled names nearest to a name that matches none (edit distance, at most `count`, only
 // those close enough to be a typo): "did you mean llama-3.3-70b-instruct?".
 std::vector<std::string> nearestBundledNames(std::string_view key, size_t count = 3);
+// The bundled model sharing the most words with a name as a log prints it ("Meta-Llama-3-8B" ->
+// llama-3.1-8b: meta, llama, 3, 8b), at least two; ties go to the nearer spelling. A suggestion
+// for a person to confirm, never a silent substitute. Empty when none shares two words.
+std::string closestBundledName(std::string_view name);
 
 // The ModelSpec of a bundled model: its config read as any config.json is, named by its
 // repository id, with exact weight bytes where its index is bundled.

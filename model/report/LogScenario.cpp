@@ -69,8 +69,13 @@ Expected<LogScenario> scenarioFromEngineLog(const EngineLogFacts& log, const Eng
         // llama-server allocates its cache up front for n_ctx over its slots: that is not a
         // vLLM KV budget, so the Memory tab models vLLM on the log's GPU at the log's context,
         // with its checkpoint's own dtypes; the plans are for the log's llama.cpp build.
+        // Its slots (-np, or the sequences it reports), each a conversation of n_ctx / slots
+        // tokens where the cache is split (a unified cache lets one reach all of n_ctx).
+        const int64_t slots = log.argParallel.value_or(log.nSeqMax.value_or(0));
+        const bool unified = log.argKvUnified || log.kvUnified.value_or(false);
         if (log.context && *log.context > 0)
-            d.context = *log.context;
+            d.context = slots > 1 && !unified ? *log.context / slots : *log.context;
+        d.llamaCppSlots = std::max<int64_t>(0, slots);
         out.notes.push_back("llama.cpp allocates its cache up front (" +
                             formatFixed(double(c.kvBudgetBytes) / double(int64_t(1) << 20), 0) +
                             " MiB for n_ctx " + withCommas(log.context.value_or(d.context)) +

@@ -76,6 +76,7 @@ Expected<DeploymentInputs> resolveDeployment(const ScenarioDeployment& d, const 
     in.enforceEager = d.enforceEager;
     in.dcp = d.dcp;
     in.mambaCacheMode = d.mambaCacheMode;
+    in.llamaCpp.parallel = d.llamaCppSlots > 0 ? d.llamaCppSlots : -1;
     // "auto" is what this vLLM release picks by itself (the checkpoint's KV scheme from 0.14,
     // fp32 checkpoints in bf16 from 0.9.1).
     const EngineProfile* release = findEngineProfile(in.engine);

@@ -48,6 +48,9 @@ struct ScenarioDeployment
     bool enforceEager = false;         // vLLM --enforce-eager: no CUDA graphs
     int64_t dcp = 1;                   // vLLM --decode-context-parallel-size
     std::string mambaCacheMode;        // vLLM --mamba-cache-mode; empty: the release's default
+    // llama-server's -np for the engines table's llama.cpp row: each slot holds `context`
+    // tokens (-c is context x slots); 0: its default, 4 slots over one unified cache.
+    int64_t llamaCppSlots = 0;
     Efficiencies efficiency;
 };
 

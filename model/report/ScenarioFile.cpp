@@ -77,6 +77,7 @@ Expected<Scenario> parseScenario(const std::string& text, const std::string& lab
                                  "enforce_eager",
                                  "decode_context_parallel_size",
                                  "mamba_cache_mode",
+                                 "llama_cpp_slots",
                                  "compute_efficiency",
                                  "memory_efficiency"});
             ScenarioDeployment& o = s.deployment;
@@ -119,6 +120,7 @@ Expected<Scenario> parseScenario(const std::string& text, const std::string& lab
             o.availableKvGiB = r.real("available_kv_gib", 0, 1 << 20, 0);
             o.enforceEager = r.boolean("enforce_eager", false);
             o.dcp = r.integer("decode_context_parallel_size", 1, 1024, 1);
+            o.llamaCppSlots = r.integer("llama_cpp_slots", 0, 4096, 0);
             o.mambaCacheMode = r.text("mamba_cache_mode", "auto");
             if (o.mambaCacheMode == "auto")
                 o.mambaCacheMode.clear();

@@ -33,6 +33,7 @@ nlohmann::ordered_json detail::scenarioObject(const Scenario& s)
     dep["enforce_eager"] = d.enforceEager;
     dep["decode_context_parallel_size"] = d.dcp;
     dep["mamba_cache_mode"] = d.mambaCacheMode.empty() ? "auto" : d.mambaCacheMode;
+    dep["llama_cpp_slots"] = d.llamaCppSlots;
     dep["compute_efficiency"] = d.efficiency.compute;
     dep["memory_efficiency"] = d.efficiency.memory;
     nlohmann::ordered_json j;

@@ -929,7 +929,15 @@ void TestAppCore::logIsNeverAppliedToTheOpenModel()
     QVERIFY2(summary.contains("KV MiB logged 1024, attnplan 1024"), qPrintable(summary));
     // llama-server's up-front cache is no vLLM budget: the log's n_ctx, no "KV from a log", the
     // plans for its build (it opened as vLLM at 32,768 with a 1 GiB budget: 0 conversations).
-    QCOMPARE(session.scenario().deployment.context, qint64(8192));
+    // Its 4 slots of 8,192 / 4 tokens (this build splits -c over -np): the engines table's
+    // llama.cpp row is the log's server, -c 8192 -np 4, 4 conversations of 2k.
+    QCOMPARE(session.scenario().deployment.context, qint64(2048));
+    QCOMPARE(session.scenario().deployment.llamaCppSlots, qint64(4));
+    const attnplan::EngineRow& llama = session.report()->engines.back();
+    QVERIFY2(QString::fromStdString(llama.command).contains("-c 8192 -np 4"),
+             llama.command.c_str());
+    QCOMPARE(llama.kvTokens, qint64(8192));
+    QCOMPARE(llama.conversations, qint64(4));
     QCOMPARE(session.scenario().deployment.availableKvGiB, 0.0);
     QVERIFY(QString::fromStdString(session.scenario().plan.engine).startsWith("llama.cpp@b"));
     QVERIFY(session.report() && session.report()->capacity &&

@@ -3,6 +3,7 @@
 // scenario, exporting. And the app's headless export (attnplan --scenario F --export-report)
 // against `attnplan-cli report F --json`, byte for byte, for every bundled model.
 #include "AppSession.h"
+#include "CompareController.h"
 #include "CostController.h"
 #include "MainWindow.h"
 #include "MeasureController.h"
@@ -1013,6 +1014,9 @@ void TestGui::outOfRangeEntryIsKeptAndRefused()
     QCOMPARE(session.scenario().deployment.context, before);
     QVERIFY(!session.report());
     QVERIFY(command->text().isEmpty());
+    // Compare says why it shows nothing, not the last context's figures (the second review).
+    QVERIFY2(session.compare()->assumptions().startsWith("No plan"),
+             qPrintable(session.compare()->assumptions()));
     // Enter does not clamp it either; a value that reads is taken, and the answer returns.
     context->setFocus();
     QTRY_VERIFY(context->hasFocus());
@@ -1024,6 +1028,19 @@ void TestGui::outOfRangeEntryIsKeptAndRefused()
     QTRY_COMPARE(session.scenario().deployment.context, qint64(16384));
     QVERIFY(!context->property("entryRefused").toBool());
     QTRY_VERIFY(command->text().contains("--max-model-len 16384"));
+    // A keystroke Qt's validator would drop is kept: utilization 1.5 stays "1.5" and is refused,
+    // never planned as 1.00 (the second review's P1).
+    auto* utilization = child<QDoubleSpinBox>(&window, "utilization");
+    QVERIFY(utilization);
+    utilization->setFocus();
+    QTRY_VERIFY(utilization->hasFocus());
+    utilization->selectAll();
+    QTest::keyClicks(utilization, "1.5");
+    QTest::keyClick(utilization, Qt::Key_Return);
+    QCOMPARE(utilization->findChild<QLineEdit*>()->text(), QString("1.5"));
+    QVERIFY(utilization->property("entryRefused").toBool());
+    QVERIFY(!session.report());
+    QVERIFY(session.scenario().deployment.utilization.value_or(0) < 1.0);
 }
 
 // Issue 34, item 13: a hybrid model's KV blocks are the attention block as paged (raised to
