@@ -134,10 +134,11 @@ int runCost(const std::vector<std::string>& argv)
         const PriceSheet* p = catalog.find(priceId);
         if (!p) {
             std::string ids;
-            for (const PriceSheet& x : catalog.models)
-                ids += (ids.empty() ? "" : ", ") + x.id;
-            throw UsageError("--price: \"" + priceId + "\" is not in the price catalog (" + ids +
-                             ")");
+            for (const std::string& x : catalog.candidates(priceId))
+                ids += (ids.empty() ? "" : ", ") + x;
+            throw UsageError("--price: \"" + priceId +
+                             "\" is not one entry of the price catalog; did you mean " + ids +
+                             "? (attnplan-cli prices lists them all)");
         }
         price = *p;
     } else if (price.id.empty()) {

@@ -30,9 +30,11 @@ void ComputeController::refresh()
 {
     const Report* r = m_session->report();
     const auto spec = m_session->model();
+    m_error.clear();
     if (!r || !spec) {
         m_flops->setRows({});
         m_hasPlan = false;
+        m_error = QString::fromStdString(m_session->reportError().message);
         emit resultsChanged();
         return;
     }

@@ -27,6 +27,9 @@ public:
     double quadraticFlopsAt(double tokens) const { return m_pairPerToken * tokens; }
     // The roofline at the deployment (valid when hasPlan()).
     bool hasPlan() const { return m_hasPlan; }
+    // Why there is no curve at all (no report: a refused field, a deployment that cannot be
+    // read); empty otherwise.
+    QString error() const { return m_error; }
     const attnplan::Roofline& prefill() const { return m_prefill; }
     const attnplan::DeploymentInputs& deployment() const { return m_deployment; }
     const attnplan::CapacityResult& plan() const { return m_plan; }
@@ -43,6 +46,7 @@ private:
     double m_crossLayer = 0;
     double m_pairPerToken = 0;
     bool m_hasPlan = false;
+    QString m_error;
     attnplan::Roofline m_prefill;
     attnplan::DeploymentInputs m_deployment;
     attnplan::CapacityResult m_plan;

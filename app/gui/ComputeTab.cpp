@@ -43,8 +43,15 @@ ComputeTab::ComputeTab(ComputeController* compute, QWidget* parent)
 void ComputeTab::refresh()
 {
     using namespace attnplan;
-    if (m_compute->flopsCurve()->rowCount() == 0)
+    if (m_compute->flopsCurve()->rowCount() == 0) {
+        // Nothing of the last report stays on screen: the reason instead.
+        m_markers->clear();
+        const QString why = tr("No plan: %1").arg(m_compute->error());
+        Charts::setEmptyText(m_chart, why);
+        m_text->setText(why.toHtmlEscaped());
         return;
+    }
+    Charts::setEmptyText(m_chart, QString());
     QChart* chart = m_chart->chart();
     QScatterSeries* markers = m_markers;
     const double xp = m_compute->crossoverProjections(), xl = m_compute->crossoverLayer();

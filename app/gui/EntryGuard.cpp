@@ -25,6 +25,9 @@ QString typed(const QAbstractSpinBox* box)
 bool reads(const QAbstractSpinBox* box)
 {
     QString text = typed(box);
+    // The field's own word for its special value ("engine default (8,192)", "modelled").
+    if (!box->specialValueText().isEmpty() && text == box->specialValueText())
+        return true;
     int pos = 0;
     return box->validate(text, pos) == QValidator::Acceptable;
 }
@@ -168,10 +171,9 @@ bool EntryGuard::eventFilter(QObject* watched, QEvent* event)
             }
         }
     }
-    if (event->type() == QEvent::KeyRelease && box->property("entryRefused").toBool() &&
-        reads(box)) {
+    // Text that reads again clears the mark; its value is taken when the user is done (Enter,
+    // leaving the field), not on each keystroke, which rewrote "0.8" as "0.80" mid-typing.
+    if (event->type() == QEvent::KeyRelease && box->property("entryRefused").toBool() && reads(box))
         mark(box, false);
-        box->interpretText();
-    }
     return false;
 }

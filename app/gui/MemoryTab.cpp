@@ -374,7 +374,11 @@ void MemoryTab::syncFromController()
     m_tp->setCurrentIndex(m_tp->findData(int(in.tp)));
     m_weightDtype->setCurrentText(QString::fromStdString(in.weightDtype));
     m_kvDtype->setCurrentText(QString::fromStdString(in.kvDtype));
-    m_engine->setCurrentIndex(std::max(0, m_engine->findData(QString::fromStdString(in.engine))));
+    // A release the list lacks is shown as it is, never silently replaced by "latest" (which
+    // the next edit would then push).
+    if (m_engine->findData(QString::fromStdString(in.engine)) < 0)
+        m_engine->addItem(QString::fromStdString(in.engine), QString::fromStdString(in.engine));
+    m_engine->setCurrentIndex(m_engine->findData(QString::fromStdString(in.engine)));
     const auto e = attnplan::findServingEngine(in.engine);
     m_utilization->setValue(in.utilization.value_or(e ? e->defaultUtilization : 0.9));
     m_context->setValue(int(std::min<qint64>(in.context, 1 << 30)));

@@ -142,6 +142,24 @@ std::string shortTokens(int64_t tokens)
     return withCommas(tokens);
 }
 
+size_t editDistance(std::string_view a, std::string_view b)
+{
+    // One row at a time.
+    std::vector<size_t> row(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j)
+        row[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+        size_t diagonal = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= b.size(); ++j) {
+            const size_t up = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
+            diagonal = up;
+        }
+    }
+    return row[b.size()];
+}
+
 std::vector<int> parseReleaseNumber(const std::string& text)
 {
     std::vector<int> parts;

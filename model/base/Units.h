@@ -49,6 +49,9 @@ auto newestRowAtOrBelow(const Rows& rows, const std::string& wanted, VersionOf v
     return found;
 }
 
+// Levenshtein distance, for "did you mean" lists (model names, price ids).
+size_t editDistance(std::string_view a, std::string_view b);
+
 // n log-spaced token counts from lo to hi, rounded to whole tokens, strictly increasing (the
 // x axis of every curve against context).
 std::vector<int64_t> logSpacedTokens(int64_t lo, int64_t hi, int n);

@@ -823,10 +823,11 @@ Expected<EngineLogCheck> checkLlamaCpp(const EngineLogFacts& log, const ModelSpe
                                : log.offloadedLayers ? *log.offloadedLayers - 1
                                                      : 0;
         if (layers <= 0 || !log.context || *log.context <= 0)
-            return Error{"the model \"" + log.model +
-                             "\" is not at hand (give --model) and the "
-                             "log prints neither its layers nor its context",
-                         "model"};
+            return Error{
+                "the model \"" + log.model +
+                    "\" is not at hand (give --model) and the "
+                    "log prints no layer count (n_layer) or no context (n_ctx) to size it by",
+                "model"};
         const double perCellLayer = *log.kvMiB * kMiB / double(*log.context) / double(layers);
         if (!(perCellLayer >= 1 && perCellLayer < double(int64_t(1) << 30)))
             return Error{"the log's KV over its cells and layers gives no plausible row size"};

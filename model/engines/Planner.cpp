@@ -110,6 +110,11 @@ std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catal
                 if (pp > s.numLayers)
                     continue;
                 DeploymentInputs in = base;
+                // A KV budget given (a log's) holds for its own GPU and split only: every other
+                // candidate has its memory modelled (the log's 24.83 GiB was planned on an A100
+                // 40GB too).
+                if (gpu.name != base.gpu.name || tp != base.tp || tp * pp != base.gpus)
+                    in.availableKvBytes.reset();
                 in.gpu = gpu;
                 in.tp = tp;
                 in.gpus = tp * pp;

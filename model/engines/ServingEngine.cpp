@@ -172,6 +172,9 @@ std::vector<EngineRow> compareEngines(const ModelSpec& s, const DeploymentInputs
         row.engine = sglang ? "SGLang" : "TensorRT-LLM";
         DeploymentInputs other = in;
         other.engine = sglang ? "sglang" : "trtllm";
+        // A vLLM budget (a vLLM log's) is not theirs: each engine sizes its own pool from the
+        // flags its command prints.
+        other.availableKvBytes.reset();
         if (auto named = findServingEngine(in.engine);
             named && named->kind == (sglang ? EngineKind::Sglang : EngineKind::Trtllm))
             other.engine = in.engine;
@@ -201,6 +204,9 @@ std::vector<EngineRow> compareEngines(const ModelSpec& s, const DeploymentInputs
         auto p = planLlamaServer(s, l);
         if (!p) {
             row.error = p.error();
+        } else if (in.averageRequest() > in.maxModelLen) {
+            row.error = "the average request (" + withCommas(in.averageRequest()) +
+                        " tokens) is longer than the context (" + withCommas(in.maxModelLen) + ")";
         } else if (in.gpus > 1) {
             row.error = "sized for one GPU; llama.cpp splits layers across GPUs rather than "
                         "running tensor parallelism";

@@ -1,5 +1,9 @@
 #include "price/PriceSheet.h"
 
+#include "base/Units.h"
+
+#include <algorithm>
+
 #include "base/CatalogFile.h"
 
 #include <chrono>
@@ -100,13 +104,83 @@ std::optional<double> PriceSheet::writeMultiplierFor(int64_t ttlSeconds) const
     return std::nullopt;
 }
 
+namespace {
+
+// An id as the catalog compares it: lower case, no provider, dots between digits (LiteLLM's
+// "claude-sonnet-4-5"), no release date ("-2025-04-14", "-20250929").
+std::string priceKey(const std::string& id)
+{
+    std::string k = detail::lowerCase(id);
+    if (const size_t slash = k.rfind('/'); slash != std::string::npos)
+        k = k.substr(slash + 1);
+    auto digit = [](char c) { return c >= '0' && c <= '9'; };
+    // "-YYYY-MM-DD" or "-YYYYMMDD" at the end.
+    auto endsWithDate = [&](const char* shape) {
+        const size_t n = std::char_traits<char>::length(shape);
+        if (k.size() <= n + 1 || k[k.size() - n - 1] != '-')
+            return false;
+        for (size_t i = 0; i < n; ++i) {
+            const char c = k[k.size() - n + i];
+            if (shape[i] == 'd' ? !digit(c) : c != shape[i])
+                return false;
+        }
+        return true;
+    };
+    if (endsWithDate("dddd-dd-dd"))
+        k.resize(k.size() - 11);
+    else if (endsWithDate("dddddddd"))
+        k.resize(k.size() - 9);
+    for (size_t i = 1; i + 1 < k.size(); ++i)
+        if (k[i] == '-' && digit(k[i - 1]) && digit(k[i + 1]) &&
+            (i + 2 >= k.size() || !digit(k[i + 2])))
+            k[i] = '.';
+    return k;
+}
+
+} // namespace
+
 const PriceSheet* PriceCatalog::find(const std::string& key) const
 {
     const std::string k = detail::lowerCase(key);
     for (const PriceSheet& p : models)
         if (detail::lowerCase(p.id) == k || detail::lowerCase(p.model) == k)
             return &p;
-    return nullptr;
+    // As the providers and LiteLLM write it; a provider given must be the entry's.
+    const std::string want = priceKey(key);
+    const size_t slash = k.find('/');
+    const std::string provider = slash == std::string::npos ? "" : k.substr(0, slash);
+    const PriceSheet* found = nullptr;
+    for (const PriceSheet& p : models) {
+        if (priceKey(p.id) != want)
+            continue;
+        if (!provider.empty() && detail::lowerCase(p.id).rfind(provider + "/", 0) != 0)
+            continue;
+        if (found)
+            return nullptr; // two entries answer: not one of them silently
+        found = &p;
+    }
+    return found;
+}
+
+std::vector<std::string> PriceCatalog::candidates(const std::string& key) const
+{
+    const std::string want = priceKey(key);
+    std::vector<std::string> family;
+    for (const PriceSheet& p : models)
+        if (priceKey(p.id).rfind(want, 0) == 0 && !want.empty())
+            family.push_back(p.id);
+    if (!family.empty() && family.size() <= 6)
+        return family;
+    std::vector<std::pair<size_t, std::string>> scored;
+    for (const PriceSheet& p : models)
+        scored.emplace_back(editDistance(want, priceKey(p.id)), p.id);
+    std::stable_sort(scored.begin(), scored.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<std::string> out;
+    for (const auto& [d, id] : scored)
+        if (out.size() < 3)
+            out.push_back(id);
+    return out;
 }
 
 } // namespace attnplan

@@ -106,8 +106,14 @@ struct PriceCatalog
     std::string asOf; // the day the figures were read (the file's as_of; the newest entry's else)
     std::vector<std::string> messages; // skipped or flagged entries, with reasons
 
-    // By id ("anthropic/claude-sonnet-4.5") or model name, case-insensitive.
+    // By id ("anthropic/claude-sonnet-4.5") or model name, case-insensitive; then as LiteLLM and
+    // the providers write ids: without the provider ("claude-opus-4.5"), with dashes for dots
+    // ("claude-sonnet-4-5"), with a date ("openai/gpt-4.1-2025-04-14"). Only one entry may
+    // answer: a name several share is not found (candidates() lists them).
     const PriceSheet* find(const std::string& idOrName) const;
+    // For a name find() refuses: the entries it could mean (a family: "gpt-5.6" -> its -sol,
+    // -terra and -luna), else the nearest ids; at most 6.
+    std::vector<std::string> candidates(const std::string& idOrName) const;
 };
 
 } // namespace attnplan

@@ -1,5 +1,7 @@
 #include "read/BundledModels.h"
 
+#include "base/Units.h"
+
 #include "read/ConfigReader.h"
 #include "read/Safetensors.h"
 #include "spec/Architecture.h"
@@ -54,24 +56,6 @@ std::string lower(std::string_view s)
     for (char& c : out)
         c = char(std::tolower(static_cast<unsigned char>(c)));
     return out;
-}
-
-// Levenshtein distance, one row at a time.
-size_t editDistance(const std::string& a, const std::string& b)
-{
-    std::vector<size_t> row(b.size() + 1);
-    for (size_t j = 0; j <= b.size(); ++j)
-        row[j] = j;
-    for (size_t i = 1; i <= a.size(); ++i) {
-        size_t diagonal = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= b.size(); ++j) {
-            const size_t up = row[j];
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
-            diagonal = up;
-        }
-    }
-    return row[b.size()];
 }
 
 } // namespace

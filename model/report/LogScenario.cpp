@@ -47,7 +47,10 @@ Expected<LogScenario> scenarioFromEngineLog(const EngineLogFacts& log, const Eng
                             ": the deployment keeps " + base.deployment.gpu);
     }
     if (c.engine == "vLLM") {
-        d.engine = c.release;
+        // The release row the printed release runs (vllm@0.10.1.1 -> vllm@0.10.0), as the form's
+        // engine list names it: a name it lacks fell back to "latest" on the next edit.
+        const auto row = findServingEngine(c.release);
+        d.engine = row ? row->name : c.release;
         // vLLM's own settings as the log ran them, so that the command reproduces it.
         d.utilization = in.utilization;
         if (in.maxNumBatchedTokens > 0)

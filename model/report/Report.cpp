@@ -472,7 +472,12 @@ Expected<PriceSheet> scenarioPrice(const LayoutFile& prompt, const PriceCatalog&
         return *prompt.pricing;
     if (const PriceSheet* p = catalog.find(prompt.priceId))
         return *p;
-    return Error{"\"" + prompt.priceId + "\" is not in the price catalog", "prompt.price"};
+    std::string ids;
+    for (const std::string& x : catalog.candidates(prompt.priceId))
+        ids += (ids.empty() ? "" : ", ") + x;
+    return Error{"\"" + prompt.priceId + "\" is not in the price catalog (did you mean " + ids +
+                     "?)",
+                 "prompt.price"};
 }
 
 Expected<Report> buildReport(const Scenario& scenario, const ModelSpec& model,

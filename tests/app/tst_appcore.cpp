@@ -961,8 +961,8 @@ void TestAppCore::logSettingsCarryIntoTheDeployment()
     QCOMPARE(*d.utilization, 0.5);
     QCOMPARE(d.maxNumBatchedTokens, qint64(2048));
     QCOMPARE(d.context, qint64(16384));
-    // The release the log printed, which runs the 0.10.0 row.
-    QCOMPARE(QString::fromStdString(d.engine), QString("vllm@0.10.1.1"));
+    // The row the printed release (0.10.1.1) runs, as the form's engine list names it.
+    QCOMPARE(QString::fromStdString(d.engine), QString("vllm@0.10.0"));
     QCOMPARE(QString::fromStdString(attnplan::findServingEngine(d.engine)->name),
              QString("vllm@0.10.0"));
     const QString command = session.plan()->vllmCommand();

@@ -4,6 +4,7 @@
 // against `attnplan-cli report F --json`, byte for byte, for every bundled model.
 #include "AppSession.h"
 #include "CompareController.h"
+#include "ComputeController.h"
 #include "CostController.h"
 #include "MainWindow.h"
 #include "MeasureController.h"
@@ -121,6 +122,7 @@ private slots:
     void outOfRangeEntryIsKeptAndRefused();
     void hybridBlocksAsPaged();
     void logWithoutItsModelAsksForOne();
+    void vllmLogReleaseStaysInTheForm();
 };
 
 namespace {
@@ -1041,6 +1043,26 @@ void TestGui::outOfRangeEntryIsKeptAndRefused()
     QVERIFY(utilization->property("entryRefused").toBool());
     QVERIFY(!session.report());
     QVERIFY(session.scenario().deployment.utilization.value_or(0) < 1.0);
+    // Compute withholds its figures too (the third review saw the last plan's there).
+    QVERIFY(!window.session()->compute()->hasPlan());
+    QVERIFY(!window.session()->compute()->error().isEmpty());
+    // A valid value typed after the refusal is taken whole: 0.85, not "0.850" refused.
+    utilization->selectAll();
+    QTest::keyClicks(utilization, "0.85");
+    QTest::keyClick(utilization, Qt::Key_Tab);
+    QTRY_VERIFY(session.report() != nullptr);
+    QVERIFY(std::fabs(*session.scenario().deployment.utilization - 0.85) < 1e-9);
+    QVERIFY(!utilization->property("entryRefused").toBool());
+    // A field showing its special value ("engine default (8,192)") is not refused for being
+    // focused and left (the third review's P1: every tab went blank).
+    auto* batched = child<QSpinBox>(&window, "maxNumBatchedTokens");
+    QVERIFY(batched && !batched->specialValueText().isEmpty());
+    batched->setFocus();
+    QTRY_VERIFY(batched->hasFocus());
+    replicas->setFocus();
+    QTRY_VERIFY(!batched->hasFocus());
+    QVERIFY(!batched->property("entryRefused").toBool());
+    QVERIFY(session.report() != nullptr);
 }
 
 // Issue 34, item 13: a hybrid model's KV blocks are the attention block as paged (raised to
@@ -1100,6 +1122,38 @@ void TestGui::logWithoutItsModelAsksForOne()
     QVERIFY2(suggested.startsWith("llama-3"), qPrintable(suggested));
     QCOMPARE(QString::fromStdString(session.scenario().model), QString("llama-3.1-8b"));
     QCOMPARE(QString::fromStdString(session.scenario().deployment.gpu), QString("RTX 3090"));
+}
+
+// Issue 34 (the third review): the release a vLLM log ran is the form's engine, and stays so
+// when another field is edited (it fell back to "latest release" and the next edit ran 0.33.0).
+void TestGui::vllmLogReleaseStaysInTheForm()
+{
+    AppSession session;
+    MainWindow window(&session);
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QTemporaryDir dir;
+    const QString path = dir.filePath("vllm.log");
+    attnplan::testing::writeFile(
+        path,
+        "(APIServer pid=2739) INFO 09-04 01:28:28 [api_server.py:1805] vLLM API server version "
+        "0.10.1.1\n"
+        "(APIServer pid=2739) INFO 09-04 01:28:28 [utils.py:326] non-default args: {'model_tag': "
+        "'Qwen2-7B-Instruct', 'model': 'Qwen2-7B-Instruct', 'max_model_len': 16384, "
+        "'gpu_memory_utilization': 0.5}\n"
+        "(EngineCore_0 pid=2881) INFO 09-04 01:29:25 [gpu_worker.py:276] Available KV cache "
+        "memory: 24.83 GiB\n"
+        "(EngineCore_0 pid=2881) INFO 09-04 01:29:26 [kv_cache_utils.py:849] GPU KV cache size: "
+        "464,848 tokens\n");
+    QVERIFY(window.openEngineLog(path));
+    auto* engine = child<QComboBox>(&window, "engine");
+    QCOMPARE(engine->currentData().toString(), QString("vllm@0.10.0"));
+    auto* context = child<QSpinBox>(&window, "context");
+    typeInto(context, "8k");
+    QTRY_COMPARE(session.scenario().deployment.context, qint64(8192));
+    QCOMPARE(QString::fromStdString(session.scenario().deployment.engine), QString("vllm@0.10.0"));
+    QCOMPARE(engine->currentData().toString(), QString("vllm@0.10.0"));
 }
 
 #include "tst_gui.moc"

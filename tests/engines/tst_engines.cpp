@@ -106,6 +106,7 @@ private slots:
     void servingLimitsFollowTheEngine();
     void loggedBudgetMustFitTheGpu();
     void engineLogs2026WhatWasTyped();
+    void aLoggedBudgetStaysWithItsGpu();
 };
 
 void TestEngines::lessonFifteenConversations()
@@ -1628,6 +1629,38 @@ void TestEngines::engineLogs2026WhatWasTyped()
     const EngineProfile* p0201 = findEngineProfile("vllm@0.20.1");
     QVERIFY(p0201 && p0201->tokensFromConcurrency);
     QVERIFY(!findEngineProfile("vllm@0.20.0")->tokensFromConcurrency);
+}
+
+// Issue 34 (the third fresh review): a KV budget given (a vLLM log's) holds for its GPU and split
+// only. The plan search models every other candidate's memory (24.83 GiB was planned on an A100
+// 40GB too), and the SGLang, TensorRT-LLM and llama.cpp rows size their own pools; a llama.cpp
+// row refuses an average request above the context as the others do.
+void TestEngines::aLoggedBudgetStaysWithItsGpu()
+{
+    const ModelSpec s = load("tests/data/vllm-logs/qwen2-7b-instruct.json");
+    DeploymentInputs base = on("A100 80GB", 16384);
+    base.utilization = 0.5;
+    PlanTarget t;
+    t.context = 16384;
+    t.concurrent = 4;
+    GpuCatalog only;
+    only.gpus = {*builtinGpuCatalog().find("A100 40GB")};
+    const std::vector<PlanRow> modelled = planDeployments(s, only, t, base);
+    base.availableKvBytes = int64_t(24.83 * kGiB);
+    const std::vector<PlanRow> logged = planDeployments(s, only, t, base);
+    QCOMPARE(logged.size(), size_t(1));
+    QCOMPARE(logged[0].feasible, modelled[0].feasible);
+    QCOMPARE(logged[0].conversationsPerReplica, modelled[0].conversationsPerReplica);
+    QCOMPARE(logged[0].totalGpus, modelled[0].totalGpus);
+    // The engines side by side: SGLang and TensorRT-LLM as if no budget were given.
+    DeploymentInputs in = on("A100 80GB", 16384);
+    const auto without = compareEngines(s, in);
+    in.availableKvBytes = int64_t(24.83 * kGiB);
+    const auto with = compareEngines(s, in);
+    for (size_t i = 1; i <= 2; ++i)
+        QCOMPARE(with[i].kvTokens, without[i].kvTokens);
+    in.averageTokens = 20000;
+    QVERIFY(!compareEngines(s, in).back().error.empty());
 }
 
 QTEST_GUILESS_MAIN(TestEngines)

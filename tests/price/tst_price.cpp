@@ -101,6 +101,7 @@ private slots:
     void staleCatalogSaysSo();
     void litellmOfAugustIsExplained();
     void catalogHasTheListedModelsAndGpus();
+    void priceIdsAsTheProvidersWriteThem();
 };
 
 void TestCost::lessonHundredThousandTokens()
@@ -868,4 +869,30 @@ void TestCost::litellmOfAugustIsExplained()
 }
 
 QTEST_GUILESS_MAIN(TestCost)
+// Issue 36 (names as the tools print them; issue 34's report error names candidates): price ids
+// with or without the provider, LiteLLM's dashes, a dated id; a family name lists its members
+// rather than picking one; a provider given must be the entry's.
+void TestCost::priceIdsAsTheProvidersWriteThem()
+{
+    const PriceCatalog& c = builtinPriceCatalog();
+    const QList<QPair<const char*, const char*>> names{
+        {"claude-opus-4.5", "anthropic/claude-opus-4.5"},
+        {"claude-sonnet-4-5", "anthropic/claude-sonnet-4.5"},
+        {"anthropic/claude-sonnet-4-5-20250929", "anthropic/claude-sonnet-4.5"},
+        {"openai/gpt-4.1-2025-04-14", "openai/gpt-4.1"},
+        {"gpt-4.1", "openai/gpt-4.1"},
+        {"deepseek-chat", "deepseek/deepseek-chat"}};
+    for (const auto& [typed, id] : names) {
+        const PriceSheet* p = c.find(typed);
+        QVERIFY2(p, typed);
+        QCOMPARE(QString::fromStdString(p->id), QString(id));
+    }
+    QVERIFY(!c.find("anthropic/gpt-4.1"));
+    QVERIFY(!c.find("gpt-5.6"));
+    const std::vector<std::string> family = c.candidates("openai/gpt-5.6");
+    QCOMPARE(family.size(), size_t(3));
+    QVERIFY(std::find(family.begin(), family.end(), "openai/gpt-5.6-sol") != family.end());
+    QVERIFY(!c.candidates("anthropic/claude-imaginary").empty());
+}
+
 #include "tst_price.moc"
