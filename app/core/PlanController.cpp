@@ -117,6 +117,17 @@ QString PlanController::latencyLine() const
                          : QString());
 }
 
+std::optional<EngineRow> PlanController::headlineEngine() const
+{
+    const auto e = findServingEngine(target().engine);
+    if (!e || e->kind == EngineKind::Vllm)
+        return std::nullopt;
+    const size_t at = e->kind == EngineKind::Sglang ? 1 : e->kind == EngineKind::Trtllm ? 2 : 3;
+    if (m_engineRows.size() <= at)
+        return std::nullopt;
+    return m_engineRows[at];
+}
+
 QString PlanController::vllmCommand() const
 {
     return m_ok ? q(m_result.vllmCommand) : QString();
@@ -220,6 +231,7 @@ void PlanController::refresh()
                                e.error.empty() ? QVariant(qlonglong(e.conversations)) : QVariant(),
                                q(e.error.empty() ? e.command : e.error)});
     m_engines->setRows(engines);
+    m_engineRows = r ? r->engines : std::vector<EngineRow>{};
     if (!m_ok)
         emit planFailed(m_error);
     emit resultsChanged();

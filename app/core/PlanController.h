@@ -45,6 +45,10 @@ public:
     QString error() const { return m_error; }
     QString errorField() const { return m_errorField; }
     QString vllmCommand() const;
+    // The engines table's row for the plan box's engine when that is not vLLM (a start-up log of
+    // SGLang, TensorRT-LLM or llama.cpp sets it): the headline answers for it, and vLLM's figure
+    // follows. None when the plan engine is vLLM or the deployment's.
+    std::optional<attnplan::EngineRow> headlineEngine() const;
     // The latency at the scenario's load (serve/Latency.h), in one line; empty when none.
     QString latencyLine() const;
 
@@ -83,4 +87,5 @@ private:
     TableModel* m_conversations;
     TableModel* m_plan;
     TableModel* m_engines;
+    std::vector<attnplan::EngineRow> m_engineRows;
 };

@@ -184,9 +184,13 @@ void CompareTab::rebuildDecodeChart()
 // On a deployment that does not fit, the charts say so rather than draw numbers for it.
 void CompareTab::showFits()
 {
+    // No report at all (a refused field): its own reason; a report whose deployment does not
+    // fit: that.
     const QString reason = m_plan->fits() ? QString()
-                                          : tr("This deployment does not fit: change the GPUs "
-                                               "or TP on Memory & GPUs");
+                           : m_plan->assumptions().startsWith(tr("No plan"))
+                               ? m_plan->assumptions()
+                               : tr("This deployment does not fit: change the GPUs or TP on "
+                                    "Memory & GPUs");
     Charts::setEmptyText(m_convChart, reason);
     if (m_decodeChart)
         Charts::setEmptyText(m_decodeChart, reason);

@@ -550,6 +550,19 @@ void MemoryTab::showResults()
                  // another engine opens here as vLLM; its own engine is in the table below).
                  s(findServingEngine(r.engine) ? findServingEngine(r.engine)->label : r.engine),
                  s(formatSeconds(r.ttftSeconds)), s(formatSeconds(r.tpotSeconds))));
+    // The plan box names another engine (a log of SGLang, TensorRT-LLM or llama.cpp sets it):
+    // the answer is that engine's, from the engines table, with vLLM's beside it.
+    if (const auto other = m_plan->headlineEngine()) {
+        m_card->setText(other->error.empty()
+                            ? tr("%1 %2 on %3 × %4 with %5 · vLLM on the same: %6")
+                                  .arg(TableModel::counted(other->conversations, tr("conversation"),
+                                                           tr("conversations")),
+                                       length)
+                                  .arg(in.gpus)
+                                  .arg(s(in.gpu.name), s(other->engine))
+                                  .arg(r.batch)
+                            : tr("%1: %2").arg(s(other->engine), s(other->error)));
+    }
     const QString heads =
         m_plan->model() && m_plan->model()->mla.enabled()
             ? tr("one latent KV per token, %1")
@@ -578,5 +591,8 @@ void MemoryTab::showResults()
     if (const QString latency = m_plan->latencyLine(); !latency.isEmpty())
         text += QStringLiteral("<br>") + latency.toHtmlEscaped();
     m_summary->setText(text);
-    m_command->setText(m_plan->vllmCommand());
+    // The command of the engine the headline answers for.
+    const auto other = m_plan->headlineEngine();
+    m_command->setText(other ? (other->error.empty() ? s(other->command) : QString())
+                             : m_plan->vllmCommand());
 }

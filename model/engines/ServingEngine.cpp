@@ -214,6 +214,7 @@ std::vector<EngineRow> compareEngines(const ModelSpec& s, const DeploymentInputs
             row.error = "weights and KV (" + formatGiB(double(p->vramBytes)) + ") exceed " +
                         in.gpu.name + "; lower -ngl to keep layers in RAM";
         } else {
+            row.engine = "llama.cpp (" + p->build + ")";
             row.kvTokens = p->context;
             // A unified cache holds the slots' sequences together; split slots hold one each,
             // of context / slots tokens at most.

@@ -32,6 +32,17 @@ Expected<LogScenario> scenarioFromEngineLog(const EngineLogFacts& log, const Eng
     const GpuSpec* gpu = named.empty() ? nullptr : catalog.find(named);
     if (gpu) {
         d.gpu = gpu->name;
+    } else if (c.engine == "vLLM" && log.vllm.weightsGiB && log.vllm.availableKvGiB &&
+               in.utilization > 0) {
+        // vLLM printed no GPU: the device its figures imply, (weights + KV) / utilization, as
+        // a custom GPU (the open one's memory would not fit the logged budget), said so.
+        d.gpu = "custom";
+        d.custom.memoryGiB =
+            std::round((*log.vllm.weightsGiB + *log.vllm.availableKvGiB) / in.utilization);
+        out.notes.push_back("the log names no GPU: a custom GPU of about " +
+                            formatFixed(d.custom.memoryGiB, 0) +
+                            " GiB, what its weights and KV at utilization " +
+                            formatFixed(in.utilization, 2) + " imply");
     } else if (log.totalGiB && *log.totalGiB > 0) {
         d.gpu = "custom";
         d.custom.memoryGiB = *log.totalGiB;

@@ -1122,6 +1122,12 @@ void TestGui::logWithoutItsModelAsksForOne()
     QVERIFY2(suggested.startsWith("llama-3"), qPrintable(suggested));
     QCOMPARE(QString::fromStdString(session.scenario().model), QString("llama-3.1-8b"));
     QCOMPARE(QString::fromStdString(session.scenario().deployment.gpu), QString("RTX 3090"));
+    // The answer is the log's engine's (the fourth review: a vLLM answer for a llama.cpp log),
+    // with vLLM's figure beside it, and the command is llama-server's.
+    const QString card = child<QLabel>(&window, "resultCard")->text();
+    QVERIFY2(card.contains("with llama.cpp (llama.cpp@b") && card.contains("vLLM on the same"),
+             qPrintable(card));
+    QVERIFY(child<QLineEdit>(&window, "vllmCommand")->text().startsWith("llama-server"));
 }
 
 // Issue 34 (the third review): the release a vLLM log ran is the form's engine, and stays so

@@ -1518,7 +1518,7 @@ void TestEngines::llamaCppRowTakesTheWeightsSetting()
     d.weightDtype = DType::INT4;
     const auto rows = compareEngines(s, d);
     const EngineRow& llama = rows.back();
-    QCOMPARE(QString::fromStdString(llama.engine), QString("llama.cpp"));
+    QVERIFY(QString::fromStdString(llama.engine).startsWith("llama.cpp"));
     QVERIFY2(llama.error.empty(), llama.error.c_str());
     d.weightDtype = DType::BF16;
     QVERIFY(!compareEngines(s, d).back().error.empty());
