@@ -4,6 +4,7 @@
 
 #include "base/Units.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -11,13 +12,45 @@
 
 namespace attnplan::cli {
 
+namespace {
+
+// The engines' own spellings of attnplan's flags, where they mean what attnplan's mean (vLLM's
+// `vllm serve`, SGLang's launch_server, TensorRT-LLM's trtllm-serve, llama-server), so that a
+// command as typed for the engine reads: each maps to the flag it is, and only where the
+// command has that flag. Long flags also take underscores (`--max_seq_len`).
+const std::pair<const char*, const char*> kEngineSpellings[] = {
+    {"max-model-len", "context"},     // vLLM
+    {"tensor-parallel-size", "tp"},   // vLLM
+    {"pipeline-parallel-size", "pp"}, // vLLM
+    {"gpu-memory-utilization", "utilization"},
+    {"kv-cache-dtype", "kv-dtype"}, // vLLM, SGLang
+    {"context-length", "context"},  // SGLang
+    {"tp-size", "tp"},              // SGLang, TensorRT-LLM (--tp_size)
+    {"pp-size", "pp"},              // SGLang, TensorRT-LLM (--pp_size)
+    {"max-seq-len", "context"},     // TensorRT-LLM
+    {"ctx-size", "context"},        // llama-server -c
+    {"n-gpu-layers", "gpu-layers"}, // llama-server -ngl
+    {"ubatch-size", "ubatch"},      // llama-server -ub
+};
+const std::pair<const char*, const char*> kShortSpellings[] = {
+    {"-c", "context"},        {"-np", "parallel"},      {"-ngl", "gpu-layers"},
+    {"-ctk", "cache-type-k"}, {"-ctv", "cache-type-v"}, {"-fa", "flash-attn"},
+    {"-ub", "ubatch"},        {"-kvu", "kv-unified"},   {"-tp", "tp"},
+};
+
+} // namespace
+
 CliArgs::CliArgs(const std::vector<std::string>& args, const std::vector<Option>& options)
 {
     std::set<std::string> valued, switches;
     for (const Option& o : options)
         (o.value ? valued : switches).insert(o.name);
+    auto known = [&](const std::string& n) { return valued.count(n) || switches.count(n); };
     for (size_t i = 0; i < args.size(); ++i) {
-        const std::string& a = args[i];
+        std::string a = args[i];
+        for (const auto& [spelling, flag] : kShortSpellings)
+            if (a == spelling && known(flag))
+                a = std::string("--") + flag;
         if (a.size() > 2 && a.rfind("--", 0) == 0) {
             std::string name = a.substr(2);
             std::optional<std::string> inlineValue;
@@ -25,6 +58,21 @@ CliArgs::CliArgs(const std::vector<std::string>& args, const std::vector<Option>
                 inlineValue = name.substr(eq + 1);
                 name = name.substr(0, eq);
             }
+            if (!known(name)) {
+                std::string dashed = name;
+                std::replace(dashed.begin(), dashed.end(), '_', '-');
+                if (known(dashed))
+                    name = dashed;
+                for (const auto& [spelling, flag] : kEngineSpellings)
+                    if (dashed == spelling && known(flag))
+                        name = flag;
+            }
+            // Given twice (--gpu H100 --gpu A100, or --context beside --max-model-len): which one
+            // was meant is not for attnplan to pick.
+            if (m_values.count(name) || m_switches.count(name))
+                throw UsageError("--" + name + ": given twice (as " + m_spelled[name] + " and " +
+                                 args[i] + "); give it once");
+            m_spelled[name] = args[i];
             if (valued.count(name)) {
                 if (inlineValue) {
                     m_values[name] = *inlineValue;

@@ -55,6 +55,7 @@ public:
 
 private:
     mutable std::set<std::string> m_read;
+    std::map<std::string, std::string> m_spelled; // each option as the user typed it
     std::map<std::string, std::string> m_values;
     std::set<std::string> m_switches;
     std::vector<std::string> m_positionals;

@@ -118,6 +118,7 @@ private slots:
     void pricesCheckRefusesAnUnusableFile();
     void releaseTypedAsXYRunsXY0();
     void gpuNamesAsTheToolsPrintThem();
+    void enginesOwnFlagSpellings();
 };
 
 void TestCli::benchContract()
@@ -1410,6 +1411,42 @@ void TestCli::gpuNamesAsTheToolsPrintThem()
     QCOMPARE(cli({"capacity", "llama-3.1-8b", "--gpu", "NVIDIA H100 80GB HBM3", "--context", "4k"})
                  .exitCode,
              0);
+}
+
+// Issue 36, item 4 (and the review's P2 6): capacity reads each engine's own spelling of a flag
+// where it means attnplan's (vLLM's --max-model-len, --tensor-parallel-size,
+// --gpu-memory-utilization, --kv-cache-dtype; SGLang's --context-length, --tp-size;
+// TensorRT-LLM's --max_seq_len; llama-server's -c, -np, -ngl, -ctk): the same figures as
+// attnplan's own flags. A flag given twice is refused, not "the last wins".
+void TestCli::enginesOwnFlagSpellings()
+{
+    auto tokens = [](const QStringList& args) {
+        const Run r =
+            cli(QStringList{"capacity", "llama-3.1-8b", "--gpu", "H100", "--json"} + args);
+        if (r.exitCode != 0)
+            qWarning() << args << r.err;
+        const QJsonObject j = json(r);
+        return j.contains("kv_cache_tokens") ? j["kv_cache_tokens"].toInteger()
+                                             : j["kv_bytes"].toInteger();
+    };
+    QCOMPARE(
+        tokens({"--max-model-len", "32768", "--tensor-parallel-size", "1",
+                "--gpu-memory-utilization", "0.9", "--kv-cache-dtype", "fp8"}),
+        tokens({"--context", "32k", "--tp", "1", "--utilization", "0.9", "--kv-dtype", "fp8"}));
+    QCOMPARE(tokens({"--engine", "sglang", "--context-length", "8192", "--tp-size", "1"}),
+             tokens({"--engine", "sglang", "--context", "8192", "--tp", "1"}));
+    QCOMPARE(tokens({"--engine", "trtllm", "--max_seq_len", "8192"}),
+             tokens({"--engine", "trtllm", "--context", "8192"}));
+    QCOMPARE(tokens({"--engine", "llama.cpp", "-c", "8192", "-np", "2", "-ctk", "q8_0"}),
+             tokens({"--engine", "llama.cpp", "--context", "8192", "--parallel", "2",
+                     "--cache-type-k", "q8_0"}));
+    const Run twice =
+        cli({"capacity", "llama-3.1-8b", "--gpu", "H100", "--gpu", "A100 80GB", "--context", "4k"});
+    QCOMPARE(twice.exitCode, 2);
+    QVERIFY2(twice.err.contains("given twice"), twice.err.constData());
+    const Run both = cli({"capacity", "llama-3.1-8b", "--gpu", "H100", "--context", "4k",
+                          "--max-model-len", "8192"});
+    QCOMPARE(both.exitCode, 2);
 }
 
 #include "tst_cli.moc"
