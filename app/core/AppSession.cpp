@@ -65,15 +65,20 @@ void AppSession::modelOpened()
     if (m_applying)
         return;
     m_scenario.model = scenarioModelName(m_models->currentSource());
-    // A log's KV budget was that model's: another model does not inherit it.
-    if (m_scenario.deployment.availableKvGiB > 0) {
-        // The log's weights and KV dtypes were that model's too: the new one loads its own.
-        m_scenario.deployment.availableKvGiB = 0;
-        m_scenario.deployment.weightDtype = "auto";
-        m_scenario.deployment.kvDtype = "auto";
+    // What a log measured was that model's: another model inherits none of it (the KV budget,
+    // the dtypes it loaded, the free memory and fraction its engine measured).
+    ScenarioDeployment& d = m_scenario.deployment;
+    if (d.availableKvGiB > 0 || d.freeMemoryGiB > 0 || d.sglangMemFraction > 0) {
+        if (d.availableKvGiB > 0) {
+            d.weightDtype = "auto";
+            d.kvDtype = "auto";
+        }
+        d.availableKvGiB = 0;
+        d.freeMemoryGiB = 0;
+        d.sglangMemFraction = 0;
         emit scenarioReplaced();
-        emit notice(tr("The start-up log's KV budget was that model's: the memory is modelled "
-                       "again for this one"));
+        emit notice(tr("The start-up log's memory figures were that model's: the memory is "
+                       "modelled again for this one"));
     }
     recompute();
     setModified(true);
@@ -95,6 +100,11 @@ void AppSession::setDeployment(const ScenarioDeployment& deployment)
     const bool cleared = was.availableKvGiB > 0 && !edited && sourceChanged;
     if (cleared)
         d.availableKvGiB = 0;
+    // The free memory an engine measured belongs to that GPU and layout too.
+    if (d.freeMemoryGiB > 0 && d.freeMemoryGiB == was.freeMemoryGiB &&
+        (d.gpu != was.gpu || d.tp != was.tp || d.gpus != was.gpus ||
+         d.custom.memoryGiB != was.custom.memoryGiB))
+        d.freeMemoryGiB = 0;
     m_scenario.deployment = d;
     if (cleared) {
         emit scenarioReplaced();

@@ -145,8 +145,10 @@ Expected<ServingLimits> servingLimits(const ModelSpec& s, const DeploymentInputs
     return Error{"unknown engine", "engine"};
 }
 
-std::vector<EngineRow> compareEngines(const ModelSpec& s, const DeploymentInputs& in)
+std::vector<EngineRow> compareEngines(const ModelSpec& s, const DeploymentInputs& in,
+                                      const std::string& release)
 {
+    const std::optional<ServingEngine> asked = findServingEngine(release);
     std::vector<EngineRow> rows;
     // The vLLM row runs the named vLLM release, else the newest.
     std::optional<ServingEngine> vllm = findServingEngine(in.engine);
@@ -178,6 +180,8 @@ std::vector<EngineRow> compareEngines(const ModelSpec& s, const DeploymentInputs
         if (auto named = findServingEngine(in.engine);
             named && named->kind == (sglang ? EngineKind::Sglang : EngineKind::Trtllm))
             other.engine = in.engine;
+        if (asked && asked->kind == (sglang ? EngineKind::Sglang : EngineKind::Trtllm))
+            other.engine = asked->name;
         auto e = sglang ? planSglang(s, other, in.sglang) : planTrtllm(s, other, in.trtllm);
         if (e) {
             row.engine += " (" + e->release + ")";
@@ -201,6 +205,8 @@ std::vector<EngineRow> compareEngines(const ModelSpec& s, const DeploymentInputs
         l.weightDtype = in.weightDtype; // the Weights setting, as a GGUF of that type
         if (auto named = findServingEngine(in.engine); named && named->kind == EngineKind::LlamaCpp)
             l.build = named->name;
+        if (asked && asked->kind == EngineKind::LlamaCpp)
+            l.build = asked->name;
         auto p = planLlamaServer(s, l);
         if (!p) {
             row.error = p.error();

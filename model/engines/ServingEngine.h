@@ -61,6 +61,9 @@ Expected<ServingLimits> servingLimits(const ModelSpec& spec, const DeploymentInp
 
 // One row per engine for the same deployment: what each would hold and run. vLLM from
 // planCapacity; llama.cpp as llama-server with -c the context, auto slots, f16 cache.
-std::vector<EngineRow> compareEngines(const ModelSpec& spec, const DeploymentInputs& in);
+// `release` names another engine's release row ("sglang@0.4.0", "llama.cpp@b3000": the plan
+// box's engine, a log's): that engine's row runs it rather than its newest.
+std::vector<EngineRow> compareEngines(const ModelSpec& spec, const DeploymentInputs& in,
+                                      const std::string& release = {});
 
 } // namespace attnplan

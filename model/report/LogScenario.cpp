@@ -30,6 +30,7 @@ Expected<LogScenario> scenarioFromEngineLog(const EngineLogFacts& log, const Eng
     // check resolved; else a device of the memory the log printed.
     const std::string named = log.gpuName.empty() ? log.vllm.gpuName : log.gpuName;
     const GpuSpec* gpu = named.empty() ? nullptr : catalog.find(named);
+    bool keptBase = false;
     if (gpu) {
         d.gpu = gpu->name;
     } else if (c.engine == "vLLM" && log.vllm.weightsGiB && log.vllm.availableKvGiB &&
@@ -51,6 +52,7 @@ Expected<LogScenario> scenarioFromEngineLog(const EngineLogFacts& log, const Eng
                             " is not in the catalog: a custom GPU of the " +
                             formatFixed(*log.totalGiB, 2) + " GiB it printed");
     } else {
+        keptBase = true;
         d.gpu = base.deployment.gpu;
         d.custom = base.deployment.custom;
         out.notes.push_back("the log names no GPU attnplan knows" +
@@ -98,12 +100,30 @@ Expected<LogScenario> scenarioFromEngineLog(const EngineLogFacts& log, const Eng
         s.deployment = d;
         return out;
     }
-    d.weightDtype = dtypeName(in.weightDtype);
-    d.kvDtype = dtypeName(in.kvDtype);
     d.tp = in.tp > 0 ? in.tp : 1;
     d.gpus = std::max<int64_t>(d.tp, in.gpus);
     if (in.maxModelLen > 0)
         d.context = in.maxModelLen;
+    if (c.engine != "vLLM") {
+        // SGLang and TensorRT-LLM size their pools from the free memory they measured and their
+        // own fraction: those go to their row of the engines table (the headline answers for
+        // it), not as a vLLM budget. A GPU the log does not name is a device of that free memory.
+        if (in.freeMemoryBytes)
+            d.freeMemoryGiB = double(*in.freeMemoryBytes) / double(int64_t(1) << 30);
+        if (in.sglang.memFractionStatic)
+            d.sglangMemFraction = *in.sglang.memFractionStatic;
+        if (keptBase && d.freeMemoryGiB > 0) {
+            d.gpu = "custom";
+            d.custom = {};
+            d.custom.memoryGiB = std::ceil(d.freeMemoryGiB);
+            out.notes.back() = "the log names no GPU: a custom GPU of the " +
+                               formatFixed(d.freeMemoryGiB, 2) + " GiB it measured free";
+        }
+        s.deployment = d;
+        return out;
+    }
+    d.weightDtype = dtypeName(in.weightDtype);
+    d.kvDtype = dtypeName(in.kvDtype);
     d.availableKvGiB = double(c.kvBudgetBytes) / double(int64_t(1) << 30);
     s.deployment = d;
     return out;

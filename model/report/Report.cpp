@@ -502,7 +502,7 @@ Expected<Report> buildReport(const Scenario& scenario, const ModelSpec& model,
     } else {
         r.capacityError = c.failure();
     }
-    r.engines = compareEngines(model, r.deployment);
+    r.engines = compareEngines(model, r.deployment, scenario.plan.engine);
     r.compare = compareVariants(model, r.deployment);
     r.target.context = r.deployment.maxModelLen;
     r.target.averageTokens = r.deployment.averageTokens;

@@ -77,6 +77,10 @@ Expected<DeploymentInputs> resolveDeployment(const ScenarioDeployment& d, const 
     in.dcp = d.dcp;
     in.mambaCacheMode = d.mambaCacheMode;
     in.llamaCpp.parallel = d.llamaCppSlots > 0 ? d.llamaCppSlots : -1;
+    if (d.freeMemoryGiB > 0)
+        in.freeMemoryBytes = int64_t(d.freeMemoryGiB * double(int64_t(1) << 30));
+    if (d.sglangMemFraction > 0)
+        in.sglang.memFractionStatic = d.sglangMemFraction;
     // "auto" is what this vLLM release picks by itself (the checkpoint's KV scheme from 0.14,
     // fp32 checkpoints in bf16 from 0.9.1).
     const EngineProfile* release = findEngineProfile(in.engine);

@@ -51,6 +51,11 @@ struct ScenarioDeployment
     // llama-server's -np for the engines table's llama.cpp row: each slot holds `context`
     // tokens (-c is context x slots); 0: its default, 4 slots over one unified cache.
     int64_t llamaCppSlots = 0;
+    // What SGLang, TensorRT-LLM and llama.cpp measure free per GPU before loading (an SGLang log's
+    // "avail mem"), in GiB; 0: the estimate. And SGLang's --mem-fraction-static; 0: its release's
+    // default. A log of those engines sets them; they hold for its GPU only.
+    double freeMemoryGiB = 0;
+    double sglangMemFraction = 0;
     Efficiencies efficiency;
 };
 

@@ -78,6 +78,8 @@ Expected<Scenario> parseScenario(const std::string& text, const std::string& lab
                                  "decode_context_parallel_size",
                                  "mamba_cache_mode",
                                  "llama_cpp_slots",
+                                 "free_memory_gib",
+                                 "sglang_mem_fraction_static",
                                  "compute_efficiency",
                                  "memory_efficiency"});
             ScenarioDeployment& o = s.deployment;
@@ -121,6 +123,8 @@ Expected<Scenario> parseScenario(const std::string& text, const std::string& lab
             o.enforceEager = r.boolean("enforce_eager", false);
             o.dcp = r.integer("decode_context_parallel_size", 1, 1024, 1);
             o.llamaCppSlots = r.integer("llama_cpp_slots", 0, 4096, 0);
+            o.freeMemoryGiB = r.real("free_memory_gib", 0, 1 << 20, 0);
+            o.sglangMemFraction = r.real("sglang_mem_fraction_static", 0, 1, 0);
             o.mambaCacheMode = r.text("mamba_cache_mode", "auto");
             if (o.mambaCacheMode == "auto")
                 o.mambaCacheMode.clear();

@@ -34,6 +34,8 @@ nlohmann::ordered_json detail::scenarioObject(const Scenario& s)
     dep["decode_context_parallel_size"] = d.dcp;
     dep["mamba_cache_mode"] = d.mambaCacheMode.empty() ? "auto" : d.mambaCacheMode;
     dep["llama_cpp_slots"] = d.llamaCppSlots;
+    dep["free_memory_gib"] = d.freeMemoryGiB;
+    dep["sglang_mem_fraction_static"] = d.sglangMemFraction;
     dep["compute_efficiency"] = d.efficiency.compute;
     dep["memory_efficiency"] = d.efficiency.memory;
     nlohmann::ordered_json j;
