@@ -43,7 +43,10 @@ PlanRow planLlamaCppOn(const ModelSpec& s, const GpuSpec& gpu, const PlanTarget&
         row.reason = p.error();
         return row;
     }
-    const int64_t free = base.freeMemoryBytes ? *base.freeMemoryBytes : freeMemoryEstimate(gpu);
+    // Free memory measured (a log's) holds on its own GPU only.
+    const int64_t free = base.freeMemoryBytes && gpu.name == base.gpu.name
+                             ? *base.freeMemoryBytes
+                             : freeMemoryEstimate(gpu);
     const int64_t room = free - (int64_t(1) << 30); // --fit's 1 GiB margin
     if (room <= 0) {
         row.reason = gpu.name + " has no room once 1 GiB is kept free";
@@ -113,8 +116,10 @@ std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catal
                 // A KV budget given (a log's) holds for its own GPU and split only: every other
                 // candidate has its memory modelled (the log's 24.83 GiB was planned on an A100
                 // 40GB too).
-                if (gpu.name != base.gpu.name || tp != base.tp || tp * pp != base.gpus)
+                if (gpu.name != base.gpu.name || tp != base.tp || tp * pp != base.gpus) {
                     in.availableKvBytes.reset();
+                    in.freeMemoryBytes.reset(); // what an engine measured free, likewise
+                }
                 in.gpu = gpu;
                 in.tp = tp;
                 in.gpus = tp * pp;

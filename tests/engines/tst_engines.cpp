@@ -1652,6 +1652,21 @@ void TestEngines::aLoggedBudgetStaysWithItsGpu()
     QCOMPARE(logged[0].feasible, modelled[0].feasible);
     QCOMPARE(logged[0].conversationsPerReplica, modelled[0].conversationsPerReplica);
     QCOMPARE(logged[0].totalGpus, modelled[0].totalGpus);
+    // The free memory an SGLang log measured (20 GiB on its own card) likewise: planned on an
+    // H200 it made every GPU need 3 (the sixth review).
+    DeploymentInputs sg = on("H100 SXM", 8192);
+    sg.gpu = customGpu(builtinGpuCatalog(), int64_t(20) << 30, 0, 0);
+    sg.engine = "sglang@0.4.0";
+    PlanTarget t8;
+    t8.context = 8192;
+    t8.concurrent = 32;
+    GpuCatalog h200;
+    h200.gpus = {*builtinGpuCatalog().find("H200")};
+    const std::vector<PlanRow> estimated = planDeployments(s, h200, t8, sg);
+    sg.freeMemoryBytes = int64_t(20) << 30;
+    const std::vector<PlanRow> measured = planDeployments(s, h200, t8, sg);
+    QCOMPARE(measured[0].totalGpus, estimated[0].totalGpus);
+    QCOMPARE(measured[0].conversationsPerReplica, estimated[0].conversationsPerReplica);
     // The engines side by side: SGLang and TensorRT-LLM as if no budget were given.
     DeploymentInputs in = on("A100 80GB", 16384);
     const auto without = compareEngines(s, in);
