@@ -34,15 +34,6 @@ PlanRow planLlamaCppOn(const ModelSpec& s, const GpuSpec& gpu, const PlanTarget&
     LlamaServerInputs l = base.llamaCpp;
     if (auto named = findServingEngine(base.engine))
         l.build = named->name;
-    const int64_t slots = l.parallel > 0 ? l.parallel : 4;
-    l.parallel = slots;
-    l.kvUnified = true; // every slot may reach the whole context
-    l.context = checkedMul(target.context, slots, "context");
-    auto p = planLlamaServer(s, l);
-    if (!p) {
-        row.reason = p.error();
-        return row;
-    }
     // Free memory measured (a log's) holds on its own GPU only.
     const int64_t free = base.freeMemoryBytes && gpu.name == base.gpu.name
                              ? *base.freeMemoryBytes
@@ -50,6 +41,29 @@ PlanRow planLlamaCppOn(const ModelSpec& s, const GpuSpec& gpu, const PlanTarget&
     const int64_t room = free - (int64_t(1) << 30); // --fit's 1 GiB margin
     if (room <= 0) {
         row.reason = gpu.name + " has no room once 1 GiB is kept free";
+        return row;
+    }
+    l.kvUnified = true; // every slot may reach the whole context
+    // -np as given; unset, as many slots as one GPU holds beside the weights (up to the target):
+    // four slots a replica asked 8 H200s for 32 conversations of 2k of an 8B model. A model
+    // that does not fit one GPU keeps llama-server's default 4 over its layer split.
+    int64_t slots = l.parallel > 0 ? l.parallel : 4;
+    if (l.parallel <= 0) {
+        LlamaServerInputs one = l;
+        one.parallel = 1;
+        one.context = target.context;
+        if (auto p1 = planLlamaServer(s, one); p1 && p1->vramBytes <= room) {
+            const int64_t perSlot = std::max<int64_t>(1, p1->kvBytes + p1->stateBytes);
+            const int64_t fixed = p1->vramBytes - p1->kvBytes - p1->stateBytes;
+            slots = std::clamp<int64_t>((room - fixed) / perSlot, 1,
+                                        std::max<int64_t>(1, target.concurrent));
+        }
+    }
+    l.parallel = slots;
+    l.context = checkedMul(target.context, slots, "context");
+    auto p = planLlamaServer(s, l);
+    if (!p) {
+        row.reason = p.error();
         return row;
     }
     const int64_t perReplica = (p->vramBytes + room - 1) / room;

@@ -182,6 +182,10 @@ std::vector<EngineRow> compareEngines(const ModelSpec& s, const DeploymentInputs
             other.engine = in.engine;
         if (asked && asked->kind == (sglang ? EngineKind::Sglang : EngineKind::Trtllm))
             other.engine = asked->name;
+        // Free memory measured by one engine (a log's: SGLang's is before its weights load)
+        // is that engine's; the other sizes from its own estimate.
+        if (!asked || asked->kind != (sglang ? EngineKind::Sglang : EngineKind::Trtllm))
+            other.freeMemoryBytes.reset();
         auto e = sglang ? planSglang(s, other, in.sglang) : planTrtllm(s, other, in.trtllm);
         if (e) {
             row.engine += " (" + e->release + ")";

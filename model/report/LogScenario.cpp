@@ -64,6 +64,7 @@ Expected<LogScenario> scenarioFromEngineLog(const EngineLogFacts& log, const Eng
         // engine list names it: a name it lacks fell back to "latest" on the next edit.
         const auto row = findServingEngine(c.release);
         d.engine = row ? row->name : c.release;
+        s.plan.engine.clear(); // an earlier log's engine does not answer for this one
         // vLLM's own settings as the log ran them, so that the command reproduces it.
         d.utilization = in.utilization;
         if (in.maxNumBatchedTokens > 0)

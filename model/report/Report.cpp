@@ -543,6 +543,8 @@ Expected<Report> buildReport(const Scenario& scenario, const ModelSpec& model,
             r.latencyError = latency.error();
     }
     DeploymentInputs planBase = r.deployment;
+    // The plans choose llama-server's slots for each GPU; a log's -np was its own server's.
+    planBase.llamaCpp.parallel = -1;
     if (!scenario.plan.engine.empty())
         if (auto e = findServingEngine(scenario.plan.engine))
             planBase.engine = e->name;

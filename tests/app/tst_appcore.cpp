@@ -90,6 +90,7 @@ private slots:
     void logIsNeverAppliedToTheOpenModel();
     void logSettingsCarryIntoTheDeployment();
     void compareTablesAgreeOnMla();
+    void aSecondLogReplacesTheFirst();
 };
 
 void TestAppCore::reorderingSegmentsRaisesAndClearsTheCacheWarning()
@@ -1004,6 +1005,50 @@ void TestAppCore::compareTablesAgreeOnMla()
              qPrintable(row));
     QVERIFY2(mqa->conversations && row.contains(QString::number(*mqa->conversations)),
              qPrintable(row));
+}
+
+// Issue 34 (the seventh review): a vLLM log opened after an SGLang one is answered by vLLM (the
+// SGLang log's plan engine kept the headline, the command and the plans); the free memory an
+// SGLang log measured (before its weights load) is not TensorRT-LLM's (18 GiB of KV on a 20 GiB
+// card); the plans choose llama.cpp's slots (4 a replica asked 8 H200s for 32 of 2k).
+void TestAppCore::aSecondLogReplacesTheFirst()
+{
+    AppSession session;
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    QTemporaryDir dir;
+    const QString sglang = dir.filePath("sglang.log");
+    attnplan::testing::writeFile(
+        sglang,
+        "[2025-02-01 10:00:00] server_args=ServerArgs(model_path='meta-llama/Llama-3.1-8B', "
+        "mem_fraction_static=0.88, tp_size=1, page_size=1, context_length=8192)\n"
+        "[2025-02-01 10:00:01 TP0] Load weight begin. avail mem=20.00 GB\n"
+        "[2025-02-01 10:00:05 TP0] Load weight end. type=LlamaForCausalLM, avail mem=5.04 GB\n"
+        "[2025-02-01 10:00:05 TP0] KV Cache is allocated. #tokens: 21626, K size: 1.32 GB\n");
+    QString error, summary;
+    QVERIFY2(session.openEngineLog(sglang, &error, &summary), qPrintable(error));
+    QVERIFY(session.plan()->headlineEngine().has_value());
+    // TensorRT-LLM's row sizes from its own estimate on the 20 GiB card, not SGLang's pre-load
+    // free memory: its KV fits beside 15 GiB of weights.
+    const attnplan::EngineRow& trt = session.report()->engines[2];
+    QVERIFY2(trt.error.empty() ? double(trt.kvTokens) * 131072 < 5.1 * double(1 << 30) : true,
+             qPrintable(QString::number(trt.kvTokens)));
+    const QString vllm = dir.filePath("vllm.log");
+    attnplan::testing::writeFile(vllm, kQwen2Log);
+    QVERIFY2(session.openEngineLog(vllm, &error, &summary), qPrintable(error));
+    QVERIFY(session.scenario().plan.engine.empty());
+    QVERIFY(!session.plan()->headlineEngine().has_value());
+    QVERIFY(session.plan()->vllmCommand().startsWith("vllm serve"));
+    // llama.cpp plans: as many slots as an H200 holds, so one GPU for 32 conversations of 2k.
+    attnplan::ScenarioPlan target = session.scenario().plan;
+    target.engine = "llama.cpp";
+    target.concurrent = 32;
+    session.setPlanTarget(target);
+    attnplan::ScenarioDeployment d = session.scenario().deployment;
+    d.context = 2048;
+    session.setDeployment(d);
+    for (const attnplan::PlanRow& row : session.report()->plan)
+        if (row.gpu == "H200")
+            QCOMPARE(row.totalGpus, qint64(1));
 }
 
 #include "tst_appcore.moc"
