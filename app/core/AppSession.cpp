@@ -98,8 +98,14 @@ void AppSession::setDeployment(const ScenarioDeployment& deployment)
     // budget coming back, not one the user typed.
     const bool edited = std::abs(d.availableKvGiB - was.availableKvGiB) > 0.006;
     const bool cleared = was.availableKvGiB > 0 && !edited && sourceChanged;
-    if (cleared)
+    if (cleared) {
         d.availableKvGiB = 0;
+        // The log's batch limits were its GPU's too: unless edited now, the engine's defaults.
+        if (d.maxNumSeqs == was.maxNumSeqs)
+            d.maxNumSeqs = 0;
+        if (d.maxNumBatchedTokens == was.maxNumBatchedTokens)
+            d.maxNumBatchedTokens = 0;
+    }
     // The free memory an engine measured belongs to that GPU and layout too.
     if (d.freeMemoryGiB > 0 && d.freeMemoryGiB == was.freeMemoryGiB &&
         (d.gpu != was.gpu || d.tp != was.tp || d.gpus != was.gpus ||

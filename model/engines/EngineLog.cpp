@@ -648,8 +648,9 @@ Expected<EngineLogCheck> checkSglang(const EngineLogFacts& log, const ModelSpec*
     c.deployment = in;
     // The same pool for other request lengths and a half-size cache.
     for (int64_t ctx : {int64_t(4096), int64_t(32768), int64_t(131072)})
-        c.whatIf.emplace_back("requests of " + shortTokens(ctx) + " at once",
-                              withCommas(plan->kvTokens / ctx));
+        if (spec->maxContext <= 0 || ctx <= spec->maxContext) // never past the model's window
+            c.whatIf.emplace_back("requests of " + shortTokens(ctx) + " at once",
+                                  withCommas(plan->kvTokens / ctx));
     c.whatIf.emplace_back("fp8 KV cache (--kv-cache-dtype fp8_e4m3)",
                           withCommas(plan->kvTokens * 2) + " tokens");
     if (plan->maxRunning > 0)
@@ -745,8 +746,9 @@ Expected<EngineLogCheck> checkTrtllm(const EngineLogFacts& log, const ModelSpec*
     in.availableKvBytes = plan->kvBudgetBytes;
     c.deployment = in;
     for (int64_t ctx : {int64_t(4096), int64_t(32768), int64_t(131072)})
-        c.whatIf.emplace_back("requests of " + shortTokens(ctx) + " at once",
-                              withCommas(plan->kvTokens / ctx));
+        if (spec->maxContext <= 0 || ctx <= spec->maxContext) // never past the model's window
+            c.whatIf.emplace_back("requests of " + shortTokens(ctx) + " at once",
+                                  withCommas(plan->kvTokens / ctx));
     c.whatIf.emplace_back(
         "free_gpu_memory_fraction 0.95",
         withCommas(int64_t(double(plan->kvTokens) * 0.95 / in.trtllm.freeGpuMemoryFraction)) +
@@ -957,8 +959,9 @@ Expected<EngineLogCheck> checkVllm(const EngineLogFacts& log, const ModelSpec* g
         in.availableKvBytes = r->memory.kvBudget;
     c.deployment = in;
     for (int64_t ctx : {int64_t(4096), int64_t(32768), int64_t(131072)})
-        c.whatIf.emplace_back("requests of " + shortTokens(ctx) + " at once",
-                              withCommas(r->kvCacheTokens / ctx));
+        if (spec->maxContext <= 0 || ctx <= spec->maxContext) // never past the model's window
+            c.whatIf.emplace_back("requests of " + shortTokens(ctx) + " at once",
+                                  withCommas(r->kvCacheTokens / ctx));
     c.whatIf.emplace_back("max_num_seqs", withCommas(r->maxNumSeqs));
     return c;
 }

@@ -1,6 +1,7 @@
 #include "report/LogScenario.h"
 
 #include "base/Units.h"
+#include "engines/vllm/VllmEngine.h"
 
 #include <cmath>
 
@@ -71,6 +72,13 @@ Expected<LogScenario> scenarioFromEngineLog(const EngineLogFacts& log, const Eng
             d.maxNumBatchedTokens = in.maxNumBatchedTokens;
         if (in.maxNumSeqs > 0)
             d.maxNumSeqs = in.maxNumSeqs;
+        // A printed 2,048 batched tokens is `vllm serve`'s default below the large-GPU tier
+        // (arg_utils.py get_batch_defaults), which pairs it with max_num_seqs 256 (1,024 before
+        // 0.8.4): the server in the log ran at most that many at once, whatever GPU it now opens
+        // on (454 "at once" on the custom GPU of the review).
+        if (d.maxNumSeqs == 0 && in.maxNumBatchedTokens == 2048 && row)
+            if (const EngineProfile* p = findEngineProfile(row->name); p && p->v1)
+                d.maxNumSeqs = p->smallGpuMaxNumSeqs;
         if (in.blockSize > 0)
             d.blockSize = in.blockSize;
         d.enforceEager = in.enforceEager;

@@ -15,6 +15,7 @@
 #include "TableModel.h"
 #include "TestSupport.h"
 #include "base/Units.h"
+#include "engines/EngineLog.h"
 #include "engines/Planner.h"
 #include "engines/ServingEngine.h"
 #include "engines/sglang/SglangEngine.h"
@@ -969,6 +970,23 @@ void TestAppCore::logSettingsCarryIntoTheDeployment()
     const QString command = session.plan()->vllmCommand();
     QVERIFY2(command.contains("--gpu-memory-utilization 0.50"), qPrintable(command));
     QVERIFY2(!command.contains("0.92"), qPrintable(command));
+    // Its printed 2,048 batched tokens is the small-GPU default, which pairs with 256 sequences:
+    // the log's server ran at most 256 at once (the eighth review saw 454 "at once").
+    QCOMPARE(d.maxNumSeqs, qint64(256));
+    QVERIFY(session.report()->capacity->batch <= 256);
+    // Those limits were its GPU's: another GPU takes the engine's defaults again.
+    attnplan::ScenarioDeployment other = session.scenario().deployment;
+    other.availableKvGiB = std::round(other.availableKvGiB * 100) / 100;
+    other.gpu = "H100 SXM";
+    session.setDeployment(other);
+    QCOMPARE(session.scenario().deployment.maxNumBatchedTokens, qint64(0));
+    QCOMPARE(session.scenario().deployment.maxNumSeqs, qint64(0));
+    // The log's what-ifs stop at the model's window: Qwen2-7B takes 32,768 tokens, so no "128k".
+    const auto check = attnplan::checkEngineLog(attnplan::parseEngineLog(kQwen2Log), nullptr,
+                                                attnplan::builtinGpuCatalog());
+    QVERIFY(check);
+    for (const auto& [what, gives] : check->whatIf)
+        QVERIFY2(what.find("128k") == std::string::npos, what.c_str());
 }
 
 // Issue 34, item 12: for an MLA model the options table's MQA is the shape table's MQA (K of
