@@ -100,11 +100,14 @@ void AppSession::setDeployment(const ScenarioDeployment& deployment)
     const bool cleared = was.availableKvGiB > 0 && !edited && sourceChanged;
     if (cleared) {
         d.availableKvGiB = 0;
-        // The log's batch limits were its GPU's too: unless edited now, the engine's defaults.
-        if (d.maxNumSeqs == was.maxNumSeqs)
-            d.maxNumSeqs = 0;
-        if (d.maxNumBatchedTokens == was.maxNumBatchedTokens)
-            d.maxNumBatchedTokens = 0;
+        // The log's batch limits were its GPU's tier: on another GPU (unless edited now), the
+        // engine's defaults; a new TP on the same GPU keeps them.
+        if (d.gpu != was.gpu || d.custom.memoryGiB != was.custom.memoryGiB) {
+            if (d.maxNumSeqs == was.maxNumSeqs)
+                d.maxNumSeqs = 0;
+            if (d.maxNumBatchedTokens == was.maxNumBatchedTokens)
+                d.maxNumBatchedTokens = 0;
+        }
     }
     // The free memory an engine measured belongs to that GPU and layout too.
     if (d.freeMemoryGiB > 0 && d.freeMemoryGiB == was.freeMemoryGiB &&

@@ -532,6 +532,16 @@ void setMarker(QChartView* view, double at, const QString& name, bool vertical)
     fitAxes(chart);
 }
 
+void clearMarker(QChartView* view, bool vertical)
+{
+    QChart* chart = view->chart();
+    for (QAbstractSeries* s : chart->series())
+        if (isMarker(s) && s->property("attnplanVertical").toBool() == vertical) {
+            chart->removeSeries(s);
+            s->deleteLater();
+        }
+}
+
 void setCapacity(QChartView* view, double capacity, const QString& name)
 {
     QChart* chart = view->chart();

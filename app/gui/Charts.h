@@ -37,6 +37,9 @@ QPointF toChart(QChart* chart, QPointF real);
 // A dashed line across the chart at `at` (real units) on the x axis (vertical) or y axis,
 // named in the legend: the current context, the current traffic.
 void setMarker(QChartView* view, double at, const QString& name, bool vertical = true);
+// Takes the marker away (a value the chart cannot place, such as 0 on a log axis: never left at
+// the previous value under the user's name).
+void clearMarker(QChartView* view, bool vertical = true);
 // The stacked bar's capacity line at `capacity` (the value axis' unit).
 void setCapacity(QChartView* view, double capacity, const QString& name);
 // Replaces the chart by `reason` (or shows it again with an empty reason).

@@ -291,6 +291,8 @@ void CostTab::showResults()
         Charts::setMarker(m_chart, m_cost->layout().requestsPerDay,
                           tr("%1 requests/day (yours)")
                               .arg(QLocale().toString(m_cost->layout().requestsPerDay, 'f', 0)));
+    else // 0 a day is off the log axis: no marker, rather than the last value's as "yours"
+        Charts::clearMarker(m_chart);
     auto s = [](const std::string& x) { return QString::fromStdString(x); };
     m_caption->setText(m_cost->priceCaption());
     m_caption->setToolTip(QString::fromStdString(m_cost->price().source));

@@ -6,7 +6,9 @@
 #include <QComboBox>
 #include <QCoreApplication>
 #include <QDoubleSpinBox>
+#include <QFormLayout>
 #include <QKeyEvent>
+#include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
 #include <QScrollBar>
@@ -69,15 +71,28 @@ QString EntryGuard::refusal(const QAbstractSpinBox* box)
     // plan applied) replaces the text, and with it the refusal.
     if (!box || !box->property("entryRefused").toBool() || reads(box))
         return {};
-    return tr("\u201c%1\u201d is not a value this field takes (%2)")
-        .arg(typed(box).trimmed(), range(box));
+    // The field by its label on the form, so that a refusal read on another tab says where.
+    QString name;
+    const QWidget* fields[] = {box, box->parentWidget()};
+    for (const QWidget* field : fields)
+        for (const QWidget* p = field ? field->parentWidget() : nullptr; p && name.isEmpty();
+             p = p->parentWidget())
+            if (auto* form = qobject_cast<QFormLayout*>(p->layout()))
+                if (auto* label =
+                        qobject_cast<QLabel*>(form->labelForField(const_cast<QWidget*>(field))))
+                    name = label->text().remove(QLatin1Char('&'));
+    const QString what = tr("\u201c%1\u201d is not a value this field takes (%2)")
+                             .arg(typed(box).trimmed(), range(box));
+    return name.isEmpty() ? what : tr("%1: %2").arg(name, what);
 }
 
 void EntryGuard::mark(QAbstractSpinBox* box, bool refused)
 {
-    if (box->property("entryRefused").toBool() == refused)
+    // Unchanged, and not a new refused text (999... then -5: the message must follow): nothing.
+    if (box->property("entryRefused").toBool() == refused &&
+        (!refused || box->toolTip() == refusal(box)))
         return;
-    if (refused) {
+    if (refused && !box->property("entryRefused").toBool()) {
         box->setProperty("entryHelp", box->toolTip());
         box->setProperty("entryStyle", box->styleSheet());
     }

@@ -123,6 +123,7 @@ private slots:
     void hybridBlocksAsPaged();
     void logWithoutItsModelAsksForOne();
     void vllmLogReleaseStaysInTheForm();
+    void costMarkerFollowsTheTraffic();
 };
 
 namespace {
@@ -1172,6 +1173,43 @@ void TestGui::vllmLogReleaseStaysInTheForm()
     QTRY_COMPARE(session.scenario().deployment.context, qint64(8192));
     QCOMPARE(QString::fromStdString(session.scenario().deployment.engine), QString("vllm@0.10.0"));
     QCOMPARE(engine->currentData().toString(), QString("vllm@0.10.0"));
+}
+
+// Issue 34 (the ninth review): 0 requests a day takes the Cost chart's "(yours)" marker away;
+// it kept "500 requests/day (yours)". A refused field's message follows each new text and
+// names the field by its label.
+void TestGui::costMarkerFollowsTheTraffic()
+{
+    AppSession session;
+    MainWindow window(&session);
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.tabs()->setCurrentIndex(3);
+    auto* perDay = child<QDoubleSpinBox>(&window, "requestsPerDay");
+    QVERIFY(perDay);
+    auto yours = [&] {
+        QStringList names;
+        for (QChartView* v : window.findChildren<QChartView*>())
+            for (QAbstractSeries* a : v->chart()->series())
+                if (a->name().contains("(yours)"))
+                    names << a->name();
+        return names;
+    };
+    typeInto(perDay, "500");
+    QTRY_VERIFY(yours().join(' ').contains("500 requests/day (yours)"));
+    typeInto(perDay, "0");
+    QTRY_VERIFY2(yours().isEmpty(), qPrintable(yours().join(' ')));
+    // A refused text, then another: the message follows, and names the field.
+    window.tabs()->setCurrentIndex(0);
+    auto* gpus = child<QSpinBox>(&window, "gpus");
+    typeInto(gpus, "99999999999999999999");
+    QTRY_VERIFY(gpus->toolTip().contains("99999999999999999999"));
+    typeInto(gpus, "-5");
+    QTRY_VERIFY2(gpus->toolTip().contains("-5"), qPrintable(gpus->toolTip()));
+    QVERIFY2(gpus->toolTip().startsWith("GPUs"), qPrintable(gpus->toolTip()));
+    QVERIFY2(session.reportError().message.find("-5") != std::string::npos,
+             session.reportError().message.c_str());
 }
 
 #include "tst_gui.moc"
