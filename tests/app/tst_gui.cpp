@@ -11,6 +11,7 @@
 #include "ModelController.h"
 #include "PlanController.h"
 #include "SegmentModel.h"
+#include "TableModel.h"
 #include "TestSupport.h"
 #include "base/Units.h"
 #include "kernels/Benchmark.h"
@@ -1198,6 +1199,18 @@ void TestGui::costMarkerFollowsTheTraffic()
     };
     typeInto(perDay, "500");
     QTRY_VERIFY(yours().join(' ').contains("500 requests/day (yours)"));
+    // Outside 10 to 10M a day the chart widens to hold the marker (the tenth review: named in
+    // the legend, not drawn).
+    for (const char* typed : {"5", "1000000000"}) {
+        typeInto(perDay, typed);
+        auto* curve = window.session()->cost()->curve();
+        QTRY_VERIFY(curve->rowCount() > 0);
+        QTRY_COMPARE(perDay->value(), std::atof(typed));
+        QTRY_COMPARE(window.session()->cost()->layout().requestsPerDay, std::atof(typed));
+        const double value = perDay->value();
+        QVERIFY2(curve->number(0, 0) <= value && curve->number(curve->rowCount() - 1, 0) >= value,
+                 typed);
+    }
     typeInto(perDay, "0");
     QTRY_VERIFY2(yours().isEmpty(), qPrintable(yours().join(' ')));
     // A refused text, then another: the message follows, and names the field.
