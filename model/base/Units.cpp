@@ -105,6 +105,27 @@ std::optional<double> parseAmount(std::string_view text, double kilo)
         else if (last == 'm' || last == 'M')
             scale = kilo * kilo, --end;
     }
+    // "1e9" as the CLI's numbers take it (the app's count fields refused it): an exponent of at
+    // most two digits after the mantissa, without a k/M suffix.
+    int exponent = 0;
+    if (scale == 1)
+        for (size_t i = begin; i < end; ++i)
+            if (text[i] == 'e' || text[i] == 'E') {
+                size_t j = i + 1;
+                const bool negative = j < end && text[j] == '-';
+                if (j < end && (text[j] == '+' || text[j] == '-'))
+                    ++j;
+                if (j == end || end - j > 2)
+                    return std::nullopt;
+                for (size_t k = j; k < end; ++k) {
+                    if (text[k] < '0' || text[k] > '9')
+                        return std::nullopt;
+                    exponent = exponent * 10 + (text[k] - '0');
+                }
+                exponent = negative ? -exponent : exponent;
+                end = i;
+                break;
+            }
     bool point = false;
     for (size_t i = begin; i < end; ++i) {
         const char c = text[i];
@@ -119,7 +140,7 @@ std::optional<double> parseAmount(std::string_view text, double kilo)
     }
     if (digits.empty() || digits == "." || digits.size() > 20)
         return std::nullopt;
-    const double v = std::strtod(digits.c_str(), nullptr) * scale;
+    const double v = std::strtod(digits.c_str(), nullptr) * scale * std::pow(10.0, exponent);
     if (!std::isfinite(v) || v > 1e18)
         return std::nullopt;
     return v;
@@ -127,6 +148,9 @@ std::optional<double> parseAmount(std::string_view text, double kilo)
 
 std::optional<int64_t> parseTokenCount(std::string_view text)
 {
+    // A token count is whole tokens or k/M of 1,024: "1e6" would mix the two.
+    if (text.find_first_of("eE") != std::string_view::npos)
+        return std::nullopt;
     const auto v = parseAmount(text, 1024);
     if (!v || *v != std::floor(*v) || *v > double(int64_t(1) << 50))
         return std::nullopt;

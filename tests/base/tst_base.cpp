@@ -34,6 +34,11 @@ void TestBase::tokenCountsAsPeopleWriteThem()
         QCOMPARE(parseTokenCount(text), std::optional<int64_t>(value));
     for (const char* bad : {"", "k", "-5", "1.2345k", "12x", "1e6", "3.5", "99999999999999999999"})
         QVERIFY2(!parseTokenCount(bad), bad);
+    // Amounts (requests, dollars) take the CLI's scientific form too; token counts do not.
+    QCOMPARE(parseAmount("1e9"), std::optional<double>(1e9));
+    QCOMPARE(parseAmount("2.5e3"), std::optional<double>(2500));
+    QVERIFY(!parseAmount("1e"));
+    QVERIFY(!parseAmount("1e999"));
     QCOMPARE(shortTokens(131072), std::string("128k"));
     QCOMPARE(shortTokens(1048576), std::string("1M"));
     QCOMPARE(shortTokens(4000), std::string("4,000"));
