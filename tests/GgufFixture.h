@@ -106,11 +106,9 @@ enum : uint32_t
     Q6_K = 14,
 };
 
-// Llama-3.1-8B as a Q4_K_M-style GGUF: Q4_K for most matrices, Q6_K for V, the MLP's down
-// projection and the output head, F32 norms.
-inline std::string llama31Gguf(bool withTokens = true)
+// Llama-3.1-8B's metadata as its GGUF carries it.
+inline void llama31Metadata(GgufWriter& w, bool withTokens = true)
 {
-    GgufWriter w;
     w.kvString("general.architecture", "llama");
     w.kvString("general.name", "Meta Llama 3.1 8B");
     w.kvU32("llama.block_count", 32);
@@ -122,19 +120,32 @@ inline std::string llama31Gguf(bool withTokens = true)
     w.kvF32("llama.rope.freq_base", 500000.0f);
     if (withTokens)
         w.kvStringArray("tokenizer.ggml.tokens", 128256);
+}
+
+// One of its blocks, Q4_K_M-style: Q4_K for most matrices, Q6_K for V and the MLP's down
+// projection, F32 norms.
+inline void llama31Block(GgufWriter& w, int i)
+{
+    const std::string b = "blk." + std::to_string(i) + ".";
+    w.tensor(b + "attn_norm.weight", {4096}, F32);
+    w.tensor(b + "attn_q.weight", {4096, 4096}, Q4_K);
+    w.tensor(b + "attn_k.weight", {4096, 1024}, Q4_K);
+    w.tensor(b + "attn_v.weight", {4096, 1024}, Q6_K);
+    w.tensor(b + "attn_output.weight", {4096, 4096}, Q4_K);
+    w.tensor(b + "ffn_norm.weight", {4096}, F32);
+    w.tensor(b + "ffn_gate.weight", {4096, 14336}, Q4_K);
+    w.tensor(b + "ffn_up.weight", {4096, 14336}, Q4_K);
+    w.tensor(b + "ffn_down.weight", {14336, 4096}, Q6_K);
+}
+
+// Llama-3.1-8B as a Q4_K_M-style GGUF, the output head in Q6_K.
+inline std::string llama31Gguf(bool withTokens = true)
+{
+    GgufWriter w;
+    llama31Metadata(w, withTokens);
     w.tensor("token_embd.weight", {4096, 128256}, Q4_K);
-    for (int i = 0; i < 32; ++i) {
-        const std::string b = "blk." + std::to_string(i) + ".";
-        w.tensor(b + "attn_norm.weight", {4096}, F32);
-        w.tensor(b + "attn_q.weight", {4096, 4096}, Q4_K);
-        w.tensor(b + "attn_k.weight", {4096, 1024}, Q4_K);
-        w.tensor(b + "attn_v.weight", {4096, 1024}, Q6_K);
-        w.tensor(b + "attn_output.weight", {4096, 4096}, Q4_K);
-        w.tensor(b + "ffn_norm.weight", {4096}, F32);
-        w.tensor(b + "ffn_gate.weight", {4096, 14336}, Q4_K);
-        w.tensor(b + "ffn_up.weight", {4096, 14336}, Q4_K);
-        w.tensor(b + "ffn_down.weight", {14336, 4096}, Q6_K);
-    }
+    for (int i = 0; i < 32; ++i)
+        llama31Block(w, i);
     w.tensor("output_norm.weight", {4096}, F32);
     w.tensor("output.weight", {4096, 128256}, Q6_K);
     return w.bytes();

@@ -170,7 +170,9 @@ void readSglang(EngineLogFacts& f, std::string_view line)
             if (auto v = sglangArg(line, tp); v && !f.argTp)
                 f.argTp = int64_t(*v);
     }
-    if (f.version.empty()) {
+    // Only a line that names SGLang is copied to look for its release ("sglang", "SGLang": both
+    // hold "glang"), not every line of a 64 MiB log.
+    if (f.version.empty() && (has(line, "glang") || has(line, "GLANG"))) {
         std::string lower(line);
         for (char& c : lower)
             c = char(std::tolower(uint8_t(c)));

@@ -4,6 +4,7 @@
 #include "CompareController.h"
 #include "ComputeController.h"
 #include "CostController.h"
+#include "EngineLogFixtures.h"
 #include "ExplainController.h"
 #include "MeasureController.h"
 #include "ModelController.h"
@@ -826,28 +827,6 @@ void TestAppCore::anOlderCacheScanNeverOverwritesANewerOne()
 }
 
 QTEST_MAIN(TestAppCore)
-namespace {
-
-// The Qwen2-7B start-up log of ../shared/vllm-logs (vLLM 0.10.1.1, one A100 80GB, utilization
-// 0.5, max_num_batched_tokens 2048), the lines the reader uses, as the engine printed them.
-const char* kQwen2Log =
-    "(APIServer pid=2739) INFO 09-04 01:28:28 [api_server.py:1805] vLLM API server version "
-    "0.10.1.1\n"
-    "(APIServer pid=2739) INFO 09-04 01:28:28 [utils.py:326] non-default args: {'model_tag': "
-    "'Qwen2-7B-Instruct', 'port': 8081, 'model': 'Qwen2-7B-Instruct', 'max_model_len': 16384, "
-    "'gpu_memory_utilization': 0.5}\n"
-    "(APIServer pid=2739) INFO 09-04 01:28:44 [scheduler.py:222] Chunked prefill is enabled with "
-    "max_num_batched_tokens=2048.\n"
-    "(EngineCore_0 pid=2881) INFO 09-04 01:29:05 [gpu_model_runner.py:2007] Model loading took "
-    "14.2488 GiB and 2.993822 seconds\n"
-    "(EngineCore_0 pid=2881) INFO 09-04 01:29:25 [gpu_worker.py:276] Available KV cache memory: "
-    "24.83 GiB\n"
-    "(EngineCore_0 pid=2881) INFO 09-04 01:29:26 [kv_cache_utils.py:849] GPU KV cache size: "
-    "464,848 tokens\n"
-    "(EngineCore_0 pid=2881) INFO 09-04 01:29:26 [kv_cache_utils.py:853] Maximum concurrency for "
-    "16,384 tokens per request: 28.37x\n";
-
-} // namespace
 
 // Issue 34, item 6: a log's KV budget belongs to its model and GPU. Opening another model (a
 // 1-trillion-parameter one) or another GPU models the memory again; it read "23 conversations
@@ -858,7 +837,7 @@ void TestAppCore::logBudgetFollowsItsModelAndGpu()
     QVERIFY(session.models()->openBundled("qwen3-8b"));
     QTemporaryDir dir;
     const QString path = dir.filePath("vllm.log");
-    attnplan::testing::writeFile(path, kQwen2Log);
+    attnplan::testing::writeFile(path, attnplan::testing::kQwen2VllmLog);
     QString error, summary;
     QVERIFY2(session.openEngineLog(path, &error, &summary), qPrintable(error));
     QVERIFY(std::fabs(session.scenario().deployment.availableKvGiB - 24.83) < 0.01);
@@ -899,24 +878,7 @@ void TestAppCore::logIsNeverAppliedToTheOpenModel()
     QVERIFY(session.models()->openBundled("kimi-k2-instruct"));
     QTemporaryDir dir;
     const QString path = dir.filePath("llama.log");
-    attnplan::testing::writeFile(
-        path,
-        // llama.cpp issue #9016's log (../shared/engine-logs: llamacpp-9016), lines verbatim.
-        "> ./srvr --model models/opt/${model_name}-${quantization}.gguf --n-gpu-layers 99 -np 4\n"
-        "INFO [                    main] build info | tid=\"139894354608128\" "
-        "timestamp=1723538705 build=3579 commit=\"fc4ca27b\"\n"
-        "llm_load_print_meta: general.name     = Meta-Llama-3-8B\n"
-        "  Device 0: NVIDIA GeForce RTX 3090, compute capability 8.6, VMM: yes\n"
-        "llm_load_tensors: offloaded 33/33 layers to GPU\n"
-        "llm_load_tensors:        CPU buffer size =   281.81 MiB\n"
-        "llm_load_tensors:      CUDA0 buffer size =  4155.99 MiB\n"
-        "llama_new_context_with_model: n_ctx      = 8192\n"
-        "llama_new_context_with_model: n_batch    = 2048\n"
-        "llama_new_context_with_model: n_ubatch   = 512\n"
-        "llama_new_context_with_model: flash_attn = 0\n"
-        "llama_new_context_with_model: freq_base  = 500000.0\n"
-        "llama_new_context_with_model: freq_scale = 1\n"
-        "llama_kv_cache_init:      CUDA0 KV buffer size =  1024.00 MiB\n");
+    attnplan::testing::writeFile(path, attnplan::testing::kLlamaCpp9016Log);
     QString error, summary;
     bool needsModel = false;
     QVERIFY(!session.openEngineLog(path, &error, &summary, {}, &needsModel));
@@ -954,7 +916,7 @@ void TestAppCore::logSettingsCarryIntoTheDeployment()
     QVERIFY(session.models()->openBundled("llama-3.1-8b"));
     QTemporaryDir dir;
     const QString path = dir.filePath("vllm.log");
-    attnplan::testing::writeFile(path, kQwen2Log);
+    attnplan::testing::writeFile(path, attnplan::testing::kQwen2VllmLog);
     QString error, summary;
     QVERIFY2(session.openEngineLog(path, &error, &summary), qPrintable(error));
     const attnplan::ScenarioDeployment& d = session.scenario().deployment;
@@ -982,8 +944,9 @@ void TestAppCore::logSettingsCarryIntoTheDeployment()
     QCOMPARE(session.scenario().deployment.maxNumBatchedTokens, qint64(0));
     QCOMPARE(session.scenario().deployment.maxNumSeqs, qint64(0));
     // The log's what-ifs stop at the model's window: Qwen2-7B takes 32,768 tokens, so no "128k".
-    const auto check = attnplan::checkEngineLog(attnplan::parseEngineLog(kQwen2Log), nullptr,
-                                                attnplan::builtinGpuCatalog());
+    const auto check =
+        attnplan::checkEngineLog(attnplan::parseEngineLog(attnplan::testing::kQwen2VllmLog),
+                                 nullptr, attnplan::builtinGpuCatalog());
     QVERIFY(check);
     for (const auto& [what, gives] : check->whatIf)
         QVERIFY2(what.find("128k") == std::string::npos, what.c_str());
@@ -1035,13 +998,7 @@ void TestAppCore::aSecondLogReplacesTheFirst()
     QVERIFY(session.models()->openBundled("llama-3.1-8b"));
     QTemporaryDir dir;
     const QString sglang = dir.filePath("sglang.log");
-    attnplan::testing::writeFile(
-        sglang,
-        "[2025-02-01 10:00:00] server_args=ServerArgs(model_path='meta-llama/Llama-3.1-8B', "
-        "mem_fraction_static=0.88, tp_size=1, page_size=1, context_length=8192)\n"
-        "[2025-02-01 10:00:01 TP0] Load weight begin. avail mem=20.00 GB\n"
-        "[2025-02-01 10:00:05 TP0] Load weight end. type=LlamaForCausalLM, avail mem=5.04 GB\n"
-        "[2025-02-01 10:00:05 TP0] KV Cache is allocated. #tokens: 21626, K size: 1.32 GB\n");
+    attnplan::testing::writeFile(sglang, attnplan::testing::kSglangLlama31Log);
     QString error, summary;
     QVERIFY2(session.openEngineLog(sglang, &error, &summary), qPrintable(error));
     QVERIFY(session.plan()->headlineEngine().has_value());
@@ -1051,7 +1008,7 @@ void TestAppCore::aSecondLogReplacesTheFirst()
     QVERIFY2(trt.error.empty() ? double(trt.kvTokens) * 131072 < 5.1 * double(1 << 30) : true,
              qPrintable(QString::number(trt.kvTokens)));
     const QString vllm = dir.filePath("vllm.log");
-    attnplan::testing::writeFile(vllm, kQwen2Log);
+    attnplan::testing::writeFile(vllm, attnplan::testing::kQwen2VllmLog);
     QVERIFY2(session.openEngineLog(vllm, &error, &summary), qPrintable(error));
     QVERIFY(session.scenario().plan.engine.empty());
     QVERIFY(!session.plan()->headlineEngine().has_value());

@@ -6,6 +6,7 @@
 #include "CompareController.h"
 #include "ComputeController.h"
 #include "CostController.h"
+#include "EngineLogFixtures.h"
 #include "MainWindow.h"
 #include "MeasureController.h"
 #include "ModelController.h"
@@ -755,15 +756,7 @@ void TestGui::startUpLogOpensAsAScenario()
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     QTemporaryDir dir;
     const QString path = dir.filePath("sglang.log");
-    // Llama-3.1-8B's 14.96 GiB of bf16 weights loaded: rest = 5.04 - 20 x (1 - 0.88) = 2.64 GiB,
-    // 2.64 GiB / 131,072 B = 21,626 tokens.
-    attnplan::testing::writeFile(
-        path,
-        "[2025-02-01 10:00:00] server_args=ServerArgs(model_path='meta-llama/Llama-3.1-8B', "
-        "mem_fraction_static=0.88, tp_size=1, page_size=1, context_length=8192)\n"
-        "[2025-02-01 10:00:01 TP0] Load weight begin. avail mem=20.00 GB\n"
-        "[2025-02-01 10:00:05 TP0] Load weight end. type=LlamaForCausalLM, avail mem=5.04 GB\n"
-        "[2025-02-01 10:00:05 TP0] KV Cache is allocated. #tokens: 21626, K size: 1.32 GB\n");
+    attnplan::testing::writeFile(path, attnplan::testing::kSglangLlama31Log);
     QVERIFY(window.openEngineLog(path));
     QCOMPARE(session.model()->name, std::string("meta-llama/Llama-3.1-8B"));
     QCOMPARE(session.scenario().deployment.availableKvGiB, 0.0);
@@ -1110,11 +1103,7 @@ void TestGui::logWithoutItsModelAsksForOne()
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     QTemporaryDir dir;
     const QString path = dir.filePath("llama.log");
-    attnplan::testing::writeFile(
-        path, "llm_load_print_meta: general.name     = Meta-Llama-3-8B\n"
-              "  Device 0: NVIDIA GeForce RTX 3090, compute capability 8.6, VMM: yes\n"
-              "llama_new_context_with_model: n_ctx      = 8192\n"
-              "llama_kv_cache_init:      CUDA0 KV buffer size =  1024.00 MiB\n");
+    attnplan::testing::writeFile(path, attnplan::testing::kLlamaCpp9016Log);
     bool asked = false;
     QString suggested;
     QTimer poll; // until the dialog is up, however loaded the machine
@@ -1155,17 +1144,7 @@ void TestGui::vllmLogReleaseStaysInTheForm()
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     QTemporaryDir dir;
     const QString path = dir.filePath("vllm.log");
-    attnplan::testing::writeFile(
-        path,
-        "(APIServer pid=2739) INFO 09-04 01:28:28 [api_server.py:1805] vLLM API server version "
-        "0.10.1.1\n"
-        "(APIServer pid=2739) INFO 09-04 01:28:28 [utils.py:326] non-default args: {'model_tag': "
-        "'Qwen2-7B-Instruct', 'model': 'Qwen2-7B-Instruct', 'max_model_len': 16384, "
-        "'gpu_memory_utilization': 0.5}\n"
-        "(EngineCore_0 pid=2881) INFO 09-04 01:29:25 [gpu_worker.py:276] Available KV cache "
-        "memory: 24.83 GiB\n"
-        "(EngineCore_0 pid=2881) INFO 09-04 01:29:26 [kv_cache_utils.py:849] GPU KV cache size: "
-        "464,848 tokens\n");
+    attnplan::testing::writeFile(path, attnplan::testing::kQwen2VllmLog);
     QVERIFY(window.openEngineLog(path));
     auto* engine = child<QComboBox>(&window, "engine");
     QCOMPARE(engine->currentData().toString(), QString("vllm@0.10.0"));

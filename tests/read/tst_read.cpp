@@ -542,34 +542,15 @@ void TestRead::splitGgufReadsEveryShard()
     // Llama-3.1-8B as three shards, the way gguf-split cuts it: the metadata in the first.
     auto shard = [](int no, bool meta, int from, int to, bool embd, bool out) {
         GgufWriter w;
-        if (meta) {
-            w.kvString("general.architecture", "llama");
-            w.kvString("general.name", "Meta Llama 3.1 8B");
-            w.kvU32("llama.block_count", 32);
-            w.kvU32("llama.context_length", 131072);
-            w.kvU32("llama.embedding_length", 4096);
-            w.kvU32("llama.feed_forward_length", 14336);
-            w.kvU32("llama.attention.head_count", 32);
-            w.kvU32("llama.attention.head_count_kv", 8);
-            w.kvStringArray("tokenizer.ggml.tokens", 128256);
-        }
+        if (meta)
+            llama31Metadata(w);
         w.kvU16("split.no", uint16_t(no));
         w.kvU16("split.count", 3);
         w.kvI32("split.tensors.count", 291);
         if (embd)
             w.tensor("token_embd.weight", {4096, 128256}, Q4_K);
-        for (int i = from; i < to; ++i) {
-            const std::string b = "blk." + std::to_string(i) + ".";
-            w.tensor(b + "attn_norm.weight", {4096}, F32);
-            w.tensor(b + "attn_q.weight", {4096, 4096}, Q4_K);
-            w.tensor(b + "attn_k.weight", {4096, 1024}, Q4_K);
-            w.tensor(b + "attn_v.weight", {4096, 1024}, Q6_K);
-            w.tensor(b + "attn_output.weight", {4096, 4096}, Q4_K);
-            w.tensor(b + "ffn_norm.weight", {4096}, F32);
-            w.tensor(b + "ffn_gate.weight", {4096, 14336}, Q4_K);
-            w.tensor(b + "ffn_up.weight", {4096, 14336}, Q4_K);
-            w.tensor(b + "ffn_down.weight", {14336, 4096}, Q6_K);
-        }
+        for (int i = from; i < to; ++i)
+            llama31Block(w, i);
         if (out) {
             w.tensor("output_norm.weight", {4096}, F32);
             w.tensor("output.weight", {4096, 128256}, Q6_K);
