@@ -548,17 +548,12 @@ int runLatency(const std::vector<std::string>& argv)
     // the engine's KV budget (its utilization or memory fraction), its batch limit (vLLM's
     // max_num_seqs, SGLang's max_running_requests, TensorRT-LLM's max_batch_size, llama.cpp's
     // slots) and the tokens one step carries.
-    auto limits = servingLimits(s, in);
-    if (!limits)
-        return fail(limits.failure());
-    q.kvBudgetBytes = limits->kvBudgetBytes;
-    q.maxBatch = limits->maxBatch;
-    q.maxNumTokens = std::max<int64_t>(64, limits->maxNumTokens);
-    auto result = servingLatency(s, in, q);
-    if (!result)
-        return fail(result.failure());
-    const LatencyResult& r = result.value();
-    const char* kinds[] = {"concurrent", "requests_per_second", "batch", "max_load"};
+    auto run = latencyUnderEngine(s, in, q);
+    if (!run)
+        return fail(run.failure());
+    q = run->load;
+    const ServingLimits* limits = &run->limits;
+    const LatencyResult& r = run->result;
     if (a.flag("json")) {
         nlohmann::ordered_json j;
         j["model"] = s.name;
@@ -572,7 +567,7 @@ int runLatency(const std::vector<std::string>& argv)
         j["kv_dtype"] = dtypeName(in.kvDtype);
         j["input_tokens"] = q.inputTokens;
         j["output_tokens"] = q.outputTokens;
-        j["load"] = kinds[int(q.load.kind)];
+        j["load"] = loadKindName(q.load.kind);
         j["load_value"] = q.load.value;
         j["ttft_seconds"] = r.ttftSeconds;
         j["tpot_seconds"] = r.tpotSeconds;

@@ -3,7 +3,7 @@
 #include "engines/Planner.h"
 #include "engines/ServingEngine.h"
 #include "serve/Memory.h"
-#include "serve/Roofline.h"
+#include "serve/StepTime.h"
 
 #include <QObject>
 
@@ -30,7 +30,7 @@ public:
     // Why there is no curve at all (no report: a refused field, a deployment that cannot be
     // read); empty otherwise.
     QString error() const { return m_error; }
-    const attnplan::Roofline& prefill() const { return m_prefill; }
+    const attnplan::StepTime& prefill() const { return m_prefill; }
     const attnplan::DeploymentInputs& deployment() const { return m_deployment; }
     const attnplan::CapacityResult& plan() const { return m_plan; }
 
@@ -47,7 +47,7 @@ private:
     double m_pairPerToken = 0;
     bool m_hasPlan = false;
     QString m_error;
-    attnplan::Roofline m_prefill;
+    attnplan::StepTime m_prefill;
     attnplan::DeploymentInputs m_deployment;
     attnplan::CapacityResult m_plan;
 };

@@ -4,7 +4,7 @@
 #include "SegmentModel.h"
 #include "TableModel.h"
 #include "report/Report.h"
-#include "serve/Roofline.h"
+#include "serve/StepTime.h"
 
 #include <QLocale>
 

@@ -74,21 +74,22 @@ void ComputeTab::refresh()
     if (m_compute->hasPlan()) {
         const DeploymentInputs& in = m_compute->deployment();
         const CapacityResult& r = m_compute->plan();
-        const Roofline& pre = m_compute->prefill();
+        const StepTime& pre = m_compute->prefill();
         text +=
             tr("<br>On %1 × %2: a %3-token prompt takes <b>%4</b> to the first token "
                "(%5-bound), then "
-               "<b>%6</b> per output token at batch %7 (%8-bound), assuming kernels reach %9% of "
-               "the peak FLOP/s and %10% of the peak bandwidth.")
+               "<b>%6</b> per output token at batch %7 (%8-bound), with GEMMs at %9 TFLOP/s "
+               "and decode reading at %10 TB/s (the step model's fractions for this GPU's "
+               "generation, scaled by the scenario's efficiencies).")
                 .arg(in.gpus)
                 .arg(str(in.gpu.name), str(withCommas(in.maxModelLen)),
                      str(formatSeconds(pre.seconds)),
-                     pre.computeSeconds >= pre.memorySeconds ? tr("compute") : tr("memory"),
+                     pre.computeBound() ? tr("compute") : tr("memory"),
                      str(formatSeconds(r.tpotSeconds)))
                 .arg(r.batch)
                 .arg(r.decodeMemoryBound ? tr("memory") : tr("compute"))
-                .arg(100 * in.efficiency.compute, 0, 'f', 0)
-                .arg(100 * in.efficiency.memory, 0, 'f', 0);
+                .arg(gemmFlopsPerSecond(in.gpu, in.weightDtype, in.efficiency) / 1e12, 0, 'f', 0)
+                .arg(decodeBytesPerSecond(in.gpu, in.efficiency) / 1e12, 0, 'f', 2);
     }
     m_text->setText(text);
 }

@@ -8,7 +8,7 @@
 #include "engines/trtllm/TrtllmEngine.h"
 #include "serve/Latency.h"
 #include "serve/Memory.h"
-#include "serve/Roofline.h"
+#include "serve/StepTime.h"
 
 #include <algorithm>
 #include <cmath>

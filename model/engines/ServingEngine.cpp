@@ -240,4 +240,23 @@ std::vector<EngineRow> compareEngines(const ModelSpec& s, const DeploymentInputs
     return rows;
 }
 
+Expected<EngineLatency> latencyUnderEngine(const ModelSpec& s, const DeploymentInputs& in,
+                                           const LatencyInputs& load)
+{
+    auto limits = servingLimits(s, in);
+    if (!limits)
+        return limits.failure();
+    EngineLatency e;
+    e.limits = limits.value();
+    e.load = load;
+    e.load.kvBudgetBytes = e.limits.kvBudgetBytes;
+    e.load.maxBatch = e.limits.maxBatch;
+    e.load.maxNumTokens = std::max<int64_t>(64, e.limits.maxNumTokens);
+    auto r = servingLatency(s, in, e.load);
+    if (!r)
+        return r.failure();
+    e.result = r.value();
+    return e;
+}
+
 } // namespace attnplan

@@ -2,6 +2,7 @@
 
 #include "base/Expected.h"
 #include "engines/CapacityResult.h"
+#include "serve/Latency.h"
 #include "spec/ModelSpec.h"
 
 #include <optional>
@@ -58,6 +59,18 @@ struct ServingLimits
     int64_t maxNumTokens = 0;
 };
 Expected<ServingLimits> servingLimits(const ModelSpec& spec, const DeploymentInputs& in);
+
+// A load under the deployment's engine: its servingLimits set the load's KV budget, batch limit
+// and step tokens (at least 64), then the serving model runs it. `attnplan-cli latency`, the
+// report's latency section and the plans' targets all come through here.
+struct EngineLatency
+{
+    ServingLimits limits;
+    LatencyInputs load; // as run: with the engine's limits in it
+    LatencyResult result;
+};
+Expected<EngineLatency> latencyUnderEngine(const ModelSpec& spec, const DeploymentInputs& in,
+                                           const LatencyInputs& load);
 
 // One row per engine for the same deployment: what each would hold and run. vLLM from
 // planCapacity; llama.cpp as llama-server with -c the context, auto slots, f16 cache.

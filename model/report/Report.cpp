@@ -282,9 +282,8 @@ ojson reportObject(const Report& r)
                            {"error", nullable(e.error)}});
     j["engines"] = engines;
     if (r.latency) {
-        const char* kinds[] = {"concurrent", "requests_per_second", "batch", "max_load"};
         const LatencyInputs& q = r.latencyLoad;
-        j["latency"] = {{"load", kinds[int(q.load.kind)]},
+        j["latency"] = {{"load", loadKindName(q.load.kind)},
                         {"load_value", q.load.value},
                         {"input_tokens", q.inputTokens},
                         {"output_tokens", q.outputTokens},
@@ -520,27 +519,17 @@ Expected<Report> buildReport(const Scenario& scenario, const ModelSpec& model,
         q.outputTokens =
             std::max<int64_t>(2, scenario.load.outputTokens > 0 ? scenario.load.outputTokens
                                                                 : scenario.plan.outputTokens);
-        const std::string& kind = scenario.load.kind;
-        q.load.kind = kind == "requests_per_second" ? LatencyLoad::Kind::RequestsPerSecond
-                      : kind == "batch"             ? LatencyLoad::Kind::Batch
-                      : kind == "max_load"          ? LatencyLoad::Kind::MaxLoad
-                                                    : LatencyLoad::Kind::Concurrent;
+        q.load.kind = loadKindFromName(scenario.load.kind).value_or(LatencyLoad::Kind::Concurrent);
         q.load.value =
             scenario.load.value > 0 ? scenario.load.value : double(scenario.plan.concurrent);
         q.replicas = std::max<int64_t>(1, scenario.deployment.replicas);
-        // The engine's own limits, by the rule `attnplan-cli latency` uses (servingLimits).
-        auto limits = servingLimits(model, r.deployment);
-        if (limits) {
-            q.kvBudgetBytes = limits->kvBudgetBytes;
-            q.maxBatch = limits->maxBatch;
-            q.maxNumTokens = std::max<int64_t>(64, limits->maxNumTokens);
-        }
-        auto latency = limits ? servingLatency(model, r.deployment, q)
-                              : Expected<LatencyResult>(limits.failure());
-        if (latency)
-            r.latency = latency.value();
-        else
+        // Under the engine's own limits, as `attnplan-cli latency` runs it.
+        if (auto latency = latencyUnderEngine(model, r.deployment, q)) {
+            q = latency->load;
+            r.latency = latency->result;
+        } else {
             r.latencyError = latency.error();
+        }
     }
     DeploymentInputs planBase = r.deployment;
     // The plans choose llama-server's slots for each GPU; a log's -np was its own server's.

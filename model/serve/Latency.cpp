@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 namespace attnplan {
 
@@ -14,140 +15,9 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-double dtypeBytes(DType t)
-{
-    switch (t) {
-    case DType::FP8:
-    case DType::INT8:
-        return 1.0;
-    case DType::FP4:
-    case DType::INT4:
-        return 0.5625; // NVFP4 / MXFP4: 4 bits and a scale per 16-32 values
-    case DType::F32:
-        return 4.0;
-    default:
-        return 2.0;
-    }
-}
-
-// What a step needs to know of the model and the GPU plan, worked once.
-struct Facts
-{
-    double nonExpertPerGpu = 0; // attention, dense MLP, shared experts, routers: / (TP x PP)
-    double lmPerGpu = 0;        // the LM head (or the tied embedding) / (TP x PP)
-    double experts = 0, perToken = 0, moeLayers = 0, perExpert = 0;
-    double layers = 0; // per pipeline stage
-    double hidden = 0;
-    double kvPerToken = 0;                  // bytes one token of one sequence keeps on one GPU
-    double attnDecode = 0, attnPrefill = 0; // FLOPs per token, context token and layer
-    double weightBytes = 0;
-    double kvBytes = 0;
-    double gemmRate = 0, attnRate = 0, bandwidth = 0, link = 0;
-    int64_t tp = 1, pp = 1, n = 1;
-    bool trtllm = false;
-};
-
-Facts factsFor(const ModelSpec& s, const DeploymentInputs& in)
-{
-    const LatencyConstants& k = latencyConstants();
-    Facts f;
-    f.tp = std::max<int64_t>(1, in.tp);
-    f.pp = std::max<int64_t>(1, in.gpus / f.tp);
-    f.n = f.tp * f.pp;
-    const ParameterCount c = countParameters(s);
-    f.nonExpertPerGpu =
-        double(c.attention + c.denseMlp + c.sharedExperts + c.routers) / double(f.n);
-    f.lmPerGpu = double(c.lmHead > 0 ? c.lmHead : c.embedding) / double(f.n);
-    if (s.moe.enabled()) {
-        f.experts = double(s.moe.experts);
-        f.perToken = double(s.moe.expertsPerToken);
-        int64_t moeLayers = 0;
-        for (const LayerSpec& l : s.layers)
-            moeLayers += l.hasExperts();
-        f.moeLayers = double(moeLayers);
-        f.perExpert = moeLayers > 0 ? double(c.routedExperts) / f.experts / double(moeLayers) : 0;
-    }
-    f.layers = double(s.numLayers) / double(f.pp);
-    f.hidden = double(s.hiddenSize);
-    f.weightBytes = dtypeBytes(in.weightDtype);
-    f.kvBytes = dtypeBytes(in.kvDtype);
-    // KV a token keeps on one GPU: its share of the heads (a whole head when TP passes them),
-    // MLA's latent whole on every GPU; a pipeline stage keeps its layers'.
-    f.kvPerToken = double(kvBytesPerTokenPerGpu(s, f.tp, in.kvDtype)) / double(f.pp);
-    const double heads = double(s.numHeads);
-    if (s.mla.enabled()) {
-        f.attnDecode = 2 * heads * double(s.mla.kvLoraRank + s.mla.qkRopeHeadDim) +
-                       2 * heads * double(s.mla.kvLoraRank);
-        f.attnPrefill = 2 * heads * double(s.mla.qkNopeHeadDim + s.mla.qkRopeHeadDim) +
-                        2 * heads * double(s.mla.vHeadDim);
-    } else {
-        f.attnDecode = f.attnPrefill = 4 * heads * double(s.headDim);
-    }
-    const std::string& arch = in.gpu.arch;
-    const bool blackwell = arch.rfind("blackwell", 0) == 0;
-    const double gemm = arch == "ampere" ? k.gemmAmpere
-                        : arch == "ada"  ? k.gemmAda
-                        : blackwell      ? k.gemmBlackwell
-                                         : k.gemmHopper;
-    const double bw = arch == "ampere" ? k.bwAmpere
-                      : arch == "ada"  ? k.bwAda
-                      : blackwell      ? k.bwBlackwell
-                                       : k.bwHopper;
-    double peak = in.gpu.bf16Tflops * 1e12;
-    const bool lowp = in.weightDtype == DType::FP8 || in.weightDtype == DType::FP4 ||
-                      in.weightDtype == DType::INT8 || in.weightDtype == DType::INT4;
-    if ((in.weightDtype == DType::FP4 || in.weightDtype == DType::INT4) && blackwell &&
-        in.gpu.fp8Tflops > 0)
-        peak = 2 * in.gpu.fp8Tflops * 1e12; // Blackwell's fp4 tensor rate, twice fp8's
-    else if (lowp && in.gpu.fp8Tflops > 0)
-        peak = in.gpu.fp8Tflops * 1e12;
-    f.gemmRate = peak * gemm * (lowp ? k.lowPrecision : 1.0);
-    f.attnRate = in.gpu.bf16Tflops * 1e12 * k.attention;
-    f.bandwidth = in.gpu.bandwidthBytesPerSecond * bw;
-    f.link = in.gpu.interconnectBytesPerSecond > 0 ? in.gpu.interconnectBytesPerSecond / 2
-                                                   : k.pcieBytesPerSecond;
-    f.trtllm = in.engine.rfind("trtllm", 0) == 0;
-    return f;
-}
-
-double step(const Facts& f, double dec, double ctxDec, double pre, double ctxPre)
-{
-    const LatencyConstants& k = latencyConstants();
-    const double tokens = dec + pre;
-    // Non-expert GEMMs and the LM head (for the sampled tokens only): read or compute.
-    const double bytes = f.nonExpertPerGpu * f.weightBytes + f.lmPerGpu * 2.0;
-    const double flops = 2 * f.nonExpertPerGpu * tokens + 2 * f.lmPerGpu * dec;
-    double t = std::max(bytes / f.bandwidth, flops / f.gemmRate);
-    // Routed experts: those the step's tokens touch are read, each GPU holding 1/n of them.
-    if (f.experts > 0) {
-        const double touched = expectedDistinctExperts(f.experts, f.perToken, tokens);
-        const double readBytes = f.moeLayers * touched * f.perExpert * f.weightBytes / f.n;
-        const double work = 2 * tokens * f.perToken * f.perExpert * f.moeLayers / f.n;
-        t += std::max(readBytes / f.bandwidth, work / (f.gemmRate * k.moe));
-    }
-    // Attention: decode reads the KV (or computes, MLA); prefill computes.
-    const double headShare = 1.0 / double(f.tp);
-    if (dec > 0)
-        t += std::max(dec * ctxDec * f.kvPerToken / f.bandwidth,
-                      dec * ctxDec * f.layers * f.attnDecode * headShare / f.attnRate);
-    if (pre > 0)
-        t += pre * ctxPre * f.layers * f.attnPrefill * headShare / f.attnRate;
-    // Two all-reduces a layer under TP; a hand-over between pipeline stages.
-    if (f.tp > 1)
-        t += 2 * f.layers *
-             allReduceSeconds(tokens * f.hidden * 2, f.tp, k.allReduceAlpha, f.link,
-                              k.linkEfficiency);
-    if (f.pp > 1)
-        t += double(f.pp - 1) *
-             (k.allReduceAlpha + tokens * f.hidden * 2 / (f.link * k.linkEfficiency));
-    // Fixed time: per step, per layer, per scheduled sequence.
-    t += k.stepSeconds + f.layers * k.layerSeconds + (dec + (pre > 0 ? 1 : 0)) * k.sequenceSeconds;
-    return f.pp > 1 ? t * double(f.pp) : t; // a token crosses the stages in turn
-}
-
 struct Engine
 {
-    const Facts* f;
+    const StepModel* m;
     double maxNumTokens;
     double chunkFor(double dec, double input) const
     {
@@ -166,12 +36,12 @@ struct State
 // step in progress and the prefill work ahead of it (M/G/1): W = R / (1 - rho).
 State steady(const Engine& e, double I, double O, double x, double dec)
 {
-    const Facts& f = *e.f;
+    const StepModel& f = *e.m;
     const double ctxDec = I + O / 2;
     const double c = e.chunkFor(dec, I);
     State s;
-    s.t0 = step(f, dec, ctxDec, 0, 0);
-    s.tc = step(f, dec, ctxDec, c, I / 2);
+    s.t0 = f.seconds(dec, ctxDec, 0, 0);
+    s.tc = f.seconds(dec, ctxDec, c, I / 2);
     double tbar = s.t0;
     if (x > 0) {
         const double a = x * I / c;
@@ -183,7 +53,7 @@ State steady(const Engine& e, double I, double O, double x, double dec)
             double t = s.tc;
             for (int i = 0; i < 40; ++i) {
                 const double P = std::min(budget, x * I * t);
-                const double next = step(f, dec, ctxDec, P, I / 2);
+                const double next = f.seconds(dec, ctxDec, P, I / 2);
                 const bool done = std::fabs(next - t) < 1e-5 * t;
                 t = next;
                 if (done)
@@ -244,7 +114,7 @@ Loop closedLoop(const Engine& e, double I, double O, double C, double cap, doubl
             *out = s;
         return s.ttftEngine + (O - 1) * s.itl;
     };
-    double lo = 0, hi = B / ((O - 1) * step(*e.f, 0, 0, 0, 0));
+    double lo = 0, hi = B / ((O - 1) * e.m->seconds(0, 0, 0, 0));
     for (int i = 0; i < 60 && hi - lo >= 2e-4 * hi; ++i) {
         const double mid = 0.5 * (lo + hi);
         if (B / (fe + response(mid, nullptr)) > mid)
@@ -267,35 +137,34 @@ Loop closedLoop(const Engine& e, double I, double O, double C, double cap, doubl
 
 } // namespace
 
-const LatencyConstants& latencyConstants()
+namespace {
+constexpr std::pair<LatencyLoad::Kind, const char*> kLoadNames[] = {
+    {LatencyLoad::Kind::Concurrent, "concurrent"},
+    {LatencyLoad::Kind::RequestsPerSecond, "requests_per_second"},
+    {LatencyLoad::Kind::Batch, "batch"},
+    {LatencyLoad::Kind::MaxLoad, "max_load"},
+};
+} // namespace
+
+const char* loadKindName(LatencyLoad::Kind kind)
 {
-    static const LatencyConstants k;
-    return k;
+    for (const auto& [k, name] : kLoadNames)
+        if (k == kind)
+            return name;
+    return "concurrent";
 }
 
-double expectedDistinctExperts(double experts, double perToken, double tokens)
+std::optional<LatencyLoad::Kind> loadKindFromName(const std::string& name)
 {
-    if (experts <= 0 || tokens <= 0)
-        return 0;
-    return experts * (1 - std::pow(1 - 1 / experts, tokens * perToken));
-}
-
-double allReduceSeconds(double bytes, int64_t tp, double alpha, double link, double efficiency)
-{
-    if (tp <= 1)
-        return 0;
-    return alpha + 2.0 * double(tp - 1) / double(tp) * bytes / (efficiency * link);
+    for (const auto& [k, n] : kLoadNames)
+        if (name == n)
+            return k;
+    return std::nullopt;
 }
 
 double littleBatch(double rate, double ttft, double outputTokens, double tpot)
 {
     return rate * (ttft + outputTokens * tpot);
-}
-
-double stepSeconds(const ModelSpec& spec, const DeploymentInputs& in, double decoding,
-                   double decodeContext, double prefill, double prefillContext)
-{
-    return step(factsFor(spec, in), decoding, decodeContext, prefill, prefillContext);
 }
 
 Expected<LatencyResult> servingLatency(const ModelSpec& s, const DeploymentInputs& in,
@@ -309,8 +178,9 @@ Expected<LatencyResult> servingLatency(const ModelSpec& s, const DeploymentInput
         return Error{"latency: " + std::to_string(in.gpus) + " GPUs are not a multiple of TP " +
                          std::to_string(in.tp),
                      "gpus"};
-    const Facts f = factsFor(s, in);
+    const StepModel f(s, in);
     const LatencyConstants& k = latencyConstants();
+    const bool trtllm = in.engine.rfind("trtllm", 0) == 0;
     const double I = double(q.inputTokens), O = double(q.outputTokens);
     // The batch cap: the engine's limit, and the requests the KV holds (TensorRT-LLM's
     // GUARANTEED_NO_EVICT reserves I + O tokens a request; vLLM and SGLang admit on the blocks
@@ -322,12 +192,12 @@ Expected<LatencyResult> servingLatency(const ModelSpec& s, const DeploymentInput
     const double memory = double(in.gpu.memoryBytes);
     if (budget <= 0) {
         const double fraction = 0.9;
-        budget = f.trtllm ? fraction * std::max(0.0, memory - weights - activation)
-                          : std::max(0.0, fraction * memory - weights - activation);
+        budget = trtllm ? fraction * std::max(0.0, memory - weights - activation)
+                        : std::max(0.0, fraction * memory - weights - activation);
     }
-    const double perRequest = f.trtllm ? I + O : I + O / 2;
-    const double maxBatch = double(q.maxBatch > 0 ? q.maxBatch : (f.trtllm ? 2048 : 1024));
-    const double kvRequests = std::floor(budget / f.kvPerToken / perRequest);
+    const double perRequest = trtllm ? I + O : I + O / 2;
+    const double maxBatch = double(q.maxBatch > 0 ? q.maxBatch : (trtllm ? 2048 : 1024));
+    const double kvRequests = std::floor(budget / f.facts().kvPerToken / perRequest);
     if (kvRequests < 1)
         return Error{"latency: not one request of " + withCommas(q.inputTokens + q.outputTokens) +
                          " tokens fits in the KV cache on " + in.gpu.name,
@@ -367,7 +237,7 @@ Expected<LatencyResult> servingLatency(const ModelSpec& s, const DeploymentInput
             r.saturated = true;
             r.notes.push_back("the rate passes what the deployment serves: requests queue");
         }
-        const double drain = ttft + (O - 1) * step(f, std::max(B, 1.0) / 2, I + O / 2, 0, 0);
+        const double drain = ttft + (O - 1) * f.seconds(std::max(B, 1.0) / 2, I + O / 2, 0, 0);
         r.ttftSeconds = ttft;
         r.tpotSeconds = st.itl;
         r.requestsPerSecond = X * replicas;
@@ -377,8 +247,8 @@ Expected<LatencyResult> servingLatency(const ModelSpec& s, const DeploymentInput
     }
     case LatencyLoad::Kind::Batch: {
         const double B = std::min(std::max(1.0, q.load.value), cap);
-        const double prefill = step(f, 0, 0, B * I, I / 2);
-        const double decode = step(f, B, I + O / 2, 0, 0);
+        const double prefill = f.seconds(0, 0, B * I, I / 2);
+        const double decode = f.seconds(B, I + O / 2, 0, 0);
         r.ttftSeconds = prefill;
         r.tpotSeconds = decode;
         r.decodeBatch = B;
@@ -394,9 +264,9 @@ Expected<LatencyResult> servingLatency(const ModelSpec& s, const DeploymentInput
         if (N <= cap) {
             const double dec = N / 2;
             const double budgetTokens = std::max(64.0, double(q.maxNumTokens) - dec);
-            const double ps = step(f, dec, I + O / 2, budgetTokens, I / 2);
+            const double ps = f.seconds(dec, I + O / 2, budgetTokens, I / 2);
             const double steps = N * I / budgetTokens;
-            const double d = step(f, N, I + O / 2, 0, 0);
+            const double d = f.seconds(N, I + O / 2, 0, 0);
             const double seen = std::min(steps / 2, O - 1);
             r.ttftSeconds = frontend + steps * ps / 2 + ps / 2;
             r.tpotSeconds = (seen * ps + (O - 1 - seen) * d) / (O - 1);

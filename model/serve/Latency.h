@@ -10,36 +10,15 @@
 
 #include "base/Expected.h"
 #include "serve/Deployment.h"
+#include "serve/StepTime.h"
 #include "spec/ModelSpec.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace attnplan {
-
-struct LatencyConstants
-{
-    // Fractions of the dense peak the GEMMs reach, and of the bandwidth decode reaches, by GPU
-    // generation: fitted on ../shared/latency/cases.json (54 rows) with priors DeepGEMM (0.78 of
-    // H800's fp8 peak), cuBLAS on B200 (0.72), FlashMLA (0.90 of H800's bandwidth).
-    double gemmAmpere = 0.6785, gemmAda = 0.5907, gemmHopper = 0.6466, gemmBlackwell = 0.72;
-    double bwAmpere = 0.8368, bwAda = 0.85, bwHopper = 0.8723, bwBlackwell = 0.85;
-    double attention = 0.67;      // FlashMLA: 660 of H800's 989 dense TFLOP/s in attention kernels
-    double lowPrecision = 0.9692; // fp8/fp4 GEMMs relative to the bf16 fraction (fitted)
-    double moe = 0.7634;          // grouped expert GEMMs relative to dense ones (fitted)
-    // One all-reduce: alpha + 2 (TP - 1) / TP x bytes / (link x linkEfficiency). alpha fitted
-    // (prior 9 us: vLLM's custom all-reduce at TP 2-8, SGLang PR #2904); efficiency fitted
-    // (prior 0.82: NCCL's 370 of 450 GB/s, nccl-tests #212); 0.50 at these message sizes.
-    double allReduceAlpha = 10.20e-6;
-    double linkEfficiency = 0.4974;
-    double pcieBytesPerSecond = 32e9;  // PCIe Gen4 x16 per direction, where there is no NVLink
-    double stepSeconds = 1.410e-3;     // scheduler, sampling, host sync (fitted)
-    double layerSeconds = 41.0e-6;     // non-GEMM kernels and launches per layer (fitted)
-    double sequenceSeconds = 2.412e-6; // host time per scheduled sequence (fitted)
-    double frontendSeconds = 5.666e-3; // HTTP, tokenizer, first chunk out (fitted)
-};
-const LatencyConstants& latencyConstants();
 
 // The load: a closed loop of C clients, open-loop Poisson arrivals at R per second (N requests
 // in the run), a static batch of B all starting together, or saturation (the largest batch the
@@ -56,6 +35,11 @@ struct LatencyLoad
     double value = 1;        // C, R or B
     int64_t requests = 1000; // N: an open-loop or max-load run's requests
 };
+
+// The loads by the names the scenario, the CLI's JSON and the report use: "concurrent",
+// "requests_per_second", "batch", "max_load". One table.
+const char* loadKindName(LatencyLoad::Kind kind);
+std::optional<LatencyLoad::Kind> loadKindFromName(const std::string& name);
 
 struct LatencyInputs
 {
@@ -83,18 +67,9 @@ struct LatencyResult
     std::vector<std::string> notes;
 };
 
-// Mechanism helpers, exact: expected distinct experts that `tokens` tokens each choosing k of E
-// touch, E (1 - (1 - 1/E)^(tokens k)); one ring all-reduce; Little's law for the running batch.
-double expectedDistinctExperts(double experts, double perToken, double tokens);
-double allReduceSeconds(double bytes, int64_t tp, double alpha, double linkBytesPerSecond,
-                        double efficiency);
+// Little's law for the running batch.
 double littleBatch(double requestsPerSecond, double ttftSeconds, double outputTokens,
                    double tpotSeconds);
-
-// One engine step on one replica: `decoding` sequences at mean context `decodeContext`, and
-// `prefill` prompt tokens attending `prefillContext` on average.
-double stepSeconds(const ModelSpec& spec, const DeploymentInputs& in, double decoding,
-                   double decodeContext, double prefill, double prefillContext);
 
 Expected<LatencyResult> servingLatency(const ModelSpec& spec, const DeploymentInputs& in,
                                        const LatencyInputs& load);

@@ -57,7 +57,7 @@ private slots:
     void activationEstimateMatchesTheLog();
     void decodeReadsEachGpusOwnKv();
     void replicatedWeightsUnderTp();
-    void rooflineByHand();
+    void stepTimeByHand();
     void moeDecodeReadsOnlyTouchedExperts();
     void latencyMechanismsByHand();
     void latencyAtALoad();
@@ -202,6 +202,25 @@ void TestServe::activationEstimateMatchesTheLog()
 // which the weights do not affect.
 void TestServe::decodeReadsEachGpusOwnKv()
 {
+    auto perGpu = [](const ModelSpec& s, int64_t tp) {
+        DeploymentInputs in = on("H200", 65536);
+        in.tp = tp;
+        in.gpus = tp;
+        return StepModel(s, in).facts().kvPerToken;
+    };
+    const ModelSpec r1 = load("configs/deepseek-r1.json");
+    const double latent = double(kvBytes(r1, 1, DType::BF16)); // 61 x 576 x 2 B
+    QCOMPARE(latent, 61.0 * 576 * 2);
+    QCOMPARE(perGpu(r1, 8), latent);
+    QCOMPARE(perGpu(r1, 1), latent);
+    // Llama-3.1-70B: 8 KV heads. TP 8 reads 1/8; TP 16 still one whole head per GPU... which
+    // 64 query heads allow.
+    const ModelSpec l70 = load("configs/llama-3.1-70b.json");
+    QCOMPARE(perGpu(l70, 1), 80.0 * 2 * 8 * 128 * 2);
+    QCOMPARE(perGpu(l70, 8), perGpu(l70, 1) / 8);
+    QCOMPARE(perGpu(l70, 16), perGpu(l70, 8));
+    // GQA decode is memory-bound: 16,384 more tokens of context for 4 sequences cost their
+    // bytes at the decode bandwidth (H200: 4.8 TB/s x Hopper's 0.8723).
     auto kvSeconds = [](const ModelSpec& s, int64_t tp, int64_t batch) {
         DeploymentInputs in = on("H200", 65536);
         in.tp = tp;
@@ -209,18 +228,8 @@ void TestServe::decodeReadsEachGpusOwnKv()
         return decodeStepTime(s, in, batch, 32768).memorySeconds -
                decodeStepTime(s, in, batch, 16384).memorySeconds;
     };
-    const ModelSpec r1 = load("configs/deepseek-r1.json");
-    const GpuSpec h200 = *builtinGpuCatalog().find("H200");
-    const double bw = h200.bandwidthBytesPerSecond * Efficiencies{}.memory;
-    const double latent =
-        20.0 * double(kvBytes(r1, 32768, DType::BF16) - kvBytes(r1, 16384, DType::BF16));
-    QVERIFY(std::fabs(kvSeconds(r1, 8, 20) / (latent / bw) - 1) < 1e-9);
-    QVERIFY(std::fabs(kvSeconds(r1, 8, 20) / kvSeconds(r1, 1, 20) - 1) < 1e-9);
-    // Llama-3.1-70B: 8 KV heads. TP 8 reads 1/8; TP 16 still one whole head per GPU... which
-    // 64 query heads allow.
-    const ModelSpec l70 = load("configs/llama-3.1-70b.json");
-    QVERIFY(std::fabs(kvSeconds(l70, 8, 4) / kvSeconds(l70, 1, 4) - 1.0 / 8) < 1e-9);
-    QVERIFY(std::fabs(kvSeconds(l70, 16, 4) / kvSeconds(l70, 8, 4) - 1) < 1e-9);
+    const double bw = 4.8e12 * 0.8723;
+    QVERIFY(std::fabs(kvSeconds(l70, 8, 4) / (4 * 16384 * perGpu(l70, 8) / bw) - 1) < 1e-9);
     // The step pays for its all-reduces under TP, and nothing at TP 1.
     DeploymentInputs one = on("H200", 65536);
     QCOMPARE(decodeStepTime(l70, one, 4, 4096).commSeconds, 0.0);
@@ -250,25 +259,45 @@ void TestServe::replicatedWeightsUnderTp()
              (qsmall - qsmall / 8) + (perRank - perRank * 4 / 8));
 }
 
-void TestServe::rooflineByHand()
+// The step model worked by hand. Llama-2-7B fp16 on an H100 SXM (989.4 TFLOP/s, 3.35 TB/s;
+// Hopper: GEMMs at 0.6466 of peak, attention at 0.67, decode at 0.8723 of the bandwidth): 32
+// layers of 4 x 4,096^2 attention and 3 x 4,096 x 11,008 MLP weights, a 32,000 x 4,096 LM head,
+// 524,288 KV bytes a token; 1.41 ms a step, 41 us a layer, 2.412 us a sequence.
+void TestServe::stepTimeByHand()
 {
-    // Llama-2-7B fp16 on an H100 SXM, efficiencies 1: decode at batch 1 and 1,000 tokens of
-    // context reads 2 x 6,738,415,616 weight bytes and 1,000 x 524,288 KV bytes at 3.35 TB/s.
     const ModelSpec s = load("configs/llama-2-7b-hf.json");
     DeploymentInputs in = on("H100 SXM", 4096);
     in.weightDtype = DType::F16;
     in.kvDtype = DType::F16;
-    in.efficiency = {1.0, 1.0};
-    const Roofline d = decodeStepTime(s, in, 1, 1000);
-    QCOMPARE(d.memorySeconds, (2.0 * 6738415616 + 1000.0 * 524288) / 3.35e12);
-    QVERIFY(d.seconds == d.memorySeconds); // batch 1 decode is memory-bound
-    // Prefill of 4,096 tokens is compute-bound: FLOPs / 989.4 TFLOP/s.
-    const Roofline p = prefillTime(s, in, 4096);
-    QCOMPARE(p.computeSeconds, prefillFlops(s, 4096).total() / 989.4e12);
-    QVERIFY(p.seconds == p.computeSeconds);
-    // TP 2 halves both.
+    const double layerWeights = 32.0 * (4.0 * 4096 * 4096 + 3.0 * 4096 * 11008);
+    const double lmHead = 32000.0 * 4096;
+    const double bw = 3.35e12 * 0.8723;
+    // Decode at batch 1 and 1,000 tokens of context reads every weight and the KV.
+    const StepTime d = decodeStepTime(s, in, 1, 1000);
+    QVERIFY(std::fabs(d.memorySeconds / ((2 * (layerWeights + lmHead) + 1000.0 * 524288) / bw) -
+                      1) < 1e-12);
+    QCOMPARE(d.computeSeconds, 0.0); // batch 1 decode is memory-bound
+    QVERIFY(std::fabs(d.fixedSeconds - (1.41e-3 + 32 * 41e-6 + 2.412e-6)) < 1e-15);
+    QCOMPARE(d.seconds, d.memorySeconds + d.fixedSeconds);
+    // Prefill of 4,096 tokens is compute-bound: the GEMMs' FLOPs, and the score-and-mix pairs
+    // (each token attends 2,048 earlier ones on average, 4 x 32 heads x 128 FLOPs a pair and
+    // layer); the LM head is read, not run, for a prompt.
+    const StepTime p = prefillTime(s, in, 4096);
+    const double gemm = 2 * layerWeights * 4096 / (989.4e12 * 0.6466);
+    const double attention = 4096.0 * 2048 * 32 * (4 * 32 * 128) / (989.4e12 * 0.67);
+    QVERIFY(std::fabs(p.computeSeconds / (gemm + attention) - 1) < 1e-12);
+    QCOMPARE(p.memorySeconds, 0.0);
+    // TP 2 halves the reads, and adds two all-reduces a layer over NVLink.
     in.tp = in.gpus = 2;
-    QCOMPARE(decodeStepTime(s, in, 1, 1000).memorySeconds, d.memorySeconds / 2);
+    const StepTime d2 = decodeStepTime(s, in, 1, 1000);
+    QVERIFY(std::fabs(d2.memorySeconds / (d.memorySeconds / 2) - 1) < 1e-12);
+    const double link = 900e9 / 2 * 0.4974;
+    QVERIFY(std::fabs(d2.commSeconds / (64 * (10.2e-6 + 4096.0 * 2 / link)) - 1) < 1e-9);
+    // The scenario's efficiencies scale the fitted fractions: twice the default memory
+    // efficiency reaches the whole bandwidth (0.8723 x 2, capped at 1).
+    in.efficiency.memory = 1.6;
+    QVERIFY(std::fabs(decodeStepTime(s, in, 1, 1000).memorySeconds / (d2.memorySeconds * 0.8723) -
+                      1) < 1e-12);
 }
 
 void TestServe::moeDecodeReadsOnlyTouchedExperts()
@@ -277,14 +306,13 @@ void TestServe::moeDecodeReadsOnlyTouchedExperts()
     const ModelSpec s = load("configs/mixtral-8x7b-v0.1.json");
     DeploymentInputs in = on("H100 SXM", 4096);
     in.tp = in.gpus = 2;
-    in.efficiency = {1.0, 1.0};
     const ParameterCount c = countParameters(s);
     const double touched = 8.0 * (1.0 - std::pow(7.0 / 8.0, 2.0)); // 1.875 experts expected
-    const double weights =
-        2.0 * (double(c.total - c.routedExperts) + double(c.routedExperts) * touched / 8.0);
-    const Roofline d = decodeStepTime(s, in, 1, 1);
-    QVERIFY(std::fabs(d.memorySeconds -
-                      (weights + double(kvBytes(s, 1, DType::BF16))) / 2 / 3.35e12) < 1e-12);
+    const double weights = 2.0 * (double(c.attention + c.routers + c.lmHead) +
+                                  double(c.routedExperts) * touched / 8.0);
+    const StepTime d = decodeStepTime(s, in, 1, 1);
+    const double kv = double(kvBytesPerTokenPerGpu(s, 2, DType::BF16));
+    QVERIFY(std::fabs(d.memorySeconds / ((weights / 2 + kv) / (3.35e12 * 0.8723)) - 1) < 1e-12);
     // A large batch touches nearly every expert.
     QVERIFY(decodeStepTime(s, in, 256, 1).memorySeconds > 3 * d.memorySeconds);
 }
@@ -369,7 +397,7 @@ void TestServe::latencyAtALoad()
     QVERIFY(servingLatency(s, in, q).value().saturated);
     q.load = {LatencyLoad::Kind::Batch, 8, 0};
     const LatencyResult batch = servingLatency(s, in, q).value();
-    QVERIFY(std::fabs(batch.tpotSeconds - stepSeconds(s, in, 8, 5250, 0, 0)) < 1e-12);
+    QVERIFY(std::fabs(batch.tpotSeconds - StepModel(s, in).seconds(8, 5250, 0, 0)) < 1e-12);
     QCOMPARE(batch.decodeBatch, 8.0);
     q.load = {LatencyLoad::Kind::MaxLoad, 0, 5000};
     const LatencyResult max = servingLatency(s, in, q).value();
@@ -397,9 +425,9 @@ void TestServe::publishedLatencyRows()
 
 // A cached prefix skips its own prefill, not the new tokens' attention to it (the fifth fresh
 // read's P1): no prefix is a plain prefill; Llama-3.1-8B at 32,768 tokens on an H100 with 24,576
-// cached keeps the 8,192 new tokens' pairs with the whole prompt, so the saving is the whole
-// prefill less more than an 8,192-token prefill alone (about 0.92 s of 1.36 s, worked by hand
-// from the same roofline, not 1.12 s).
+// cached keeps the 8,192 new tokens' pairs with the whole prompt, so the saving is the 24,576
+// tokens' GEMMs (6,979,321,856 weights a token, 2 FLOPs each) and the pairs the prefix alone
+// held, worked by hand (about 0.78 s of 1.14 s), not the whole prefill less an 8,192-token one.
 void TestServe::cachedPrefixStillAttended()
 {
     const ModelSpec s = readModel("llama-3.1-8b").value();
@@ -409,8 +437,12 @@ void TestServe::cachedPrefixStillAttended()
     const double full = prefillTime(s, in, 32768).seconds;
     const double after = prefillTimeAfterPrefix(s, in, 24576, 8192).seconds;
     QVERIFY(after > prefillTime(s, in, 8192).seconds);
-    QVERIFY2(std::fabs((full - after) / 0.92 - 1) < 0.06,
+    const double gemm = 2 * 6979321856.0 * 24576 / (989.4e12 * 0.6466);
+    const double pairs =
+        (32768.0 * 16384 - 8192.0 * (24576 + 4096)) * 32 * (4 * 32 * 128) / (989.4e12 * 0.67);
+    QVERIFY2(std::fabs((full - after) / (gemm + pairs) - 1) < 1e-9,
              qPrintable(QString("saved %1 of %2").arg(full - after).arg(full)));
+    QVERIFY(std::fabs(full - after - 0.775) < 0.01);
 }
 
 #include "tst_serve.moc"

@@ -2,7 +2,7 @@
 
 #include "base/Units.h"
 #include "serve/Memory.h"
-#include "serve/Roofline.h"
+#include "serve/StepTime.h"
 
 #include "base/Checked.h"
 #include "spec/Architecture.h"
@@ -748,10 +748,10 @@ Expected<CapacityResult> planVllm(const ModelSpec& s, const DeploymentInputs& in
                                  " conversations fit in memory, but vLLM runs at most " +
                                  withCommas(r.maxNumSeqs) + " at once");
         const int64_t prompt = in.promptTokens > 0 ? in.promptTokens : avg;
-        const Roofline pre = prefillTime(s, in, prompt);
+        const StepTime pre = prefillTime(s, in, prompt);
         r.ttftSeconds = pre.seconds;
         r.prefillComputeBound = pre.computeSeconds >= pre.memorySeconds;
-        const Roofline dec = decodeStepTime(s, in, std::max<int64_t>(1, r.batch), avg);
+        const StepTime dec = decodeStepTime(s, in, std::max<int64_t>(1, r.batch), avg);
         r.tpotSeconds = dec.seconds;
         r.decodeMemoryBound = dec.memorySeconds >= dec.computeSeconds;
         r.tokensPerSecond = double(std::max<int64_t>(1, r.batch)) / r.tpotSeconds;

@@ -1,0 +1,252 @@
+#include "serve/StepTime.h"
+
+#include "spec/Architecture.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace attnplan {
+
+namespace {
+
+double dtypeBytes(DType t)
+{
+    switch (t) {
+    case DType::FP8:
+    case DType::INT8:
+        return 1.0;
+    case DType::FP4:
+    case DType::INT4:
+        return 0.5625; // NVFP4 / MXFP4: 4 bits and a scale per 16-32 values
+    case DType::F32:
+        return 4.0;
+    default:
+        return 2.0;
+    }
+}
+
+bool isBlackwell(const GpuSpec& gpu)
+{
+    return gpu.arch.rfind("blackwell", 0) == 0;
+}
+
+// The scenario's efficiencies as multiples of the defaults the fitted fractions stand for.
+double computeScale(const Efficiencies& eff)
+{
+    return eff.compute / Efficiencies{}.compute;
+}
+
+double memoryScale(const Efficiencies& eff)
+{
+    return eff.memory / Efficiencies{}.memory;
+}
+
+} // namespace
+
+const LatencyConstants& latencyConstants()
+{
+    static const LatencyConstants k;
+    return k;
+}
+
+double expectedDistinctExperts(double experts, double perToken, double tokens)
+{
+    if (experts <= 0 || tokens <= 0)
+        return 0;
+    return experts * (1 - std::pow(1 - 1 / experts, tokens * perToken));
+}
+
+double allReduceSeconds(double bytes, int64_t tp, double alpha, double link, double efficiency)
+{
+    if (tp <= 1)
+        return 0;
+    return alpha + 2.0 * double(tp - 1) / double(tp) * bytes / (efficiency * link);
+}
+
+double gemmFlopsPerSecond(const GpuSpec& gpu, DType weights, const Efficiencies& eff)
+{
+    const LatencyConstants& k = latencyConstants();
+    const bool blackwell = isBlackwell(gpu);
+    const double fraction = gpu.arch == "ampere" ? k.gemmAmpere
+                            : gpu.arch == "ada"  ? k.gemmAda
+                            : blackwell          ? k.gemmBlackwell
+                                                 : k.gemmHopper;
+    const bool fourBit = weights == DType::FP4 || weights == DType::INT4;
+    const bool lowp = fourBit || weights == DType::FP8 || weights == DType::INT8;
+    double peak = gpu.bf16Tflops * 1e12;
+    if (fourBit && blackwell && gpu.fp8Tflops > 0)
+        peak = 2 * gpu.fp8Tflops * 1e12; // Blackwell's fp4 tensor rate, twice fp8's
+    else if (lowp && gpu.fp8Tflops > 0)
+        peak = gpu.fp8Tflops * 1e12;
+    const double reached = fraction * (lowp ? k.lowPrecision : 1.0) * computeScale(eff);
+    return peak * std::min(1.0, reached);
+}
+
+double decodeBytesPerSecond(const GpuSpec& gpu, const Efficiencies& eff)
+{
+    const LatencyConstants& k = latencyConstants();
+    const double fraction = gpu.arch == "ampere" ? k.bwAmpere
+                            : gpu.arch == "ada"  ? k.bwAda
+                            : isBlackwell(gpu)   ? k.bwBlackwell
+                                                 : k.bwHopper;
+    return gpu.bandwidthBytesPerSecond * std::min(1.0, fraction * memoryScale(eff));
+}
+
+StepModel::StepModel(const ModelSpec& s, const DeploymentInputs& in)
+{
+    const LatencyConstants& k = latencyConstants();
+    StepFacts& f = m_f;
+    f.tp = std::max<int64_t>(1, in.tp);
+    f.pp = std::max<int64_t>(1, in.gpus / f.tp);
+    f.n = f.tp * f.pp;
+    const ParameterCount c = countParameters(s);
+    f.nonExpertPerGpu =
+        double(c.attention + c.denseMlp + c.sharedExperts + c.routers) / double(f.n);
+    f.lmPerGpu = double(c.lmHead > 0 ? c.lmHead : c.embedding) / double(f.n);
+    if (s.moe.enabled()) {
+        f.experts = double(s.moe.experts);
+        f.perToken = double(s.moe.expertsPerToken);
+        int64_t moeLayers = 0;
+        for (const LayerSpec& l : s.layers)
+            moeLayers += l.hasExperts();
+        f.moeLayers = double(moeLayers);
+        f.perExpert = moeLayers > 0 ? double(c.routedExperts) / f.experts / double(moeLayers) : 0;
+    }
+    f.layers = double(s.numLayers) / double(f.pp);
+    f.hidden = double(s.hiddenSize);
+    f.weightBytes = dtypeBytes(in.weightDtype);
+    // KV a token keeps on one GPU: its share of the heads (a whole head when TP passes them),
+    // MLA's latent whole on every GPU; a pipeline stage keeps its layers'.
+    f.kvPerToken = double(kvBytesPerTokenPerGpu(s, f.tp, in.kvDtype)) / double(f.pp);
+    const double whole = double(kvBytesPerTokenPerGpu(s, 1, in.kvDtype));
+    f.kvShare = whole > 0 ? f.kvPerToken / whole : 0;
+    const DType act = in.weightDtype == DType::F16 ? DType::F16 : DType::BF16;
+    f.statePerSequence = double(stateBytesPerSequence(s, act, f.tp).total()) / double(f.pp);
+    // Spread over the stages; a GPU keeps its share of each layer's heads.
+    for (const LayerSpec& l : s.layers) {
+        if (!l.keepsKv())
+            continue;
+        const bool compressed = l.mixer == Mixer::Compressed;
+        const double w = double(l.window), r = compressed ? double(l.compressRatio) : 0;
+        auto g = std::find_if(m_groups.begin(), m_groups.end(), [&](const AttentionGroup& x) {
+            return x.window == w && x.ratio == r;
+        });
+        if (g == m_groups.end())
+            g = m_groups.insert(m_groups.end(), AttentionGroup{w, r, 0, 0, 0});
+        const double perLayer = double(kvBytesPerTokenOfLayer(s, l, in.kvDtype));
+        g->layers += 1.0 / double(f.pp);
+        g->entryBytes += perLayer * f.kvShare;
+        if (compressed)
+            g->rawBytes +=
+                (perLayer - double(indexerBytesPerTokenOfLayer(s, l, in.kvDtype))) * f.kvShare;
+    }
+    const double heads = double(s.numHeads);
+    if (s.mla.enabled()) {
+        f.attnDecode = 2 * heads * double(s.mla.kvLoraRank + s.mla.qkRopeHeadDim) +
+                       2 * heads * double(s.mla.kvLoraRank);
+        f.attnPrefill = 2 * heads * double(s.mla.qkNopeHeadDim + s.mla.qkRopeHeadDim) +
+                        2 * heads * double(s.mla.vHeadDim);
+    } else {
+        f.attnDecode = f.attnPrefill = 4 * heads * double(s.headDim);
+    }
+    f.gemmRate = gemmFlopsPerSecond(in.gpu, in.weightDtype, in.efficiency);
+    f.attnRate =
+        in.gpu.bf16Tflops * 1e12 * std::min(1.0, k.attention * computeScale(in.efficiency));
+    f.bandwidth = decodeBytesPerSecond(in.gpu, in.efficiency);
+    f.link = in.gpu.interconnectBytesPerSecond > 0 ? in.gpu.interconnectBytesPerSecond / 2
+                                                   : k.pcieBytesPerSecond;
+}
+
+double StepModel::kvReadBytes(double context) const
+{
+    double total = 0;
+    for (const AttentionGroup& g : m_groups) {
+        const double kept = g.window > 0 || g.ratio > 0 ? std::min(context, g.window) : context;
+        total += g.ratio > 0 ? g.entryBytes * context / g.ratio + g.rawBytes * kept
+                             : g.entryBytes * kept;
+    }
+    return total;
+}
+
+double StepModel::attendedTokens(double context) const
+{
+    double total = 0;
+    for (const AttentionGroup& g : m_groups) {
+        const double kept = g.window > 0 || g.ratio > 0 ? std::min(context, g.window) : context;
+        total += g.layers * (g.ratio > 0 ? context / g.ratio + kept : kept);
+    }
+    return total;
+}
+
+StepTime StepModel::step(double dec, double ctxDec, double pre, double ctxPre) const
+{
+    const LatencyConstants& k = latencyConstants();
+    const StepFacts& f = m_f;
+    StepTime t;
+    // Each term is the slower of its reads and its FLOPs; the slower side is what it costs.
+    auto charge = [&t](double memory, double compute) {
+        if (compute > memory)
+            t.computeSeconds += compute;
+        else
+            t.memorySeconds += memory;
+    };
+    const double tokens = dec + pre;
+    // Non-expert GEMMs and the LM head (for the sampled tokens only): read or compute.
+    const double bytes = f.nonExpertPerGpu * f.weightBytes + f.lmPerGpu * 2.0;
+    const double flops = 2 * f.nonExpertPerGpu * tokens + 2 * f.lmPerGpu * dec;
+    charge(bytes / f.bandwidth, flops / f.gemmRate);
+    // Routed experts: those the step's tokens touch are read, each GPU holding 1/n of them.
+    if (f.experts > 0) {
+        const double touched = expectedDistinctExperts(f.experts, f.perToken, tokens);
+        const double readBytes = f.moeLayers * touched * f.perExpert * f.weightBytes / f.n;
+        const double work = 2 * tokens * f.perToken * f.perExpert * f.moeLayers / f.n;
+        charge(readBytes / f.bandwidth, work / (f.gemmRate * k.moe));
+    }
+    // Attention: decode reads the KV (or computes, MLA) and the recurrent state; prefill
+    // computes.
+    const double headShare = 1.0 / double(f.tp);
+    if (dec > 0)
+        charge(dec * (kvReadBytes(ctxDec) + f.statePerSequence) / f.bandwidth,
+               dec * attendedTokens(ctxDec) * f.attnDecode * headShare / f.attnRate);
+    if (pre > 0)
+        t.computeSeconds += pre * attendedTokens(ctxPre) * f.attnPrefill * headShare / f.attnRate;
+    // Two all-reduces a layer under TP; a hand-over between pipeline stages.
+    if (f.tp > 1)
+        t.commSeconds += 2 * f.layers *
+                         allReduceSeconds(tokens * f.hidden * 2, f.tp, k.allReduceAlpha, f.link,
+                                          k.linkEfficiency);
+    if (f.pp > 1)
+        t.commSeconds += double(f.pp - 1) *
+                         (k.allReduceAlpha + tokens * f.hidden * 2 / (f.link * k.linkEfficiency));
+    // Fixed time: per step, per layer, per scheduled sequence.
+    t.fixedSeconds =
+        k.stepSeconds + f.layers * k.layerSeconds + (dec + (pre > 0 ? 1 : 0)) * k.sequenceSeconds;
+    if (f.pp > 1) { // a token crosses the stages in turn
+        const double p = double(f.pp);
+        t.computeSeconds *= p;
+        t.memorySeconds *= p;
+        t.commSeconds *= p;
+        t.fixedSeconds *= p;
+    }
+    t.seconds = t.computeSeconds + t.memorySeconds + t.commSeconds + t.fixedSeconds;
+    return t;
+}
+
+StepTime prefillTime(const ModelSpec& s, const DeploymentInputs& in, int64_t n)
+{
+    return StepModel(s, in).step(0, 0, double(n), double(n) / 2);
+}
+
+StepTime prefillTimeAfterPrefix(const ModelSpec& s, const DeploymentInputs& in, int64_t cached,
+                                int64_t n)
+{
+    return StepModel(s, in).step(0, 0, double(n), double(cached) + double(n) / 2);
+}
+
+StepTime decodeStepTime(const ModelSpec& s, const DeploymentInputs& in, int64_t batch,
+                        int64_t context)
+{
+    return StepModel(s, in).step(double(std::max<int64_t>(1, batch)), double(context), 0, 0);
+}
+
+} // namespace attnplan

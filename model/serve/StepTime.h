@@ -1,0 +1,131 @@
+#pragma once
+
+// The one step-time model (README, "Latency at a load"). One engine step on one replica is timed
+// from the GEMMs (weights read or FLOPs, whichever is slower, at per-generation efficiencies),
+// the routed experts the step's tokens touch, attention over the KV, the TP all-reduces and the
+// pipeline hand-overs, and a fixed time per step, per layer and per sequence. Prefill, a decode
+// step, the headline's TTFT and TPOT, Compare's decode curves, the plans and the serving model
+// (serve/Latency.h) are its cases. Every constant is in LatencyConstants.
+
+#include "serve/Deployment.h"
+#include "spec/ModelSpec.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace attnplan {
+
+struct LatencyConstants
+{
+    // Fractions of the dense peak the GEMMs reach, and of the bandwidth decode reaches, by GPU
+    // generation: fitted on ../shared/latency/cases.json (54 rows) with priors DeepGEMM (0.78 of
+    // H800's fp8 peak), cuBLAS on B200 (0.72), FlashMLA (0.90 of H800's bandwidth). A scenario's
+    // efficiencies (Deployment.h; the live kernel's calibration) scale them by their ratio to the
+    // defaults 0.55 and 0.80, up to the whole peak.
+    double gemmAmpere = 0.6785, gemmAda = 0.5907, gemmHopper = 0.6466, gemmBlackwell = 0.72;
+    double bwAmpere = 0.8368, bwAda = 0.85, bwHopper = 0.8723, bwBlackwell = 0.85;
+    double attention = 0.67;      // FlashMLA: 660 of H800's 989 dense TFLOP/s in attention kernels
+    double lowPrecision = 0.9692; // fp8/fp4 GEMMs relative to the bf16 fraction (fitted)
+    double moe = 0.7634;          // grouped expert GEMMs relative to dense ones (fitted)
+    // One all-reduce: alpha + 2 (TP - 1) / TP x bytes / (link x linkEfficiency). alpha fitted
+    // (prior 9 us: vLLM's custom all-reduce at TP 2-8, SGLang PR #2904); efficiency fitted
+    // (prior 0.82: NCCL's 370 of 450 GB/s, nccl-tests #212); 0.50 at these message sizes.
+    double allReduceAlpha = 10.20e-6;
+    double linkEfficiency = 0.4974;
+    double pcieBytesPerSecond = 32e9;  // PCIe Gen4 x16 per direction, where there is no NVLink
+    double stepSeconds = 1.410e-3;     // scheduler, sampling, host sync (fitted)
+    double layerSeconds = 41.0e-6;     // non-GEMM kernels and launches per layer (fitted)
+    double sequenceSeconds = 2.412e-6; // host time per scheduled sequence (fitted)
+    double frontendSeconds = 5.666e-3; // HTTP, tokenizer, first chunk out (fitted)
+};
+const LatencyConstants& latencyConstants();
+
+// Mechanism helpers, exact: expected distinct experts that `tokens` tokens each choosing k of E
+// touch, E (1 - (1 - 1/E)^(tokens k)); one ring all-reduce.
+double expectedDistinctExperts(double experts, double perToken, double tokens);
+double allReduceSeconds(double bytes, int64_t tp, double alpha, double linkBytesPerSecond,
+                        double efficiency);
+
+// The GEMM rate the weights' dtype reaches on the GPU, FLOP/s: its dense bf16 peak, fp8's for
+// 8-bit and 4-bit weights where the GPU has fp8 tensor cores (twice that for 4-bit on
+// Blackwell), times the generation's fraction, the low-precision factor and the scenario's
+// scale. The one low-precision rule.
+double gemmFlopsPerSecond(const GpuSpec& gpu, DType weights, const Efficiencies& eff);
+// The bandwidth decode reaches on the GPU, bytes/s.
+double decodeBytesPerSecond(const GpuSpec& gpu, const Efficiencies& eff);
+
+// One step's time and where it went: each term's slower side is charged to compute or memory,
+// so `seconds` = the sum of those maxima + comm + fixed (times the pipeline stages).
+struct StepTime
+{
+    double seconds = 0;
+    double computeSeconds = 0; // the FLOP sides of the GEMM, expert and attention terms
+    double memorySeconds = 0;  // their byte sides
+    double commSeconds = 0;    // TP all-reduces and pipeline hand-overs
+    double fixedSeconds = 0;   // per step, layer and sequence
+    bool computeBound() const { return computeSeconds >= memorySeconds; }
+};
+
+// What a step needs to know of the model and the deployment, worked once.
+struct StepFacts
+{
+    double nonExpertPerGpu = 0; // attention, dense MLP, shared experts, routers: / (TP x PP)
+    double lmPerGpu = 0;        // the LM head (or the tied embedding) / (TP x PP)
+    double experts = 0, perToken = 0, moeLayers = 0, perExpert = 0;
+    double layers = 0; // per pipeline stage
+    double hidden = 0;
+    double kvPerToken = 0;       // bytes one token of one sequence keeps on one GPU (every layer's)
+    double kvShare = 1;          // of a token's KV, the part one GPU keeps (its heads, its stage)
+    double statePerSequence = 0; // linear-attention and Mamba state on one GPU
+    double attnDecode = 0, attnPrefill = 0; // FLOPs per query, attended token and layer
+    double weightBytes = 0;
+    double gemmRate = 0, attnRate = 0, bandwidth = 0, link = 0;
+    int64_t tp = 1, pp = 1, n = 1;
+};
+
+class StepModel
+{
+public:
+    StepModel(const ModelSpec& spec, const DeploymentInputs& in);
+    // One engine step: `decoding` sequences at mean context `decodeContext`, and `prefill`
+    // prompt tokens attending `prefillContext` on average.
+    StepTime step(double decoding, double decodeContext, double prefill,
+                  double prefillContext) const;
+    double seconds(double decoding, double decodeContext, double prefill,
+                   double prefillContext) const
+    {
+        return step(decoding, decodeContext, prefill, prefillContext).seconds;
+    }
+    const StepFacts& facts() const { return m_f; }
+    // The KV one sequence at `context` tokens reads on one GPU: full layers all of it, sliding
+    // ones their window, compressed ones their entries and window (spec kvBytes), per stage.
+    double kvReadBytes(double context) const;
+    // The tokens one query attends at `context`, summed over one stage's attention layers:
+    // linear-attention and Mamba layers attend none, sliding ones at most their window.
+    double attendedTokens(double context) const;
+
+private:
+    // The attention layers grouped by what they keep: full (window 0), a window, or
+    // compressed entries every `ratio` tokens plus a window.
+    struct AttentionGroup
+    {
+        double window = 0;
+        double ratio = 0;
+        double layers = 0;     // in one stage
+        double entryBytes = 0; // a token's (or an entry's) KV on one GPU, the group's layers
+        double rawBytes = 0;   // compressed: the window's raw K=V vectors a token, on one GPU
+    };
+    StepFacts m_f;
+    std::vector<AttentionGroup> m_groups;
+};
+
+// The step model's single-request cases. A prompt of n tokens in one forward pass (each
+// attending n/2 earlier tokens on average); n new tokens after a cached prefix (they attend
+// the prefix too); one decode step of `batch` sequences at `context`.
+StepTime prefillTime(const ModelSpec& spec, const DeploymentInputs& in, int64_t promptTokens);
+StepTime prefillTimeAfterPrefix(const ModelSpec& spec, const DeploymentInputs& in,
+                                int64_t cachedTokens, int64_t promptTokens);
+StepTime decodeStepTime(const ModelSpec& spec, const DeploymentInputs& in, int64_t batch,
+                        int64_t context);
+
+} // namespace attnplan
