@@ -540,7 +540,8 @@ int runLatency(const std::vector<std::string>& argv)
     q.replicas = a.integer("replicas", 1, 1 << 20).value_or(1);
     // llama-server's -c is --context as given; unset, its build's default context.
     in.llamaCpp.context = in.maxModelLen;
-    if (in.maxModelLen == 0)
+    const auto engine = findServingEngine(in.engine);
+    if (in.maxModelLen == 0 && !(engine && engine->kind == EngineKind::LlamaCpp))
         in.maxModelLen = q.inputTokens + q.outputTokens;
     a.flag("json");
     a.refuseUnused("latency --engine " + in.engine);

@@ -109,12 +109,15 @@ QString PlanController::latencyLine() const
         : in.load.kind == LatencyLoad::Kind::Batch   ? tr("a batch of %1").arg(in.load.value)
         : in.load.kind == LatencyLoad::Kind::MaxLoad ? tr("full load")
                                                      : tr("%1 users").arg(in.load.value);
-    return tr("At %1 (%2 in, %3 out, serving model): TTFT %4, TPOT %5, %6 output tokens/s%7")
+    const auto engine = findServingEngine(r->latencyEngine);
+    return tr("At %1 (%2 in, %3 out, %8, serving model): TTFT %4, TPOT %5, %6 output "
+              "tokens/s%7")
         .arg(load, locale.toString(in.inputTokens), locale.toString(in.outputTokens),
              q(formatSeconds(l.ttftSeconds)), q(formatSeconds(l.tpotSeconds)),
              locale.toString(l.outputTokensPerSecond, 'f', 0),
              l.saturated ? tr("; more than the deployment runs at once: requests queue")
-                         : QString());
+                         : QString(),
+             q(engine ? engine->label : r->latencyEngine));
 }
 
 std::optional<EngineRow> PlanController::headlineEngine() const

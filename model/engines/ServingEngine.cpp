@@ -94,6 +94,37 @@ Expected<CapacityResult> planCapacity(const ModelSpec& s, const DeploymentInputs
     return planVllm(s, in);
 }
 
+namespace {
+
+// What llama-server offloads must fit the GPUs it splits its layers over; empty when it does.
+std::string llamaServerOverflow(const LlamaServerPlan& p, const DeploymentInputs& in)
+{
+    const int64_t memory = checkedMul(in.gpu.memoryBytes, std::max<int64_t>(1, in.gpus), "memory");
+    if (p.vramBytes <= memory)
+        return {};
+    return "weights and KV (" + formatGiB(double(p.vramBytes)) + ") exceed " +
+           (in.gpus > 1 ? std::to_string(in.gpus) + " x " : std::string()) + in.gpu.name +
+           "; lower -ngl to keep layers in RAM";
+}
+
+} // namespace
+
+LlamaServerInputs llamaServerInputs(const DeploymentInputs& in, const std::string& build)
+{
+    LlamaServerInputs l = in.llamaCpp;
+    // -c as typed; else each slot holds the context (llama-server splits -c among -np), or
+    // the auto slots share one context; with no context, the build's default (--fit's).
+    if (l.context == 0 && in.maxModelLen > 0)
+        l.context =
+            l.parallel > 0 ? checkedMul(in.maxModelLen, l.parallel, "context") : in.maxModelLen;
+    l.weightDtype = in.weightDtype; // the Weights setting, as a GGUF of that type
+    if (!build.empty())
+        l.build = build;
+    if (l.freeMemoryBytes == 0)
+        l.freeMemoryBytes = in.freeMemoryBytes ? *in.freeMemoryBytes : freeMemoryEstimate(in.gpu);
+    return l;
+}
+
 Expected<ServingLimits> servingLimits(const ModelSpec& s, const DeploymentInputs& in)
 {
     const std::optional<ServingEngine> engine = findServingEngine(in.engine);
@@ -124,17 +155,12 @@ Expected<ServingLimits> servingLimits(const ModelSpec& s, const DeploymentInputs
         return l;
     }
     case EngineKind::LlamaCpp: {
-        // -c as given (llamaCpp.context); unset, the build's default (the training context,
-        // cut by --fit to the free memory).
-        LlamaServerInputs q = in.llamaCpp;
-        q.build = engine->name;
-        q.weightDtype = in.weightDtype;
-        if (q.freeMemoryBytes == 0)
-            q.freeMemoryBytes =
-                in.freeMemoryBytes ? *in.freeMemoryBytes : freeMemoryEstimate(in.gpu);
+        const LlamaServerInputs q = llamaServerInputs(in, engine->name);
         auto p = planLlamaServer(s, q);
         if (!p)
             return p.failure();
+        if (const std::string why = llamaServerOverflow(*p, in); !why.empty())
+            return Error{why, "gpus"};
         l.engine = p->build;
         l.kvBudgetBytes = p->kvBytes;
         l.maxBatch = p->slotCount;
@@ -202,15 +228,12 @@ std::vector<EngineRow> compareEngines(const ModelSpec& s, const DeploymentInputs
         // llama-server on one GPU, every layer offloaded, four auto slots over the context.
         EngineRow row;
         row.engine = "llama.cpp";
-        LlamaServerInputs l = in.llamaCpp;
-        // Each slot holds the context: with -np N, -c is N times it (llama-server splits -c).
-        l.context =
-            l.parallel > 0 ? checkedMul(in.maxModelLen, l.parallel, "context") : in.maxModelLen;
-        l.weightDtype = in.weightDtype; // the Weights setting, as a GGUF of that type
+        std::string build;
         if (auto named = findServingEngine(in.engine); named && named->kind == EngineKind::LlamaCpp)
-            l.build = named->name;
+            build = named->name;
         if (asked && asked->kind == EngineKind::LlamaCpp)
-            l.build = asked->name;
+            build = asked->name;
+        const LlamaServerInputs l = llamaServerInputs(in, build);
         auto p = planLlamaServer(s, l);
         if (!p) {
             row.error = p.error();
@@ -220,9 +243,8 @@ std::vector<EngineRow> compareEngines(const ModelSpec& s, const DeploymentInputs
         } else if (in.gpus > 1) {
             row.error = "sized for one GPU; llama.cpp splits layers across GPUs rather than "
                         "running tensor parallelism";
-        } else if (p->vramBytes > in.gpu.memoryBytes) {
-            row.error = "weights and KV (" + formatGiB(double(p->vramBytes)) + ") exceed " +
-                        in.gpu.name + "; lower -ngl to keep layers in RAM";
+        } else if (const std::string why = llamaServerOverflow(*p, in); !why.empty()) {
+            row.error = why;
         } else {
             row.engine = "llama.cpp (" + p->build + ")";
             row.kvTokens = p->context;

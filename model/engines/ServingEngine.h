@@ -44,6 +44,13 @@ const char* servingEngineChoices();
 // unknown or non-vLLM engine is an error naming the field "engine".
 Expected<CapacityResult> planCapacity(const ModelSpec& spec, const DeploymentInputs& in);
 
+// llama-server as the deployment runs it, the one rule for the engines table and the latency:
+// -c as typed (llamaCpp.context), else the context times its slots (-np; each slot holds one
+// conversation of the context) or the context itself under auto slots; the Weights setting
+// as a GGUF of that type; the build named, else the newest; free memory as measured or
+// estimated for --fit.
+LlamaServerInputs llamaServerInputs(const DeploymentInputs& in, const std::string& build = {});
+
 // What a load meets under the deployment's engine, by that engine's own rules: the KV budget per
 // GPU, the most requests it runs at once and the tokens one step carries. vLLM: its capacity
 // (budget, max_num_seqs, max_num_batched_tokens); SGLang: mem_fraction_static's pool,

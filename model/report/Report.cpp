@@ -283,7 +283,8 @@ ojson reportObject(const Report& r)
     j["engines"] = engines;
     if (r.latency) {
         const LatencyInputs& q = r.latencyLoad;
-        j["latency"] = {{"load", loadKindName(q.load.kind)},
+        j["latency"] = {{"engine", r.latencyEngine},
+                        {"load", loadKindName(q.load.kind)},
                         {"load_value", q.load.value},
                         {"input_tokens", q.inputTokens},
                         {"output_tokens", q.outputTokens},
@@ -510,7 +511,7 @@ Expected<Report> buildReport(const Scenario& scenario, const ModelSpec& model,
     r.target.outputTokens = scenario.plan.outputTokens;
     r.target.maxTtftSeconds = scenario.plan.maxTtftSeconds;
     r.target.maxTpotSeconds = scenario.plan.maxTpotSeconds;
-    if (r.capacity) {
+    {
         // The latency at the scenario's load: a closed loop of the plan's conversations by
         // default, each with the deployment's average request in and the plan's output out.
         LatencyInputs& q = r.latencyLoad;
@@ -523,9 +524,15 @@ Expected<Report> buildReport(const Scenario& scenario, const ModelSpec& model,
         q.load.value =
             scenario.load.value > 0 ? scenario.load.value : double(scenario.plan.concurrent);
         q.replicas = std::max<int64_t>(1, scenario.deployment.replicas);
-        // Under the engine's own limits, as `attnplan-cli latency` runs it.
-        if (auto latency = latencyUnderEngine(model, r.deployment, q)) {
+        // Under the engine the plans name (a log's, the plan box's), else the deployment's,
+        // with that engine's own limits, as `attnplan-cli latency --engine` runs it.
+        DeploymentInputs served = r.deployment;
+        if (!scenario.plan.engine.empty())
+            if (auto e = findServingEngine(scenario.plan.engine))
+                served.engine = e->name;
+        if (auto latency = latencyUnderEngine(model, served, q)) {
             q = latency->load;
+            r.latencyEngine = latency->limits.engine;
             r.latency = latency->result;
         } else {
             r.latencyError = latency.error();

@@ -76,6 +76,7 @@ struct Report
     // latencyError when the deployment does not fit or the load cannot run.
     std::optional<LatencyResult> latency;
     LatencyInputs latencyLoad;
+    std::string latencyEngine; // the release row it ran under (the plans' engine, else vLLM's)
     std::string latencyError;
     std::vector<EngineRow> engines;
     std::vector<CompareRow> compare;

@@ -4,6 +4,8 @@
 #include "GgufFixture.h"
 #include "TestSupport.h"
 #include "TsvRows.h"
+#include "read/BundledModels.h"
+#include "read/ModelSource.h"
 #include "serve/GpuCatalog.h"
 
 #include <QDir>
@@ -111,6 +113,7 @@ private slots:
     void benchSavesACalibration();
     // Issue 34: what the user typed is what runs, or an error naming it.
     void latencyHonoursTheEngineAndItsFlags();
+    void latencyIsTheReportsForEveryModelAndEngine();
     void estimateTokensIsBounded();
     void unusedFlagsAreErrors();
     void typosInPromptLayoutsAreErrors();
@@ -1256,6 +1259,63 @@ void TestCli::latencyHonoursTheEngineAndItsFlags()
         QVERIFY2(r.err.contains("not used by latency"), r.err.constData());
     }
     QCOMPARE(cli(base + QStringList{"--concurrent", "4", "--kv-fraction", "0.5"}).exitCode, 2);
+}
+
+// Issue 35: `attnplan-cli latency` and the report's latency section are one answer. For every
+// bundled model under vLLM, SGLang, TensorRT-LLM and llama.cpp (the scenario's plan engine), the
+// same deployment and load give the same TTFT, TPOT and throughput, or both refuse. Before, the
+// report ran vLLM whatever the plans' engine, and llama-server's -c followed one rule in the
+// engines table and another in the latency (the build's default context).
+void TestCli::latencyIsTheReportsForEveryModelAndEngine()
+{
+    QTemporaryDir dir;
+    int same = 0, refused = 0;
+    for (const attnplan::BundledModel& b : attnplan::bundledModels()) {
+        const attnplan::ModelSpec m = attnplan::readModel(std::string(b.name)).value();
+        const QString name = QString::fromUtf8(b.name.data(), qsizetype(b.name.size()));
+        for (const char* engine : {"vllm", "sglang", "trtllm", "llama.cpp"}) {
+            int64_t tp = 1;
+            if (QByteArray(engine) != "llama.cpp")
+                for (int64_t t : {8, 4, 2, 1})
+                    if (m.numHeads % t == 0) {
+                        tp = t;
+                        break;
+                    }
+            const QString path =
+                writeScenario(dir, QStringLiteral("s.json"),
+                              QStringLiteral(R"({"attnplan_scenario": 1, "model": "%1",
+                    "deployment": {"gpu": "H200", "gpus": %2, "tp": %2, "context": 8192},
+                    "plan": {"engine": "%3"},
+                    "load": {"input_tokens": 3000, "output_tokens": 200, "concurrent": 16}})")
+                                  .arg(name)
+                                  .arg(tp)
+                                  .arg(QLatin1String(engine))
+                                  .toUtf8());
+            const QJsonObject report = json(cli({"report", path, "--json"}))["latency"].toObject();
+            const Run run = cli({"latency", name, "--gpu", "H200", "--gpus", QString::number(tp),
+                                 "--tp", QString::number(tp), "--context", "8192", "--engine",
+                                 QLatin1String(engine), "--input-tokens", "3000", "--output-tokens",
+                                 "200", "--concurrent", "16", "--json"});
+            const QString what = name + " " + QLatin1String(engine);
+            if (report.contains("error")) {
+                QVERIFY2(run.exitCode == 2, qPrintable(what + ": " + run.out.left(200)));
+                ++refused;
+                continue;
+            }
+            QVERIFY2(run.exitCode == 0, qPrintable(what + ": " + run.err));
+            const QJsonObject cli = json(run);
+            QCOMPARE(report["engine"].toString(), cli["engine"].toString());
+            for (const char* key :
+                 {"ttft_seconds", "tpot_seconds", "output_tokens_per_second", "batch_cap"})
+                QVERIFY2(report[key].toDouble() == cli[key].toDouble(),
+                         qPrintable(what + " " + key + ": report " +
+                                    QString::number(report[key].toDouble(), 'g', 17) +
+                                    ", latency " + QString::number(cli[key].toDouble(), 'g', 17)));
+            ++same;
+        }
+    }
+    qInfo("latency = report on %d model-engine pairs; both refuse %d", same, refused);
+    QVERIFY(same > 150);
 }
 
 // Issue 34, item 5: estimate-tokens reads through the one bounded reader: a device or a FIFO
