@@ -114,6 +114,10 @@ void AppSession::setDeployment(const ScenarioDeployment& deployment)
         (d.gpu != was.gpu || d.tp != was.tp || d.gpus != was.gpus ||
          d.custom.memoryGiB != was.custom.memoryGiB))
         d.freeMemoryGiB = 0;
+    // So does a rental price typed for it.
+    if (d.dollarsPerGpuHour > 0 && d.dollarsPerGpuHour == was.dollarsPerGpuHour &&
+        (d.gpu != was.gpu || d.custom.memoryGiB != was.custom.memoryGiB))
+        d.dollarsPerGpuHour = 0;
     m_scenario.deployment = d;
     if (cleared) {
         emit scenarioReplaced();

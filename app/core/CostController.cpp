@@ -138,8 +138,16 @@ QString CostController::stalenessNote() const
 
 void CostController::setGpuDollarsPerHour(double dollars)
 {
-    m_gpuDollarsPerHour = dollars;
-    emit resultsChanged();
+    ScenarioDeployment d = m_session->scenario().deployment;
+    if (d.dollarsPerGpuHour == dollars)
+        return;
+    d.dollarsPerGpuHour = dollars;
+    m_session->setDeployment(d);
+}
+
+double CostController::gpuDollarsPerHour() const
+{
+    return m_session->scenario().deployment.dollarsPerGpuHour;
 }
 
 bool CostController::importPrices(const QString& path, QStringList* messages)
@@ -167,37 +175,22 @@ CostController::SelfHosting CostController::selfHosting() const
 {
     SelfHosting h;
     const Report* r = m_session->report();
-    if (!r || !r->capacity) {
-        h.reason =
-            QString::fromStdString(r ? r->capacityError.message : m_session->reportError().message);
+    if (!r) {
+        h.reason = QString::fromStdString(m_session->reportError().message);
         return h;
     }
-    const GpuSpec& gpu = r->deployment.gpu;
-    h.gpu = QString::fromStdString(gpu.name);
-    h.gpus = r->deployment.gpus;
-    double perGpuHour = m_gpuDollarsPerHour;
-    if (perGpuHour <= 0 && gpu.pricePerHour) {
-        perGpuHour = *gpu.pricePerHour;
-        h.priceFromCatalog = true;
-        h.priceSource = QString::fromStdString(gpu.priceSource);
-    }
-    if (perGpuHour <= 0) {
-        h.reason = tr("the catalog has no rental price for %1: enter one").arg(h.gpu);
-        return h;
-    }
-    h.ok = true;
-    h.batch = r->capacity->batch;
-    h.tokensPerSecond = r->capacity->tokensPerSecond;
-    h.dollarsPerHour = perGpuHour * double(h.gpus);
-    // The prompt's own prefill on the replica (roofline), then its share of the decode batch.
-    const int64_t input = m_ok ? m_result.inputTokens : 0;
-    const int64_t output = layout().outputTokens;
-    if (input > 0) {
-        const double seconds = prefillTime(r->model, r->deployment, input).seconds;
-        h.prefillTokensPerSecond = seconds > 0 ? double(input) / seconds : 0;
-    }
-    h.cost = selfHostedCost(h.dollarsPerHour, h.prefillTokensPerSecond, h.tokensPerSecond, input,
-                            output, layout().requestsPerDay);
+    const attnplan::SelfHosting& s = r->selfHosting;
+    h.ok = s.priced();
+    h.reason = QString::fromStdString(s.reason);
+    h.gpu = QString::fromStdString(s.gpu);
+    h.gpus = s.gpus;
+    h.batch = s.batch;
+    h.tokensPerSecond = s.tokensPerSecond;
+    h.prefillTokensPerSecond = s.prefillTokensPerSecond;
+    h.dollarsPerHour = s.dollarsPerHour;
+    h.priceFromCatalog = s.priceFromCatalog;
+    h.priceSource = QString::fromStdString(s.priceSource);
+    h.cost = s.cost;
     return h;
 }
 

@@ -56,7 +56,8 @@ public:
     QString priceCaption() const;
     // A note when the built-in price catalog is more than 90 days old, else empty.
     QString stalenessNote() const;
-    double gpuDollarsPerHour() const { return m_gpuDollarsPerHour; }
+    // The scenario's rent per GPU-hour for self-hosting; 0: the catalog's.
+    double gpuDollarsPerHour() const;
 
 public slots:
     void setPrice(const QString& id);
@@ -94,5 +95,4 @@ private:
     QString m_error;
     bool m_ok = false;
     bool m_syncing = false;
-    double m_gpuDollarsPerHour = 0; // 0: the catalog's rental price for the plan's GPU
 };

@@ -208,7 +208,7 @@ void PlanController::refresh()
         m_memory->setRows({});
     }
     if (r && spec)
-        fillConversationCurve(*spec);
+        fillConversationCurve();
     else
         m_conversations->setRows({});
 
@@ -240,19 +240,12 @@ void PlanController::refresh()
     emit resultsChanged();
 }
 
-void PlanController::fillConversationCurve(const ModelSpec& s)
+void PlanController::fillConversationCurve()
 {
-    // Conversations against context (log axis), from 512 tokens to the model's window.
+    // The Report's curve: conversations against context, from 512 tokens to the model's window.
     QVector<QVector<QVariant>> rows;
-    const int64_t top = std::max<int64_t>(s.maxContext, 1024);
-    for (int64_t ctx : logSpacedTokens(512, top, 40)) {
-        DeploymentInputs in = m_deployment;
-        in.maxModelLen = ctx;
-        in.averageTokens = in.averageTokens > 0 ? std::min(in.averageTokens, ctx) : 0;
-        // What runs at once: the engine's max_num_seqs caps both curves.
-        auto c = planCapacity(s, in);
-        rows.push_back({double(ctx), c ? double(std::min(c->conversations, c->maxNumSeqs)) : 0.0,
-                        c ? double(std::min(c->conversationsReserved, c->maxNumSeqs)) : 0.0});
-    }
+    if (const Report* r = m_session->report())
+        for (const ConversationPoint& p : r->conversations)
+            rows.push_back({double(p.context), double(p.paged), double(p.reserved)});
     m_conversations->setRows(rows);
 }

@@ -75,7 +75,7 @@ signals:
 
 private:
     void refresh();
-    void fillConversationCurve(const attnplan::ModelSpec& spec);
+    void fillConversationCurve();
 
     AppSession* m_session;
     attnplan::DeploymentInputs m_deployment;

@@ -149,8 +149,9 @@ CostTab::CostTab(CostController* cost, QWidget* parent)
     gpuPrice->setSuffix(tr(" / GPU-hour"));
     gpuPrice->setSpecialValueText(tr("the catalog's price"));
     gpuPrice->setValue(cost->gpuDollarsPerHour());
-    gpuPrice->setToolTip(tr(
-        "What one GPU of the current plan costs you per hour (set it; the catalog has no prices)"));
+    gpuPrice->setToolTip(tr("What one GPU of the current plan costs you per hour; saved with the "
+                            "scenario, and cleared when the GPU changes (the catalog has a price "
+                            "for some GPUs)"));
     auto* form = new QFormLayout;
     form->addRow(tr("&Provider / model"), price);
     form->addRow(tr("&Output tokens"), output);
@@ -249,6 +250,13 @@ CostTab::CostTab(CostController* cost, QWidget* parent)
     connect(arrival, &QComboBox::currentIndexChanged, cost,
             [cost, arrival] { cost->setArrival(Arrival(arrival->currentData().toInt())); });
     connect(gpuPrice, &QDoubleSpinBox::valueChanged, cost, &CostController::setGpuDollarsPerHour);
+    // The price is the scenario's: a scenario opened or a GPU changed brings its own.
+    connect(cost, &CostController::resultsChanged, gpuPrice, [cost, gpuPrice] {
+        if (gpuPrice->value() != cost->gpuDollarsPerHour()) {
+            const QSignalBlocker block(gpuPrice);
+            gpuPrice->setValue(cost->gpuDollarsPerHour());
+        }
+    });
     connect(cost, &CostController::resultsChanged, this, &CostTab::showResults);
     connect(cost, &CostController::resultsChanged, this, &CostTab::updateSelfHosting);
     // A scenario opened: the form shows its prompt's price, traffic and TTL.

@@ -154,6 +154,22 @@ ojson capacityObject(const ModelSpec& s, const DeploymentInputs& in, const Capac
     return j;
 }
 
+// The self-hosted figures under one set of names: `cost --gpu-dollars-per-hour` prefixes
+// them "self_hosted_", the report's self_hosting section does not.
+void addSelfHostedCost(ojson& j, const SelfHostedCost& h, const std::string& prefix)
+{
+    j[prefix + "per_request"] = h.perRequest;
+    j[prefix + "per_million_tokens"] = h.perMillionTokens;
+    j[prefix + "seconds_per_request"] = h.secondsPerRequest;
+    j[prefix + "counts_prefill"] = h.prefillCounted;
+    if (h.requestsPerDay > 0) {
+        j[prefix + "per_request_at_load"] = h.perRequestAtLoad;
+        j[prefix + "busy_fraction"] = h.busyFraction;
+        j[prefix + "monthly"] = h.monthly;
+        j[prefix + "replicas"] = h.replicasNeeded;
+    }
+}
+
 ojson costObject(const PromptLayout& layout, const PriceSheet& price, const PromptCost& c,
                  const CostExtras& extras)
 {
@@ -195,18 +211,8 @@ ojson costObject(const PromptLayout& layout, const PriceSheet& price, const Prom
     j["concurrency"] = layout.concurrency;
     j["max_input_tokens"] = c.maxInputTokens;
     j["max_output_tokens"] = c.maxOutputTokens;
-    if (const auto& h = extras.selfHosted) {
-        j["self_hosted_per_request"] = h->perRequest;
-        j["self_hosted_per_million_tokens"] = h->perMillionTokens;
-        j["self_hosted_seconds_per_request"] = h->secondsPerRequest;
-        j["self_hosted_counts_prefill"] = h->prefillCounted;
-        if (h->requestsPerDay > 0) {
-            j["self_hosted_per_request_at_load"] = h->perRequestAtLoad;
-            j["self_hosted_busy_fraction"] = h->busyFraction;
-            j["self_hosted_monthly"] = h->monthly;
-            j["self_hosted_replicas"] = h->replicasNeeded;
-        }
-    }
+    if (const auto& h = extras.selfHosted)
+        addSelfHostedCost(j, *h, "self_hosted_");
     if (const auto& r = extras.retrieval)
         j["retrieval"] = {{"retrieval_input_tokens", r->retrievalInputTokens},
                           {"full_input_tokens", r->fullInputTokens},
@@ -320,6 +326,26 @@ ojson reportObject(const Report& r)
         j["cost"] = costObject(r.inputs.prompt.layout, r.price, *r.cost, {});
     else
         j["cost"] = {{"error", r.costError.message}, {"error_field", nullable(r.costError.field)}};
+    auto curve = ojson::array();
+    for (const ConversationPoint& p : r.conversations)
+        curve.push_back({{"context", p.context}, {"paged", p.paged}, {"reserved", p.reserved}});
+    j["conversations_by_context"] = curve;
+    const SelfHosting& h = r.selfHosting;
+    if (h.priced()) {
+        ojson sh = {{"gpu", h.gpu},
+                    {"gpus", h.gpus},
+                    {"batch", h.batch},
+                    {"decode_tokens_per_second", h.tokensPerSecond},
+                    {"prefill_tokens_per_second", h.prefillTokensPerSecond},
+                    {"dollars_per_gpu_hour", h.dollarsPerGpuHour},
+                    {"dollars_per_hour", h.dollarsPerHour},
+                    {"price_from_catalog", h.priceFromCatalog},
+                    {"price_source", h.priceSource}};
+        addSelfHostedCost(sh, h.cost, "");
+        j["self_hosting"] = sh;
+    } else {
+        j["self_hosting"] = {{"error", h.reason}};
+    }
     j["warnings"] = r.warnings;
     return j;
 }
@@ -504,6 +530,7 @@ Expected<Report> buildReport(const Scenario& scenario, const ModelSpec& model,
     }
     r.engines = compareEngines(model, r.deployment, scenario.plan.engine);
     r.compare = compareVariants(model, r.deployment);
+    r.conversations = conversationCurve(model, r.deployment);
     r.target.context = r.deployment.maxModelLen;
     r.target.averageTokens = r.deployment.averageTokens;
     r.target.concurrent = scenario.plan.concurrent;
@@ -549,6 +576,62 @@ Expected<Report> buildReport(const Scenario& scenario, const ModelSpec& model,
     return r;
 }
 
+std::vector<ConversationPoint> conversationCurve(const ModelSpec& s, const DeploymentInputs& d)
+{
+    std::vector<ConversationPoint> points;
+    const int64_t top = std::max<int64_t>(s.maxContext, 1024);
+    for (int64_t ctx : logSpacedTokens(512, top, 40)) {
+        DeploymentInputs in = d;
+        in.maxModelLen = ctx;
+        in.averageTokens = in.averageTokens > 0 ? std::min(in.averageTokens, ctx) : 0;
+        ConversationPoint p{ctx, 0, 0};
+        if (auto c = planCapacity(s, in)) {
+            p.paged = std::min(c->conversations, c->maxNumSeqs);
+            p.reserved = std::min(c->conversationsReserved, c->maxNumSeqs);
+        }
+        points.push_back(p);
+    }
+    return points;
+}
+
+namespace {
+
+SelfHosting selfHostingFor(const Report& r, const LayoutFile& prompt)
+{
+    SelfHosting h;
+    if (!r.capacity) {
+        h.reason = r.capacityError.message;
+        return h;
+    }
+    const GpuSpec& gpu = r.deployment.gpu;
+    h.gpu = gpu.name;
+    h.gpus = r.deployment.gpus;
+    h.dollarsPerGpuHour = r.inputs.deployment.dollarsPerGpuHour;
+    if (h.dollarsPerGpuHour <= 0 && gpu.pricePerHour) {
+        h.dollarsPerGpuHour = *gpu.pricePerHour;
+        h.priceFromCatalog = true;
+        h.priceSource = gpu.priceSource;
+    }
+    if (h.dollarsPerGpuHour <= 0) {
+        h.reason = "the catalog has no rental price for " + gpu.name + ": enter one";
+        return h;
+    }
+    h.batch = r.capacity->batch;
+    h.tokensPerSecond = r.capacity->tokensPerSecond;
+    h.dollarsPerHour = h.dollarsPerGpuHour * double(h.gpus);
+    // The prompt's own prefill on the replica, then its share of the decode batch.
+    const int64_t input = r.cost ? r.cost->inputTokens : 0;
+    if (input > 0) {
+        const double seconds = prefillTime(r.model, r.deployment, input).seconds;
+        h.prefillTokensPerSecond = seconds > 0 ? double(input) / seconds : 0;
+    }
+    h.cost = selfHostedCost(h.dollarsPerHour, h.prefillTokensPerSecond, h.tokensPerSecond, input,
+                            prompt.layout.outputTokens, prompt.layout.requestsPerDay);
+    return h;
+}
+
+} // namespace
+
 void repriceReport(Report& r, const LayoutFile& prompt, const PriceCatalog& prices)
 {
     r.inputs.prompt = prompt;
@@ -570,6 +653,7 @@ void repriceReport(Report& r, const LayoutFile& prompt, const PriceCatalog& pric
                           r.capacity->warnings.end());
     if (r.cost)
         r.warnings.insert(r.warnings.end(), r.cost->warnings.begin(), r.cost->warnings.end());
+    r.selfHosting = selfHostingFor(r, prompt);
 }
 
 Expected<Report> buildReport(const Scenario& scenario, const GpuCatalog& gpus,

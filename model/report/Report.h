@@ -62,6 +62,35 @@ struct CompareRow
 };
 std::vector<CompareRow> compareVariants(const ModelSpec& spec, const DeploymentInputs& in);
 
+// Conversations against context on the deployment (the Memory tab's curve): what runs at once,
+// paged and as reserved strips, each capped by the engine's max_num_seqs; 0 where none fits.
+struct ConversationPoint
+{
+    int64_t context = 0;
+    int64_t paged = 0;
+    int64_t reserved = 0;
+};
+// 40 contexts, log-spaced from 512 tokens to the model's window (at least 1,024).
+std::vector<ConversationPoint> conversationCurve(const ModelSpec& spec, const DeploymentInputs& in);
+
+// The prompt served on the deployment instead of an API (the Cost tab): the replica's rent over
+// its prompt's prefill on the replica and its share of the batch's decode.
+struct SelfHosting
+{
+    std::string reason; // why there is no figure; empty when priced
+    std::string gpu;
+    int64_t gpus = 0;
+    int64_t batch = 0;
+    double tokensPerSecond = 0;        // decode, the whole batch
+    double prefillTokensPerSecond = 0; // the prompt's prefill on the replica (step model)
+    double dollarsPerGpuHour = 0;
+    double dollarsPerHour = 0;     // the replica's GPUs
+    bool priceFromCatalog = false; // the GPU's rental price in the catalog
+    std::string priceSource;
+    SelfHostedCost cost;
+    bool priced() const { return reason.empty(); }
+};
+
 // Everything a scenario resolves to: every number the CLI's `report` prints and the app shows,
 // computed here once.
 struct Report
@@ -80,6 +109,8 @@ struct Report
     std::string latencyError;
     std::vector<EngineRow> engines;
     std::vector<CompareRow> compare;
+    std::vector<ConversationPoint> conversations; // conversationCurve on the deployment
+    SelfHosting selfHosting;                      // follows the prompt (repriceReport)
     PlanTarget target;
     std::vector<PlanRow> plan;
     PriceSheet price;

@@ -57,6 +57,9 @@ struct ScenarioDeployment
     double freeMemoryGiB = 0;
     double sglangMemFraction = 0;
     Efficiencies efficiency;
+    // Self-hosting's rent per GPU-hour, US dollars; 0: the catalog's for the GPU. A price
+    // belongs to its GPU: the app clears it when the GPU changes.
+    double dollarsPerGpuHour = 0;
 };
 
 // Planning from the other end (Capacity.h PlanTarget): context and average come from the

@@ -81,7 +81,8 @@ Expected<Scenario> parseScenario(const std::string& text, const std::string& lab
                                  "free_memory_gib",
                                  "sglang_mem_fraction_static",
                                  "compute_efficiency",
-                                 "memory_efficiency"});
+                                 "memory_efficiency",
+                                 "dollars_per_gpu_hour"});
             ScenarioDeployment& o = s.deployment;
             o.gpu = r.text("gpu", o.gpu);
             for (const char* alias : {"Custom", "CUSTOM", "custom GPU", "Custom GPU"})
@@ -134,6 +135,7 @@ Expected<Scenario> parseScenario(const std::string& text, const std::string& lab
                                  "\"" + o.mambaCacheMode + "\": expected auto, none, align or all"};
             o.efficiency.compute = r.real("compute_efficiency", 0.01, 1.0, o.efficiency.compute);
             o.efficiency.memory = r.real("memory_efficiency", 0.01, 1.0, o.efficiency.memory);
+            o.dollarsPerGpuHour = r.real("dollars_per_gpu_hour", 0, 1e6, 0);
         }
 
         if (const json* p = top.find("prompt")) {

@@ -38,6 +38,7 @@ nlohmann::ordered_json detail::scenarioObject(const Scenario& s)
     dep["sglang_mem_fraction_static"] = d.sglangMemFraction;
     dep["compute_efficiency"] = d.efficiency.compute;
     dep["memory_efficiency"] = d.efficiency.memory;
+    dep["dollars_per_gpu_hour"] = d.dollarsPerGpuHour;
     nlohmann::ordered_json j;
     j["attnplan_scenario"] = kScenarioVersion;
     j["model"] = s.model;

@@ -24,6 +24,7 @@
 #include "engines/vllm/VllmEngine.h"
 #include "lesson/Lesson.h"
 #include "price/LayoutReader.h"
+#include "read/BundledModels.h"
 #include "read/ConfigReader.h"
 #include "read/ModelSource.h"
 #include "report/Report.h"
@@ -35,6 +36,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QMimeData>
@@ -63,6 +65,7 @@ class TestAppCore : public QObject
     Q_OBJECT
 
 private slots:
+    void reportHoldsWhatTheTabsShow();
     void everyBundledConfigLoadsWithItsNumbers_data();
     void everyBundledConfigLoadsWithItsNumbers();
     void changingGpuAndContextUpdatesConversations();
@@ -478,6 +481,62 @@ void TestAppCore::impossiblePlanIsReportedNotCrashed()
     QCOMPARE(plan.memoryModel()->rowCount(), 0);
     // Still, the compare and FLOPs views have their numbers.
     QVERIFY(session.compute()->flopsCurve()->rowCount() > 10);
+}
+
+// Issue 35, item 4: the numbers the tabs show are the Report's, as `report --json` prints them.
+// For every bundled model: the Memory tab's conversations-against-context curve and the Cost
+// tab's self-hosting (at the scenario's own rent per GPU-hour, which it saves) are the report's
+// `conversations_by_context` and `self_hosting`. Before, the app worked both out itself, the
+// CLI could print neither, and the typed rent was lost with the window.
+void TestAppCore::reportHoldsWhatTheTabsShow()
+{
+    AppSession session;
+    ScenarioDeployment d = session.scenario().deployment;
+    d.context = 8192;
+    d.dollarsPerGpuHour = 2.5;
+    session.setDeployment(d);
+    int priced = 0, curves = 0;
+    for (const BundledModel& b : bundledModels()) {
+        QVERIFY(session.models()->openBundled(QString::fromUtf8(b.name.data(), b.name.size())));
+        QCOMPARE(session.scenario().deployment.dollarsPerGpuHour, 2.5);
+        const QJsonObject report =
+            QJsonDocument::fromJson(QByteArray::fromStdString(reportJson(*session.report())))
+                .object();
+        const QJsonArray curve = report["conversations_by_context"].toArray();
+        const TableModel* shown = session.plan()->conversationCurve();
+        QCOMPARE(shown->rowCount(), int(curve.size()));
+        QCOMPARE(curve.size(), 40);
+        for (int r = 0; r < shown->rowCount(); ++r) {
+            const QJsonObject p = curve[r].toObject();
+            QCOMPARE(shown->number(r, 0), p["context"].toDouble());
+            QCOMPARE(shown->number(r, 1), p["paged"].toDouble());
+            QCOMPARE(shown->number(r, 2), p["reserved"].toDouble());
+        }
+        curves += curve.last().toObject()["paged"].toDouble() > 0;
+        const CostController::SelfHosting h = session.cost()->selfHosting();
+        const QJsonObject sh = report["self_hosting"].toObject();
+        QCOMPARE(h.ok, !sh.contains("error"));
+        if (!h.ok) {
+            QCOMPARE(h.reason, sh["error"].toString());
+            continue;
+        }
+        ++priced;
+        QCOMPARE(sh["dollars_per_gpu_hour"].toDouble(), 2.5);
+        QCOMPARE(h.dollarsPerHour, sh["dollars_per_hour"].toDouble());
+        QCOMPARE(h.tokensPerSecond, sh["decode_tokens_per_second"].toDouble());
+        QCOMPARE(h.prefillTokensPerSecond, sh["prefill_tokens_per_second"].toDouble());
+        QCOMPARE(h.cost.perRequest, sh["per_request"].toDouble());
+        QCOMPARE(h.cost.perMillionTokens, sh["per_million_tokens"].toDouble());
+        QVERIFY(h.cost.perRequest > 0);
+    }
+    qInfo("%d models: curves reach the window on %d, self-hosting priced on %d",
+          int(bundledModels().size()), curves, priced);
+    QVERIFY(priced > 20);
+    // The rent belongs to its GPU: another GPU takes the catalog's again.
+    d = session.scenario().deployment;
+    d.gpu = "H200";
+    session.setDeployment(d);
+    QCOMPARE(session.scenario().deployment.dollarsPerGpuHour, 0.0);
 }
 
 void TestAppCore::compareShowsEveryShape()
