@@ -113,15 +113,15 @@ void CompareController::refresh()
     m_conversationBars->setRows(conversations);
 
     // Decode time against context for each shape (the chart; the table holds the context's).
-    const auto contexts = logSpacedTokens(1024, std::max<int64_t>(s.maxContext, 2048), 24);
+    const auto& contexts = r->compare.front().decodeCurve;
     QVector<QVector<QVariant>> decode(qsizetype(contexts.size()));
     for (size_t i = 0; i < contexts.size(); ++i)
-        decode[qsizetype(i)] << double(contexts[i]);
+        decode[qsizetype(i)] << double(contexts[i].first);
     QVector<TableModel::Column> columns{{tr("Context"), Unit::Tokens, {}}};
     for (const CompareRow& v : r->compare) {
         columns.push_back({q(v.shortName), Unit::Seconds, q(v.shape)});
         for (size_t i = 0; i < contexts.size(); ++i)
-            decode[qsizetype(i)] << decodeStepTime(v.spec, in, 1, contexts[i]).seconds;
+            decode[qsizetype(i)] << v.decodeCurve[i].second;
     }
     bool sameColumns = m_decode->columnCount() == columns.size();
     for (int c = 0; sameColumns && c < columns.size(); ++c)
@@ -129,106 +129,83 @@ void CompareController::refresh()
     if (!sameColumns)
         m_decode->setColumns(columns);
     m_decode->setRows(decode);
-    try {
-        fillOptions(s, in);
-    } catch (const std::exception& e) {
-        m_options->setRows({{tr("(none)"), QString(), QString::fromUtf8(e.what())}});
-    }
+    if (r->options)
+        fillOptions(s, in, *r->options);
+    else
+        m_options->setRows({{tr("(none)"), QString(), q(r->optionsError)}});
     emit resultsChanged();
 }
 
-void CompareController::fillOptions(const ModelSpec& s, const DeploymentInputs& in)
+void CompareController::fillOptions(const ModelSpec& s, const DeploymentInputs& in,
+                                    const LessonOptions& o)
 {
-    const DType kt = in.kvDtype;
-    const int64_t ctx = in.maxModelLen;
     const QString gpu = q(in.gpu.name);
     auto bytes = [](double b) { return q(formatBytes(b)); };
     auto secs = [](double t) { return q(formatSeconds(t)); };
+    auto count = [this](const std::optional<int64_t>& n) {
+        return n ? QString::number(*n) : tr("–");
+    };
     QVector<QVector<QVariant>> rows;
-
-    const int64_t shortPrompt = std::min<int64_t>(4000, ctx);
-    const double fullPrefill = prefillTime(s, in, ctx).seconds;
-    const double shortPrefill = prefillTime(s, in, shortPrompt).seconds;
     rows.push_back(
         {tr("Short prompts, retrieval for the rest"), tr("Only the relevant text in the context"),
          tr("%1 tokens instead of %2: KV %3 instead of %4, prefill %5 instead of %6 on %7")
-             .arg(q(withCommas(shortPrompt)), q(withCommas(ctx)),
-                  bytes(double(kvBytes(s, shortPrompt, kt))), bytes(double(kvBytes(s, ctx, kt))),
-                  secs(shortPrefill), secs(fullPrefill), gpu)});
-    const int64_t prefix = ctx * 3 / 4;
-    rows.push_back(
-        {tr("Prompt caching"), tr("Reuses the KV of a repeated prefix"),
-         tr("A cached %1-token prefix skips about %2 of the %3 prefill on %4; on an "
-            "API, 0.1× the input price")
-             .arg(q(withCommas(prefix)),
-                  secs(fullPrefill - prefillTimeAfterPrefix(s, in, prefix, ctx - prefix).seconds),
-                  secs(fullPrefill), gpu)});
-    const double quad = attentionPairFlops(s) * double(ctx) * double(s.numLayers);
-    const double lin = 2.0 * layerMatmuls(s).attention * double(s.numLayers);
+             .arg(q(withCommas(o.shortPromptTokens)), q(withCommas(o.context)),
+                  bytes(double(o.kvShortBytes)), bytes(double(o.kvContextBytes)),
+                  secs(o.prefillShortSeconds), secs(o.prefillContextSeconds), gpu)});
+    rows.push_back({tr("Prompt caching"), tr("Reuses the KV of a repeated prefix"),
+                    tr("A cached %1-token prefix skips about %2 of the %3 prefill on %4; on an "
+                       "API, 0.1× the input price")
+                        .arg(q(withCommas(o.cachedPrefixTokens)), secs(o.prefixSavedSeconds),
+                             secs(o.prefillContextSeconds), gpu)});
     rows.push_back(
         {tr("A long context window"), tr("The whole document in one call"),
          tr("%1 tokens: %2 of KV per conversation; the n² part is %3x the projections per token")
-             .arg(q(withCommas(s.maxContext)), bytes(double(kvBytes(s, s.maxContext, kt))),
-                  QString::number(quad / lin * double(s.maxContext) / double(ctx), 'f', 1))});
-    // MQA as the shape table has it: the Report's MQA row, the one definition of the
-    // counterfactual (an MLA model's K and V widths kept).
-    const Report* report = m_session->report();
-    const CompareRow* mqa = nullptr;
-    for (const CompareRow& c : report->compare)
-        if (c.shortName == "MQA")
-            mqa = &c;
-    const std::optional<CapacityResult>& now = report->capacity;
+             .arg(q(withCommas(o.maxContext)), bytes(double(o.kvMaxContextBytes)),
+                  QString::number(o.quadraticOverProjectionsAtMax, 'f', 1))});
     // With TP above the KV heads vLLM keeps a copy of a head on every GPU: fewer KV heads stop
     // paying once TP reaches them (an MQA head is on all TP GPUs).
     const QString replicated =
         in.tp > 1 ? tr("; at TP %1 every GPU keeps its own copy of MQA's one head%2")
                         .arg(in.tp)
-                        .arg(!s.mla.enabled() && s.numKvHeads <= in.tp
+                        .arg(o.mqaGainsNothing
                                  ? tr(", as it already does of this model's %1, so MQA gains "
                                       "nothing here")
                                        .arg(s.numKvHeads)
                                  : QString())
                   : QString();
-    rows.push_back(
-        {tr("A GQA or MQA model"), tr("Shares each KV head among query heads"),
-         tr("This model keeps %1 B per token (%2); MQA would keep %3 B: %4 conversations per "
-            "replica instead of %5%6")
-             .arg(q(withCommas(kvBytesPerToken(s, kt))), attentionKindName(s.attentionKind()),
-                  q(withCommas(mqa ? mqa->kvBytesPerToken : 0)),
-                  mqa && mqa->conversations ? QString::number(*mqa->conversations) : tr("–"),
-                  now ? QString::number(now->conversations) : tr("–"), replicated)});
+    rows.push_back({tr("A GQA or MQA model"), tr("Shares each KV head among query heads"),
+                    tr("This model keeps %1 B per token (%2); MQA would keep %3 B: %4 "
+                       "conversations per replica instead of %5%6")
+                        .arg(q(withCommas(o.kvBytesPerToken)), q(o.attention),
+                             q(withCommas(o.mqaKvBytesPerToken)), count(o.mqaConversations),
+                             count(o.conversations), replicated)});
     rows.push_back({tr("FlashAttention kernels"), tr("Tiles in fast memory, no n x n matrix"),
                     tr("At %1 tokens one head's score matrix would be %2 in bf16, per layer; %3 "
                        "heads x %4 layers never stored")
-                        .arg(q(withCommas(ctx)), bytes(double(ctx) * double(ctx) * 2))
+                        .arg(q(withCommas(o.context)), bytes(o.scoreMatrixBytes))
                         .arg(s.numHeads)
                         .arg(s.numLayers)});
-    ModelSpec sw = s;
-    const int64_t w = s.slidingWindow() > 0 ? s.slidingWindow() : 4096;
-    for (LayerSpec& l : sw.layers)
-        l.window = w;
     rows.push_back(
         {tr("Sliding-window attention"), tr("Each layer looks back a fixed window"),
          tr("A %1-token window on every layer: KV at %2 tokens %3 instead of %4; reach %5 tokens "
             "through %6 layers")
-             .arg(q(withCommas(w)), q(withCommas(ctx)), bytes(double(kvBytes(sw, ctx, kt))),
-                  bytes(double(kvBytes(s, ctx, kt))), q(withCommas(w * s.numLayers)))
+             .arg(q(withCommas(o.window)), q(withCommas(o.context)), bytes(double(o.kvWindowBytes)),
+                  bytes(double(o.kvContextBytes)), q(withCommas(o.reach)))
              .arg(s.numLayers)});
+    const Report* report = m_session->report();
     rows.push_back(
         {tr("A paged KV cache"), tr("Small blocks instead of reserved strips"),
-         now ? tr("At an average of %1 tokens: %2 conversations paged against %3 reserved (%4x)")
+         o.conversations
+             ? tr("At an average of %1 tokens: %2 conversations paged against %3 reserved (%4x)")
                    .arg(q(withCommas(in.averageRequest())))
-                   .arg(now->conversations)
-                   .arg(now->conversationsReserved)
-                   .arg(now->pagedOverReserved, 0, 'f', 1)
+                   .arg(*o.conversations)
+                   .arg(o.conversationsReserved.value_or(0))
+                   .arg(o.pagedOverReserved, 0, 'f', 1)
              : q(report->capacityError.message)});
     rows.push_back({tr("A linear-time architecture"), tr("A recurrence with a fixed-size state"),
                     tr("No n² term: at %1 tokens the quadratic part is %2% of this model's "
                        "per-token FLOPs, and the cache stops growing")
-                        .arg(q(withCommas(ctx)))
-                        .arg(100.0 * attentionPairFlops(s) * double(ctx) /
-                                 (attentionPairFlops(s) * double(ctx) +
-                                  2.0 * (layerMatmuls(s).attention + layerMatmuls(s).mlpActive)),
-                             0, 'f', 0)});
+                        .arg(q(withCommas(o.context)))
+                        .arg(100.0 * o.quadraticShare, 0, 'f', 0)});
     m_options->setRows(rows);
 }

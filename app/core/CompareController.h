@@ -5,6 +5,7 @@
 
 namespace attnplan {
 struct DeploymentInputs;
+struct LessonOptions;
 struct ModelSpec;
 } // namespace attnplan
 class AppSession;
@@ -38,7 +39,8 @@ signals:
 
 private:
     void refresh();
-    void fillOptions(const attnplan::ModelSpec& spec, const attnplan::DeploymentInputs& in);
+    void fillOptions(const attnplan::ModelSpec& spec, const attnplan::DeploymentInputs& in,
+                     const attnplan::LessonOptions& options);
 
     AppSession* m_session;
     TableModel* m_compare;

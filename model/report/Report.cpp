@@ -242,6 +242,43 @@ ojson planRowObject(const PlanRow& p)
 
 // The scenario as given, defaults written out: a valid scenario file on its own, so that a
 // report opens as the scenario it came from.
+ojson decodeCurveArray(const std::vector<std::pair<int64_t, double>>& curve)
+{
+    auto a = ojson::array();
+    for (const auto& [context, seconds] : curve)
+        a.push_back({{"context", context}, {"seconds", seconds}});
+    return a;
+}
+
+ojson optionsObject(const LessonOptions& o)
+{
+    auto optional = [](const std::optional<int64_t>& v) { return v ? ojson(*v) : ojson(); };
+    return {{"context", o.context},
+            {"short_prompt_tokens", o.shortPromptTokens},
+            {"kv_bytes_short_prompt", o.kvShortBytes},
+            {"kv_bytes_at_context", o.kvContextBytes},
+            {"prefill_seconds_short_prompt", o.prefillShortSeconds},
+            {"prefill_seconds_at_context", o.prefillContextSeconds},
+            {"cached_prefix_tokens", o.cachedPrefixTokens},
+            {"cached_prefix_saves_seconds", o.prefixSavedSeconds},
+            {"max_context", o.maxContext},
+            {"kv_bytes_at_max_context", o.kvMaxContextBytes},
+            {"quadratic_over_projections_at_max_context", o.quadraticOverProjectionsAtMax},
+            {"kv_bytes_per_token", o.kvBytesPerToken},
+            {"attention", o.attention},
+            {"mqa_kv_bytes_per_token", o.mqaKvBytesPerToken},
+            {"mqa_conversations", optional(o.mqaConversations)},
+            {"conversations", optional(o.conversations)},
+            {"mqa_gains_nothing_under_tp", o.mqaGainsNothing},
+            {"score_matrix_bytes_per_head_layer", o.scoreMatrixBytes},
+            {"window", o.window},
+            {"kv_bytes_with_window", o.kvWindowBytes},
+            {"window_reach_tokens", o.reach},
+            {"conversations_reserved", optional(o.conversationsReserved)},
+            {"paged_over_reserved", o.pagedOverReserved},
+            {"quadratic_share_at_context", o.quadraticShare}};
+}
+
 ojson inputsObject(const Report& r)
 {
     ojson j = detail::scenarioObject(r.inputs);
@@ -314,8 +351,13 @@ ojson reportObject(const Report& r)
              {"state_bytes", c.stateBytes},
              {"conversations", c.conversations ? ojson(*c.conversations) : ojson(nullptr)},
              {"decode_seconds_per_token", c.decodeSecondsPerToken},
+             {"decode_curve", decodeCurveArray(c.decodeCurve)},
              {"error", nullable(c.error)}});
     j["compare"] = compare;
+    if (r.options)
+        j["options"] = optionsObject(*r.options);
+    else
+        j["options"] = {{"error", r.optionsError}};
     auto plans = ojson::array();
     for (const PlanRow& p : r.plan)
         plans.push_back(planRowObject(p));
@@ -487,9 +529,62 @@ std::vector<CompareRow> compareVariants(const ModelSpec& s, const DeploymentInpu
         else
             row.error = r.error();
         row.decodeSecondsPerToken = decodeStepTime(vs, in, 1, in.maxModelLen).seconds;
+        const StepModel steps(vs, in);
+        for (int64_t ctx : logSpacedTokens(1024, std::max<int64_t>(s.maxContext, 2048), 24))
+            row.decodeCurve.emplace_back(ctx, steps.seconds(1, double(ctx), 0, 0));
         rows.push_back(std::move(row));
     }
     return rows;
+}
+
+LessonOptions lessonOptions(const ModelSpec& s, const DeploymentInputs& in,
+                            const std::vector<CompareRow>& compare,
+                            const std::optional<CapacityResult>& capacity)
+{
+    const DType kt = in.kvDtype;
+    LessonOptions o;
+    const int64_t ctx = in.maxModelLen;
+    o.context = ctx;
+    o.shortPromptTokens = std::min<int64_t>(4000, ctx);
+    o.kvShortBytes = kvBytes(s, o.shortPromptTokens, kt);
+    o.kvContextBytes = kvBytes(s, ctx, kt);
+    o.prefillShortSeconds = prefillTime(s, in, o.shortPromptTokens).seconds;
+    o.prefillContextSeconds = prefillTime(s, in, ctx).seconds;
+    o.cachedPrefixTokens = ctx * 3 / 4;
+    o.prefixSavedSeconds =
+        o.prefillContextSeconds -
+        prefillTimeAfterPrefix(s, in, o.cachedPrefixTokens, ctx - o.cachedPrefixTokens).seconds;
+    o.maxContext = s.maxContext;
+    o.kvMaxContextBytes = kvBytes(s, s.maxContext, kt);
+    const double layers = double(s.numLayers);
+    const LayerMatmuls mm = layerMatmuls(s);
+    o.quadraticOverProjectionsAtMax =
+        attentionPairFlops(s) * double(s.maxContext) * layers / (2.0 * mm.attention * layers);
+    o.kvBytesPerToken = kvBytesPerToken(s, kt);
+    o.attention = attentionKindName(s.attentionKind());
+    for (const CompareRow& c : compare)
+        if (c.shortName == "MQA") {
+            o.mqaKvBytesPerToken = c.kvBytesPerToken;
+            o.mqaConversations = c.conversations;
+        }
+    if (capacity) {
+        o.conversations = capacity->conversations;
+        o.conversationsReserved = capacity->conversationsReserved;
+        o.pagedOverReserved = capacity->pagedOverReserved;
+    }
+    // With TP at or above the KV heads every GPU already keeps a whole head: MQA's one head
+    // (on every GPU too) saves nothing more.
+    o.mqaGainsNothing = in.tp > 1 && !s.mla.enabled() && s.numKvHeads <= in.tp;
+    o.scoreMatrixBytes = double(ctx) * double(ctx) * 2;
+    ModelSpec sw = s;
+    o.window = s.slidingWindow() > 0 ? s.slidingWindow() : 4096;
+    for (LayerSpec& l : sw.layers)
+        l.window = o.window;
+    o.kvWindowBytes = kvBytes(sw, ctx, kt);
+    o.reach = o.window * s.numLayers;
+    const double quadratic = attentionPairFlops(s) * double(ctx);
+    o.quadraticShare = quadratic / (quadratic + 2.0 * (mm.attention + mm.mlpActive));
+    return o;
 }
 
 Expected<PriceSheet> scenarioPrice(const LayoutFile& prompt, const PriceCatalog& catalog)
@@ -531,6 +626,11 @@ Expected<Report> buildReport(const Scenario& scenario, const ModelSpec& model,
     r.engines = compareEngines(model, r.deployment, scenario.plan.engine);
     r.compare = compareVariants(model, r.deployment);
     r.conversations = conversationCurve(model, r.deployment);
+    try {
+        r.options = lessonOptions(model, r.deployment, r.compare, r.capacity);
+    } catch (const std::exception& e) {
+        r.optionsError = e.what();
+    }
     r.target.context = r.deployment.maxModelLen;
     r.target.averageTokens = r.deployment.averageTokens;
     r.target.concurrent = scenario.plan.concurrent;

@@ -15,6 +15,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace attnplan {
@@ -58,9 +59,52 @@ struct CompareRow
     int64_t stateBytes = 0; // per conversation, whatever its length (linear attention, Mamba)
     std::optional<int64_t> conversations; // on the deployment; none when it does not fit
     std::string error;                    // why not
-    double decodeSecondsPerToken = 0;     // batch 1 at the context (roofline)
+    double decodeSecondsPerToken = 0;     // batch 1 at the context (step model)
+    // Decode at batch 1 against context: 24 contexts log-spaced from 1,024 to the model's window
+    // (at least 2,048), the same for every row (Compare's chart).
+    std::vector<std::pair<int64_t, double>> decodeCurve;
 };
 std::vector<CompareRow> compareVariants(const ModelSpec& spec, const DeploymentInputs& in);
+
+// The lesson's table of options (Compare), each option's effect on this model and deployment in
+// numbers. Contexts: the deployment's (`context`), a short prompt of min(4,000, context), a
+// cached prefix of three quarters of the context, and the model's window.
+struct LessonOptions
+{
+    int64_t context = 0;
+    // Short prompts, retrieval for the rest.
+    int64_t shortPromptTokens = 0;
+    int64_t kvShortBytes = 0, kvContextBytes = 0;
+    double prefillShortSeconds = 0, prefillContextSeconds = 0;
+    // Prompt caching: what a cached prefix's prefill skips (its new tokens still attend it).
+    int64_t cachedPrefixTokens = 0;
+    double prefixSavedSeconds = 0;
+    // A long context window: the KV at the window, the n² part over the projections per token.
+    int64_t maxContext = 0;
+    int64_t kvMaxContextBytes = 0;
+    double quadraticOverProjectionsAtMax = 0;
+    // GQA or MQA: this model's KV a token against MQA's (Compare's MQA row), conversations.
+    int64_t kvBytesPerToken = 0;
+    std::string attention; // "GQA", "MLA", ...
+    int64_t mqaKvBytesPerToken = 0;
+    std::optional<int64_t> mqaConversations, conversations;
+    bool mqaGainsNothing = false; // TP already replicates this model's KV heads on every GPU
+    // FlashAttention: one head's score matrix at the context in bf16, never stored.
+    double scoreMatrixBytes = 0;
+    // A sliding window on every layer (the model's own, or 4,096).
+    int64_t window = 0;
+    int64_t kvWindowBytes = 0;
+    int64_t reach = 0; // window x layers
+    // A paged KV cache: conversations paged against reserved strips (from capacity).
+    std::optional<int64_t> conversationsReserved;
+    double pagedOverReserved = 0;
+    // A linear-time architecture: the n² part's share of the per-token FLOPs at the context.
+    double quadraticShare = 0;
+};
+// Throws std::runtime_error on a spec the counts cannot handle (as modelFacts).
+LessonOptions lessonOptions(const ModelSpec& spec, const DeploymentInputs& in,
+                            const std::vector<CompareRow>& compare,
+                            const std::optional<CapacityResult>& capacity);
 
 // Conversations against context on the deployment (the Memory tab's curve): what runs at once,
 // paged and as reserved strips, each capped by the engine's max_num_seqs; 0 where none fits.
@@ -110,7 +154,9 @@ struct Report
     std::vector<EngineRow> engines;
     std::vector<CompareRow> compare;
     std::vector<ConversationPoint> conversations; // conversationCurve on the deployment
-    SelfHosting selfHosting;                      // follows the prompt (repriceReport)
+    std::optional<LessonOptions> options;         // empty with optionsError
+    std::string optionsError;
+    SelfHosting selfHosting; // follows the prompt (repriceReport)
     PlanTarget target;
     std::vector<PlanRow> plan;
     PriceSheet price;

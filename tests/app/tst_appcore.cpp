@@ -513,6 +513,30 @@ void TestAppCore::reportHoldsWhatTheTabsShow()
             QCOMPARE(shown->number(r, 2), p["reserved"].toDouble());
         }
         curves += curve.last().toObject()["paged"].toDouble() > 0;
+        // Compare's decode curves and the lesson's options, from the same Report.
+        const QJsonArray shapes = report["compare"].toArray();
+        const TableModel* decode = session.compare()->decodeCurve();
+        QCOMPARE(decode->columnCount(), int(shapes.size()) + 1);
+        for (int c = 0; c < int(shapes.size()); ++c) {
+            const QJsonArray points = shapes[c].toObject()["decode_curve"].toArray();
+            QCOMPARE(decode->rowCount(), int(points.size()));
+            for (int r = 0; r < decode->rowCount(); ++r) {
+                QCOMPARE(decode->number(r, 0), points[r].toObject()["context"].toDouble());
+                QCOMPARE(decode->number(r, c + 1), points[r].toObject()["seconds"].toDouble());
+            }
+        }
+        const QJsonObject o = report["options"].toObject();
+        const TableModel* options = session.compare()->optionsModel();
+        QCOMPARE(options->rowCount(), 8);
+        auto says = [&](int row, const std::string& figure) {
+            const QString text = options->value(row, 2).toString();
+            QVERIFY2(text.contains(QString::fromStdString(figure)),
+                     qPrintable(QString::fromUtf8(b.name.data()) + ": " + text));
+        };
+        says(0, formatSeconds(o["prefill_seconds_at_context"].toDouble()));
+        says(1, formatSeconds(o["cached_prefix_saves_seconds"].toDouble()));
+        says(3, withCommas(o["mqa_kv_bytes_per_token"].toInteger()));
+        says(5, withCommas(o["window_reach_tokens"].toInteger()));
         const CostController::SelfHosting h = session.cost()->selfHosting();
         const QJsonObject sh = report["self_hosting"].toObject();
         QCOMPARE(h.ok, !sh.contains("error"));
