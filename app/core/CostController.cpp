@@ -217,12 +217,7 @@ void CostController::refresh()
             costRows.push_back({tr("of which cache storage"), 0.0, c.monthlyStorage});
         m_costs->setRows(costRows);
         QVector<QVector<QVariant>> rows;
-        // 10 to 10 million a day, widened a decade past the user's own traffic so that its
-        // marker is on the chart (5 a day, or a billion, were named in the legend but not drawn).
-        const double yours = layout().requestsPerDay;
-        const double lo = yours > 0 ? std::min(10.0, yours / 10) : 10.0;
-        const double hi = yours > 0 ? std::max(1e7, yours * 10) : 1e7;
-        for (const CostPoint& p : costCurve(layout(), m_price, lo, hi, 43))
+        for (const CostPoint& p : r->costCurve)
             rows.push_back({p.requestsPerDay, p.monthlyUncached, p.monthlyCached});
         m_curve->setRows(rows);
     } else {

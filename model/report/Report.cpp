@@ -372,6 +372,12 @@ ojson reportObject(const Report& r)
     for (const ConversationPoint& p : r.conversations)
         curve.push_back({{"context", p.context}, {"paged", p.paged}, {"reserved", p.reserved}});
     j["conversations_by_context"] = curve;
+    auto costs = ojson::array();
+    for (const CostPoint& p : r.costCurve)
+        costs.push_back({{"requests_per_day", p.requestsPerDay},
+                         {"monthly_uncached", p.monthlyUncached},
+                         {"monthly_cached", p.monthlyCached}});
+    j["cost_by_traffic"] = costs;
     const SelfHosting& h = r.selfHosting;
     if (h.priced()) {
         ojson sh = {{"gpu", h.gpu},
@@ -754,6 +760,14 @@ void repriceReport(Report& r, const LayoutFile& prompt, const PriceCatalog& pric
     if (r.cost)
         r.warnings.insert(r.warnings.end(), r.cost->warnings.begin(), r.cost->warnings.end());
     r.selfHosting = selfHostingFor(r, prompt);
+    r.costCurve.clear();
+    if (r.cost) {
+        // The user's own traffic on the chart: 5 a day, or a billion, drawn, not only named.
+        const double yours = prompt.layout.requestsPerDay;
+        const double lo = yours > 0 ? std::min(10.0, yours / 10) : 10.0;
+        const double hi = yours > 0 ? std::max(1e7, yours * 10) : 1e7;
+        r.costCurve = costCurve(prompt.layout, r.price, lo, hi, 43);
+    }
 }
 
 Expected<Report> buildReport(const Scenario& scenario, const GpuCatalog& gpus,

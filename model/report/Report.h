@@ -157,6 +157,9 @@ struct Report
     std::optional<LessonOptions> options;         // empty with optionsError
     std::string optionsError;
     SelfHosting selfHosting; // follows the prompt (repriceReport)
+    // Monthly cost against requests a day (the Cost tab's chart): 43 points from 10 to 10
+    // million a day, widened a decade past the prompt's own traffic; empty without a cost.
+    std::vector<CostPoint> costCurve;
     PlanTarget target;
     std::vector<PlanRow> plan;
     PriceSheet price;

@@ -537,6 +537,14 @@ void TestAppCore::reportHoldsWhatTheTabsShow()
         says(1, formatSeconds(o["cached_prefix_saves_seconds"].toDouble()));
         says(3, withCommas(o["mqa_kv_bytes_per_token"].toInteger()));
         says(5, withCommas(o["window_reach_tokens"].toInteger()));
+        const QJsonArray traffic = report["cost_by_traffic"].toArray();
+        const TableModel* costs = session.cost()->curve();
+        QCOMPARE(costs->rowCount(), int(traffic.size()));
+        QCOMPARE(traffic.size(), 43);
+        for (int r = 0; r < costs->rowCount(); ++r) {
+            QCOMPARE(costs->number(r, 0), traffic[r].toObject()["requests_per_day"].toDouble());
+            QCOMPARE(costs->number(r, 2), traffic[r].toObject()["monthly_cached"].toDouble());
+        }
         const CostController::SelfHosting h = session.cost()->selfHosting();
         const QJsonObject sh = report["self_hosting"].toObject();
         QCOMPARE(h.ok, !sh.contains("error"));
