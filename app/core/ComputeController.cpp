@@ -4,7 +4,6 @@
 #include "TableModel.h"
 #include "base/Units.h"
 #include "report/Report.h"
-#include "spec/Architecture.h"
 #include "spec/ModelSpec.h"
 
 using namespace attnplan;
@@ -38,24 +37,20 @@ void ComputeController::refresh()
         emit resultsChanged();
         return;
     }
-    const ModelSpec& s = *spec;
-    const LayerMatmuls mm = layerMatmuls(s);
-    const double layers = double(s.numLayers);
-    m_pairPerToken = attentionPairFlops(s) * layers;
+    // The n² part per token is linear in n: its slope is the curve's.
+    m_pairPerToken =
+        r->flops.empty() ? 0 : r->flops.front().quadratic / double(r->flops.front().tokens);
     m_crossProj = r->facts.crossover.againstProjections;
     m_crossLayer = r->facts.crossover.againstLayer;
     QVector<QVector<QVariant>> rows;
-    const int64_t top =
-        std::max<int64_t>(std::max<int64_t>(s.maxContext, 1024), 4 * int64_t(m_crossLayer));
-    for (int64_t n : logSpacedTokens(128, top, 48))
-        rows.push_back({double(n), m_pairPerToken * double(n), 2.0 * mm.attention * layers,
-                        2.0 * (mm.attention + mm.mlpActive) * layers});
+    for (const FlopsPoint& p : r->flops)
+        rows.push_back({double(p.tokens), p.quadratic, p.projections, p.layer});
     m_flops->setRows(rows);
     m_deployment = r->deployment;
-    m_hasPlan = r->capacity.has_value();
+    m_hasPlan = r->capacity.has_value() && r->prefillAtContext.has_value();
     if (m_hasPlan) {
         m_plan = *r->capacity;
-        m_prefill = prefillTime(s, m_deployment, m_deployment.maxModelLen);
+        m_prefill = *r->prefillAtContext;
     }
     emit resultsChanged();
 }

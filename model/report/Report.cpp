@@ -378,6 +378,19 @@ ojson reportObject(const Report& r)
                          {"monthly_uncached", p.monthlyUncached},
                          {"monthly_cached", p.monthlyCached}});
     j["cost_by_traffic"] = costs;
+    auto flops = ojson::array();
+    for (const FlopsPoint& p : r.flops)
+        flops.push_back({{"tokens", p.tokens},
+                         {"score_and_mix_flops", p.quadratic},
+                         {"projection_flops", p.projections},
+                         {"layer_flops", p.layer}});
+    ojson compute = {{"flops_by_context", flops}};
+    if (const auto& p = r.prefillAtContext)
+        compute["prefill_at_context"] = {
+            {"tokens", r.deployment.maxModelLen},   {"seconds", p->seconds},
+            {"compute_seconds", p->computeSeconds}, {"memory_seconds", p->memorySeconds},
+            {"comm_seconds", p->commSeconds},       {"fixed_seconds", p->fixedSeconds}};
+    j["compute"] = compute;
     const SelfHosting& h = r.selfHosting;
     if (h.priced()) {
         ojson sh = {{"gpu", h.gpu},
@@ -543,6 +556,20 @@ std::vector<CompareRow> compareVariants(const ModelSpec& s, const DeploymentInpu
     return rows;
 }
 
+std::vector<FlopsPoint> flopsCurve(const ModelSpec& s, double layerCrossover)
+{
+    const LayerMatmuls mm = layerMatmuls(s);
+    const double layers = double(s.numLayers);
+    const double pair = attentionPairFlops(s) * layers;
+    const int64_t top =
+        std::max<int64_t>(std::max<int64_t>(s.maxContext, 1024), 4 * int64_t(layerCrossover));
+    std::vector<FlopsPoint> points;
+    for (int64_t n : logSpacedTokens(128, top, 48))
+        points.push_back({n, pair * double(n), 2.0 * mm.attention * layers,
+                          2.0 * (mm.attention + mm.mlpActive) * layers});
+    return points;
+}
+
 LessonOptions lessonOptions(const ModelSpec& s, const DeploymentInputs& in,
                             const std::vector<CompareRow>& compare,
                             const std::optional<CapacityResult>& capacity)
@@ -632,6 +659,9 @@ Expected<Report> buildReport(const Scenario& scenario, const ModelSpec& model,
     r.engines = compareEngines(model, r.deployment, scenario.plan.engine);
     r.compare = compareVariants(model, r.deployment);
     r.conversations = conversationCurve(model, r.deployment);
+    r.flops = flopsCurve(model, r.facts.crossover.againstLayer);
+    if (r.capacity)
+        r.prefillAtContext = prefillTime(model, r.deployment, r.deployment.maxModelLen);
     try {
         r.options = lessonOptions(model, r.deployment, r.compare, r.capacity);
     } catch (const std::exception& e) {

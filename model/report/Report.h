@@ -135,6 +135,19 @@ struct SelfHosting
     bool priced() const { return reason.empty(); }
 };
 
+// The Compute tab: FLOPs per token against context, the n² part (the full n x n matrix, as the
+// lesson counts it) against the attention projections and the whole layer, at 48 contexts from
+// 128 tokens to the model's window (at least 1,024 and four times the layer crossover); and one
+// prefill of the whole context on the deployment.
+struct FlopsPoint
+{
+    int64_t tokens = 0;
+    double quadratic = 0;   // score and mix, all layers
+    double projections = 0; // Q, K, V, O, all layers
+    double layer = 0;       // projections and MLP or active experts, all layers
+};
+std::vector<FlopsPoint> flopsCurve(const ModelSpec& spec, double layerCrossover);
+
 // Everything a scenario resolves to: every number the CLI's `report` prints and the app shows,
 // computed here once.
 struct Report
@@ -154,6 +167,8 @@ struct Report
     std::vector<EngineRow> engines;
     std::vector<CompareRow> compare;
     std::vector<ConversationPoint> conversations; // conversationCurve on the deployment
+    std::vector<FlopsPoint> flops;                // flopsCurve
+    std::optional<StepTime> prefillAtContext;     // with capacity: the context's prefill
     std::optional<LessonOptions> options;         // empty with optionsError
     std::string optionsError;
     SelfHosting selfHosting; // follows the prompt (repriceReport)

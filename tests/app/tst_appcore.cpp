@@ -545,6 +545,20 @@ void TestAppCore::reportHoldsWhatTheTabsShow()
             QCOMPARE(costs->number(r, 0), traffic[r].toObject()["requests_per_day"].toDouble());
             QCOMPARE(costs->number(r, 2), traffic[r].toObject()["monthly_cached"].toDouble());
         }
+        const QJsonArray flops = report["compute"].toObject()["flops_by_context"].toArray();
+        const TableModel* shownFlops = session.compute()->flopsCurve();
+        QCOMPARE(shownFlops->rowCount(), int(flops.size()));
+        for (int r = 0; r < shownFlops->rowCount(); ++r) {
+            QCOMPARE(shownFlops->number(r, 0), flops[r].toObject()["tokens"].toDouble());
+            QCOMPARE(shownFlops->number(r, 1),
+                     flops[r].toObject()["score_and_mix_flops"].toDouble());
+            QCOMPARE(shownFlops->number(r, 3), flops[r].toObject()["layer_flops"].toDouble());
+        }
+        if (session.compute()->hasPlan())
+            QCOMPARE(session.compute()->prefill().seconds, report["compute"]
+                                                               .toObject()["prefill_at_context"]
+                                                               .toObject()["seconds"]
+                                                               .toDouble());
         const CostController::SelfHosting h = session.cost()->selfHosting();
         const QJsonObject sh = report["self_hosting"].toObject();
         QCOMPARE(h.ok, !sh.contains("error"));

@@ -953,10 +953,10 @@ void TestCli::reportSectionsAreTheCommands()
     const Run run = cli({"report", path, "--json"});
     QCOMPARE(run.exitCode, 0);
     const QJsonObject report = json(run);
-    QCOMPARE(report.keys(),
-             (QStringList{"attnplan_report", "capacity", "compare", "conversations_by_context",
-                          "cost", "cost_by_traffic", "engines", "inputs", "latency", "model",
-                          "options", "plan", "resolved", "self_hosting", "warnings"}));
+    QCOMPARE(report.keys(), (QStringList{"attnplan_report", "capacity", "compare", "compute",
+                                         "conversations_by_context", "cost", "cost_by_traffic",
+                                         "engines", "inputs", "latency", "model", "options", "plan",
+                                         "resolved", "self_hosting", "warnings"}));
     // The report's latency is `latency`'s at the plan's 64 conversations, 3,000 in, 256 out,
     // on the capacity's own KV budget and batch limits (one rule, one place).
     const QJsonObject latency = report["latency"].toObject();
