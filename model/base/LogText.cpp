@@ -159,4 +159,69 @@ std::string versionAt(std::string_view s, size_t p)
     return std::string(s.substr(p, end - p));
 }
 
+bool has(std::string_view line, std::string_view part)
+{
+    return line.find(part) != std::string_view::npos;
+}
+
+std::string trim(std::string_view s)
+{
+    size_t a = 0, b = s.size();
+    while (a < b && (s[a] == ' ' || s[a] == '\t' || s[a] == '\r'))
+        ++a;
+    while (b > a && (s[b - 1] == ' ' || s[b - 1] == '\t' || s[b - 1] == '\r'))
+        --b;
+    return std::string(s.substr(a, b - a));
+}
+
+std::optional<std::string> fieldAfter(std::string_view line, std::string_view key)
+{
+    const size_t at = line.find(key);
+    if (at == std::string_view::npos)
+        return std::nullopt;
+    size_t p = at + key.size();
+    while (p < line.size() && line[p] == ' ')
+        ++p;
+    if (p < line.size() && (line[p] == '=' || line[p] == ':'))
+        ++p;
+    while (p < line.size() && line[p] == ' ')
+        ++p;
+    return trim(line.substr(p));
+}
+
+std::optional<int64_t> metaNumber(std::string_view line, std::string_view key)
+{
+    size_t from = 0;
+    while (true) {
+        const size_t at = line.find(key, from);
+        if (at == std::string_view::npos)
+            return std::nullopt;
+        const size_t end = at + key.size();
+        const bool starts = at == 0 || line[at - 1] == ' ' || line[at - 1] == '.';
+        size_t p = end;
+        while (p < line.size() && line[p] == ' ')
+            ++p;
+        if (starts && p < line.size() && line[p] == '=') {
+            ++p;
+            while (p < line.size() && line[p] == ' ')
+                ++p;
+            return integerAt(line, p);
+        }
+        if (starts && line.substr(end, 5) == " u32 ") // GGUF key-value dump: "key u32 = N"
+            return integerAfter(line.substr(end), "=");
+        from = at + 1;
+    }
+}
+
+std::string dateIn(std::string_view line)
+{
+    for (size_t i = 0; i + 10 <= line.size(); ++i) {
+        const std::string_view d = line.substr(i, 10);
+        if ((d.substr(0, 2) == "20") && isDigit(d[2]) && isDigit(d[3]) && d[4] == '-' &&
+            isDigit(d[5]) && isDigit(d[6]) && d[7] == '-' && isDigit(d[8]) && isDigit(d[9]))
+            return std::string(d);
+    }
+    return {};
+}
+
 } // namespace attnplan::logtext

@@ -1,7 +1,8 @@
 #pragma once
 
 // Reading numbers and settings out of an engine's start-up log lines, as every log reader does
-// (engines/vllm/VllmLog, engines/EngineLog): numbers with thousands commas, `key=value` and
+// (engines/vllm/VllmLog, engines/EngineLog and each engine's log reader): numbers with thousands
+// commas, `key=value` and
 // `'key': value` echoes of Python settings, versions.
 
 #include <cstddef>
@@ -31,5 +32,15 @@ std::optional<double> toReal(const std::optional<std::string>& v);
 std::optional<bool> toBool(const std::optional<std::string>& v);
 // A version: digits and dots, then what a dev build adds ("0.1.dev7548+gbaba038").
 std::string versionAt(std::string_view s, size_t p);
+bool has(std::string_view line, std::string_view part);
+// Without the spaces, tabs and carriage returns at either end.
+std::string trim(std::string_view s);
+// The value after "key" and an "=" or ":" (spaces around), to the end of the line.
+std::optional<std::string> fieldAfter(std::string_view line, std::string_view key);
+// A metadata line's number, "print_info: n_layer = 32", "llm_load_print_meta: n_layer = 32",
+// "command-r.block_count u32 = 40": the key ends a word and "=" follows.
+std::optional<int64_t> metaNumber(std::string_view line, std::string_view key);
+// "YYYY-MM-DD" anywhere in the line, else empty.
+std::string dateIn(std::string_view line);
 
 } // namespace attnplan::logtext

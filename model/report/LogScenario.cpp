@@ -45,13 +45,13 @@ Expected<LogScenario> scenarioFromEngineLog(const EngineLogFacts& log, const Eng
                             formatFixed(d.custom.memoryGiB, 0) +
                             " GiB, what its weights and KV at utilization " +
                             formatFixed(in.utilization, 2) + " imply");
-    } else if (log.totalGiB && *log.totalGiB > 0) {
+    } else if (log.trtllm.totalGiB && *log.trtllm.totalGiB > 0) {
         d.gpu = "custom";
-        d.custom.memoryGiB = *log.totalGiB;
+        d.custom.memoryGiB = *log.trtllm.totalGiB;
         out.notes.push_back("the log's GPU" +
                             (named.empty() ? std::string() : " (\"" + named + "\")") +
                             " is not in the catalog: a custom GPU of the " +
-                            formatFixed(*log.totalGiB, 2) + " GiB it printed");
+                            formatFixed(*log.trtllm.totalGiB, 2) + " GiB it printed");
     } else {
         keptBase = true;
         d.gpu = base.deployment.gpu;
@@ -96,8 +96,8 @@ Expected<LogScenario> scenarioFromEngineLog(const EngineLogFacts& log, const Eng
         // with its checkpoint's own dtypes; the plans are for the log's llama.cpp build.
         // Its slots (-np, or the sequences it reports), each a conversation of n_ctx / slots
         // tokens where the cache is split (a unified cache lets one reach all of n_ctx).
-        const int64_t slots = log.argParallel.value_or(log.nSeqMax.value_or(0));
-        const bool unified = log.argKvUnified || log.kvUnified.value_or(false);
+        const int64_t slots = log.llamaCpp.argParallel.value_or(log.llamaCpp.nSeqMax.value_or(0));
+        const bool unified = log.llamaCpp.argKvUnified || log.llamaCpp.kvUnified.value_or(false);
         if (log.context && *log.context > 0)
             d.context = slots > 1 && !unified ? *log.context / slots : *log.context;
         d.llamaCppSlots = std::max<int64_t>(0, slots);

@@ -1083,7 +1083,8 @@ void TestEngines::engineLogReadsWhatItCan()
         nullptr, builtinGpuCatalog());
     QVERIFY(!huge);
     // And its second: "MiB free" with no number before it read past the line's start.
-    QVERIFY(!parseEngineLog("llama_model_loader: x\n  DevMiB freeVIDIA GeForce\n").freeMiB);
+    QVERIFY(
+        !parseEngineLog("llama_model_loader: x\n  DevMiB freeVIDIA GeForce\n").llamaCpp.freeMiB);
 }
 
 // Without the logged budget: our V1 memory model alone (weights, one 2,048-token profiling
@@ -1610,8 +1611,8 @@ void TestEngines::engineLogs2026WhatWasTyped()
     };
     const EngineLogFacts gemma =
         parseEngineLog(text("llamacpp-hilbertraum391-gemma4-26b-a4b-rtx3090-vulkan-b9849.log"));
-    QVERIFY(gemma.kvMiB.has_value());
-    QCOMPARE(*gemma.kvMiB, 760.0); // 160 + 600, the two buffers, not "8192 cells" as MiB
+    QVERIFY(gemma.llamaCpp.kvMiB.has_value());
+    QCOMPARE(*gemma.llamaCpp.kvMiB, 760.0); // 160 + 600, the two buffers, not "8192 cells" as MiB
     const ModelSpec g =
         load("../shared/engine-logs-2026/configs/google--gemma-4-26B-A4B_config.json");
     const EngineLogCheck gc = checkEngineLog(gemma, &g, builtinGpuCatalog()).value();
@@ -1619,7 +1620,7 @@ void TestEngines::engineLogs2026WhatWasTyped()
     const EngineLogFacts sg =
         parseEngineLog(text("sglang-mudler-vllmcpp-0.5.15-gb10-qwen3.8-27b.log"));
     QCOMPARE(QString::fromStdString(sg.version), QString("0.5.15"));
-    QVERIFY(sg.argMemFraction && std::fabs(*sg.argMemFraction - 0.80) < 1e-9);
+    QVERIFY(sg.sglang.argMemFraction && std::fabs(*sg.sglang.argMemFraction - 0.80) < 1e-9);
     const EngineLogCheck sc = checkEngineLog(sg, nullptr, builtinGpuCatalog()).value();
     QCOMPARE(QString::fromStdString(sc.releaseReason), QString("printed 0.5.15"));
     QVERIFY(std::any_of(sc.inputs.begin(), sc.inputs.end(), [](const std::string& i) {

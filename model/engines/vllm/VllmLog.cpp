@@ -1,6 +1,9 @@
 #include "engines/vllm/VllmLog.h"
 
 #include "base/LogText.h"
+#include "base/Units.h"
+#include "engines/EngineLogSupport.h"
+#include "engines/LogFacts.h"
 #include "engines/vllm/VllmEngine.h"
 #include "spec/Architecture.h"
 
@@ -12,6 +15,7 @@
 namespace attnplan {
 
 using namespace logtext;
+using namespace enginelog;
 
 namespace {
 
@@ -249,6 +253,66 @@ DeploymentInputs vllmLogDeployment(const VllmLogFacts& log, const ModelSpec& spe
         in.availableKvBytes =
             int64_t(std::min(*log.availableKvGiB, 1048576.0) * 1024.0 * 1024.0 * 1024.0);
     return in;
+}
+
+Expected<EngineLogCheck> checkVllmLog(const VllmLogFacts& v, const ModelSpec* given,
+                                      const GpuCatalog& catalog)
+{
+    EngineLogCheck c;
+    c.engine = "vLLM";
+    const VllmLogRelease release = vllmLogRelease(v);
+    c.release = release.engine;
+    c.releaseReason = release.reason;
+    std::optional<ModelSpec> spec =
+        given ? std::optional<ModelSpec>(*given) : modelNamed(v.model, &c.modelSource);
+    if (!spec)
+        return Error{"the model \"" + v.model +
+                         "\" is not at hand: give --model (a config.json, "
+                         "a folder or a bundled name)",
+                     "model"};
+    c.modelUsed = spec->name;
+    const GpuSpec* gpu = v.gpuName.empty() ? nullptr : catalog.find(v.gpuName);
+    if (!gpu) {
+        gpu = catalog.find("H100 SXM");
+        c.notes.push_back("the log names no GPU the catalog knows: sized on an H100 SXM (the "
+                          "logged available KV memory decides the pool where it is printed)");
+    }
+    DeploymentInputs in = vllmLogDeployment(v, *spec, *gpu);
+    auto r = planCapacity(*spec, in);
+    if (!r)
+        return Error{r.error()};
+    c.inputs.push_back("max_model_len " + withCommas(in.maxModelLen) + ", TP " +
+                       std::to_string(in.tp) + ", utilization " + formatFixed(in.utilization, 2));
+    if (v.availableKvGiB)
+        c.inputs.push_back("available KV cache memory " + giB(*v.availableKvGiB) + " (printed)");
+    c.kvBudgetBytes = r->memory.kvBudget;
+    if (v.kvCacheTokens) {
+        c.quantity = "KV tokens";
+        c.logged = double(*v.kvCacheTokens);
+        c.computed = double(r->kvCacheTokens);
+    } else if (v.gpuBlocks) {
+        c.quantity = "GPU blocks";
+        c.logged = double(*v.gpuBlocks);
+        c.computed = double(r->kvBlocks);
+    } else if (v.maxConcurrency) {
+        c.quantity = "maximum concurrency";
+        c.logged = *v.maxConcurrency;
+        c.computed = r->maxConcurrency;
+    } else {
+        return Error{"the log prints no KV figure (GPU KV cache size, # GPU blocks, Maximum "
+                     "concurrency)"};
+    }
+    for (const std::string& w : r->warnings)
+        c.notes.push_back(w);
+    if (!in.availableKvBytes)
+        in.availableKvBytes = r->memory.kvBudget;
+    c.deployment = in;
+    for (int64_t ctx : {int64_t(4096), int64_t(32768), int64_t(131072)})
+        if (spec->maxContext <= 0 || ctx <= spec->maxContext) // never past the model's window
+            c.whatIf.emplace_back("requests of " + shortTokens(ctx) + " at once",
+                                  withCommas(r->kvCacheTokens / ctx));
+    c.whatIf.emplace_back("max_num_seqs", withCommas(r->maxNumSeqs));
+    return c;
 }
 
 } // namespace attnplan

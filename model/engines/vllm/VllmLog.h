@@ -77,4 +77,11 @@ VllmLogRelease vllmLogRelease(const VllmLogFacts& log);
 DeploymentInputs vllmLogDeployment(const VllmLogFacts& log, const ModelSpec& spec,
                                    const GpuSpec& gpu);
 
+struct EngineLogCheck;
+struct GpuCatalog;
+// attnplan's figure for what a vLLM log printed (its KV tokens, blocks or concurrency), from the
+// release, flags and budget the log gives.
+Expected<EngineLogCheck> checkVllmLog(const VllmLogFacts& v, const ModelSpec* given,
+                                      const GpuCatalog& catalog);
+
 } // namespace attnplan

@@ -1,0 +1,31 @@
+#pragma once
+
+// What every engine's log check shares (engines/*/...Log.cpp): the model a log names, found as
+// readModel() finds it; a stand-in model of the per-token size a log's own KV lines imply; and
+// the units logs print.
+
+#include "spec/DType.h"
+#include "spec/ModelSpec.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace attnplan::enginelog {
+
+inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+inline constexpr double kMiB = 1024.0 * 1024.0;
+
+// A model of one KV "layer" whose K and V rows hold `bytesPerToken` together in `kv` dtype:
+// what a log's own KV lines imply when the model is not at hand.
+ModelSpec perTokenSpec(int64_t bytesPerToken, DType kv, int64_t maxContext);
+// The model a log names: as given, its last path component, and Meta's older repository names
+// (meta-llama/Meta-Llama-3.1-8B-Instruct is now meta-llama/Llama-3.1-8B-Instruct). `source`
+// gets what readModel() opened it by.
+std::optional<ModelSpec> modelNamed(const std::string& name, std::string* source = nullptr);
+// A per-token size the log implies, to the nearest 256 B; 0 when it is no size a model has
+// (over 1 GiB a token, or not a number).
+int64_t snapTo256(double bytes);
+std::string giB(double v); // "24.83 GiB"
+
+} // namespace attnplan::enginelog

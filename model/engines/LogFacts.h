@@ -1,0 +1,63 @@
+#pragma once
+
+// The part of a start-up log every engine's reader fills (engines/*/...Log.h), and what a check
+// of it gives: attnplan's figure beside the logged one.
+
+#include "engines/ServingEngine.h"
+#include "serve/Deployment.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace attnplan {
+
+// What every engine's log gives: which engine and release wrote it, the model, GPU, TP and
+// context it names, its settings as printed, and the lines it could not place.
+struct LogFacts
+{
+    std::optional<EngineKind> engine; // empty: nothing any engine prints
+    std::string version;              // as printed: "1.1.0rc3", "0.19.0"; llama.cpp's build number
+    std::string date;                 // the first stamped date, "2025-03-27"
+    std::string model;                // the model as the log names it
+    std::string architecture;         // "Gemma3ForConditionalGeneration", "command-r"
+    std::string gpuName;
+    std::optional<int64_t> tp;
+    std::optional<int64_t> context; // the context the engine runs (context_len, n_ctx, ...)
+    std::vector<std::pair<std::string, std::string>> flags; // settings as printed, in order
+
+    std::optional<int64_t> kvTokens;   // SGLang #tokens / max_total_num_tokens; TRT's final pool
+    std::optional<int64_t> argContext; // the context as typed (SGLang, llama-server -c)
+
+    // Lines that look like sizing but match no form known here, verbatim (at most 20).
+    std::vector<std::string> unplaced;
+    int64_t lines = 0;
+};
+
+// attnplan's figure for what the log printed, from the inputs the log gives (flags, release,
+// free memory where printed) and the model (given, found by the name the log prints, or, where
+// neither, the per-token size the log's own KV lines imply, said so).
+struct EngineLogCheck
+{
+    std::string engine;  // "SGLang", "TensorRT-LLM", "llama.cpp", "vLLM"
+    std::string release; // the row used: "sglang@0.4.0", "llama.cpp@b3000"
+    std::string releaseReason;
+    std::string modelUsed;   // the spec's name, or "sized from the log's own KV lines"
+    std::string modelSource; // what readModel() opened it by ("gemma-3-4b-it", a path); empty:
+                             // the model was given, or sized from the log
+    std::string quantity;    // "KV tokens", "KV MiB", "GPU blocks"
+    double logged = 0;
+    double computed = 0;
+    double difference() const { return logged != 0 ? computed / logged - 1 : 0; }
+    std::vector<std::string> inputs; // each input and where it came from
+    std::vector<std::string> notes;
+    // The same budget under other settings: (what, figure in words).
+    std::vector<std::pair<std::string, std::string>> whatIf;
+    // The deployment as a scenario would run it (for the app: a KV budget from the log).
+    DeploymentInputs deployment;
+    int64_t kvBudgetBytes = 0; // per GPU, as the engine sized it
+};
+
+} // namespace attnplan

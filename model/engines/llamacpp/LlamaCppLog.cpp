@@ -1,0 +1,324 @@
+#include "engines/llamacpp/LlamaCppLog.h"
+
+#include "base/Checked.h"
+#include "base/LogText.h"
+#include "base/Units.h"
+#include "engines/EngineLogSupport.h"
+#include "engines/llamacpp/LlamaCppEngine.h"
+#include "spec/Architecture.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+#include <vector>
+
+namespace attnplan {
+
+using namespace logtext;
+using namespace enginelog;
+
+namespace {
+
+// The launch arguments of llama-server, from an "args:" echo or a command line.
+void readLlamaArgs(LogFacts& f, LlamaCppLogFacts& own, std::string_view line)
+{
+    std::vector<std::string> words;
+    std::istringstream in{std::string(line)};
+    for (std::string w; in >> w;)
+        words.push_back(w);
+    auto next = [&](size_t i) { return i + 1 < words.size() ? words[i + 1] : std::string(); };
+    auto number = [&](size_t i) -> std::optional<int64_t> {
+        const std::string v = next(i);
+        return v.empty() || !isDigit(v[0]) ? std::nullopt : integerAt(v, 0);
+    };
+    for (size_t i = 0; i < words.size(); ++i) {
+        const std::string& w = words[i];
+        if (w == "-c" || w == "--ctx-size")
+            f.argContext = number(i);
+        else if (w == "-np" || w == "--parallel")
+            own.argParallel = number(i);
+        else if (w == "-ub" || w == "--ubatch-size")
+            own.argUbatch = number(i);
+        else if (w == "-ctk" || w == "--cache-type-k")
+            own.argCacheK = next(i);
+        else if (w == "-ctv" || w == "--cache-type-v")
+            own.argCacheV = next(i);
+        else if (w == "-fa" || w == "--flash-attn")
+            own.argFlashAttn = next(i).empty() || next(i)[0] == '-' ? "on" : next(i);
+        else if (w == "-kvu" || w == "--kv-unified")
+            own.argKvUnified = true;
+        else if (w == "--swa-full")
+            own.argSwaFull = true;
+        else if ((w == "-m" || w == "--model") && f.model.empty())
+            f.model = next(i);
+    }
+    own.commandLine = true;
+}
+
+} // namespace
+
+void readLlamaCppLogLine(LogFacts& f, LlamaCppLogFacts& own, std::string_view line)
+{
+    if (has(line, "build info") && has(line, "build="))
+        own.build = integerAfter(line, "build=");
+    else if (has(line, "build = "))
+        own.build = integerAfter(line, "build = ");
+    else if (has(line, "build: "))
+        own.build = integerAfter(line, "build: ");
+    else if (has(line, "build ") && has(line, " with "))
+        own.build = integerAfter(line, "build ");
+    if (has(line, "args: ") || (has(line, "llama-server") && has(line, " -")) ||
+        (line.rfind("> ", 0) == 0 && has(line, " -")))
+        readLlamaArgs(f, own, line);
+    if (has(line, "general.name")) {
+        if (auto v = fieldAfter(line, has(line, " str ") ? "str" : "general.name"))
+            f.model = *v;
+    }
+    if (has(line, "general.architecture"))
+        if (auto v = fieldAfter(line, has(line, " str ") ? "str" : "general.architecture"))
+            f.architecture = *v;
+    if (auto v = metaNumber(line, "n_ctx_train"))
+        own.nCtxTrain = v;
+    if (auto v = metaNumber(line, "n_layer"))
+        own.nLayer = v;
+    if (auto v = metaNumber(line, "block_count"); v && !own.nLayer)
+        own.nLayer = v;
+    if (auto v = metaNumber(line, "n_head_kv"))
+        own.nHeadKv = v;
+    if (auto v = metaNumber(line, "n_embd_head_k"))
+        own.nEmbdHeadK = v;
+    if (auto v = metaNumber(line, "n_embd_k_gqa"))
+        own.nEmbdKGqa = v;
+    if (auto v = metaNumber(line, "n_embd_v_gqa"))
+        own.nEmbdVGqa = v;
+    if (auto v = metaNumber(line, "n_swa"))
+        own.nSwa = v;
+    if (auto v = metaNumber(line, "n_ctx"))
+        f.context = v;
+    if (auto v = metaNumber(line, "n_seq_max"))
+        own.nSeqMax = v;
+    if (auto v = metaNumber(line, "n_ubatch"))
+        own.nUbatch = v;
+    if (has(line, "flash_attn ") && has(line, "=")) {
+        const std::string v = fieldAfter(line, "flash_attn").value_or("");
+        own.flashAttn = v == "1" || v == "enabled" || v == "true" || v == "on";
+    }
+    if (has(line, "kv_unified ") && has(line, "="))
+        own.kvUnified = fieldAfter(line, "kv_unified").value_or("") == "true";
+    if (has(line, "offloaded ") && has(line, " layers to GPU")) {
+        const size_t slash = line.find('/', line.find("offloaded "));
+        if (slash != std::string_view::npos)
+            own.offloadedLayers = integerAt(line, slash + 1);
+    }
+    // Device names and free memory: "Device 0: NVIDIA GeForce RTX 3090, compute capability",
+    // "CUDA0 : NVIDIA ... (8187 MiB, 7106 MiB free)", "using device CUDA0 (NAME) - 7100 MiB free".
+    if (has(line, "Device 0: ") && f.gpuName.empty()) {
+        const size_t at = line.find("Device 0: ") + 10;
+        f.gpuName = trim(line.substr(at, line.find(',', at) - at));
+    }
+    if (has(line, "MiB free")) {
+        // fuzz_engine_log's second find: "MiB free" without the space before it.
+        const size_t free = line.find(" MiB free");
+        size_t p = free == std::string_view::npos ? 0 : free;
+        while (p > 0 && (isDigit(line[p - 1]) || line[p - 1] == '.'))
+            --p;
+        if (!own.freeMiB && free != std::string_view::npos)
+            own.freeMiB = numberAt(line, p);
+        const size_t open = line.find('(');
+        if (f.gpuName.empty() && open != std::string_view::npos) {
+            const size_t close = line.find_first_of("()", open + 1);
+            const std::string name = trim(line.substr(open + 1, close - open - 1));
+            if (!name.empty() && !isDigit(name[0]))
+                f.gpuName = name;
+        }
+        if (const size_t colon = line.find(": "); f.gpuName.empty() && has(line, "CUDA0")) {
+            const size_t start = line.find(": ", line.find("CUDA0"));
+            if (start != std::string_view::npos && colon != std::string_view::npos)
+                f.gpuName = trim(line.substr(start + 2, line.find('(', start) - start - 2));
+        }
+    }
+    // The KV cache, by the line each era prints.
+    for (const char* form : {"llama_kv_cache_unified:", "llama_kv_cache:", "llama_kv_cache_init:"})
+        if (line.find(form) != std::string_view::npos) {
+            std::string name = form;
+            name.pop_back();
+            own.kvLineForm = name;
+            break;
+        }
+    if (has(line, "KV buffer size"))
+        own.kvBufferMiB += numberAfter(line, "KV buffer size =").value_or(0);
+    // "llama_kv_cache: size = 760.00 MiB (8192 cells, ...)"; not the iswa's "creating ... KV
+    // cache, size = 8192 cells", a count of cells that has no MiB (it was read as 8,192 MiB).
+    if ((has(line, "llama_kv_cache") && has(line, "size = ") && has(line, " cells") &&
+         has(line, "MiB")) ||
+        has(line, "KV self size")) {
+        own.kvMiB = numberAfter(line, has(line, "KV self size") ? "KV self size  =" : "size =");
+        if (!own.kvMiB)
+            own.kvMiB = numberAfter(line, "KV self size =");
+        const size_t k = line.find("K (");
+        if (k != std::string_view::npos)
+            own.typeK = std::string(line.substr(k + 3, line.find(')', k) - k - 3));
+        const size_t v = line.find("V (");
+        if (v != std::string_view::npos)
+            own.typeV = std::string(line.substr(v + 3, line.find(')', v) - v - 3));
+        if (has(line, " cells")) {
+            const size_t open = line.find('(', line.find("size ="));
+            if (open != std::string_view::npos)
+                if (auto cells = integerAt(line, line.find_first_not_of(' ', open + 1)))
+                    f.flags.emplace_back("cells", std::to_string(*cells));
+        }
+    }
+}
+
+Expected<EngineLogCheck> checkLlamaCppLog(const LogFacts& log, const LlamaCppLogFacts& own,
+                                          const ModelSpec* given)
+{
+    EngineLogCheck c;
+    c.engine = "llama.cpp";
+    // The build: printed, else dated by the form of its KV line.
+    int build = 0;
+    if (own.build && *own.build > 1) {
+        build = int(*own.build);
+        c.releaseReason = "printed build " + std::to_string(build);
+    } else {
+        build = own.kvLineForm == "llama_kv_cache_unified" ? 5800
+                : own.kvLineForm == "llama_kv_cache"       ? 7474
+                                                           : 3000;
+        c.releaseReason = "no build number: dated by its \"" + own.kvLineForm + "\" lines";
+    }
+    const LlamaCppBuild& row = llamaCppBuildNumber(build);
+    c.release = "llama.cpp@b" + std::to_string(row.build);
+    if (!own.kvMiB)
+        return Error{"the log prints no KV cache size (\"KV self size\", \"llama_kv_cache: size\" "
+                     "or \"KV buffer size\")"};
+    if (!(*own.kvMiB < 1e9) || own.freeMiB.value_or(0) > 1e9)
+        return Error{"the log's KV and memory figures are not a device's"};
+    const std::string kType = !own.argCacheK.empty() ? own.argCacheK
+                              : !own.typeK.empty()   ? own.typeK
+                                                     : "f16";
+    const std::string vType = !own.argCacheV.empty() ? own.argCacheV
+                              : !own.typeV.empty()   ? own.typeV
+                                                     : "f16";
+    std::optional<ModelSpec> spec;
+    if (given) {
+        spec = *given;
+        c.modelUsed = given->name;
+        // The model given is a config; the engine ran the GGUF it was converted to, whose
+        // training context the log prints (n_ctx_train), or, where it does not, shows as the
+        // n_ctx it ran with -c unset. That context, not the config's, is the one llama.cpp used
+        // (a Llama-3-8B log sized with Llama-3.1's 131,072 came out 16x).
+        if (own.nCtxTrain) {
+            spec->maxContext = *own.nCtxTrain;
+        } else if (log.context && !(own.commandLine && log.argContext)) {
+            spec->maxContext = *log.context;
+            c.notes.push_back("n_ctx_train is not printed: taken as the logged n_ctx");
+        }
+    } else if (own.nLayer && own.nEmbdHeadK && (own.nEmbdKGqa || own.nHeadKv)) {
+        // The GGUF's own metadata as the log prints it.
+        ModelSpec s;
+        s.name = log.model.empty() ? "the GGUF's metadata" : log.model;
+        s.family = log.architecture == "phi3" ? "phi3" : "llama";
+        s.numLayers = *own.nLayer;
+        s.headDim = *own.nEmbdHeadK;
+        s.numKvHeads = own.nEmbdKGqa ? *own.nEmbdKGqa / s.headDim : *own.nHeadKv;
+        s.numHeads = s.numKvHeads;
+        s.hiddenSize = s.numHeads * s.headDim;
+        s.vocabSize = 1;
+        s.intermediateSize = 1;
+        s.maxContext = own.nCtxTrain.value_or(0);
+        s.layers.resize(size_t(s.numLayers));
+        for (LayerSpec& l : s.layers)
+            l.window = own.nSwa.value_or(0);
+        spec = s;
+        c.modelUsed = s.name + " (layers and heads from the log's metadata)";
+    } else if (auto named = modelNamed(log.model, &c.modelSource)) {
+        spec = named;
+        c.modelUsed = named->name;
+    } else {
+        // The log's KV over its cells and layers gives a layer's K + V row.
+        const int64_t layers = own.nLayer            ? *own.nLayer
+                               : own.offloadedLayers ? *own.offloadedLayers - 1
+                                                     : 0;
+        if (layers <= 0 || !log.context || *log.context <= 0)
+            return Error{
+                "the model \"" + log.model +
+                    "\" is not at hand (give --model) and the "
+                    "log prints no layer count (n_layer) or no context (n_ctx) to size it by",
+                "model"};
+        const double perCellLayer = *own.kvMiB * kMiB / double(*log.context) / double(layers);
+        if (!(perCellLayer >= 1 && perCellLayer < double(int64_t(1) << 30)))
+            return Error{"the log's KV over its cells and layers gives no plausible row size"};
+        ModelSpec s = perTokenSpec(int64_t(std::llround(perCellLayer)), DType::F16,
+                                   own.nCtxTrain.value_or(*log.context));
+        s.numLayers = layers;
+        s.layers.resize(size_t(layers));
+        spec = s;
+        c.modelUsed = "a model of " + std::to_string(layers) + " layers, " +
+                      withCommas(int64_t(std::llround(perCellLayer))) +
+                      " KV bytes per cell and layer (from the log)";
+        c.notes.push_back("the model \"" + log.model +
+                          "\" is not at hand: a layer's row is the log's KV over its cells and "
+                          "layers (give --model for the model's own)");
+        if (!own.nCtxTrain)
+            c.notes.push_back("n_ctx_train is not printed: taken as the logged n_ctx");
+    }
+    LlamaServerInputs in;
+    in.build = c.release;
+    in.cacheTypeK = kType;
+    in.cacheTypeV = vType;
+    in.flashAttn = !own.argFlashAttn.empty()         ? own.argFlashAttn
+                   : own.flashAttn && *own.flashAttn ? "on"
+                                                     : "auto";
+    if (own.commandLine) {
+        in.context = log.argContext.value_or(0);
+        in.parallel = own.argParallel.value_or(-1);
+        in.ubatch = own.argUbatch.value_or(512);
+        in.kvUnified = own.argKvUnified;
+        in.swaFull = own.argSwaFull;
+        c.inputs.push_back(
+            std::string("the command line: ") +
+            (log.argContext ? "-c " + std::to_string(*log.argContext) : std::string("-c unset")) +
+            (own.argParallel ? ", -np " + std::to_string(*own.argParallel)
+                             : std::string(", -np unset")));
+    } else {
+        // No command line: the context and sequences the engine reports running.
+        in.context = log.context.value_or(0);
+        in.parallel = own.nSeqMax.value_or(1);
+        in.ubatch = own.nUbatch.value_or(512);
+        in.kvUnified = own.kvUnified.value_or(false);
+        c.inputs.push_back("no command line: n_ctx " + withCommas(log.context.value_or(0)) +
+                           " and " + std::to_string(in.parallel) +
+                           " sequence(s) as the log reports them");
+    }
+    if (own.freeMiB)
+        in.freeMemoryBytes = int64_t(*own.freeMiB * kMiB);
+    if (!spec->maxContext && log.context)
+        spec->maxContext = *log.context;
+    auto plan = planLlamaServer(*spec, in);
+    if (!plan)
+        return Error{plan.error()};
+    c.inputs.push_back("cache types K " + kType + ", V " + vType);
+    for (const std::string& w : plan->warnings)
+        c.notes.push_back(w);
+    c.quantity = "KV MiB";
+    c.logged = *own.kvMiB;
+    c.computed = double(plan->kvBytes) / kMiB;
+    c.kvBudgetBytes = plan->kvBytes;
+    c.whatIf.emplace_back("q8_0 K and V (-ctk q8_0 -ctv q8_0 -fa on)", [&] {
+        LlamaServerInputs q = in;
+        q.cacheTypeK = q.cacheTypeV = "q8_0";
+        q.flashAttn = "on";
+        auto p = planLlamaServer(*spec, q);
+        return p ? formatFixed(double(p->kvBytes) / kMiB, 1) + " MiB" : p.error();
+    }());
+    c.whatIf.emplace_back("twice the context", [&] {
+        LlamaServerInputs q = in;
+        q.context = plan->context * 2;
+        auto p = planLlamaServer(*spec, q);
+        return p ? formatFixed(double(p->kvBytes) / kMiB, 1) + " MiB" : p.error();
+    }());
+    return c;
+}
+
+} // namespace attnplan

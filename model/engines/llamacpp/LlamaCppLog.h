@@ -1,0 +1,44 @@
+#pragma once
+
+// A llama.cpp (llama-server) start-up log: the model's metadata as printed, the KV cache lines of
+// each build's form, the launch arguments; checked against LlamaCppEngine.
+
+#include "base/Expected.h"
+#include "engines/LogFacts.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace attnplan {
+
+struct GpuCatalog;
+struct ModelSpec;
+
+struct LlamaCppLogFacts
+{
+    std::optional<int64_t> build; // the build number (0 or 1 printed by packaged builds: unknown)
+    std::string kvLineForm; // "llama_kv_cache_init", "llama_kv_cache_unified", "llama_kv_cache"
+    std::optional<int64_t> nCtxTrain, nLayer, nHeadKv, nEmbdHeadK, nEmbdKGqa, nEmbdVGqa, nSwa;
+    std::optional<int64_t> nSeqMax, nUbatch, offloadedLayers;
+    std::optional<bool> flashAttn, kvUnified;
+    std::string typeK, typeV;
+    std::optional<double> kvMiB;   // the whole KV cache, all devices
+    double kvBufferMiB = 0;        // the sum of the devices' "KV buffer size" lines
+    std::optional<double> freeMiB; // device memory free before the load, where printed
+    bool commandLine = false;      // the launch arguments are in the log
+    std::optional<int64_t> argParallel, argUbatch; // -c is the log's argContext
+    std::string argCacheK, argCacheV, argFlashAttn;
+    bool argKvUnified = false, argSwaFull = false;
+
+    bool operator==(const LlamaCppLogFacts&) const = default;
+};
+
+// One line of the log into `f` (the common facts) and `own` (its llama.cpp section).
+void readLlamaCppLogLine(LogFacts& f, LlamaCppLogFacts& own, std::string_view line);
+// attnplan's figure for what the log printed, from the inputs the log gives.
+Expected<EngineLogCheck> checkLlamaCppLog(const LogFacts& log, const LlamaCppLogFacts& own,
+                                          const ModelSpec* given);
+
+} // namespace attnplan

@@ -1,0 +1,235 @@
+#include "engines/sglang/SglangLog.h"
+
+#include "base/Checked.h"
+#include "base/LogText.h"
+#include "base/Units.h"
+#include "engines/EngineLogSupport.h"
+#include "engines/sglang/SglangEngine.h"
+#include "spec/Architecture.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+#include <vector>
+
+namespace attnplan {
+
+using namespace logtext;
+using namespace enginelog;
+
+namespace {
+
+// A typed SGLang flag's number, "--mem-fraction-static 0.80" or "--tp=2", from a launch command
+// or an echo of it.
+std::optional<double> sglangArg(std::string_view line, std::string_view flag)
+{
+    size_t at = 0;
+    while ((at = line.find(flag, at)) != std::string_view::npos) {
+        size_t p = at + flag.size();
+        at = p;
+        if (p < line.size() && line[p] != ' ' && line[p] != '=')
+            continue; // a longer flag (--tp-size when --tp was asked)
+        while (p < line.size() && (line[p] == ' ' || line[p] == '='))
+            ++p;
+        const size_t end = line.find_first_of(" `'\"", p);
+        const std::string word(line.substr(p, end == std::string_view::npos ? end : end - p));
+        char* stop = nullptr;
+        const double v = std::strtod(word.c_str(), &stop);
+        if (!word.empty() && stop == word.c_str() + word.size() && std::isfinite(v))
+            return v;
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
+void readSglangLogLine(LogFacts& f, SglangLogFacts& own, std::string_view line)
+{
+    // The launch command as typed, and the release as a listing prints it ("sglang 0.5.15",
+    // "sglang==0.5.15", "| `sglang` | `0.5.15` |", "SGLang version: 0.5.15").
+    if (has(line, "--")) {
+        if (auto v = sglangArg(line, "--mem-fraction-static"))
+            own.argMemFraction = v;
+        if (auto v = sglangArg(line, "--max-running-requests"))
+            own.argMaxRunning = int64_t(*v);
+        if (auto v = sglangArg(line, "--context-length"))
+            f.argContext = int64_t(*v);
+        if (auto v = sglangArg(line, "--chunked-prefill-size"))
+            own.argChunk = int64_t(*v);
+        if (auto v = sglangArg(line, "--page-size"))
+            own.argPageSize = int64_t(*v);
+        for (const char* tp : {"--tp-size", "--tp"})
+            if (auto v = sglangArg(line, tp); v && !own.argTp)
+                own.argTp = int64_t(*v);
+    }
+    // Only a line that names SGLang is copied to look for its release ("sglang", "SGLang": both
+    // hold "glang"), not every line of a 64 MiB log.
+    if (f.version.empty() && (has(line, "glang") || has(line, "GLANG"))) {
+        std::string lower(line);
+        for (char& c : lower)
+            c = char(std::tolower(uint8_t(c)));
+        if (const size_t at = lower.find("sglang"); at != std::string::npos &&
+                                                    at + 6 < lower.size() && lower[at + 6] != '-' &&
+                                                    lower[at + 6] != '_' && lower[at + 6] != '/') {
+            size_t p = at + 6;
+            while (p < lower.size() && p < at + 20 && !isDigit(lower[p]) && lower[p] != '\n')
+                ++p;
+            if (p < lower.size() && p < at + 20) {
+                const std::string v = versionAt(line, p);
+                if (std::count(v.begin(), v.end(), '.') >= 2 && !parseReleaseNumber(v).empty())
+                    f.version = v;
+            }
+        }
+    }
+    if (has(line, "server_args=ServerArgs(")) {
+        if (auto v = assignment(line, "model_path"))
+            f.model = *v;
+        own.memFractionStatic = toReal(assignment(line, "mem_fraction_static"));
+        if (auto v = toInteger(assignment(line, "tp_size")))
+            f.tp = v;
+        if (auto v = toInteger(assignment(line, "page_size")))
+            own.pageSize = v;
+        if (auto v = toInteger(assignment(line, "context_length")))
+            f.context = v;
+        for (const char* key : {"mem_fraction_static", "tp_size", "page_size", "context_length",
+                                "kv_cache_dtype", "dtype", "chunked_prefill_size",
+                                "max_running_requests", "max_total_tokens", "cuda_graph_max_bs"})
+            if (auto v = assignment(line, key))
+                f.flags.emplace_back(key, *v);
+    }
+    if (has(line, "Load weight begin"))
+        own.availBeforeGiB = numberAfter(line, "avail mem=");
+    if (has(line, "Load weight end")) {
+        own.availAfterGiB = numberAfter(line, "avail mem=");
+        if (auto u = numberAfter(line, "mem usage="))
+            own.weightUsageGiB = u;
+        if (auto t = assignment(line, "type"))
+            f.architecture = *t;
+    }
+    if (has(line, "KV Cache is allocated")) {
+        if (auto n = integerAfter(line, "#tokens:"))
+            f.kvTokens = n;
+        own.kSizeGiB = numberAfter(line, "K size:");
+        own.vSizeGiB = numberAfter(line, "V size:");
+        if (auto kv = numberAfter(line, "KV size:")) // MLA's one latent pool
+            own.kSizeGiB = kv, own.vSizeGiB = 0.0;
+    }
+    if (has(line, "max_total_num_tokens=")) {
+        if (!f.kvTokens)
+            f.kvTokens = integerAfter(line, "max_total_num_tokens=");
+        if (auto c = integerAfter(line, "context_len="))
+            f.context = c;
+    }
+}
+
+Expected<EngineLogCheck> checkSglangLog(const LogFacts& log, const SglangLogFacts& own,
+                                        const ModelSpec* given, const GpuCatalog& catalog)
+{
+    EngineLogCheck c;
+    c.engine = "SGLang";
+    // A printed release wins over a date; a date over nothing.
+    const SglangRelease* printed =
+        log.version.empty() ? nullptr : findSglangRelease("sglang@" + log.version);
+    const SglangRelease& release = printed            ? *printed
+                                   : log.date.empty() ? sglangReleases().back()
+                                                      : sglangReleaseOn(log.date);
+    c.release = std::string("sglang@") + release.version;
+    c.releaseReason = printed            ? "printed " + log.version
+                      : log.date.empty() ? "no date or version printed: the newest row"
+                                         : "dated " + log.date + " (no version printed)";
+    if (!own.availAfterGiB || (!own.availBeforeGiB && !own.weightUsageGiB))
+        return Error{"the log prints no \"Load weight begin/end ... avail mem\" lines: nothing "
+                     "to size the pool from"};
+    const double before =
+        own.availBeforeGiB ? *own.availBeforeGiB : *own.availAfterGiB + *own.weightUsageGiB;
+    const double after = *own.availAfterGiB;
+    if (!(before > 0 && before < 1e6 && after >= 0 && after <= before))
+        return Error{"the log's avail mem figures are not a GPU's (" + giB(before) + " before, " +
+                     giB(after) + " after the weights)"};
+    const int64_t page = own.pageSize.value_or(own.argPageSize.value_or(1));
+    std::optional<ModelSpec> spec =
+        given ? std::optional<ModelSpec>(*given) : modelNamed(log.model, &c.modelSource);
+    if (!spec) {
+        if (!own.kSizeGiB || !log.kvTokens)
+            return Error{"the model \"" + log.model +
+                             "\" is not at hand (give --model) and the "
+                             "log prints no K/V sizes with a token count to size it by",
+                         "model"};
+        const double bytes =
+            (*own.kSizeGiB + own.vSizeGiB.value_or(0)) * kGiB / double(*log.kvTokens + page);
+        spec = perTokenSpec(snapTo256(bytes), DType::BF16, 0);
+        c.modelUsed = spec->name;
+        c.notes.push_back("the model \"" + log.model +
+                          "\" is not at hand: its bytes per token are the log's K + V sizes over "
+                          "its tokens, to the nearest 256 B (give --model for the exact cell)");
+    } else {
+        c.modelUsed = spec->name;
+    }
+    DeploymentInputs in;
+    in.engine = c.release;
+    if (const GpuSpec* g = log.gpuName.empty() ? nullptr : catalog.find(log.gpuName))
+        in.gpu = *g;
+    else
+        in.gpu = customGpu(catalog, int64_t(before * kGiB), 0, 0);
+    in.tp = in.gpus = log.tp.value_or(own.argTp.value_or(1));
+    in.maxModelLen = log.context.value_or(
+        log.argContext.value_or(spec->maxContext > 0 ? spec->maxContext : 4096));
+    in.kvDtype = servingKvDType(*spec);
+    in.weightDtype = servingWeightDType(*spec);
+    in.freeMemoryBytes = int64_t(before * kGiB);
+    in.weightBytes = int64_t((before - after) * kGiB);
+    in.sglang.pageSize = page;
+    // What the engine resolved (server_args), else what the user typed, else the default.
+    if (own.memFractionStatic)
+        in.sglang.memFractionStatic = *own.memFractionStatic;
+    else if (own.argMemFraction)
+        in.sglang.memFractionStatic = *own.argMemFraction;
+    if (own.argMaxRunning)
+        in.sglang.maxRunningRequests = *own.argMaxRunning;
+    if (own.argChunk)
+        in.sglang.chunkedPrefillSize = *own.argChunk;
+    auto plan = planSglang(*spec, in, in.sglang);
+    if (!plan)
+        return Error{plan.error()};
+    c.inputs = {
+        "free memory at start " + giB(before) +
+            (own.availBeforeGiB ? " (\"Load weight begin\")"
+                                : " (after + mem usage, \"Load weight end\")"),
+        "weights as loaded " + giB(before - after) + " (the two avail mem figures)",
+        "mem_fraction_static " + formatFixed(plan->memoryFraction, 4) +
+            (own.memFractionStatic ? " (server_args " + formatFixed(*own.memFractionStatic, 2) + ")"
+             : own.argMemFraction
+                 ? " (typed --mem-fraction-static " + formatFixed(*own.argMemFraction, 2) + ")"
+                 : " (the release's default)"),
+        withCommas(plan->bytesPerToken) + " B per token, page " + std::to_string(page)};
+    for (const std::string& w : plan->warnings)
+        c.notes.push_back(w);
+    c.kvBudgetBytes = plan->kvBudgetBytes;
+    if (log.kvTokens) {
+        c.quantity = "KV tokens";
+        c.logged = double(*log.kvTokens);
+        c.computed = double(plan->kvTokens);
+    } else if (own.kSizeGiB) {
+        c.quantity = "K size (GiB)";
+        c.logged = *own.kSizeGiB;
+        c.computed = double(plan->kvTokens + page) * double(plan->bytesPerToken) / 2 / kGiB;
+    } else {
+        return Error{"the log prints no KV pool (\"KV Cache is allocated\" or "
+                     "max_total_num_tokens)"};
+    }
+    in.availableKvBytes = plan->kvBudgetBytes;
+    c.deployment = in;
+    // The same pool for other request lengths and a half-size cache.
+    for (int64_t ctx : {int64_t(4096), int64_t(32768), int64_t(131072)})
+        if (spec->maxContext <= 0 || ctx <= spec->maxContext) // never past the model's window
+            c.whatIf.emplace_back("requests of " + shortTokens(ctx) + " at once",
+                                  withCommas(plan->kvTokens / ctx));
+    c.whatIf.emplace_back("fp8 KV cache (--kv-cache-dtype fp8_e4m3)",
+                          withCommas(plan->kvTokens * 2) + " tokens");
+    if (plan->maxRunning > 0)
+        c.whatIf.emplace_back("max_running_requests", withCommas(plan->maxRunning));
+    return c;
+}
+
+} // namespace attnplan

@@ -1,0 +1,165 @@
+#include "engines/trtllm/TrtllmLog.h"
+
+#include "base/Checked.h"
+#include "base/LogText.h"
+#include "base/Units.h"
+#include "engines/EngineLogSupport.h"
+#include "engines/trtllm/TrtllmEngine.h"
+#include "spec/Architecture.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+#include <vector>
+
+namespace attnplan {
+
+using namespace logtext;
+using namespace enginelog;
+
+void readTrtllmLogLine(LogFacts& f, TrtllmLogFacts& own, std::string_view line)
+{
+    if (has(line, "TensorRT-LLM version:"))
+        f.version = versionAt(line, line.find("version:") + 8);
+    if (has(line, "PyTorch backend"))
+        own.pytorchBackend = true;
+    if (has(line, "Memory usage when calculating max tokens in paged kv cache")) {
+        own.totalGiB = numberAfter(line, "total:");
+        own.availableGiB = numberAfter(line, "available:");
+    }
+    if (has(line, "Peak memory during memory usage profiling")) {
+        own.pytorchBackend = true;
+        own.peakGiB = numberAfter(line, "(torch + non-torch):");
+        own.fraction = numberAfter(line, "fraction is set");
+        own.kvSizePerToken = integerAfter(line, "kv size is");
+        own.totalGiB = numberAfter(line, "device total memory");
+        own.tmpKvGiB = numberAfter(line, "tmp kv_mem");
+    }
+    for (const char* key : {"KV_CACHE_FREE_GPU_MEM_FRACTION=", "free_gpu_memory_fraction=",
+                            "kv_cache_free_gpu_mem_fraction=", "free_gpu_memory_fraction: "})
+        if (auto v = numberAfter(line, key); v && !own.fraction)
+            own.fraction = v;
+    if (has(line, "Number of blocks in KV cache primary pool:"))
+        own.primaryBlocks = integerAfter(line, "primary pool:");
+    if (has(line, "Number of tokens per block:"))
+        own.tokensPerBlock = integerAfter(line, "per block:");
+    if (has(line, "for max tokens in paged KV cache")) {
+        own.allocatedGiB = numberAfter(line, "Allocated");
+        const size_t open = line.rfind('(');
+        if (open != std::string_view::npos)
+            f.kvTokens = integerAt(line, open + 1);
+    }
+    if (has(line, "max_seq_len=")) {
+        if (auto c = integerAfter(line, "max_seq_len="))
+            f.context = c;
+        if (auto b = integerAfter(line, "max_batch_size=");
+            b && std::none_of(f.flags.begin(), f.flags.end(),
+                              [](const auto& kv) { return kv.first == "max_batch_size"; }))
+            f.flags.emplace_back("max_batch_size", std::to_string(*b));
+    }
+    if (has(line, "trtllm-serve ") && f.model.empty()) {
+        std::istringstream in{std::string(line.substr(line.find("trtllm-serve ") + 13))};
+        in >> f.model;
+    }
+}
+
+Expected<EngineLogCheck> checkTrtllmLog(const LogFacts& log, const TrtllmLogFacts& own,
+                                        const ModelSpec* given, const GpuCatalog& catalog)
+{
+    EngineLogCheck c;
+    c.engine = "TensorRT-LLM";
+    const bool pytorch = own.pytorchBackend || own.peakGiB;
+    const TrtllmRelease* release = nullptr;
+    if (!log.version.empty())
+        release = findTrtllmRelease(
+            "trtllm@" + log.version.substr(0, log.version.find_first_not_of("0123456789.")));
+    if (!release)
+        release = pytorch ? &trtllmReleases().back() : &trtllmReleases().front();
+    c.release = std::string("trtllm@") + release->version;
+    c.releaseReason = log.version.empty() ? std::string("no version printed: the row of its ") +
+                                                (pytorch ? "PyTorch backend" : "C++ runtime")
+                                          : "printed " + log.version;
+    const int64_t tpb = own.tokensPerBlock.value_or(32);
+    double free = 0;
+    std::string freeFrom;
+    if (pytorch && own.totalGiB && own.peakGiB) {
+        free = (*own.totalGiB - *own.peakGiB + own.tmpKvGiB.value_or(0)) * kGiB;
+        freeFrom = "device total " + giB(*own.totalGiB) + " - profiling peak " + giB(*own.peakGiB) +
+                   " + the estimation's KV " + giB(own.tmpKvGiB.value_or(0)) +
+                   " (the \"Peak memory\" line)";
+    } else if (own.availableGiB) {
+        free = *own.availableGiB * kGiB;
+        freeFrom = "available " + giB(*own.availableGiB) +
+                   " after the engine loaded (\"Memory "
+                   "usage when calculating max tokens\")";
+    } else {
+        return Error{"the log prints neither the C++ runtime's available memory nor the PyTorch "
+                     "backend's profiling peak"};
+    }
+    if (!(free > 0 && free < 1e6 * kGiB) || own.totalGiB.value_or(0) > 1e6)
+        return Error{"the log's memory figures are not a GPU's"};
+    std::optional<ModelSpec> spec =
+        given ? std::optional<ModelSpec>(*given) : modelNamed(log.model, &c.modelSource);
+    int64_t perToken = own.kvSizePerToken.value_or(0);
+    if (!spec) {
+        if (perToken == 0 && own.allocatedGiB && log.kvTokens && *log.kvTokens > 0)
+            perToken = snapTo256(*own.allocatedGiB * kGiB / double(*log.kvTokens));
+        if (perToken == 0)
+            return Error{"the model is not named (give --model) and the log prints no bytes "
+                         "per token"};
+        spec = perTokenSpec(perToken, DType::BF16, 0);
+        c.notes.push_back(own.kvSizePerToken
+                              ? "bytes per token as printed (\"kv size is\")"
+                              : "the log names no model: bytes per token from its \"Allocated X "
+                                "GiB for max tokens\" line, to the nearest 256 B (give --model)");
+    }
+    c.modelUsed = spec->name;
+    DeploymentInputs in;
+    in.engine = c.release;
+    in.gpu = customGpu(catalog, int64_t(own.totalGiB.value_or(free / kGiB) * kGiB), 0, 0);
+    if (const GpuSpec* g = log.gpuName.empty() ? nullptr : catalog.find(log.gpuName))
+        in.gpu = *g;
+    in.maxModelLen = spec->maxContext > 0 ? std::min<int64_t>(spec->maxContext, 4096) : 4096;
+    in.kvDtype = perToken > 0 ? DType::BF16 : servingKvDType(*spec);
+    in.weightDtype = servingWeightDType(*spec);
+    in.freeMemoryBytes = int64_t(free);
+    in.trtllm.runtime = pytorch ? "pytorch" : "tensorrt";
+    in.trtllm.tokensPerBlock = tpb;
+    in.trtllm.freeGpuMemoryFraction = own.fraction.value_or(0.9);
+    auto plan = planTrtllm(*spec, in, in.trtllm);
+    if (!plan)
+        return Error{plan.error()};
+    c.inputs = {freeFrom,
+                "free_gpu_memory_fraction " + formatFixed(in.trtllm.freeGpuMemoryFraction, 3) +
+                    (own.fraction ? " (printed)" : " (the default)"),
+                withCommas(plan->bytesPerToken) + " B per token, " + std::to_string(tpb) +
+                    " tokens per block" + (own.tokensPerBlock ? " (printed)" : "")};
+    for (const std::string& w : plan->warnings)
+        c.notes.push_back(w);
+    c.kvBudgetBytes = plan->kvBudgetBytes;
+    if (log.kvTokens) {
+        c.quantity = "KV tokens";
+        c.logged = double(*log.kvTokens);
+        c.computed = double(plan->kvTokens);
+    } else if (own.primaryBlocks) {
+        c.quantity = "KV blocks";
+        c.logged = double(*own.primaryBlocks);
+        c.computed = double(plan->kvTokens / tpb);
+    } else {
+        return Error{"the log prints no KV pool (blocks or \"Allocated ... for max tokens\")"};
+    }
+    in.availableKvBytes = plan->kvBudgetBytes;
+    c.deployment = in;
+    for (int64_t ctx : {int64_t(4096), int64_t(32768), int64_t(131072)})
+        if (spec->maxContext <= 0 || ctx <= spec->maxContext) // never past the model's window
+            c.whatIf.emplace_back("requests of " + shortTokens(ctx) + " at once",
+                                  withCommas(plan->kvTokens / ctx));
+    c.whatIf.emplace_back(
+        "free_gpu_memory_fraction 0.95",
+        withCommas(int64_t(double(plan->kvTokens) * 0.95 / in.trtllm.freeGpuMemoryFraction)) +
+            " tokens");
+    return c;
+}
+
+} // namespace attnplan
