@@ -155,6 +155,8 @@ std::vector<Command> makeCommands()
          "attnplan's, and what the same budget gives otherwise",
          {{"model", "MODEL", "the model, where the log names none attnplan can find"},
           {"catalog", "FILE", "a GPU catalog file merged over the built-in one"},
+          {"scenario", "OUT.json",
+           "also write the scenario the log ran (the app's File > Open start-up log)"},
           kJson},
          runLog},
         {"report",

@@ -6,11 +6,15 @@
 #include "base/Units.h"
 #include "engines/EngineLog.h"
 #include "read/ModelSource.h"
+#include "report/LogScenario.h"
+#include "report/ScenarioFile.h"
 #include "serve/GpuCatalog.h"
 
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <cstdio>
+#include <fstream>
 #include <iostream>
 
 namespace attnplan::cli {
@@ -40,6 +44,25 @@ int runLog(const std::vector<std::string>& argv)
     if (!check)
         return fail(path + ": " + check.error());
     const EngineLogCheck& c = check.value();
+    // The scenario the app's File > Open start-up log opens, for `report` and the app.
+    if (auto out = a.value("scenario")) {
+        auto made = scenarioFromEngineLog(log, c, defaultScenario(), catalog,
+                                          model ? *a.value("model") : std::string());
+        if (!made)
+            return fail(path + ": " + made.error());
+        const std::string tmp = *out + ".tmp";
+        {
+            std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+            f << scenarioToJson(made->scenario);
+            f.close();
+            if (!f || std::rename(tmp.c_str(), out->c_str()) != 0) {
+                std::remove(tmp.c_str());
+                return fail("--scenario: cannot write " + *out);
+            }
+        }
+        for (const std::string& n : made->notes)
+            std::cerr << "note: " << n << "\n";
+    }
     if (a.flag("json")) {
         nlohmann::ordered_json j;
         j["engine"] = c.engine;

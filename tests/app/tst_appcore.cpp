@@ -40,6 +40,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QMimeData>
+#include <QProcess>
 #include <QThreadPool>
 
 #include <QDir>
@@ -65,6 +66,7 @@ class TestAppCore : public QObject
     Q_OBJECT
 
 private slots:
+    void logScenarioIsTheClis();
     void reportHoldsWhatTheTabsShow();
     void everyBundledConfigLoadsWithItsNumbers_data();
     void everyBundledConfigLoadsWithItsNumbers();
@@ -583,6 +585,35 @@ void TestAppCore::reportHoldsWhatTheTabsShow()
     d.gpu = "H200";
     session.setDeployment(d);
     QCOMPARE(session.scenario().deployment.dollarsPerGpuHour, 0.0);
+}
+
+// Issue 35, item 3: "log -> scenario" is the library's: `attnplan-cli log FILE --scenario OUT`
+// writes the very scenario the app's File > Open start-up log opens in a fresh window, and the
+// report of it keeps the log's KV budget.
+void TestAppCore::logScenarioIsTheClis()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("qwen2.log"));
+    attnplan::testing::writeFile(path, attnplan::testing::kQwen2VllmLog);
+    const QString out = dir.filePath(QStringLiteral("from-cli.json"));
+    QProcess cli;
+    cli.start(QStringLiteral(ATTNPLAN_CLI), {"log", path, "--scenario", out});
+    QVERIFY(cli.waitForFinished(60000));
+    QCOMPARE(cli.exitCode(), 0);
+    QFile written(out);
+    QVERIFY(written.open(QIODevice::ReadOnly));
+    AppSession session;
+    QString error;
+    QVERIFY2(session.openEngineLog(path, &error, nullptr, {}, nullptr), qPrintable(error));
+    QCOMPARE(QString::fromUtf8(written.readAll()),
+             QString::fromStdString(attnplan::scenarioToJson(session.scenario())));
+    QVERIFY(session.scenario().deployment.availableKvGiB > 0);
+    // A file that cannot be written is an error naming it, and nothing is left behind.
+    cli.start(QStringLiteral(ATTNPLAN_CLI),
+              {"log", path, "--scenario", dir.filePath(QStringLiteral("no/such/dir.json"))});
+    QVERIFY(cli.waitForFinished(60000));
+    QCOMPARE(cli.exitCode(), 2);
+    QVERIFY(QString::fromUtf8(cli.readAllStandardError()).contains("--scenario"));
 }
 
 void TestAppCore::compareShowsEveryShape()
