@@ -122,13 +122,7 @@ QString PlanController::latencyLine() const
 
 std::optional<EngineRow> PlanController::headlineEngine() const
 {
-    const auto e = findServingEngine(target().engine);
-    if (!e || e->kind == EngineKind::Vllm)
-        return std::nullopt;
-    const size_t at = e->kind == EngineKind::Sglang ? 1 : e->kind == EngineKind::Trtllm ? 2 : 3;
-    if (m_engineRows.size() <= at)
-        return std::nullopt;
-    return m_engineRows[at];
+    return headlineEngineRow(m_engineRows, target().engine);
 }
 
 QString PlanController::vllmCommand() const

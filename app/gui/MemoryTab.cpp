@@ -107,8 +107,7 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
                              "checkpoint's KV scheme); vLLM also takes fp8 only"));
     // The latest release first, then each release line back to V0 (engines/vllm's table).
     m_engine->addItem(tr("vLLM, latest release"), "vllm");
-    for (const attnplan::ServingEngine& e :
-         attnplan::servingEngineReleases(attnplan::EngineKind::Vllm)) {
+    for (const attnplan::ServingEngine& e : attnplan::deploymentEngineReleases()) {
         const QString name = QString::fromStdString(e.name);
         m_engine->addItem(e.name != "vllm-v0" ? tr("vLLM %1 and later").arg(name.mid(5))
                                               : tr("vLLM V0 engine (before 0.8)"),
@@ -201,9 +200,8 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
     // Plans for any of the four engines, each with its own KV rules and flags.
     m_planEngine->setObjectName(QStringLiteral("planEngine"));
     m_planEngine->addItem(tr("the deployment's vLLM"), QString());
-    m_planEngine->addItem(tr("SGLang"), QStringLiteral("sglang"));
-    m_planEngine->addItem(tr("TensorRT-LLM"), QStringLiteral("trtllm"));
-    m_planEngine->addItem(tr("llama.cpp"), QStringLiteral("llama.cpp"));
+    for (const attnplan::ServingEngine& e : attnplan::planOnlyEngines()) // the engines' table
+        m_planEngine->addItem(QString::fromStdString(e.label), QString::fromStdString(e.family));
     m_planEngine->setToolTip(tr("The engine the plans are for: its own KV budget and limits "
                                 "(llama.cpp: layer split, slots of the whole context)"));
     targetForm->addRow(tr("Engine"), m_planEngine);

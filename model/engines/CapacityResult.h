@@ -72,6 +72,7 @@ struct EnginePlan
 struct EngineRow
 {
     std::string engine;
+    std::string family; // the engine's name as findServingEngine takes it: "vllm", "sglang", ...
     int64_t kvTokens = 0;
     int64_t conversations = 0;
     int64_t maxRunning = 0;

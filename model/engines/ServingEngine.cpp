@@ -7,6 +7,7 @@
 #include "engines/trtllm/TrtllmEngine.h"
 #include "engines/vllm/VllmEngine.h"
 #include "serve/Memory.h"
+#include "spec/Architecture.h"
 
 #include <algorithm>
 
@@ -16,34 +17,44 @@ namespace {
 
 ServingEngine vllmRow(const EngineProfile& p)
 {
-    return ServingEngine{EngineKind::Vllm, p.name,
-                         p.v1 ? "vLLM " + p.release : std::string("vLLM V0 engine"), p.utilization,
-                         p.note};
+    return ServingEngine{
+        EngineKind::Vllm, p.name, p.v1 ? "vLLM " + p.release : std::string("vLLM V0 engine"),
+        p.utilization,    p.note, "vllm"};
 }
 
 ServingEngine sglangRow(const SglangRelease& r)
 {
     const bool newest = &r == &sglangReleases().back();
-    return ServingEngine{EngineKind::Sglang, std::string("sglang@") + r.version,
-                         std::string("SGLang ") + (newest ? "≥ " : "") + r.version, 0.9, r.note};
+    return ServingEngine{EngineKind::Sglang,
+                         std::string("sglang@") + r.version,
+                         std::string("SGLang ") + (newest ? "≥ " : "") + r.version,
+                         0.9,
+                         r.note,
+                         "sglang"};
 }
 
 ServingEngine trtllmRow(const TrtllmRelease& r)
 {
     const bool newest = &r == &trtllmReleases().back();
-    return ServingEngine{EngineKind::Trtllm, std::string("trtllm@") + r.version,
-                         std::string("TensorRT-LLM ") + (newest ? "≥ " : "") + r.version, 0.9,
-                         r.note};
+    return ServingEngine{EngineKind::Trtllm,
+                         std::string("trtllm@") + r.version,
+                         std::string("TensorRT-LLM ") + (newest ? "≥ " : "") + r.version,
+                         0.9,
+                         r.note,
+                         "trtllm"};
 }
 
 ServingEngine llamaRow(const LlamaCppBuild& b)
 {
     const bool newest = &b == &llamaCppBuilds().back();
     const std::string number = "b" + std::to_string(b.build);
-    return ServingEngine{EngineKind::LlamaCpp, "llama.cpp@" + number,
+    return ServingEngine{EngineKind::LlamaCpp,
+                         "llama.cpp@" + number,
                          b.build == 0 ? std::string("llama.cpp (2023 builds)")
                                       : "llama.cpp " + std::string(newest ? "≥ " : "") + number,
-                         1.0, b.note};
+                         1.0,
+                         b.note,
+                         "llama.cpp"};
 }
 
 } // namespace
@@ -149,6 +160,7 @@ Expected<ServingLimits> servingLimits(const ModelSpec& s, const DeploymentInputs
         if (!e)
             return e.failure();
         l.engine = e->release;
+        l.reservesWholeRequest = engine->kind == EngineKind::Trtllm;
         l.kvBudgetBytes = e->kvBudgetBytes;
         l.maxBatch = e->maxRunning;
         l.maxNumTokens = e->chunk;
@@ -185,6 +197,7 @@ std::vector<EngineRow> compareEngines(const ModelSpec& s, const DeploymentInputs
     {
         EngineRow row;
         row.engine = "vLLM (" + vllm->name + ")";
+        row.family = "vllm";
         if (auto r = planCapacity(s, vin)) {
             row.kvTokens = r->kvCacheTokens;
             row.conversations = std::min(r->conversations, r->maxNumSeqs);
@@ -198,6 +211,7 @@ std::vector<EngineRow> compareEngines(const ModelSpec& s, const DeploymentInputs
     for (bool sglang : {true, false}) {
         EngineRow row;
         row.engine = sglang ? "SGLang" : "TensorRT-LLM";
+        row.family = sglang ? "sglang" : "trtllm";
         DeploymentInputs other = in;
         other.engine = sglang ? "sglang" : "trtllm";
         // A vLLM budget (a vLLM log's) is not theirs: each engine sizes its own pool from the
@@ -228,6 +242,7 @@ std::vector<EngineRow> compareEngines(const ModelSpec& s, const DeploymentInputs
         // llama-server on one GPU, every layer offloaded, four auto slots over the context.
         EngineRow row;
         row.engine = "llama.cpp";
+        row.family = "llama.cpp";
         std::string build;
         if (auto named = findServingEngine(in.engine); named && named->kind == EngineKind::LlamaCpp)
             build = named->name;
@@ -274,11 +289,74 @@ Expected<EngineLatency> latencyUnderEngine(const ModelSpec& s, const DeploymentI
     e.load.kvBudgetBytes = e.limits.kvBudgetBytes;
     e.load.maxBatch = e.limits.maxBatch;
     e.load.maxNumTokens = std::max<int64_t>(64, e.limits.maxNumTokens);
+    e.load.reservesWholeRequest = e.limits.reservesWholeRequest;
     auto r = servingLatency(s, in, e.load);
     if (!r)
         return r.failure();
     e.result = r.value();
     return e;
+}
+
+std::optional<EngineRow> headlineEngineRow(const std::vector<EngineRow>& rows,
+                                           const std::string& planEngine)
+{
+    const auto asked = findServingEngine(planEngine);
+    if (!asked || asked->kind == EngineKind::Vllm)
+        return std::nullopt;
+    const auto family = findServingEngine(servingEngineFamily(asked->kind));
+    for (const EngineRow& r : rows)
+        if (auto e = findServingEngine(r.family); e && family && e->kind == family->kind)
+            return r;
+    return std::nullopt;
+}
+
+std::string servingEngineFamily(EngineKind kind)
+{
+    switch (kind) {
+    case EngineKind::Vllm:
+        return "vllm";
+    case EngineKind::Sglang:
+        return "sglang";
+    case EngineKind::Trtllm:
+        return "trtllm";
+    case EngineKind::LlamaCpp:
+        return "llama.cpp";
+    }
+    return {};
+}
+
+std::vector<ServingEngine> deploymentEngineReleases()
+{
+    return servingEngineReleases(EngineKind::Vllm);
+}
+
+std::optional<ServingEngine> findDeploymentEngine(const std::string& name)
+{
+    auto e = findServingEngine(name);
+    if (!e || e->kind != EngineKind::Vllm)
+        return std::nullopt;
+    return e;
+}
+
+std::vector<ServingEngine> planOnlyEngines()
+{
+    std::vector<ServingEngine> out;
+    for (EngineKind k : {EngineKind::Sglang, EngineKind::Trtllm, EngineKind::LlamaCpp})
+        if (auto e = findServingEngine(servingEngineFamily(k)))
+            out.push_back(*e);
+    return out;
+}
+
+DType autoWeightDType(const std::string& engine, const ModelSpec& spec, const GpuSpec& gpu)
+{
+    const EngineProfile* release = findEngineProfile(engine);
+    return release ? vllmAutoWeightDType(*release, spec, gpu) : servingWeightDType(spec);
+}
+
+DType autoKvDType(const std::string& engine, const ModelSpec& spec)
+{
+    const EngineProfile* release = findEngineProfile(engine);
+    return release ? vllmAutoKvDType(*release, spec) : servingKvDType(spec);
 }
 
 } // namespace attnplan

@@ -29,6 +29,7 @@ struct ServingEngine
     std::string label; // for people: "vLLM 0.10.0", "SGLang"
     double defaultUtilization = 0.9; // the share of GPU memory the engine plans with by default
     std::string note;                // what the row holds, with its source
+    std::string family; // the engine's newest release as findServingEngine takes it: "sglang"
 };
 
 // The one lookup the CLI and the app share: "vllm" (the newest release), "vllm@X.Y[.Z]" (the
@@ -64,6 +65,9 @@ struct ServingLimits
     int64_t kvBudgetBytes = 0;
     int64_t maxBatch = 0;
     int64_t maxNumTokens = 0;
+    // Admits a request only with room for all its tokens (TensorRT-LLM's GUARANTEED_NO_EVICT);
+    // vLLM, SGLang and llama.cpp admit on the blocks in use.
+    bool reservesWholeRequest = false;
 };
 Expected<ServingLimits> servingLimits(const ModelSpec& spec, const DeploymentInputs& in);
 
@@ -85,5 +89,24 @@ Expected<EngineLatency> latencyUnderEngine(const ModelSpec& spec, const Deployme
 // box's engine, a log's): that engine's row runs it rather than its newest.
 std::vector<EngineRow> compareEngines(const ModelSpec& spec, const DeploymentInputs& in,
                                       const std::string& release = {});
+
+// The row of the engines table that answers for the plans' engine (a log's, the plan box's),
+// when it is another engine than the deployment's vLLM; empty otherwise.
+std::optional<EngineRow> headlineEngineRow(const std::vector<EngineRow>& rows,
+                                           const std::string& planEngine);
+// The name findServingEngine takes for an engine's newest release: "vllm", "sglang", ...
+std::string servingEngineFamily(EngineKind kind);
+// The engine whose memory model sizes a deployment end to end (the scenario's
+// deployment.engine, the Memory tab's engine list): its release rows, newest first; and the
+// release a name resolves to, empty when the name is none of them.
+std::vector<ServingEngine> deploymentEngineReleases();
+std::optional<ServingEngine> findDeploymentEngine(const std::string& name);
+// The engines that plan beside it (the plan box's list), each at its newest release.
+std::vector<ServingEngine> planOnlyEngines();
+// "auto" weights and KV as the deployment engine's release loads this checkpoint on this GPU
+// (the checkpoint's own scheme, fp32 checkpoints in bf16, ...); for a name it does not take, the
+// checkpoint's serving dtypes.
+DType autoWeightDType(const std::string& engine, const ModelSpec& spec, const GpuSpec& gpu);
+DType autoKvDType(const std::string& engine, const ModelSpec& spec);
 
 } // namespace attnplan

@@ -3,8 +3,6 @@
 #include "base/Expected.h"
 #include "engines/Planner.h"
 #include "engines/ServingEngine.h"
-#include "engines/sglang/SglangEngine.h"
-#include "engines/trtllm/TrtllmEngine.h"
 #include "price/CostPlanner.h"
 #include "price/PriceCatalog.h"
 #include "report/Scenario.h"

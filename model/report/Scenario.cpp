@@ -1,6 +1,6 @@
 #include "report/Scenario.h"
 
-#include "engines/vllm/VllmEngine.h"
+#include "engines/ServingEngine.h"
 #include "spec/Architecture.h"
 
 #include <cmath>
@@ -59,8 +59,8 @@ Expected<DeploymentInputs> resolveDeployment(const ScenarioDeployment& d, const 
                                              const GpuCatalog& catalog)
 {
     DeploymentInputs in;
-    const std::optional<ServingEngine> engine = findServingEngine(d.engine);
-    if (!engine || engine->kind != EngineKind::Vllm)
+    const std::optional<ServingEngine> engine = findDeploymentEngine(d.engine);
+    if (!engine)
         return Error{"unknown engine profile \"" + d.engine +
                          "\" (expected vllm, vllm@X.Y[.Z] for a release, or vllm-v0)",
                      "engine"};
@@ -83,10 +83,8 @@ Expected<DeploymentInputs> resolveDeployment(const ScenarioDeployment& d, const 
         in.sglang.memFractionStatic = d.sglangMemFraction;
     // "auto" is what this vLLM release picks by itself (the checkpoint's KV scheme from 0.14,
     // fp32 checkpoints in bf16 from 0.9.1).
-    const EngineProfile* release = findEngineProfile(in.engine);
-    const DType autoWeights =
-        release ? vllmAutoWeightDType(*release, spec, in.gpu) : servingWeightDType(spec);
-    const DType autoKv = release ? vllmAutoKvDType(*release, spec) : servingKvDType(spec);
+    const DType autoWeights = autoWeightDType(in.engine, spec, in.gpu);
+    const DType autoKv = autoKvDType(in.engine, spec);
     for (auto [name, field, target, fallback] :
          {std::tuple{&d.weightDtype, "weight_dtype", &in.weightDtype, autoWeights},
           std::tuple{&d.kvDtype, "kv_dtype", &in.kvDtype, autoKv}}) {

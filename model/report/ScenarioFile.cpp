@@ -107,7 +107,7 @@ Expected<Scenario> parseScenario(const std::string& text, const std::string& lab
             o.context = r.integer("context", 1, int64_t(1) << 34, o.context);
             o.averageTokens = r.integer("average_tokens", 0, int64_t(1) << 34, 0);
             o.engine = r.text("engine", o.engine);
-            if (auto e = findServingEngine(o.engine); !e || e->kind != EngineKind::Vllm)
+            if (!findDeploymentEngine(o.engine))
                 throw FieldError{"deployment.engine",
                                  "\"" + o.engine +
                                      "\": expected vllm, vllm@X.Y[.Z] or vllm-v0 (SGLang and "

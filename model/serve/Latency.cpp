@@ -180,7 +180,7 @@ Expected<LatencyResult> servingLatency(const ModelSpec& s, const DeploymentInput
                      "gpus"};
     const StepModel f(s, in);
     const LatencyConstants& k = latencyConstants();
-    const bool trtllm = in.engine.rfind("trtllm", 0) == 0;
+    const bool reserves = q.reservesWholeRequest;
     const double I = double(q.inputTokens), O = double(q.outputTokens);
     // The batch cap: the engine's limit, and the requests the KV holds (TensorRT-LLM's
     // GUARANTEED_NO_EVICT reserves I + O tokens a request; vLLM and SGLang admit on the blocks
@@ -192,11 +192,11 @@ Expected<LatencyResult> servingLatency(const ModelSpec& s, const DeploymentInput
     const double memory = double(in.gpu.memoryBytes);
     if (budget <= 0) {
         const double fraction = 0.9;
-        budget = trtllm ? fraction * std::max(0.0, memory - weights - activation)
-                        : std::max(0.0, fraction * memory - weights - activation);
+        budget = reserves ? fraction * std::max(0.0, memory - weights - activation)
+                          : std::max(0.0, fraction * memory - weights - activation);
     }
-    const double perRequest = trtllm ? I + O : I + O / 2;
-    const double maxBatch = double(q.maxBatch > 0 ? q.maxBatch : (trtllm ? 2048 : 1024));
+    const double perRequest = reserves ? I + O : I + O / 2;
+    const double maxBatch = double(q.maxBatch > 0 ? q.maxBatch : (reserves ? 2048 : 1024));
     const double kvRequests = std::floor(budget / f.facts().kvPerToken / perRequest);
     if (kvRequests < 1)
         return Error{"latency: not one request of " + withCommas(q.inputTokens + q.outputTokens) +

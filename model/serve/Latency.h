@@ -51,6 +51,10 @@ struct LatencyInputs
     // The KV budget that caps the batch, per GPU, as the engine sized it (servingLimits); 0:
     // 0.9 of the memory left after the weights and the activation peak.
     int64_t kvBudgetBytes = 0;
+    // The engine admits a request only with room for all of it (I + O tokens), not on the
+    // blocks in use (I + O / 2 on average); its default budget is then a share of the free
+    // memory, not of the whole (servingLimits says which).
+    bool reservesWholeRequest = false;
     bool frontend = true; // an HTTP server in front (TTFT pays frontendSeconds)
     int64_t replicas = 1; // copies of the deployment sharing the load
 };

@@ -380,6 +380,7 @@ void TestServe::latencyAtALoad()
     in.tp = in.gpus = 2;
     in.weightDtype = in.kvDtype = DType::FP8;
     LatencyInputs q;
+    q.reservesWholeRequest = true; // TensorRT-LLM's GUARANTEED_NO_EVICT (servingLimits says so)
     q.inputTokens = 5000;
     q.outputTokens = 500;
     q.load = {LatencyLoad::Kind::Concurrent, 1, 0};
