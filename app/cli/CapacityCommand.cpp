@@ -2,11 +2,9 @@
 #include "Commands.h"
 
 #include "base/Units.h"
+#include "engines/EngineCli.h"
 #include "engines/Planner.h"
 #include "engines/ServingEngine.h"
-#include "engines/llamacpp/LlamaCppEngine.h"
-#include "engines/sglang/SglangEngine.h"
-#include "engines/trtllm/TrtllmEngine.h"
 #include "kernels/Calibration.h"
 #include "read/ConfigReader.h"
 #include "read/ModelSource.h"
@@ -40,9 +38,32 @@ GpuSpec gpuNamed(const GpuCatalog& catalog, const std::string& name)
     throw UsageError("--gpu: \"" + name + "\" is not in the catalog (" + names + ")");
 }
 
-void readSglangFlags(const CliArgs& a, SglangInputs& sg);
-void readTrtllmFlags(const CliArgs& a, TrtllmInputs& trt);
-void readLlamaCppFlags(const CliArgs& a, LlamaServerInputs& l);
+// The command line as the engines read their own flags (engines/EngineCli.h).
+class CliFlags final : public FlagReader
+{
+public:
+    explicit CliFlags(const CliArgs& a) : m_a(a) {}
+    std::optional<int64_t> integer(const std::string& name, int64_t min, int64_t max) const override
+    {
+        return m_a.integer(name, min, max);
+    }
+    std::optional<double> number(const std::string& name, double min, double max) const override
+    {
+        return m_a.number(name, min, max);
+    }
+    std::optional<std::string> value(const std::string& name) const override
+    {
+        return m_a.value(name);
+    }
+    bool flag(const std::string& name) const override { return m_a.flag(name); }
+    [[noreturn]] void refuse(const std::string& message) const override
+    {
+        throw UsageError(message);
+    }
+
+private:
+    const CliArgs& m_a;
+};
 
 // --gpu names a catalog GPU and --gpu-memory makes a custom one: both at once is a contradiction,
 // refused rather than one of them dropped.
@@ -52,188 +73,32 @@ void refuseBothGpuFlags(const CliArgs& a)
         throw UsageError("--gpu-memory: give --gpu NAME or --gpu-memory BYTES, not both");
 }
 
-// The engine's own flags into the deployment, so that capacity, plan and latency honour them.
-// Only the chosen engine's are read: another engine's flag is left unread, and refuseUnused
-// names it.
-void readEngineFlags(const CliArgs& a, DeploymentInputs& in, EngineKind kind)
-{
-    if (kind != EngineKind::Vllm)
-        if (auto v = a.integer("free-memory-bytes", 1, int64_t(1) << 50))
-            in.freeMemoryBytes = *v;
-    if (kind == EngineKind::Sglang)
-        readSglangFlags(a, in.sglang);
-    else if (kind == EngineKind::Trtllm)
-        readTrtllmFlags(a, in.trtllm);
-    else if (kind == EngineKind::LlamaCpp)
-        readLlamaCppFlags(a, in.llamaCpp);
-}
-
-void readSglangFlags(const CliArgs& a, SglangInputs& sg)
-{
-    if (auto v = a.number("mem-fraction-static", 0.05, 1.0))
-        sg.memFractionStatic = *v;
-    if (auto v = a.integer("chunked-prefill-size", 1, 1 << 24))
-        sg.chunkedPrefillSize = *v;
-    if (auto v = a.integer("max-running-requests", 1, 1 << 20))
-        sg.maxRunningRequests = *v;
-    sg.pageSize = a.integer("page-size", 1, 1024).value_or(1);
-    sg.sharedPrefixTokens = a.integer("shared-prefix-tokens", 0, int64_t(1) << 34).value_or(0);
-}
-
-void readTrtllmFlags(const CliArgs& a, TrtllmInputs& trt)
-{
-    trt.freeGpuMemoryFraction =
-        a.number("kv-cache-free-gpu-memory-fraction", 0.01, 1.0).value_or(0.9);
-    trt.tokensPerBlock = a.integer("tokens-per-block", 1, 1024).value_or(32);
-    trt.maxBatchSize = a.integer("max-batch-size", 1, 1 << 20).value_or(2048);
-    trt.maxNumTokens = a.integer("max-num-tokens", 1, 1 << 24).value_or(8192);
-    if (auto v = a.integer("max-tokens-in-paged-kv-cache", 1, int64_t(1) << 40))
-        trt.maxTokensInPagedKvCache = *v;
-    trt.runtime = a.value("trtllm-runtime").value_or("");
-    if (!trt.runtime.empty() && trt.runtime != "pytorch" && trt.runtime != "tensorrt")
-        throw UsageError("--trtllm-runtime: expected pytorch or tensorrt");
-}
-
-void readLlamaCppFlags(const CliArgs& a, LlamaServerInputs& l)
-{
-    l.parallel = a.integer("parallel", 1, 4096).value_or(-1);
-    l.cacheTypeK = a.value("cache-type-k").value_or("f16");
-    l.cacheTypeV = a.value("cache-type-v").value_or("f16");
-    l.flashAttn = a.value("flash-attn").value_or("auto");
-    if (l.flashAttn != "on" && l.flashAttn != "off" && l.flashAttn != "auto")
-        throw UsageError("--flash-attn: expected on, off or auto");
-    l.gpuLayers = a.integer("gpu-layers", 0, 100000).value_or(999);
-    l.swaFull = a.flag("swa-full");
-    l.kvUnified = a.flag("kv-unified");
-    l.ubatch = a.integer("ubatch", 1, 1 << 20).value_or(512);
-}
-
-int runOtherEngine(const CliArgs& a, const ModelSpec& s, const DeploymentInputs& in,
-                   EngineKind engine)
-{
-    Expected<EnginePlan> plan =
-        engine == EngineKind::Sglang ? planSglang(s, in, in.sglang) : planTrtllm(s, in, in.trtllm);
-    if (!plan)
-        return fail(plan.failure());
-    const EnginePlan& p = plan.value();
-    if (a.flag("json")) {
-        nlohmann::ordered_json j;
-        j["engine"] = p.engine;
-        j["release"] = p.release;
-        if (!p.runtime.empty())
-            j["runtime"] = p.runtime;
-        j["model"] = s.name;
-        j["gpu"] = in.gpu.name;
-        j["gpus"] = in.gpus;
-        j["tp"] = in.tp;
-        j["context"] = in.maxModelLen;
-        j["memory_fraction"] = p.memoryFraction;
-        j["kv_budget_bytes"] = p.kvBudgetBytes;
-        j["kv_bytes_per_token_per_gpu"] = p.bytesPerToken;
-        j["kv_cache_tokens"] = p.kvTokens;
-        j["swa_tokens"] = p.swaTokens;
-        j["block_tokens"] = p.blockTokens;
-        j["max_running_requests"] = p.maxRunning;
-        j["chunk_tokens"] = p.chunk;
-        j["conversations"] = p.conversations;
-        j["conversations_sharing_prefix"] = p.conversationsSharingPrefix;
-        j["launch_command"] = p.command;
-        j["warnings"] = p.warnings;
-        std::cout << j.dump(2) << "\n";
-        return 0;
-    }
-    std::cout << s.name << " on " << in.gpus << " x " << in.gpu.name << " with " << p.engine
-              << ", context " << withCommas(in.maxModelLen) << "\n"
-              << "  memory fraction " << formatFixed(p.memoryFraction, 3) << ": KV budget "
-              << formatGiB(double(p.kvBudgetBytes)) << " per GPU, " << withCommas(p.bytesPerToken)
-              << " B per token\n"
-              << "  KV cache: " << withCommas(p.kvTokens) << " tokens; " << p.conversations
-              << " conversations (" << p.conversationsSharingPrefix
-              << " sharing the prefix); running at most " << p.maxRunning << "\n"
-              << "  " << p.command << "\n";
-    for (const std::string& w : p.warnings)
-        std::cout << "  warning: " << w << "\n";
-    return 0;
-}
-
 // `capacity --engine llama.cpp`: what llama-server allocates up front (LlamaCppEngine.h).
-int runLlamaServer(const CliArgs& a, const ModelSpec& s, const std::string& model)
+
+// `capacity` for an engine that allocates its context up front (llama-server): what it
+// allocates, from its own flags (engines/EngineCli.h).
+int runUpFront(const CliArgs& a, const ModelSpec& s, const std::string& model)
 {
-    DeploymentInputs d;
-    readEngineFlags(a, d, EngineKind::LlamaCpp);
-    LlamaServerInputs in = d.llamaCpp;
-    in.context = a.integer("context", 1, int64_t(1) << 34).value_or(0);
-    in.build = a.value("engine").value_or("llama.cpp");
-    in.modelFile = s.gguf ? model : std::string();
-    if (auto w = a.value("weight-dtype"); w && *w != "auto")
-        in.weightDtype = a.dtype("weight-dtype", DType::BF16);
-    std::optional<int64_t> gpuMemory;
-    std::optional<GpuSpec> gpu;
+    UpFrontInputs up;
+    up.engine = a.value("engine").value_or(std::string());
+    up.modelPath = model;
     refuseBothGpuFlags(a);
-    if (auto name = a.value("gpu")) {
-        gpu = gpuNamed(catalogFor(a), *name);
-        gpuMemory = gpu->memoryBytes;
-    } else if (auto bytes = a.integer("gpu-memory", int64_t(1) << 30, int64_t(1) << 44)) {
-        gpuMemory = *bytes;
-    }
+    if (auto name = a.value("gpu"))
+        up.gpu = gpuNamed(catalogFor(a), *name);
+    else if (auto bytes = a.integer("gpu-memory", int64_t(1) << 30, int64_t(1) << 44))
+        up.gpuMemoryBytes = *bytes;
     const bool json = a.flag("json");
-    a.refuseUnused("capacity --engine llama.cpp");
-    // --fit plans against the free memory: given, or the device's less its context (and on a
-    // unified-memory device less what the system holds).
-    if (d.freeMemoryBytes)
-        in.freeMemoryBytes = *d.freeMemoryBytes;
-    else if (gpu)
-        in.freeMemoryBytes = freeMemoryEstimate(*gpu);
-    else if (gpuMemory)
-        in.freeMemoryBytes = *gpuMemory - (int64_t(1) << 29);
-    auto plan = planLlamaServer(s, in);
-    if (!plan)
-        return fail(plan.failure());
-    const LlamaServerPlan& p = plan.value();
-    if (json) {
-        nlohmann::ordered_json j;
-        j["engine"] = "llama.cpp";
-        j["release"] = p.build;
-        j["model"] = s.name;
-        j["context"] = p.context;
-        j["context_per_slot"] = p.contextPerSlot;
-        j["slots"] = p.slotCount;
-        j["kv_unified"] = p.unified;
-        j["kv_cells_full"] = p.fullCells;
-        j["kv_cells_swa"] = p.swaCells;
-        j["kv_bytes_k"] = p.kvBytesK;
-        j["kv_bytes_v"] = p.kvBytesV;
-        j["kv_bytes"] = p.kvBytes;
-        j["state_bytes"] = p.stateBytes;
-        j["fit_cut_tokens"] = p.fitCutTokens;
-        j["gpu_layers"] = p.gpuLayers;
-        j["vram_bytes"] = p.vramBytes;
-        j["ram_bytes"] = p.ramBytes;
-        j["weight_bytes"] = p.weightBytes;
-        j["weight_dtype"] = dtypeName(p.weightDtype);
-        j["weight_bytes_exact"] = s.exactWeightBytes.has_value() && s.gguf;
-        if (gpuMemory)
-            j["fits_gpu"] = p.vramBytes <= *gpuMemory;
-        j["llama_server_command"] = p.command;
-        j["warnings"] = p.warnings;
-        std::cout << j.dump(2) << "\n";
-        return 0;
-    }
-    std::cout << s.name << " on llama-server: " << withCommas(p.context) << " tokens of KV in "
-              << p.slotCount << " slot(s) of " << withCommas(p.contextPerSlot)
-              << (p.unified ? " (one unified cache)" : "") << "\n"
-              << "  KV cache " << formatBytes(double(p.kvBytes)) << " (K "
-              << formatBytes(double(p.kvBytesK)) << ", V " << formatBytes(double(p.kvBytesV))
-              << ")\n"
-              << "  " << p.gpuLayers << " layers offloaded: VRAM "
-              << formatBytes(double(p.vramBytes)) << ", RAM " << formatBytes(double(p.ramBytes))
-              << "\n"
-              << "  " << p.command << "\n";
-    if (gpuMemory && p.vramBytes > *gpuMemory)
-        std::cout << "  warning: needs more VRAM than the GPU's " << formatGiB(double(*gpuMemory))
-                  << "; lower -ngl or the context\n";
-    for (const std::string& w : p.warnings)
-        std::cout << "  warning: " << w << "\n";
+    const CliFlags flags(a);
+    // The flags it reads, read before the unread ones are refused.
+    DeploymentInputs probe;
+    readEngineFlags(flags, probe, *findServingEngine(up.engine));
+    a.integer("context", 1, int64_t(1) << 34);
+    a.value("weight-dtype");
+    a.refuseUnused("capacity --engine " + up.engine);
+    auto answer = upFrontCapacity(flags, s, up);
+    if (!answer)
+        return fail(answer.failure());
+    std::cout << (json ? answer->json : answer->text);
     return 0;
 }
 
@@ -309,8 +174,8 @@ DeploymentInputs deploymentFrom(const CliArgs& a, const ModelSpec& spec, const G
     if (!engine)
         throw UsageError("--engine: unknown profile \"" + engineName + "\" (expected " +
                          servingEngineChoices() + ")");
-    d.engine = engine->kind == EngineKind::Vllm ? engineName : "vllm";
-    const bool vllm = engine->kind == EngineKind::Vllm;
+    d.engine = engine->sizesDeployment ? engineName : deploymentEngineFamily();
+    const bool vllm = engine->sizesDeployment;
     // vLLM's own settings are read only under vLLM: under another engine they stay unread, and
     // refuseUnused names them with the engine's own spelling.
     if (vllm)
@@ -355,10 +220,10 @@ DeploymentInputs deploymentFrom(const CliArgs& a, const ModelSpec& spec, const G
         throw UsageError(flagFor(resolved.field()) + ": " + resolved.error());
     }
     DeploymentInputs in = resolved.value();
-    if (engine->kind != EngineKind::Vllm)
+    if (!engine->sizesDeployment)
         in.engine = engine->name;
-    readEngineFlags(a, in, engine->kind);
-    if (engine->kind != EngineKind::LlamaCpp)
+    readEngineFlags(CliFlags(a), in, *engine);
+    if (!engine->allocatesUpFront)
         if (auto v = a.integer("available-kv-bytes", 1, int64_t(1) << 50))
             in.availableKvBytes = *v;
     if (vllm) {
@@ -386,18 +251,24 @@ int runCapacity(const std::vector<std::string>& argv)
     if (!loaded)
         return fail(loaded.error());
     const ModelSpec& s = loaded.value();
-    const auto engine = findServingEngine(a.value("engine").value_or("vllm"));
-    if (engine && engine->kind == EngineKind::LlamaCpp)
-        return runLlamaServer(a, s, a.positionals()[0]);
+    const auto engine = findServingEngine(a.value("engine").value_or(deploymentEngineFamily()));
+    if (engine && engine->allocatesUpFront)
+        return runUpFront(a, s, a.positionals()[0]);
     const GpuCatalog catalog = catalogFor(a);
-    const bool vllm = !engine || engine->kind == EngineKind::Vllm;
+    const bool vllm = !engine || engine->sizesDeployment;
     const DeploymentInputs in = deploymentFrom(a, s, catalog, true, vllm);
     if (in.maxModelLen == 0)
         throw UsageError("--context: required (the max_model_len in tokens)");
     a.flag("json");
-    a.refuseUnused("capacity --engine " + (engine ? engine->name : std::string("vllm")));
-    if (engine && (engine->kind == EngineKind::Sglang || engine->kind == EngineKind::Trtllm))
-        return runOtherEngine(a, s, in, engine->kind);
+    a.refuseUnused("capacity --engine " + (engine ? engine->name : deploymentEngineFamily()));
+    if (engine && !engine->sizesDeployment) {
+        // An engine with its own pool beside the deployment's (engines/EngineCli.h).
+        auto answer = engineCapacity(s, in);
+        if (!answer)
+            return fail(answer.failure());
+        std::cout << (a.flag("json") ? answer->json : answer->text);
+        return 0;
+    }
     auto result = planCapacity(s, in);
     if (!result)
         return fail(result.failure());
@@ -541,7 +412,7 @@ int runLatency(const std::vector<std::string>& argv)
     // llama-server's -c is --context as given; unset, its build's default context.
     in.llamaCpp.context = in.maxModelLen;
     const auto engine = findServingEngine(in.engine);
-    if (in.maxModelLen == 0 && !(engine && engine->kind == EngineKind::LlamaCpp))
+    if (in.maxModelLen == 0 && !(engine && engine->allocatesUpFront))
         in.maxModelLen = q.inputTokens + q.outputTokens;
     a.flag("json");
     a.refuseUnused("latency --engine " + in.engine);

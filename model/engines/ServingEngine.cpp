@@ -17,9 +17,14 @@ namespace {
 
 ServingEngine vllmRow(const EngineProfile& p)
 {
-    return ServingEngine{
-        EngineKind::Vllm, p.name, p.v1 ? "vLLM " + p.release : std::string("vLLM V0 engine"),
-        p.utilization,    p.note, "vllm"};
+    return ServingEngine{EngineKind::Vllm,
+                         p.name,
+                         p.v1 ? "vLLM " + p.release : std::string("vLLM V0 engine"),
+                         p.utilization,
+                         p.note,
+                         "vllm",
+                         true,
+                         false};
 }
 
 ServingEngine sglangRow(const SglangRelease& r)
@@ -54,7 +59,9 @@ ServingEngine llamaRow(const LlamaCppBuild& b)
                                       : "llama.cpp " + std::string(newest ? "≥ " : "") + number,
                          1.0,
                          b.note,
-                         "llama.cpp"};
+                         "llama.cpp",
+                         false,
+                         true};
 }
 
 } // namespace
@@ -328,6 +335,11 @@ std::string servingEngineFamily(EngineKind kind)
 std::vector<ServingEngine> deploymentEngineReleases()
 {
     return servingEngineReleases(EngineKind::Vllm);
+}
+
+std::string deploymentEngineFamily()
+{
+    return servingEngineFamily(EngineKind::Vllm);
 }
 
 std::optional<ServingEngine> findDeploymentEngine(const std::string& name)

@@ -30,6 +30,12 @@ struct ServingEngine
     double defaultUtilization = 0.9; // the share of GPU memory the engine plans with by default
     std::string note;                // what the row holds, with its source
     std::string family; // the engine's newest release as findServingEngine takes it: "sglang"
+    // Its memory model sizes a deployment end to end (the scenario's deployment.engine; vLLM);
+    // the others plan beside it with their own pools.
+    bool sizesDeployment = false;
+    // It allocates its whole context up front on one server (llama-server's -c): capacity is
+    // what it allocates, not a budget over requests.
+    bool allocatesUpFront = false;
 };
 
 // The one lookup the CLI and the app share: "vllm" (the newest release), "vllm@X.Y[.Z]" (the
@@ -100,6 +106,8 @@ std::string servingEngineFamily(EngineKind kind);
 // deployment.engine, the Memory tab's engine list): its release rows, newest first; and the
 // release a name resolves to, empty when the name is none of them.
 std::vector<ServingEngine> deploymentEngineReleases();
+// Its name for the newest release: what a deployment runs when another engine is asked for.
+std::string deploymentEngineFamily();
 std::optional<ServingEngine> findDeploymentEngine(const std::string& name);
 // The engines that plan beside it (the plan box's list), each at its newest release.
 std::vector<ServingEngine> planOnlyEngines();

@@ -1,0 +1,205 @@
+#include "engines/EngineCli.h"
+
+#include "base/Units.h"
+#include "engines/llamacpp/LlamaCppEngine.h"
+#include "engines/sglang/SglangEngine.h"
+#include "engines/trtllm/TrtllmEngine.h"
+#include "serve/Memory.h"
+
+#include <nlohmann/json.hpp>
+
+#include <sstream>
+
+namespace attnplan {
+
+namespace {
+
+void readSglangFlags(const FlagReader& a, SglangInputs& sg)
+{
+    if (auto v = a.number("mem-fraction-static", 0.05, 1.0))
+        sg.memFractionStatic = *v;
+    if (auto v = a.integer("chunked-prefill-size", 1, 1 << 24))
+        sg.chunkedPrefillSize = *v;
+    if (auto v = a.integer("max-running-requests", 1, 1 << 20))
+        sg.maxRunningRequests = *v;
+    sg.pageSize = a.integer("page-size", 1, 1024).value_or(1);
+    sg.sharedPrefixTokens = a.integer("shared-prefix-tokens", 0, int64_t(1) << 34).value_or(0);
+}
+
+void readTrtllmFlags(const FlagReader& a, TrtllmInputs& trt)
+{
+    trt.freeGpuMemoryFraction =
+        a.number("kv-cache-free-gpu-memory-fraction", 0.01, 1.0).value_or(0.9);
+    trt.tokensPerBlock = a.integer("tokens-per-block", 1, 1024).value_or(32);
+    trt.maxBatchSize = a.integer("max-batch-size", 1, 1 << 20).value_or(2048);
+    trt.maxNumTokens = a.integer("max-num-tokens", 1, 1 << 24).value_or(8192);
+    if (auto v = a.integer("max-tokens-in-paged-kv-cache", 1, int64_t(1) << 40))
+        trt.maxTokensInPagedKvCache = *v;
+    trt.runtime = a.value("trtllm-runtime").value_or("");
+    if (!trt.runtime.empty() && trt.runtime != "pytorch" && trt.runtime != "tensorrt")
+        a.refuse("--trtllm-runtime: expected pytorch or tensorrt");
+}
+
+void readLlamaCppFlags(const FlagReader& a, LlamaServerInputs& l)
+{
+    l.parallel = a.integer("parallel", 1, 4096).value_or(-1);
+    l.cacheTypeK = a.value("cache-type-k").value_or("f16");
+    l.cacheTypeV = a.value("cache-type-v").value_or("f16");
+    l.flashAttn = a.value("flash-attn").value_or("auto");
+    if (l.flashAttn != "on" && l.flashAttn != "off" && l.flashAttn != "auto")
+        a.refuse("--flash-attn: expected on, off or auto");
+    l.gpuLayers = a.integer("gpu-layers", 0, 100000).value_or(999);
+    l.swaFull = a.flag("swa-full");
+    l.kvUnified = a.flag("kv-unified");
+    l.ubatch = a.integer("ubatch", 1, 1 << 20).value_or(512);
+}
+
+} // namespace
+
+void readEngineFlags(const FlagReader& a, DeploymentInputs& in, const ServingEngine& engine)
+{
+    if (engine.kind != EngineKind::Vllm)
+        if (auto v = a.integer("free-memory-bytes", 1, int64_t(1) << 50))
+            in.freeMemoryBytes = *v;
+    if (engine.kind == EngineKind::Sglang)
+        readSglangFlags(a, in.sglang);
+    else if (engine.kind == EngineKind::Trtllm)
+        readTrtllmFlags(a, in.trtllm);
+    else if (engine.kind == EngineKind::LlamaCpp)
+        readLlamaCppFlags(a, in.llamaCpp);
+}
+
+Expected<EngineAnswer> engineCapacity(const ModelSpec& s, const DeploymentInputs& in)
+{
+    const std::optional<ServingEngine> engine = findServingEngine(in.engine);
+    if (!engine || (engine->kind != EngineKind::Sglang && engine->kind != EngineKind::Trtllm))
+        return Error{"\"" + in.engine + "\" sizes no pool of its own beside the deployment's",
+                     "engine"};
+    Expected<EnginePlan> plan = engine->kind == EngineKind::Sglang ? planSglang(s, in, in.sglang)
+                                                                   : planTrtllm(s, in, in.trtllm);
+    if (!plan)
+        return plan.failure();
+    const EnginePlan& p = plan.value();
+    EngineAnswer answer;
+    {
+        nlohmann::ordered_json j;
+        j["engine"] = p.engine;
+        j["release"] = p.release;
+        if (!p.runtime.empty())
+            j["runtime"] = p.runtime;
+        j["model"] = s.name;
+        j["gpu"] = in.gpu.name;
+        j["gpus"] = in.gpus;
+        j["tp"] = in.tp;
+        j["context"] = in.maxModelLen;
+        j["memory_fraction"] = p.memoryFraction;
+        j["kv_budget_bytes"] = p.kvBudgetBytes;
+        j["kv_bytes_per_token_per_gpu"] = p.bytesPerToken;
+        j["kv_cache_tokens"] = p.kvTokens;
+        j["swa_tokens"] = p.swaTokens;
+        j["block_tokens"] = p.blockTokens;
+        j["max_running_requests"] = p.maxRunning;
+        j["chunk_tokens"] = p.chunk;
+        j["conversations"] = p.conversations;
+        j["conversations_sharing_prefix"] = p.conversationsSharingPrefix;
+        j["launch_command"] = p.command;
+        j["warnings"] = p.warnings;
+        answer.json = j.dump(2) + "\n";
+    }
+    std::ostringstream out;
+    out << s.name << " on " << in.gpus << " x " << in.gpu.name << " with " << p.engine
+        << ", context " << withCommas(in.maxModelLen) << "\n"
+        << "  memory fraction " << formatFixed(p.memoryFraction, 3) << ": KV budget "
+        << formatGiB(double(p.kvBudgetBytes)) << " per GPU, " << withCommas(p.bytesPerToken)
+        << " B per token\n"
+        << "  KV cache: " << withCommas(p.kvTokens) << " tokens; " << p.conversations
+        << " conversations (" << p.conversationsSharingPrefix
+        << " sharing the prefix); running at most " << p.maxRunning << "\n"
+        << "  " << p.command << "\n";
+    for (const std::string& w : p.warnings)
+        out << "  warning: " << w << "\n";
+    answer.text = out.str();
+    return answer;
+}
+
+Expected<EngineAnswer> upFrontCapacity(const FlagReader& a, const ModelSpec& s,
+                                       const UpFrontInputs& up)
+{
+    const std::optional<ServingEngine> engine = findServingEngine(up.engine);
+    if (!engine || engine->kind != EngineKind::LlamaCpp)
+        return Error{"\"" + up.engine + "\" allocates no context up front", "engine"};
+    DeploymentInputs d;
+    readEngineFlags(a, d, *engine);
+    LlamaServerInputs in = d.llamaCpp;
+    in.context = a.integer("context", 1, int64_t(1) << 34).value_or(0);
+    in.build = up.engine;
+    in.modelFile = s.gguf ? up.modelPath : std::string();
+    if (auto w = a.value("weight-dtype"); w && *w != "auto") {
+        const auto t = parseDType(*w);
+        if (!t)
+            a.refuse("--weight-dtype: \"" + *w +
+                     "\": expected fp32, bf16, fp16, fp8, int8 or int4");
+        in.weightDtype = *t;
+    }
+    const std::optional<GpuSpec>& gpu = up.gpu;
+    const std::optional<int64_t> gpuMemory = gpu ? gpu->memoryBytes : up.gpuMemoryBytes;
+    // --fit plans against the free memory: given, or the device's less its context (and on a
+    // unified-memory device less what the system holds).
+    if (d.freeMemoryBytes)
+        in.freeMemoryBytes = *d.freeMemoryBytes;
+    else if (gpu)
+        in.freeMemoryBytes = freeMemoryEstimate(*gpu);
+    else if (gpuMemory)
+        in.freeMemoryBytes = *gpuMemory - (int64_t(1) << 29);
+    auto plan = planLlamaServer(s, in);
+    if (!plan)
+        return plan.failure();
+    const LlamaServerPlan& p = plan.value();
+    EngineAnswer answer;
+    {
+        nlohmann::ordered_json j;
+        j["engine"] = "llama.cpp";
+        j["release"] = p.build;
+        j["model"] = s.name;
+        j["context"] = p.context;
+        j["context_per_slot"] = p.contextPerSlot;
+        j["slots"] = p.slotCount;
+        j["kv_unified"] = p.unified;
+        j["kv_cells_full"] = p.fullCells;
+        j["kv_cells_swa"] = p.swaCells;
+        j["kv_bytes_k"] = p.kvBytesK;
+        j["kv_bytes_v"] = p.kvBytesV;
+        j["kv_bytes"] = p.kvBytes;
+        j["state_bytes"] = p.stateBytes;
+        j["fit_cut_tokens"] = p.fitCutTokens;
+        j["gpu_layers"] = p.gpuLayers;
+        j["vram_bytes"] = p.vramBytes;
+        j["ram_bytes"] = p.ramBytes;
+        j["weight_bytes"] = p.weightBytes;
+        j["weight_dtype"] = dtypeName(p.weightDtype);
+        j["weight_bytes_exact"] = s.exactWeightBytes.has_value() && s.gguf;
+        if (gpuMemory)
+            j["fits_gpu"] = p.vramBytes <= *gpuMemory;
+        j["llama_server_command"] = p.command;
+        j["warnings"] = p.warnings;
+        answer.json = j.dump(2) + "\n";
+    }
+    std::ostringstream out;
+    out << s.name << " on llama-server: " << withCommas(p.context) << " tokens of KV in "
+        << p.slotCount << " slot(s) of " << withCommas(p.contextPerSlot)
+        << (p.unified ? " (one unified cache)" : "") << "\n"
+        << "  KV cache " << formatBytes(double(p.kvBytes)) << " (K "
+        << formatBytes(double(p.kvBytesK)) << ", V " << formatBytes(double(p.kvBytesV)) << ")\n"
+        << "  " << p.gpuLayers << " layers offloaded: VRAM " << formatBytes(double(p.vramBytes))
+        << ", RAM " << formatBytes(double(p.ramBytes)) << "\n"
+        << "  " << p.command << "\n";
+    if (gpuMemory && p.vramBytes > *gpuMemory)
+        out << "  warning: needs more VRAM than the GPU's " << formatGiB(double(*gpuMemory))
+            << "; lower -ngl or the context\n";
+    for (const std::string& w : p.warnings)
+        out << "  warning: " << w << "\n";
+    answer.text = out.str();
+    return answer;
+}
+
+} // namespace attnplan
