@@ -73,8 +73,6 @@ void refuseBothGpuFlags(const CliArgs& a)
         throw UsageError("--gpu-memory: give --gpu NAME or --gpu-memory BYTES, not both");
 }
 
-// `capacity --engine llama.cpp`: what llama-server allocates up front (LlamaCppEngine.h).
-
 // `capacity` for an engine that allocates its context up front (llama-server): what it
 // allocates, from its own flags (engines/EngineCli.h).
 int runUpFront(const CliArgs& a, const ModelSpec& s, const std::string& model)
@@ -409,8 +407,6 @@ int runLatency(const std::vector<std::string>& argv)
     q.load.requests = a.integer("requests", 1, int64_t(1) << 30).value_or(1000);
     q.frontend = !a.flag("no-frontend");
     q.replicas = a.integer("replicas", 1, 1 << 20).value_or(1);
-    // llama-server's -c is --context as given; unset, its build's default context.
-    in.llamaCpp.context = in.maxModelLen;
     const auto engine = findServingEngine(in.engine);
     if (in.maxModelLen == 0 && !(engine && engine->allocatesUpFront))
         in.maxModelLen = q.inputTokens + q.outputTokens;

@@ -42,6 +42,8 @@ void readTrtllmFlags(const FlagReader& a, TrtllmInputs& trt)
 
 void readLlamaCppFlags(const FlagReader& a, LlamaServerInputs& l)
 {
+    // -c is --context as typed; unset, the build's default context (--fit's).
+    l.context = a.integer("context", 1, int64_t(1) << 34).value_or(0);
     l.parallel = a.integer("parallel", 1, 4096).value_or(-1);
     l.cacheTypeK = a.value("cache-type-k").value_or("f16");
     l.cacheTypeV = a.value("cache-type-v").value_or("f16");
@@ -131,7 +133,6 @@ Expected<EngineAnswer> upFrontCapacity(const FlagReader& a, const ModelSpec& s,
     DeploymentInputs d;
     readEngineFlags(a, d, *engine);
     LlamaServerInputs in = d.llamaCpp;
-    in.context = a.integer("context", 1, int64_t(1) << 34).value_or(0);
     in.build = up.engine;
     in.modelFile = s.gguf ? up.modelPath : std::string();
     if (auto w = a.value("weight-dtype"); w && *w != "auto") {

@@ -58,6 +58,10 @@ struct EngineLogCheck
     // The deployment as a scenario would run it (for the app: a KV budget from the log).
     DeploymentInputs deployment;
     int64_t kvBudgetBytes = 0; // per GPU, as the engine sized it
+    // The device memory the log implies, GiB, for a GPU the catalog does not have (vLLM:
+    // (weights + KV) / utilization; TensorRT-LLM: the total it printed), and how, in words.
+    double impliedGpuGiB = 0;
+    std::string impliedGpuNote;
 };
 
 } // namespace attnplan

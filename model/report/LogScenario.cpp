@@ -1,7 +1,7 @@
 #include "report/LogScenario.h"
 
 #include "base/Units.h"
-#include "engines/vllm/VllmEngine.h"
+#include "engines/ServingEngine.h"
 
 #include <cmath>
 
@@ -29,29 +29,16 @@ Expected<LogScenario> scenarioFromEngineLog(const EngineLogFacts& log, const Eng
     d.efficiency = base.deployment.efficiency;
     // The GPU the log names, as the tools print it ("NVIDIA GeForce RTX 3090"); else the one the
     // check resolved; else a device of the memory the log printed.
-    const std::string named = log.gpuName.empty() ? log.vllm.gpuName : log.gpuName;
+    const std::string& named = log.gpuName;
     const GpuSpec* gpu = named.empty() ? nullptr : catalog.find(named);
     bool keptBase = false;
     if (gpu) {
         d.gpu = gpu->name;
-    } else if (c.engine == "vLLM" && log.vllm.weightsGiB && log.vllm.availableKvGiB &&
-               in.utilization > 0) {
-        // vLLM printed no GPU: the device its figures imply, (weights + KV) / utilization, as
-        // a custom GPU (the open one's memory would not fit the logged budget), said so.
+    } else if (c.impliedGpuGiB > 0) {
+        // A device of the memory the log implies (the open one's might not hold its budget).
         d.gpu = "custom";
-        d.custom.memoryGiB =
-            std::round((*log.vllm.weightsGiB + *log.vllm.availableKvGiB) / in.utilization);
-        out.notes.push_back("the log names no GPU: a custom GPU of about " +
-                            formatFixed(d.custom.memoryGiB, 0) +
-                            " GiB, what its weights and KV at utilization " +
-                            formatFixed(in.utilization, 2) + " imply");
-    } else if (log.trtllm.totalGiB && *log.trtllm.totalGiB > 0) {
-        d.gpu = "custom";
-        d.custom.memoryGiB = *log.trtllm.totalGiB;
-        out.notes.push_back("the log's GPU" +
-                            (named.empty() ? std::string() : " (\"" + named + "\")") +
-                            " is not in the catalog: a custom GPU of the " +
-                            formatFixed(*log.trtllm.totalGiB, 2) + " GiB it printed");
+        d.custom.memoryGiB = c.impliedGpuGiB;
+        out.notes.push_back(c.impliedGpuNote);
     } else {
         keptBase = true;
         d.gpu = base.deployment.gpu;
@@ -60,11 +47,12 @@ Expected<LogScenario> scenarioFromEngineLog(const EngineLogFacts& log, const Eng
                             (named.empty() ? std::string() : " (\"" + named + "\")") +
                             ": the deployment keeps " + base.deployment.gpu);
     }
-    if (c.engine == "vLLM") {
+    const auto row = findServingEngine(c.release);
+    const bool sizesDeployment = row && row->sizesDeployment;
+    if (sizesDeployment) {
         // The release row the printed release runs (vllm@0.10.1.1 -> vllm@0.10.0), as the form's
         // engine list names it: a name it lacks fell back to "latest" on the next edit.
-        const auto row = findServingEngine(c.release);
-        d.engine = row ? row->name : c.release;
+        d.engine = row->name;
         s.plan.engine.clear(); // an earlier log's engine does not answer for this one
         // vLLM's own settings as the log ran them, so that the command reproduces it.
         d.utilization = in.utilization;
@@ -72,13 +60,6 @@ Expected<LogScenario> scenarioFromEngineLog(const EngineLogFacts& log, const Eng
             d.maxNumBatchedTokens = in.maxNumBatchedTokens;
         if (in.maxNumSeqs > 0)
             d.maxNumSeqs = in.maxNumSeqs;
-        // A printed 2,048 batched tokens is `vllm serve`'s default below the large-GPU tier
-        // (arg_utils.py get_batch_defaults), which pairs it with max_num_seqs 256 (1,024 before
-        // 0.8.4): the server in the log ran at most that many at once, whatever GPU it now opens
-        // on (454 "at once" on the custom GPU of the review).
-        if (d.maxNumSeqs == 0 && in.maxNumBatchedTokens == 2048 && row)
-            if (const EngineProfile* p = findEngineProfile(row->name); p && p->v1)
-                d.maxNumSeqs = p->smallGpuMaxNumSeqs;
         if (in.blockSize > 0)
             d.blockSize = in.blockSize;
         d.enforceEager = in.enforceEager;
@@ -90,17 +71,14 @@ Expected<LogScenario> scenarioFromEngineLog(const EngineLogFacts& log, const Eng
     }
     d.replicas = 1;
     d.averageTokens = 0;
-    if (log.engine == EngineKind::LlamaCpp) {
-        // llama-server allocates its cache up front for n_ctx over its slots: that is not a
-        // vLLM KV budget, so the Memory tab models vLLM on the log's GPU at the log's context,
-        // with its checkpoint's own dtypes; the plans are for the log's llama.cpp build.
-        // Its slots (-np, or the sequences it reports), each a conversation of n_ctx / slots
-        // tokens where the cache is split (a unified cache lets one reach all of n_ctx).
-        const int64_t slots = log.llamaCpp.argParallel.value_or(log.llamaCpp.nSeqMax.value_or(0));
-        const bool unified = log.llamaCpp.argKvUnified || log.llamaCpp.kvUnified.value_or(false);
-        if (log.context && *log.context > 0)
-            d.context = slots > 1 && !unified ? *log.context / slots : *log.context;
-        d.llamaCppSlots = std::max<int64_t>(0, slots);
+    if (row && row->allocatesUpFront) {
+        // The server allocates its cache up front for n_ctx over its slots: that is not a
+        // budget over requests, so the Memory tab models the deployment's engine on the log's
+        // GPU at the context of one of its conversations, with its checkpoint's own dtypes; the
+        // plans are for the log's build and slots.
+        if (in.maxModelLen > 0)
+            d.context = in.maxModelLen;
+        d.llamaCppSlots = std::max<int64_t>(0, in.llamaCpp.parallel);
         out.notes.push_back("llama.cpp allocates its cache up front (" +
                             formatFixed(double(c.kvBudgetBytes) / double(int64_t(1) << 20), 0) +
                             " MiB for n_ctx " + withCommas(log.context.value_or(d.context)) +
@@ -113,7 +91,7 @@ Expected<LogScenario> scenarioFromEngineLog(const EngineLogFacts& log, const Eng
     d.gpus = std::max<int64_t>(d.tp, in.gpus);
     if (in.maxModelLen > 0)
         d.context = in.maxModelLen;
-    if (c.engine != "vLLM") {
+    if (!sizesDeployment) {
         // SGLang and TensorRT-LLM size their pools from the free memory they measured and their
         // own fraction: those go to their row of the engines table (the headline answers for
         // it), not as a vLLM budget. A GPU the log does not name is a device of that free memory.

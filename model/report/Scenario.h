@@ -36,7 +36,7 @@ struct ScenarioDeployment
     int64_t tp = 1;
     int64_t context = 32768;     // max_model_len
     int64_t averageTokens = 0;   // 0: = context
-    std::string engine = "vllm"; // vllm, vllm@X.Y[.Z] or vllm-v0 (VllmEngine.h)
+    std::string engine = "vllm"; // a deployment engine's release (findDeploymentEngine)
     bool offline = false;
     std::string weightDtype = "auto"; // auto: the checkpoint's, as vLLM loads it
     std::string kvDtype = "auto";

@@ -305,6 +305,15 @@ Expected<EngineLogCheck> checkLlamaCppLog(const LogFacts& log, const LlamaCppLog
     c.logged = *own.kvMiB;
     c.computed = double(plan->kvBytes) / kMiB;
     c.kvBudgetBytes = plan->kvBytes;
+    // The deployment it ran: its slots (-np, or the sequences it reports), each a conversation
+    // of n_ctx / slots tokens where the cache is split (a unified one lets one reach all of it).
+    const int64_t slots = own.argParallel.value_or(own.nSeqMax.value_or(0));
+    const bool unified = own.argKvUnified || own.kvUnified.value_or(false);
+    c.deployment.engine = c.release;
+    if (log.context && *log.context > 0)
+        c.deployment.maxModelLen = slots > 1 && !unified ? *log.context / slots : *log.context;
+    c.deployment.llamaCpp = in;
+    c.deployment.llamaCpp.parallel = std::max<int64_t>(0, slots);
     c.whatIf.emplace_back("q8_0 K and V (-ctk q8_0 -ctv q8_0 -fa on)", [&] {
         LlamaServerInputs q = in;
         q.cacheTypeK = q.cacheTypeV = "q8_0";

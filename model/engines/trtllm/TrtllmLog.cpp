@@ -151,6 +151,13 @@ Expected<EngineLogCheck> checkTrtllmLog(const LogFacts& log, const TrtllmLogFact
     }
     in.availableKvBytes = plan->kvBudgetBytes;
     c.deployment = in;
+    if (own.totalGiB && *own.totalGiB > 0) {
+        c.impliedGpuGiB = *own.totalGiB;
+        c.impliedGpuNote = "the log's GPU" +
+                           (log.gpuName.empty() ? std::string() : " (\"" + log.gpuName + "\")") +
+                           " is not in the catalog: a custom GPU of the " +
+                           formatFixed(*own.totalGiB, 2) + " GiB it printed";
+    }
     for (int64_t ctx : {int64_t(4096), int64_t(32768), int64_t(131072)})
         if (spec->maxContext <= 0 || ctx <= spec->maxContext) // never past the model's window
             c.whatIf.emplace_back("requests of " + shortTokens(ctx) + " at once",

@@ -306,7 +306,20 @@ Expected<EngineLogCheck> checkVllmLog(const VllmLogFacts& v, const ModelSpec* gi
         c.notes.push_back(w);
     if (!in.availableKvBytes)
         in.availableKvBytes = r->memory.kvBudget;
+    // A printed 2,048 batched tokens is `vllm serve`'s default below the large-GPU tier
+    // (arg_utils.py get_batch_defaults), which pairs it with max_num_seqs 256 (1,024 before
+    // 0.8.4): the server in the log ran at most that many at once, whatever GPU it now opens on.
+    if (in.maxNumSeqs == 0 && in.maxNumBatchedTokens == 2048)
+        if (const EngineProfile* p = findEngineProfile(in.engine); p && p->v1)
+            in.maxNumSeqs = p->smallGpuMaxNumSeqs;
     c.deployment = in;
+    if (v.weightsGiB && v.availableKvGiB && in.utilization > 0) {
+        c.impliedGpuGiB = std::round((*v.weightsGiB + *v.availableKvGiB) / in.utilization);
+        c.impliedGpuNote = "the log names no GPU: a custom GPU of about " +
+                           formatFixed(c.impliedGpuGiB, 0) +
+                           " GiB, what its weights and KV at utilization " +
+                           formatFixed(in.utilization, 2) + " imply";
+    }
     for (int64_t ctx : {int64_t(4096), int64_t(32768), int64_t(131072)})
         if (spec->maxContext <= 0 || ctx <= spec->maxContext) // never past the model's window
             c.whatIf.emplace_back("requests of " + shortTokens(ctx) + " at once",
