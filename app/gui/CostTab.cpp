@@ -144,6 +144,7 @@ CostTab::CostTab(CostController* cost, QWidget* parent)
     arrival->addItem(tr("Evenly spaced"), int(Arrival::Even));
     arrival->addItem(tr("Bursts of 10"), int(Arrival::Bursts));
     auto* gpuPrice = new QDoubleSpinBox;
+    gpuPrice->setObjectName(QStringLiteral("gpuDollarsPerHour"));
     gpuPrice->setRange(0, 1000);
     gpuPrice->setPrefix(QStringLiteral("$"));
     gpuPrice->setSuffix(tr(" / GPU-hour"));

@@ -128,6 +128,7 @@ private slots:
     void logWithoutItsModelAsksForOne();
     void vllmLogReleaseStaysInTheForm();
     void costMarkerFollowsTheTraffic();
+    void gpuRentIsTheScenarios();
 };
 
 namespace {
@@ -1205,6 +1206,38 @@ void TestGui::costMarkerFollowsTheTraffic()
     QVERIFY2(gpus->toolTip().startsWith("GPUs"), qPrintable(gpus->toolTip()));
     QVERIFY2(session.reportError().message.find("-5") != std::string::npos,
              session.reportError().message.c_str());
+}
+
+// The Cost tab's rent per GPU-hour is the scenario's (issue 35): typed, it prices self-hosting
+// and is saved with the scenario; another GPU clears it, and the field shows the catalog's again
+// (it kept a rent typed for an H100 on a B200, and was lost with the window).
+void TestGui::gpuRentIsTheScenarios()
+{
+    AppSession session;
+    MainWindow window(&session);
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.tabs()->setCurrentIndex(3);
+    auto* rent = child<QDoubleSpinBox>(&window, "gpuDollarsPerHour");
+    QVERIFY(rent);
+    typeInto(rent, "3.5");
+    QTRY_COMPARE(session.scenario().deployment.dollarsPerGpuHour, 3.5);
+    QTRY_COMPARE(session.cost()->selfHosting().dollarsPerHour, 3.5);
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("rent.json"));
+    QVERIFY(session.saveScenario(path, nullptr));
+    QFile saved(path);
+    QVERIFY(saved.open(QIODevice::ReadOnly));
+    QVERIFY(saved.readAll().contains("\"dollars_per_gpu_hour\": 3.5"));
+    window.tabs()->setCurrentIndex(0);
+    auto* gpu = child<QComboBox>(&window, "gpu");
+    QVERIFY(gpu);
+    gpu->setCurrentIndex(gpu->findText(QStringLiteral("B200")));
+    QTRY_COMPARE(session.scenario().deployment.gpu, std::string("B200"));
+    QCOMPARE(session.scenario().deployment.dollarsPerGpuHour, 0.0);
+    QTRY_COMPARE(rent->value(), 0.0);
+    QVERIFY(session.cost()->selfHosting().priceFromCatalog);
 }
 
 #include "tst_gui.moc"
