@@ -474,10 +474,6 @@ void applyLayout(Fields& f, ModelSpec& s)
     }
 }
 
-void readCrossAttention(Fields& f, ModelSpec& s);
-void readVisionTower(const json& root, const std::string& outerType, ModelSpec& s,
-                     std::vector<std::string>& warnings);
-
 ModelSpec buildSpec(const json& root, const std::string& label, std::vector<std::string>& warnings)
 {
     if (!root.is_object())
@@ -585,78 +581,6 @@ ModelSpec buildSpec(const json& root, const std::string& label, std::vector<std:
         readVisionTower(root, outerType, s, warnings);
     (void)label;
     return s;
-}
-
-// Llama-3.2-Vision's text model: cross_attention_layers lists the gated cross-attention layers
-// among num_hidden_layers, and embed_tokens holds 8 more rows than the vocabulary
-// (transformers MllamaTextModel: nn.Embedding(vocab_size + 8, hidden_size)).
-void readCrossAttention(Fields& f, ModelSpec& s)
-{
-    s.extraEmbeddingRows = 8;
-    const json* list = f.get("cross_attention_layers");
-    if (!list) {
-        // MllamaTextConfig's default: [3, 8, 13, 18, 23, 28, 33, 38].
-        f.warnDefault("cross_attention_layers", "[3, 8, ..., 38]");
-        for (int64_t i = 3; i < s.numLayers && i <= 38; i += 5)
-            s.layers[size_t(i)].crossAttention = true;
-        return;
-    }
-    if (!list->is_array())
-        throw FieldError{"cross_attention_layers", "expected a list of layer indices"};
-    for (const json& v : *list) {
-        const int64_t i = Fields::toInt(v, "cross_attention_layers", 0, s.numLayers - 1);
-        s.layers[size_t(i)].crossAttention = true;
-    }
-}
-
-// The vision encoder and projector of a multimodal wrapper, from its vision_config with the
-// defaults of transformers' configuration classes for omitted fields (SiglipVisionConfig,
-// MllamaVisionConfig, Llama4VisionConfig). Parameter formulas are in Architecture.cpp.
-void readVisionTower(const json& root, const std::string& outerType, ModelSpec& s,
-                     std::vector<std::string>& warnings)
-{
-    VisionTower v;
-    if (outerType == "gemma3")
-        v = {VisionTower::Kind::Siglip, 768, 3072, 12, 0, 3, 16, 224, 0, 0, 0, 0, 0, true};
-    else if (outerType == "mllama")
-        v = {VisionTower::Kind::Mllama, 1280, 5120, 32, 8, 3, 14, 448, 4, 8, 7680, 0, 0, false};
-    else if (outerType == "llama4")
-        v = {
-            VisionTower::Kind::Llama4, 768, 5632, 34, 0, 3, 14, 448, 0, 0, 7680, 4096, 4096, false};
-    else
-        return;
-    auto it = root.find("vision_config");
-    if (it == root.end() || it->is_null()) {
-        warnings.push_back("vision_config: absent from this copy of the config; the vision "
-                           "encoder is not counted (parameters are the text model's)");
-        return;
-    }
-    if (!it->is_object())
-        throw FieldError{"vision_config", std::string("expected an object, got ") + typeName(*it)};
-    const json& c = *it;
-    auto read = [&](const char* key, int64_t& into, int64_t min = 1) {
-        if (auto k = c.find(key); k != c.end() && !k->is_null())
-            into = Fields::toInt(*k, key, min, kMaxWidth * 64);
-    };
-    read("hidden_size", v.hidden);
-    read("intermediate_size", v.intermediate);
-    read("num_hidden_layers", v.layers);
-    read("num_global_layers", v.globalLayers, 0);
-    read("num_channels", v.channels);
-    read("patch_size", v.patch);
-    read("image_size", v.image);
-    read("max_num_tiles", v.maxTiles);
-    read("vision_output_dim", v.outputDim);
-    read("projector_input_dim", v.projectorIn);
-    read("projector_output_dim", v.projectorOut);
-    if (auto a = c.find("supported_aspect_ratios"); a != c.end() && a->is_array())
-        v.aspectRatios = int64_t(a->size());
-    // SiglipVisionTransformer builds its pooling head unless vision_use_head says false.
-    if (auto h = c.find("vision_use_head"); h != c.end() && h->is_boolean())
-        v.head = h->get<bool>();
-    if (v.patch > v.image)
-        throw FieldError{"vision_config.patch_size", "larger than image_size"};
-    s.vision = v;
 }
 
 std::string stemName(const std::string& path)

@@ -21,5 +21,10 @@ void readContext(Fields& f, ModelSpec& s);
 void readMla(Fields& f, ModelSpec& s);
 // torch_dtype and quantization_config: the checkpoint's weight dtype and quantization.
 void readDtype(Fields& f, ModelSpec& s);
+// Llama-3.2-Vision's cross-attention layers (and its 8 extra embedding rows).
+void readCrossAttention(Fields& f, ModelSpec& s);
+// A multimodal wrapper's vision encoder and projector, from its vision_config.
+void readVisionTower(const json& root, const std::string& outerType, ModelSpec& s,
+                     std::vector<std::string>& warnings);
 
 } // namespace attnplan::detail
