@@ -24,6 +24,11 @@ void readSglangFlags(const FlagReader& a, SglangInputs& sg)
         sg.maxRunningRequests = *v;
     sg.pageSize = a.integer("page-size", 1, 1024).value_or(1);
     sg.sharedPrefixTokens = a.integer("shared-prefix-tokens", 0, int64_t(1) << 34).value_or(0);
+    sg.disableRadixCache = a.flag("disable-radix-cache");
+    if (auto v = a.integer("max-mamba-cache-size", 1, 1 << 24))
+        sg.maxMambaCacheSize = *v;
+    if (auto v = a.number("mamba-full-memory-ratio", 0.01, 100))
+        sg.mambaFullMemoryRatio = *v;
 }
 
 void readTrtllmFlags(const FlagReader& a, TrtllmInputs& trt)

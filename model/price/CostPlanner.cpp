@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace attnplan {
 
@@ -212,7 +213,10 @@ int64_t breakEvenReuses(double w, double r)
     return int64_t(std::ceil((w - 1.0) / (1.0 - r) - 1e-12));
 }
 
-Expected<PromptCost> computePromptCost(const PromptLayout& layout, const PriceSheet& price)
+namespace {
+
+// A layout's own values out of range, as an error naming the key.
+std::optional<Error> checkLayout(const PromptLayout& layout)
 {
     if (layout.segments.empty())
         return Error{"layout: segments: empty, expected at least one segment"};
@@ -229,6 +233,67 @@ Expected<PromptCost> computePromptCost(const PromptLayout& layout, const PriceSh
     if (layout.ttlSeconds < 1 || layout.ttlSeconds > 30 * 86400)
         return Error{"layout: ttl_seconds: " + std::to_string(layout.ttlSeconds) +
                      " is out of range (expected 1 to 2,592,000)"};
+    return std::nullopt;
+}
+
+// The caps the API enforces: input alone, output alone, and the two together (sets c's caps).
+std::optional<Error> checkApiLimits(PromptCost& c, const PromptLayout& layout,
+                                    const PriceSheet& price)
+{
+    c.maxInputTokens = price.maxInputTokens;
+    c.maxOutputTokens = price.maxOutputTokens;
+    // A beta window (Anthropic's 1M) raises both the window and the input cap.
+    const bool beta = layout.betaContext && price.betaContextWindow > 0;
+    const std::string betaHint = !beta && price.betaContextWindow > 0
+                                     ? " (" + withCommas(price.betaContextWindow) +
+                                           " with the provider's beta long-context header)"
+                                     : std::string();
+    const int64_t inputCap = beta ? price.betaContextWindow : price.maxInputTokens;
+    if (inputCap > 0 && c.inputTokens > inputCap)
+        return Error{"layout: the prompt (" + withCommas(c.inputTokens) + " tokens) exceeds " +
+                     price.model + "'s input limit of " + withCommas(inputCap) + " tokens" +
+                     betaHint + "; the API would reject it"};
+    if (price.maxOutputTokens > 0 && layout.outputTokens > price.maxOutputTokens)
+        return Error{"layout: output_tokens: " + withCommas(layout.outputTokens) + " exceeds " +
+                     price.model + "'s maximum output of " + withCommas(price.maxOutputTokens) +
+                     " tokens"};
+    const int64_t window = beta ? price.betaContextWindow : price.contextWindow;
+    if (window > 0 && c.inputTokens + layout.outputTokens > window)
+        return Error{"layout: the prompt (" + withCommas(c.inputTokens) +
+                     " tokens) plus the output budget (" + withCommas(layout.outputTokens) +
+                     ") exceeds " + price.model + "'s context window of " + withCommas(window) +
+                     " tokens" + betaHint + "; the API would reject it"};
+    return std::nullopt;
+}
+
+// Lost in the Middle (Liu et al., 2023): with the useful document among 20, GPT-3.5-Turbo
+// answered 75.8% when it came first, 53.8% when it was tenth, below 56.1% with no documents.
+void warnAnswerMidPrompt(PromptCost& c, const PromptLayout& layout)
+{
+    for (size_t i = 0; i < layout.segments.size(); ++i) {
+        const Segment& s = layout.segments[i];
+        if (!s.holdsAnswer || c.inputTokens < 4096)
+            continue;
+        int64_t before = 0;
+        for (size_t k = 0; k < i; ++k)
+            before += layout.segments[k].tokens;
+        const double mid = (double(before) + double(s.tokens) / 2) / double(c.inputTokens);
+        if (mid > 0.2 && mid < 0.8)
+            c.warnings.push_back("\"" + s.name + "\" holds the answer and sits mid-prompt (" +
+                                 formatFixed(100 * mid, 0) + "% in) of " +
+                                 withCommas(c.inputTokens) +
+                                 " tokens: recall drops in the middle (Lost in the Middle: 75.8% "
+                                 "when first of 20 documents, 53.8% when tenth, 56.1% with none); "
+                                 "put it first or last");
+    }
+}
+
+} // namespace
+
+Expected<PromptCost> computePromptCost(const PromptLayout& layout, const PriceSheet& price)
+{
+    if (auto bad = checkLayout(layout))
+        return *bad;
 
     PromptCost c;
     int64_t prefix = 0;
@@ -270,30 +335,8 @@ Expected<PromptCost> computePromptCost(const PromptLayout& layout, const PriceSh
                               "\" opens the prompt, so no two requests share a prefix");
     c.cacheablePrefixTokens = prefix;
 
-    // The caps the API enforces: input alone, output alone, and the two together.
-    c.maxInputTokens = price.maxInputTokens;
-    c.maxOutputTokens = price.maxOutputTokens;
-    // A beta window (Anthropic's 1M) raises both the window and the input cap.
-    const bool beta = layout.betaContext && price.betaContextWindow > 0;
-    const std::string betaHint = !beta && price.betaContextWindow > 0
-                                     ? " (" + withCommas(price.betaContextWindow) +
-                                           " with the provider's beta long-context header)"
-                                     : std::string();
-    const int64_t inputCap = beta ? price.betaContextWindow : price.maxInputTokens;
-    if (inputCap > 0 && c.inputTokens > inputCap)
-        return Error{"layout: the prompt (" + withCommas(c.inputTokens) + " tokens) exceeds " +
-                     price.model + "'s input limit of " + withCommas(inputCap) + " tokens" +
-                     betaHint + "; the API would reject it"};
-    if (price.maxOutputTokens > 0 && layout.outputTokens > price.maxOutputTokens)
-        return Error{"layout: output_tokens: " + withCommas(layout.outputTokens) + " exceeds " +
-                     price.model + "'s maximum output of " + withCommas(price.maxOutputTokens) +
-                     " tokens"};
-    const int64_t window = beta ? price.betaContextWindow : price.contextWindow;
-    if (window > 0 && c.inputTokens + layout.outputTokens > window)
-        return Error{"layout: the prompt (" + withCommas(c.inputTokens) +
-                     " tokens) plus the output budget (" + withCommas(layout.outputTokens) +
-                     ") exceeds " + price.model + "'s context window of " + withCommas(window) +
-                     " tokens" + betaHint + "; the API would reject it"};
+    if (auto refused = checkApiLimits(c, layout, price))
+        return *refused;
 
     auto terms = cacheTerms(layout, price, prefix);
     if (!terms)
@@ -376,24 +419,7 @@ Expected<PromptCost> computePromptCost(const PromptLayout& layout, const PriceSh
                              " requests sent at once into a cold cache all miss and each pays a "
                              "write: the cache exists only once the first response begins");
 
-    // Lost in the Middle (Liu et al., 2023): with the useful document among 20, GPT-3.5-Turbo
-    // answered 75.8% when it came first, 53.8% when it was tenth, below 56.1% with no documents.
-    for (size_t i = 0; i < layout.segments.size(); ++i) {
-        const Segment& s = layout.segments[i];
-        if (!s.holdsAnswer || c.inputTokens < 4096)
-            continue;
-        int64_t before = 0;
-        for (size_t k = 0; k < i; ++k)
-            before += layout.segments[k].tokens;
-        const double mid = (double(before) + double(s.tokens) / 2) / double(c.inputTokens);
-        if (mid > 0.2 && mid < 0.8)
-            c.warnings.push_back("\"" + s.name + "\" holds the answer and sits mid-prompt (" +
-                                 formatFixed(100 * mid, 0) + "% in) of " +
-                                 withCommas(c.inputTokens) +
-                                 " tokens: recall drops in the middle (Lost in the Middle: 75.8% "
-                                 "when first of 20 documents, 53.8% when tenth, 56.1% with none); "
-                                 "put it first or last");
-    }
+    warnAnswerMidPrompt(c, layout);
     return c;
 }
 

@@ -20,6 +20,15 @@ struct SglangInputs
     std::optional<int64_t> maxRunningRequests;
     int64_t pageSize = 1;
     int64_t sharedPrefixTokens = 0; // the radix cache keeps a shared prefix once
+    // The Mamba / linear-attention state pool of hybrid models: --disable-radix-cache (with
+    // --max-running-requests, one state a request), --max-mamba-cache-size (the states, pinned)
+    // and --mamba-full-memory-ratio (the states' share against the KV's; SGLang's 0.9).
+    bool disableRadixCache = false;
+    std::optional<int64_t> maxMambaCacheSize;
+    std::optional<double> mambaFullMemoryRatio;
+    // The state pool as a log printed it ("Mamba Cache is allocated"), per GPU: taken from the
+    // KV share as is, whatever the model's layers.
+    std::optional<int64_t> statePoolBytes;
 };
 
 // TensorRT-LLM's: the KV cache config and the runtime that serves it.

@@ -107,6 +107,7 @@ private slots:
     void loggedBudgetMustFitTheGpu();
     void engineLogs2026WhatWasTyped();
     void aLoggedBudgetStaysWithItsGpu();
+    void sglangStatePoolAsTyped();
 };
 
 void TestEngines::lessonFifteenConversations()
@@ -1680,4 +1681,72 @@ void TestEngines::aLoggedBudgetStaysWithItsGpu()
 }
 
 QTEST_GUILESS_MAIN(TestEngines)
+// Issue 36: SGLang's state pool for hybrid models as the user launched it
+// (model_runner_kv_cache_mixin.py handle_max_mamba_cache). Qwen3.5-9B on an H100 with 70 GiB free
+// and 20 GiB of weights at mem_fraction_static 0.85: rest = 70 - 20 - 70 x 0.15 = 39.5 GiB.
+// - by default the states take rest x 0.9 / 1.9 in whole states, the KV the remainder;
+// - --disable-radix-cache with --max-running-requests 32: exactly 32 states;
+// - --max-mamba-cache-size 100: 100 states;
+// - a log's printed "Mamba Cache is allocated" pool is taken as is.
+// Before, the rule was the ratio whatever was typed (the 0.5.15 log's typed flags came out
+// +14.9% without the model, +102% with it, where SGLang held 32 states).
+void TestEngines::sglangStatePoolAsTyped()
+{
+    const ModelSpec s = readModel("qwen3.5-9b").value();
+    DeploymentInputs in;
+    in.engine = "sglang";
+    in.gpu = *builtinGpuCatalog().find("H100 SXM");
+    in.maxModelLen = 8192;
+    const double gib = double(int64_t(1) << 30);
+    in.freeMemoryBytes = int64_t(70 * gib);
+    in.weightBytes = int64_t(20 * gib);
+    in.kvDtype = DType::BF16;
+    SglangInputs sg;
+    sg.memFractionStatic = 0.85;
+    const double rest = 70 * gib - 20 * gib - 70 * gib * (1 - 0.85);
+    const double state = double(stateBytesPerSequence(s, DType::BF16, 1).total());
+    const double cell = double(kvBytesPerTokenPerGpu(s, 1, DType::BF16));
+    auto tokensWith = [&](double states) { return int64_t((int64_t(rest) - states) / cell); };
+    const EnginePlan ratio = planSglang(s, in, sg).value();
+    const int64_t k = int64_t(rest * 0.9 / 1.9) / int64_t(state);
+    QCOMPARE(ratio.stateSlots, k);
+    QCOMPARE(ratio.kvTokens, tokensWith(double(k) * state));
+    sg.disableRadixCache = true;
+    sg.maxRunningRequests = 32;
+    const EnginePlan typed = planSglang(s, in, sg).value();
+    QCOMPARE(typed.stateSlots, int64_t(32));
+    QCOMPARE(typed.kvTokens, tokensWith(32 * state));
+    QVERIFY(typed.kvTokens > ratio.kvTokens);
+    sg.maxMambaCacheSize = 100;
+    QCOMPARE(planSglang(s, in, sg).value().stateSlots, int64_t(100));
+    sg = {};
+    sg.memFractionStatic = 0.85;
+    sg.statePoolBytes = int64_t(4 * gib);
+    QCOMPARE(planSglang(s, in, sg).value().kvTokens, tokensWith(4 * gib));
+    // The flags as typed on the command line, and as a log's launch line and pool line say.
+    const EngineLogFacts log = parseEngineLog(
+        "--mem-fraction-static 0.85 --max-running-requests 32 --disable-radix-cache\n"
+        "[2026-08-23 10:00:00] Load weight end. type=Qwen3_5ForConditionalGeneration, avail "
+        "mem=50.00 GB, mem usage=20.00 GB.\n"
+        "[2026-08-23 10:00:01] Mamba Cache is allocated. max_mamba_cache_size: 32, conv_state "
+        "size: 0.10GB, ssm_state size: 4.40GB\n"
+        "[2026-08-23 10:00:02] KV Cache is allocated. dtype: torch.bfloat16, #tokens: 100000, "
+        "K size: 3.00 GB, V size: 3.00 GB\n");
+    QVERIFY(log.sglang.disableRadixCache);
+    QCOMPARE(log.sglang.statePoolGiB.value_or(0), 4.5);
+    QCOMPARE(log.sglang.kvDtype, std::string("bfloat16"));
+    // The shared 0.5.15 log (Qwen3.8-27B, radix off, 32 running) with a config of the same
+    // shape (Qwen3.6-27B: 48 GDN layers, 16 full-attention layers of 4 x 256): within 1%.
+    const QString dir = attnplan::testing::src("../shared/engine-logs-2026/");
+    if (!QFileInfo::exists(dir + "cases.json"))
+        QSKIP("../shared/engine-logs-2026 is not here (a user's clone): CI checks it");
+    QFile f(dir + "raw/sglang-mudler-vllmcpp-0.5.15-gb10-qwen3.8-27b.log");
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const ModelSpec q =
+        load("../shared/engine-logs-2026/configs/nvidia--Qwen3.6-27B-NVFP4_config.json");
+    const EngineLogCheck c =
+        checkEngineLog(parseEngineLog(f.readAll().toStdString()), &q, builtinGpuCatalog()).value();
+    QVERIFY2(std::fabs(c.difference()) < 0.01, qPrintable(QString::number(c.computed)));
+}
+
 #include "tst_engines.moc"

@@ -98,30 +98,15 @@ const LlamaCppBuild* findLlamaCppBuild(const std::string& name)
     return &llamaCppBuildNumber(std::stoi(number));
 }
 
-Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerInputs& in)
-{
-    LlamaServerPlan p;
-    const LlamaCppBuild* build = findLlamaCppBuild(in.build);
-    if (!build)
-        return Error{"--engine " + in.build + ": expected llama.cpp or llama.cpp@bNNNN", "engine"};
-    p.build = "llama.cpp@b" + std::to_string(build->build);
-    if (in.parallel == 0 || in.parallel < -1 || in.parallel > 4096)
-        return Error{"--parallel: expected 1 to 4,096 slots"};
-    if (in.context < 0)
-        return Error{"--context: expected a token count"};
-    const bool quantizedV =
-        in.cacheTypeV != "f16" && in.cacheTypeV != "f32" && in.cacheTypeV != "bf16";
-    if (quantizedV && in.flashAttn == "off")
-        return Error{"--cache-type-v " + in.cacheTypeV +
-                     ": a quantized V cache requires flash attention (-fa on); llama.cpp "
-                     "refuses it with -fa off"};
-    if (quantizedV && in.flashAttn == "auto")
-        p.warnings.push_back("a quantized V cache needs flash attention: with -fa auto llama.cpp "
-                             "fails if the backend cannot run it");
+namespace {
 
-    // Slots and context (llama_context's constructor): -np auto means 4 slots over one unified
-    // cache (1 slot in builds before it); an explicit -np splits n_ctx into per-slot streams
-    // where the build has streams, each padded.
+// Slots and context (llama_context's constructor): -np auto means 4 slots over one unified
+// cache (1 slot in builds before it); an explicit -np splits n_ctx into per-slot streams where
+// the build has streams, each padded. Sets p's slots, cache kind and contexts.
+void sizeSlots(LlamaServerPlan& p, const LlamaCppBuild& b, const ModelSpec& s,
+               const LlamaServerInputs& in)
+{
+    const LlamaCppBuild* build = &b;
     p.slotCount = in.parallel < 0 ? (build->autoSlots ? 4 : 1) : in.parallel;
     p.unified = (in.parallel < 0 && build->autoSlots) || in.kvUnified || !build->streams;
     const bool flash = in.flashAttn == "on";
@@ -151,6 +136,33 @@ Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerI
         p.warnings.push_back("context per slot " + withCommas(p.contextPerSlot) +
                              " exceeds the model's training context of " +
                              withCommas(s.maxContext) + " tokens");
+}
+
+} // namespace
+
+Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerInputs& in)
+{
+    LlamaServerPlan p;
+    const LlamaCppBuild* build = findLlamaCppBuild(in.build);
+    if (!build)
+        return Error{"--engine " + in.build + ": expected llama.cpp or llama.cpp@bNNNN", "engine"};
+    p.build = "llama.cpp@b" + std::to_string(build->build);
+    if (in.parallel == 0 || in.parallel < -1 || in.parallel > 4096)
+        return Error{"--parallel: expected 1 to 4,096 slots"};
+    if (in.context < 0)
+        return Error{"--context: expected a token count"};
+    const bool quantizedV =
+        in.cacheTypeV != "f16" && in.cacheTypeV != "f32" && in.cacheTypeV != "bf16";
+    if (quantizedV && in.flashAttn == "off")
+        return Error{"--cache-type-v " + in.cacheTypeV +
+                     ": a quantized V cache requires flash attention (-fa on); llama.cpp "
+                     "refuses it with -fa off"};
+    if (quantizedV && in.flashAttn == "auto")
+        p.warnings.push_back("a quantized V cache needs flash attention: with -fa auto llama.cpp "
+                             "fails if the backend cannot run it");
+
+    sizeSlots(p, *build, s, in);
+    const int64_t nCtx = p.context;
 
     // Values per token and layer: K and V heads x head dim (MLA GGUFs store the latent as one
     // K head of kv_lora_rank + rope dims and V of kv_lora_rank).
@@ -233,8 +245,8 @@ Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerI
     // --fit (on by default from build 7474): an unset context is cut, by whole tokens of its KV,
     // until the device keeps 1 GiB free, but not below 4,096 (llama_params_fit_impl).
     const int64_t gib = int64_t(1) << 30;
-    if (build->defaultContext == C::TrainingFit && in.context == 0 && in.freeMemoryBytes > 0 &&
-        p.vramBytes > in.freeMemoryBytes - gib && p.context > 4096) {
+    if (build->defaultContext == LlamaCppBuild::DefaultContext::TrainingFit && in.context == 0 &&
+        in.freeMemoryBytes > 0 && p.vramBytes > in.freeMemoryBytes - gib && p.context > 4096) {
         const double perToken = double(kvGpu) / double(std::max<int64_t>(1, p.context));
         const int64_t deficit = p.vramBytes - (in.freeMemoryBytes - gib);
         const int64_t cut = perToken > 0 ? int64_t(std::ceil(double(deficit) / perToken)) : 0;

@@ -182,10 +182,20 @@ Expected<EnginePlan> planSglang(const ModelSpec& s, const DeploymentInputs& in,
     p.kvBudgetBytes = int64_t(rest);
     // Mamba and linear-attention layers (Qwen3-Next/3.5, Nemotron-H) keep a state per request
     // in a MambaPool beside the KV (PR #10233, 0.5.x; model_runner_kv_cache_mixin.py
-    // handle_max_mamba_cache): with the radix cache on, mamba_full_memory_ratio (0.9) of the KV
-    // share, i.e. rest x 0.9 / 1.9, holds whole states (conv in bf16, SSM in its dtype, float32
-    // by default); the KV gets what is left, and no more requests run than there are states.
-    if (s.stateLayerCount() > 0) {
+    // handle_max_mamba_cache): --max-mamba-cache-size pins the states; with the radix cache off
+    // and --max-running-requests given, one state a request; else mamba_full_memory_ratio r (0.9
+    // from PR #11679) of the KV share, i.e. rest x r / (1 + r), holds whole states (conv in bf16,
+    // SSM in its dtype, float32 by default). The KV gets what is left, and no more requests run
+    // than there are states. (The pool's one padding state is not charged before PR #32184.)
+    if (sg.statePoolBytes) {
+        if (double(*sg.statePoolBytes) >= rest)
+            return Error{"sglang: the state pool given (" + formatGiB(double(*sg.statePoolBytes)) +
+                             ") leaves no memory for the KV pool",
+                         "gpus"};
+        p.kvBudgetBytes = int64_t(rest) - *sg.statePoolBytes;
+        p.warnings.push_back("request states of " + formatGiB(double(*sg.statePoolBytes)) +
+                             " (as the log printed them) beside the KV");
+    } else if (s.stateLayerCount() > 0) {
         if (release->fraction != SglangRelease::Fraction::MibReserve)
             return Error{"sglang: " + std::string("SGLang ") + release->version +
                              " has no pool for Mamba or linear-attention state (from 0.5, PR "
@@ -193,12 +203,29 @@ Expected<EnginePlan> planSglang(const ModelSpec& s, const DeploymentInputs& in,
                          "engine"};
         p.stateBytesPerRequest =
             std::max<int64_t>(1, stateBytesPerSequence(s, DType::BF16, in.tp).total() / pp);
-        const double ratio = 0.9;
-        p.stateSlots = int64_t(rest * ratio / (1 + ratio)) / p.stateBytesPerRequest;
-        p.kvBudgetBytes = int64_t(rest) - p.stateSlots * p.stateBytesPerRequest;
-        p.warnings.push_back(withCommas(p.stateSlots) + " request states of " +
+        const double ratio = sg.mambaFullMemoryRatio.value_or(0.9);
+        std::string why;
+        if (sg.maxMambaCacheSize) {
+            p.stateSlots = *sg.maxMambaCacheSize;
+            why = "--max-mamba-cache-size";
+        } else if (sg.disableRadixCache && sg.maxRunningRequests) {
+            p.stateSlots = *sg.maxRunningRequests;
+            why = "one a request: the radix cache is off, max_running_requests " +
+                  withCommas(*sg.maxRunningRequests);
+        } else {
+            p.stateSlots = int64_t(rest * ratio / (1 + ratio)) / p.stateBytesPerRequest;
+            why = "mamba_full_memory_ratio " + formatFixed(ratio, 2);
+        }
+        const double states = double(p.stateSlots) * double(p.stateBytesPerRequest);
+        if (states >= rest)
+            return Error{"sglang: " + withCommas(p.stateSlots) + " request states of " +
                              formatBytes(double(p.stateBytesPerRequest)) +
-                             " (mamba_full_memory_ratio 0.9) beside the KV");
+                             " leave no memory for the KV pool on " + in.gpu.name,
+                         "gpus"};
+        p.kvBudgetBytes = int64_t(rest - states);
+        p.warnings.push_back(withCommas(p.stateSlots) + " request states of " +
+                             formatBytes(double(p.stateBytesPerRequest)) + " (" + why +
+                             ") beside the KV");
     }
     // get_cell_size_per_token: KV heads per rank x (K + V) x layers x dtype; MLA keeps its
     // latent whole on every rank.

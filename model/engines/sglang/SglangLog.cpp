@@ -59,6 +59,12 @@ void readSglangLogLine(LogFacts& f, SglangLogFacts& own, std::string_view line)
             own.argChunk = int64_t(*v);
         if (auto v = sglangArg(line, "--page-size"))
             own.argPageSize = int64_t(*v);
+        if (has(line, "--disable-radix-cache"))
+            own.disableRadixCache = true;
+        if (auto v = sglangArg(line, "--max-mamba-cache-size"))
+            own.maxMambaCacheSize = int64_t(*v);
+        if (auto v = sglangArg(line, "--mamba-full-memory-ratio"))
+            own.mambaFullMemoryRatio = v;
         for (const char* tp : {"--tp-size", "--tp"})
             if (auto v = sglangArg(line, tp); v && !own.argTp)
                 own.argTp = int64_t(*v);
@@ -92,6 +98,12 @@ void readSglangLogLine(LogFacts& f, SglangLogFacts& own, std::string_view line)
             own.pageSize = v;
         if (auto v = toInteger(assignment(line, "context_length")))
             f.context = v;
+        if (toBool(assignment(line, "disable_radix_cache")).value_or(false))
+            own.disableRadixCache = true;
+        if (auto v = toInteger(assignment(line, "max_mamba_cache_size")))
+            own.maxMambaCacheSize = v;
+        if (auto v = toReal(assignment(line, "mamba_full_memory_ratio")))
+            own.mambaFullMemoryRatio = v;
         for (const char* key : {"mem_fraction_static", "tp_size", "page_size", "context_length",
                                 "kv_cache_dtype", "dtype", "chunked_prefill_size",
                                 "max_running_requests", "max_total_tokens", "cuda_graph_max_bs"})
@@ -107,9 +119,23 @@ void readSglangLogLine(LogFacts& f, SglangLogFacts& own, std::string_view line)
         if (auto t = assignment(line, "type"))
             f.architecture = *t;
     }
+    if (has(line, "hybrid linear attention") || has(line, "hybrid GDN"))
+        own.hybridState = true;
+    // "Mamba Cache is allocated. max_mamba_cache_size: K, conv_state size: x GB, ssm_state
+    // size: y GB" (GB = GiB): the state pool as allocated.
+    if (has(line, "Mamba Cache is allocated")) {
+        own.hybridState = true;
+        const double conv = numberAfter(line, "conv_state size:").value_or(0);
+        const double ssm = numberAfter(line, "ssm_state size:").value_or(0);
+        if (conv + ssm > 0)
+            own.statePoolGiB = conv + ssm;
+    }
     if (has(line, "KV Cache is allocated")) {
         if (auto n = integerAfter(line, "#tokens:"))
             f.kvTokens = n;
+        // "dtype: torch.bfloat16": the pool's dtype as allocated.
+        if (const size_t at = line.find("dtype: torch."); at != std::string_view::npos)
+            own.kvDtype = valueAt(line, at + 13);
         own.kSizeGiB = numberAfter(line, "K size:");
         own.vSizeGiB = numberAfter(line, "V size:");
         if (auto kv = numberAfter(line, "KV size:")) // MLA's one latent pool
@@ -163,6 +189,10 @@ Expected<EngineLogCheck> checkSglangLog(const LogFacts& log, const SglangLogFact
         c.notes.push_back("the model \"" + log.model +
                           "\" is not at hand: its bytes per token are the log's K + V sizes over "
                           "its tokens, to the nearest 256 B (give --model for the exact cell)");
+        if (own.hybridState && !own.statePoolGiB)
+            c.notes.push_back("a hybrid model's request states (its Mamba or linear-attention "
+                              "pool) are not counted: the log prints no \"Mamba Cache is "
+                              "allocated\" line and the model is not at hand (give --model)");
     } else {
         c.modelUsed = spec->name;
     }
@@ -176,6 +206,15 @@ Expected<EngineLogCheck> checkSglangLog(const LogFacts& log, const SglangLogFact
     in.maxModelLen = log.context.value_or(
         log.argContext.value_or(spec->maxContext > 0 ? spec->maxContext : 4096));
     in.kvDtype = servingKvDType(*spec);
+    // The pool's dtype as the log allocated it wins over the checkpoint's scheme.
+    if (const auto t = parseDType(own.kvDtype == "bfloat16"             ? "bf16"
+                                  : own.kvDtype == "float16"            ? "fp16"
+                                  : own.kvDtype.rfind("float8", 0) == 0 ? "fp8"
+                                                                        : own.kvDtype);
+        t && !own.kvDtype.empty()) {
+        in.kvDtype = *t;
+        c.inputs.push_back("KV cache " + std::string(dtypeName(*t)) + " (printed)");
+    }
     in.weightDtype = servingWeightDType(*spec);
     in.freeMemoryBytes = int64_t(before * kGiB);
     in.weightBytes = int64_t((before - after) * kGiB);
@@ -189,6 +228,11 @@ Expected<EngineLogCheck> checkSglangLog(const LogFacts& log, const SglangLogFact
         in.sglang.maxRunningRequests = *own.argMaxRunning;
     if (own.argChunk)
         in.sglang.chunkedPrefillSize = *own.argChunk;
+    if (own.statePoolGiB)
+        in.sglang.statePoolBytes = int64_t(*own.statePoolGiB * kGiB);
+    in.sglang.disableRadixCache = own.disableRadixCache;
+    in.sglang.maxMambaCacheSize = own.maxMambaCacheSize;
+    in.sglang.mambaFullMemoryRatio = own.mambaFullMemoryRatio;
     auto plan = planSglang(*spec, in, in.sglang);
     if (!plan)
         return Error{plan.error()};

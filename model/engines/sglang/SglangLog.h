@@ -27,7 +27,15 @@ struct SglangLogFacts
     std::optional<double> argMemFraction;
     std::optional<int64_t> argMaxRunning, argTp, argPageSize, argChunk; // argContext is the log's
     std::optional<int64_t> pageSize;
+    // The state pool's settings, typed or echoed: --disable-radix-cache, --max-mamba-cache-size,
+    // --mamba-full-memory-ratio.
+    bool disableRadixCache = false;
+    std::optional<int64_t> maxMambaCacheSize;
+    std::optional<double> mambaFullMemoryRatio;
     std::optional<double> kSizeGiB, vSizeGiB;
+    std::string kvDtype;      // the pool's torch dtype as printed: "bfloat16", "float8_e4m3fn"
+    bool hybridState = false; // the log speaks of a Mamba / linear-attention pool
+    std::optional<double> statePoolGiB; // "Mamba Cache is allocated": conv + ssm state
 
     bool operator==(const SglangLogFacts&) const = default;
 };

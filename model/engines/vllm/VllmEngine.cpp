@@ -424,6 +424,146 @@ std::string vllmCommand(const ModelSpec& s, const DeploymentInputs& in, const Ca
 
 } // namespace
 
+namespace {
+
+// What vLLM refuses before it sizes anything; the pipeline stages on success.
+Expected<int64_t> checkVllmInputs(const EngineProfile& engine, const ModelSpec& s,
+                                  const DeploymentInputs& in)
+{
+    const auto split = checkParallelism(s, in.gpus, in.tp);
+    if (!split)
+        return Error{split.error(), split.field()};
+    if (!(in.utilization > 0 && in.utilization <= 1))
+        return Error{"utilization must be in (0, 1], got " + formatFixed(in.utilization, 3),
+                     "utilization"};
+    if (in.gpu.memoryBytes <= 0 || in.gpu.bandwidthBytesPerSecond <= 0 || in.gpu.bf16Tflops <= 0)
+        return Error{"the GPU entry \"" + in.gpu.name + "\" lacks memory, bandwidth or TFLOP/s",
+                     "gpu"};
+    if (in.blockSize < 0 || in.blockSize > 4096)
+        return Error{"the block size must be 1 to 4096", "block_size"};
+    if (auto limit = checkContext(s, in.maxModelLen, in.averageTokens); !limit)
+        return Error{limit.error(), limit.field()};
+    // --kv-cache-dtype takes auto (the model's dtype, or the checkpoint's scheme) or the fp8
+    // variants (vllm/config/cache.py CacheDType): no int8, int4 or fp32 cache.
+    if (in.kvDtype != DType::FP8 && in.kvDtype != vllmAutoKvDType(engine, s) &&
+        !(in.kvDtype == DType::BF16 || in.kvDtype == DType::F16))
+        return Error{std::string("vLLM has no ") + dtypeName(in.kvDtype) +
+                         " KV cache (--kv-cache-dtype takes auto or fp8)",
+                     "kv_dtype"};
+    if (in.dcp > 1 && (!engine.decodeContextParallel || in.tp % in.dcp != 0))
+        return Error{"decode context parallelism (" + std::to_string(in.dcp) +
+                         ") needs vLLM 0.10.2 or later and must divide TP (" +
+                         std::to_string(in.tp) + ")",
+                     "dcp"};
+    const std::string& mode = in.mambaCacheMode;
+    if (!mode.empty() && mode != "none" && mode != "align" && mode != "all")
+        return Error{"mamba cache mode \"" + mode + "\": expected none, align or all",
+                     "mamba_cache_mode"};
+    if (!mode.empty() && mode != "none" && !engine.mambaCacheModes)
+        return Error{"--mamba-cache-mode " + mode + " needs vLLM 0.15 or later",
+                     "mamba_cache_mode"};
+
+    return split.value();
+}
+
+// Where one GPU's memory goes (r.memory), to the KV budget: the logged budget where one is given,
+// else utilization x total less the weights, the profiled activations, non-torch memory and the
+// CUDA-graph estimate. Fails when the weights, or everything else, leave no room.
+Expected<bool> vllmMemory(const EngineProfile& engine, const ModelSpec& s,
+                          const DeploymentInputs& in, CapacityResult& r)
+{
+    MemoryBreakdown& m = r.memory;
+    m.total = in.gpu.memoryBytes;
+    m.usable = checkedFromDouble(double(m.total) * in.utilization, "usable memory");
+    m.weights = weightBytesPerGpu(s, in);
+    // The profile run pushes one batch of max_num_batched_tokens tokens (V0: max_model_len
+    // or more) and samples min(max_num_seqs, tokens) sequences.
+    m.activation = in.activationBytes
+                       ? *in.activationBytes
+                       : activationPeakBytes(s, r.maxNumBatchedTokens, in.tp, r.maxNumSeqs);
+    // Non-torch memory; from 0.11 NCCL's buffers exist before the snapshot and do not count.
+    m.overhead = in.overheadBytes            ? *in.overheadBytes
+                 : !engine.v1                ? nonTorchOverheadBytes(in.tp)
+                 : engine.ncclBeforeSnapshot ? nonTorchOverheadBytesV1(1)
+                                             : nonTorchOverheadBytesV1(in.tp);
+    m.cudaGraphs = in.cudaGraphBytes
+                       ? *in.cudaGraphBytes
+                       : cudaGraphEstimateBytes(engine, s, r.maxNumSeqs, r.maxNumBatchedTokens,
+                                                in.enforceEager);
+    if (in.availableKvBytes) {
+        m.kvBudget = *in.availableKvBytes;
+        // A budget logged on another GPU or for other weights may not hold here: where
+        // the weights and that KV exceed the GPU, said (not refused: a log's budget is
+        // right where attnplan's weight estimate is not, a checkpoint it reads as bf16).
+        if (m.weights + m.kvBudget > m.total)
+            r.warnings.push_back(
+                "the KV budget given (" + formatGiB(double(m.kvBudget)) +
+                ") and the weights attnplan computes (" + formatGiB(double(m.weights)) +
+                " per GPU) exceed " + in.gpu.name + "'s " + formatGiB(double(m.total)) +
+                ": a budget logged on another GPU or for other weights does not hold here");
+    } else {
+        if (m.weights > m.usable)
+            return Error{"weights alone (" + formatGiB(double(m.weights)) +
+                             " per GPU) exceed the usable memory (" + formatGiB(double(m.usable)) +
+                             " of " + in.gpu.name + " at utilization " +
+                             formatFixed(in.utilization, 2) +
+                             "); add GPUs, raise TP or use smaller weights",
+                         "gpus"};
+        m.kvBudget = m.usable - m.weights - m.activation - m.overhead - m.cudaGraphs;
+        if (m.kvBudget <= 0)
+            return Error{"no memory left for the KV cache on " + in.gpu.name + ": usable " +
+                         formatGiB(double(m.usable)) + " - weights " +
+                         formatGiB(double(m.weights)) + " - activations " +
+                         formatGiB(double(m.activation)) + " - overhead " +
+                         formatGiB(double(m.overhead)) +
+                         (m.cudaGraphs > 0 ? " - CUDA graphs " + formatGiB(double(m.cudaGraphs))
+                                           : std::string())};
+    }
+
+    return true;
+}
+
+// What the plan should say of itself: nothing fits, a unified-memory device, PCIe, replicated
+// KV heads, MLA's whole latent, padded hybrid groups, weights without a checkpoint.
+void addVllmWarnings(CapacityResult& r, const ModelSpec& s, const DeploymentInputs& in,
+                     const KvPaging& paging, int64_t pp)
+{
+    if (r.conversationsReserved == 0)
+        r.warnings.push_back("not even one request of " + withCommas(in.maxModelLen) +
+                             " tokens fits: vLLM refuses to start (max_model_len larger than "
+                             "the KV cache); lower the context or add memory");
+    // vLLM's start-up check (Worker.determine_available_memory / request_memory): the free
+    // memory must cover utilization x total, and on a unified-memory device the OS and CPU
+    // processes hold part of it.
+    if (in.gpu.unifiedMemory && !in.availableKvBytes)
+        r.warnings.push_back(in.gpu.name +
+                             " shares its memory with the CPU: vLLM refuses to "
+                             "start unless the free memory covers utilization x total (" +
+                             formatGiB(double(in.gpu.memoryBytes) * in.utilization) +
+                             "); lower --utilization to what is free");
+    if (in.tp > 1 && in.gpu.interconnectBytesPerSecond <= 0)
+        r.warnings.push_back(in.gpu.name + " has no NVLink: tensor parallelism runs over PCIe, "
+                                           "slower than this roofline assumes");
+    if (r.kvReplicated && !s.mla.enabled())
+        r.warnings.push_back("TP " + std::to_string(in.tp) + " exceeds the " +
+                             std::to_string(s.numKvHeads) + " KV heads: each is replicated on " +
+                             std::to_string(in.tp / s.numKvHeads) + " GPUs");
+    if (s.mla.enabled() && in.tp > 1)
+        r.warnings.push_back("MLA's latent cache is not split by tensor parallelism: every GPU "
+                             "keeps the whole latent");
+    if (paging.slidingGroups > 0 && paging.fullGroups > 0 &&
+        paging.layersPerBlock * paging.groups() > s.numLayers / pp + 1)
+        r.warnings.push_back("vLLM pads the hybrid KV cache's groups to " +
+                             std::to_string(paging.groups()) + " x " +
+                             std::to_string(paging.layersPerBlock) + " layers");
+    if ((in.weightDtype == DType::INT4 || in.weightDtype == DType::INT8) &&
+        !(s.checkpointDType && *s.checkpointDType == in.weightDtype))
+        r.warnings.push_back(std::string(dtypeName(in.weightDtype)) +
+                             " weights need a pre-quantized checkpoint (AWQ, GPTQ)");
+}
+
+} // namespace
+
 Expected<CapacityResult> planVllm(const ModelSpec& s, const DeploymentInputs& in)
 {
     const std::string where = "capacity: ";
@@ -431,40 +571,10 @@ Expected<CapacityResult> planVllm(const ModelSpec& s, const DeploymentInputs& in
     if (!profile)
         return Error{where + "unknown vLLM profile \"" + in.engine + "\"", "engine"};
     const EngineProfile& engine = *profile;
-    const auto split = checkParallelism(s, in.gpus, in.tp);
+    const auto split = checkVllmInputs(engine, s, in);
     if (!split)
         return Error{where + split.error(), split.field()};
-    if (!(in.utilization > 0 && in.utilization <= 1))
-        return Error{where + "utilization must be in (0, 1], got " + formatFixed(in.utilization, 3),
-                     "utilization"};
-    if (in.gpu.memoryBytes <= 0 || in.gpu.bandwidthBytesPerSecond <= 0 || in.gpu.bf16Tflops <= 0)
-        return Error{where + "the GPU entry \"" + in.gpu.name +
-                         "\" lacks memory, bandwidth or TFLOP/s",
-                     "gpu"};
-    if (in.blockSize < 0 || in.blockSize > 4096)
-        return Error{where + "the block size must be 1 to 4096", "block_size"};
     const int64_t pp = split.value();
-    if (auto limit = checkContext(s, in.maxModelLen, in.averageTokens); !limit)
-        return Error{where + limit.error(), limit.field()};
-    // --kv-cache-dtype takes auto (the model's dtype, or the checkpoint's scheme) or the fp8
-    // variants (vllm/config/cache.py CacheDType): no int8, int4 or fp32 cache.
-    if (in.kvDtype != DType::FP8 && in.kvDtype != vllmAutoKvDType(engine, s) &&
-        !(in.kvDtype == DType::BF16 || in.kvDtype == DType::F16))
-        return Error{where + "vLLM has no " + dtypeName(in.kvDtype) +
-                         " KV cache (--kv-cache-dtype takes auto or fp8)",
-                     "kv_dtype"};
-    if (in.dcp > 1 && (!engine.decodeContextParallel || in.tp % in.dcp != 0))
-        return Error{where + "decode context parallelism (" + std::to_string(in.dcp) +
-                         ") needs vLLM 0.10.2 or later and must divide TP (" +
-                         std::to_string(in.tp) + ")",
-                     "dcp"};
-    const std::string& mode = in.mambaCacheMode;
-    if (!mode.empty() && mode != "none" && mode != "align" && mode != "all")
-        return Error{where + "mamba cache mode \"" + mode + "\": expected none, align or all",
-                     "mamba_cache_mode"};
-    if (!mode.empty() && mode != "none" && !engine.mambaCacheModes)
-        return Error{where + "--mamba-cache-mode " + mode + " needs vLLM 0.15 or later",
-                     "mamba_cache_mode"};
 
     try {
         CapacityResult r;
@@ -479,54 +589,8 @@ Expected<CapacityResult> planVllm(const ModelSpec& s, const DeploymentInputs& in
         // From 0.11.1 the default max_num_seqs never exceeds the batched tokens (#28665).
         if (engine.clampSeqsToBatch && in.maxNumSeqs <= 0)
             r.maxNumSeqs = std::min(r.maxNumSeqs, r.maxNumBatchedTokens);
-        MemoryBreakdown& m = r.memory;
-        m.total = in.gpu.memoryBytes;
-        m.usable = checkedFromDouble(double(m.total) * in.utilization, "usable memory");
-        m.weights = weightBytesPerGpu(s, in);
-        // The profile run pushes one batch of max_num_batched_tokens tokens (V0: max_model_len
-        // or more) and samples min(max_num_seqs, tokens) sequences.
-        m.activation = in.activationBytes
-                           ? *in.activationBytes
-                           : activationPeakBytes(s, r.maxNumBatchedTokens, in.tp, r.maxNumSeqs);
-        // Non-torch memory; from 0.11 NCCL's buffers exist before the snapshot and do not count.
-        m.overhead = in.overheadBytes            ? *in.overheadBytes
-                     : !engine.v1                ? nonTorchOverheadBytes(in.tp)
-                     : engine.ncclBeforeSnapshot ? nonTorchOverheadBytesV1(1)
-                                                 : nonTorchOverheadBytesV1(in.tp);
-        m.cudaGraphs = in.cudaGraphBytes
-                           ? *in.cudaGraphBytes
-                           : cudaGraphEstimateBytes(engine, s, r.maxNumSeqs, r.maxNumBatchedTokens,
-                                                    in.enforceEager);
-        if (in.availableKvBytes) {
-            m.kvBudget = *in.availableKvBytes;
-            // A budget logged on another GPU or for other weights may not hold here: where
-            // the weights and that KV exceed the GPU, said (not refused: a log's budget is
-            // right where attnplan's weight estimate is not, a checkpoint it reads as bf16).
-            if (m.weights + m.kvBudget > m.total)
-                r.warnings.push_back(
-                    "the KV budget given (" + formatGiB(double(m.kvBudget)) +
-                    ") and the weights attnplan computes (" + formatGiB(double(m.weights)) +
-                    " per GPU) exceed " + in.gpu.name + "'s " + formatGiB(double(m.total)) +
-                    ": a budget logged on another GPU or for other weights does not hold here");
-        } else {
-            if (m.weights > m.usable)
-                return Error{where + "weights alone (" + formatGiB(double(m.weights)) +
-                                 " per GPU) exceed the usable memory (" +
-                                 formatGiB(double(m.usable)) + " of " + in.gpu.name +
-                                 " at utilization " + formatFixed(in.utilization, 2) +
-                                 "); add GPUs, raise TP or use smaller weights",
-                             "gpus"};
-            m.kvBudget = m.usable - m.weights - m.activation - m.overhead - m.cudaGraphs;
-            if (m.kvBudget <= 0)
-                return Error{where + "no memory left for the KV cache on " + in.gpu.name +
-                             ": usable " + formatGiB(double(m.usable)) + " - weights " +
-                             formatGiB(double(m.weights)) + " - activations " +
-                             formatGiB(double(m.activation)) + " - overhead " +
-                             formatGiB(double(m.overhead)) +
-                             (m.cudaGraphs > 0 ? " - CUDA graphs " + formatGiB(double(m.cudaGraphs))
-                                               : std::string())};
-        }
-
+        if (auto budget = vllmMemory(engine, s, in, r); !budget)
+            return Error{where + budget.error(), budget.field()};
         r.kvHeadsPerGpu = kvHeadsPerGpu(s, in.tp);
         r.kvReplicated = !s.mla.enabled() ? in.tp > s.numKvHeads : in.tp > 1;
         r.layersPerGpu = ceilDiv(s.numLayers, pp);
@@ -540,7 +604,7 @@ Expected<CapacityResult> planVllm(const ModelSpec& s, const DeploymentInputs& in
         pin.blockSize = r.blockSize;
         pin.maxNumBatchedTokens = r.maxNumBatchedTokens;
         pin.maxModelLen = in.maxModelLen;
-        pin.availableBytes = m.kvBudget;
+        pin.availableBytes = r.memory.kvBudget;
         pin.mambaCacheMode = in.mambaCacheMode;
         const KvPaging paging = pageKvCache(engine, s, pin);
         r.kvBytesPerTokenPerGpu = paging.bytesPerToken;
@@ -566,40 +630,7 @@ Expected<CapacityResult> planVllm(const ModelSpec& s, const DeploymentInputs& in
         r.pagedOverReserved = r.conversationsReserved > 0
                                   ? double(r.conversations) / double(r.conversationsReserved)
                                   : 0;
-        if (r.conversationsReserved == 0)
-            r.warnings.push_back("not even one request of " + withCommas(in.maxModelLen) +
-                                 " tokens fits: vLLM refuses to start (max_model_len larger than "
-                                 "the KV cache); lower the context or add memory");
-        // vLLM's start-up check (Worker.determine_available_memory / request_memory): the free
-        // memory must cover utilization x total, and on a unified-memory device the OS and CPU
-        // processes hold part of it.
-        if (in.gpu.unifiedMemory && !in.availableKvBytes)
-            r.warnings.push_back(in.gpu.name +
-                                 " shares its memory with the CPU: vLLM refuses to "
-                                 "start unless the free memory covers utilization x total (" +
-                                 formatGiB(double(in.gpu.memoryBytes) * in.utilization) +
-                                 "); lower --utilization to what is free");
-        if (in.tp > 1 && in.gpu.interconnectBytesPerSecond <= 0)
-            r.warnings.push_back(in.gpu.name + " has no NVLink: tensor parallelism runs over PCIe, "
-                                               "slower than this roofline assumes");
-        if (r.kvReplicated && !s.mla.enabled())
-            r.warnings.push_back("TP " + std::to_string(in.tp) + " exceeds the " +
-                                 std::to_string(s.numKvHeads) +
-                                 " KV heads: each is replicated on " +
-                                 std::to_string(in.tp / s.numKvHeads) + " GPUs");
-        if (s.mla.enabled() && in.tp > 1)
-            r.warnings.push_back("MLA's latent cache is not split by tensor parallelism: every GPU "
-                                 "keeps the whole latent");
-        if (paging.slidingGroups > 0 && paging.fullGroups > 0 &&
-            paging.layersPerBlock * paging.groups() > s.numLayers / pp + 1)
-            r.warnings.push_back("vLLM pads the hybrid KV cache's groups to " +
-                                 std::to_string(paging.groups()) + " x " +
-                                 std::to_string(paging.layersPerBlock) + " layers");
-        if ((in.weightDtype == DType::INT4 || in.weightDtype == DType::INT8) &&
-            !(s.checkpointDType && *s.checkpointDType == in.weightDtype))
-            r.warnings.push_back(std::string(dtypeName(in.weightDtype)) +
-                                 " weights need a pre-quantized checkpoint (AWQ, GPTQ)");
-
+        addVllmWarnings(r, s, in, paging, pp);
         r.batch = std::max<int64_t>(0, std::min(r.conversations, r.maxNumSeqs));
         r.limitedBy = r.conversations > r.maxNumSeqs ? "max_num_seqs" : "memory";
         if (r.limitedBy == "max_num_seqs")
