@@ -621,7 +621,10 @@ Expected<ModelSpec> parseModelConfig(const std::string& text, const std::string&
             if (where && where->is_object() && where->contains("quantization_config") &&
                 (*where)["quantization_config"].is_object())
                 q = &(*where)["quantization_config"];
-        readQuantization(spec, q ? *q : json::object(), folder, label);
+        std::string expertDType;
+        if (auto e = root.find("expert_dtype"); e != root.end() && e->is_string())
+            expertDType = e->get<std::string>();
+        readQuantization(spec, q ? *q : json::object(), folder, label, expertDType);
     } catch (const json::exception& e) {
         return Error{label + ": quantization_config: unexpected structure: " + e.what()};
     }

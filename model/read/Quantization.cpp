@@ -235,7 +235,7 @@ void readModelOpt(ModelSpec& s, const json& q, const std::string& source)
 } // namespace
 
 void readQuantization(ModelSpec& s, const json& q, const std::string& folder,
-                      const std::string& label)
+                      const std::string& label, const std::string& expertDType)
 {
     const std::string method = q.value("quant_method", std::string());
     // DeepSeek-V4's NVFP4 copy keeps its block-fp8 layers and puts the experts in NVFP4:
@@ -245,10 +245,17 @@ void readQuantization(ModelSpec& s, const json& q, const std::string& folder,
         Tally t(s.numLayers, blocks ? WeightFormat::Fp8Block : WeightFormat::Fp8);
         if (auto moe = q.find("moe_quant_algo"); moe != q.end() && moe->is_string())
             t.set("experts", formatOfAlgo(moe->get<std::string>(), WeightFormat::Fp8Block));
+        // DeepSeek-V4's own release: the config's top-level expert_dtype "fp4" puts the routed
+        // experts in FP4 (e2m1 values, one ue8m0 scale per 32: MXFP4's 17 bytes per 32; the
+        // checkpoint's inference/convert.py), the rest in 128 x 128 block fp8.
+        if (expertDType == "fp4")
+            t.set("experts", WeightFormat::Mxfp4);
         for (const char* key : {"modules_to_not_convert", "ignored_layers"})
             for (const std::string& p : strings(q, key))
                 t.exclude(p);
-        apply(s, t, false, "quantization_config (fp8)");
+        apply(s, t, false,
+              expertDType == "fp4" ? "quantization_config (fp8), expert_dtype fp4"
+                                   : "quantization_config (fp8)");
         if (blocks)
             s.fp8BlockSize = 128;
     } else if (method == "mxfp4") {

@@ -12,6 +12,6 @@ namespace attnplan::detail {
 // .json beside a NAME_config.json `label`). Fills s.formats, s.checkpointDType and
 // s.checkpointKvDType.
 void readQuantization(ModelSpec& s, const json& q, const std::string& folder,
-                      const std::string& label);
+                      const std::string& label, const std::string& expertDType = {});
 
 } // namespace attnplan::detail
