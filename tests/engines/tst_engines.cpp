@@ -108,6 +108,7 @@ private slots:
     void engineLogs2026WhatWasTyped();
     void aLoggedBudgetStaysWithItsGpu();
     void sglangStatePoolAsTyped();
+    void failedVllmStartUpIsRead();
 };
 
 void TestEngines::lessonFifteenConversations()
@@ -1747,6 +1748,43 @@ void TestEngines::sglangStatePoolAsTyped()
     const EngineLogCheck c =
         checkEngineLog(parseEngineLog(f.readAll().toStdString()), &q, builtinGpuCatalog()).value();
     QVERIFY2(std::fabs(c.difference()) < 0.01, qPrintable(QString::number(c.computed)));
+}
+
+// Issue 36: a vLLM start-up that fails the KV check states the plan that failed, and is read for
+// it (it was "not a start-up log"). vLLM issue #34076's text: a 0.15.2rc1 nightly wheel, typed
+// `vllm serve ... --gpu-memory-utilization 0.9 --pipeline-parallel-size 2`, and the ValueError:
+// 262,144 tokens need 24.0 GiB, 3.18 GiB is available, "estimated maximum model length is
+// 34736". Qwen3-30B-A3B keeps 48 x 4 x 128 x 2 x 2 = 98,304 B a token: the 24.0 GiB is every
+// layer's (262,144 x 98,304 B), so the estimate is 3.18 GiB over 98,304 B in whole 16-token
+// blocks: 34,720, worked by hand (-0.05%; the printed 3.18 is rounded).
+void TestEngines::failedVllmStartUpIsRead()
+{
+    const std::string text =
+        "vllm-0.15.2rc1.dev93+g11a4c9d30.cu128-cp312-cp312-linux_x86_64.whl\n"
+        "`bash vllm serve ./Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8 --gpu-memory-utilization 0.9 "
+        "--served-model-name Q --pipeline-parallel-size 2 --enable-chunked-prefill`\n"
+        "`(EngineCore_DP0 pid=1094) ValueError: To serve at least one request with the models's "
+        "max seq len (262144), (24.0 GiB KV cache is needed, which is larger than the available "
+        "KV cache memory (3.18 GiB). Based on the available memory, the estimated maximum model "
+        "length is 34736. Try increasing `gpu_memory_utilization`\n";
+    const EngineLogFacts log = parseEngineLog(text);
+    QCOMPARE(*log.engine, EngineKind::Vllm);
+    const VllmLogFacts& v = log.vllm;
+    QCOMPARE(v.estimatedMaxModelLen.value_or(0), qint64(34736));
+    QCOMPARE(v.maxModelLen.value_or(0), qint64(262144));
+    QCOMPARE(v.kvNeededGiB.value_or(0), 24.0);
+    QCOMPARE(v.availableKvGiB.value_or(0), 3.18);
+    QCOMPARE(v.utilization.value_or(0), 0.9);
+    QCOMPARE(v.pp.value_or(0), qint64(2));
+    QCOMPARE(v.engineName(), std::string("vllm@0.15.2"));
+    const ModelSpec s = readModel("qwen3-30b-a3b").value();
+    QCOMPARE(kvBytesPerTokenPerGpu(s, 1, DType::BF16), int64_t(48 * 4 * 128 * 2 * 2));
+    const EngineLogCheck c = checkEngineLog(log, &s, builtinGpuCatalog()).value();
+    QCOMPARE(c.quantity, std::string("estimated maximum model length"));
+    const double byHand = std::floor(3.18 * 1073741824.0 / (98304.0 * 16)) * 16;
+    QCOMPARE(c.computed, byHand);
+    QCOMPARE(byHand, 34720.0);
+    QVERIFY(std::fabs(c.difference()) < 0.001);
 }
 
 #include "tst_engines.moc"

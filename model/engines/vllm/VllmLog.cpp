@@ -72,6 +72,54 @@ void readLine(VllmLogFacts& f, std::string_view line)
                 f.version = v;
         }
     }
+    // A wheel's file name, as an environment listing prints it: "vllm-0.15.2rc1.dev93+g...whl".
+    if (const size_t at = line.find("vllm-"); at != std::string_view::npos && f.version.empty() &&
+                                              at + 5 < line.size() && isDigit(line[at + 5]))
+        if (auto v = versionAt(line, at + 5); !v.empty())
+            f.version = v;
+    // The launch command as typed: `vllm serve MODEL --flag value ...`.
+    if (const size_t at = line.find("vllm serve "); at != std::string_view::npos) {
+        const std::string_view cmd = line.substr(at + 11);
+        const size_t end = cmd.find_first_of(" `");
+        if (f.model.empty() && end != 0)
+            f.model = std::string(cmd.substr(0, end));
+        auto typed = [&](std::string_view flag) -> std::optional<std::string> {
+            const size_t p = cmd.find(flag);
+            if (p == std::string_view::npos)
+                return std::nullopt;
+            const size_t v = cmd.find_first_not_of(" =", p + flag.size());
+            if (v == std::string_view::npos)
+                return std::nullopt;
+            return valueAt(cmd, v);
+        };
+        if (auto v = toReal(typed("--gpu-memory-utilization ")))
+            f.utilization = v;
+        if (auto v = toInteger(typed("--pipeline-parallel-size ")))
+            f.pp = v;
+        if (auto v = toInteger(typed("--tensor-parallel-size ")))
+            f.tp = v;
+        if (auto v = toInteger(typed("--max-model-len ")))
+            f.maxModelLen = v;
+        if (auto v = typed("--kv-cache-dtype "))
+            f.kvCacheDtype = *v;
+        placed = true;
+    }
+    // "To serve at least one request with the models's max seq len (262144), (24.0 GiB KV cache
+    // is needed, which is larger than the available KV cache memory (3.18 GiB). Based on the
+    // available memory, the estimated maximum model length is 34736."
+    if (found("estimated maximum model length is ")) {
+        f.estimatedMaxModelLen = integerAfter(line, "estimated maximum model length is ");
+        if (auto v = integerAfter(line, "max seq len ("))
+            f.maxModelLen = v;
+        if (const size_t at = line.find("GiB KV cache is needed"); at != std::string_view::npos) {
+            size_t from = line.rfind('(', at);
+            if (from != std::string_view::npos)
+                f.kvNeededGiB = numberAt(line, from + 1);
+        }
+        if (auto v = numberAfter(line, "available KV cache memory ("))
+            f.availableKvGiB = v;
+        placed = true;
+    }
     if (found("\xe2\x96\x88") && found(" version ")) // the 0.2x banner: "█  version 0.23.0"
         if (auto v = versionAt(line, line.find(" version ") + 9); !v.empty())
             f.version = v;
@@ -173,9 +221,19 @@ std::string VllmLogFacts::engineName() const
 {
     if (v0 && version.empty())
         return "vllm-v0";
-    // A source build ("0.1.dev7548+g...") names no release.
-    if (version.empty() || version.find("dev") != std::string::npos)
+    if (version.empty())
         return v0 ? "vllm-v0" : std::string();
+    // A pre-release or nightly of a release ("0.15.2rc1.dev93+g11a4c9d30") runs that release's
+    // code: its A.B.C. A source build of no release ("0.1.dev7548+g...") names none.
+    if (version.find("dev") != std::string::npos || version.find("rc") != std::string::npos) {
+        const std::string release = version.substr(0, version.find_first_not_of("0123456789."));
+        const std::string numeric = release.empty() || release.back() != '.'
+                                        ? release
+                                        : release.substr(0, release.size() - 1);
+        if (numeric.empty() || numeric == "0.1" || numeric.find('.') == std::string::npos)
+            return v0 ? "vllm-v0" : std::string();
+        return "vllm@" + numeric;
+    }
     return "vllm@" + version;
 }
 
@@ -270,6 +328,14 @@ Expected<EngineLogCheck> checkVllmLog(const VllmLogFacts& v, const ModelSpec* gi
                          "\" is not at hand: give --model (a config.json, "
                          "a folder or a bundled name)",
                      "model"};
+    // The log ran (or checked) a longer max_model_len than the config given allows: its own
+    // checkpoint's window was that long (a fine-tune of the same architecture), so it holds.
+    if (v.maxModelLen && spec->maxContext > 0 && *v.maxModelLen > spec->maxContext) {
+        c.notes.push_back("the config given allows " + withCommas(spec->maxContext) +
+                          " tokens; the log's engine took max_model_len " +
+                          withCommas(*v.maxModelLen) + ", its checkpoint's window");
+        spec->maxContext = *v.maxModelLen;
+    }
     c.modelUsed = spec->name;
     const GpuSpec* gpu = v.gpuName.empty() ? nullptr : catalog.find(v.gpuName);
     if (!gpu) {
@@ -286,7 +352,32 @@ Expected<EngineLogCheck> checkVllmLog(const VllmLogFacts& v, const ModelSpec* gi
     if (v.availableKvGiB)
         c.inputs.push_back("available KV cache memory " + giB(*v.availableKvGiB) + " (printed)");
     c.kvBudgetBytes = r->memory.kvBudget;
-    if (v.kvCacheTokens) {
+    if (!v.kvCacheTokens && !v.gpuBlocks && !v.maxConcurrency && v.estimatedMaxModelLen) {
+        // A start-up that failed the KV check states the plan that failed: the length the
+        // available memory allows, at the bytes a token costs in the check. The needed figure
+        // it prints for max_model_len says which bytes those were: every layer's (the check
+        // weighs all pipeline stages' layers against one worker's memory, the bug of #34076) or
+        // one stage's.
+        c.quantity = "estimated maximum model length";
+        c.logged = double(*v.estimatedMaxModelLen);
+        const double all = double(kvBytesPerTokenPerGpu(*spec, in.tp, in.kvDtype));
+        const double stage =
+            all / double(std::max<int64_t>(1, in.gpus / std::max<int64_t>(1, in.tp)));
+        double perToken = stage;
+        if (v.kvNeededGiB && v.maxModelLen && *v.maxModelLen > 0) {
+            const double printed = *v.kvNeededGiB * kGiB / double(*v.maxModelLen);
+            perToken = std::fabs(printed / all - 1) < std::fabs(printed / stage - 1) ? all : stage;
+            c.inputs.push_back("KV needed for max_model_len " + withCommas(*v.maxModelLen) + ": " +
+                               giB(*v.kvNeededGiB) + " (printed): " +
+                               (perToken == all ? "every layer's" : "one stage's") + " " +
+                               withCommas(int64_t(perToken)) + " B a token");
+        }
+        const double block = double(r->blockSize > 0 ? r->blockSize : 16);
+        c.computed = std::floor(double(r->memory.kvBudget) / (perToken * block)) * block;
+        c.notes.push_back("vLLM refused to start: max_model_len " +
+                          withCommas(v.maxModelLen.value_or(in.maxModelLen)) +
+                          " needs more KV than the available memory holds");
+    } else if (v.kvCacheTokens) {
         c.quantity = "KV tokens";
         c.logged = double(*v.kvCacheTokens);
         c.computed = double(r->kvCacheTokens);

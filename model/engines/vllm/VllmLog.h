@@ -46,6 +46,10 @@ struct VllmLogFacts
     std::optional<int64_t> gpuBlocks;      // V0 "# GPU blocks: N"
     std::optional<int64_t> concurrencyTokens; // the N of "Maximum concurrency for N tokens"
     std::optional<double> maxConcurrency;     // its X
+    // A start-up that failed the KV check (_check_enough_kv_cache_memory's ValueError): the
+    // KV the max_model_len needed and the length the available memory allows, as printed.
+    std::optional<double> kvNeededGiB;
+    std::optional<int64_t> estimatedMaxModelLen;
     bool oneLine = false; // tokens and concurrency printed on one line (0.28 on)
     std::string gpuName;  // where the log names it ("NVIDIA H100 80GB HBM3")
     // Lines that speak of sizing but match no form this reader knows, verbatim (at most 20).
@@ -55,7 +59,10 @@ struct VllmLogFacts
     // "vllm@X.Y.Z" for the version printed (V0 logs: "vllm-v0"); empty when it is unknown.
     std::string engineName() const;
     // Whether it holds any sizing figure at all.
-    bool hasFigures() const { return kvCacheTokens || gpuBlocks || maxConcurrency; }
+    bool hasFigures() const
+    {
+        return kvCacheTokens || gpuBlocks || maxConcurrency || estimatedMaxModelLen;
+    }
 };
 
 // Reads a log's text; never fails (a text with nothing vLLM-like gives an empty result).
