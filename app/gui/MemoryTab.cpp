@@ -68,9 +68,114 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
              {m_command, "vllmCommand"},
              {m_concurrent, "targetConcurrent"}})
         w->setObjectName(QString::fromLatin1(name));
-    m_gpu->addItems(plan->gpuNames());
+    QGroupBox* inputs = buildDeploymentForm();
+
+    m_summary->setWordWrap(true);
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_error->setWordWrap(true);
+    m_error->setStyleSheet(QStringLiteral("color: #dc2626;"));
+    m_command->setReadOnly(true);
+    m_command->setToolTip(tr("The vLLM command line that matches this plan"));
+    auto* copy = new QPushButton(tr("Copy"));
+    copy->setToolTip(tr("Copy the command to the clipboard"));
+    connect(copy, &QPushButton::clicked, this, [this, copy] {
+        QApplication::clipboard()->setText(m_command->text());
+        copy->setText(tr("Copied"));
+        QTimer::singleShot(1500, copy, [copy] { copy->setText(tr("Copy")); });
+    });
+    auto* cmdRow = new QHBoxLayout;
+    cmdRow->addWidget(m_command, 1);
+    cmdRow->addWidget(copy);
+
+    QTableView* enginesTable = buildEnginesTable();
+    QGroupBox* planBox = buildPlanBox();
+
+    auto* left = new QVBoxLayout;
+    left->addWidget(inputs);
+    left->addWidget(m_summary);
+    left->addWidget(m_error);
+    left->addStretch(1);
+
+    QChartView* memoryChart =
+        Charts::stackedBar(plan->memoryModel(), tr("Where one GPU's memory goes"), tr("GiB"));
+    QChartView* conversationChart =
+        Charts::lineChart(plan->conversationCurve(), 0, {1, 2}, true, true,
+                          tr("Conversations per replica against context"),
+                          tr("max_model_len (tokens)"), tr("conversations"));
+    m_charts = {memoryChart, conversationChart};
+    memoryChart->setMinimumWidth(300);
+    memoryChart->setToolTip(
+        tr("One GPU's memory as vLLM budgets it: weights (per GPU after TP and PP), the "
+           "profiled activation peak, non-torch memory (CUDA context, NCCL), and the KV cache "
+           "that is left; together they fill total × utilization. The dashed line is the GPU's "
+           "whole memory as the runtime reports it."));
+    conversationChart->setToolTip(
+        tr("Requests that fit at once on one replica at each max_model_len: paged (blocks of "
+           "the engine's size, holding the average request) and reserved (every request holding "
+           "the whole window). The dashed vertical line is your context."));
+    // Reserved equals paged when the average request is the context: dash it, so both show.
+    if (auto* reserved = conversationChart->chart()->series().value(1)) {
+        reserved->setProperty("attnplanDashed", true);
+        Charts::applyColours(conversationChart->chart());
+    }
+    auto* charts = new QHBoxLayout;
+    charts->addWidget(memoryChart, 2);
+    charts->addWidget(conversationChart, 3);
+    // The answer first, in large type.
+    m_card->setWordWrap(true);
+    m_card->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_card->setStyleSheet(QStringLiteral("QLabel { font-size: 15pt; font-weight: 600; }"));
+    m_card->setToolTip(tr("Paged conversations of the average request that fit at once on one "
+                          "replica (capped by max_num_seqs); time to first token for a prompt of "
+                          "that length and time per output token at that batch (the step model)"));
+    auto* right = new QVBoxLayout;
+    right->addLayout(charts, 1);
+    right->addLayout(cmdRow);
+    right->addWidget(enginesTable);
+    right->addWidget(planBox, 1);
+
+    // The answer across the top, whatever the width; the form and the rest under it.
+    auto* page = new QVBoxLayout(this);
+    page->addWidget(m_card);
+    m_columns = new QBoxLayout(QBoxLayout::LeftToRight);
+    m_columns->addLayout(left);
+    m_columns->addLayout(right, 1);
+    page->addLayout(m_columns, 1);
+    // The form beside the results where there is room; on a small screen (1024 x 700 with the
+    // library open) the results go under the form, so that nothing is clipped sideways.
+    new Reflow(this, 1000, [this](bool narrow) {
+        m_columns->setDirection(narrow ? QBoxLayout::TopToBottom : QBoxLayout::LeftToRight);
+    });
+
+    for (QComboBox* c : {m_gpu, m_tp, m_weightDtype, m_kvDtype, m_engine})
+        connect(c, &QComboBox::currentIndexChanged, this, &MemoryTab::pushInputs);
+    for (QSpinBox* s : std::initializer_list<QSpinBox*>{m_gpus, m_replicas, m_context, m_average,
+                                                        m_maxNumSeqs, m_maxBatched})
+        connect(s, &QSpinBox::valueChanged, this, &MemoryTab::pushInputs);
+    for (QDoubleSpinBox* s :
+         {m_customMemory, m_customTflops, m_customBandwidth, m_utilization, m_availableKv})
+        connect(s, &QDoubleSpinBox::valueChanged, this, &MemoryTab::pushInputs);
+    connect(m_engine, &QComboBox::currentIndexChanged, this, [this] {
+        const auto e =
+            attnplan::findServingEngine(m_engine->currentData().toString().toStdString());
+        if (!m_syncing && e)
+            m_utilization->setValue(e->defaultUtilization);
+    });
+    for (QWidget* w :
+         std::initializer_list<QWidget*>{m_context, m_average, m_tp, m_gpus, m_utilization, m_gpu,
+                                         m_weightDtype, m_kvDtype, m_maxNumSeqs, m_maxBatched})
+        w->setProperty("help", w->toolTip());
+    connect(plan, &PlanController::resultsChanged, this, &MemoryTab::showResults);
+    syncFromController();
+}
+
+// The deployment form: GPU (or a custom one), layout, dtypes, engine release, utilization,
+// context and the batch limits, each with what it means in its tooltip.
+QGroupBox* MemoryTab::buildDeploymentForm()
+{
+    m_gpu->addItems(m_plan->gpuNames());
     for (int i = 0; i < m_gpu->count(); ++i) {
-        const auto* g = plan->catalog().find(m_gpu->itemText(i).toStdString());
+        const auto* g = m_plan->catalog().find(m_gpu->itemText(i).toStdString());
         if (g)
             m_gpu->setItemData(i, QString::fromStdString(g->source + " (" + g->asOf + ")"),
                                Qt::ToolTipRole);
@@ -163,25 +268,29 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
     form->addRow(tr("Batched tokens"), m_maxBatched);
     auto* inputs = new QGroupBox(tr("Deployment"));
     inputs->setLayout(form);
+    return inputs;
+}
 
-    m_summary->setWordWrap(true);
-    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_error->setWordWrap(true);
-    m_error->setStyleSheet(QStringLiteral("color: #dc2626;"));
-    m_command->setReadOnly(true);
-    m_command->setToolTip(tr("The vLLM command line that matches this plan"));
-    auto* copy = new QPushButton(tr("Copy"));
-    copy->setToolTip(tr("Copy the command to the clipboard"));
-    connect(copy, &QPushButton::clicked, this, [this, copy] {
-        QApplication::clipboard()->setText(m_command->text());
-        copy->setText(tr("Copied"));
-        QTimer::singleShot(1500, copy, [copy] { copy->setText(tr("Copy")); });
-    });
-    auto* cmdRow = new QHBoxLayout;
-    cmdRow->addWidget(m_command, 1);
-    cmdRow->addWidget(copy);
+// The same deployment on each serving engine, each sizing its KV its own way.
+QTableView* MemoryTab::buildEnginesTable()
+{
+    auto* enginesTable = new QTableView;
+    enginesTable->setModel(m_plan->enginesModel());
+    enginesTable->setItemDelegate(new FormattedDelegate(enginesTable));
+    enginesTable->horizontalHeader()->setStretchLastSection(true);
+    enginesTable->verticalHeader()->hide();
+    enginesTable->setMinimumHeight(130);
+    enginesTable->setToolTip(tr("The same deployment on each serving engine, each sizing its "
+                                "KV cache its own way"));
+    connect(m_plan->enginesModel(), &QAbstractItemModel::modelReset, enginesTable,
+            [enginesTable] { enginesTable->resizeColumnsToContents(); });
+    return enginesTable;
+}
 
-    // Plan from a target: replanned as soon as a target changes.
+// Plan from a target: the fewest GPUs per catalog GPU, replanned as soon as a target changes;
+// a row taken as the deployment with Use this plan.
+QGroupBox* MemoryTab::buildPlanBox()
+{
     m_concurrent->setRange(1, 1000000);
     m_rps->setRange(0, 1e6);
     m_rps->setSpecialValueText(tr("–"));
@@ -206,7 +315,7 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
                                 "(llama.cpp: layer split, slots of the whole context)"));
     targetForm->addRow(tr("Engine"), m_planEngine);
     auto* planTable = new QTableView;
-    planTable->setModel(plan->planModel());
+    planTable->setModel(m_plan->planModel());
     planTable->setItemDelegate(new FormattedDelegate(planTable));
     planTable->horizontalHeader()->setStretchLastSection(true);
     planTable->verticalHeader()->hide();
@@ -214,7 +323,7 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
     auto replan = [this] {
         if (!m_syncing)
             m_plan->planForTarget(m_concurrent->value(), m_rps->value(), m_maxTtft->value(),
-                                  m_maxTpot->value(), m_planEngine->currentData().toString());
+                                    m_maxTpot->value(), m_planEngine->currentData().toString());
     };
     connect(m_concurrent, &QSpinBox::valueChanged, this, replan);
     for (QDoubleSpinBox* box : {m_rps, m_maxTtft, m_maxTpot})
@@ -222,7 +331,7 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
     connect(m_planEngine, &QComboBox::currentIndexChanged, this, replan);
     // Every figure at its width; the command takes what is left (elided, whole in its tooltip
     // and on "Use this plan"), so that the price column is never pushed out of view.
-    connect(plan->planModel(), &QAbstractItemModel::modelReset, planTable, [planTable] {
+    connect(m_plan->planModel(), &QAbstractItemModel::modelReset, planTable, [planTable] {
         QHeaderView* header = planTable->horizontalHeader();
         const int last = planTable->model()->columnCount() - 1;
         for (int c = 0; c < last; ++c)
@@ -230,16 +339,6 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
         if (last >= 0)
             header->setSectionResizeMode(last, QHeaderView::Stretch);
     });
-    auto* enginesTable = new QTableView;
-    enginesTable->setModel(plan->enginesModel());
-    enginesTable->setItemDelegate(new FormattedDelegate(enginesTable));
-    enginesTable->horizontalHeader()->setStretchLastSection(true);
-    enginesTable->verticalHeader()->hide();
-    enginesTable->setMinimumHeight(130);
-    enginesTable->setToolTip(tr("The same deployment on each serving engine, each sizing its "
-                                "KV cache its own way"));
-    connect(plan->enginesModel(), &QAbstractItemModel::modelReset, enginesTable,
-            [enginesTable] { enginesTable->resizeColumnsToContents(); });
     planTable->setObjectName(QStringLiteral("planTable"));
     planTable->setSelectionBehavior(QAbstractItemView::SelectRows);
     planTable->setSelectionMode(QAbstractItemView::SingleSelection);
@@ -258,11 +357,11 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
     connect(usePlan, &QPushButton::clicked, this,
             [planTable, apply] { apply(planTable->currentIndex()); });
     connect(planTable->selectionModel(), &QItemSelectionModel::currentRowChanged, usePlan,
-            [usePlan, plan](const QModelIndex& current) {
+            [usePlan, this](const QModelIndex& current) {
                 usePlan->setEnabled(
                     current.isValid() &&
-                    plan->planModel()
-                        ->data(plan->planModel()->index(current.row(), 1), Qt::DisplayRole)
+                    m_plan->planModel()
+                        ->data(m_plan->planModel()->index(current.row(), 1), Qt::DisplayRole)
                         .isValid());
             });
     targetForm->addRow(QString(), usePlan);
@@ -270,84 +369,7 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
     auto* planLayout = new QHBoxLayout(planBox);
     planLayout->addLayout(targetForm);
     planLayout->addWidget(planTable, 1);
-
-    auto* left = new QVBoxLayout;
-    left->addWidget(inputs);
-    left->addWidget(m_summary);
-    left->addWidget(m_error);
-    left->addStretch(1);
-
-    QChartView* memoryChart =
-        Charts::stackedBar(plan->memoryModel(), tr("Where one GPU's memory goes"), tr("GiB"));
-    QChartView* conversationChart =
-        Charts::lineChart(plan->conversationCurve(), 0, {1, 2}, true, true,
-                          tr("Conversations per replica against context"),
-                          tr("max_model_len (tokens)"), tr("conversations"));
-    m_charts = {memoryChart, conversationChart};
-    memoryChart->setMinimumWidth(300);
-    memoryChart->setToolTip(
-        tr("One GPU's memory as vLLM budgets it: weights (per GPU after TP and PP), the "
-           "profiled activation peak, non-torch memory (CUDA context, NCCL), and the KV cache "
-           "that is left; together they fill total × utilization. The dashed line is the GPU's "
-           "whole memory as the runtime reports it."));
-    conversationChart->setToolTip(
-        tr("Requests that fit at once on one replica at each max_model_len: paged (blocks of "
-           "the engine's size, holding the average request) and reserved (every request holding "
-           "the whole window). The dashed vertical line is your context."));
-    // Reserved equals paged when the average request is the context: dash it, so both show.
-    if (auto* reserved = conversationChart->chart()->series().value(1)) {
-        reserved->setProperty("attnplanDashed", true);
-        Charts::applyColours(conversationChart->chart());
-    }
-    auto* charts = new QHBoxLayout;
-    charts->addWidget(memoryChart, 2);
-    charts->addWidget(conversationChart, 3);
-    // The answer first, in large type.
-    m_card->setWordWrap(true);
-    m_card->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_card->setStyleSheet(QStringLiteral("QLabel { font-size: 15pt; font-weight: 600; }"));
-    m_card->setToolTip(tr("Paged conversations of the average request that fit at once on one "
-                          "replica (capped by max_num_seqs); time to first token for a prompt of "
-                          "that length and time per output token at that batch (roofline)"));
-    auto* right = new QVBoxLayout;
-    right->addLayout(charts, 1);
-    right->addLayout(cmdRow);
-    right->addWidget(enginesTable);
-    right->addWidget(planBox, 1);
-
-    // The answer across the top, whatever the width; the form and the rest under it.
-    auto* page = new QVBoxLayout(this);
-    page->addWidget(m_card);
-    m_columns = new QBoxLayout(QBoxLayout::LeftToRight);
-    m_columns->addLayout(left);
-    m_columns->addLayout(right, 1);
-    page->addLayout(m_columns, 1);
-    // The form beside the results where there is room; on a small screen (1024 x 700 with the
-    // library open) the results go under the form, so that nothing is clipped sideways.
-    new Reflow(this, 1000, [this](bool narrow) {
-        m_columns->setDirection(narrow ? QBoxLayout::TopToBottom : QBoxLayout::LeftToRight);
-    });
-
-    for (QComboBox* c : {m_gpu, m_tp, m_weightDtype, m_kvDtype, m_engine})
-        connect(c, &QComboBox::currentIndexChanged, this, &MemoryTab::pushInputs);
-    for (QSpinBox* s : std::initializer_list<QSpinBox*>{m_gpus, m_replicas, m_context, m_average,
-                                                        m_maxNumSeqs, m_maxBatched})
-        connect(s, &QSpinBox::valueChanged, this, &MemoryTab::pushInputs);
-    for (QDoubleSpinBox* s :
-         {m_customMemory, m_customTflops, m_customBandwidth, m_utilization, m_availableKv})
-        connect(s, &QDoubleSpinBox::valueChanged, this, &MemoryTab::pushInputs);
-    connect(m_engine, &QComboBox::currentIndexChanged, this, [this] {
-        const auto e =
-            attnplan::findServingEngine(m_engine->currentData().toString().toStdString());
-        if (!m_syncing && e)
-            m_utilization->setValue(e->defaultUtilization);
-    });
-    for (QWidget* w :
-         std::initializer_list<QWidget*>{m_context, m_average, m_tp, m_gpus, m_utilization, m_gpu,
-                                         m_weightDtype, m_kvDtype, m_maxNumSeqs, m_maxBatched})
-        w->setProperty("help", w->toolTip());
-    connect(plan, &PlanController::resultsChanged, this, &MemoryTab::showResults);
-    syncFromController();
+    return planBox;
 }
 
 void MemoryTab::syncFromController()

@@ -5,7 +5,9 @@
 class PlanController;
 class QComboBox;
 class QDoubleSpinBox;
+class QGroupBox;
 class QLabel;
+class QTableView;
 class QLineEdit;
 class QSpinBox;
 class TokenSpinBox;
@@ -29,6 +31,9 @@ public:
 
 private:
     void pushInputs();
+    QGroupBox* buildDeploymentForm();
+    QTableView* buildEnginesTable();
+    QGroupBox* buildPlanBox();
 
     PlanController* m_plan;
     QComboBox* m_gpu;
