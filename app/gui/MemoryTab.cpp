@@ -323,7 +323,7 @@ QGroupBox* MemoryTab::buildPlanBox()
     auto replan = [this] {
         if (!m_syncing)
             m_plan->planForTarget(m_concurrent->value(), m_rps->value(), m_maxTtft->value(),
-                                    m_maxTpot->value(), m_planEngine->currentData().toString());
+                                  m_maxTpot->value(), m_planEngine->currentData().toString());
     };
     connect(m_concurrent, &QSpinBox::valueChanged, this, replan);
     for (QDoubleSpinBox* box : {m_rps, m_maxTtft, m_maxTpot})
