@@ -138,6 +138,36 @@ void sizeSlots(LlamaServerPlan& p, const LlamaCppBuild& b, const ModelSpec& s,
                              withCommas(s.maxContext) + " tokens");
 }
 
+// The llama-server command for the plan: each flag only where it is not the default.
+std::string llamaServerCommand(const LlamaServerInputs& in, const LlamaServerPlan& p)
+{
+    std::ostringstream cmd;
+    // Without a file, the GGUF named for the type its weights were sized as.
+    const char* ggufType = p.weightDtype == DType::INT4 || p.weightDtype == DType::FP4   ? "Q4_K_M"
+                           : p.weightDtype == DType::FP8 || p.weightDtype == DType::INT8 ? "Q8_0"
+                           : p.weightDtype == DType::F32                                 ? "F32"
+                           : p.weightDtype == DType::F16                                 ? "F16"
+                                                                                         : "BF16";
+    cmd << "llama-server -m "
+        << (in.modelFile.empty() ? std::string("MODEL-") + ggufType + ".gguf" : in.modelFile)
+        << " -c " << (in.context > 0 ? in.context : p.context);
+    if (in.parallel > 0)
+        cmd << " -np " << in.parallel;
+    if (in.kvUnified && in.parallel > 0)
+        cmd << " -kvu";
+    if (in.cacheTypeK != "f16")
+        cmd << " --cache-type-k " << in.cacheTypeK;
+    if (in.cacheTypeV != "f16")
+        cmd << " --cache-type-v " << in.cacheTypeV;
+    if (in.flashAttn != "auto")
+        cmd << " -fa " << in.flashAttn;
+    if (in.gpuLayers != 999)
+        cmd << " -ngl " << in.gpuLayers;
+    if (in.swaFull)
+        cmd << " --swa-full";
+    return cmd.str();
+}
+
 } // namespace
 
 Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerInputs& in)
@@ -265,31 +295,7 @@ Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerI
     p.ramBytes = checkedAdd(checkedMul(perLayer, layers - p.gpuLayers, "RAM"), kvCpu, "RAM") +
                  embedding + (outputOnGpu ? 0 : head);
 
-    std::ostringstream cmd;
-    // Without a file, the GGUF named for the type its weights were sized as.
-    const char* ggufType = p.weightDtype == DType::INT4 || p.weightDtype == DType::FP4   ? "Q4_K_M"
-                           : p.weightDtype == DType::FP8 || p.weightDtype == DType::INT8 ? "Q8_0"
-                           : p.weightDtype == DType::F32                                 ? "F32"
-                           : p.weightDtype == DType::F16                                 ? "F16"
-                                                                                         : "BF16";
-    cmd << "llama-server -m "
-        << (in.modelFile.empty() ? std::string("MODEL-") + ggufType + ".gguf" : in.modelFile)
-        << " -c " << (in.context > 0 ? in.context : p.context);
-    if (in.parallel > 0)
-        cmd << " -np " << in.parallel;
-    if (in.kvUnified && in.parallel > 0)
-        cmd << " -kvu";
-    if (in.cacheTypeK != "f16")
-        cmd << " --cache-type-k " << in.cacheTypeK;
-    if (in.cacheTypeV != "f16")
-        cmd << " --cache-type-v " << in.cacheTypeV;
-    if (in.flashAttn != "auto")
-        cmd << " -fa " << in.flashAttn;
-    if (in.gpuLayers != 999)
-        cmd << " -ngl " << in.gpuLayers;
-    if (in.swaFull)
-        cmd << " --swa-full";
-    p.command = cmd.str();
+    p.command = llamaServerCommand(in, p);
     return p;
 }
 

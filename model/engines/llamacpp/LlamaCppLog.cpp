@@ -171,6 +171,27 @@ void readLlamaCppLogLine(LogFacts& f, LlamaCppLogFacts& own, std::string_view li
     }
 }
 
+namespace {
+
+// The same server with q8_0 K and V, and with twice the context: MiB of KV, or why not.
+void addWhatIfs(EngineLogCheck& c, const ModelSpec& spec, const LlamaServerInputs& in,
+                int64_t context)
+{
+    auto mib = [&](const LlamaServerInputs& q) {
+        auto p = planLlamaServer(spec, q);
+        return p ? formatFixed(double(p->kvBytes) / kMiB, 1) + " MiB" : p.error();
+    };
+    LlamaServerInputs q8 = in;
+    q8.cacheTypeK = q8.cacheTypeV = "q8_0";
+    q8.flashAttn = "on";
+    c.whatIf.emplace_back("q8_0 K and V (-ctk q8_0 -ctv q8_0 -fa on)", mib(q8));
+    LlamaServerInputs twice = in;
+    twice.context = context * 2;
+    c.whatIf.emplace_back("twice the context", mib(twice));
+}
+
+} // namespace
+
 Expected<EngineLogCheck> checkLlamaCppLog(const LogFacts& log, const LlamaCppLogFacts& own,
                                           const ModelSpec* given)
 {
@@ -314,19 +335,7 @@ Expected<EngineLogCheck> checkLlamaCppLog(const LogFacts& log, const LlamaCppLog
         c.deployment.maxModelLen = slots > 1 && !unified ? *log.context / slots : *log.context;
     c.deployment.llamaCpp = in;
     c.deployment.llamaCpp.parallel = std::max<int64_t>(0, slots);
-    c.whatIf.emplace_back("q8_0 K and V (-ctk q8_0 -ctv q8_0 -fa on)", [&] {
-        LlamaServerInputs q = in;
-        q.cacheTypeK = q.cacheTypeV = "q8_0";
-        q.flashAttn = "on";
-        auto p = planLlamaServer(*spec, q);
-        return p ? formatFixed(double(p->kvBytes) / kMiB, 1) + " MiB" : p.error();
-    }());
-    c.whatIf.emplace_back("twice the context", [&] {
-        LlamaServerInputs q = in;
-        q.context = plan->context * 2;
-        auto p = planLlamaServer(*spec, q);
-        return p ? formatFixed(double(p->kvBytes) / kMiB, 1) + " MiB" : p.error();
-    }());
+    addWhatIfs(c, *spec, in, plan->context);
     return c;
 }
 

@@ -120,6 +120,67 @@ SglangMemoryDefaults sglangMemoryDefaults(double gpuMiB, int64_t tp, int64_t pp)
     return d;
 }
 
+namespace {
+
+// Mamba and linear-attention layers (Qwen3-Next/3.5, Nemotron-H) keep a state per request in
+// a MambaPool taken from the KV share first (see below); p.kvBudgetBytes is what is left.
+Expected<bool> takeStatePool(EnginePlan& p, const ModelSpec& s, const DeploymentInputs& in,
+                             const SglangInputs& sg, const SglangRelease& r, double rest,
+                             int64_t pp)
+{
+    const SglangRelease* release = &r;
+    // Mamba and linear-attention layers (Qwen3-Next/3.5, Nemotron-H) keep a state per request
+    // in a MambaPool beside the KV (PR #10233, 0.5.x; model_runner_kv_cache_mixin.py
+    // handle_max_mamba_cache): --max-mamba-cache-size pins the states; with the radix cache off
+    // and --max-running-requests given, one state a request; else mamba_full_memory_ratio r (0.9
+    // from PR #11679) of the KV share, i.e. rest x r / (1 + r), holds whole states (conv in bf16,
+    // SSM in its dtype, float32 by default). The KV gets what is left, and no more requests run
+    // than there are states. (The pool's one padding state is not charged before PR #32184.)
+    if (sg.statePoolBytes) {
+        if (double(*sg.statePoolBytes) >= rest)
+            return Error{"sglang: the state pool given (" + formatGiB(double(*sg.statePoolBytes)) +
+                             ") leaves no memory for the KV pool",
+                         "gpus"};
+        p.kvBudgetBytes = int64_t(rest) - *sg.statePoolBytes;
+        p.warnings.push_back("request states of " + formatGiB(double(*sg.statePoolBytes)) +
+                             " (as the log printed them) beside the KV");
+    } else if (s.stateLayerCount() > 0) {
+        if (release->fraction != SglangRelease::Fraction::MibReserve)
+            return Error{"sglang: " + std::string("SGLang ") + release->version +
+                             " has no pool for Mamba or linear-attention state (from 0.5, PR "
+                             "#10233)",
+                         "engine"};
+        p.stateBytesPerRequest =
+            std::max<int64_t>(1, stateBytesPerSequence(s, DType::BF16, in.tp).total() / pp);
+        const double ratio = sg.mambaFullMemoryRatio.value_or(0.9);
+        std::string why;
+        if (sg.maxMambaCacheSize) {
+            p.stateSlots = *sg.maxMambaCacheSize;
+            why = "--max-mamba-cache-size";
+        } else if (sg.disableRadixCache && sg.maxRunningRequests) {
+            p.stateSlots = *sg.maxRunningRequests;
+            why = "one a request: the radix cache is off, max_running_requests " +
+                  withCommas(*sg.maxRunningRequests);
+        } else {
+            p.stateSlots = int64_t(rest * ratio / (1 + ratio)) / p.stateBytesPerRequest;
+            why = "mamba_full_memory_ratio " + formatFixed(ratio, 2);
+        }
+        const double states = double(p.stateSlots) * double(p.stateBytesPerRequest);
+        if (states >= rest)
+            return Error{"sglang: " + withCommas(p.stateSlots) + " request states of " +
+                             formatBytes(double(p.stateBytesPerRequest)) +
+                             " leave no memory for the KV pool on " + in.gpu.name,
+                         "gpus"};
+        p.kvBudgetBytes = int64_t(rest - states);
+        p.warnings.push_back(withCommas(p.stateSlots) + " request states of " +
+                             formatBytes(double(p.stateBytesPerRequest)) + " (" + why +
+                             ") beside the KV");
+    }
+    return true;
+}
+
+} // namespace
+
 Expected<EnginePlan> planSglang(const ModelSpec& s, const DeploymentInputs& in,
                                 const SglangInputs& sg)
 {
@@ -180,53 +241,8 @@ Expected<EnginePlan> planSglang(const ModelSpec& s, const DeploymentInputs& in,
                      formatGiB(weights) + " per GPU at mem_fraction_static " +
                      formatFixed(p.memoryFraction, 3) + "); add GPUs or raise TP"};
     p.kvBudgetBytes = int64_t(rest);
-    // Mamba and linear-attention layers (Qwen3-Next/3.5, Nemotron-H) keep a state per request
-    // in a MambaPool beside the KV (PR #10233, 0.5.x; model_runner_kv_cache_mixin.py
-    // handle_max_mamba_cache): --max-mamba-cache-size pins the states; with the radix cache off
-    // and --max-running-requests given, one state a request; else mamba_full_memory_ratio r (0.9
-    // from PR #11679) of the KV share, i.e. rest x r / (1 + r), holds whole states (conv in bf16,
-    // SSM in its dtype, float32 by default). The KV gets what is left, and no more requests run
-    // than there are states. (The pool's one padding state is not charged before PR #32184.)
-    if (sg.statePoolBytes) {
-        if (double(*sg.statePoolBytes) >= rest)
-            return Error{"sglang: the state pool given (" + formatGiB(double(*sg.statePoolBytes)) +
-                             ") leaves no memory for the KV pool",
-                         "gpus"};
-        p.kvBudgetBytes = int64_t(rest) - *sg.statePoolBytes;
-        p.warnings.push_back("request states of " + formatGiB(double(*sg.statePoolBytes)) +
-                             " (as the log printed them) beside the KV");
-    } else if (s.stateLayerCount() > 0) {
-        if (release->fraction != SglangRelease::Fraction::MibReserve)
-            return Error{"sglang: " + std::string("SGLang ") + release->version +
-                             " has no pool for Mamba or linear-attention state (from 0.5, PR "
-                             "#10233)",
-                         "engine"};
-        p.stateBytesPerRequest =
-            std::max<int64_t>(1, stateBytesPerSequence(s, DType::BF16, in.tp).total() / pp);
-        const double ratio = sg.mambaFullMemoryRatio.value_or(0.9);
-        std::string why;
-        if (sg.maxMambaCacheSize) {
-            p.stateSlots = *sg.maxMambaCacheSize;
-            why = "--max-mamba-cache-size";
-        } else if (sg.disableRadixCache && sg.maxRunningRequests) {
-            p.stateSlots = *sg.maxRunningRequests;
-            why = "one a request: the radix cache is off, max_running_requests " +
-                  withCommas(*sg.maxRunningRequests);
-        } else {
-            p.stateSlots = int64_t(rest * ratio / (1 + ratio)) / p.stateBytesPerRequest;
-            why = "mamba_full_memory_ratio " + formatFixed(ratio, 2);
-        }
-        const double states = double(p.stateSlots) * double(p.stateBytesPerRequest);
-        if (states >= rest)
-            return Error{"sglang: " + withCommas(p.stateSlots) + " request states of " +
-                             formatBytes(double(p.stateBytesPerRequest)) +
-                             " leave no memory for the KV pool on " + in.gpu.name,
-                         "gpus"};
-        p.kvBudgetBytes = int64_t(rest - states);
-        p.warnings.push_back(withCommas(p.stateSlots) + " request states of " +
-                             formatBytes(double(p.stateBytesPerRequest)) + " (" + why +
-                             ") beside the KV");
-    }
+    if (auto pool = takeStatePool(p, s, in, sg, *release, rest, pp); !pool)
+        return pool.failure();
     // get_cell_size_per_token: KV heads per rank x (K + V) x layers x dtype; MLA keeps its
     // latent whole on every rank.
     const int64_t perLayer = kvBytesPerTokenPerLayerPerGpu(s, in.tp, in.kvDtype);

@@ -58,26 +58,12 @@ bool mentionsSizing(std::string_view line)
     return false;
 }
 
-void readLine(VllmLogFacts& f, std::string_view line)
+// The launch command as typed (`vllm serve MODEL --flag value ...`) and a start-up that failed
+// its KV check: true when the line was one of them.
+bool readTypedOrFailed(VllmLogFacts& f, std::string_view line)
 {
     bool placed = false;
     auto found = [&](std::string_view key) { return line.find(key) != std::string_view::npos; };
-
-    // The version, as each release announces it.
-    for (std::string_view key : {"vLLM API server version ", "LLM engine (v", "vLLM version "}) {
-        const size_t at = line.find(key);
-        if (at != std::string_view::npos) {
-            const std::string v = versionAt(line, at + key.size());
-            if (!v.empty())
-                f.version = v;
-        }
-    }
-    // A wheel's file name, as an environment listing prints it: "vllm-0.15.2rc1.dev93+g...whl".
-    if (const size_t at = line.find("vllm-"); at != std::string_view::npos && f.version.empty() &&
-                                              at + 5 < line.size() && isDigit(line[at + 5]))
-        if (auto v = versionAt(line, at + 5); !v.empty())
-            f.version = v;
-    // The launch command as typed: `vllm serve MODEL --flag value ...`.
     if (const size_t at = line.find("vllm serve "); at != std::string_view::npos) {
         const std::string_view cmd = line.substr(at + 11);
         const size_t end = cmd.find_first_of(" `");
@@ -120,6 +106,30 @@ void readLine(VllmLogFacts& f, std::string_view line)
             f.availableKvGiB = v;
         placed = true;
     }
+    return placed;
+}
+
+void readLine(VllmLogFacts& f, std::string_view line)
+{
+    bool placed = false;
+    auto found = [&](std::string_view key) { return line.find(key) != std::string_view::npos; };
+
+    // The version, as each release announces it.
+    for (std::string_view key : {"vLLM API server version ", "LLM engine (v", "vLLM version "}) {
+        const size_t at = line.find(key);
+        if (at != std::string_view::npos) {
+            const std::string v = versionAt(line, at + key.size());
+            if (!v.empty())
+                f.version = v;
+        }
+    }
+    // A wheel's file name, as an environment listing prints it: "vllm-0.15.2rc1.dev93+g...whl".
+    if (const size_t at = line.find("vllm-"); at != std::string_view::npos && f.version.empty() &&
+                                              at + 5 < line.size() && isDigit(line[at + 5]))
+        if (auto v = versionAt(line, at + 5); !v.empty())
+            f.version = v;
+    if (readTypedOrFailed(f, line))
+        placed = true;
     if (found("\xe2\x96\x88") && found(" version ")) // the 0.2x banner: "█  version 0.23.0"
         if (auto v = versionAt(line, line.find(" version ") + 9); !v.empty())
             f.version = v;
