@@ -27,6 +27,93 @@ std::string dtypeKey(const std::string& v, const std::string& field)
 
 } // namespace
 
+namespace {
+
+// The scenario's deployment block over its defaults; throws FieldError naming the key.
+void readDeployment(const json& d, ScenarioDeployment& o)
+{
+    const FieldReader r(d, "deployment",
+                        {"gpu",
+                         "custom_gpu",
+                         "gpus",
+                         "replicas",
+                         "tp",
+                         "pp",
+                         "context",
+                         "average_tokens",
+                         "engine",
+                         "offline",
+                         "weight_dtype",
+                         "kv_dtype",
+                         "utilization",
+                         "max_num_seqs",
+                         "max_num_batched_tokens",
+                         "block_size",
+                         "available_kv_gib",
+                         "enforce_eager",
+                         "decode_context_parallel_size",
+                         "mamba_cache_mode",
+                         "llama_cpp_slots",
+                         "free_memory_gib",
+                         "sglang_mem_fraction_static",
+                         "compute_efficiency",
+                         "memory_efficiency",
+                         "dollars_per_gpu_hour"});
+    o.gpu = r.text("gpu", o.gpu);
+    for (const char* alias : {"Custom", "CUSTOM", "custom GPU", "Custom GPU"})
+        if (o.gpu == alias)
+            o.gpu = "custom";
+    if (const json* c = r.find("custom_gpu")) {
+        const FieldReader g(*c, "deployment.custom_gpu",
+                            {"memory_gib", "bf16_tflops", "bandwidth_gb_per_s"});
+        o.custom.memoryGiB = g.real("memory_gib", 1, 1 << 20, o.custom.memoryGiB);
+        o.custom.bf16Tflops = g.real("bf16_tflops", 0, 1e6, 0);
+        o.custom.bandwidthGBps = g.real("bandwidth_gb_per_s", 0, 1e7, 0);
+    }
+    o.tp = r.integer("tp", 1, 1024, 1);
+    const int64_t pp = r.integer("pp", 1, 65536, 0); // the range of gpus: a written pp reads back
+    o.gpus = r.integer("gpus", 1, 65536, pp > 0 ? o.tp * pp : o.tp);
+    if (pp > 0 && o.gpus != o.tp * pp)
+        throw FieldError{"deployment.pp", "gpus (" + std::to_string(o.gpus) +
+                                              ") must equal tp x pp (" + std::to_string(o.tp * pp) +
+                                              ")"};
+    o.replicas = r.integer("replicas", 1, 65536, 1);
+    o.context = r.integer("context", 1, int64_t(1) << 34, o.context);
+    o.averageTokens = r.integer("average_tokens", 0, int64_t(1) << 34, 0);
+    o.engine = r.text("engine", o.engine);
+    if (!findDeploymentEngine(o.engine))
+        throw FieldError{"deployment.engine",
+                         "\"" + o.engine +
+                             "\": expected vllm, vllm@X.Y[.Z] or vllm-v0 (SGLang and "
+                             "TensorRT-LLM are in the report's engines table)"};
+    o.offline = r.boolean("offline", false);
+    o.weightDtype = dtypeKey(r.text("weight_dtype", "auto"), "deployment.weight_dtype");
+    o.kvDtype = dtypeKey(r.text("kv_dtype", "auto"), "deployment.kv_dtype");
+    if (r.find("utilization"))
+        o.utilization = r.real("utilization", 0.01, 1.0, 0.9);
+    o.maxNumSeqs = r.integer("max_num_seqs", 0, 1 << 20, 0);
+    o.maxNumBatchedTokens = r.integer("max_num_batched_tokens", 0, int64_t(1) << 30, 0);
+    o.blockSize = r.integer("block_size", 0, 4096, 0);
+    o.availableKvGiB = r.real("available_kv_gib", 0, 1 << 20, 0);
+    o.enforceEager = r.boolean("enforce_eager", false);
+    o.dcp = r.integer("decode_context_parallel_size", 1, 1024, 1);
+    o.llamaCppSlots = r.integer("llama_cpp_slots", 0, 4096, 0);
+    o.freeMemoryGiB = r.real("free_memory_gib", 0, 1 << 20, 0);
+    o.sglangMemFraction = r.real("sglang_mem_fraction_static", 0, 1, 0);
+    o.mambaCacheMode = r.text("mamba_cache_mode", "auto");
+    if (o.mambaCacheMode == "auto")
+        o.mambaCacheMode.clear();
+    if (!o.mambaCacheMode.empty() && o.mambaCacheMode != "none" && o.mambaCacheMode != "align" &&
+        o.mambaCacheMode != "all")
+        throw FieldError{"deployment.mamba_cache_mode",
+                         "\"" + o.mambaCacheMode + "\": expected auto, none, align or all"};
+    o.efficiency.compute = r.real("compute_efficiency", 0.01, 1.0, o.efficiency.compute);
+    o.efficiency.memory = r.real("memory_efficiency", 0.01, 1.0, o.efficiency.memory);
+    o.dollarsPerGpuHour = r.real("dollars_per_gpu_hour", 0, 1e6, 0);
+}
+
+} // namespace
+
 Expected<Scenario> parseScenario(const std::string& text, const std::string& label,
                                  const std::string& baseDir)
 {
@@ -55,88 +142,8 @@ Expected<Scenario> parseScenario(const std::string& text, const std::string& lab
             throw FieldError{"model", "missing: a bundled name, a config path or a cache id"};
         s.model = top.text("model", s.model);
 
-        if (const json* d = top.find("deployment")) {
-            const FieldReader r(*d, "deployment",
-                                {"gpu",
-                                 "custom_gpu",
-                                 "gpus",
-                                 "replicas",
-                                 "tp",
-                                 "pp",
-                                 "context",
-                                 "average_tokens",
-                                 "engine",
-                                 "offline",
-                                 "weight_dtype",
-                                 "kv_dtype",
-                                 "utilization",
-                                 "max_num_seqs",
-                                 "max_num_batched_tokens",
-                                 "block_size",
-                                 "available_kv_gib",
-                                 "enforce_eager",
-                                 "decode_context_parallel_size",
-                                 "mamba_cache_mode",
-                                 "llama_cpp_slots",
-                                 "free_memory_gib",
-                                 "sglang_mem_fraction_static",
-                                 "compute_efficiency",
-                                 "memory_efficiency",
-                                 "dollars_per_gpu_hour"});
-            ScenarioDeployment& o = s.deployment;
-            o.gpu = r.text("gpu", o.gpu);
-            for (const char* alias : {"Custom", "CUSTOM", "custom GPU", "Custom GPU"})
-                if (o.gpu == alias)
-                    o.gpu = "custom";
-            if (const json* c = r.find("custom_gpu")) {
-                const FieldReader g(*c, "deployment.custom_gpu",
-                                    {"memory_gib", "bf16_tflops", "bandwidth_gb_per_s"});
-                o.custom.memoryGiB = g.real("memory_gib", 1, 1 << 20, o.custom.memoryGiB);
-                o.custom.bf16Tflops = g.real("bf16_tflops", 0, 1e6, 0);
-                o.custom.bandwidthGBps = g.real("bandwidth_gb_per_s", 0, 1e7, 0);
-            }
-            o.tp = r.integer("tp", 1, 1024, 1);
-            const int64_t pp =
-                r.integer("pp", 1, 65536, 0); // the range of gpus: a written pp reads back
-            o.gpus = r.integer("gpus", 1, 65536, pp > 0 ? o.tp * pp : o.tp);
-            if (pp > 0 && o.gpus != o.tp * pp)
-                throw FieldError{"deployment.pp", "gpus (" + std::to_string(o.gpus) +
-                                                      ") must equal tp x pp (" +
-                                                      std::to_string(o.tp * pp) + ")"};
-            o.replicas = r.integer("replicas", 1, 65536, 1);
-            o.context = r.integer("context", 1, int64_t(1) << 34, o.context);
-            o.averageTokens = r.integer("average_tokens", 0, int64_t(1) << 34, 0);
-            o.engine = r.text("engine", o.engine);
-            if (!findDeploymentEngine(o.engine))
-                throw FieldError{"deployment.engine",
-                                 "\"" + o.engine +
-                                     "\": expected vllm, vllm@X.Y[.Z] or vllm-v0 (SGLang and "
-                                     "TensorRT-LLM are in the report's engines table)"};
-            o.offline = r.boolean("offline", false);
-            o.weightDtype = dtypeKey(r.text("weight_dtype", "auto"), "deployment.weight_dtype");
-            o.kvDtype = dtypeKey(r.text("kv_dtype", "auto"), "deployment.kv_dtype");
-            if (r.find("utilization"))
-                o.utilization = r.real("utilization", 0.01, 1.0, 0.9);
-            o.maxNumSeqs = r.integer("max_num_seqs", 0, 1 << 20, 0);
-            o.maxNumBatchedTokens = r.integer("max_num_batched_tokens", 0, int64_t(1) << 30, 0);
-            o.blockSize = r.integer("block_size", 0, 4096, 0);
-            o.availableKvGiB = r.real("available_kv_gib", 0, 1 << 20, 0);
-            o.enforceEager = r.boolean("enforce_eager", false);
-            o.dcp = r.integer("decode_context_parallel_size", 1, 1024, 1);
-            o.llamaCppSlots = r.integer("llama_cpp_slots", 0, 4096, 0);
-            o.freeMemoryGiB = r.real("free_memory_gib", 0, 1 << 20, 0);
-            o.sglangMemFraction = r.real("sglang_mem_fraction_static", 0, 1, 0);
-            o.mambaCacheMode = r.text("mamba_cache_mode", "auto");
-            if (o.mambaCacheMode == "auto")
-                o.mambaCacheMode.clear();
-            if (!o.mambaCacheMode.empty() && o.mambaCacheMode != "none" &&
-                o.mambaCacheMode != "align" && o.mambaCacheMode != "all")
-                throw FieldError{"deployment.mamba_cache_mode",
-                                 "\"" + o.mambaCacheMode + "\": expected auto, none, align or all"};
-            o.efficiency.compute = r.real("compute_efficiency", 0.01, 1.0, o.efficiency.compute);
-            o.efficiency.memory = r.real("memory_efficiency", 0.01, 1.0, o.efficiency.memory);
-            o.dollarsPerGpuHour = r.real("dollars_per_gpu_hour", 0, 1e6, 0);
-        }
+        if (const json* d = top.find("deployment"))
+            readDeployment(*d, s.deployment);
 
         if (const json* p = top.find("prompt")) {
             if (!p->is_object())
