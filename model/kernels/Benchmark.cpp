@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <random>
 
@@ -260,116 +261,47 @@ std::vector<int64_t> decodeKvVariants(int64_t heads, int64_t kvHeads)
     return v;
 }
 
-BenchReport runBenchmark(const BenchConfig& cfg, const BenchProgress& progress,
-                         const std::atomic<bool>* cancel)
+namespace {
+
+// The machine's ceilings, each the median of its rounds: SGEMM, a streaming copy and the FMA
+// peak; their spread says whether the machine was quiet enough for them to be ceilings (the
+// calibration withholds itself if not).
+void measureCeilings(const BenchConfig& cfg, BenchReport& report)
 {
-    BenchReport report;
-    report.isa = kernelIsaName(cfg.isa);
-    report.threads = cfg.threads;
-    auto cancelled = [&] { return cancel && cancel->load(); };
-    const std::vector<int64_t> kvVariants =
-        cfg.decodeKvHeads.empty() ? std::vector<int64_t>{cfg.kvHeads} : cfg.decodeKvHeads;
-    int planned = 0;
-    for (int64_t n : cfg.prefillTokens)
-        planned += 1 + (cfg.naiveBaseline && n <= cfg.naiveMaxTokens);
-    planned += int(cfg.decodeTokens.size() * kvVariants.size() * cfg.decodeStorage.size());
-    int done = 0;
-
-    if (cfg.measureCeilings) {
-        // Each ceiling is the median of its rounds; their spread says whether the machine was
-        // quiet enough for them to be ceilings (the calibration withholds itself if not).
-        const int n = 2048;
-        const auto a = randomFloats(size_t(n) * size_t(n), 1);
-        const auto b = randomFloats(size_t(n) * size_t(n), 2);
-        AlignedVector<float> c(size_t(n) * size_t(n));
-        openblas_set_num_threads(std::max(1, cfg.threads));
-        const std::vector<double> gemm = roundSeconds(1, 3, [&] {
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n,
-                        b.data(), n, 0.0f, c.data(), n);
-        });
-        report.gemmGflops = 2.0 * double(n) * n * n / gemm[gemm.size() / 2] / 1e9;
-        const size_t words = (size_t(256) << 20) / sizeof(float);
-        AlignedVector<float> src(words, 1.0f), dst(words, 0.0f);
-        const std::vector<double> copy =
-            roundSeconds(1, 7, [&] { copyOnce(cfg.threads, src, dst); });
-        report.copyGbps = 2.0 * double(words * sizeof(float)) / copy[copy.size() / 2] / 1e9;
-        const std::vector<double> fma = fmaPeakRounds(cfg.isa, cfg.threads, 7);
-        std::vector<double> sorted = fma;
-        std::sort(sorted.begin(), sorted.end());
-        report.fmaPeakGflops = sorted[sorted.size() / 2];
-        report.ceilingRounds = 7;
-        report.blasCore = openBlasCore();
-        report.blasPin = openBlasPin();
-        report.ceilingSpread =
-            std::max({relativeSpread(gemm), relativeSpread(copy), relativeSpread(fma)});
-    }
+    // Each ceiling is the median of its rounds; their spread says whether the machine was
+    // quiet enough for them to be ceilings (the calibration withholds itself if not).
+    const int n = 2048;
+    const auto a = randomFloats(size_t(n) * size_t(n), 1);
+    const auto b = randomFloats(size_t(n) * size_t(n), 2);
+    AlignedVector<float> c(size_t(n) * size_t(n));
     openblas_set_num_threads(std::max(1, cfg.threads));
+    const std::vector<double> gemm = roundSeconds(1, 3, [&] {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n, b.data(),
+                    n, 0.0f, c.data(), n);
+    });
+    report.gemmGflops = 2.0 * double(n) * n * n / gemm[gemm.size() / 2] / 1e9;
+    const size_t words = (size_t(256) << 20) / sizeof(float);
+    AlignedVector<float> src(words, 1.0f), dst(words, 0.0f);
+    const std::vector<double> copy = roundSeconds(1, 7, [&] { copyOnce(cfg.threads, src, dst); });
+    report.copyGbps = 2.0 * double(words * sizeof(float)) / copy[copy.size() / 2] / 1e9;
+    const std::vector<double> fma = fmaPeakRounds(cfg.isa, cfg.threads, 7);
+    std::vector<double> sorted = fma;
+    std::sort(sorted.begin(), sorted.end());
+    report.fmaPeakGflops = sorted[sorted.size() / 2];
+    report.ceilingRounds = 7;
+    report.blasCore = openBlasCore();
+    report.blasPin = openBlasPin();
+    report.ceilingSpread =
+        std::max({relativeSpread(gemm), relativeSpread(copy), relativeSpread(fma)});
+}
 
-    std::vector<double> fitN, fitT;
-    for (int64_t n : cfg.prefillTokens) {
-        if (cancelled())
-            break;
-        AttentionShape s;
-        s.heads = cfg.heads;
-        s.kvHeads = cfg.kvHeads;
-        s.queries = s.keys = n;
-        s.headDim = cfg.headDim;
-        s.causal = cfg.causal;
-        const auto q = randomFloats(size_t(s.heads * n * s.headDim), 11);
-        const auto k = randomFloats(size_t(s.kvHeads * n * s.headDim), 12);
-        const auto v = randomFloats(size_t(s.kvHeads * n * s.headDim), 13);
-        AlignedVector<float> out(q.size());
-        const double ioBytes =
-            4.0 * double(n) * double(s.headDim) * double(2 * s.heads + 2 * s.kvHeads);
-
-        BenchRun run;
-        run.kernel = "prefill-fused";
-        run.tokens = n;
-        run.heads = s.heads;
-        run.kvHeads = s.kvHeads;
-        run.headDim = s.headDim;
-        run.causal = s.causal;
-        // Short runs are the noisiest on a shared machine: give them more repeats, so that the
-        // median (and the fitted exponent) is not set by one unlucky timing.
-        const double estimate = s.flops() / 50e9;
-        const int repeats = estimate < 0.2 ? std::max(cfg.repeats, 9) : cfg.repeats;
-        run.seconds = medianSeconds(cfg.warmup, repeats, [&] {
-            fusedAttention(s, q.data(), k.data(), v.data(), out.data(), cfg.threads, cfg.isa);
-        });
-        run.flops = s.flops();
-        run.bytes = ioBytes;
-        run.extraBytes = fusedAttentionScratchBytes(s, cfg.threads);
-        run.relError = checkRows(s, q.data(), k.data(), v.data(), out.data(), cfg.checkMaxTokens);
-        finish(run, report, cfg.efficiency);
-        report.runs.push_back(run);
-        fitN.push_back(double(n));
-        fitT.push_back(run.seconds);
-        if (progress)
-            progress(++done, planned, run);
-
-        if (cfg.naiveBaseline && n <= cfg.naiveMaxTokens && !cancelled()) {
-            BenchRun naive = run;
-            naive.kernel = "prefill-naive-blas";
-            AlignedVector<float> scores;
-            naive.seconds = medianSeconds(cfg.warmup, cfg.repeats, [&] {
-                naiveBlasAttention(s, q.data(), k.data(), v.data(), out.data(), scores);
-            });
-            naive.extraBytes = int64_t(n) * n * int64_t(sizeof(float));
-            // The naive version reads and writes its n x n matrix several times.
-            naive.bytes = ioBytes + 4.0 * double(naive.extraBytes) * double(s.heads);
-            naive.relError =
-                checkRows(s, q.data(), k.data(), v.data(), out.data(), cfg.checkMaxTokens);
-            finish(naive, report, cfg.efficiency);
-            report.runs.push_back(naive);
-            if (progress)
-                progress(++done, planned, naive);
-        }
-    }
-    report.fitExponent = fitPowerLaw(fitN, fitT);
-
-    // Decode: every layout and storage of one cache length is timed round-robin, one call of
-    // each per round, so that a shared machine's drift (another tenant's memory traffic) falls
-    // on all of them alike and their ratios hold; the median round of each is reported.
+// Decode: every layout and storage of one cache length is timed round-robin, one call of each
+// per round, so that a shared machine's drift (another tenant's memory traffic) falls on all
+// of them alike and their ratios hold; the median round of each is reported.
+void timeDecode(const BenchConfig& cfg, const std::vector<int64_t>& kvVariants, BenchReport& report,
+                const std::function<void(const BenchRun&)>& reported,
+                const std::function<bool()>& cancelled)
+{
     for (int64_t n : cfg.decodeTokens) {
         if (cancelled())
             break;
@@ -492,10 +424,101 @@ BenchReport runBenchmark(const BenchConfig& cfg, const BenchProgress& progress,
             }
             finish(run, report, cfg.efficiency);
             report.runs.push_back(run);
-            if (progress)
-                progress(++done, planned, run);
+            reported(run);
         }
     }
+}
+
+} // namespace
+
+BenchReport runBenchmark(const BenchConfig& cfg, const BenchProgress& progress,
+                         const std::atomic<bool>* cancel)
+{
+    BenchReport report;
+    report.isa = kernelIsaName(cfg.isa);
+    report.threads = cfg.threads;
+    auto cancelled = [&] { return cancel && cancel->load(); };
+    const std::vector<int64_t> kvVariants =
+        cfg.decodeKvHeads.empty() ? std::vector<int64_t>{cfg.kvHeads} : cfg.decodeKvHeads;
+    int planned = 0;
+    for (int64_t n : cfg.prefillTokens)
+        planned += 1 + (cfg.naiveBaseline && n <= cfg.naiveMaxTokens);
+    planned += int(cfg.decodeTokens.size() * kvVariants.size() * cfg.decodeStorage.size());
+    int done = 0;
+
+    if (cfg.measureCeilings)
+        measureCeilings(cfg, report);
+    openblas_set_num_threads(std::max(1, cfg.threads));
+
+    std::vector<double> fitN, fitT;
+    for (int64_t n : cfg.prefillTokens) {
+        if (cancelled())
+            break;
+        AttentionShape s;
+        s.heads = cfg.heads;
+        s.kvHeads = cfg.kvHeads;
+        s.queries = s.keys = n;
+        s.headDim = cfg.headDim;
+        s.causal = cfg.causal;
+        const auto q = randomFloats(size_t(s.heads * n * s.headDim), 11);
+        const auto k = randomFloats(size_t(s.kvHeads * n * s.headDim), 12);
+        const auto v = randomFloats(size_t(s.kvHeads * n * s.headDim), 13);
+        AlignedVector<float> out(q.size());
+        const double ioBytes =
+            4.0 * double(n) * double(s.headDim) * double(2 * s.heads + 2 * s.kvHeads);
+
+        BenchRun run;
+        run.kernel = "prefill-fused";
+        run.tokens = n;
+        run.heads = s.heads;
+        run.kvHeads = s.kvHeads;
+        run.headDim = s.headDim;
+        run.causal = s.causal;
+        // Short runs are the noisiest on a shared machine: give them more repeats, so that the
+        // median (and the fitted exponent) is not set by one unlucky timing.
+        const double estimate = s.flops() / 50e9;
+        const int repeats = estimate < 0.2 ? std::max(cfg.repeats, 9) : cfg.repeats;
+        run.seconds = medianSeconds(cfg.warmup, repeats, [&] {
+            fusedAttention(s, q.data(), k.data(), v.data(), out.data(), cfg.threads, cfg.isa);
+        });
+        run.flops = s.flops();
+        run.bytes = ioBytes;
+        run.extraBytes = fusedAttentionScratchBytes(s, cfg.threads);
+        run.relError = checkRows(s, q.data(), k.data(), v.data(), out.data(), cfg.checkMaxTokens);
+        finish(run, report, cfg.efficiency);
+        report.runs.push_back(run);
+        fitN.push_back(double(n));
+        fitT.push_back(run.seconds);
+        if (progress)
+            progress(++done, planned, run);
+
+        if (cfg.naiveBaseline && n <= cfg.naiveMaxTokens && !cancelled()) {
+            BenchRun naive = run;
+            naive.kernel = "prefill-naive-blas";
+            AlignedVector<float> scores;
+            naive.seconds = medianSeconds(cfg.warmup, cfg.repeats, [&] {
+                naiveBlasAttention(s, q.data(), k.data(), v.data(), out.data(), scores);
+            });
+            naive.extraBytes = int64_t(n) * n * int64_t(sizeof(float));
+            // The naive version reads and writes its n x n matrix several times.
+            naive.bytes = ioBytes + 4.0 * double(naive.extraBytes) * double(s.heads);
+            naive.relError =
+                checkRows(s, q.data(), k.data(), v.data(), out.data(), cfg.checkMaxTokens);
+            finish(naive, report, cfg.efficiency);
+            report.runs.push_back(naive);
+            if (progress)
+                progress(++done, planned, naive);
+        }
+    }
+    report.fitExponent = fitPowerLaw(fitN, fitT);
+
+    timeDecode(
+        cfg, kvVariants, report,
+        [&](const BenchRun& run) {
+            if (progress)
+                progress(++done, planned, run);
+        },
+        cancelled);
     report.cancelled = cancelled();
     return report;
 }
