@@ -63,20 +63,19 @@ int runEstimateTokens(const std::vector<std::string>& argv)
     return 0;
 }
 
-int runCost(const std::vector<std::string>& argv)
-{
-    const CliArgs a(argv, optionsOf("cost"));
-    if (!a.positionals().empty())
-        throw UsageError("cost: unexpected argument \"" + a.positionals()[0] + "\"");
-    const PriceCatalog catalog = pricesFor(a);
+namespace {
 
+// The prompt and its price, from a layout file or the flags, each flag over the file's value.
+Expected<std::pair<PromptLayout, PriceSheet>> costInputs(const CliArgs& a,
+                                                         const PriceCatalog& catalog)
+{
     PromptLayout layout;
     PriceSheet price;
     std::string priceId = a.value("price").value_or("");
     if (auto file = a.value("layout")) {
         auto f = readLayoutFile(*file);
         if (!f)
-            return fail(f.error());
+            return f.failure();
         layout = f->layout;
         if (priceId.empty())
             priceId = f->priceId;
@@ -144,6 +143,23 @@ int runCost(const std::vector<std::string>& argv)
     } else if (price.id.empty()) {
         throw UsageError("cost: give --price PROVIDER/MODEL or --input-price USD_PER_M");
     }
+    return std::pair{layout, price};
+}
+
+} // namespace
+
+int runCost(const std::vector<std::string>& argv)
+{
+    const CliArgs a(argv, optionsOf("cost"));
+    if (!a.positionals().empty())
+        throw UsageError("cost: unexpected argument \"" + a.positionals()[0] + "\"");
+    const PriceCatalog catalog = pricesFor(a);
+
+    auto inputs = costInputs(a, catalog);
+    if (!inputs)
+        return fail(inputs.failure());
+    const PromptLayout& layout = inputs->first;
+    const PriceSheet& price = inputs->second;
 
     auto result = computePromptCost(layout, price);
     if (!result)
