@@ -16,20 +16,21 @@
 
 namespace attnplan::cli {
 
-int runBench(const std::vector<std::string>& argv)
+namespace {
+
+// The sweep the flags ask for: the model's shape (or --heads, --kv-heads, --head-dim), prefill
+// or decode lengths, the decode layouts, threads and repeats; sizes that cannot run refused.
+Expected<BenchConfig> benchConfigFrom(const CliArgs& a)
 {
-    const CliArgs a(argv, optionsOf("bench"));
-    if (!a.positionals().empty())
-        throw UsageError("bench: unexpected argument \"" + a.positionals()[0] + "\"");
     BenchConfig cfg;
     cfg.causal = a.flag("causal");
     if (auto path = a.value("model")) {
         auto m = readModel(*path);
         if (!m)
-            return fail(m.error());
+            return m.failure();
         auto shaped = benchShapeFor(m.value(), cfg);
         if (!shaped)
-            return fail(shaped.error() + "; give --heads/--kv-heads/--head-dim");
+            return Error{shaped.error() + "; give --heads/--kv-heads/--head-dim"};
         cfg = shaped.value();
     }
     cfg.heads = a.integer("heads", 1, 1024).value_or(cfg.heads);
@@ -71,6 +72,20 @@ int runBench(const std::vector<std::string>& argv)
             if (n > 131072)
                 throw UsageError("--tokens: prefill is limited to 131,072 tokens here");
     }
+    return cfg;
+}
+
+} // namespace
+
+int runBench(const std::vector<std::string>& argv)
+{
+    const CliArgs a(argv, optionsOf("bench"));
+    if (!a.positionals().empty())
+        throw UsageError("bench: unexpected argument \"" + a.positionals()[0] + "\"");
+    auto configured = benchConfigFrom(a);
+    if (!configured)
+        return fail(configured.failure());
+    BenchConfig cfg = configured.value();
 
     const bool json = a.flag("json");
     auto progress = [&](int done, int total, const BenchRun& r) {
