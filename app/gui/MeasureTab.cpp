@@ -182,9 +182,10 @@ void MeasureTab::showCalibration()
     m_save->setEnabled(cal.has_value());
     m_useDefaults->setEnabled(used.compute != Efficiencies{}.compute ||
                               used.memory != Efficiencies{}.memory);
-    const QString inUse = tr("The roofline uses %1 compute, %2 memory.")
-                              .arg(used.compute, 0, 'f', 2)
-                              .arg(used.memory, 0, 'f', 2);
+    const QString inUse =
+        tr("The planner uses %1 compute, %2 memory (scaling its fitted GPU fractions).")
+            .arg(used.compute, 0, 'f', 2)
+            .arg(used.memory, 0, 'f', 2);
     if (!cal) {
         m_calibration->setText(tr("Calibration: measure prefill for the compute efficiency, "
                                   "decode for the memory efficiency. ") +

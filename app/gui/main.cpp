@@ -17,6 +17,65 @@
 #include <cstring>
 #include <vector>
 
+namespace {
+
+// --redraw-time: 40 input changes, each timed to its tab repainted; the median and the worst.
+void timeRedraws(QApplication& app, MainWindow& window, PlanController& plan)
+{
+    QTimer::singleShot(300, &app, [&] {
+        std::vector<double> ms;
+        for (int i = 0; i < 40; ++i) {
+            QElapsedTimer t;
+            t.start();
+            plan.setContext(4096 << (i % 6));          // recompute, models reset, charts refit
+            window.tabs()->currentWidget()->repaint(); // synchronous repaint of what changed
+            ms.push_back(double(t.nsecsElapsed()) / 1e6);
+        }
+        std::sort(ms.begin(), ms.end());
+        std::printf("input change to repainted tab: median %.1f ms, max %.1f ms over %zu changes\n",
+                    ms[ms.size() / 2], ms.back(), ms.size());
+        app.quit();
+    });
+}
+
+// --screenshot FILE: the window once it has drawn (the Measure tab after a short live sweep of
+// the open model's shape).
+void takeScreenshot(QApplication& app, MainWindow& window, AppSession& session, QString file)
+{
+
+    if (window.tabs()->currentIndex() == 4) {
+        // The Measure tab: take the picture once a short live sweep has finished.
+        QObject::connect(window.measure(), &MeasureController::finished, &app, [&, file] {
+            QTimer::singleShot(300, &app, [&, file] {
+                window.grab().save(file);
+                app.quit();
+            });
+        });
+        QTimer::singleShot(300, &app, [&, file] {
+            // The open model's own shape, a short sweep.
+            auto config = MeasureController::configFor(*session.model(), false, 2,
+                                                       session.scenario().deployment.efficiency);
+            if (!config) {
+                window.grab().save(file);
+                app.quit();
+                return;
+            }
+            attnplan::BenchConfig c = config.value();
+            c.prefillTokens = {256, 512, 1024, 2048};
+            c.naiveMaxTokens = 1024;
+            c.decodeTokens = {16384};
+            window.measure()->start(c);
+        });
+    } else {
+        QTimer::singleShot(800, &app, [&, file] {
+            window.grab().save(file);
+            app.quit();
+        });
+    }
+}
+
+} // namespace
+
 int main(int argc, char** argv)
 {
     QElapsedTimer startup;
@@ -128,54 +187,9 @@ int main(int argc, char** argv)
             app.quit();
         });
     }
-    if (parser.isSet(redraw)) {
-        QTimer::singleShot(300, &app, [&] {
-            std::vector<double> ms;
-            for (int i = 0; i < 40; ++i) {
-                QElapsedTimer t;
-                t.start();
-                plan.setContext(4096 << (i % 6));          // recompute, models reset, charts refit
-                window.tabs()->currentWidget()->repaint(); // synchronous repaint of what changed
-                ms.push_back(double(t.nsecsElapsed()) / 1e6);
-            }
-            std::sort(ms.begin(), ms.end());
-            std::printf(
-                "input change to repainted tab: median %.1f ms, max %.1f ms over %zu changes\n",
-                ms[ms.size() / 2], ms.back(), ms.size());
-            app.quit();
-        });
-    }
-    if (parser.isSet(screenshot)) {
-        const QString file = parser.value(screenshot);
-        if (window.tabs()->currentIndex() == 4) {
-            // The Measure tab: take the picture once a short live sweep has finished.
-            QObject::connect(window.measure(), &MeasureController::finished, &app, [&, file] {
-                QTimer::singleShot(300, &app, [&, file] {
-                    window.grab().save(file);
-                    app.quit();
-                });
-            });
-            QTimer::singleShot(300, &app, [&] {
-                // The open model's own shape, a short sweep.
-                auto config = MeasureController::configFor(
-                    *session.model(), false, 2, session.scenario().deployment.efficiency);
-                if (!config) {
-                    window.grab().save(file);
-                    app.quit();
-                    return;
-                }
-                attnplan::BenchConfig c = config.value();
-                c.prefillTokens = {256, 512, 1024, 2048};
-                c.naiveMaxTokens = 1024;
-                c.decodeTokens = {16384};
-                window.measure()->start(c);
-            });
-        } else {
-            QTimer::singleShot(800, &app, [&, file] {
-                window.grab().save(file);
-                app.quit();
-            });
-        }
-    }
+    if (parser.isSet(redraw))
+        timeRedraws(app, window, plan);
+    if (parser.isSet(screenshot))
+        takeScreenshot(app, window, session, parser.value(screenshot));
     return app.exec();
 }

@@ -872,7 +872,7 @@ void TestGui::measureTabCalibratesTheRoofline()
     QCOMPARE(session.scenario().deployment.efficiency.memory, cal.memoryEfficiency);
     QVERIFY(defaults->isEnabled());
     QVERIFY2(label->text().contains(
-                 QString("The roofline uses %1 compute").arg(cal.computeEfficiency, 0, 'f', 2)),
+                 QString("The planner uses %1 compute").arg(cal.computeEfficiency, 0, 'f', 2)),
              qPrintable(label->text()));
     QTest::mouseClick(defaults, Qt::LeftButton);
     QCOMPARE(session.scenario().deployment.efficiency.compute, 0.55);
