@@ -62,16 +62,10 @@ void fillPrices(QComboBox* box, CostController* cost)
 
 } // namespace
 
-CostTab::CostTab(CostController* cost, QWidget* parent)
-    : QWidget(parent), m_cost(cost),
-      m_chart(Charts::lineChart(cost->curve(), 0, {1, 2}, true, true,
-                                tr("Cost per month against traffic"), tr("requests per day"),
-                                tr("US dollars per month"))),
-      m_summary(new QLabel), m_warnings(new QLabel), m_hosted(new QLabel), m_caption(new QLabel),
-      m_successor(new QPushButton), m_stale(new QLabel)
+// The prompt's segments, draggable, with Add, Remove and a segment from pasted text.
+QWidget* CostTab::buildSegmentsEditor()
 {
-    m_chart->setToolTip(tr("Monthly cost at each traffic level, with and without caching, for "
-                           "this prompt and price; the dashed line is your requests per day"));
+    CostController* cost = m_cost;
     auto* segments = new QTableView;
     segments->setObjectName(QStringLiteral("segments"));
     segments->setModel(cost->segments());
@@ -111,7 +105,102 @@ CostTab::CostTab(CostController* cost, QWidget* parent)
     buttons->addWidget(remove);
     buttons->addWidget(paste);
     buttons->addStretch(1);
+    auto* editor = new QWidget;
+    auto* layout = new QVBoxLayout(editor);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(segments, 1);
+    layout->addLayout(buttons);
+    return editor;
+}
 
+namespace {
+
+// The prompt form's fields, for the functions that connect and refresh them.
+struct CostForm
+{
+    QComboBox* price;
+    TokenSpinBox* output;
+    CountSpinBox* perDay;
+    QComboBox* ttl;
+    QSpinBox* atOnce;
+    QCheckBox* explicitCache;
+    QComboBox* arrival;
+    QDoubleSpinBox* offPeak;
+    QDoubleSpinBox* gpuPrice;
+};
+
+// Each field edits the scenario's prompt (or its rent) through the controller; the catalog and
+// the rent come back when they change underneath.
+void connectForm(const CostForm& f, CostController* cost)
+{
+    auto [price, output, perDay, ttl, atOnce, explicitCache, arrival, offPeak, gpuPrice] = f;
+    QObject::connect(price, &QComboBox::currentIndexChanged, cost,
+                     [cost, price] { cost->setPrice(price->currentData().toString()); });
+    QObject::connect(offPeak, &QDoubleSpinBox::valueChanged, cost,
+                     [cost](double percent) { cost->setOffPeakShare(percent / 100.0); });
+    QObject::connect(output, &QSpinBox::valueChanged, cost,
+                     [cost](int v) { cost->setOutputTokens(v); });
+    QObject::connect(perDay, &QDoubleSpinBox::valueChanged, cost,
+                     &CostController::setRequestsPerDay);
+    QObject::connect(ttl, &QComboBox::currentIndexChanged, cost,
+                     [cost, ttl] { cost->setTtlSeconds(ttl->currentData().toLongLong()); });
+    QObject::connect(atOnce, &QSpinBox::valueChanged, cost,
+                     [cost](int v) { cost->setConcurrency(v); });
+    QObject::connect(explicitCache, &QCheckBox::toggled, cost, &CostController::setExplicitCache);
+    QObject::connect(cost, &CostController::catalogChanged, price, [cost, price] {
+        const QSignalBlocker block(price);
+        fillPrices(price, cost);
+    });
+    QObject::connect(arrival, &QComboBox::currentIndexChanged, cost, [cost, arrival] {
+        cost->setArrival(Arrival(arrival->currentData().toInt()));
+    });
+    QObject::connect(gpuPrice, &QDoubleSpinBox::valueChanged, cost,
+                     &CostController::setGpuDollarsPerHour);
+    // The price is the scenario's: a scenario opened or a GPU changed brings its own.
+    QObject::connect(cost, &CostController::resultsChanged, gpuPrice, [cost, gpuPrice] {
+        if (gpuPrice->value() != cost->gpuDollarsPerHour()) {
+            const QSignalBlocker block(gpuPrice);
+            gpuPrice->setValue(cost->gpuDollarsPerHour());
+        }
+    });
+}
+
+// The form shows the scenario's prompt: its price, traffic and TTL.
+void syncForm(const CostForm& f, CostController* cost)
+{
+    auto [price, output, perDay, ttl, atOnce, explicitCache, arrival, offPeak, gpuPrice] = f;
+    (void)gpuPrice;
+
+    const QSignalBlocker b1(price), b2(output), b3(perDay), b4(ttl), b5(atOnce), b6(explicitCache),
+        b7(arrival), b8(offPeak);
+    const PromptLayout& l = cost->layout();
+    price->setCurrentIndex(std::max(0, price->findData(cost->priceId())));
+    offPeak->setValue(100 * l.offPeakShare);
+    output->setValue(int(std::min<int64_t>(l.outputTokens, 1 << 24)));
+    perDay->setValue(l.requestsPerDay);
+    int t = ttl->findData(qlonglong(l.ttlSeconds));
+    if (t < 0) {
+        ttl->addItem(CostTab::tr("%1 s").arg(l.ttlSeconds), qlonglong(l.ttlSeconds));
+        t = ttl->count() - 1;
+    }
+    ttl->setCurrentIndex(t);
+    atOnce->setValue(int(std::min<int64_t>(l.concurrency, 100000)));
+    explicitCache->setChecked(l.explicitCache);
+    arrival->setCurrentIndex(std::max(0, arrival->findData(int(l.arrival))));
+}
+
+} // namespace
+
+CostTab::CostTab(CostController* cost, QWidget* parent)
+    : QWidget(parent), m_cost(cost),
+      m_chart(Charts::lineChart(cost->curve(), 0, {1, 2}, true, true,
+                                tr("Cost per month against traffic"), tr("requests per day"),
+                                tr("US dollars per month"))),
+      m_summary(new QLabel), m_warnings(new QLabel), m_hosted(new QLabel), m_caption(new QLabel),
+      m_successor(new QPushButton), m_stale(new QLabel)
+{
+    m_chart->setToolTip(tr("Monthly cost at each traffic level, with and without caching, for "
+                           "this prompt and price; the dashed line is your requests per day"));
     auto* price = new QComboBox;
     price->setObjectName(QStringLiteral("price"));
     fillPrices(price, cost);
@@ -192,8 +281,7 @@ CostTab::CostTab(CostController* cost, QWidget* parent)
 
     auto* left = new QVBoxLayout;
     left->addWidget(new QLabel(tr("<b>Prompt layout</b> (drag to reorder)")));
-    left->addWidget(segments, 1);
-    left->addLayout(buttons);
+    left->addWidget(buildSegmentsEditor(), 1);
     left->addLayout(form);
     m_caption->setObjectName(QStringLiteral("costCaption"));
     m_caption->setWordWrap(true);
@@ -227,8 +315,9 @@ CostTab::CostTab(CostController* cost, QWidget* parent)
             m_chart->setMinimumHeight(0);
     });
 
-    connect(price, &QComboBox::currentIndexChanged, cost,
-            [cost, price] { cost->setPrice(price->currentData().toString()); });
+    const CostForm fields{price,         output,  perDay,  ttl,     atOnce,
+                          explicitCache, arrival, offPeak, gpuPrice};
+    connectForm(fields, cost);
     connect(m_successor, &QPushButton::clicked, this, [cost, price, this] {
         const QString next = QString::fromStdString(cost->result().successor);
         const int i = price->findData(next);
@@ -236,51 +325,12 @@ CostTab::CostTab(CostController* cost, QWidget* parent)
             price->setCurrentIndex(i);
         m_successor->hide();
     });
-    connect(offPeak, &QDoubleSpinBox::valueChanged, cost,
-            [cost](double percent) { cost->setOffPeakShare(percent / 100.0); });
-    connect(output, &QSpinBox::valueChanged, cost, [cost](int v) { cost->setOutputTokens(v); });
-    connect(perDay, &QDoubleSpinBox::valueChanged, cost, &CostController::setRequestsPerDay);
-    connect(ttl, &QComboBox::currentIndexChanged, cost,
-            [cost, ttl] { cost->setTtlSeconds(ttl->currentData().toLongLong()); });
-    connect(atOnce, &QSpinBox::valueChanged, cost, [cost](int v) { cost->setConcurrency(v); });
-    connect(explicitCache, &QCheckBox::toggled, cost, &CostController::setExplicitCache);
-    connect(cost, &CostController::catalogChanged, price, [cost, price] {
-        const QSignalBlocker block(price);
-        fillPrices(price, cost);
-    });
-    connect(arrival, &QComboBox::currentIndexChanged, cost,
-            [cost, arrival] { cost->setArrival(Arrival(arrival->currentData().toInt())); });
-    connect(gpuPrice, &QDoubleSpinBox::valueChanged, cost, &CostController::setGpuDollarsPerHour);
-    // The price is the scenario's: a scenario opened or a GPU changed brings its own.
-    connect(cost, &CostController::resultsChanged, gpuPrice, [cost, gpuPrice] {
-        if (gpuPrice->value() != cost->gpuDollarsPerHour()) {
-            const QSignalBlocker block(gpuPrice);
-            gpuPrice->setValue(cost->gpuDollarsPerHour());
-        }
-    });
     connect(cost, &CostController::resultsChanged, this, &CostTab::showResults);
     connect(cost, &CostController::resultsChanged, this, &CostTab::updateSelfHosting);
     // A scenario opened: the form shows its prompt's price, traffic and TTL.
-    auto sync = [=] {
-        const QSignalBlocker b1(price), b2(output), b3(perDay), b4(ttl), b5(atOnce),
-            b6(explicitCache), b7(arrival), b8(offPeak);
-        const PromptLayout& l = cost->layout();
-        price->setCurrentIndex(std::max(0, price->findData(cost->priceId())));
-        offPeak->setValue(100 * l.offPeakShare);
-        output->setValue(int(std::min<int64_t>(l.outputTokens, 1 << 24)));
-        perDay->setValue(l.requestsPerDay);
-        int t = ttl->findData(qlonglong(l.ttlSeconds));
-        if (t < 0) {
-            ttl->addItem(tr("%1 s").arg(l.ttlSeconds), qlonglong(l.ttlSeconds));
-            t = ttl->count() - 1;
-        }
-        ttl->setCurrentIndex(t);
-        atOnce->setValue(int(std::min<int64_t>(l.concurrency, 100000)));
-        explicitCache->setChecked(l.explicitCache);
-        arrival->setCurrentIndex(std::max(0, arrival->findData(int(l.arrival))));
-    };
-    connect(cost, &CostController::promptReplaced, this, sync);
-    sync();
+    connect(cost, &CostController::promptReplaced, this,
+            [fields, cost] { syncForm(fields, cost); });
+    syncForm(fields, cost);
     showResults();
     updateSelfHosting();
 }

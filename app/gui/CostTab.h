@@ -19,6 +19,7 @@ public:
     QList<QChartView*> charts() const { return {m_chart}; }
 
 private:
+    QWidget* buildSegmentsEditor();
     void showResults();
     void updateSelfHosting();
 

@@ -456,10 +456,10 @@ void MemoryTab::pushInputs()
     m_plan->setInputs(in);
 }
 
-void MemoryTab::showResults()
+// The input the library's error names is marked, the others cleared; a field that keeps text
+// it cannot read (EntryGuard) says so first.
+void MemoryTab::markFields()
 {
-    using namespace attnplan;
-    // The input the library's error names is marked, the others cleared.
     const QHash<QString, QWidget*> fields{{QStringLiteral("context"), m_context},
                                           {QStringLiteral("average_tokens"), m_average},
                                           {QStringLiteral("tp"), m_tp},
@@ -484,6 +484,12 @@ void MemoryTab::showResults()
                                : marked               ? m_plan->error()
                                                       : it.value()->property("help").toString());
     }
+}
+
+void MemoryTab::showResults()
+{
+    using namespace attnplan;
+    markFields();
     if (const auto model = m_plan->model())
         m_context->setModelMaximum(model->maxContext);
     // A field whose text does not read (EntryGuard) keeps it: no answer is shown from the value

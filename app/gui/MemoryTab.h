@@ -31,6 +31,7 @@ public:
 
 private:
     void pushInputs();
+    void markFields();
     QGroupBox* buildDeploymentForm();
     QTableView* buildEnginesTable();
     QGroupBox* buildPlanBox();
