@@ -1,5 +1,7 @@
 #include "engines/EngineLogSupport.h"
 
+#include "engines/LogFacts.h"
+
 #include "base/Units.h"
 #include "read/ModelSource.h"
 #include "spec/Architecture.h"
@@ -68,6 +70,14 @@ int64_t snapTo256(double bytes)
 std::string giB(double v)
 {
     return formatFixed(v, 2) + " GiB";
+}
+
+void addRequestWhatIfs(EngineLogCheck& c, const ModelSpec& spec, int64_t poolTokens)
+{
+    for (int64_t ctx : {int64_t(4096), int64_t(32768), int64_t(131072)})
+        if (spec.maxContext <= 0 || ctx <= spec.maxContext) // never past the model's window
+            c.whatIf.emplace_back("requests of " + shortTokens(ctx) + " at once",
+                                  withCommas(poolTokens / ctx));
 }
 
 } // namespace attnplan::enginelog

@@ -11,6 +11,10 @@
 #include <optional>
 #include <string>
 
+namespace attnplan {
+struct EngineLogCheck;
+}
+
 namespace attnplan::enginelog {
 
 inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
@@ -27,5 +31,7 @@ std::optional<ModelSpec> modelNamed(const std::string& name, std::string* source
 // (over 1 GiB a token, or not a number).
 int64_t snapTo256(double bytes);
 std::string giB(double v); // "24.83 GiB"
+// The same pool's requests of 4k, 32k and 128k tokens at once, never past the model's window.
+void addRequestWhatIfs(EngineLogCheck& c, const ModelSpec& spec, int64_t poolTokens);
 
 } // namespace attnplan::enginelog

@@ -265,10 +265,7 @@ Expected<EngineLogCheck> checkSglangLog(const LogFacts& log, const SglangLogFact
     in.availableKvBytes = plan->kvBudgetBytes;
     c.deployment = in;
     // The same pool for other request lengths and a half-size cache.
-    for (int64_t ctx : {int64_t(4096), int64_t(32768), int64_t(131072)})
-        if (spec->maxContext <= 0 || ctx <= spec->maxContext) // never past the model's window
-            c.whatIf.emplace_back("requests of " + shortTokens(ctx) + " at once",
-                                  withCommas(plan->kvTokens / ctx));
+    addRequestWhatIfs(c, *spec, plan->kvTokens);
     c.whatIf.emplace_back("fp8 KV cache (--kv-cache-dtype fp8_e4m3)",
                           withCommas(plan->kvTokens * 2) + " tokens");
     if (plan->maxRunning > 0)

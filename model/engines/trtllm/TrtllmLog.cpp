@@ -158,10 +158,7 @@ Expected<EngineLogCheck> checkTrtllmLog(const LogFacts& log, const TrtllmLogFact
                            " is not in the catalog: a custom GPU of the " +
                            formatFixed(*own.totalGiB, 2) + " GiB it printed";
     }
-    for (int64_t ctx : {int64_t(4096), int64_t(32768), int64_t(131072)})
-        if (spec->maxContext <= 0 || ctx <= spec->maxContext) // never past the model's window
-            c.whatIf.emplace_back("requests of " + shortTokens(ctx) + " at once",
-                                  withCommas(plan->kvTokens / ctx));
+    addRequestWhatIfs(c, *spec, plan->kvTokens);
     c.whatIf.emplace_back(
         "free_gpu_memory_fraction 0.95",
         withCommas(int64_t(double(plan->kvTokens) * 0.95 / in.trtllm.freeGpuMemoryFraction)) +

@@ -421,10 +421,7 @@ Expected<EngineLogCheck> checkVllmLog(const VllmLogFacts& v, const ModelSpec* gi
                            " GiB, what its weights and KV at utilization " +
                            formatFixed(in.utilization, 2) + " imply";
     }
-    for (int64_t ctx : {int64_t(4096), int64_t(32768), int64_t(131072)})
-        if (spec->maxContext <= 0 || ctx <= spec->maxContext) // never past the model's window
-            c.whatIf.emplace_back("requests of " + shortTokens(ctx) + " at once",
-                                  withCommas(r->kvCacheTokens / ctx));
+    addRequestWhatIfs(c, *spec, r->kvCacheTokens);
     c.whatIf.emplace_back("max_num_seqs", withCommas(r->maxNumSeqs));
     return c;
 }
