@@ -5,16 +5,34 @@ attnplan-args.json, the `plan` runs (`attnplan-cli capacity MODEL ARGS --json`) 
 figure of cases.json, within the file's tolerance. Prints one line per run and a summary of the
 gated ones; exit 0 either way (the figures are the answer; tests decide what to assert).
 
-usage: engine_log_cases.py ATTNPLAN_CLI SHARED_ENGINE_LOGS_2026_DIR [--json]
+The earlier logs' folder (../shared/engine-logs: cases carry `runs` of flags alone, models
+'configs/X', 'bundled:NAME', 'shared:PATH' or 'inline:NAME' from the file's inline_configs) runs
+the same way: each run is `capacity MODEL ARGS --json`.
+
+usage: engine_log_cases.py ATTNPLAN_CLI SHARED_ENGINE_LOGS_DIR [--json]
 """
 import json
 import math
 import os
 import subprocess
 import sys
+import tempfile
 
 
-def model_path(folder, model):
+INLINE = tempfile.mkdtemp(prefix="attnplan-inline-")
+
+
+def model_path(folder, model, inline=None):
+    if model.startswith("bundled:"):
+        return model[len("bundled:"):]
+    if model.startswith("inline:"):
+        name = model[len("inline:"):]
+        path = os.path.join(INLINE, name)
+        os.makedirs(path, exist_ok=True)
+        with open(os.path.join(path, "config.json"), "w") as f:
+            entry = (inline or {})[name]
+            json.dump(entry.get("config", entry), f)
+        return path
     if model.startswith("shared:"):
         return os.path.join(folder, "..", model[len("shared:"):])
     if model.startswith("configs/"):
@@ -53,8 +71,12 @@ def main():
         logged = facts["logged"]
         runs = []
         plan = case.get("plan") or {}
+        if "runs" in case:  # the earlier logs' schema: flags alone, the model beside them
+            plan = {"model": model_path(folder, case["model"], args.get("inline_configs")),
+                    "runs": case["runs"]}
         for r in plan.get("runs", []) if "model" in plan else []:
-            runs.append(("plan:" + r["name"], ["capacity", model_path(folder, plan["model"])] +
+            runs.append(("plan:" + r["name"], ["capacity", plan["model"] if "runs" in case
+                                                   else model_path(folder, plan["model"])] +
                          r["args"] + ["--json"], r["checks"]))
         log = case.get("log")
         if log is not None and "checks" in log:
