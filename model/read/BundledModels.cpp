@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cctype>
 #include <string>
+#include <utility>
 
 namespace attnplan {
 
@@ -31,6 +32,19 @@ const BundledModel* findBundledModel(std::string_view key)
     for (const BundledModel& m : bundledModels())
         if (sameIgnoringCase(m.name, key) || sameIgnoringCase(m.repoId, key))
             return &m;
+    // Repositories renamed on the Hub, which still redirects the old id: Meta's Llama 3.1
+    // repositories lost their "Meta-" in December 2024 (meta-llama/Meta-Llama-3.1-8B is now
+    // meta-llama/Llama-3.1-8B); logs and older scripts print the old one.
+    static constexpr std::pair<std::string_view, std::string_view> kRenamed[] = {
+        {"meta-llama/Meta-Llama-3.1-", "meta-llama/Llama-3.1-"},
+    };
+    for (const auto& [old, now] : kRenamed)
+        if (key.size() > old.size() && sameIgnoringCase(key.substr(0, old.size()), old)) {
+            const std::string renamed = std::string(now) + std::string(key.substr(old.size()));
+            for (const BundledModel& m : bundledModels())
+                if (sameIgnoringCase(m.repoId, renamed))
+                    return &m;
+        }
     return nullptr;
 }
 

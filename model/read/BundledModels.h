@@ -25,7 +25,8 @@ struct BundledModel
 std::span<const BundledModel> bundledModels();
 
 // The bundled model a user means: its name ("llama-3.1-8b", with or without ".json") or its
-// repository id ("meta-llama/Llama-3.1-8B"), ignoring case. nullptr when none matches.
+// repository id ("meta-llama/Llama-3.1-8B"), ignoring case, or the id it had before the Hub
+// renamed it ("meta-llama/Meta-Llama-3.1-8B"). nullptr when none matches.
 const BundledModel* findBundledModel(std::string_view key);
 // Every bundled model whose name or repository id starts with `key`, ignoring case: one is the
 // model meant ("llama-3.3-70b" for llama-3.3-70b-instruct), several are for the user to choose.

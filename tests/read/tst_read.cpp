@@ -37,6 +37,7 @@ class TestRead : public QObject
     Q_OBJECT
 
 private slots:
+    void renamedRepositoryIds();
     void expertDtypeFp4IsRead();
     void ropeScalingExtendsContext();
     void defaultsAreReported();
@@ -643,6 +644,21 @@ void TestRead::expertDtypeFp4IsRead()
     QVERIFY2(std::fabs(got / saved - 1) < 1e-4,
              qPrintable(QString("%1 against %2").arg(got, 0, 'f', 0).arg(saved, 0, 'f', 0)));
     QVERIFY(std::fabs(double(weightBytesFor(four, DType::FP4).bytes) / 1e9 - 156) < 1);
+}
+
+// Issue 36: a model by its original repository id as well as its renamed one. Meta's Llama 3.1
+// repositories dropped "Meta-" on the Hub (which redirects); a log or an old script prints the
+// old id. Llama 3 (not 3.1) kept its name, and is not bundled: still no match.
+void TestRead::renamedRepositoryIds()
+{
+    const BundledModel* old = findBundledModel("meta-llama/Meta-Llama-3.1-8B");
+    QVERIFY(old);
+    QCOMPARE(std::string(old->name), std::string("llama-3.1-8b"));
+    const BundledModel* instruct = findBundledModel("META-LLAMA/meta-llama-3.1-70B-Instruct");
+    QVERIFY(instruct);
+    QCOMPARE(std::string(instruct->repoId), std::string("meta-llama/Llama-3.1-70B-Instruct"));
+    QVERIFY(!findBundledModel("meta-llama/Meta-Llama-3-8B"));
+    QVERIFY(readModel("meta-llama/Meta-Llama-3.1-8B"));
 }
 
 #include "tst_read.moc"
