@@ -365,10 +365,10 @@ DType autoWeightDType(const std::string& engine, const ModelSpec& spec, const Gp
     return release ? vllmAutoWeightDType(*release, spec, gpu) : servingWeightDType(spec);
 }
 
-DType autoKvDType(const std::string& engine, const ModelSpec& spec)
+DType autoKvDType(const std::string& engine, const ModelSpec& spec, const GpuSpec* gpu)
 {
     const EngineProfile* release = findEngineProfile(engine);
-    return release ? vllmAutoKvDType(*release, spec) : servingKvDType(spec);
+    return release ? vllmAutoKvDType(*release, spec, gpu) : servingKvDType(spec);
 }
 
 } // namespace attnplan

@@ -115,6 +115,6 @@ std::vector<ServingEngine> planOnlyEngines();
 // (the checkpoint's own scheme, fp32 checkpoints in bf16, ...); for a name it does not take, the
 // checkpoint's serving dtypes.
 DType autoWeightDType(const std::string& engine, const ModelSpec& spec, const GpuSpec& gpu);
-DType autoKvDType(const std::string& engine, const ModelSpec& spec);
+DType autoKvDType(const std::string& engine, const ModelSpec& spec, const GpuSpec* gpu = nullptr);
 
 } // namespace attnplan

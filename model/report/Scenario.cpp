@@ -84,7 +84,7 @@ Expected<DeploymentInputs> resolveDeployment(const ScenarioDeployment& d, const 
     // "auto" is what this vLLM release picks by itself (the checkpoint's KV scheme from 0.14,
     // fp32 checkpoints in bf16 from 0.9.1).
     const DType autoWeights = autoWeightDType(in.engine, spec, in.gpu);
-    const DType autoKv = autoKvDType(in.engine, spec);
+    const DType autoKv = autoKvDType(in.engine, spec, &in.gpu);
     for (auto [name, field, target, fallback] :
          {std::tuple{&d.weightDtype, "weight_dtype", &in.weightDtype, autoWeights},
           std::tuple{&d.kvDtype, "kv_dtype", &in.kvDtype, autoKv}}) {

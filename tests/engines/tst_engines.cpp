@@ -109,6 +109,7 @@ private slots:
     void aLoggedBudgetStaysWithItsGpu();
     void sglangStatePoolAsTyped();
     void failedVllmStartUpIsRead();
+    void preAmpereRunsFp16();
 };
 
 void TestEngines::lessonFifteenConversations()
@@ -1785,6 +1786,22 @@ void TestEngines::failedVllmStartUpIsRead()
     QCOMPARE(c.computed, byHand);
     QCOMPARE(byHand, 34720.0);
     QVERIFY(std::fabs(c.difference()) < 0.001);
+}
+
+// Issue 36: T4 and V100 have no bf16; vLLM runs a bf16 checkpoint there in fp16 (weights and the
+// KV cache), where attnplan planned bf16 (the same bytes, a dtype vLLM refuses to run).
+void TestEngines::preAmpereRunsFp16()
+{
+    const ModelSpec s = readModel("llama-3.2-1b-instruct").value();
+    const EngineProfile& e = *findEngineProfile("vllm");
+    for (const char* name : {"T4", "V100"}) {
+        const GpuSpec g = *builtinGpuCatalog().find(name);
+        QCOMPARE(vllmAutoWeightDType(e, s, g), DType::F16);
+        QCOMPARE(vllmAutoKvDType(e, s, &g), DType::F16);
+    }
+    const GpuSpec a100 = *builtinGpuCatalog().find("A100 80GB");
+    QCOMPARE(vllmAutoWeightDType(e, s, a100), DType::BF16);
+    QCOMPARE(vllmAutoKvDType(e, s, &a100), DType::BF16);
 }
 
 #include "tst_engines.moc"

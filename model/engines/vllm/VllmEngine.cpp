@@ -107,13 +107,26 @@ EngineDefaults vllmServeDefaults(const EngineProfile& engine, const ModelSpec& s
     return d;
 }
 
-DType vllmAutoKvDType(const EngineProfile& engine, const ModelSpec& spec)
+namespace {
+
+// Volta and Turing have no bf16: vLLM runs bf16 checkpoints there in fp16 (_resolve_auto_dtype
+// takes the platform's first supported dtype from 0.9.1; before, it refused bf16 and asked for
+// --dtype half, which loads the same bytes).
+bool noBf16(const GpuSpec* gpu)
+{
+    return gpu && (gpu->arch == "volta" || gpu->arch == "turing");
+}
+
+} // namespace
+
+DType vllmAutoKvDType(const EngineProfile& engine, const ModelSpec& spec, const GpuSpec* gpu)
 {
     if (engine.kvDtypeFromCheckpoint && spec.checkpointKvDType)
         return *spec.checkpointKvDType;
     const auto t = parseDType(spec.torchDtype);
-    return t && (*t == DType::F16 || (*t == DType::F32 && !engine.fp32AsBf16)) ? DType::F16
-                                                                               : DType::BF16;
+    return noBf16(gpu) || (t && (*t == DType::F16 || (*t == DType::F32 && !engine.fp32AsBf16)))
+               ? DType::F16
+               : DType::BF16;
 }
 
 DType vllmAutoWeightDType(const EngineProfile& engine, const ModelSpec& spec, const GpuSpec& gpu)
@@ -121,10 +134,10 @@ DType vllmAutoWeightDType(const EngineProfile& engine, const ModelSpec& spec, co
     const DType t = servingWeightDType(spec);
     // _resolve_auto_dtype: fp32 checkpoints in bf16 on compute capability 8.0 and newer from
     // 0.9.1, in fp16 before and on older GPUs.
-    const bool preAmpere = gpu.arch == "volta" || gpu.arch == "turing";
+    const bool preAmpere = noBf16(&gpu);
     if (spec.checkpointDType == DType::F32)
         return engine.fp32AsBf16 && !preAmpere ? DType::BF16 : DType::F16;
-    return t;
+    return preAmpere && t == DType::BF16 ? DType::F16 : t;
 }
 
 namespace {
@@ -373,7 +386,7 @@ std::string vllmCommand(const ModelSpec& s, const DeploymentInputs& in, const Ca
     if (std::abs(in.utilization - engine.utilization) > 1e-9)
         set("gpu-memory-utilization", formatFixed(in.utilization, 2));
     // Every dtype the plan assumed that this release's "auto" would not choose by itself.
-    if (in.kvDtype != vllmAutoKvDType(engine, s))
+    if (in.kvDtype != vllmAutoKvDType(engine, s, &in.gpu))
         set("kv-cache-dtype", in.kvDtype == DType::FP8 ? "fp8" : dtypeName(in.kvDtype));
     const bool checkpointFp8 = s.checkpointDType && *s.checkpointDType == DType::FP8;
     if (in.weightDtype == DType::FP8 && !checkpointFp8)
@@ -445,7 +458,7 @@ Expected<int64_t> checkVllmInputs(const EngineProfile& engine, const ModelSpec& 
         return Error{limit.error(), limit.field()};
     // --kv-cache-dtype takes auto (the model's dtype, or the checkpoint's scheme) or the fp8
     // variants (vllm/config/cache.py CacheDType): no int8, int4 or fp32 cache.
-    if (in.kvDtype != DType::FP8 && in.kvDtype != vllmAutoKvDType(engine, s) &&
+    if (in.kvDtype != DType::FP8 && in.kvDtype != vllmAutoKvDType(engine, s, &in.gpu) &&
         !(in.kvDtype == DType::BF16 || in.kvDtype == DType::F16))
         return Error{std::string("vLLM has no ") + dtypeName(in.kvDtype) +
                          " KV cache (--kv-cache-dtype takes auto or fp8)",

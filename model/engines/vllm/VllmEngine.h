@@ -90,7 +90,8 @@ EngineDefaults vllmServeDefaults(const EngineProfile& engine, const ModelSpec& s
 
 // The KV cache dtype "auto" means under this release: the checkpoint's KV scheme from 0.14,
 // else the activation dtype.
-DType vllmAutoKvDType(const EngineProfile& engine, const ModelSpec& spec);
+DType vllmAutoKvDType(const EngineProfile& engine, const ModelSpec& spec,
+                      const GpuSpec* gpu = nullptr);
 // The dtype "auto" serves the weights in: the checkpoint's, fp32 checkpoints in bf16 on Ampere
 // and newer from 0.9.1 (fp16 before, and on older GPUs).
 DType vllmAutoWeightDType(const EngineProfile& engine, const ModelSpec& spec, const GpuSpec& gpu);

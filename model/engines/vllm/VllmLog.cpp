@@ -316,7 +316,8 @@ DeploymentInputs vllmLogDeployment(const VllmLogFacts& log, const ModelSpec& spe
     else if (log.prefixCaching && spec.stateLayerCount() > 0 && engine.mambaCacheModes)
         in.mambaCacheMode = *log.prefixCaching ? "align" : "none";
     in.weightDtype = vllmAutoWeightDType(engine, spec, gpu);
-    in.kvDtype = log.kvCacheDtype.rfind("fp8", 0) == 0 ? DType::FP8 : vllmAutoKvDType(engine, spec);
+    in.kvDtype =
+        log.kvCacheDtype.rfind("fp8", 0) == 0 ? DType::FP8 : vllmAutoKvDType(engine, spec, &gpu);
     if (log.availableKvGiB)
         in.availableKvBytes =
             int64_t(std::min(*log.availableKvGiB, 1048576.0) * 1024.0 * 1024.0 * 1024.0);
