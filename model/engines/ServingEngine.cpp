@@ -10,6 +10,7 @@
 #include "spec/Architecture.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace attnplan {
 
@@ -297,6 +298,16 @@ Expected<EngineLatency> latencyUnderEngine(const ModelSpec& s, const DeploymentI
     e.load.maxBatch = e.limits.maxBatch;
     e.load.maxNumTokens = std::max<int64_t>(64, e.limits.maxNumTokens);
     e.load.reservesWholeRequest = e.limits.reservesWholeRequest;
+    // The deployment's engine pages by its own rules (windows, compressed groups, states): the
+    // requests of this load's mean length it holds are its capacity at that length.
+    if (const auto engine = findServingEngine(in.engine);
+        engine && engine->sizesDeployment && in.maxModelLen > 0) {
+        DeploymentInputs at = in;
+        const double mean = double(load.inputTokens) + double(load.outputTokens) / 2;
+        at.averageTokens = std::clamp<int64_t>(int64_t(std::ceil(mean)), 1, in.maxModelLen);
+        if (auto r = planCapacity(s, at); r && r->conversations > 0)
+            e.load.kvRequests = r->conversations;
+    }
     auto r = servingLatency(s, in, e.load);
     if (!r)
         return r.failure();

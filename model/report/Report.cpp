@@ -4,6 +4,7 @@
 #include "read/ConfigReader.h"
 #include "read/ModelSource.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -48,6 +49,12 @@ std::vector<AttentionVariant> attentionVariants(const ModelSpec& s)
     };
     variants.push_back({std::string("As configured (") + attentionKindName(s.attentionKind()) + ")",
                         std::string("yours (") + attentionKindName(s.attentionKind()) + ")", s});
+    // Compressed attention (DeepSeek-V4) keeps one shared K=V entry per group of tokens whatever
+    // the head count: MHA, GQA, MQA and MLA counterfactuals of it would all keep the same cache,
+    // so none is offered (Compare showed six identical rows).
+    if (std::any_of(s.layers.begin(), s.layers.end(),
+                    [](const LayerSpec& l) { return l.mixer == Mixer::Compressed; }))
+        return variants;
     variants.push_back({"MHA", "MHA", plain(s.numHeads)});
     for (int64_t g : {4, 8})
         if (s.numHeads % g == 0 && s.numHeads / g > 1 &&

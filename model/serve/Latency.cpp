@@ -197,7 +197,9 @@ Expected<LatencyResult> servingLatency(const ModelSpec& s, const DeploymentInput
     }
     const double perRequest = reserves ? I + O : I + O / 2;
     const double maxBatch = double(q.maxBatch > 0 ? q.maxBatch : (reserves ? 2048 : 1024));
-    const double kvRequests = std::floor(budget / f.facts().kvPerToken / perRequest);
+    const double kvRequests = q.kvRequests > 0
+                                  ? double(q.kvRequests)
+                                  : std::floor(budget / f.facts().kvPerToken / perRequest);
     if (kvRequests < 1)
         return Error{"latency: not one request of " + withCommas(q.inputTokens + q.outputTokens) +
                          " tokens fits in the KV cache on " + in.gpu.name,

@@ -51,6 +51,9 @@ struct LatencyInputs
     // The KV budget that caps the batch, per GPU, as the engine sized it (servingLimits); 0:
     // 0.9 of the memory left after the weights and the activation peak.
     int64_t kvBudgetBytes = 0;
+    // The requests of this load's mean length the engine's KV holds, as the engine pages them
+    // (latencyUnderEngine asks the engine); 0: the budget over every layer's bytes a token.
+    int64_t kvRequests = 0;
     // The engine admits a request only with room for all of it (I + O tokens), not on the
     // blocks in use (I + O / 2 on average); its default budget is then a share of the free
     // memory, not of the whole (servingLimits says which).

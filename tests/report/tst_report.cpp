@@ -25,6 +25,7 @@ private slots:
     void reportCapacityIsTheEngines();
     void hybridModelsCarryTheirState();
     void headlineIsTheServingModelAtItsBatch();
+    void latencyRunsWhatTheEngineHolds();
 };
 
 void TestReport::scenarioRoundTrips()
@@ -159,6 +160,53 @@ void TestReport::headlineIsTheServingModelAtItsBatch()
     }
     qInfo("%d models: TTFT equal on %d, TPOT on %d", models, ttfts, tpots);
     QVERIFY(ttfts >= models * 3 / 4 && tpots >= ttfts / 2);
+}
+
+// The fifteenth fresh review's P1: on DeepSeek-V4-Flash (B200, 32k) the Memory tab said 9
+// conversations and the latency line ran 32 users as 32 at once (its cap of 79 counted every
+// layer's bytes a token, not vLLM's compressed and sliding groups). The latency's cap is the
+// engine's capacity at the load's mean length, for every bundled model.
+void TestReport::latencyRunsWhatTheEngineHolds()
+{
+    int checked = 0;
+    for (const BundledModel& b : bundledModels()) {
+        const ModelSpec m = readModel(std::string(b.name)).value();
+        Scenario s = defaultScenario();
+        s.model = std::string(b.name);
+        s.deployment.gpu = "B200";
+        s.deployment.context = 32768;
+        for (int64_t tp : {8, 4, 2, 1})
+            if (m.numHeads % tp == 0) {
+                s.deployment.tp = s.deployment.gpus = tp;
+                break;
+            }
+        s.load.inputTokens = 8000;
+        s.load.outputTokens = 256;
+        s.load.value = 64;
+        auto r = buildReport(s, m, builtinGpuCatalog(), builtinPriceCatalog());
+        QVERIFY(r);
+        if (!r->latency)
+            continue;
+        DeploymentInputs at = r->deployment;
+        at.averageTokens = 8000 + 128;
+        const CapacityResult c = planCapacity(m, at).value();
+        QVERIFY2(r->latency->batchCap <= double(std::min(c.conversations, c.maxNumSeqs)),
+                 qPrintable(QString::fromUtf8(b.name.data()) + ": cap " +
+                            QString::number(r->latency->batchCap) + ", holds " +
+                            QString::number(c.conversations)));
+        ++checked;
+    }
+    qInfo("%d models: the latency runs no more than the engine holds", checked);
+    QVERIFY(checked > 40);
+    Scenario v4 = defaultScenario();
+    v4.model = "deepseek-v4-flash";
+    v4.deployment.gpu = "B200";
+    v4.deployment.context = 32768;
+    const ModelSpec m = readModel("deepseek-v4-flash").value();
+    auto r = buildReport(v4, m, builtinGpuCatalog(), builtinPriceCatalog());
+    QVERIFY(r && r->capacity && r->latency);
+    QCOMPARE(r->latency->decodeBatch, double(r->capacity->batch));
+    QVERIFY(r->latency->saturated);
 }
 
 #include "tst_report.moc"
