@@ -114,11 +114,19 @@ void AppSession::setDeployment(const ScenarioDeployment& deployment)
         (d.gpu != was.gpu || d.tp != was.tp || d.gpus != was.gpus ||
          d.custom.memoryGiB != was.custom.memoryGiB))
         d.freeMemoryGiB = 0;
-    // So does a rental price typed for it.
+    // So does a rental price typed for it: cleared, and said.
+    QString rentNotice;
     if (d.dollarsPerGpuHour > 0 && d.dollarsPerGpuHour == was.dollarsPerGpuHour &&
-        (d.gpu != was.gpu || d.custom.memoryGiB != was.custom.memoryGiB))
+        (d.gpu != was.gpu || d.custom.memoryGiB != was.custom.memoryGiB)) {
+        rentNotice = tr("The $%1 per GPU-hour you typed was for %2: self-hosting on %3 takes the "
+                        "catalog's price until you type one")
+                         .arg(was.dollarsPerGpuHour, 0, 'f', 2)
+                         .arg(QString::fromStdString(was.gpu), QString::fromStdString(d.gpu));
         d.dollarsPerGpuHour = 0;
-    m_scenario.deployment = d;
+    }
+    m_scenario.deployment = d; // `was` is the old deployment only up to here
+    if (!rentNotice.isEmpty())
+        emit notice(rentNotice);
     if (cleared) {
         emit scenarioReplaced();
         emit notice(tr("The start-up log's KV budget held only for the GPU, layout and engine it "

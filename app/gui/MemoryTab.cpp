@@ -610,6 +610,13 @@ void MemoryTab::showResults()
                  locale.toString(r.kvCacheTokens), locale.toString(r.kvBytesPerTokenPerGpu), heads)
             .arg(s(formatSeconds(r.ttftSeconds)), s(formatSeconds(r.tpotSeconds)),
                  locale.toString(r.batch), locale.toString(r.tokensPerSecond, 'f', 0));
+    // The headline answers for another engine (the plan box's, a log's): these lines are the
+    // deployment's own engine's, and say so (the sixteenth review read them as the headline's).
+    if (m_plan->headlineEngine())
+        text = tr("<i>The deployment's %1:</i><br>")
+                   .arg(s(findServingEngine(r.engine) ? findServingEngine(r.engine)->label
+                                                      : r.engine)) +
+               text;
     for (const std::string& w : r.warnings)
         text += QStringLiteral("<br><span style='color:%1'>")
                     .arg(qApp->property("attnplanDark").toBool() ? "#f59e0b" : "#b45309") +

@@ -531,6 +531,10 @@ void TestGui::planRowAppliesWithReplicas()
     auto* engine = child<QComboBox>(&window, "planEngine");
     engine->setCurrentIndex(engine->findData(QStringLiteral("llama.cpp")));
     QCOMPARE(session.scenario().plan.engine, std::string("llama.cpp"));
+    // The lines under the form are the deployment's own engine's, and say so.
+    QTRY_VERIFY2(
+        child<QLabel>(&window, "planSummary")->text().startsWith("<i>The deployment's vLLM"),
+        qPrintable(child<QLabel>(&window, "planSummary")->text().left(80)));
     bool found = false;
     for (const PlanRow& p : session.report()->plan)
         if (p.gpu == "H100 SXM" && p.feasible) {
@@ -1233,9 +1237,17 @@ void TestGui::gpuRentIsTheScenarios()
     window.tabs()->setCurrentIndex(0);
     auto* gpu = child<QComboBox>(&window, "gpu");
     QVERIFY(gpu);
+    QSignalSpy notices(&session, &AppSession::notice);
     gpu->setCurrentIndex(gpu->findText(QStringLiteral("B200")));
     QTRY_COMPARE(session.scenario().deployment.gpu, std::string("B200"));
     QCOMPARE(session.scenario().deployment.dollarsPerGpuHour, 0.0);
+    // Said, not silently dropped (the sixteenth review).
+    QTRY_VERIFY(!notices.isEmpty());
+    QStringList said;
+    for (const QList<QVariant>& n : notices)
+        said << n.first().toString();
+    QVERIFY2(said.join('\n').contains("$3.50 per GPU-hour you typed was for H100"),
+             qPrintable(said.join('\n')));
     QTRY_COMPARE(rent->value(), 0.0);
     QVERIFY(session.cost()->selfHosting().priceFromCatalog);
 }
