@@ -159,6 +159,7 @@ Expected<ServingLimits> servingLimits(const ModelSpec& s, const DeploymentInputs
         l.kvBudgetBytes = r->memory.kvBudget;
         l.maxBatch = r->maxNumSeqs;
         l.maxNumTokens = r->maxNumBatchedTokens;
+        l.requestsHeld = r->conversations;
         return l;
     }
     case EngineKind::Sglang:
@@ -288,7 +289,17 @@ std::vector<EngineRow> compareEngines(const ModelSpec& s, const DeploymentInputs
 Expected<EngineLatency> latencyUnderEngine(const ModelSpec& s, const DeploymentInputs& in,
                                            const LatencyInputs& load)
 {
-    auto limits = servingLimits(s, in);
+    // The deployment's engine pages by its own rules (windows, compressed groups, states): its
+    // limits are taken at this load's mean length, so that the requests it holds come with them
+    // (its budget and batch limits do not depend on the length).
+    DeploymentInputs at = in;
+    const auto engine = findServingEngine(in.engine);
+    const bool pages = engine && engine->sizesDeployment && in.maxModelLen > 0;
+    if (pages) {
+        const double mean = double(load.inputTokens) + double(load.outputTokens) / 2;
+        at.averageTokens = std::clamp<int64_t>(int64_t(std::ceil(mean)), 1, in.maxModelLen);
+    }
+    auto limits = servingLimits(s, at);
     if (!limits)
         return limits.failure();
     EngineLatency e;
@@ -298,16 +309,8 @@ Expected<EngineLatency> latencyUnderEngine(const ModelSpec& s, const DeploymentI
     e.load.maxBatch = e.limits.maxBatch;
     e.load.maxNumTokens = std::max<int64_t>(64, e.limits.maxNumTokens);
     e.load.reservesWholeRequest = e.limits.reservesWholeRequest;
-    // The deployment's engine pages by its own rules (windows, compressed groups, states): the
-    // requests of this load's mean length it holds are its capacity at that length.
-    if (const auto engine = findServingEngine(in.engine);
-        engine && engine->sizesDeployment && in.maxModelLen > 0) {
-        DeploymentInputs at = in;
-        const double mean = double(load.inputTokens) + double(load.outputTokens) / 2;
-        at.averageTokens = std::clamp<int64_t>(int64_t(std::ceil(mean)), 1, in.maxModelLen);
-        if (auto r = planCapacity(s, at); r && r->conversations > 0)
-            e.load.kvRequests = r->conversations;
-    }
+    if (pages && e.limits.requestsHeld > 0)
+        e.load.kvRequests = e.limits.requestsHeld;
     auto r = servingLatency(s, in, e.load);
     if (!r)
         return r.failure();

@@ -74,6 +74,9 @@ struct ServingLimits
     // Admits a request only with room for all its tokens (TensorRT-LLM's GUARANTEED_NO_EVICT);
     // vLLM, SGLang and llama.cpp admit on the blocks in use.
     bool reservesWholeRequest = false;
+    // Requests of the deployment's average length its KV holds, as the engine pages them (the
+    // deployment's engine only; 0 where not worked out).
+    int64_t requestsHeld = 0;
 };
 Expected<ServingLimits> servingLimits(const ModelSpec& spec, const DeploymentInputs& in);
 
