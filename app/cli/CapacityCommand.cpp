@@ -173,10 +173,10 @@ DeploymentInputs deploymentFrom(const CliArgs& a, const ModelSpec& spec, const G
         throw UsageError("--engine: unknown profile \"" + engineName + "\" (expected " +
                          servingEngineChoices() + ")");
     d.engine = engine->sizesDeployment ? engineName : deploymentEngineFamily();
-    const bool vllm = engine->sizesDeployment;
+    const bool sizesDeployment = engine->sizesDeployment;
     // vLLM's own settings are read only under vLLM: under another engine they stay unread, and
     // refuseUnused names them with the engine's own spelling.
-    if (vllm)
+    if (sizesDeployment)
         d.offline = a.flag("offline");
     refuseBothGpuFlags(a);
     if (auto name = a.value("gpu")) {
@@ -196,7 +196,7 @@ DeploymentInputs deploymentFrom(const CliArgs& a, const ModelSpec& spec, const G
         throw UsageError("--pp: " + std::to_string(d.gpus) + " GPUs are not TP " +
                          std::to_string(d.tp) + " x PP " + std::to_string(*pp));
     d.context = a.integer("context", 1, int64_t(1) << 34).value_or(0);
-    if (vllm) {
+    if (sizesDeployment) {
         d.maxNumBatchedTokens =
             a.integer("max-num-batched-tokens", 1, int64_t(1) << 30).value_or(0);
         d.maxNumSeqs = a.integer("max-num-seqs", 1, 1 << 20).value_or(0);
@@ -224,7 +224,7 @@ DeploymentInputs deploymentFrom(const CliArgs& a, const ModelSpec& spec, const G
     if (!engine->allocatesUpFront)
         if (auto v = a.integer("available-kv-bytes", 1, int64_t(1) << 50))
             in.availableKvBytes = *v;
-    if (vllm) {
+    if (sizesDeployment) {
         if (auto v = a.integer("weight-bytes", 0, int64_t(1) << 50))
             in.weightBytes = *v;
         if (auto v = a.integer("activation-bytes", 0, int64_t(1) << 50))
@@ -253,8 +253,8 @@ int runCapacity(const std::vector<std::string>& argv)
     if (engine && engine->allocatesUpFront)
         return runUpFront(a, s, a.positionals()[0]);
     const GpuCatalog catalog = catalogFor(a);
-    const bool vllm = !engine || engine->sizesDeployment;
-    const DeploymentInputs in = deploymentFrom(a, s, catalog, true, vllm);
+    const bool sizesDeployment = !engine || engine->sizesDeployment;
+    const DeploymentInputs in = deploymentFrom(a, s, catalog, true, sizesDeployment);
     if (in.maxModelLen == 0)
         throw UsageError("--context: required (the max_model_len in tokens)");
     a.flag("json");
@@ -310,7 +310,7 @@ int runCapacity(const std::vector<std::string>& argv)
               << "  TTFT " << formatSeconds(r.ttftSeconds) << ", TPOT "
               << formatSeconds(r.tpotSeconds) << " at batch " << r.batch << ", "
               << formatFixed(r.tokensPerSecond, 0) << " tokens/s\n"
-              << "  " << r.vllmCommand << "\n";
+              << "  " << r.launchCommand << "\n";
     for (const std::string& w : r.warnings)
         std::cout << "  warning: " << w << "\n";
     return 0;

@@ -3,6 +3,7 @@
 #include "Text.h"
 #include "base/TextFile.h"
 #include "base/Units.h"
+#include "engines/EngineCli.h"
 #include "engines/EngineLog.h"
 #include "read/ModelSource.h"
 #include "report/LogScenario.h"
@@ -68,14 +69,15 @@ void AppSession::modelOpened()
     // What a log measured was that model's: another model inherits none of it (the KV budget,
     // the dtypes it loaded, the free memory and fraction its engine measured).
     ScenarioDeployment& d = m_scenario.deployment;
-    if (d.availableKvGiB > 0 || d.freeMemoryGiB > 0 || d.sglangMemFraction > 0) {
+    EngineFlags kept = d.engineFlags;
+    if (d.availableKvGiB > 0 || d.freeMemoryGiB > 0 || forgetMeasuredFlags(kept)) {
         if (d.availableKvGiB > 0) {
             d.weightDtype = "auto";
             d.kvDtype = "auto";
         }
         d.availableKvGiB = 0;
         d.freeMemoryGiB = 0;
-        d.sglangMemFraction = 0;
+        d.engineFlags = kept;
         emit scenarioReplaced();
         emit notice(tr("The start-up log's memory figures were that model's: the memory is "
                        "modelled again for this one"));

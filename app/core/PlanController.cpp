@@ -125,9 +125,9 @@ std::optional<EngineRow> PlanController::headlineEngine() const
     return headlineEngineRow(m_engineRows, target().engine);
 }
 
-QString PlanController::vllmCommand() const
+QString PlanController::launchCommand() const
 {
-    return m_ok ? q(m_result.vllmCommand) : QString();
+    return m_ok ? q(m_result.launchCommand) : QString();
 }
 
 void PlanController::setInputs(const ScenarioDeployment& inputs)
@@ -213,7 +213,7 @@ void PlanController::refresh()
                 rows.push_back({q(p.gpu), double(p.totalGpus),
                                 p.dollarsPerHour ? QVariant(*p.dollarsPerHour) : QVariant(),
                                 double(p.tp), double(p.pp), double(p.conversationsPerReplica),
-                                p.ttftSeconds, p.tpotSeconds, q(p.vllmCommand)});
+                                p.ttftSeconds, p.tpotSeconds, q(p.launchCommand)});
             else
                 rows.push_back(
                     {q(p.gpu), {}, {}, {}, {}, {}, {}, {}, tr("no plan: %1").arg(q(p.reason))});

@@ -44,7 +44,7 @@ public:
     const attnplan::DeploymentInputs& deployment() const { return m_deployment; }
     QString error() const { return m_error; }
     QString errorField() const { return m_errorField; }
-    QString vllmCommand() const;
+    QString launchCommand() const;
     // The engines table's row for the plan box's engine when that is not vLLM (a start-up log of
     // SGLang, TensorRT-LLM or llama.cpp sets it): the headline answers for it, and vLLM's figure
     // follows. None when the plan engine is vLLM or the deployment's.

@@ -65,7 +65,7 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
              {m_maxBatched, "maxNumBatchedTokens"},
              {m_summary, "planSummary"},
              {m_error, "planError"},
-             {m_command, "vllmCommand"},
+             {m_command, "launchCommand"},
              {m_concurrent, "targetConcurrent"}})
         w->setObjectName(QString::fromLatin1(name));
     QGroupBox* inputs = buildDeploymentForm();
@@ -627,5 +627,5 @@ void MemoryTab::showResults()
     // The command of the engine the headline answers for.
     const auto other = m_plan->headlineEngine();
     m_command->setText(other ? (other->error.empty() ? s(other->command) : QString())
-                             : m_plan->vllmCommand());
+                             : m_plan->launchCommand());
 }

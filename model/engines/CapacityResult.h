@@ -42,7 +42,7 @@ struct CapacityResult
     double tokensPerSecond = 0; // the replica's decode throughput at that batch
     bool prefillComputeBound = false;
     bool decodeMemoryBound = false;
-    std::string vllmCommand;
+    std::string launchCommand;
     std::vector<std::string> warnings;
 };
 

@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <charconv>
+#include <set>
 #include <sstream>
 
 namespace attnplan {
@@ -61,7 +63,117 @@ void readLlamaCppFlags(const FlagReader& a, LlamaServerInputs& l)
     l.ubatch = a.integer("ubatch", 1, 1 << 20).value_or(512);
 }
 
+// A scenario's flags as a FlagReader: values as typed, read once each; a refusal throws.
+struct FlagRefused
+{
+    std::string message;
+};
+
+class KeptFlags final : public FlagReader
+{
+public:
+    explicit KeptFlags(const EngineFlags& flags) : m_flags(flags) {}
+
+    std::optional<int64_t> integer(const std::string& name, int64_t min, int64_t max) const override
+    {
+        const std::optional<std::string> v = value(name);
+        if (!v)
+            return std::nullopt;
+        int64_t x = 0;
+        const char* end = v->data() + v->size();
+        const auto [ptr, ec] = std::from_chars(v->data(), end, x);
+        if (ec != std::errc() || ptr != end || x < min || x > max)
+            refuse(name + ": \"" + *v + "\" is not an integer from " + std::to_string(min) +
+                   " to " + std::to_string(max));
+        return x;
+    }
+    std::optional<double> number(const std::string& name, double min, double max) const override
+    {
+        const std::optional<std::string> v = value(name);
+        if (!v)
+            return std::nullopt;
+        char* end = nullptr;
+        const double x = std::strtod(v->c_str(), &end);
+        if (v->empty() || end != v->c_str() + v->size() || !(x >= min && x <= max))
+            refuse(name + ": \"" + *v + "\" is not a number from " + formatFixed(min, 2) + " to " +
+                   formatFixed(max, 2));
+        return x;
+    }
+    std::optional<std::string> value(const std::string& name) const override
+    {
+        const auto it = m_flags.find(name);
+        if (it == m_flags.end())
+            return std::nullopt;
+        m_read.insert(name);
+        return it->second;
+    }
+    bool flag(const std::string& name) const override
+    {
+        const std::optional<std::string> v = value(name);
+        if (v && *v != "true" && *v != "false")
+            refuse(name + ": \"" + *v + "\" is not true or false");
+        return v && *v == "true";
+    }
+    [[noreturn]] void refuse(const std::string& message) const override
+    {
+        throw FlagRefused{message};
+    }
+    std::optional<std::string> unread() const
+    {
+        for (const auto& [name, value] : m_flags)
+            if (!m_read.count(name))
+                return name;
+        return std::nullopt;
+    }
+
+private:
+    const EngineFlags& m_flags;
+    mutable std::set<std::string> m_read;
+};
+
 } // namespace
+
+Expected<DeploymentInputs> withEngineFlags(DeploymentInputs in, const EngineFlags& flags)
+{
+    if (flags.empty())
+        return in;
+    const KeptFlags reader(flags);
+    EngineOptions& options = editEngineOptions(in);
+    try {
+        readSglangFlags(reader, options.sglang);
+        readTrtllmFlags(reader, options.trtllm);
+        readLlamaCppFlags(reader, options.llamaCpp);
+    } catch (const FlagRefused& refused) {
+        return Error{refused.message, "engine_flags"};
+    }
+    if (const std::optional<std::string> name = reader.unread())
+        return Error{"\"" + *name + "\": no engine beside the deployment's takes this flag",
+                     "engine_flags"};
+    return in;
+}
+
+EngineFlags scenarioEngineFlags(const DeploymentInputs& in)
+{
+    EngineFlags flags;
+    const EngineOptions& options = engineOptions(in);
+    if (options.llamaCpp.parallel > 0)
+        flags["parallel"] = std::to_string(options.llamaCpp.parallel);
+    if (options.sglang.memFractionStatic)
+        flags["mem-fraction-static"] = nlohmann::json(*options.sglang.memFractionStatic).dump();
+    return flags;
+}
+
+bool forgetMeasuredFlags(EngineFlags& flags)
+{
+    return flags.erase("mem-fraction-static") > 0;
+}
+
+DeploymentInputs planningBase(DeploymentInputs in)
+{
+    if (engineOptions(in).llamaCpp.parallel != -1)
+        editEngineOptions(in).llamaCpp.parallel = -1;
+    return in;
+}
 
 void readEngineFlags(const FlagReader& a, DeploymentInputs& in, const ServingEngine& engine)
 {
@@ -69,11 +181,11 @@ void readEngineFlags(const FlagReader& a, DeploymentInputs& in, const ServingEng
         if (auto v = a.integer("free-memory-bytes", 1, int64_t(1) << 50))
             in.freeMemoryBytes = *v;
     if (engine.kind == EngineKind::Sglang)
-        readSglangFlags(a, in.sglang);
+        readSglangFlags(a, editEngineOptions(in).sglang);
     else if (engine.kind == EngineKind::Trtllm)
-        readTrtllmFlags(a, in.trtllm);
+        readTrtllmFlags(a, editEngineOptions(in).trtllm);
     else if (engine.kind == EngineKind::LlamaCpp)
-        readLlamaCppFlags(a, in.llamaCpp);
+        readLlamaCppFlags(a, editEngineOptions(in).llamaCpp);
 }
 
 Expected<EngineAnswer> engineCapacity(const ModelSpec& s, const DeploymentInputs& in)
@@ -82,8 +194,9 @@ Expected<EngineAnswer> engineCapacity(const ModelSpec& s, const DeploymentInputs
     if (!engine || (engine->kind != EngineKind::Sglang && engine->kind != EngineKind::Trtllm))
         return Error{"\"" + in.engine + "\" sizes no pool of its own beside the deployment's",
                      "engine"};
-    Expected<EnginePlan> plan = engine->kind == EngineKind::Sglang ? planSglang(s, in, in.sglang)
-                                                                   : planTrtllm(s, in, in.trtllm);
+    Expected<EnginePlan> plan = engine->kind == EngineKind::Sglang
+                                    ? planSglang(s, in, engineOptions(in).sglang)
+                                    : planTrtllm(s, in, engineOptions(in).trtllm);
     if (!plan)
         return plan.failure();
     const EnginePlan& p = plan.value();
@@ -137,7 +250,7 @@ Expected<EngineAnswer> upFrontCapacity(const FlagReader& a, const ModelSpec& s,
         return Error{"\"" + up.engine + "\" allocates no context up front", "engine"};
     DeploymentInputs d;
     readEngineFlags(a, d, *engine);
-    LlamaServerInputs in = d.llamaCpp;
+    LlamaServerInputs in = engineOptions(d).llamaCpp;
     in.build = up.engine;
     in.modelFile = s.gguf ? up.modelPath : std::string();
     if (auto w = a.value("weight-dtype"); w && *w != "auto") {

@@ -10,6 +10,7 @@
 #include "spec/ModelSpec.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -35,6 +36,27 @@ public:
 // engines that measure it), so that capacity, plan and latency honour them. Only that engine's
 // are read: another engine's flag stays unread, for the caller to refuse by name.
 void readEngineFlags(const FlagReader& flags, DeploymentInputs& in, const ServingEngine& engine);
+
+// The own flags of the engines beside the deployment's, as a scenario keeps them
+// (`deployment.engine_flags`), named as typed without the dashes: {"mem-fraction-static":
+// "0.85"}, {"parallel": "4"}.
+using EngineFlags = std::map<std::string, std::string>;
+
+// Those flags into the deployment, each read by the engine that takes it as its command line
+// reads it. A flag no engine takes, or a value out of its range, is an error that names it.
+Expected<DeploymentInputs> withEngineFlags(DeploymentInputs in, const EngineFlags& flags);
+
+// The engine options of a deployment (a log's) that a scenario keeps: SGLang's memory
+// fraction as the engine resolved it, llama-server's slots.
+EngineFlags scenarioEngineFlags(const DeploymentInputs& in);
+
+// Drops the flags that were measured for one model (SGLang's resolved memory fraction); true
+// when one was there.
+bool forgetMeasuredFlags(EngineFlags& flags);
+
+// The deployment the plans start from: they choose llama-server's slots for each GPU, so a
+// deployment's own (a log's -np, its server's) is dropped.
+DeploymentInputs planningBase(DeploymentInputs in);
 
 // What `capacity` prints for an engine that sizes its own pool beside the deployment's (SGLang,
 // TensorRT-LLM): its JSON object and its lines.

@@ -31,7 +31,7 @@ PlanRow planLlamaCppOn(const ModelSpec& s, const GpuSpec& gpu, const PlanTarget&
 {
     PlanRow row;
     row.gpu = gpu.name;
-    LlamaServerInputs l = base.llamaCpp;
+    LlamaServerInputs l = engineOptions(base).llamaCpp;
     if (auto named = findServingEngine(base.engine))
         l.build = named->name;
     // Free memory measured (a log's) holds on its own GPU only.
@@ -90,7 +90,7 @@ PlanRow planLlamaCppOn(const ModelSpec& s, const GpuSpec& gpu, const PlanTarget&
     row.ttftSeconds = prefillTime(s, vin, avg).seconds;
     row.tpotSeconds =
         decodeStepTime(s, vin, std::min<int64_t>(slots, target.concurrent), avg).seconds;
-    row.vllmCommand = p->command + (perReplica > 1 ? " -sm layer" : "");
+    row.launchCommand = p->command + (perReplica > 1 ? " -sm layer" : "");
     if (gpu.pricePerHour)
         row.dollarsPerHour = *gpu.pricePerHour * double(row.totalGpus);
     if (target.maxTtftSeconds > 0 && row.ttftSeconds > target.maxTtftSeconds) {
@@ -150,10 +150,11 @@ std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catal
                 if (!r || r->conversations < 1 || r->conversationsReserved < 1)
                     continue;
                 int64_t fitting = std::min(r->conversations, r->maxNumSeqs);
-                std::string command = r->vllmCommand;
+                std::string command = r->launchCommand;
                 if (kind != EngineKind::Vllm) {
-                    auto e = kind == EngineKind::Sglang ? planSglang(s, in, base.sglang)
-                                                        : planTrtllm(s, in, base.trtllm);
+                    auto e = kind == EngineKind::Sglang
+                                 ? planSglang(s, in, engineOptions(base).sglang)
+                                 : planTrtllm(s, in, engineOptions(base).trtllm);
                     if (!e && refusal.empty() && e.field() != "gpus" && e.field() != "tp" &&
                         !e.field().empty())
                         refusal = e.error();
@@ -212,7 +213,7 @@ std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catal
                     best.conversationsPerReplica = fitting;
                     best.ttftSeconds = ttft;
                     best.tpotSeconds = tpot;
-                    best.vllmCommand = command;
+                    best.launchCommand = command;
                     best.reason.clear();
                     if (gpu.pricePerHour)
                         best.dollarsPerHour = *gpu.pricePerHour * double(total);

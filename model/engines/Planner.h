@@ -35,7 +35,7 @@ struct PlanRow
     double tpotSeconds = 0;
     std::optional<double> dollarsPerHour;
     std::string reason; // why infeasible, or what bounded it
-    std::string vllmCommand;
+    std::string launchCommand;
 };
 
 // The splits the search tries, in words (the plan table states it).

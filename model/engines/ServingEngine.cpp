@@ -130,7 +130,7 @@ std::string llamaServerOverflow(const LlamaServerPlan& p, const DeploymentInputs
 
 LlamaServerInputs llamaServerInputs(const DeploymentInputs& in, const std::string& build)
 {
-    LlamaServerInputs l = in.llamaCpp;
+    LlamaServerInputs l = engineOptions(in).llamaCpp;
     // -c as typed; else each slot holds the context (llama-server splits -c among -np), or
     // the auto slots share one context; with no context, the build's default (--fit's).
     if (l.context == 0 && in.maxModelLen > 0)
@@ -164,8 +164,8 @@ Expected<ServingLimits> servingLimits(const ModelSpec& s, const DeploymentInputs
     }
     case EngineKind::Sglang:
     case EngineKind::Trtllm: {
-        auto e = engine->kind == EngineKind::Sglang ? planSglang(s, in, in.sglang)
-                                                    : planTrtllm(s, in, in.trtllm);
+        auto e = engine->kind == EngineKind::Sglang ? planSglang(s, in, engineOptions(in).sglang)
+                                                    : planTrtllm(s, in, engineOptions(in).trtllm);
         if (!e)
             return e.failure();
         l.engine = e->release;
@@ -211,7 +211,7 @@ std::vector<EngineRow> compareEngines(const ModelSpec& s, const DeploymentInputs
             row.kvTokens = r->kvCacheTokens;
             row.conversations = std::min(r->conversations, r->maxNumSeqs);
             row.maxRunning = r->maxNumSeqs;
-            row.command = r->vllmCommand;
+            row.command = r->launchCommand;
         } else {
             row.error = r.error();
         }
@@ -235,7 +235,8 @@ std::vector<EngineRow> compareEngines(const ModelSpec& s, const DeploymentInputs
         // is that engine's; the other sizes from its own estimate.
         if (!asked || asked->kind != (sglang ? EngineKind::Sglang : EngineKind::Trtllm))
             other.freeMemoryBytes.reset();
-        auto e = sglang ? planSglang(s, other, in.sglang) : planTrtllm(s, other, in.trtllm);
+        auto e = sglang ? planSglang(s, other, engineOptions(in).sglang)
+                        : planTrtllm(s, other, engineOptions(in).trtllm);
         if (e) {
             row.engine += " (" + e->release + ")";
             row.kvTokens = e->kvTokens;

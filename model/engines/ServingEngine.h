@@ -2,6 +2,7 @@
 
 #include "base/Expected.h"
 #include "engines/CapacityResult.h"
+#include "serve/EngineOptions.h"
 #include "serve/Latency.h"
 #include "spec/ModelSpec.h"
 

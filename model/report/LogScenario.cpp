@@ -1,6 +1,7 @@
 #include "report/LogScenario.h"
 
 #include "base/Units.h"
+#include "engines/EngineCli.h"
 #include "engines/ServingEngine.h"
 
 #include <cmath>
@@ -78,7 +79,7 @@ Expected<LogScenario> scenarioFromEngineLog(const EngineLogFacts& log, const Eng
         // plans are for the log's build and slots.
         if (in.maxModelLen > 0)
             d.context = in.maxModelLen;
-        d.llamaCppSlots = std::max<int64_t>(0, in.llamaCpp.parallel);
+        d.engineFlags = scenarioEngineFlags(in);
         out.notes.push_back("llama.cpp allocates its cache up front (" +
                             formatFixed(double(c.kvBudgetBytes) / double(int64_t(1) << 20), 0) +
                             " MiB for n_ctx " + withCommas(log.context.value_or(d.context)) +
@@ -97,8 +98,7 @@ Expected<LogScenario> scenarioFromEngineLog(const EngineLogFacts& log, const Eng
         // it), not as a vLLM budget. A GPU the log does not name is a device of that free memory.
         if (in.freeMemoryBytes)
             d.freeMemoryGiB = double(*in.freeMemoryBytes) / double(int64_t(1) << 30);
-        if (in.sglang.memFractionStatic)
-            d.sglangMemFraction = *in.sglang.memFractionStatic;
+        d.engineFlags = scenarioEngineFlags(in);
         if (keptBase && d.freeMemoryGiB > 0) {
             d.gpu = "custom";
             d.custom = {};

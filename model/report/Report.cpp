@@ -1,6 +1,7 @@
 #include "report/Report.h"
 
 #include "base/Units.h"
+#include "engines/EngineCli.h"
 #include "read/ConfigReader.h"
 #include "read/ModelSource.h"
 
@@ -253,9 +254,7 @@ Expected<Report> buildReport(const Scenario& scenario, const ModelSpec& model,
             r.latencyError = latency.error();
         }
     }
-    DeploymentInputs planBase = r.deployment;
-    // The plans choose llama-server's slots for each GPU; a log's -np was its own server's.
-    planBase.llamaCpp.parallel = -1;
+    DeploymentInputs planBase = planningBase(r.deployment);
     if (!scenario.plan.engine.empty())
         if (auto e = findServingEngine(scenario.plan.engine))
             planBase.engine = e->name;

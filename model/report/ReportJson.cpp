@@ -126,7 +126,7 @@ ojson capacityObject(const ModelSpec& s, const DeploymentInputs& in, const Capac
     j["ttft_seconds"] = r.ttftSeconds;
     j["tpot_seconds"] = r.tpotSeconds;
     j["tokens_per_second"] = r.tokensPerSecond;
-    j["vllm_command"] = r.vllmCommand;
+    j["vllm_command"] = r.launchCommand;
     j["memory_total_bytes"] = m.total;
     j["memory_usable_bytes"] = m.usable;
     j["weight_bytes_per_gpu"] = m.weights;
@@ -237,7 +237,7 @@ ojson planRowObject(const PlanRow& p)
             {"tpot_seconds", p.tpotSeconds},
             {"dollars_per_hour", p.dollarsPerHour ? ojson(*p.dollarsPerHour) : ojson(nullptr)},
             {"reason", p.reason},
-            {"vllm_command", p.vllmCommand}};
+            {"vllm_command", p.launchCommand}};
 }
 
 // The scenario as given, defaults written out: a valid scenario file on its own, so that a
@@ -425,6 +425,8 @@ void flatten(const ojson& v, const std::string& path,
              std::vector<std::pair<std::string, std::string>>& out)
 {
     if (v.is_object()) {
+        if (v.empty() && !path.empty())
+            out.emplace_back(path, std::string());
         for (const auto& [k, x] : v.items())
             flatten(x, path.empty() ? k : path + "." + k, out);
     } else if (v.is_array()) {

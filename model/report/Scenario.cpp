@@ -1,5 +1,6 @@
 #include "report/Scenario.h"
 
+#include "engines/EngineCli.h"
 #include "engines/ServingEngine.h"
 #include "spec/Architecture.h"
 
@@ -76,11 +77,12 @@ Expected<DeploymentInputs> resolveDeployment(const ScenarioDeployment& d, const 
     in.enforceEager = d.enforceEager;
     in.dcp = d.dcp;
     in.mambaCacheMode = d.mambaCacheMode;
-    in.llamaCpp.parallel = d.llamaCppSlots > 0 ? d.llamaCppSlots : -1;
     if (d.freeMemoryGiB > 0)
         in.freeMemoryBytes = int64_t(d.freeMemoryGiB * double(int64_t(1) << 30));
-    if (d.sglangMemFraction > 0)
-        in.sglang.memFractionStatic = d.sglangMemFraction;
+    auto flagged = withEngineFlags(std::move(in), d.engineFlags);
+    if (!flagged)
+        return flagged.failure();
+    in = std::move(flagged.value());
     // "auto" is what this vLLM release picks by itself (the checkpoint's KV scheme from 0.14,
     // fp32 checkpoints in bf16 from 0.9.1).
     const DType autoWeights = autoWeightDType(in.engine, spec, in.gpu);

@@ -8,6 +8,7 @@
 #include "serve/Roofline.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -48,14 +49,14 @@ struct ScenarioDeployment
     bool enforceEager = false;         // vLLM --enforce-eager: no CUDA graphs
     int64_t dcp = 1;                   // vLLM --decode-context-parallel-size
     std::string mambaCacheMode;        // vLLM --mamba-cache-mode; empty: the release's default
-    // llama-server's -np for the engines table's llama.cpp row: each slot holds `context`
-    // tokens (-c is context x slots); 0: its default, 4 slots over one unified cache.
-    int64_t llamaCppSlots = 0;
-    // What SGLang, TensorRT-LLM and llama.cpp measure free per GPU before loading (an SGLang log's
-    // "avail mem"), in GiB; 0: the estimate. And SGLang's --mem-fraction-static; 0: its release's
-    // default. A log of those engines sets them; they hold for its GPU only.
+    // The own flags of the engines beside the deployment's (engines/EngineCli.h), as typed
+    // without the dashes: llama-server's {"parallel": "4"} (-np; each slot holds `context`
+    // tokens), SGLang's {"mem-fraction-static": "0.85"}. A log of those engines sets them.
+    std::map<std::string, std::string> engineFlags;
+    // What the engines beside the deployment's measure free per GPU before loading (an SGLang
+    // log's "avail mem"), in GiB; 0: the estimate. A log of those engines sets it; it holds for
+    // its GPU only.
     double freeMemoryGiB = 0;
-    double sglangMemFraction = 0;
     Efficiencies efficiency;
     // Self-hosting's rent per GPU-hour, US dollars; 0: the catalog's for the GPU. A price
     // belongs to its GPU: the app clears it when the GPU changes.

@@ -2,6 +2,7 @@
 
 #include "base/FieldReader.h"
 #include "base/JsonFile.h"
+#include "engines/EngineCli.h"
 #include "engines/ServingEngine.h"
 #include "price/LayoutJson.h"
 #include "report/ScenarioJson.h"
@@ -23,6 +24,36 @@ std::string dtypeKey(const std::string& v, const std::string& field)
         throw FieldError{field,
                          "\"" + v + "\": expected auto, fp32, bf16, fp16, fp8, int8 or int4"};
     return v;
+}
+
+// The engines' own flags: `engine_flags` ({"parallel": 4}, values as typed: strings, numbers
+// or booleans), and the keys that held two of them before it (llama_cpp_slots,
+// sglang_mem_fraction_static; 0 was the default), each read by the engine that takes it.
+EngineFlags engineFlagsField(const FieldReader& r)
+{
+    EngineFlags flags;
+    if (const int64_t slots = r.integer("llama_cpp_slots", 0, 4096, 0); slots > 0)
+        flags["parallel"] = std::to_string(slots);
+    if (const double f = r.real("sglang_mem_fraction_static", 0, 1, 0); f > 0)
+        flags["mem-fraction-static"] = json(f).dump();
+    if (const json* o = r.find("engine_flags")) {
+        if (!o->is_object())
+            throw FieldError{"deployment.engine_flags", "expected an object of flags"};
+        for (const auto& [name, v] : o->items()) {
+            if (v.is_string())
+                flags[name] = v.get<std::string>();
+            else if (v.is_boolean())
+                flags[name] = v.get<bool>() ? "true" : "false";
+            else if (v.is_number())
+                flags[name] = v.dump();
+            else
+                throw FieldError{"deployment.engine_flags." + name,
+                                 "expected a string, a number or true/false"};
+        }
+    }
+    if (auto checked = withEngineFlags(DeploymentInputs{}, flags); !checked)
+        throw FieldError{"deployment.engine_flags", checked.error()};
+    return flags;
 }
 
 } // namespace
@@ -56,6 +87,7 @@ void readDeployment(const json& d, ScenarioDeployment& o)
                          "llama_cpp_slots",
                          "free_memory_gib",
                          "sglang_mem_fraction_static",
+                         "engine_flags",
                          "compute_efficiency",
                          "memory_efficiency",
                          "dollars_per_gpu_hour"});
@@ -97,9 +129,8 @@ void readDeployment(const json& d, ScenarioDeployment& o)
     o.availableKvGiB = r.real("available_kv_gib", 0, 1 << 20, 0);
     o.enforceEager = r.boolean("enforce_eager", false);
     o.dcp = r.integer("decode_context_parallel_size", 1, 1024, 1);
-    o.llamaCppSlots = r.integer("llama_cpp_slots", 0, 4096, 0);
     o.freeMemoryGiB = r.real("free_memory_gib", 0, 1 << 20, 0);
-    o.sglangMemFraction = r.real("sglang_mem_fraction_static", 0, 1, 0);
+    o.engineFlags = engineFlagsField(r);
     o.mambaCacheMode = r.text("mamba_cache_mode", "auto");
     if (o.mambaCacheMode == "auto")
         o.mambaCacheMode.clear();

@@ -33,9 +33,8 @@ nlohmann::ordered_json detail::scenarioObject(const Scenario& s)
     dep["enforce_eager"] = d.enforceEager;
     dep["decode_context_parallel_size"] = d.dcp;
     dep["mamba_cache_mode"] = d.mambaCacheMode.empty() ? "auto" : d.mambaCacheMode;
-    dep["llama_cpp_slots"] = d.llamaCppSlots;
     dep["free_memory_gib"] = d.freeMemoryGiB;
-    dep["sglang_mem_fraction_static"] = d.sglangMemFraction;
+    dep["engine_flags"] = d.engineFlags;
     dep["compute_efficiency"] = d.efficiency.compute;
     dep["memory_efficiency"] = d.efficiency.memory;
     dep["dollars_per_gpu_hour"] = d.dollarsPerGpuHour;

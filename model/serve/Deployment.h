@@ -1,14 +1,16 @@
 #pragma once
 
-#include "serve/EngineOptions.h"
 #include "serve/GpuCatalog.h"
 #include "spec/DType.h"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
 namespace attnplan {
+
+struct EngineOptions; // engines/EngineOptions.h
 
 // Fractions of the datasheet peaks that real kernels reach, used by the roofline. Defaults:
 // large bf16 GEMMs in prefill sustain roughly 50-70% of dense tensor peak on H100-class parts
@@ -55,10 +57,9 @@ struct DeploymentInputs
     // "avail mem", TensorRT-LLM's "available"/"total - peak"); replaces the estimate, which on a
     // unified-memory device cannot know what the CPU and OS hold.
     std::optional<int64_t> freeMemoryBytes;
-    // The other engines' own flags (EngineOptions.h).
-    SglangInputs sglang;
-    TrtllmInputs trtllm;
-    LlamaServerInputs llamaCpp;
+    // The own flags of the engines that size their pools themselves, opaque here: engines/
+    // reads and sets them (engineOptions, editEngineOptions); none: each engine's defaults.
+    std::shared_ptr<const EngineOptions> engineOptions;
     Efficiencies efficiency;
 };
 

@@ -4,9 +4,11 @@
 // deployment carries them (Deployment.h), so that capacity, plans and reports honour them; each
 // engine's rules read them in engines/<engine>.
 
+#include "serve/Deployment.h"
 #include "spec/DType.h"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -67,5 +69,30 @@ struct LlamaServerInputs
     // Device memory free before the load (--fit shrinks an unset context to it); 0: unknown.
     int64_t freeMemoryBytes = 0;
 };
+
+// Every engine's own flags, as a deployment carries them.
+struct EngineOptions
+{
+    SglangInputs sglang;
+    TrtllmInputs trtllm;
+    LlamaServerInputs llamaCpp;
+};
+
+// The deployment's engine options: its own, or every engine's defaults.
+inline const EngineOptions& engineOptions(const DeploymentInputs& in)
+{
+    static const EngineOptions defaults;
+    return in.engineOptions ? *in.engineOptions : defaults;
+}
+
+// The deployment's engine options to change: a copy of its own (another deployment copied from
+// it may share them), which it then holds.
+inline EngineOptions& editEngineOptions(DeploymentInputs& in)
+{
+    auto own = std::make_shared<EngineOptions>(engineOptions(in));
+    EngineOptions& options = *own;
+    in.engineOptions = std::move(own);
+    return options;
+}
 
 } // namespace attnplan

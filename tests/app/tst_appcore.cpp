@@ -284,7 +284,7 @@ void TestAppCore::exportEachFormatAndReadItBack()
     QVERIFY(md.open(QIODevice::ReadOnly));
     const QString mdText = QString::fromUtf8(md.readAll());
     QVERIFY(mdText.contains("| parameters | 46702792704 |"));
-    QVERIFY(mdText.contains(plan.vllmCommand()));
+    QVERIFY(mdText.contains(plan.launchCommand()));
     QFile js(dir.filePath("report.json"));
     QVERIFY(js.open(QIODevice::ReadOnly));
     const QByteArray jsonBytes = js.readAll();
@@ -443,7 +443,7 @@ void TestAppCore::changingGpuAndContextUpdatesConversations()
     QVERIFY(std::abs(plan.memoryModel()->number(0, 3) * 1024.0 * 1024 * 1024 -
                      double(plan.result().memory.kvBudget)) < 1);
     QVERIFY(plan.conversationCurve()->rowCount() > 20);
-    QVERIFY(plan.vllmCommand().contains("--max-model-len 32768"));
+    QVERIFY(plan.launchCommand().contains("--max-model-len 32768"));
 }
 
 void TestAppCore::badConfigShowsReasonAndKeepsPreviousModel()
@@ -1032,7 +1032,7 @@ void TestAppCore::logIsNeverAppliedToTheOpenModel()
     // Its 4 slots of 8,192 / 4 tokens (this build splits -c over -np): the engines table's
     // llama.cpp row is the log's server, -c 8192 -np 4, 4 conversations of 2k.
     QCOMPARE(session.scenario().deployment.context, qint64(2048));
-    QCOMPARE(session.scenario().deployment.llamaCppSlots, qint64(4));
+    QCOMPARE(session.scenario().deployment.engineFlags.at("parallel"), std::string("4"));
     const attnplan::EngineRow& llama = session.report()->engines.back();
     QVERIFY2(QString::fromStdString(llama.command).contains("-c 8192 -np 4"),
              llama.command.c_str());
@@ -1065,7 +1065,7 @@ void TestAppCore::logSettingsCarryIntoTheDeployment()
     QCOMPARE(QString::fromStdString(d.engine), QString("vllm@0.10.0"));
     QCOMPARE(QString::fromStdString(attnplan::findServingEngine(d.engine)->name),
              QString("vllm@0.10.0"));
-    const QString command = session.plan()->vllmCommand();
+    const QString command = session.plan()->launchCommand();
     QVERIFY2(command.contains("--gpu-memory-utilization 0.50"), qPrintable(command));
     QVERIFY2(!command.contains("0.92"), qPrintable(command));
     // Its printed 2,048 batched tokens is the small-GPU default, which pairs with 256 sequences:
@@ -1148,7 +1148,7 @@ void TestAppCore::aSecondLogReplacesTheFirst()
     QVERIFY2(session.openEngineLog(vllm, &error, &summary), qPrintable(error));
     QVERIFY(session.scenario().plan.engine.empty());
     QVERIFY(!session.plan()->headlineEngine().has_value());
-    QVERIFY(session.plan()->vllmCommand().startsWith("vllm serve"));
+    QVERIFY(session.plan()->launchCommand().startsWith("vllm serve"));
     // llama.cpp plans: as many slots as an H200 holds, so one GPU for 32 conversations of 2k.
     attnplan::ScenarioPlan target = session.scenario().plan;
     target.engine = "llama.cpp";

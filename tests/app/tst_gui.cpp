@@ -218,7 +218,7 @@ void TestGui::windowDrivenLikeAUser()
     // What the window shows is the Report's number.
     QVERIFY2(summary->text().contains(QString("<b>%1</b> paged").arg(r->capacity->conversations)),
              qPrintable(summary->text()));
-    QVERIFY(child<QLineEdit>(&window, "vllmCommand")->text().contains("--max-model-len 16384"));
+    QVERIFY(child<QLineEdit>(&window, "launchCommand")->text().contains("--max-model-len 16384"));
     QVERIFY(window.isWindowModified());
 
     // Edit a prompt segment through the Cost tab's table.
@@ -358,7 +358,7 @@ void TestGui::contextAboveTheModelShowsTheErrorAtTheField()
     QVERIFY(!error->text().contains("--context"));
     QCOMPARE(context->property("invalid").toBool(), true);
     QVERIFY(context->toolTip().contains("32,768"));
-    QVERIFY(child<QLineEdit>(&window, "vllmCommand")->text().isEmpty()); // no plan shown
+    QVERIFY(child<QLineEdit>(&window, "launchCommand")->text().isEmpty()); // no plan shown
     QVERIFY(child<QLabel>(&window, "planSummary")->text().isEmpty());
     // Back within the model's limit: the context is fine; on one H100 the weights are not, and
     // now the GPUs field carries the mark.
@@ -444,7 +444,7 @@ void TestGui::headlineIsWhatRunsAtOnce()
     QVERIFY2(card.startsWith("8 conversations of 32k on 1 × H100 SXM (max_num_seqs; memory holds " +
                              QLocale().toString(r->capacity->conversations) + ")"),
              qPrintable(card));
-    QVERIFY(child<QLineEdit>(&window, "vllmCommand")->text().contains("--max-num-seqs 8"));
+    QVERIFY(child<QLineEdit>(&window, "launchCommand")->text().contains("--max-num-seqs 8"));
     // The latency at the scenario's load (the plan's 32 users), the report's figure (issue 29).
     const QString summary = child<QLabel>(&window, "planSummary")->text();
     QVERIFY(session.report()->latency);
@@ -477,12 +477,12 @@ void TestGui::kvDtypeTheEngineCannotRunIsRefused()
         QVERIFY2(kv->toolTip().contains("auto or fp8"), qPrintable(kv->toolTip()));
         QVERIFY2(card->text().startsWith("No plan: vLLM has no " + QString(t) + " KV cache"),
                  qPrintable(card->text()));
-        QVERIFY(child<QLineEdit>(&window, "vllmCommand")->text().isEmpty());
+        QVERIFY(child<QLineEdit>(&window, "launchCommand")->text().isEmpty());
     }
     kv->setCurrentIndex(kv->findText("fp8"));
     QVERIFY(session.report()->capacity);
     QVERIFY(!kv->property("invalid").toBool());
-    QVERIFY(child<QLineEdit>(&window, "vllmCommand")->text().contains("--kv-cache-dtype fp8"));
+    QVERIFY(child<QLineEdit>(&window, "launchCommand")->text().contains("--kv-cache-dtype fp8"));
 }
 
 // A plan row is taken as the deployment with a double-click (review D4, D6): Llama-3.3-70B, 50
@@ -539,7 +539,7 @@ void TestGui::planRowAppliesWithReplicas()
     for (const PlanRow& p : session.report()->plan)
         if (p.gpu == "H100 SXM" && p.feasible) {
             QCOMPARE(p.conversationsPerReplica, qint64(4));
-            QVERIFY(QString::fromStdString(p.vllmCommand).startsWith("llama-server"));
+            QVERIFY(QString::fromStdString(p.launchCommand).startsWith("llama-server"));
             found = true;
         }
     QVERIFY(found);
@@ -769,7 +769,8 @@ void TestGui::startUpLogOpensAsAScenario()
     QCOMPARE(session.model()->name, std::string("meta-llama/Llama-3.1-8B"));
     QCOMPARE(session.scenario().deployment.availableKvGiB, 0.0);
     QVERIFY(std::fabs(session.scenario().deployment.freeMemoryGiB - 20.0) < 1e-6);
-    QVERIFY(std::fabs(session.scenario().deployment.sglangMemFraction - 0.88) < 1e-9);
+    QCOMPARE(session.scenario().deployment.engineFlags.at("mem-fraction-static"),
+             std::string("0.88"));
     QCOMPARE(session.scenario().deployment.context, qint64(8192));
     QVERIFY(window.isWindowModified());
     const QString status = window.statusBar()->currentMessage();
@@ -1012,7 +1013,7 @@ void TestGui::outOfRangeEntryIsKeptAndRefused()
     QVERIFY(context->property("entryRefused").toBool());
     QVERIFY2(context->toolTip().contains("99999999999999999999"), qPrintable(context->toolTip()));
     auto* card = window.findChild<QLabel*>("resultCard");
-    auto* command = child<QLineEdit>(&window, "vllmCommand");
+    auto* command = child<QLineEdit>(&window, "launchCommand");
     QVERIFY(command);
     QVERIFY2(command->text().isEmpty(), qPrintable(command->text()));
     QVERIFY(!command->text().contains("--max-model-len 1"));
@@ -1138,7 +1139,7 @@ void TestGui::logWithoutItsModelAsksForOne()
     const QString card = child<QLabel>(&window, "resultCard")->text();
     QVERIFY2(card.contains("with llama.cpp (llama.cpp@b") && card.contains("vLLM on the same"),
              qPrintable(card));
-    QVERIFY(child<QLineEdit>(&window, "vllmCommand")->text().startsWith("llama-server"));
+    QVERIFY(child<QLineEdit>(&window, "launchCommand")->text().startsWith("llama-server"));
 }
 
 // Issue 34 (the third review): the release a vLLM log ran is the form's engine, and stays so

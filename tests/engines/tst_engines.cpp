@@ -655,7 +655,7 @@ void TestEngines::cudaGraphsByRelease()
     QCOMPARE(withGraphs.memory.cudaGraphs, graphs(dense, "vllm"));
     QCOMPARE(eager.memory.cudaGraphs, qint64(0));
     QCOMPARE(eager.memory.kvBudget - withGraphs.memory.kvBudget, withGraphs.memory.cudaGraphs);
-    QVERIFY(QString::fromStdString(eager.vllmCommand).endsWith(" --enforce-eager"));
+    QVERIFY(QString::fromStdString(eager.launchCommand).endsWith(" --enforce-eager"));
 }
 
 // 0.11.1 (#28665): a max_num_batched_tokens below the default max_num_seqs lowers it too; the
@@ -669,7 +669,7 @@ void TestEngines::seqsClampedToBatchFrom0111()
     in.engine = "vllm@0.11.1";
     const CapacityResult r = planCapacity(load("configs/llama-3.1-8b.json"), in).value();
     QCOMPARE(r.maxNumSeqs, qint64(512));
-    QVERIFY(!QString::fromStdString(r.vllmCommand).contains("max-num-seqs"));
+    QVERIFY(!QString::fromStdString(r.launchCommand).contains("max-num-seqs"));
 }
 
 // --kv-cache-dtype takes auto or fp8: an int8, int4 or fp32 KV cache is an error naming the
@@ -704,7 +704,8 @@ void TestEngines::decodeContextParallelSplitsTokens()
     QCOMPARE(eight.kvBlocks, one.kvBlocks);
     QCOMPARE(eight.kvCacheTokens, qint64(eight.maxConcurrency * 131072.0));
     QVERIFY(std::fabs(eight.maxConcurrency / one.maxConcurrency - 8) < 0.01);
-    QVERIFY(QString::fromStdString(eight.vllmCommand).contains("--decode-context-parallel-size 8"));
+    QVERIFY(
+        QString::fromStdString(eight.launchCommand).contains("--decode-context-parallel-size 8"));
     in.dcp = 3;
     QCOMPARE(planCapacity(s, in).field(), std::string("dcp"));
     in.dcp = 8;
@@ -739,7 +740,7 @@ void TestEngines::hybridStatePagesMatchQwen35Log()
     QCOMPARE(r.maxConcurrency, double(r.kvBlocks) / 69);
     QVERIFY2(std::fabs(r.maxConcurrency / 18.23 - 1) < 0.005,
              qPrintable(QString::number(r.maxConcurrency)));
-    QVERIFY(QString::fromStdString(r.vllmCommand)
+    QVERIFY(QString::fromStdString(r.launchCommand)
                 .endsWith("--enable-prefix-caching --mamba-cache-mode align"));
     // 0.18's default for a hybrid model: prefix caching off, one state block a request.
     in.mambaCacheMode.clear();
@@ -775,7 +776,7 @@ void TestEngines::hybridStateByRelease()
     const CapacityResult all = planCapacity(s, in).value();
     QCOMPARE(all.maxConcurrency, double(all.kvBlocks) / double(4 * attention));
     in.mambaCacheMode = "none";
-    QVERIFY(QString::fromStdString(planCapacity(s, in)->vllmCommand)
+    QVERIFY(QString::fromStdString(planCapacity(s, in)->launchCommand)
                 .endsWith("--no-enable-prefix-caching"));
 }
 
@@ -802,10 +803,10 @@ void TestEngines::autoDtypesByRelease()
     in.utilization = 0.92;
     in.weightDtype = DType::FP4;
     in.kvDtype = DType::FP8;
-    QVERIFY(!QString::fromStdString(planCapacity(s, in)->vllmCommand).contains("kv-cache-dtype"));
+    QVERIFY(!QString::fromStdString(planCapacity(s, in)->launchCommand).contains("kv-cache-dtype"));
     in.kvDtype = DType::BF16;
-    QVERIFY(
-        QString::fromStdString(planCapacity(s, in)->vllmCommand).contains("--kv-cache-dtype bf16"));
+    QVERIFY(QString::fromStdString(planCapacity(s, in)->launchCommand)
+                .contains("--kv-cache-dtype bf16"));
 
     const ModelSpec fp32 = load("configs/llama-2-7b-hf.json");
     const GpuSpec a100 = *builtinGpuCatalog().find("A100 80GB");
@@ -1147,7 +1148,7 @@ void TestEngines::commandReproducesThePlan()
     in.utilization = findEngineProfile("vllm")->utilization;
     auto r = planCapacity(s, in);
     QVERIFY(r);
-    QCOMPARE(QString::fromStdString(r->vllmCommand),
+    QCOMPARE(QString::fromStdString(r->launchCommand),
              QString("vllm serve mistralai/Mixtral-8x7B-v0.1 --tensor-parallel-size 2 "
                      "--max-model-len 32768"));
     // The offline LLM class takes the same settings as keyword arguments.
@@ -1155,7 +1156,7 @@ void TestEngines::commandReproducesThePlan()
     offline.offline = true;
     r = planCapacity(s, offline);
     QVERIFY(r);
-    QCOMPARE(QString::fromStdString(r->vllmCommand),
+    QCOMPARE(QString::fromStdString(r->launchCommand),
              QString("LLM(model=\"mistralai/Mixtral-8x7B-v0.1\", tensor_parallel_size=2, "
                      "max_model_len=32768)"));
     in.maxNumBatchedTokens = 4096;
@@ -1164,7 +1165,7 @@ void TestEngines::commandReproducesThePlan()
     in.kvDtype = DType::FP8;
     r = planCapacity(s, in);
     QVERIFY(r);
-    QCOMPARE(QString::fromStdString(r->vllmCommand),
+    QCOMPARE(QString::fromStdString(r->launchCommand),
              QString("vllm serve mistralai/Mixtral-8x7B-v0.1 --tensor-parallel-size 2 "
                      "--max-model-len 32768 --gpu-memory-utilization 0.85 --kv-cache-dtype fp8 "
                      "--max-num-batched-tokens 4096 --max-num-seqs 64"));
@@ -1421,7 +1422,7 @@ void TestEngines::vllmCommandMatchesPlan()
     in.kvDtype = DType::FP8;
     in.utilization = 0.95;
     const CapacityResult r = planCapacity(load("configs/mixtral-8x7b-v0.1.json"), in).value();
-    const QString cmd = QString::fromStdString(r.vllmCommand);
+    const QString cmd = QString::fromStdString(r.launchCommand);
     QVERIFY2(cmd.startsWith("vllm serve "), qPrintable(cmd));
     QVERIFY(cmd.contains("--tensor-parallel-size 4"));
     QVERIFY(cmd.contains("--max-model-len 32768"));
@@ -1538,20 +1539,20 @@ void TestEngines::otherEnginesCommandsCarryTheirWeights()
     in.gpus = 2;
     in.tp = 2;
     in.weightDtype = DType::FP8;
-    const EnginePlan sg = planSglang(s, in, in.sglang).value();
+    const EnginePlan sg = planSglang(s, in, engineOptions(in).sglang).value();
     QVERIFY2(QString::fromStdString(sg.command).contains(" --quantization fp8"),
              sg.command.c_str());
-    const EnginePlan trt = planTrtllm(s, in, in.trtllm).value();
+    const EnginePlan trt = planTrtllm(s, in, engineOptions(in).trtllm).value();
     QVERIFY2(QString::fromStdString(trt.command).contains("# fp8 weights"), trt.command.c_str());
     QVERIFY(!trt.warnings.empty());
     in.weightDtype = DType::INT4;
-    const EnginePlan sg4 = planSglang(s, in, in.sglang).value();
+    const EnginePlan sg4 = planSglang(s, in, engineOptions(in).sglang).value();
     QVERIFY2(QString::fromStdString(sg4.command).contains("# int4 weights"), sg4.command.c_str());
     // bf16, the checkpoint's own: nothing added.
     in.weightDtype = DType::BF16;
     in.gpus = 4;
     in.tp = 4;
-    const EnginePlan plain = planSglang(s, in, in.sglang).value();
+    const EnginePlan plain = planSglang(s, in, engineOptions(in).sglang).value();
     QVERIFY2(!QString::fromStdString(plain.command).contains("quantization") &&
                  !QString::fromStdString(plain.command).contains("#"),
              plain.command.c_str());
@@ -1569,12 +1570,12 @@ void TestEngines::servingLimitsFollowTheEngine()
     in.utilization = 0.3;
     QVERIFY(servingLimits(s, in)->kvBudgetBytes < v.kvBudgetBytes / 2);
     in.engine = "sglang";
-    in.sglang.maxRunningRequests = 4;
+    editEngineOptions(in).sglang.maxRunningRequests = 4;
     QCOMPARE(servingLimits(s, in)->maxBatch, qint64(4));
     in.engine = "llama.cpp";
-    in.llamaCpp.parallel = 1;
+    editEngineOptions(in).llamaCpp.parallel = 1;
     QCOMPARE(servingLimits(s, in)->maxBatch, qint64(1));
-    in.llamaCpp.parallel = -1;
+    editEngineOptions(in).llamaCpp.parallel = -1;
     QCOMPARE(servingLimits(s, in)->maxBatch, qint64(4));
 }
 

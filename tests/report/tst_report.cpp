@@ -22,6 +22,7 @@ private slots:
     void scenarioRoundTrips();
     void scenarioErrorsNameTheKey_data();
     void scenarioErrorsNameTheKey();
+    void engineFlagsAreTheEnginesOwn();
     void reportCapacityIsTheEngines();
     void hybridModelsCarryTheirState();
     void headlineIsTheServingModelAtItsBatch();
@@ -61,6 +62,50 @@ void TestReport::scenarioErrorsNameTheKey_data()
     QTest::newRow("engine")
         << R"({"attnplan_scenario": 1, "model": "x", "deployment": {"engine": "vllm@x"}})"
         << "deployment.engine";
+    // An engine flag no engine beside the deployment's takes, or one out of its range.
+    QTest::newRow("engine flag") << R"({"attnplan_scenario": 1, "model": "x",
+               "deployment": {"engine_flags": {"max-num-seqs": 4}}})"
+                                 << "deployment.engine_flags";
+    QTest::newRow("engine flag range") << R"({"attnplan_scenario": 1, "model": "x",
+               "deployment": {"engine_flags": {"mem-fraction-static": 2}}})"
+                                       << "deployment.engine_flags";
+    QTest::newRow("engine flag type") << R"({"attnplan_scenario": 1, "model": "x",
+               "deployment": {"engine_flags": {"parallel": "four"}}})"
+                                      << "deployment.engine_flags";
+}
+
+// Issue 35: the engines' own flags are the scenario's `engine_flags`, read by each engine as
+// its command line reads them; the keys that held two of them before still open, unchanged.
+void TestReport::engineFlagsAreTheEnginesOwn()
+{
+    const std::string old = R"({"attnplan_scenario": 1, "model": "llama-3.1-8b",
+        "deployment": {"gpu": "H100 SXM", "context": 8192, "llama_cpp_slots": 2,
+                       "sglang_mem_fraction_static": 0.7}})";
+    auto s = parseScenario(old, "old.json", "");
+    QVERIFY2(s, s ? "" : s.error().c_str());
+    const std::map<std::string, std::string> expected{{"mem-fraction-static", "0.7"},
+                                                      {"parallel", "2"}};
+    QVERIFY(s->deployment.engineFlags == expected);
+    // Saved, they are engine_flags; read back, the same.
+    const std::string text = scenarioToJson(s.value());
+    QVERIFY2(text.find("\"engine_flags\": {") != std::string::npos, text.c_str());
+    QVERIFY(text.find("llama_cpp_slots") == std::string::npos);
+    auto back = parseScenario(text, "new.json", "");
+    QVERIFY(back && back->deployment.engineFlags == expected);
+    // They reach the engines table: llama-server with two slots of 8,192 tokens, SGLang at 0.7.
+    const ModelSpec m = load("configs/llama-3.1-8b.json");
+    auto r = buildReport(s.value(), m, builtinGpuCatalog(), builtinPriceCatalog());
+    QVERIFY(r);
+    bool sawSglang = false, sawLlama = false;
+    for (const EngineRow& e : r->engines) {
+        if (e.command.find("-np 2") != std::string::npos) {
+            sawLlama = true;
+            QCOMPARE(e.conversations, qint64(2));
+        }
+        if (e.command.find("--mem-fraction-static 0.7") != std::string::npos)
+            sawSglang = true;
+    }
+    QVERIFY(sawLlama && sawSglang);
 }
 
 void TestReport::scenarioErrorsNameTheKey()
@@ -85,7 +130,7 @@ void TestReport::reportCapacityIsTheEngines()
     QVERIFY(direct);
     QCOMPARE(r->capacity->kvCacheTokens, direct->kvCacheTokens);
     QCOMPARE(r->capacity->conversations, direct->conversations);
-    QCOMPARE(r->capacity->vllmCommand, direct->vllmCommand);
+    QCOMPARE(r->capacity->launchCommand, direct->launchCommand);
     QCOMPARE(r->compare.size(), size_t(6));
     QCOMPARE(r->compare.front().spec.numKvHeads, m.numKvHeads); // the model as configured
 }

@@ -333,8 +333,9 @@ Expected<EngineLogCheck> checkLlamaCppLog(const LogFacts& log, const LlamaCppLog
     c.deployment.engine = c.release;
     if (log.context && *log.context > 0)
         c.deployment.maxModelLen = slots > 1 && !unified ? *log.context / slots : *log.context;
-    c.deployment.llamaCpp = in;
-    c.deployment.llamaCpp.parallel = std::max<int64_t>(0, slots);
+    LlamaServerInputs& server = editEngineOptions(c.deployment).llamaCpp;
+    server = in;
+    server.parallel = std::max<int64_t>(0, slots);
     addWhatIfs(c, *spec, in, plan->context);
     return c;
 }

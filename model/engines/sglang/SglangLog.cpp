@@ -218,22 +218,23 @@ Expected<EngineLogCheck> checkSglangLog(const LogFacts& log, const SglangLogFact
     in.weightDtype = servingWeightDType(*spec);
     in.freeMemoryBytes = int64_t(before * kGiB);
     in.weightBytes = int64_t((before - after) * kGiB);
-    in.sglang.pageSize = page;
+    SglangInputs& sg = editEngineOptions(in).sglang;
+    sg.pageSize = page;
     // What the engine resolved (server_args), else what the user typed, else the default.
     if (own.memFractionStatic)
-        in.sglang.memFractionStatic = *own.memFractionStatic;
+        sg.memFractionStatic = *own.memFractionStatic;
     else if (own.argMemFraction)
-        in.sglang.memFractionStatic = *own.argMemFraction;
+        sg.memFractionStatic = *own.argMemFraction;
     if (own.argMaxRunning)
-        in.sglang.maxRunningRequests = *own.argMaxRunning;
+        sg.maxRunningRequests = *own.argMaxRunning;
     if (own.argChunk)
-        in.sglang.chunkedPrefillSize = *own.argChunk;
+        sg.chunkedPrefillSize = *own.argChunk;
     if (own.statePoolGiB)
-        in.sglang.statePoolBytes = int64_t(*own.statePoolGiB * kGiB);
-    in.sglang.disableRadixCache = own.disableRadixCache;
-    in.sglang.maxMambaCacheSize = own.maxMambaCacheSize;
-    in.sglang.mambaFullMemoryRatio = own.mambaFullMemoryRatio;
-    auto plan = planSglang(*spec, in, in.sglang);
+        sg.statePoolBytes = int64_t(*own.statePoolGiB * kGiB);
+    sg.disableRadixCache = own.disableRadixCache;
+    sg.maxMambaCacheSize = own.maxMambaCacheSize;
+    sg.mambaFullMemoryRatio = own.mambaFullMemoryRatio;
+    auto plan = planSglang(*spec, in, sg);
     if (!plan)
         return Error{plan.error()};
     c.inputs = {

@@ -124,14 +124,15 @@ Expected<EngineLogCheck> checkTrtllmLog(const LogFacts& log, const TrtllmLogFact
     in.kvDtype = perToken > 0 ? DType::BF16 : servingKvDType(*spec);
     in.weightDtype = servingWeightDType(*spec);
     in.freeMemoryBytes = int64_t(free);
-    in.trtllm.runtime = pytorch ? "pytorch" : "tensorrt";
-    in.trtllm.tokensPerBlock = tpb;
-    in.trtllm.freeGpuMemoryFraction = own.fraction.value_or(0.9);
-    auto plan = planTrtllm(*spec, in, in.trtllm);
+    TrtllmInputs& trt = editEngineOptions(in).trtllm;
+    trt.runtime = pytorch ? "pytorch" : "tensorrt";
+    trt.tokensPerBlock = tpb;
+    trt.freeGpuMemoryFraction = own.fraction.value_or(0.9);
+    auto plan = planTrtllm(*spec, in, trt);
     if (!plan)
         return Error{plan.error()};
     c.inputs = {freeFrom,
-                "free_gpu_memory_fraction " + formatFixed(in.trtllm.freeGpuMemoryFraction, 3) +
+                "free_gpu_memory_fraction " + formatFixed(trt.freeGpuMemoryFraction, 3) +
                     (own.fraction ? " (printed)" : " (the default)"),
                 withCommas(plan->bytesPerToken) + " B per token, " + std::to_string(tpb) +
                     " tokens per block" + (own.tokensPerBlock ? " (printed)" : "")};
@@ -161,8 +162,7 @@ Expected<EngineLogCheck> checkTrtllmLog(const LogFacts& log, const TrtllmLogFact
     addRequestWhatIfs(c, *spec, plan->kvTokens);
     c.whatIf.emplace_back(
         "free_gpu_memory_fraction 0.95",
-        withCommas(int64_t(double(plan->kvTokens) * 0.95 / in.trtllm.freeGpuMemoryFraction)) +
-            " tokens");
+        withCommas(int64_t(double(plan->kvTokens) * 0.95 / trt.freeGpuMemoryFraction)) + " tokens");
     return c;
 }
 

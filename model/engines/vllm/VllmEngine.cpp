@@ -368,8 +368,8 @@ namespace {
 
 // The command that starts this plan: the repository id (or the config's folder), and every
 // flag whose value differs from what this vLLM release would choose by itself.
-std::string vllmCommand(const ModelSpec& s, const DeploymentInputs& in, const CapacityResult& r,
-                        const EngineProfile& engine, const EngineDefaults& defaults)
+std::string launchCommand(const ModelSpec& s, const DeploymentInputs& in, const CapacityResult& r,
+                          const EngineProfile& engine, const EngineDefaults& defaults)
 {
     // `vllm serve MODEL --flag value` or, for the offline class, LLM(model="MODEL", flag=value):
     // the same settings, spelled as each takes them.
@@ -659,7 +659,7 @@ Expected<CapacityResult> planVllm(const ModelSpec& s, const DeploymentInputs& in
         r.tpotSeconds = dec.seconds;
         r.decodeMemoryBound = dec.memorySeconds >= dec.computeSeconds;
         r.tokensPerSecond = double(std::max<int64_t>(1, r.batch)) / r.tpotSeconds;
-        r.vllmCommand = vllmCommand(s, in, r, engine, defaults);
+        r.launchCommand = launchCommand(s, in, r, engine, defaults);
         return r;
     } catch (const OverflowError& e) {
         return Error{where + e.what()};
