@@ -1,7 +1,7 @@
 #pragma once
 
 #include "base/Expected.h"
-#include "serve/EngineOptions.h"
+#include "engines/EngineOptions.h"
 #include "spec/ModelSpec.h"
 
 #include <cstdint>

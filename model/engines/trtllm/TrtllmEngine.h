@@ -2,7 +2,7 @@
 
 #include "base/Expected.h"
 #include "engines/CapacityResult.h"
-#include "serve/EngineOptions.h"
+#include "engines/EngineOptions.h"
 #include "spec/ModelSpec.h"
 
 #include <cstdint>
