@@ -7,7 +7,9 @@ model/ is in wings (README, "Layout"), each on a floor; a file may include its o
 wings on lower floors, never one on its own floor or above. Units are a .h with its .cpp (so
 A.cpp including B.h while B.cpp includes A.h is a circle). Every include names its wing
 ("serve/GpuCatalog.h"): model/ is the only include root. At most six source files may stay
-loose at model/'s top. README's Layout section must list every wing, so the two cannot drift.
+loose at model/'s top. README's Layout section must list every wing, so the two cannot drift. Outside
+model/engines/, no code of model/ or app/ names a serving engine (comments, strings and includes
+aside): the engines are one table, and everything else loops over it.
 
 Exit 0 clean, 1 with each arrow up, circle or unplaced file named.
 """
@@ -29,6 +31,30 @@ WINGS = [
 ]
 MAX_LOOSE = 6
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+ENGINE_NAME = re.compile(r"vllm|sglang|trtllm|tensorrt|llamacpp|llama_cpp|llamaserver|llama_server", re.I)
+# Comments, string and character literals (raw strings too), blanked to spaces.
+NOT_CODE = re.compile(r'//[^\n]*|/\*.*?\*/|R"\((?:.|\n)*?\)"|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
+
+
+def engine_names(src):
+    """Lines of code outside model/engines/ that name an engine."""
+    found = []
+    for top in ("model", "app"):
+        for d, _, names in os.walk(os.path.join(src, top)):
+            rel = os.path.relpath(d, src)
+            if rel == "model/engines" or rel.startswith("model/engines/"):
+                continue
+            for n in sorted(names):
+                if not n.endswith((".h", ".cpp")):
+                    continue
+                path = os.path.join(d, n)
+                code = NOT_CODE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)),
+                                    open(path, encoding="utf-8").read())
+                for i, line in enumerate(code.split("\n"), 1):
+                    if not line.lstrip().startswith("#include") and ENGINE_NAME.search(line):
+                        found.append(f"{os.path.relpath(path, src)}:{i}: names an engine in code "
+                                     f"outside model/engines/: {line.strip()[:80]}")
+    return found
 
 
 def main():
@@ -119,6 +145,9 @@ def main():
         if not re.search(r"model/" + w + r"/", layout):
             problems.append(f"README's Layout section does not list model/{w}/")
 
+    named = engine_names(src)
+    problems += named
+
     if "--graph" in sys.argv:
         for a in sorted(edges):
             for b in sorted(edges[a]):
@@ -127,7 +156,7 @@ def main():
     for p in problems:
         print("FAIL: " + p, file=sys.stderr)
     print(f"{len(files)} files in {len(wings_used)} wings, {len(loose)} loose; "
-          f"{up} arrows up, {len(comps)} circles")
+          f"{up} arrows up, {len(comps)} circles, {len(named)} engine names outside engines/")
     return 1 if problems else 0
 
 
