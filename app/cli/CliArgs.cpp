@@ -212,8 +212,8 @@ DType CliArgs::dtype(const std::string& name, DType fallback) const
         return fallback;
     auto t = parseDType(*v);
     if (!t)
-        throw UsageError("--" + name + ": unknown dtype \"" + *v +
-                         "\" (expected fp32, bf16, fp16, fp8, int8 or int4)");
+        throw UsageError("--" + name + ": unknown dtype \"" + *v + "\" (expected " +
+                         dtypeChoices() + ")");
     return *t;
 }
 

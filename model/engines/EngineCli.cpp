@@ -256,8 +256,7 @@ Expected<EngineAnswer> upFrontCapacity(const FlagReader& a, const ModelSpec& s,
     if (auto w = a.value("weight-dtype"); w && *w != "auto") {
         const auto t = parseDType(*w);
         if (!t)
-            a.refuse("--weight-dtype: \"" + *w +
-                     "\": expected fp32, bf16, fp16, fp8, int8 or int4");
+            a.refuse("--weight-dtype: \"" + *w + "\": expected " + dtypeChoices());
         in.weightDtype = *t;
     }
     const std::optional<GpuSpec>& gpu = up.gpu;

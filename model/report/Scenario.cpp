@@ -95,8 +95,7 @@ Expected<DeploymentInputs> resolveDeployment(const ScenarioDeployment& d, const 
         } else if (auto t = parseDType(*name)) {
             *target = *t;
         } else {
-            return Error{"\"" + *name + "\": expected auto, fp32, bf16, fp16, fp8, int8 or int4",
-                         field};
+            return Error{"\"" + *name + "\": expected auto, " + dtypeChoices(), field};
         }
     }
     in.maxModelLen = d.context;

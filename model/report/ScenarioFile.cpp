@@ -21,8 +21,7 @@ namespace {
 std::string dtypeKey(const std::string& v, const std::string& field)
 {
     if (v != "auto" && !parseDType(v))
-        throw FieldError{field,
-                         "\"" + v + "\": expected auto, fp32, bf16, fp16, fp8, int8 or int4"};
+        throw FieldError{field, "\"" + v + "\": expected auto, " + dtypeChoices()};
     return v;
 }
 

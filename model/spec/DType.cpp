@@ -46,6 +46,11 @@ const char* dtypeName(DType t)
     return "?";
 }
 
+const char* dtypeChoices()
+{
+    return "fp32, bf16, fp16, fp8, int8 or int4";
+}
+
 std::optional<DType> parseDType(std::string_view name)
 {
     std::string n(name);
