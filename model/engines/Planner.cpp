@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 namespace attnplan {
 
@@ -103,6 +104,17 @@ PlanRow planLlamaCppOn(const ModelSpec& s, const GpuSpec& gpu, const PlanTarget&
     return row;
 }
 
+// A split that holds the target's conversations, before its latency is known.
+struct Candidate
+{
+    int64_t tp = 1, pp = 1, replicas = 1, total = 1;
+    int64_t fitting = 0; // conversations a replica holds at once
+    int64_t batch = 0;   // running per replica at the target
+    std::string command;
+    DeploymentInputs vin; // as the serving model runs it
+    CapacityResult capacity;
+};
+
 } // namespace
 
 std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catalog,
@@ -122,6 +134,7 @@ std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catal
         // Why every split failed, where it is not memory (the context above the model's
         // maximum, a dtype the engine cannot run): that reason, not "does not fit".
         std::string refusal;
+        std::vector<Candidate> candidates;
         for (int64_t pp = 1; pp <= kMaxPipelineStages; ++pp) {
             for (int64_t tp : {1, 2, 4, 8}) {
                 if (pp > s.numLayers)
@@ -171,55 +184,72 @@ std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catal
                     needed = std::max<int64_t>(
                         needed, int64_t(std::ceil(target.requestsPerSecond * perRequest)));
                 }
-                const int64_t perReplica = fitting;
-                const int64_t replicas = (needed + perReplica - 1) / perReplica;
-                const int64_t batch = std::min(perReplica, (needed + replicas - 1) / replicas);
-                // TTFT and TPOT at that load by the serving model (serve/Latency.h): each replica
-                // a closed loop of `batch` clients on the engine's own KV budget and limits.
-                const int64_t avg =
-                    target.averageTokens > 0 ? target.averageTokens : target.context;
-                LatencyInputs lq;
-                lq.inputTokens = avg;
-                lq.outputTokens = std::max<int64_t>(2, target.outputTokens);
-                lq.load = {LatencyLoad::Kind::Concurrent, double(batch), 0};
-                lq.kvBudgetBytes = r->memory.kvBudget;
-                lq.maxBatch = fitting;
-                lq.maxNumTokens = std::max<int64_t>(64, r->maxNumBatchedTokens);
-                const auto latency = servingLatency(s, vin, lq);
-                const double ttft = latency ? latency->ttftSeconds : r->ttftSeconds;
-                const double tpot =
-                    latency ? latency->tpotSeconds : decodeStepTime(s, vin, batch, avg).seconds;
-                if (target.maxTtftSeconds > 0 && ttft > target.maxTtftSeconds) {
-                    best.reason =
-                        "time to first token above " + formatSeconds(target.maxTtftSeconds);
-                    continue;
-                }
-                if (target.maxTpotSeconds > 0 && tpot > target.maxTpotSeconds) {
-                    best.reason =
-                        "time per output token above " + formatSeconds(target.maxTpotSeconds);
-                    continue;
-                }
-                const int64_t total = replicas * tp * pp;
-                // The fewest GPUs; among equals the fewest pipeline stages (less latency), then
-                // the fewest replicas.
-                if (!best.feasible || total < best.totalGpus ||
-                    (total == best.totalGpus &&
-                     (pp < best.pp || (pp == best.pp && replicas < best.replicas)))) {
-                    best.feasible = true;
-                    best.replicas = replicas;
-                    best.tp = tp;
-                    best.pp = pp;
-                    best.totalGpus = total;
-                    best.conversationsPerReplica = fitting;
-                    best.ttftSeconds = ttft;
-                    best.tpotSeconds = tpot;
-                    best.launchCommand = command;
-                    best.reason.clear();
-                    if (gpu.pricePerHour)
-                        best.dollarsPerHour = *gpu.pricePerHour * double(total);
-                }
+                const int64_t replicas = (needed + fitting - 1) / fitting;
+                Candidate c{tp,
+                            pp,
+                            replicas,
+                            replicas * tp * pp,
+                            fitting,
+                            std::min(fitting, (needed + replicas - 1) / replicas),
+                            std::move(command),
+                            std::move(vin),
+                            std::move(r.value())};
+                candidates.push_back(std::move(c));
             }
         }
+        // The fewest GPUs; among equals the fewest pipeline stages (less latency), then the
+        // fewest replicas; among equals the first tried. Only a candidate that could win has
+        // its latency solved: the first in that order that meets the targets is the plan.
+        std::stable_sort(
+            candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
+                return std::tie(a.total, a.pp, a.replicas) < std::tie(b.total, b.pp, b.replicas);
+            });
+        std::string lastMissed; // the last candidate tried, in the search's order, that missed
+        size_t lastMissedOrder = 0;
+        for (const Candidate& c : candidates) {
+            // TTFT and TPOT at that load by the serving model (serve/Latency.h): each replica a
+            // closed loop of `batch` clients on the engine's own KV budget and limits.
+            const int64_t avg = target.averageTokens > 0 ? target.averageTokens : target.context;
+            LatencyInputs lq;
+            lq.inputTokens = avg;
+            lq.outputTokens = std::max<int64_t>(2, target.outputTokens);
+            lq.load = {LatencyLoad::Kind::Concurrent, double(c.batch), 0};
+            lq.kvBudgetBytes = c.capacity.memory.kvBudget;
+            lq.maxBatch = c.fitting;
+            lq.maxNumTokens = std::max<int64_t>(64, c.capacity.maxNumBatchedTokens);
+            const auto latency = servingLatency(s, c.vin, lq);
+            const double ttft = latency ? latency->ttftSeconds : c.capacity.ttftSeconds;
+            const double tpot =
+                latency ? latency->tpotSeconds : decodeStepTime(s, c.vin, c.batch, avg).seconds;
+            std::string missed;
+            if (target.maxTtftSeconds > 0 && ttft > target.maxTtftSeconds)
+                missed = "time to first token above " + formatSeconds(target.maxTtftSeconds);
+            else if (target.maxTpotSeconds > 0 && tpot > target.maxTpotSeconds)
+                missed = "time per output token above " + formatSeconds(target.maxTpotSeconds);
+            if (!missed.empty()) {
+                const size_t order = size_t(c.pp * 16 + c.tp);
+                if (lastMissed.empty() || order > lastMissedOrder) {
+                    lastMissed = missed;
+                    lastMissedOrder = order;
+                }
+                continue;
+            }
+            best.feasible = true;
+            best.replicas = c.replicas;
+            best.tp = c.tp;
+            best.pp = c.pp;
+            best.totalGpus = c.total;
+            best.conversationsPerReplica = c.fitting;
+            best.ttftSeconds = ttft;
+            best.tpotSeconds = tpot;
+            best.launchCommand = c.command;
+            best.reason.clear();
+            if (gpu.pricePerHour)
+                best.dollarsPerHour = *gpu.pricePerHour * double(c.total);
+            break;
+        }
+        if (!best.feasible && !lastMissed.empty())
+            best.reason = lastMissed;
         if (!best.feasible && !refusal.empty())
             best.reason = refusal.rfind("capacity: ", 0) == 0 ? refusal.substr(10) : refusal;
         rows.push_back(std::move(best));
