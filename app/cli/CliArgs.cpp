@@ -3,6 +3,8 @@
 #include "Commands.h"
 
 #include "base/Units.h"
+#include "engines/LaunchCommand.h"
+#include "engines/ServingEngine.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -14,43 +16,91 @@ namespace attnplan::cli {
 
 namespace {
 
-// The engines' own spellings of attnplan's flags, where they mean what attnplan's mean (vLLM's
-// `vllm serve`, SGLang's launch_server, TensorRT-LLM's trtllm-serve, llama-server), so that a
-// command as typed for the engine reads: each maps to the flag it is, and only where the
-// command has that flag. Long flags also take underscores (`--max_seq_len`).
-const std::pair<const char*, const char*> kEngineSpellings[] = {
-    {"max-model-len", "context"},     // vLLM
-    {"tensor-parallel-size", "tp"},   // vLLM
-    {"pipeline-parallel-size", "pp"}, // vLLM
-    {"gpu-memory-utilization", "utilization"},
-    {"kv-cache-dtype", "kv-dtype"}, // vLLM, SGLang
-    {"context-length", "context"},  // SGLang
-    {"tp-size", "tp"},              // SGLang, TensorRT-LLM (--tp_size)
-    {"pp-size", "pp"},              // SGLang, TensorRT-LLM (--pp_size)
-    {"max-seq-len", "context"},     // TensorRT-LLM
-    {"ctx-size", "context"},        // llama-server -c
-    {"n-gpu-layers", "gpu-layers"}, // llama-server -ngl
-    {"ubatch-size", "ubatch"},      // llama-server -ub
+// `--command CMD`: the launch command's words as the flags of attnplan they mean, appended to
+// the arguments (engines/LaunchCommand.h); `shown` says each as the user wrote it, for errors.
+// The command's engine joins --engine unless the user pinned a release of the same engine.
+struct Expanded
+{
+    std::vector<std::string> args, shown;
+    std::string model;
+    std::optional<std::string> command; // as given
 };
-const std::pair<const char*, const char*> kShortSpellings[] = {
-    {"-c", "context"},        {"-np", "parallel"},      {"-ngl", "gpu-layers"},
-    {"-ctk", "cache-type-k"}, {"-ctv", "cache-type-v"}, {"-fa", "flash-attn"},
-    {"-ub", "ubatch"},        {"-kvu", "kv-unified"},   {"-tp", "tp"},
-};
+
+Expanded withLaunchCommand(const std::vector<std::string>& given)
+{
+    Expanded out;
+    std::optional<std::string> text;
+    std::optional<std::string> engine;
+    for (size_t i = 0; i < given.size(); ++i) {
+        const std::string& a = given[i];
+        if (a == "--command" || a.rfind("--command=", 0) == 0) {
+            if (text)
+                throw UsageError("--command: given twice; give it once");
+            if (a == "--command" && i + 1 >= given.size())
+                throw UsageError("--command: expected a value");
+            text = a == "--command" ? given[++i] : a.substr(10);
+            continue;
+        }
+        if (a == "--engine" && i + 1 < given.size())
+            engine = given[i + 1];
+        else if (a.rfind("--engine=", 0) == 0)
+            engine = a.substr(9);
+        out.args.push_back(a);
+        out.shown.push_back(a);
+    }
+    if (!text)
+        return out;
+    auto typed = readLaunchCommand(*text);
+    if (!typed)
+        throw UsageError("--command: " + typed.error());
+    const TypedCommand& c = typed.value();
+    if (engine) {
+        const std::optional<ServingEngine> pinned = findServingEngine(*engine);
+        if (pinned && servingEngineFamily(pinned->kind) != c.engine)
+            throw UsageError("--engine " + *engine + ": the launch command runs " + c.engine);
+    } else {
+        out.args.push_back("--engine");
+        out.args.push_back(c.engine);
+        out.shown.push_back("--command's program");
+        out.shown.push_back(c.engine);
+    }
+    for (const TypedCommand::Flag& f : c.flags) {
+        out.args.push_back("--" + f.name);
+        out.shown.push_back("--command's " + f.spelled);
+        if (!f.value.empty()) {
+            out.args.push_back(f.value);
+            out.shown.push_back(f.value);
+        }
+    }
+    if (!c.ignored.empty()) {
+        std::string list;
+        for (const std::string& i : c.ignored)
+            list += (list.empty() ? "" : ", ") + i;
+        std::cerr << "attnplan-cli: --command: set aside, no bearing on memory: " << list << "\n";
+    }
+    out.model = c.model;
+    out.command = text;
+    return out;
+}
 
 } // namespace
 
-CliArgs::CliArgs(const std::vector<std::string>& args, const std::vector<Option>& options)
+CliArgs::CliArgs(const std::vector<std::string>& given, const std::vector<Option>& options)
 {
     std::set<std::string> valued, switches;
     for (const Option& o : options)
         (o.value ? valued : switches).insert(o.name);
     auto known = [&](const std::string& n) { return valued.count(n) || switches.count(n); };
+    const Expanded expanded =
+        known("command") ? withLaunchCommand(given) : Expanded{given, given, {}, {}};
+    const std::vector<std::string>& args = expanded.args;
     for (size_t i = 0; i < args.size(); ++i) {
         std::string a = args[i];
-        for (const auto& [spelling, flag] : kShortSpellings)
-            if (a == spelling && known(flag))
-                a = std::string("--") + flag;
+        // The engines' own spellings of attnplan's flags (`-np`, `--tensor-parallel-size`,
+        // `--max_seq_len`), where the command has that flag.
+        if (a.size() > 1 && a[0] == '-' && (a.size() < 2 || a[1] != '-'))
+            if (auto flag = flagOfEngineSpelling(a); flag && known(*flag))
+                a = "--" + *flag;
         if (a.size() > 2 && a.rfind("--", 0) == 0) {
             std::string name = a.substr(2);
             std::optional<std::string> inlineValue;
@@ -63,16 +113,15 @@ CliArgs::CliArgs(const std::vector<std::string>& args, const std::vector<Option>
                 std::replace(dashed.begin(), dashed.end(), '_', '-');
                 if (known(dashed))
                     name = dashed;
-                for (const auto& [spelling, flag] : kEngineSpellings)
-                    if (dashed == spelling && known(flag))
-                        name = flag;
+                else if (auto flag = flagOfEngineSpelling("--" + dashed); flag && known(*flag))
+                    name = *flag;
             }
             // Given twice (--gpu H100 --gpu A100, or --context beside --max-model-len): which one
             // was meant is not for attnplan to pick.
             if (m_values.count(name) || m_switches.count(name))
                 throw UsageError("--" + name + ": given twice (as " + m_spelled[name] + " and " +
-                                 args[i] + "); give it once");
-            m_spelled[name] = args[i];
+                                 expanded.shown[i] + "); give it once");
+            m_spelled[name] = expanded.shown[i];
             if (valued.count(name)) {
                 if (inlineValue) {
                     m_values[name] = *inlineValue;
@@ -89,6 +138,17 @@ CliArgs::CliArgs(const std::vector<std::string>& args, const std::vector<Option>
         } else {
             m_positionals.push_back(a);
         }
+    }
+    if (expanded.command) { // read: its flags stand in its place
+        m_values["command"] = *expanded.command;
+        m_read.insert("command");
+    }
+    if (!expanded.model.empty()) {
+        if (m_positionals.empty())
+            m_positionals.push_back(expanded.model);
+        else if (m_positionals.front() != expanded.model)
+            throw UsageError("--command serves " + expanded.model + ", the MODEL operand " +
+                             m_positionals.front() + ": give one of them");
     }
 }
 

@@ -29,6 +29,9 @@ std::vector<Option> deploymentOptions()
         {"engine", "E",
          "vllm (the newest release), vllm@X.Y[.Z], vllm-v0, sglang[@X.Y.Z], trtllm[@X.Y] or "
          "llama.cpp[@bNNNN]"},
+        {"command", "CMD",
+         "a launch command as typed (vllm serve, python -m sglang.launch_server, trtllm-serve, "
+         "llama-server): its engine, model and flags, as if given here"},
         {"free-memory-bytes", "B",
          "the free memory per GPU the engine measures before loading (SGLang's avail mem, "
          "TensorRT-LLM's available): replaces the estimate"},

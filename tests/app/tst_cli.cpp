@@ -122,6 +122,9 @@ private slots:
     void releaseTypedAsXYRunsXY0();
     void gpuNamesAsTheToolsPrintThem();
     void enginesOwnFlagSpellings();
+    void launchCommandRoundTrips_data();
+    void launchCommandRoundTrips();
+    void launchCommandRefusesWhatItCannotRead();
 };
 
 void TestCli::benchContract()
@@ -759,7 +762,7 @@ void TestCli::helpListsWhatTheParserTakes()
                      qPrintable(QString("%1 --help lacks %2").arg(c.name, shown)));
             std::vector<std::string> args{std::string("--") + o.name};
             if (o.value)
-                args.push_back("1");
+                args.push_back(o.name == std::string("command") ? "vllm serve m" : "1");
             try {
                 const attnplan::cli::CliArgs parsed(args, c.options);
                 QVERIFY(o.value ? parsed.has(o.name) : parsed.flag(o.name));
@@ -1508,6 +1511,142 @@ void TestCli::enginesOwnFlagSpellings()
     const Run both = cli({"capacity", "llama-3.1-8b", "--gpu", "H100", "--context", "4k",
                           "--max-model-len", "8192"});
     QCOMPARE(both.exitCode, 2);
+}
+
+// Issue 36: the command attnplan prints for each engine, read back with --command, is the same
+// deployment: the same KV figure. The flags are each engine's non-defaults, so that each one
+// the command carries is read.
+void TestCli::launchCommandRoundTrips_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("commandKey");
+    QTest::addColumn<QString>("operand"); // where the command names a placeholder model
+    QTest::newRow("vllm") << QStringList{"--tp",
+                                         "2",
+                                         "--context",
+                                         "16384",
+                                         "--utilization",
+                                         "0.85",
+                                         "--max-num-seqs",
+                                         "64",
+                                         "--kv-dtype",
+                                         "fp8",
+                                         "--max-num-batched-tokens",
+                                         "4096",
+                                         "--enforce-eager"}
+                          << "vllm_command"
+                          << "";
+    QTest::newRow("vllm fp8 weights")
+        << QStringList{"--context", "32768", "--weight-dtype", "fp8", "--block-size", "32"}
+        << "vllm_command"
+        << "";
+    QTest::newRow("sglang") << QStringList{"--engine",
+                                           "sglang",
+                                           "--tp",
+                                           "2",
+                                           "--context",
+                                           "16384",
+                                           "--mem-fraction-static",
+                                           "0.8",
+                                           "--chunked-prefill-size",
+                                           "4096",
+                                           "--max-running-requests",
+                                           "128",
+                                           "--page-size",
+                                           "16",
+                                           "--kv-dtype",
+                                           "fp8"}
+                            << "launch_command"
+                            << "";
+    QTest::newRow("trtllm pytorch") << QStringList{"--engine",
+                                                   "trtllm",
+                                                   "--tp",
+                                                   "2",
+                                                   "--context",
+                                                   "8192",
+                                                   "--max-batch-size",
+                                                   "256",
+                                                   "--max-num-tokens",
+                                                   "4096",
+                                                   "--kv-cache-free-gpu-memory-fraction",
+                                                   "0.8"}
+                                    << "launch_command"
+                                    << "";
+    QTest::newRow("trtllm engine")
+        << QStringList{"--engine", "trtllm", "--trtllm-runtime", "tensorrt", "--context", "8192"}
+        << "launch_command"
+        << "";
+    QTest::newRow("llama.cpp")
+        << QStringList{"--engine",       "llama.cpp", "--context",      "8192",
+                       "--parallel",     "2",         "--cache-type-k", "q8_0",
+                       "--cache-type-v", "q8_0",      "--flash-attn",   "on",
+                       "--gpu-layers",   "20",        "--weight-dtype", "int4"}
+        << "llama_server_command"
+        << "llama-3.1-8b";
+}
+
+void TestCli::launchCommandRoundTrips()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QString, commandKey);
+    QFETCH(QString, operand);
+    const QStringList gpu{"--gpu", "H100 SXM", "--json"};
+    const Run first = cli(QStringList{"capacity", "llama-3.1-8b"} + gpu + args);
+    QVERIFY2(first.exitCode == 0, first.err.constData());
+    const QJsonObject a = json(first);
+    const QString command = a[commandKey].toString().section("  #", 0, 0);
+    QVERIFY2(!command.isEmpty(), first.out.left(400).constData());
+    QStringList again{"capacity"};
+    if (!operand.isEmpty())
+        again << operand;
+    const Run second = cli(again + gpu + QStringList{"--command", command});
+    QVERIFY2(second.exitCode == 0, qPrintable(command + ": " + second.err));
+    const QJsonObject b = json(second);
+    for (const char* key : {"kv_cache_tokens", "kv_bytes", "conversations", "kv_budget_bytes"})
+        if (a.contains(key))
+            QVERIFY2(a[key].toInteger() == b[key].toInteger(),
+                     qPrintable(command + ": " + key + " " + QString::number(a[key].toInteger()) +
+                                " read back as " + QString::number(b[key].toInteger())));
+    QCOMPARE(b[commandKey].toString(), a[commandKey].toString());
+}
+
+// What a launch command cannot say is refused by name: a flag attnplan does not model, a
+// program of no engine, a flag given twice, two models, an engine other than --engine's.
+void TestCli::launchCommandRefusesWhatItCannotRead()
+{
+    const QStringList gpu{"capacity", "--gpu", "H100"};
+    struct Case
+    {
+        QStringList args;
+        const char* says;
+    };
+    const Case cases[] = {
+        {{"--command", "vllm serve meta-llama/Llama-3.1-8B --max-model-len 8192 "
+                       "--data-parallel-size 2"},
+         "--data-parallel-size: a flag of vllm serve attnplan does not read"},
+        {{"--command", "docker run vllm/vllm-openai"}, "is none of the launch commands"},
+        {{"--command", "vllm serve meta-llama/Llama-3.1-8B --max-model-len 8192", "--context",
+          "4k"},
+         "--context: given twice (as --context and --command's --max-model-len)"},
+        {{"--command", "vllm serve meta-llama/Llama-3.1-8B --max-model-len 8192", "qwen3-8b"},
+         "--command serves meta-llama/Llama-3.1-8B, the MODEL operand qwen3-8b"},
+        {{"--command", "vllm serve meta-llama/Llama-3.1-8B --max-model-len 8192", "--engine",
+          "sglang"},
+         "--engine sglang: the launch command runs vllm"},
+        {{"--command", "llama-server -m 'unclosed -c 8192"}, "an unclosed ' quote"},
+    };
+    for (const Case& c : cases) {
+        const Run r = cli(gpu + c.args);
+        QVERIFY2(r.exitCode == 2, qPrintable(c.args.join(' ')));
+        QVERIFY2(r.err.contains(c.says), r.err.constData());
+    }
+    // Flags with no bearing on memory are read and said, not silently dropped.
+    const Run port = cli(gpu + QStringList{"--command", "vllm serve meta-llama/Llama-3.1-8B "
+                                                        "--max-model-len 8192 --port 8000 "
+                                                        "--host 0.0.0.0"});
+    QCOMPARE(port.exitCode, 0);
+    QVERIFY2(port.err.contains("set aside, no bearing on memory: --port 8000, --host 0.0.0.0"),
+             port.err.constData());
 }
 
 #include "tst_cli.moc"

@@ -143,8 +143,13 @@ Expected<EnginePlan> planTrtllm(const ModelSpec& s, const DeploymentInputs& in,
         p.warnings.push_back("sliding-window layers sized as full attention (TensorRT-LLM's "
                              "variable-window pools are not modelled)");
     std::ostringstream cmd;
+    // trtllm-serve's --backend: the release's default unless said (pytorch from 1.0, so a
+    // built engine must say tensorrt there).
     cmd << "trtllm-serve " << (engineRuntime ? std::string("ENGINE_DIR --tokenizer ") : "")
-        << s.servedAs() << (engineRuntime ? "" : " --backend pytorch");
+        << s.servedAs()
+        << (!engineRuntime                                ? " --backend pytorch"
+            : std::string(release->runtime) != "tensorrt" ? " --backend tensorrt"
+                                                          : "");
     if (in.tp > 1)
         cmd << " --tp_size " << in.tp;
     if (pp > 1)

@@ -1,0 +1,392 @@
+#include "engines/LaunchCommand.h"
+
+#include "spec/DType.h"
+
+#include <algorithm>
+#include <string_view>
+
+namespace attnplan {
+
+namespace {
+
+// What a flag of an engine becomes.
+enum class Takes
+{
+    Value,    // the next word, or `=value`
+    Nothing,  // a switch
+    Optional, // a value when the next word is not a flag (llama-server's -fa)
+};
+
+// How the value turns into attnplan's.
+enum class As
+{
+    Same,         // as typed
+    DType,        // a dtype as the engine spells it: auto, half, bfloat16, fp8_e4m3, ...
+    Quantization, // fp8 quantizes at load; any other is the checkpoint's own
+    Model,        // the model it serves
+    PrefixOff,    // vLLM's --no-enable-prefix-caching: state layers hold one block a request
+    Ignored,      // no bearing on memory
+};
+
+struct FlagRow
+{
+    std::string_view spellings; // "--tensor-parallel-size|-tp"
+    const char* ours;           // attnplan's flag
+    Takes takes;
+    As as = As::Same;
+};
+
+// Sources: `vllm serve --help` (0.33), SGLang's server_args.py (0.5), trtllm-serve's click
+// options (1.2), llama.cpp's common/arg.cpp (b9000). Only flags that bear on memory map to one
+// of attnplan's; the usual flags that do not are read and set aside.
+constexpr FlagRow kVllm[] = {
+    {"--model", "", Takes::Value, As::Model},
+    {"--tensor-parallel-size|-tp", "tp", Takes::Value},
+    {"--pipeline-parallel-size|-pp", "pp", Takes::Value},
+    {"--max-model-len", "context", Takes::Value},
+    {"--gpu-memory-utilization", "utilization", Takes::Value},
+    {"--max-num-seqs", "max-num-seqs", Takes::Value},
+    {"--max-num-batched-tokens", "max-num-batched-tokens", Takes::Value},
+    {"--block-size", "block-size", Takes::Value},
+    {"--kv-cache-dtype", "kv-dtype", Takes::Value, As::DType},
+    {"--dtype", "weight-dtype", Takes::Value, As::DType},
+    {"--quantization|-q", "weight-dtype", Takes::Value, As::Quantization},
+    {"--enforce-eager", "enforce-eager", Takes::Nothing},
+    {"--decode-context-parallel-size|-dcp", "decode-context-parallel-size", Takes::Value},
+    {"--mamba-cache-mode", "mamba-cache-mode", Takes::Value},
+    {"--no-enable-prefix-caching", "mamba-cache-mode", Takes::Nothing, As::PrefixOff},
+    {"--enable-prefix-caching|--enable-chunked-prefill|--trust-remote-code|"
+     "--disable-log-requests|--disable-log-stats|--enable-auto-tool-choice|"
+     "--disable-uvicorn-access-log",
+     "", Takes::Nothing, As::Ignored},
+    {"--host|--port|--served-model-name|--api-key|--uvicorn-log-level|--chat-template|"
+     "--tool-call-parser|--reasoning-parser|--seed|--download-dir|--revision|--tokenizer|"
+     "--generation-config|--root-path|--load-format|--max-logprobs",
+     "", Takes::Value, As::Ignored},
+};
+
+constexpr FlagRow kSglang[] = {
+    {"--model-path|--model", "", Takes::Value, As::Model},
+    {"--tp|--tp-size|--tensor-parallel-size", "tp", Takes::Value},
+    {"--pp-size|--pipeline-parallel-size", "pp", Takes::Value},
+    {"--context-length", "context", Takes::Value},
+    {"--mem-fraction-static", "mem-fraction-static", Takes::Value},
+    {"--chunked-prefill-size", "chunked-prefill-size", Takes::Value},
+    {"--max-running-requests", "max-running-requests", Takes::Value},
+    {"--page-size", "page-size", Takes::Value},
+    {"--disable-radix-cache", "disable-radix-cache", Takes::Nothing},
+    {"--max-mamba-cache-size", "max-mamba-cache-size", Takes::Value},
+    {"--mamba-full-memory-ratio", "mamba-full-memory-ratio", Takes::Value},
+    {"--kv-cache-dtype", "kv-dtype", Takes::Value, As::DType},
+    {"--dtype", "weight-dtype", Takes::Value, As::DType},
+    {"--quantization", "weight-dtype", Takes::Value, As::Quantization},
+    {"--trust-remote-code|--enable-metrics|--skip-server-warmup", "", Takes::Nothing, As::Ignored},
+    {"--host|--port|--served-model-name|--api-key|--log-level|--chat-template|"
+     "--tool-call-parser|--reasoning-parser|--random-seed|--download-dir|--revision|"
+     "--tokenizer-path",
+     "", Takes::Value, As::Ignored},
+};
+
+constexpr FlagRow kTrtllm[] = {
+    {"--tokenizer", "", Takes::Value, As::Model},
+    {"--backend", "trtllm-runtime", Takes::Value},
+    {"--tp_size", "tp", Takes::Value},
+    {"--pp_size", "pp", Takes::Value},
+    {"--max_seq_len", "context", Takes::Value},
+    {"--max_batch_size", "max-batch-size", Takes::Value},
+    {"--max_num_tokens", "max-num-tokens", Takes::Value},
+    {"--kv_cache_free_gpu_memory_fraction", "kv-cache-free-gpu-memory-fraction", Takes::Value},
+    {"--trust_remote_code", "", Takes::Nothing, As::Ignored},
+    {"--host|--port|--log_level|--num_postprocess_workers", "", Takes::Value, As::Ignored},
+};
+
+constexpr FlagRow kLlamaServer[] = {
+    {"-m|--model", "", Takes::Value, As::Model},
+    {"-c|--ctx-size", "context", Takes::Value},
+    {"-np|--parallel", "parallel", Takes::Value},
+    {"-ctk|--cache-type-k", "cache-type-k", Takes::Value},
+    {"-ctv|--cache-type-v", "cache-type-v", Takes::Value},
+    {"-fa|--flash-attn", "flash-attn", Takes::Optional},
+    {"-ngl|--gpu-layers|--n-gpu-layers", "gpu-layers", Takes::Value},
+    {"--swa-full", "swa-full", Takes::Nothing},
+    {"-kvu|--kv-unified", "kv-unified", Takes::Nothing},
+    {"-ub|--ubatch-size", "ubatch", Takes::Value},
+    {"--jinja|--metrics|--mlock|--no-mmap|--cont-batching|--no-webui", "", Takes::Nothing,
+     As::Ignored},
+    {"--host|--port|-t|--threads|-a|--alias|--api-key|-b|--batch-size|--chat-template|"
+     "--log-file",
+     "", Takes::Value, As::Ignored},
+};
+
+struct Engine
+{
+    const char* family;
+    std::string_view name; // as an error says it
+    const FlagRow* rows;
+    size_t count;
+};
+
+bool spelledAs(std::string_view spellings, std::string_view flag)
+{
+    while (!spellings.empty()) {
+        const size_t bar = spellings.find('|');
+        if (spellings.substr(0, bar) == flag)
+            return true;
+        if (bar == std::string_view::npos)
+            break;
+        spellings.remove_prefix(bar + 1);
+    }
+    return false;
+}
+
+// POSIX-shell words: quotes, backslash escapes, line continuations; `#` at a word's start
+// comments out the rest of the line.
+Expected<std::vector<std::string>> shellWords(const std::string& text)
+{
+    std::vector<std::string> words;
+    std::string word;
+    bool inWord = false;
+    for (size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (c == '\\' && i + 1 < text.size()) {
+            if (text[i + 1] != '\n') {
+                word += text[i + 1];
+                inWord = true;
+            }
+            ++i;
+        } else if (c == '\'' || c == '"') {
+            const size_t end = text.find(c, i + 1);
+            if (end == std::string::npos)
+                return Error{std::string("an unclosed ") + c + " quote", "command"};
+            word += text.substr(i + 1, end - i - 1);
+            inWord = true;
+            i = end;
+        } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+            if (inWord)
+                words.push_back(std::move(word));
+            word.clear();
+            inWord = false;
+        } else if (c == '#' && !inWord) {
+            const size_t end = text.find('\n', i);
+            if (end == std::string::npos)
+                break;
+            i = end - 1;
+        } else {
+            word += c;
+            inWord = true;
+        }
+    }
+    if (inWord)
+        words.push_back(std::move(word));
+    return words;
+}
+
+std::string baseName(const std::string& path)
+{
+    const size_t slash = path.rfind('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// The engine a command's program names, and where its own words start.
+std::optional<std::pair<Engine, size_t>> programOf(const std::vector<std::string>& w)
+{
+    static const Engine vllm{"vllm", "vllm serve", kVllm, std::size(kVllm)};
+    static const Engine sglang{"sglang", "sglang.launch_server", kSglang, std::size(kSglang)};
+    static const Engine trtllm{"trtllm", "trtllm-serve", kTrtllm, std::size(kTrtllm)};
+    static const Engine llama{"llama.cpp", "llama-server", kLlamaServer, std::size(kLlamaServer)};
+    size_t i = 0;
+    // Environment assignments before the program (CUDA_VISIBLE_DEVICES=0,1).
+    while (i < w.size() && w[i].find('=') != std::string::npos && w[i][0] != '-')
+        ++i;
+    if (i >= w.size())
+        return std::nullopt;
+    const std::string program = baseName(w[i]);
+    const auto next = [&](size_t k) { return i + k < w.size() ? w[i + k] : std::string(); };
+    if (program == "vllm" && next(1) == "serve")
+        return std::pair{vllm, i + 2};
+    if (program.rfind("python", 0) == 0 && next(1) == "-m") {
+        if (next(2) == "sglang.launch_server")
+            return std::pair{sglang, i + 3};
+        if (next(2) == "vllm.entrypoints.openai.api_server")
+            return std::pair{vllm, i + 3};
+    }
+    if (program == "trtllm-serve")
+        return std::pair{trtllm, next(1) == "serve" ? i + 2 : i + 1};
+    if (program == "llama-server")
+        return std::pair{llama, i + 1};
+    return std::nullopt;
+}
+
+// attnplan's dtype for an engine's spelling ("auto" stays).
+std::optional<std::string> dtypeOf(const std::string& v)
+{
+    if (v == "auto")
+        return v;
+    if (v.rfind("fp8", 0) == 0 || v.rfind("float8", 0) == 0)
+        return std::string("fp8");
+    if (const std::optional<DType> t = parseDType(v))
+        return std::string(dtypeName(*t));
+    return std::nullopt;
+}
+
+// attnplan's GGUF placeholder names the weights' type: MODEL-Q4_K_M.gguf.
+std::optional<std::string> placeholderWeights(const std::string& file)
+{
+    if (file.rfind("MODEL-", 0) != 0 || file.size() < 11 ||
+        file.compare(file.size() - 5, 5, ".gguf") != 0)
+        return std::nullopt;
+    const std::string tag = file.substr(6, file.size() - 11);
+    if (tag == "Q4_K_M")
+        return std::string("int4");
+    if (tag == "Q8_0")
+        return std::string("int8");
+    if (tag == "F32")
+        return std::string("fp32");
+    if (tag == "F16")
+        return std::string("fp16");
+    if (tag == "BF16")
+        return std::string("bf16");
+    return std::nullopt;
+}
+
+} // namespace
+
+Expected<TypedCommand> readLaunchCommand(const std::string& text)
+{
+    auto words = shellWords(text);
+    if (!words)
+        return words.failure();
+    const std::vector<std::string>& w = words.value();
+    const auto program = programOf(w);
+    if (!program)
+        return Error{"\"" + (w.empty() ? std::string() : w.front()) +
+                         "\" is none of the launch commands attnplan reads (vllm serve, python "
+                         "-m sglang.launch_server, trtllm-serve, llama-server)",
+                     "command"};
+    const Engine& engine = program->first;
+    TypedCommand out;
+    out.engine = engine.family;
+    auto setModel = [&](const std::string& m) -> std::optional<Error> {
+        if (m == "ENGINE_DIR")
+            return std::nullopt; // attnplan's placeholder for a built engine
+        if (auto weights = placeholderWeights(m)) {
+            out.flags.push_back({"weight-dtype", *weights, m});
+            return std::nullopt;
+        }
+        if (!out.model.empty() && out.model != m)
+            return Error{"the command names two models, " + out.model + " and " + m, "command"};
+        if (out.model.empty())
+            out.model = m;
+        return std::nullopt;
+    };
+    // A flag set twice keeps the later value, but a quantization at load outranks --dtype (the
+    // activations' type, where the weights are quantized).
+    bool quantized = false;
+    auto put = [&](const std::string& name, const std::string& value, bool quantization,
+                   const std::string& spelled) {
+        if (name == "weight-dtype" && quantized && !quantization)
+            return;
+        quantized = quantized || (name == "weight-dtype" && quantization);
+        for (TypedCommand::Flag& f : out.flags)
+            if (f.name == name) {
+                f.value = value;
+                f.spelled = spelled;
+                return;
+            }
+        out.flags.push_back({name, value, spelled});
+    };
+    std::string tokenizer;
+    for (size_t i = program->second; i < w.size(); ++i) {
+        std::string flag = w[i];
+        std::optional<std::string> value;
+        if (flag.empty() || flag[0] != '-') {
+            // A positional: the model (vllm serve MODEL, trtllm-serve MODEL).
+            if (engine.family == std::string("vllm") || engine.family == std::string("trtllm")) {
+                if (auto e = setModel(flag))
+                    return *e;
+                continue;
+            }
+            return Error{"\"" + flag + "\": " + std::string(engine.name) +
+                             " takes no such word here",
+                         "command"};
+        }
+        if (const size_t eq = flag.find('='); eq != std::string::npos) {
+            value = flag.substr(eq + 1);
+            flag.resize(eq);
+        }
+        const FlagRow* row = nullptr;
+        for (size_t r = 0; r < engine.count && !row; ++r)
+            if (spelledAs(engine.rows[r].spellings, flag))
+                row = &engine.rows[r];
+        if (!row)
+            return Error{flag + ": a flag of " + std::string(engine.name) +
+                             " attnplan does not read (take it out, or set what it means "
+                             "with attnplan's own flags)",
+                         "command"};
+        const bool nextIsValue = i + 1 < w.size() && !w[i + 1].empty() && w[i + 1][0] != '-';
+        if (!value &&
+            (row->takes == Takes::Value || (row->takes == Takes::Optional && nextIsValue))) {
+            if (i + 1 >= w.size())
+                return Error{flag + ": expects a value", "command"};
+            value = w[++i];
+        }
+        if (value && row->takes == Takes::Nothing)
+            return Error{flag + ": takes no value", "command"};
+        switch (row->as) {
+        case As::Ignored:
+            out.ignored.push_back(flag + (value ? " " + *value : std::string()));
+            break;
+        case As::Model:
+            if (flag == "--tokenizer")
+                tokenizer = *value; // trtllm-serve: the model an engine directory was built from
+            else if (auto e = setModel(*value))
+                return *e;
+            break;
+        case As::DType: {
+            const auto t = dtypeOf(*value);
+            if (!t)
+                return Error{flag + " " + *value + ": a dtype attnplan does not model", "command"};
+            put(row->ours, *t, false, flag);
+            break;
+        }
+        case As::Quantization:
+            if (*value == "fp8")
+                put(row->ours, "fp8", true, flag);
+            else
+                out.ignored.push_back(flag + " " + *value + " (the checkpoint's own)");
+            break;
+        case As::PrefixOff:
+            put(row->ours, "none", false, flag);
+            break;
+        case As::Same:
+            put(row->ours, value ? *value : row->takes == Takes::Optional ? "on" : "", false, flag);
+            break;
+        }
+    }
+    if (!tokenizer.empty())
+        out.model = tokenizer;
+    return out;
+}
+
+std::optional<std::string> flagOfEngineSpelling(std::string_view spelled)
+{
+    auto dashed = [](std::string_view v) {
+        std::string d(v);
+        std::replace(d.begin(), d.end(), '_', '-');
+        return d;
+    };
+    const std::string want = dashed(spelled);
+    for (const auto& [rows, count] :
+         {std::pair{kVllm, std::size(kVllm)}, std::pair{kSglang, std::size(kSglang)},
+          std::pair{kTrtllm, std::size(kTrtllm)}, std::pair{kLlamaServer, std::size(kLlamaServer)}})
+        for (size_t r = 0; r < count; ++r) {
+            const FlagRow& row = rows[r];
+            if (row.as != As::Same && row.as != As::DType)
+                continue;
+            if (spelledAs(dashed(row.spellings), want))
+                return std::string(row.ours);
+        }
+    return std::nullopt;
+}
+
+} // namespace attnplan
