@@ -301,6 +301,7 @@ std::string flagFor(const std::string& field)
         {"dcp", "--decode-context-parallel-size"},
         {"mamba_cache_mode", "--mamba-cache-mode"},
         {"available_kv", "--available-kv-bytes"},
+        {"input_tokens", "--input-tokens"},
     };
     for (const auto& [name, flag] : kFlags)
         if (field == name)

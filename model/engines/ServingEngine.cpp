@@ -293,6 +293,12 @@ Expected<EngineLatency> latencyUnderEngine(const ModelSpec& s, const DeploymentI
     // The deployment's engine pages by its own rules (windows, compressed groups, states): its
     // limits are taken at this load's mean length, so that the requests it holds come with them
     // (its budget and batch limits do not depend on the length).
+    // A request longer than max_model_len is one the engine refuses, not one it serves slowly.
+    if (in.maxModelLen > 0 && load.inputTokens + load.outputTokens > in.maxModelLen)
+        return Error{"latency: a request of " + withCommas(load.inputTokens) + " tokens in and " +
+                         withCommas(load.outputTokens) + " out passes max_model_len " +
+                         withCommas(in.maxModelLen) + ": the engine refuses it",
+                     "input_tokens"};
     DeploymentInputs at = in;
     const auto engine = findServingEngine(in.engine);
     const bool pages = engine && engine->sizesDeployment && in.maxModelLen > 0;

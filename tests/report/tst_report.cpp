@@ -250,8 +250,20 @@ void TestReport::latencyRunsWhatTheEngineHolds()
     const ModelSpec m = readModel("deepseek-v4-flash").value();
     auto r = buildReport(v4, m, builtinGpuCatalog(), builtinPriceCatalog());
     QVERIFY(r && r->capacity && r->latency);
-    QCOMPARE(r->latency->decodeBatch, double(r->capacity->batch));
+    // The load's prompt is the context less the output (a request of 32,768 + 256 tokens would
+    // pass max_model_len): the engine holds what it holds at that request's mean length.
+    QCOMPARE(r->latencyLoad.inputTokens, qint64(32768 - 256));
+    DeploymentInputs at = r->deployment;
+    at.averageTokens = 32768 - 256 + 128;
+    const CapacityResult held = planCapacity(m, at).value();
+    QCOMPARE(r->latency->decodeBatch, double(std::min(held.conversations, held.maxNumSeqs)));
     QVERIFY(r->latency->saturated);
+    // A load that passes max_model_len is refused, not run.
+    v4.load.inputTokens = 32768;
+    auto over = buildReport(v4, m, builtinGpuCatalog(), builtinPriceCatalog());
+    QVERIFY(over && !over->latency);
+    QVERIFY2(over->latencyError.find("passes max_model_len 32,768") != std::string::npos,
+             over->latencyError.c_str());
 }
 
 #include "tst_report.moc"
