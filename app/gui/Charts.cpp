@@ -291,19 +291,41 @@ QChartView* lineChart(TableModel* model, int xColumn, const QList<int>& yColumns
         logColumns << yColumns;
     auto* source = new LogColumns(logColumns, chart);
     source->setSourceModel(model);
-    for (int col : yColumns) {
-        auto* series = new QLineSeries(chart);
-        series->setName(model->headerData(col, Qt::Horizontal, Qt::DisplayRole).toString());
+    // Each series reads its column through a mapper. A reset may bring fewer columns
+    // (another model's shapes, before the chart's owner rebuilds it), which a mapper meets with a
+    // warning: the mappers go before a reset and come back after it for the columns still
+    // there; a series whose column went is emptied.
+    QList<QPair<QLineSeries*, int>> lines;
+    auto map = [source, xColumn](QLineSeries* series, int col) {
         auto* mapper = new QVXYModelMapper(series);
         mapper->setXColumn(xColumn);
         mapper->setYColumn(col);
         mapper->setSeries(series);
         mapper->setModel(source);
+    };
+    for (int col : yColumns) {
+        auto* series = new QLineSeries(chart);
+        series->setName(model->headerData(col, Qt::Horizontal, Qt::DisplayRole).toString());
+        map(series, col);
+        lines << qMakePair(series, col);
         chart->addSeries(series);
         series->attachAxis(ax);
         series->attachAxis(ay);
     }
-    QObject::connect(model, &QAbstractItemModel::modelReset, chart, [chart] { fitAxes(chart); });
+    QObject::connect(model, &QAbstractItemModel::modelAboutToBeReset, chart, [lines] {
+        for (const auto& [series, col] : lines)
+            delete series->findChild<QVXYModelMapper*>();
+    });
+    QObject::connect(model, &QAbstractItemModel::modelReset, chart,
+                     [chart, lines, model, map, xColumn] {
+                         for (const auto& [series, col] : lines) {
+                             if (xColumn < model->columnCount() && col < model->columnCount())
+                                 map(series, col);
+                             else
+                                 series->clear();
+                         }
+                         fitAxes(chart);
+                     });
     fitAxes(chart);
     return viewFor(chart);
 }

@@ -43,6 +43,7 @@
 #include <QMessageBox>
 #include <QProcess>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSignalSpy>
@@ -129,6 +130,7 @@ private slots:
     void vllmLogReleaseStaysInTheForm();
     void costMarkerFollowsTheTraffic();
     void gpuRentIsTheScenarios();
+    void chartsFollowAModelWithFewerCurves();
 };
 
 namespace {
@@ -1251,6 +1253,39 @@ void TestGui::gpuRentIsTheScenarios()
              qPrintable(said.join('\n')));
     QTRY_COMPARE(rent->value(), 0.0);
     QVERIFY(session.cost()->selfHosting().priceFromCatalog);
+}
+
+// Issue 41 review: switching from a model with head-count counterfactuals to one without
+// (DeepSeek-V4's compressed attention) printed Qt Charts' "Invalid Y coordinate index in model
+// mapper" on stderr: the old decode chart's mappers met the new, narrower curve table before
+// the chart was rebuilt. Every tab is shown, so each chart meets the switch.
+void TestGui::chartsFollowAModelWithFewerCurves()
+{
+    QTest::failOnWarning(QRegularExpression("model mapper"));
+    AppSession session;
+    MainWindow window(&session);
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    for (int t = 0; t < window.tabs()->count(); ++t) {
+        window.tabs()->setCurrentIndex(t);
+        QCoreApplication::processEvents();
+    }
+    window.tabs()->setCurrentIndex(2);
+    QCoreApplication::processEvents();
+    auto curves = [&window] {
+        auto* decode = window.findChild<QChartView*>(QStringLiteral("decodeChart"));
+        return decode ? decode->chart()->series().size() : qsizetype(-1);
+    };
+    const qsizetype llama = curves();
+    QVERIFY(llama > 2);
+    QVERIFY(session.models()->openBundled("deepseek-v4-flash"));
+    QCoreApplication::processEvents();
+    // No head-count counterfactuals of compressed attention: fewer curves, rebuilt.
+    QVERIFY2(curves() > 0 && curves() < llama, qPrintable(QString::number(curves())));
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    QCoreApplication::processEvents();
+    QCOMPARE(curves(), llama);
 }
 
 #include "tst_gui.moc"
