@@ -37,5 +37,22 @@ for size in 1600x1000 1024x700; do
         done
     done
 done
+# The exported HTML report as a browser draws it (headless Chromium, where installed: apt-get
+# install chromium), light and dark, at both sizes, the whole page.
+if command -v chromium >/dev/null; then
+    html=$(mktemp --suffix=.html)
+    printf '{"attnplan_scenario": 1, "model": "llama-3.1-8b", "deployment": {"gpu": "H100 SXM", "context": 32768}, "plan": {"concurrent": 64}}' >"$config/report.json"
+    "$build/app/attnplan-cli" report "$config/report.json" --html >"$html"
+    for size in 1600x1000 1024x700; do
+        for palette in light dark; do
+            flags=()
+            [ "$palette" = dark ] && flags=(--force-dark-mode --blink-settings=preferredColorScheme=0)
+            chromium --headless=new --no-sandbox --disable-gpu --hide-scrollbars \
+                --window-size="${size%x*},4200" "${flags[@]}" \
+                --screenshot="$out/$palette-$size/report-html.png" "file://$html" >/dev/null 2>&1 || true
+        done
+    done
+    rm -f "$html"
+fi
 ls -R "$out" | head -40
 echo "stderr: $(grep -c . "$log" || true) line(s) in $log"

@@ -169,12 +169,16 @@ std::vector<Command> makeCommands()
          runLog},
         {"report",
          "SCENARIO.json",
-         "a scenario file (model, deployment, prompt, targets) in full: JSON, Markdown, CSV",
+         "a scenario file (model, deployment, prompt, targets) in full: JSON, Markdown, CSV, "
+         "HTML",
          {{"catalog", "FILE", "a GPU catalog file merged over the built-in one"},
           {"prices", "FILE", "a price file merged over the built-in catalog"},
           kJson,
           {"markdown", nullptr, "Markdown on stdout (the default)"},
-          {"csv", nullptr, "CSV on stdout"}},
+          {"csv", nullptr, "CSV on stdout"},
+          {"html", nullptr,
+           "a report to read and send: the headline, memory, latency, engines, plans and cost, "
+           "the curves as SVG, printable"}},
          runReport},
         {"cost",
          "",

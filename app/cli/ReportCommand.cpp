@@ -15,8 +15,9 @@ int runReport(const std::vector<std::string>& argv)
     const CliArgs a(argv, optionsOf("report"));
     if (a.positionals().size() != 1)
         throw UsageError("report: expected one SCENARIO file (README, \"Scenarios\")");
-    if (int(a.flag("json")) + int(a.flag("markdown")) + int(a.flag("csv")) > 1)
-        throw UsageError("report: give one of --json, --markdown, --csv");
+    if (int(a.flag("json")) + int(a.flag("markdown")) + int(a.flag("csv")) + int(a.flag("html")) >
+        1)
+        throw UsageError("report: give one of --json, --markdown, --csv, --html");
     auto scenario = readScenario(a.positionals()[0]);
     if (!scenario)
         return fail(scenario.error());
@@ -33,6 +34,8 @@ int runReport(const std::vector<std::string>& argv)
         std::cout << reportJson(report.value());
     else if (a.flag("csv"))
         std::cout << reportCsv(report.value());
+    else if (a.flag("html"))
+        std::cout << reportHtml(report.value());
     else
         std::cout << reportMarkdown(report.value());
     return 0;

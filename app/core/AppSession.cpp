@@ -382,6 +382,8 @@ QByteArray AppSession::reportBytes(const QString& suffix) const
         return QByteArray::fromStdString(reportMarkdown(*m_report));
     if (suffix == QLatin1String("csv"))
         return QByteArray::fromStdString(reportCsv(*m_report));
+    if (suffix == QLatin1String("html"))
+        return QByteArray::fromStdString(reportHtml(*m_report));
     return QByteArray::fromStdString(reportJson(*m_report));
 }
 
@@ -394,9 +396,9 @@ bool AppSession::exportReport(const QString& path, QString* error) const
     }
     const QString suffix = QFileInfo(path).suffix().toLower();
     if (suffix != QLatin1String("md") && suffix != QLatin1String("json") &&
-        suffix != QLatin1String("csv")) {
+        suffix != QLatin1String("csv") && suffix != QLatin1String("html")) {
         if (error)
-            *error = tr("%1: expected a .md, .json or .csv file name").arg(path);
+            *error = tr("%1: expected a .html, .md, .json or .csv file name").arg(path);
         return false;
     }
     return writeAtomically(path, reportBytes(suffix), error);

@@ -249,8 +249,8 @@ void MainWindow::buildMenus()
                 .arg(path, TableModel::counted(messages.size(), tr("message"), tr("messages"))),
             6000);
     });
-    file->addAction(tr("&Export report (Markdown, JSON, CSV)..."), QKeySequence(tr("Ctrl+E")), this,
-                    &MainWindow::exportReport);
+    file->addAction(tr("&Export report (HTML, Markdown, JSON, CSV)..."), QKeySequence(tr("Ctrl+E")),
+                    this, &MainWindow::exportReport);
     file->addAction(tr("Save chart as &PNG..."), this, [this] { exportChart(false); });
     file->addAction(tr("Save chart as &SVG..."), this, [this] { exportChart(true); });
     file->addSeparator();
@@ -422,8 +422,8 @@ void MainWindow::showError(const QString& message)
 void MainWindow::exportReport()
 {
     const QString path = QFileDialog::getSaveFileName(
-        this, tr("Export report"), QStringLiteral("attnplan-report.md"),
-        tr("Markdown (*.md);;JSON (*.json);;CSV (*.csv)"));
+        this, tr("Export report"), QStringLiteral("attnplan-report.html"),
+        tr("HTML (*.html);;Markdown (*.md);;JSON (*.json);;CSV (*.csv)"));
     if (path.isEmpty())
         return;
     QString error;

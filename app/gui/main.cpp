@@ -121,8 +121,9 @@ int main(int argc, char** argv)
                                 QStringLiteral("FILE"));
     QCommandLineOption exportReport(
         QStringLiteral("export-report"),
-        QStringLiteral("Export the report to OUT (.json, .md or .csv) once the window is up, then "
-                       "quit: the bytes `attnplan-cli report` prints for the same scenario."),
+        QStringLiteral(
+            "Export the report to OUT (.html, .json, .md or .csv) once the window is up, then "
+            "quit: the bytes `attnplan-cli report` prints for the same scenario."),
         QStringLiteral("OUT"));
     parser.addOptions({tab, screenshot, timing, redraw, scenario, exportReport});
     parser.process(app);

@@ -197,6 +197,10 @@ Expected<Report> buildReport(const Scenario& scenario, const GpuCatalog& gpus,
 // _seconds, _tokens, dollars as _dollars or per_request/monthly), top-level keys inputs, model,
 // capacity, engines, compare, plan, cost and warnings.
 std::string reportJson(const Report& report);
+// A report a person reads and sends: the headline, the memory per GPU in human units, the
+// latency with its load, the engines, shapes and plans with their commands, the cost, and the
+// curves as inline SVG; printable to PDF. Self-contained (no scripts, no external files).
+std::string reportHtml(const Report& report);
 // The same content as Markdown: one table per section, every input included.
 std::string reportMarkdown(const Report& report);
 // RFC 4180, one table: section, key, value; every input and result, loadable as is.

@@ -277,7 +277,7 @@ void TestAppCore::exportEachFormatAndReadItBack()
     QVERIFY(session.models()->openBundled("mixtral-8x7b-v0.1"));
     QTemporaryDir dir;
     QString error;
-    for (const char* ext : {"md", "json", "csv"})
+    for (const char* ext : {"md", "json", "csv", "html"})
         QVERIFY2(session.exportReport(dir.filePath(QString("report.") + ext), &error),
                  qPrintable(error));
     QFile md(dir.filePath("report.md"));
@@ -299,8 +299,14 @@ void TestAppCore::exportEachFormatAndReadItBack()
     const QString csvText = QString::fromUtf8(csv.readAll());
     QVERIFY(csvText.startsWith("key,value\r\n"));
     QVERIFY(csvText.contains("model.parameters,46702792704\r\n"));
+    // The HTML the app writes is the library's for the session's report, with the command.
+    QFile html(dir.filePath("report.html"));
+    QVERIFY(html.open(QIODevice::ReadOnly));
+    const QByteArray htmlBytes = html.readAll();
+    QCOMPARE(htmlBytes, QByteArray::fromStdString(reportHtml(*session.report())));
+    QVERIFY(QString::fromUtf8(htmlBytes).contains(plan.launchCommand().toHtmlEscaped()));
     QVERIFY(!session.exportReport(dir.filePath("report.docx"), &error));
-    QVERIFY(error.contains("expected a .md, .json or .csv"));
+    QVERIFY(error.contains("expected a .html, .md, .json or .csv"));
     QVERIFY(!AppSession::writeAtomically("/nonexistent-dir/report.md", "x", &error));
     QVERIFY(error.contains("/nonexistent-dir/report.md"));
 }

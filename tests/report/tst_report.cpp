@@ -1,6 +1,7 @@
 // report/: a scenario file reads back to the same scenario, errors name the key, and the
 // report resolves a scenario into the same figures the engines compute on their own.
 #include "TestSupport.h"
+#include "base/Units.h"
 #include "engines/ServingEngine.h"
 #include "price/PriceCatalog.h"
 #include "read/BundledModels.h"
@@ -10,6 +11,7 @@
 #include "serve/GpuCatalog.h"
 
 #include <QTest>
+#include <QXmlStreamReader>
 
 using namespace attnplan;
 using namespace attnplan::testing;
@@ -27,6 +29,7 @@ private slots:
     void hybridModelsCarryTheirState();
     void headlineIsTheServingModelAtItsBatch();
     void latencyRunsWhatTheEngineHolds();
+    void htmlReportIsTheReports();
 };
 
 void TestReport::scenarioRoundTrips()
@@ -264,6 +267,61 @@ void TestReport::latencyRunsWhatTheEngineHolds()
     QVERIFY(over && !over->latency);
     QVERIFY2(over->latencyError.find("passes max_model_len 32,768") != std::string::npos,
              over->latencyError.c_str());
+}
+
+// Issue 41: the HTML report, for every bundled model: well-formed (it parses as XML), self-
+// contained (no script, no external file), and its figures are the Report's: the headline's
+// conversations and times, every engine's and plan's command (escaped), a curve per shape.
+void TestReport::htmlReportIsTheReports()
+{
+    int checked = 0;
+    for (const BundledModel& b : bundledModels()) {
+        const ModelSpec m = readModel(std::string(b.name)).value();
+        Scenario s = defaultScenario();
+        s.model = std::string(b.name);
+        s.deployment.gpu = "H200";
+        s.deployment.context = 8192;
+        s.deployment.offline = checked % 7 == 3; // LLM(model="..."): quotes to escape
+        auto r = buildReport(s, m, builtinGpuCatalog(), builtinPriceCatalog());
+        QVERIFY(r);
+        const std::string html = reportHtml(r.value());
+        const QString text = QString::fromStdString(html);
+        QXmlStreamReader xml(text);
+        int polylines = 0;
+        while (!xml.atEnd())
+            if (xml.readNext() == QXmlStreamReader::StartElement && xml.name() == u"polyline")
+                ++polylines;
+        QVERIFY2(!xml.hasError(),
+                 qPrintable(QString::fromUtf8(b.name.data()) + ": " + xml.errorString() +
+                            " at line " + QString::number(xml.lineNumber())));
+        QVERIFY(!text.contains("<script") && !text.contains("src=") && !text.contains("href="));
+        auto escaped = [](const std::string& raw) {
+            return QString::fromStdString(raw).toHtmlEscaped();
+        };
+        if (r->capacity && !headlineEngineRow(r->engines, s.plan.engine)) {
+            const QString headline = QString::number(r->capacity->batch) + " conversations";
+            QVERIFY2(text.contains("<p class=\"headline\">" + headline),
+                     qPrintable(QString::fromUtf8(b.name.data()) + ": " + headline));
+            QVERIFY(text.contains(escaped(formatSeconds(r->capacity->ttftSeconds))));
+            QVERIFY(text.contains(escaped(r->capacity->launchCommand)));
+        } else if (!r->capacity) {
+            QVERIFY(text.contains("Does not fit: " + escaped(r->capacityError.message)));
+        }
+        for (const EngineRow& e : r->engines)
+            QVERIFY(text.contains(escaped(e.error.empty() ? e.command : e.error)));
+        for (const PlanRow& p : r->plan)
+            QVERIFY(text.contains(escaped(p.feasible ? p.launchCommand : p.reason)));
+        // A chart with nothing above zero (no conversation fits anywhere) is left out.
+        const bool fits = std::any_of(r->conversations.begin(), r->conversations.end(),
+                                      [](const ConversationPoint& p) { return p.paged > 0; });
+        const bool decodes =
+            std::any_of(r->compare.begin(), r->compare.end(),
+                        [](const CompareRow& c) { return !c.decodeCurve.empty(); });
+        QCOMPARE(polylines, (fits ? 2 : 0) + (decodes ? int(r->compare.size()) : 0));
+        ++checked;
+    }
+    qInfo("%d bundled models: the HTML report parses and carries the Report's figures", checked);
+    QVERIFY(checked > 40);
 }
 
 #include "tst_report.moc"
