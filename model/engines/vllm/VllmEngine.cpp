@@ -11,6 +11,7 @@
 #include <cctype>
 #include <cmath>
 #include <sstream>
+#include <unordered_map>
 
 namespace attnplan {
 
@@ -37,11 +38,20 @@ const EngineProfile* findEngineProfile(const std::string& name)
         return &all.front();
     if (name.rfind("vllm@", 0) != 0)
         return nullptr;
-    if (parseReleaseNumber(name.substr(5)).empty())
-        return nullptr;
-    const EngineProfile* best =
-        newestRowAtOrBelow(all, name.substr(5), [](const EngineProfile& p) { return p.release; });
-    return best ? best : &all.front(); // before v0.8: the V0 engine
+    // A report asks for the same few releases hundreds of times: each name's row is found once
+    // (per thread; the table never changes).
+    thread_local std::unordered_map<std::string, const EngineProfile*> found;
+    if (const auto it = found.find(name); it != found.end())
+        return it->second;
+    const EngineProfile* row = nullptr;
+    if (!parseReleaseNumber(name.substr(5)).empty()) {
+        const EngineProfile* best = newestRowAtOrBelow(
+            all, name.substr(5), [](const EngineProfile& p) { return p.release; });
+        row = best ? best : &all.front(); // before v0.8: the V0 engine
+    }
+    if (found.size() < 256)
+        found.emplace(name, row);
+    return row;
 }
 
 EngineDefaults vllmServeDefaults(const EngineProfile& engine, const ModelSpec& spec,
