@@ -1787,6 +1787,17 @@ void TestEngines::failedVllmStartUpIsRead()
     QCOMPARE(c.computed, byHand);
     QCOMPARE(byHand, 34720.0);
     QVERIFY(std::fabs(c.difference()) < 0.001);
+    // The utilization as a script's keyword argument, and as 0.21+ restates it (the review read
+    // 0.92 in the window for a log of 0.95).
+    const EngineLogFacts kwarg = parseEngineLog("INFO 09-03 [model.py:617] vLLM version 0.22.0\n"
+                                                "    engine_args = AsyncEngineArgs(\n"
+                                                "        gpu_memory_utilization=0.95,\n");
+    QCOMPARE(kwarg.vllm.utilization.value_or(0), 0.95);
+    const EngineLogFacts restated =
+        parseEngineLog("INFO [gpu_worker.py:481] vLLM version 0.22.0 CUDA graph memory profiling "
+                       "is enabled. The current --gpu-memory-utilization=0.9500 is equivalent to "
+                       "--gpu-memory-utilization=0.9417 without CUDA graph memory profiling.\n");
+    QCOMPARE(restated.vllm.utilization.value_or(0), 0.95);
 }
 
 // Issue 36: T4 and V100 have no bf16; vLLM runs a bf16 checkpoint there in fp16 (weights and the

@@ -181,6 +181,20 @@ void readLine(VllmLogFacts& f, std::string_view line)
         f.dcp = v;
         placed = true;
     }
+    // The utilization as a script passes it ("gpu_memory_utilization=0.95," to LLM or
+    // AsyncEngineArgs) and as 0.21+ restates it ("The current --gpu-memory-utilization=0.9500 is
+    // equivalent to ... 0.9417 without CUDA graph memory profiling": the first is the setting).
+    if (auto v = numberAfter(line, "The current --gpu-memory-utilization=")) {
+        f.utilization = v;
+        placed = true;
+    } else if (const size_t at = line.find("gpu_memory_utilization=");
+               at != std::string_view::npos &&
+               line.substr(0, at).find_first_not_of(" \t") == std::string_view::npos) {
+        if (auto v = numberAfter(line, "gpu_memory_utilization=")) {
+            f.utilization = v;
+            placed = true;
+        }
+    }
     if (found("Memory profiling results")) {
         // V0: "total_gpu_memory=23.58GiB ... kv_cache_size=3.81GiB gpu_memory_utilization=0.90"
         f.v0 = true;
