@@ -11,6 +11,7 @@
 #include <charconv>
 #include <set>
 #include <sstream>
+#include <type_traits>
 
 namespace attnplan {
 
@@ -154,12 +155,56 @@ Expected<DeploymentInputs> withEngineFlags(DeploymentInputs in, const EngineFlag
 
 EngineFlags scenarioEngineFlags(const DeploymentInputs& in)
 {
+    // Every setting that is not its engine's default, as the flag that sets it (the readers
+    // above take each back): a log's server as it ran.
     EngineFlags flags;
-    const EngineOptions& options = engineOptions(in);
-    if (options.llamaCpp.parallel > 0)
-        flags["parallel"] = std::to_string(options.llamaCpp.parallel);
-    if (options.sglang.memFractionStatic)
-        flags["mem-fraction-static"] = nlohmann::json(*options.sglang.memFractionStatic).dump();
+    const EngineOptions& o = engineOptions(in);
+    const EngineOptions defaults;
+    auto number = [](double v) { return nlohmann::json(v).dump(); };
+    auto put = [&](const char* name, const auto& value, const auto& fallback) {
+        if (value == fallback)
+            return;
+        using V = std::decay_t<decltype(value)>;
+        if constexpr (std::is_same_v<V, std::optional<double>>)
+            flags[name] = number(*value);
+        else if constexpr (std::is_same_v<V, std::optional<int64_t>>)
+            flags[name] = std::to_string(*value);
+        else if constexpr (std::is_same_v<V, double>)
+            flags[name] = number(value);
+        else if constexpr (std::is_same_v<V, bool>)
+            flags[name] = value ? "true" : "false";
+        else if constexpr (std::is_same_v<V, std::string>)
+            flags[name] = value;
+        else
+            flags[name] = std::to_string(value);
+    };
+    const SglangInputs& sg = o.sglang;
+    put("mem-fraction-static", sg.memFractionStatic, defaults.sglang.memFractionStatic);
+    put("chunked-prefill-size", sg.chunkedPrefillSize, defaults.sglang.chunkedPrefillSize);
+    put("max-running-requests", sg.maxRunningRequests, defaults.sglang.maxRunningRequests);
+    put("page-size", sg.pageSize, defaults.sglang.pageSize);
+    put("disable-radix-cache", sg.disableRadixCache, defaults.sglang.disableRadixCache);
+    put("max-mamba-cache-size", sg.maxMambaCacheSize, defaults.sglang.maxMambaCacheSize);
+    put("mamba-full-memory-ratio", sg.mambaFullMemoryRatio, defaults.sglang.mambaFullMemoryRatio);
+    const TrtllmInputs& trt = o.trtllm;
+    put("kv-cache-free-gpu-memory-fraction", trt.freeGpuMemoryFraction,
+        defaults.trtllm.freeGpuMemoryFraction);
+    put("tokens-per-block", trt.tokensPerBlock, defaults.trtllm.tokensPerBlock);
+    put("max-batch-size", trt.maxBatchSize, defaults.trtllm.maxBatchSize);
+    put("max-num-tokens", trt.maxNumTokens, defaults.trtllm.maxNumTokens);
+    put("max-tokens-in-paged-kv-cache", trt.maxTokensInPagedKvCache,
+        defaults.trtllm.maxTokensInPagedKvCache);
+    put("trtllm-runtime", trt.runtime, defaults.trtllm.runtime);
+    const LlamaServerInputs& l = o.llamaCpp;
+    if (l.parallel > 0)
+        flags["parallel"] = std::to_string(l.parallel);
+    put("cache-type-k", l.cacheTypeK, defaults.llamaCpp.cacheTypeK);
+    put("cache-type-v", l.cacheTypeV, defaults.llamaCpp.cacheTypeV);
+    put("flash-attn", l.flashAttn, defaults.llamaCpp.flashAttn);
+    put("gpu-layers", l.gpuLayers, defaults.llamaCpp.gpuLayers);
+    put("swa-full", l.swaFull, defaults.llamaCpp.swaFull);
+    put("kv-unified", l.kvUnified, defaults.llamaCpp.kvUnified);
+    put("ubatch", l.ubatch, defaults.llamaCpp.ubatch);
     return flags;
 }
 

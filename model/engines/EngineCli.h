@@ -46,8 +46,10 @@ using EngineFlags = std::map<std::string, std::string>;
 // reads it. A flag no engine takes, or a value out of its range, is an error that names it.
 Expected<DeploymentInputs> withEngineFlags(DeploymentInputs in, const EngineFlags& flags);
 
-// The engine options of a deployment (a log's) that a scenario keeps: SGLang's memory
-// fraction as the engine resolved it, llama-server's slots.
+// The engine options of a deployment (a log's) that a scenario keeps: each one not at its
+// engine's default, as the flag that sets it (SGLang's fraction as the engine resolved it, its
+// running-request limit and state pool, TensorRT-LLM's fraction and block, llama-server's
+// slots and cache types). A printed state pool is no flag and stays with the log.
 EngineFlags scenarioEngineFlags(const DeploymentInputs& in);
 
 // Drops the flags that were measured for one model (SGLang's resolved memory fraction); true

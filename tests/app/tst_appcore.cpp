@@ -98,6 +98,7 @@ private slots:
     void logSettingsCarryIntoTheDeployment();
     void compareTablesAgreeOnMla();
     void aSecondLogReplacesTheFirst();
+    void sglangLogLimitsReachTheWindow();
 };
 
 void TestAppCore::reorderingSegmentsRaisesAndClearsTheCacheWarning()
@@ -1166,6 +1167,34 @@ void TestAppCore::aSecondLogReplacesTheFirst()
     for (const attnplan::PlanRow& row : session.report()->plan)
         if (row.gpu == "H200")
             QCOMPARE(row.totalGpus, qint64(1));
+}
+
+// The fresh review's P1: an SGLang log's own limits reach the window. The engine's resolved
+// max_running_requests and chunked_prefill_size (printed beside max_total_num_tokens) are the
+// scenario's engine flags, so the SGLang row that answers the headline runs at most what the
+// server ran (126 conversations stood beside a log of max_running_requests=32).
+void TestAppCore::sglangLogLimitsReachTheWindow()
+{
+    AppSession session;
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    QTemporaryDir dir;
+    const QString path = dir.filePath("sglang.log");
+    attnplan::testing::writeFile(
+        path,
+        QByteArray(attnplan::testing::kSglangLlama31Log) +
+            "[2025-02-01 10:00:06 TP0] max_total_num_tokens=21626, chunked_prefill_size=4096, "
+            "max_prefill_tokens=16384, max_running_requests=6, context_len=8192\n");
+    QString error, summary;
+    QVERIFY2(session.openEngineLog(path, &error, &summary), qPrintable(error));
+    const auto& flags = session.scenario().deployment.engineFlags;
+    QCOMPARE(flags.at("max-running-requests"), std::string("6"));
+    QCOMPARE(flags.at("chunked-prefill-size"), std::string("4096"));
+    const auto headline = session.plan()->headlineEngine();
+    QVERIFY(headline && headline->error.empty());
+    QCOMPARE(headline->maxRunning, qint64(6));
+    QVERIFY(headline->conversations <= 6);
+    QVERIFY2(QString::fromStdString(headline->command).contains("--max-running-requests 6"),
+             headline->command.c_str());
 }
 
 #include "tst_appcore.moc"

@@ -146,6 +146,10 @@ void readSglangLogLine(LogFacts& f, SglangLogFacts& own, std::string_view line)
             f.kvTokens = integerAfter(line, "max_total_num_tokens=");
         if (auto c = integerAfter(line, "context_len="))
             f.context = c;
+        if (auto v = integerAfter(line, "max_running_requests="))
+            own.maxRunning = v;
+        if (auto v = integerAfter(line, "chunked_prefill_size="))
+            own.chunk = v;
     }
 }
 
@@ -225,9 +229,14 @@ Expected<EngineLogCheck> checkSglangLog(const LogFacts& log, const SglangLogFact
         sg.memFractionStatic = *own.memFractionStatic;
     else if (own.argMemFraction)
         sg.memFractionStatic = *own.argMemFraction;
-    if (own.argMaxRunning)
+    // What the engine resolved, else what the user typed.
+    if (own.maxRunning)
+        sg.maxRunningRequests = *own.maxRunning;
+    else if (own.argMaxRunning)
         sg.maxRunningRequests = *own.argMaxRunning;
-    if (own.argChunk)
+    if (own.chunk)
+        sg.chunkedPrefillSize = *own.chunk;
+    else if (own.argChunk)
         sg.chunkedPrefillSize = *own.argChunk;
     if (own.statePoolGiB)
         sg.statePoolBytes = int64_t(*own.statePoolGiB * kGiB);

@@ -27,6 +27,9 @@ struct SglangLogFacts
     std::optional<double> argMemFraction;
     std::optional<int64_t> argMaxRunning, argTp, argPageSize, argChunk; // argContext is the log's
     std::optional<int64_t> pageSize;
+    // As the engine resolved them, printed beside max_total_num_tokens: "chunked_prefill_size=
+    // 8192, ..., max_running_requests=32" (a hybrid model's follows its state pool).
+    std::optional<int64_t> maxRunning, chunk;
     // The state pool's settings, typed or echoed: --disable-radix-cache, --max-mamba-cache-size,
     // --mamba-full-memory-ratio.
     bool disableRadixCache = false;
