@@ -208,6 +208,11 @@ EngineFlags scenarioEngineFlags(const DeploymentInputs& in)
     return flags;
 }
 
+std::optional<DType> loggedServerWeights(const DeploymentInputs& in)
+{
+    return engineOptions(in).llamaCpp.weightDtype;
+}
+
 bool forgetMeasuredFlags(EngineFlags& flags)
 {
     return flags.erase("mem-fraction-static") > 0;

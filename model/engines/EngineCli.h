@@ -52,6 +52,10 @@ Expected<DeploymentInputs> withEngineFlags(DeploymentInputs in, const EngineFlag
 // slots and cache types). A printed state pool is no flag and stays with the log.
 EngineFlags scenarioEngineFlags(const DeploymentInputs& in);
 
+// The weights' type an up-front server's log showed (its model buffers' bits a parameter);
+// none when it printed none.
+std::optional<DType> loggedServerWeights(const DeploymentInputs& in);
+
 // Drops the flags that were measured for one model (SGLang's resolved memory fraction); true
 // when one was there.
 bool forgetMeasuredFlags(EngineFlags& flags);

@@ -75,11 +75,16 @@ Expected<LogScenario> scenarioFromEngineLog(const EngineLogFacts& log, const Eng
     if (row && row->allocatesUpFront) {
         // The server allocates its cache up front for n_ctx over its slots: that is not a
         // budget over requests, so the Memory tab models the deployment's engine on the log's
-        // GPU at the context of one of its conversations, with its checkpoint's own dtypes; the
+        // GPU at the context of one of its conversations, with the weights the server loaded; the
         // plans are for the log's build and slots.
         if (in.maxModelLen > 0)
             d.context = in.maxModelLen;
         d.engineFlags = scenarioEngineFlags(in);
+        // The weights as the server loaded them (a 4-bit GGUF): both the Memory tab and the
+        // plans size that type, not the checkpoint's 16 bits (which "does not fit" where the log
+        // ran).
+        if (const std::optional<DType> w = loggedServerWeights(in))
+            d.weightDtype = dtypeName(*w);
         out.notes.push_back("llama.cpp allocates its cache up front (" +
                             formatFixed(double(c.kvBudgetBytes) / double(int64_t(1) << 20), 0) +
                             " MiB for n_ctx " + withCommas(log.context.value_or(d.context)) +

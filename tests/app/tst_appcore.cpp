@@ -99,6 +99,7 @@ private slots:
     void compareTablesAgreeOnMla();
     void aSecondLogReplacesTheFirst();
     void sglangLogLimitsReachTheWindow();
+    void llamaLogKeepsItsWeightsType();
 };
 
 void TestAppCore::reorderingSegmentsRaisesAndClearsTheCacheWarning()
@@ -1195,6 +1196,26 @@ void TestAppCore::sglangLogLimitsReachTheWindow()
     QVERIFY(headline->conversations <= 6);
     QVERIFY2(QString::fromStdString(headline->command).contains("--max-running-requests 6"),
              headline->command.c_str());
+}
+
+// The fresh review's P1: a llama.cpp log of a 4-bit GGUF opened as a bf16 vLLM plan that "does
+// not fit" the GPU the log ran on. The model buffers' bits a parameter say the weights' type:
+// Llama-3.1-8B's 8,030,261,248 parameters in 4,403.49 MiB are 4.6 bits, so int4.
+void TestAppCore::llamaLogKeepsItsWeightsType()
+{
+    AppSession session;
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    QTemporaryDir dir;
+    const QString path = dir.filePath("llama.log");
+    attnplan::testing::writeFile(
+        path, QByteArray(attnplan::testing::kLlamaCpp9016Log) +
+                  "load_tensors:        CUDA0 model buffer size =  4403.49 MiB\n");
+    QString error, summary;
+    QVERIFY2(session.openEngineLog(path, &error, &summary, "bundled:llama-3.1-8b"),
+             qPrintable(error));
+    QCOMPARE(QString::fromStdString(session.scenario().deployment.weightDtype), QString("int4"));
+    QVERIFY(session.report()->capacity.has_value());
+    QCOMPARE(session.report()->deployment.weightDtype, attnplan::DType::INT4);
 }
 
 #include "tst_appcore.moc"

@@ -146,6 +146,8 @@ void readLlamaCppLogLine(LogFacts& f, LlamaCppLogFacts& own, std::string_view li
             own.kvLineForm = name;
             break;
         }
+    if (has(line, "model buffer size"))
+        own.modelBufferMiB += numberAfter(line, "model buffer size =").value_or(0);
     if (has(line, "KV buffer size"))
         own.kvBufferMiB += numberAfter(line, "KV buffer size =").value_or(0);
     // "llama_kv_cache: size = 760.00 MiB (8192 cells, ...)"; not the iswa's "creating ... KV
@@ -336,6 +338,19 @@ Expected<EngineLogCheck> checkLlamaCppLog(const LogFacts& log, const LlamaCppLog
     LlamaServerInputs& server = editEngineOptions(c.deployment).llamaCpp;
     server = in;
     server.parallel = std::max<int64_t>(0, slots);
+    // The weights' type as loaded, from the model buffers' bits a parameter (a Q4_K_M GGUF about
+    // 4.8, Q8_0 8.5): what another engine on the same GPU would have to load to fit as it did.
+    if (const int64_t params = countParameters(*spec).total; own.modelBufferMiB > 0 && params > 0) {
+        const double bits = own.modelBufferMiB * kMiB * 8 / double(params);
+        const DType t = bits < 6    ? DType::INT4
+                        : bits < 12 ? DType::INT8
+                        : bits < 20 ? servingWeightDType(*spec)
+                                    : DType::F32;
+        server.weightDtype = t;
+        c.deployment.weightDtype = t;
+        c.inputs.push_back("weights " + formatFixed(bits, 1) + " bits a parameter in the model " +
+                           "buffers: " + dtypeName(t));
+    }
     addWhatIfs(c, *spec, in, plan->context);
     return c;
 }

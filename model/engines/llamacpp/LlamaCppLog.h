@@ -26,6 +26,7 @@ struct LlamaCppLogFacts
     std::string typeK, typeV;
     std::optional<double> kvMiB;   // the whole KV cache, all devices
     double kvBufferMiB = 0;        // the sum of the devices' "KV buffer size" lines
+    double modelBufferMiB = 0;     // the sum of "model buffer size" lines: the weights as loaded
     std::optional<double> freeMiB; // device memory free before the load, where printed
     bool commandLine = false;      // the launch arguments are in the log
     std::optional<int64_t> argParallel, argUbatch; // -c is the log's argContext
