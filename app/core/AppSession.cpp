@@ -65,6 +65,7 @@ void AppSession::modelOpened()
 {
     if (m_applying)
         return;
+    m_logCheck.clear();
     m_scenario.model = scenarioModelName(m_models->currentSource());
     // What a log measured was that model's: another model inherits none of it (the KV budget,
     // the dtypes it loaded, the free memory and fraction its engine measured).
@@ -88,6 +89,9 @@ void AppSession::modelOpened()
 
 void AppSession::setDeployment(const ScenarioDeployment& deployment)
 {
+    if (!m_applying)
+        m_logCheck.clear(); // the log's figure was for the scenario as it opened
+
     const ScenarioDeployment& was = m_scenario.deployment;
     ScenarioDeployment d = deployment;
     // A KV budget from a log belongs to the GPU, layout, engine and weights it was logged with:
@@ -247,6 +251,10 @@ bool AppSession::applyScenario(const Scenario& scenario, QString* error)
     }
     m_scenario = scenario;
     m_applying = false;
+    // A log's comparison comes with the scenario it opened (openEngineLog sets it); any other
+    // scenario has none.
+    m_logCheck = std::exchange(m_nextLogCheck, QString());
+    m_logCheckOff = std::exchange(m_nextLogCheckOff, false);
     emit scenarioReplaced();
     recompute();
     return true;
@@ -315,8 +323,16 @@ bool AppSession::openEngineLog(const QString& path, QString* error, QString* sum
             *error = tr("%1: %2").arg(path, q(applied.error()));
         return false;
     }
-    if (!applyScenario(applied->scenario, error))
+    m_nextLogCheck = tr("%1 log (%2): %3 logged %4, attnplan %5 (%6%)")
+                         .arg(q(c.engine), q(c.release), q(c.quantity))
+                         .arg(QLocale().toString(c.logged, 'f', 0))
+                         .arg(QLocale().toString(c.computed, 'f', 0))
+                         .arg(100 * c.difference(), 0, 'f', 2);
+    m_nextLogCheckOff = std::abs(c.difference()) > 0.05;
+    if (!applyScenario(applied->scenario, error)) {
+        m_nextLogCheck.clear();
         return false;
+    }
     m_path.clear();
     setModified(true);
     if (summary)

@@ -50,6 +50,11 @@ public:
     // The last Report, or null (no model yet, or a deployment that cannot be resolved: then
     // reportError() says why and names the field).
     const attnplan::Report* report() const { return m_report ? &*m_report : nullptr; }
+    // The start-up log the scenario came from, its figure beside attnplan's ("vLLM log
+    // (vllm@0.25.0): KV tokens logged 1,993,100, attnplan 45,141,096 (+2164.87%)"), and whether
+    // they are more than 5% apart; empty once the scenario is edited or replaced.
+    QString logCheck() const { return m_logCheck; }
+    bool logCheckOff() const { return m_logCheckOff; }
     const attnplan::Error& reportError() const { return m_reportError; }
 
     // Edits: each recomputes the Report and emits reportChanged.
@@ -118,6 +123,8 @@ private:
     QString m_path;
     bool m_modified = false;
     bool m_applying = false;
+    QString m_logCheck, m_nextLogCheck;
+    bool m_logCheckOff = false, m_nextLogCheckOff = false;
     QString m_refusedEntry;
 
     ModelController* m_models;

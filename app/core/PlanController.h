@@ -51,6 +51,7 @@ public:
     std::optional<attnplan::EngineRow> headlineEngine() const;
     // The latency at the scenario's load (serve/Latency.h), in one line; empty when none.
     QString latencyLine() const;
+    AppSession* session() const { return m_session; }
 
     TableModel* memoryModel() const { return m_memory; } // 1 row: GiB per GPU
     TableModel* conversationCurve() const { return m_conversations; }

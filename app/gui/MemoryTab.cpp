@@ -1,5 +1,6 @@
 #include "MemoryTab.h"
 
+#include "AppSession.h"
 #include "Charts.h"
 #include "EntryGuard.h"
 #include "FormattedDelegate.h"
@@ -616,6 +617,15 @@ void MemoryTab::showResults()
         text = tr("<i>The deployment's %1:</i><br>")
                    .arg(s(findServingEngine(r.engine) ? findServingEngine(r.engine)->label
                                                       : r.engine)) +
+               text;
+    // The start-up log this scenario came from: its figure beside attnplan's, in the warning
+    // colour when they are more than 5% apart (the review trusted a headline 22x the log's).
+    if (const QString log = m_plan->session()->logCheck(); !log.isEmpty())
+        text = (m_plan->session()->logCheckOff()
+                    ? QStringLiteral("<span style='color:%1'><b>%2</b></span><br>")
+                          .arg(qApp->property("attnplanDark").toBool() ? "#f59e0b" : "#b45309")
+                    : QStringLiteral("<b>%2</b><br>"))
+                   .arg(log.toHtmlEscaped()) +
                text;
     for (const std::string& w : r.warnings)
         text += QStringLiteral("<br><span style='color:%1'>")

@@ -1159,9 +1159,17 @@ void TestGui::vllmLogReleaseStaysInTheForm()
     QVERIFY(window.openEngineLog(path));
     auto* engine = child<QComboBox>(&window, "engine");
     QCOMPARE(engine->currentData().toString(), QString("vllm@0.10.0"));
+    // The log's figure beside attnplan's stays on the Memory tab (the fresh review found it only
+    // in a status message), until the scenario is edited.
+    auto* summary = child<QLabel>(&window, "planSummary");
+    QVERIFY2(summary->text().contains(
+                 "vLLM log (vllm@0.10.1.1): KV tokens logged 464,848, attnplan 464,928"),
+             qPrintable(summary->text()));
+    QVERIFY(!session.logCheck().isEmpty());
     auto* context = child<QSpinBox>(&window, "context");
     typeInto(context, "8k");
     QTRY_COMPARE(session.scenario().deployment.context, qint64(8192));
+    QVERIFY2(!summary->text().contains("logged"), qPrintable(summary->text()));
     QCOMPARE(QString::fromStdString(session.scenario().deployment.engine), QString("vllm@0.10.0"));
     QCOMPARE(engine->currentData().toString(), QString("vllm@0.10.0"));
 }
