@@ -482,6 +482,12 @@ bool MainWindow::openEngineLog(const QString& path)
         dialog.setComboBoxEditable(true);
         if (!nearest.isEmpty())
             dialog.setTextValue(nearest);
+        // The log's long message wraps: the dialog fits the screen (it was 1,453 px wide, its
+        // buttons off a 1,024 px screen).
+        for (QLabel* label : dialog.findChildren<QLabel*>())
+            label->setWordWrap(true);
+        dialog.setMaximumWidth(
+            std::min(640, screen() ? screen()->availableGeometry().width() - 40 : 640));
         if (dialog.exec() != QDialog::Accepted || dialog.textValue().isEmpty())
             return false;
         const QString chosen = QStringLiteral("bundled:") + dialog.textValue();

@@ -102,15 +102,23 @@ std::vector<std::string> nearestBundledNames(std::string_view key, size_t count)
 
 namespace {
 
+// The words that tell models apart: not a path's or a file's ("models", "gguf"), a tuning's
+// ("instruct", "it", "chat") or a quantization's ("q4", "qat"), nor a bare number.
 std::vector<std::string> wordsOf(const std::string& s)
 {
+    static const std::vector<std::string> generic = {
+        "models", "model", "chat", "instruct", "it",  "gguf", "hf",  "base", "drive",
+        "home",   "q4",    "q8",   "qat",      "fp8", "bf16", "f16", "awq",  "gptq"};
     std::vector<std::string> words;
     std::string w;
     for (char c : s + " ") {
         if (std::isalnum(uint8_t(c))) {
             w += c;
         } else if (!w.empty()) {
-            words.push_back(w);
+            const bool number =
+                std::all_of(w.begin(), w.end(), [](char d) { return std::isdigit(uint8_t(d)); });
+            if (!number && std::find(generic.begin(), generic.end(), w) == generic.end())
+                words.push_back(w);
             w.clear();
         }
     }

@@ -38,6 +38,7 @@ class TestRead : public QObject
 
 private slots:
     void renamedRepositoryIds();
+    void nearestModelToALogsName();
     void expertDtypeFp4IsRead();
     void ropeScalingExtendsContext();
     void defaultsAreReported();
@@ -659,6 +660,20 @@ void TestRead::renamedRepositoryIds()
     QCOMPARE(std::string(instruct->repoId), std::string("meta-llama/Llama-3.1-70B-Instruct"));
     QVERIFY(!findBundledModel("meta-llama/Meta-Llama-3-8B"));
     QVERIFY(readModel("meta-llama/Meta-Llama-3.1-8B"));
+}
+
+// The model the window offers first for a log that names none attnplan has: one sharing a word
+// that tells models apart, not a path's, a tuning's or a quantization's (a Gemma-4 GGUF under
+// models/chat/ offered deepseek-r1).
+void TestRead::nearestModelToALogsName()
+{
+    QCOMPARE(closestBundledName("/models/Qwen2.5-7B-Instruct"), std::string("qwen2.5-7b-instruct"));
+    QCOMPARE(closestBundledName("meta-llama/Meta-Llama-3.1-8B-Instruct"),
+             std::string("llama-3.1-8b-instruct"));
+    const std::string gemma =
+        closestBundledName("<drive>/models/chat/gemma4-26b-a4b-it-qat-q4.gguf");
+    QVERIFY2(gemma.empty() || gemma.rfind("gemma", 0) == 0, gemma.c_str());
+    QCOMPARE(closestBundledName("/data/models/chat/instruct-q4.gguf"), std::string());
 }
 
 #include "tst_read.moc"
