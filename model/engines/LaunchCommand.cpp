@@ -267,8 +267,8 @@ Expected<TypedCommand> readLaunchCommand(const std::string& text)
     TypedCommand out;
     out.engine = engine.family;
     auto setModel = [&](const std::string& m) -> std::optional<Error> {
-        if (m == "ENGINE_DIR")
-            return std::nullopt; // attnplan's placeholder for a built engine
+        if (m == "ENGINE_DIR" || m == "MODEL_DIR")
+            return std::nullopt; // attnplan's placeholders: a built engine, a checkpoint
         if (auto weights = placeholderWeights(m)) {
             out.flags.push_back({"weight-dtype", *weights, m});
             return std::nullopt;

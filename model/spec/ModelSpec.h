@@ -358,12 +358,31 @@ struct ModelSpec
     }
     bool isMoe() const { return moe.enabled(); }
     // What a server is pointed at: the repository id, else the config's folder.
+    // What a launch command names: the repository id; else the checkpoint's folder when the file
+    // is its config.json; else the id a saved config's name spells ("org--name_config.json", as
+    // the Hub's cache and these tools save them); else a placeholder (a folder of many configs is
+    // no checkpoint).
     std::string servedAs() const
     {
         if (!repoId.empty())
             return repoId;
         const size_t slash = sourcePath.find_last_of('/');
-        return slash == std::string::npos ? std::string(".") : sourcePath.substr(0, slash);
+        const std::string file =
+            slash == std::string::npos ? sourcePath : sourcePath.substr(slash + 1);
+        if (file == "config.json")
+            return slash == std::string::npos ? std::string(".") : sourcePath.substr(0, slash);
+        std::string stem = file;
+        for (const char* tail : {"_config.json", "-config.json", ".json"})
+            if (stem.size() > std::string(tail).size() &&
+                stem.compare(stem.size() - std::string(tail).size(), std::string::npos, tail) ==
+                    0) {
+                stem.resize(stem.size() - std::string(tail).size());
+                break;
+            }
+        if (const size_t sep = stem.find("--");
+            sep != std::string::npos && sep > 0 && sep + 2 < stem.size())
+            return stem.substr(0, sep) + "/" + stem.substr(sep + 2);
+        return "MODEL_DIR";
     }
     int64_t queryWidth() const { return numHeads * headDim; }
     int64_t kvWidth() const { return numKvHeads * headDim; }

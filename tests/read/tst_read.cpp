@@ -39,6 +39,7 @@ class TestRead : public QObject
 private slots:
     void renamedRepositoryIds();
     void nearestModelToALogsName();
+    void launchCommandsNameTheCheckpoint();
     void expertDtypeFp4IsRead();
     void ropeScalingExtendsContext();
     void defaultsAreReported();
@@ -674,6 +675,23 @@ void TestRead::nearestModelToALogsName()
         closestBundledName("<drive>/models/chat/gemma4-26b-a4b-it-qat-q4.gguf");
     QVERIFY2(gemma.empty() || gemma.rfind("gemma", 0) == 0, gemma.c_str());
     QCOMPARE(closestBundledName("/data/models/chat/instruct-q4.gguf"), std::string());
+}
+
+// The fresh review: a model opened from a saved config ("google--gemma-4-26B-A4B_config.json"
+// in a folder of many) was launched as `--model-path /work/shared/configs-2026`. A config.json
+// names its checkpoint's folder; a saved config's name spells the repository; anything else is a
+// placeholder.
+void TestRead::launchCommandsNameTheCheckpoint()
+{
+    ModelSpec s;
+    s.sourcePath = "/work/shared/configs-2026/google--gemma-4-26B-A4B_config.json";
+    QCOMPARE(s.servedAs(), std::string("google/gemma-4-26B-A4B"));
+    s.sourcePath = "/hf/models--x/snapshots/abc/config.json";
+    QCOMPARE(s.servedAs(), std::string("/hf/models--x/snapshots/abc"));
+    s.sourcePath = "/tmp/mine.json";
+    QCOMPARE(s.servedAs(), std::string("MODEL_DIR"));
+    s.repoId = "acme/Foo-7B";
+    QCOMPARE(s.servedAs(), std::string("acme/Foo-7B"));
 }
 
 #include "tst_read.moc"
