@@ -143,12 +143,14 @@ CliArgs::CliArgs(const std::vector<std::string>& given, const std::vector<Option
         m_values["command"] = *expanded.command;
         m_read.insert("command");
     }
+    // The MODEL operand, where given, stands for the command's model (a local path the command
+    // names is seldom on this machine), and says so.
     if (!expanded.model.empty()) {
         if (m_positionals.empty())
             m_positionals.push_back(expanded.model);
         else if (m_positionals.front() != expanded.model)
-            throw UsageError("--command serves " + expanded.model + ", the MODEL operand " +
-                             m_positionals.front() + ": give one of them");
+            std::cerr << "attnplan-cli: --command serves " << expanded.model << "; sized as "
+                      << m_positionals.front() << ", the MODEL given\n";
     }
 }
 

@@ -57,11 +57,14 @@ constexpr FlagRow kVllm[] = {
     {"--no-enable-prefix-caching", "mamba-cache-mode", Takes::Nothing, As::PrefixOff},
     {"--enable-prefix-caching|--enable-chunked-prefill|--trust-remote-code|"
      "--disable-log-requests|--disable-log-stats|--enable-auto-tool-choice|"
-     "--disable-uvicorn-access-log",
+     "--disable-uvicorn-access-log|--disable-custom-all-reduce|--enable-log-requests|"
+     "--async-scheduling|--no-async-scheduling|--disable-fastapi-docs",
      "", Takes::Nothing, As::Ignored},
     {"--host|--port|--served-model-name|--api-key|--uvicorn-log-level|--chat-template|"
      "--tool-call-parser|--reasoning-parser|--seed|--download-dir|--revision|--tokenizer|"
-     "--generation-config|--root-path|--load-format|--max-logprobs",
+     "--generation-config|--root-path|--load-format|--max-logprobs|--tokenizer-mode|"
+     "--max-log-len|--allowed-origins|--distributed-executor-backend|--swap-space|"
+     "--config-format|--hf-config-path|--chat-template-content-format",
      "", Takes::Value, As::Ignored},
 };
 
@@ -80,10 +83,12 @@ constexpr FlagRow kSglang[] = {
     {"--kv-cache-dtype", "kv-dtype", Takes::Value, As::DType},
     {"--dtype", "weight-dtype", Takes::Value, As::DType},
     {"--quantization", "weight-dtype", Takes::Value, As::Quantization},
-    {"--trust-remote-code|--enable-metrics|--skip-server-warmup", "", Takes::Nothing, As::Ignored},
+    {"--trust-remote-code|--enable-metrics|--skip-server-warmup|--log-requests|"
+     "--enable-cache-report",
+     "", Takes::Nothing, As::Ignored},
     {"--host|--port|--served-model-name|--api-key|--log-level|--chat-template|"
      "--tool-call-parser|--reasoning-parser|--random-seed|--download-dir|--revision|"
-     "--tokenizer-path",
+     "--tokenizer-path|--watchdog-timeout|--log-level-http",
      "", Takes::Value, As::Ignored},
 };
 
@@ -111,10 +116,13 @@ constexpr FlagRow kLlamaServer[] = {
     {"--swa-full", "swa-full", Takes::Nothing},
     {"-kvu|--kv-unified", "kv-unified", Takes::Nothing},
     {"-ub|--ubatch-size", "ubatch", Takes::Value},
-    {"--jinja|--metrics|--mlock|--no-mmap|--cont-batching|--no-webui", "", Takes::Nothing,
-     As::Ignored},
-    {"--host|--port|-t|--threads|-a|--alias|--api-key|-b|--batch-size|--chat-template|"
-     "--log-file",
+    {"--jinja|--metrics|--mlock|--no-mmap|--cont-batching|-cb|--no-webui|--slots|--no-slots|"
+     "--props|--no-warmup|--log-colors|-v|--verbose",
+     "", Takes::Nothing, As::Ignored},
+    {"--host|--port|-t|--threads|-tb|--threads-batch|-a|--alias|--api-key|-b|--batch-size|"
+     "--chat-template|--log-file|--reasoning-format|-lv|--verbosity|--log-verbosity|"
+     "--timeout|--temp|--top-k|--top-p|--min-p|-s|--seed|--repeat-penalty|--cache-reuse|"
+     "--reasoning-budget",
      "", Takes::Value, As::Ignored},
 };
 
@@ -195,8 +203,10 @@ std::optional<std::pair<Engine, size_t>> programOf(const std::vector<std::string
     static const Engine trtllm{"trtllm", "trtllm-serve", kTrtllm, std::size(kTrtllm)};
     static const Engine llama{"llama.cpp", "llama-server", kLlamaServer, std::size(kLlamaServer)};
     size_t i = 0;
-    // Environment assignments before the program (CUDA_VISIBLE_DEVICES=0,1).
-    while (i < w.size() && w[i].find('=') != std::string::npos && w[i][0] != '-')
+    // Environment assignments and wrappers before the program (CUDA_VISIBLE_DEVICES=0,1,
+    // exec, nohup, env).
+    while (i < w.size() && ((w[i].find('=') != std::string::npos && w[i][0] != '-') ||
+                            w[i] == "exec" || w[i] == "nohup" || w[i] == "env"))
         ++i;
     if (i >= w.size())
         return std::nullopt;

@@ -1628,8 +1628,6 @@ void TestCli::launchCommandRefusesWhatItCannotRead()
         {{"--command", "vllm serve meta-llama/Llama-3.1-8B --max-model-len 8192", "--context",
           "4k"},
          "--context: given twice (as --context and --command's --max-model-len)"},
-        {{"--command", "vllm serve meta-llama/Llama-3.1-8B --max-model-len 8192", "qwen3-8b"},
-         "--command serves meta-llama/Llama-3.1-8B, the MODEL operand qwen3-8b"},
         {{"--command", "vllm serve meta-llama/Llama-3.1-8B --max-model-len 8192", "--engine",
           "sglang"},
          "--engine sglang: the launch command runs vllm"},
@@ -1647,6 +1645,15 @@ void TestCli::launchCommandRefusesWhatItCannotRead()
     QCOMPARE(port.exitCode, 0);
     QVERIFY2(port.err.contains("set aside, no bearing on memory: --port 8000, --host 0.0.0.0"),
              port.err.constData());
+    // The MODEL given stands for a command's model (a local path seldom here), and says so; a
+    // real command, as a log printed it, with `exec` and a line continuation.
+    const Run local = cli(
+        {"capacity", "llama-3.1-8b", "--gpu", "H100", "--json", "--command",
+         "exec vllm serve ./models/Llama-3.1-8B \\\n --served-model-name l --max-model-len 8192 "
+         "--disable-custom-all-reduce --gpu-memory-utilization 0.85"});
+    QVERIFY2(local.exitCode == 0, local.err.constData());
+    QVERIFY2(local.err.contains("--command serves ./models/Llama-3.1-8B; sized as llama-3.1-8b"),
+             local.err.constData());
 }
 
 #include "tst_cli.moc"

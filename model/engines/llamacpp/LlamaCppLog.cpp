@@ -340,7 +340,8 @@ Expected<EngineLogCheck> checkLlamaCppLog(const LogFacts& log, const LlamaCppLog
     server.parallel = std::max<int64_t>(0, slots);
     // The weights' type as loaded, from the model buffers' bits a parameter (a Q4_K_M GGUF about
     // 4.8, Q8_0 8.5): what another engine on the same GPU would have to load to fit as it did.
-    if (const int64_t params = countParameters(*spec).total; own.modelBufferMiB > 0 && params > 0) {
+    const auto counted = tryCountParameters(*spec);
+    if (const int64_t params = counted ? counted->total : 0; own.modelBufferMiB > 0 && params > 0) {
         const double bits = own.modelBufferMiB * kMiB * 8 / double(params);
         const DType t = bits < 6    ? DType::INT4
                         : bits < 12 ? DType::INT8
