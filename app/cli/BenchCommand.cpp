@@ -47,6 +47,19 @@ Expected<BenchConfig> benchConfigFrom(const CliArgs& a)
     cfg.measureCeilings = !a.flag("no-ceilings");
     if (a.flag("scalar"))
         cfg.isa = KernelIsa::Scalar;
+    if (auto isa = a.value("isa")) {
+        if (a.flag("scalar"))
+            throw UsageError("--isa: give it or --scalar, not both");
+        const std::optional<KernelIsa> want = *isa == "avx2"     ? std::optional(KernelIsa::Avx2)
+                                              : *isa == "avx512" ? std::optional(KernelIsa::Avx512)
+                                              : *isa == "scalar" ? std::optional(KernelIsa::Scalar)
+                                                                 : std::nullopt;
+        if (!want)
+            throw UsageError("--isa: \"" + *isa + "\": expected avx2, avx512 or scalar");
+        if (!kernelIsaSupported(*want))
+            throw UsageError("--isa: this CPU does not run " + *isa);
+        cfg.isa = *want;
+    }
     std::vector<int64_t> tokens = a.integerList("tokens", 1, int64_t(1) << 22);
     if (a.flag("decode")) {
         cfg.prefillTokens.clear();

@@ -240,6 +240,9 @@ std::vector<Command> makeCommands()
           {"no-naive", nullptr, "skip the naive kernel"},
           {"no-ceilings", nullptr, "skip the FMA, SGEMM and copy ceilings"},
           {"scalar", nullptr, "the portable scalar path"},
+          {"isa", "ISA",
+           "avx2, avx512 or scalar: the path every kernel takes (default: the widest this CPU "
+           "runs)"},
           {"save-calibration", "FILE", "save the measured efficiencies for --*-efficiency"},
           kJson},
          runBench},
