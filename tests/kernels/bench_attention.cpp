@@ -242,6 +242,7 @@ int main(int argc, char** argv)
 
     // 5. The n^2 law: prefill time against tokens, 1K to 16K.
     BenchConfig fc;
+    fc.isa = isa;
     fc.threads = threads;
     fc.heads = fc.kvHeads = 8;
     fc.headDim = 128;
