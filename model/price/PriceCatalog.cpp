@@ -103,6 +103,15 @@ PriceSheet parseEntry(const detail::FieldReader& e)
     p.retiredOn = date("retired_on");
     p.lifecycleSource = e.string("lifecycle_source");
     p.successor = e.string("successor");
+    if (const json* a = e.find("aliases")) {
+        if (!a->is_array())
+            throw FieldError{"aliases", "expected a list of ids"};
+        for (const json& x : *a) {
+            if (!x.is_string())
+                throw FieldError{"aliases", "expected a list of ids"};
+            p.aliases.push_back(x.get<std::string>());
+        }
+    }
     if (const json* k = e.find("known_litellm_differences")) {
         if (!k->is_array())
             throw FieldError{"known_litellm_differences", "expected a list"};

@@ -145,13 +145,19 @@ const PriceSheet* PriceCatalog::find(const std::string& key) const
     for (const PriceSheet& p : models)
         if (detail::lowerCase(p.id) == k || detail::lowerCase(p.model) == k)
             return &p;
+    for (const PriceSheet& p : models)
+        for (const std::string& alias : p.aliases)
+            if (detail::lowerCase(alias) == k)
+                return &p;
     // As the providers and LiteLLM write it; a provider given must be the entry's.
     const std::string want = priceKey(key);
     const size_t slash = k.find('/');
     const std::string provider = slash == std::string::npos ? "" : k.substr(0, slash);
     const PriceSheet* found = nullptr;
     for (const PriceSheet& p : models) {
-        if (priceKey(p.id) != want)
+        const bool aliased = std::any_of(p.aliases.begin(), p.aliases.end(),
+                                         [&](const std::string& a) { return priceKey(a) == want; });
+        if (priceKey(p.id) != want && !aliased)
             continue;
         if (!provider.empty() && detail::lowerCase(p.id).rfind(provider + "/", 0) != 0)
             continue;

@@ -59,6 +59,8 @@ CacheRule defaultCacheRule(const std::string& provider);
 struct PriceSheet
 {
     std::string id; // "anthropic/claude-sonnet-4.5"
+    // Other ids the provider serves this entry under ("openai/gpt-5.6" for GPT-5.6 Sol).
+    std::vector<std::string> aliases;
     std::string provider;
     std::string model;
     double inputPerMillion = 0;
