@@ -113,6 +113,7 @@ struct Candidate
     std::string command;
     DeploymentInputs vin; // as the serving model runs it
     CapacityResult capacity;
+    size_t tried = 0; // its place in the search's order (stages, then TP)
 };
 
 } // namespace
@@ -194,6 +195,7 @@ std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catal
                             std::move(command),
                             std::move(vin),
                             std::move(r.value())};
+                c.tried = candidates.size();
                 candidates.push_back(std::move(c));
             }
         }
@@ -205,11 +207,11 @@ std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catal
                 return std::tie(a.total, a.pp, a.replicas) < std::tie(b.total, b.pp, b.replicas);
             });
         std::string lastMissed; // the last candidate tried, in the search's order, that missed
-        size_t lastMissedOrder = 0;
+        size_t lastMissedTried = 0;
+        const int64_t avg = target.averageTokens > 0 ? target.averageTokens : target.context;
         for (const Candidate& c : candidates) {
             // TTFT and TPOT at that load by the serving model (serve/Latency.h): each replica a
             // closed loop of `batch` clients on the engine's own KV budget and limits.
-            const int64_t avg = target.averageTokens > 0 ? target.averageTokens : target.context;
             LatencyInputs lq;
             lq.inputTokens = avg;
             lq.outputTokens = std::max<int64_t>(2, target.outputTokens);
@@ -227,10 +229,9 @@ std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catal
             else if (target.maxTpotSeconds > 0 && tpot > target.maxTpotSeconds)
                 missed = "time per output token above " + formatSeconds(target.maxTpotSeconds);
             if (!missed.empty()) {
-                const size_t order = size_t(c.pp * 16 + c.tp);
-                if (lastMissed.empty() || order > lastMissedOrder) {
+                if (lastMissed.empty() || c.tried > lastMissedTried) {
                     lastMissed = missed;
-                    lastMissedOrder = order;
+                    lastMissedTried = c.tried;
                 }
                 continue;
             }
