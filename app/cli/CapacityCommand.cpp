@@ -190,11 +190,33 @@ DeploymentInputs deploymentFrom(const CliArgs& a, const ModelSpec& spec, const G
         throw UsageError("--gpu NAME or --gpu-memory BYTES: required");
     }
     d.tp = a.integer("tp", 1, 1024).value_or(1);
+    d.dp = a.integer("dp", 1, 1024).value_or(1);
+    // SGLang's and TensorRT-LLM's --tp counts every rank; with attention DP, dp groups of them.
+    if (a.flag("enable-dp-attention")) {
+        if (d.dp < 2)
+            throw UsageError("--enable-dp-attention: needs --dp 2 or more");
+        if (d.tp % d.dp != 0)
+            throw UsageError("--enable-dp-attention: --dp " + std::to_string(d.dp) +
+                             " must divide --tp " + std::to_string(d.tp) +
+                             " (the engine's tp_size: every rank)");
+        d.tp /= d.dp;
+    }
     const auto pp = a.integer("pp", 1, 1024);
-    d.gpus = a.integer("gpus", 1, 65536).value_or(d.tp * pp.value_or(1));
-    if (pp && d.gpus != d.tp * *pp)
+    d.gpus = a.integer("gpus", 1, 65536).value_or(d.tp * d.dp * pp.value_or(1));
+    if (pp && d.gpus != d.tp * d.dp * *pp)
         throw UsageError("--pp: " + std::to_string(d.gpus) + " GPUs are not TP " +
-                         std::to_string(d.tp) + " x PP " + std::to_string(*pp));
+                         std::to_string(d.tp) +
+                         (d.dp > 1 ? " x DP " + std::to_string(d.dp) : std::string()) + " x PP " +
+                         std::to_string(*pp));
+    const auto ep = a.integer("ep", 1, 1024);
+    if (a.flag("enable-expert-parallel")) {
+        if (ep && *ep != d.tp * d.dp)
+            throw UsageError("--enable-expert-parallel: EP is TP x DP (" +
+                             std::to_string(d.tp * d.dp) + "), not --ep " + std::to_string(*ep));
+        d.ep = d.tp * d.dp;
+    } else {
+        d.ep = ep.value_or(1);
+    }
     d.context = a.integer("context", 1, int64_t(1) << 34).value_or(0);
     if (sizesDeployment) {
         d.maxNumBatchedTokens =
@@ -277,8 +299,8 @@ int runCapacity(const std::vector<std::string>& argv)
         std::cout << capacityJson(s, in, r);
         return 0;
     }
-    std::cout << s.name << " on " << in.gpus << " x " << in.gpu.name << " (TP " << in.tp << ", PP "
-              << r.pp << "), max_model_len " << withCommas(in.maxModelLen) << "\n"
+    std::cout << s.name << " on " << in.gpus << " x " << in.gpu.name << " (" << layoutText(in)
+              << "), max_model_len " << withCommas(in.maxModelLen) << "\n"
               << "  per GPU: " << formatGiB(double(m.total)) << " x "
               << formatFixed(in.utilization, 2) << " = " << formatGiB(double(m.usable)) << "\n"
               << "    weights      " << formatGiB(double(m.weights)) << " "
@@ -448,8 +470,9 @@ int runLatency(const std::vector<std::string>& argv)
         std::cout << j.dump(2) << "\n";
         return 0;
     }
-    std::cout << s.name << " on " << in.gpus << " x " << in.gpu.name << " (TP " << in.tp << "), "
-              << withCommas(q.inputTokens) << " in / " << withCommas(q.outputTokens) << " out\n"
+    std::cout << s.name << " on " << in.gpus << " x " << in.gpu.name << " (" << layoutText(in)
+              << "), " << withCommas(q.inputTokens) << " in / " << withCommas(q.outputTokens)
+              << " out\n"
               << "  TTFT " << formatSeconds(r.ttftSeconds) << ", TPOT "
               << formatSeconds(r.tpotSeconds) << ", " << formatFixed(r.outputTokensPerSecond, 0)
               << " output tokens/s, " << formatFixed(r.requestsPerSecond, 2)

@@ -291,6 +291,8 @@ std::string flagFor(const std::string& field)
         {"gpu", "--gpu"},
         {"gpus", "--gpus"},
         {"tp", "--tp"},
+        {"dp", "--dp"},
+        {"ep", "--ep"},
         {"context", "--context"},
         {"average_tokens", "--average-tokens"},
         {"utilization", "--utilization"},

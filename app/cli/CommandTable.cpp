@@ -20,8 +20,18 @@ std::vector<Option> deploymentOptions()
         {"bandwidth", "BYTES_PER_S", "the custom GPU's memory bandwidth (default: H100 SXM's)"},
         {"tflops", "X", "the custom GPU's dense bf16 TFLOP/s (default: H100 SXM's)"},
         {"catalog", "FILE", "a GPU catalog file merged over the built-in one"},
-        {"gpus", "N", "GPUs of one replica: TP x PP (default: TP x PP)"},
-        {"tp", "N", "tensor parallelism (default 1)"},
+        {"gpus", "N", "GPUs of one replica: TP x DP x PP (default: TP x DP x PP)"},
+        {"tp", "N", "tensor parallelism of attention within a DP rank (default 1)"},
+        {"dp", "N",
+         "attention data parallelism: N ranks each running its own requests, the experts "
+         "spread over all TP x DP ranks (default 1)"},
+        {"ep", "N",
+         "expert parallelism: N of the TP x DP ranks hold whole experts (default 1; vLLM's "
+         "--enable-expert-parallel is TP x DP)"},
+        {"enable-expert-parallel", nullptr, "vLLM's switch: EP = TP x DP"},
+        {"enable-dp-attention", nullptr,
+         "--tp as SGLang's and TensorRT-LLM's tp_size: every rank, --dp of them attention groups "
+         "(attention TP = tp / dp)"},
         {"pp", "N", "pipeline stages (default: GPUs / TP)"},
         {"context", "N", "max_model_len: the longest request, in tokens (32k, 128K, 1M)"},
         {"average-tokens", "N", "the mean request length (default: the context)"},

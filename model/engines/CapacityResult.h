@@ -20,6 +20,10 @@ struct CapacityResult
     int64_t maxNumSeqs = 0;
     MemoryBreakdown memory; // per GPU
     int64_t pp = 1;
+    // Attention data-parallel ranks: the KV figures below (blocks, tokens, concurrency) are one
+    // rank's, as each rank logs them; conversations, conversationsReserved and batch are the
+    // deployment's, over all its ranks.
+    int64_t dp = 1;
     int64_t kvHeadsPerGpu = 0;
     bool kvReplicated = false;
     int64_t layersPerGpu = 0;
@@ -60,6 +64,8 @@ struct EnginePlan
     int64_t maxRunning = 0;    // SGLang max_running_requests; TRT-LLM max_batch_size
     int64_t chunk = 0;         // SGLang chunked_prefill_size; TRT-LLM max_num_tokens
     int64_t blockTokens = 1;   // page_size / tokens_per_block
+    int64_t dp = 1;            // attention data-parallel ranks: kvTokens and maxRunning are one
+                               // rank's, conversations the deployment's
     int64_t conversations = 0; // requests of the average length that fit (capped by maxRunning)
     int64_t conversationsSharingPrefix = 0; // with sharedPrefixTokens kept once (SGLang)
     int64_t stateBytesPerRequest = 0; // Mamba / linear-attention state a request holds, per GPU

@@ -261,6 +261,8 @@ Expected<EngineAnswer> engineCapacity(const ModelSpec& s, const DeploymentInputs
         j["gpu"] = in.gpu.name;
         j["gpus"] = in.gpus;
         j["tp"] = in.tp;
+        j["dp"] = in.dp;
+        j["ep"] = in.ep;
         j["context"] = in.maxModelLen;
         j["memory_fraction"] = p.memoryFraction;
         j["kv_budget_bytes"] = p.kvBudgetBytes;

@@ -3,6 +3,9 @@
 #include "spec/DType.h"
 
 #include <algorithm>
+#include <fstream>
+#include <map>
+#include <sstream>
 #include <string_view>
 
 namespace attnplan {
@@ -25,6 +28,7 @@ enum class As
     Quantization, // fp8 quantizes at load; any other is the checkpoint's own
     Model,        // the model it serves
     PrefixOff,    // vLLM's --no-enable-prefix-caching: state layers hold one block a request
+    ExtraOptions, // trtllm-serve's --extra_llm_api_options: a YAML file of LLM API settings
     Ignored,      // no bearing on memory
 };
 
@@ -43,6 +47,8 @@ constexpr FlagRow kVllm[] = {
     {"--model", "", Takes::Value, As::Model},
     {"--tensor-parallel-size|-tp", "tp", Takes::Value},
     {"--pipeline-parallel-size|-pp", "pp", Takes::Value},
+    {"--data-parallel-size|-dp", "dp", Takes::Value},
+    {"--enable-expert-parallel", "enable-expert-parallel", Takes::Nothing},
     {"--max-model-len", "context", Takes::Value},
     {"--gpu-memory-utilization", "utilization", Takes::Value},
     {"--max-num-seqs", "max-num-seqs", Takes::Value},
@@ -72,6 +78,9 @@ constexpr FlagRow kSglang[] = {
     {"--model-path|--model", "", Takes::Value, As::Model},
     {"--tp|--tp-size|--tensor-parallel-size", "tp", Takes::Value},
     {"--pp-size|--pipeline-parallel-size", "pp", Takes::Value},
+    {"--dp|--dp-size|--data-parallel-size", "dp", Takes::Value},
+    {"--enable-dp-attention", "enable-dp-attention", Takes::Nothing},
+    {"--ep|--ep-size|--expert-parallel-size", "ep", Takes::Value},
     {"--context-length", "context", Takes::Value},
     {"--mem-fraction-static", "mem-fraction-static", Takes::Value},
     {"--chunked-prefill-size", "chunked-prefill-size", Takes::Value},
@@ -97,6 +106,8 @@ constexpr FlagRow kTrtllm[] = {
     {"--backend", "trtllm-runtime", Takes::Value},
     {"--tp_size", "tp", Takes::Value},
     {"--pp_size", "pp", Takes::Value},
+    {"--ep_size", "ep", Takes::Value},
+    {"--extra_llm_api_options", "", Takes::Value, As::ExtraOptions},
     {"--max_seq_len", "context", Takes::Value},
     {"--max_batch_size", "max-batch-size", Takes::Value},
     {"--max_num_tokens", "max-num-tokens", Takes::Value},
@@ -259,6 +270,40 @@ std::optional<std::string> placeholderWeights(const std::string& file)
     return std::nullopt;
 }
 
+// trtllm-serve's extra LLM API options: the keys attnplan reads, as its flags. A key that bears
+// on the plan and is not read is an error naming it (the file would change what runs).
+Expected<bool> readExtraOptions(const std::string& yaml, const std::string& file, TypedCommand& out)
+{
+    std::istringstream lines(yaml);
+    std::string line;
+    while (std::getline(lines, line)) {
+        if (const size_t hash = line.find('#'); hash != std::string::npos)
+            line.resize(hash);
+        const size_t colon = line.find(':');
+        auto trim = [](std::string v) {
+            const size_t a = v.find_first_not_of(" \t\r");
+            const size_t b = v.find_last_not_of(" \t\r");
+            return a == std::string::npos ? std::string() : v.substr(a, b - a + 1);
+        };
+        if (trim(line).empty())
+            continue;
+        const std::string key = trim(line.substr(0, colon));
+        const std::string value = colon == std::string::npos ? "" : trim(line.substr(colon + 1));
+        if (key == "enable_attention_dp") {
+            if (value == "true" || value == "True")
+                out.flags.push_back({"enable-dp-attention", "", "enable_attention_dp"});
+            else if (value != "false" && value != "False")
+                return Error{file + ": enable_attention_dp: expected true or false", "command"};
+            continue;
+        }
+        return Error{file + ": " + key +
+                         ": an LLM API option attnplan does not read (take it out, or set what "
+                         "it means with attnplan's own flags)",
+                     "command"};
+    }
+    return true;
+}
+
 } // namespace
 
 Expected<TypedCommand> readLaunchCommand(const std::string& text)
@@ -266,7 +311,21 @@ Expected<TypedCommand> readLaunchCommand(const std::string& text)
     auto words = shellWords(text);
     if (!words)
         return words.failure();
-    const std::vector<std::string>& w = words.value();
+    std::vector<std::string> w = words.value();
+    // A file the command writes before it runs (`printf 'enable_attention_dp: true\n' > F &&
+    // trtllm-serve ... --extra_llm_api_options F`, as attnplan prints it).
+    std::map<std::string, std::string> written;
+    while (!w.empty() && w.front() == "printf") {
+        const auto andAnd = std::find(w.begin(), w.end(), "&&");
+        if (andAnd == w.end() || andAnd - w.begin() != 4 || w[2] != ">")
+            return Error{"printf: only `printf 'TEXT' > FILE && ...` is read before the program",
+                         "command"};
+        std::string body = w[1];
+        for (size_t at = body.find("\\n"); at != std::string::npos; at = body.find("\\n", at))
+            body.replace(at, 2, "\n");
+        written[w[3]] = body;
+        w.erase(w.begin(), andAnd + 1);
+    }
     const auto program = programOf(w);
     if (!program)
         return Error{"\"" + (w.empty() ? std::string() : w.front()) +
@@ -368,6 +427,22 @@ Expected<TypedCommand> readLaunchCommand(const std::string& text)
         case As::PrefixOff:
             put(row->ours, "none", false, flag);
             break;
+        case As::ExtraOptions: {
+            std::string yaml;
+            if (auto f = written.find(*value); f != written.end()) {
+                yaml = f->second;
+            } else {
+                std::ifstream file(*value);
+                if (!file)
+                    return Error{flag + " " + *value + ": cannot read it", "command"};
+                std::ostringstream all;
+                all << file.rdbuf();
+                yaml = all.str();
+            }
+            if (auto read = readExtraOptions(yaml, *value, out); !read)
+                return read.failure();
+            break;
+        }
         case As::Same:
             put(row->ours, value ? *value : row->takes == Takes::Optional ? "on" : "", false, flag);
             break;
@@ -375,6 +450,21 @@ Expected<TypedCommand> readLaunchCommand(const std::string& text)
     }
     if (!tokenizer.empty())
         out.model = tokenizer;
+    auto typed = [&](const char* name) {
+        return std::find_if(out.flags.begin(), out.flags.end(),
+                            [&](const TypedCommand::Flag& f) { return f.name == name; });
+    };
+    const bool dpAttention = typed("enable-dp-attention") != out.flags.end();
+    if (out.engine == std::string("sglang") && typed("dp") != out.flags.end() && !dpAttention)
+        return Error{typed("dp")->spelled + " without --enable-dp-attention runs that many "
+                                            "copies of the server, each with every expert: plan "
+                                            "one copy (take --dp out)",
+                     "command"};
+    // TensorRT-LLM's attention DP makes each of the tp_size ranks a DP rank.
+    if (out.engine == std::string("trtllm") && dpAttention) {
+        const auto tp = typed("tp");
+        out.flags.push_back({"dp", tp != out.flags.end() ? tp->value : "1", "--tp_size"});
+    }
     return out;
 }
 

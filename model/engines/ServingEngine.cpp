@@ -115,6 +115,10 @@ Expected<CapacityResult> planCapacity(const ModelSpec& s, const DeploymentInputs
 
 namespace {
 
+constexpr const char* kLlamaNoDpEp =
+    "llama.cpp runs neither data-parallel attention nor expert parallelism: one server splits "
+    "the layers over its GPUs (run copies of it as replicas)";
+
 // What llama-server offloads must fit the GPUs it splits its layers over; empty when it does.
 std::string llamaServerOverflow(const LlamaServerPlan& p, const DeploymentInputs& in)
 {
@@ -157,8 +161,8 @@ Expected<ServingLimits> servingLimits(const ModelSpec& s, const DeploymentInputs
         if (!r)
             return r.failure();
         l.kvBudgetBytes = r->memory.kvBudget;
-        l.maxBatch = r->maxNumSeqs;
-        l.maxNumTokens = r->maxNumBatchedTokens;
+        l.maxBatch = r->maxNumSeqs * r->dp;
+        l.maxNumTokens = r->maxNumBatchedTokens * r->dp;
         l.requestsHeld = r->conversations;
         return l;
     }
@@ -171,11 +175,13 @@ Expected<ServingLimits> servingLimits(const ModelSpec& s, const DeploymentInputs
         l.engine = e->release;
         l.reservesWholeRequest = engine->kind == EngineKind::Trtllm;
         l.kvBudgetBytes = e->kvBudgetBytes;
-        l.maxBatch = e->maxRunning;
-        l.maxNumTokens = e->chunk;
+        l.maxBatch = e->maxRunning * e->dp;
+        l.maxNumTokens = e->chunk * e->dp;
         return l;
     }
     case EngineKind::LlamaCpp: {
+        if (in.dp > 1 || in.ep > 1)
+            return Error{std::string(kLlamaNoDpEp), in.dp > 1 ? "dp" : "ep"};
         const LlamaServerInputs q = llamaServerInputs(in, engine->name);
         auto p = planLlamaServer(s, q);
         if (!p)
@@ -209,8 +215,8 @@ std::vector<EngineRow> compareEngines(const ModelSpec& s, const DeploymentInputs
         row.family = "vllm";
         if (auto r = planCapacity(s, vin)) {
             row.kvTokens = r->kvCacheTokens;
-            row.conversations = std::min(r->conversations, r->maxNumSeqs);
-            row.maxRunning = r->maxNumSeqs;
+            row.conversations = std::min(r->conversations, r->maxNumSeqs * r->dp);
+            row.maxRunning = r->maxNumSeqs * r->dp;
             row.command = r->launchCommand;
         } else {
             row.error = r.error();
@@ -241,7 +247,7 @@ std::vector<EngineRow> compareEngines(const ModelSpec& s, const DeploymentInputs
             row.engine += " (" + e->release + ")";
             row.kvTokens = e->kvTokens;
             row.conversations = e->conversations;
-            row.maxRunning = e->maxRunning;
+            row.maxRunning = e->maxRunning * e->dp;
             row.command = e->command;
         } else {
             row.error = e.error();
@@ -265,6 +271,8 @@ std::vector<EngineRow> compareEngines(const ModelSpec& s, const DeploymentInputs
         } else if (in.averageRequest() > in.maxModelLen) {
             row.error = "the average request (" + withCommas(in.averageRequest()) +
                         " tokens) is longer than the context (" + withCommas(in.maxModelLen) + ")";
+        } else if (in.dp > 1 || in.ep > 1) {
+            row.error = kLlamaNoDpEp;
         } else if (in.gpus > 1) {
             row.error = "sized for one GPU; llama.cpp splits layers across GPUs rather than "
                         "running tensor parallelism";

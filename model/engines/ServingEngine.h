@@ -68,8 +68,8 @@ LlamaServerInputs llamaServerInputs(const DeploymentInputs& in, const std::strin
 // that --utilization, --parallel or --max-running-requests move the answer.
 struct ServingLimits
 {
-    std::string engine; // the release row used
-    int64_t kvBudgetBytes = 0;
+    std::string engine;        // the release row used
+    int64_t kvBudgetBytes = 0; // per GPU; the limits below are the replica's (all DP ranks)
     int64_t maxBatch = 0;
     int64_t maxNumTokens = 0;
     // Admits a request only with room for all its tokens (TensorRT-LLM's GUARANTEED_NO_EVICT);

@@ -104,6 +104,8 @@ ojson capacityObject(const ModelSpec& s, const DeploymentInputs& in, const Capac
     j["gpu"] = in.gpu.name;
     j["gpus"] = in.gpus;
     j["tp"] = in.tp;
+    j["dp"] = in.dp;
+    j["ep"] = in.ep;
     j["pp"] = r.pp;
     j["context"] = in.maxModelLen;
     j["utilization"] = in.utilization;

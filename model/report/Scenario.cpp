@@ -73,6 +73,8 @@ Expected<DeploymentInputs> resolveDeployment(const ScenarioDeployment& d, const 
         return gpu.failure();
     in.gpu = gpu.value();
     in.tp = d.tp;
+    in.dp = d.dp;
+    in.ep = d.ep;
     in.gpus = d.gpus;
     in.enforceEager = d.enforceEager;
     in.dcp = d.dcp;

@@ -32,9 +32,11 @@ struct ScenarioDeployment
 {
     std::string gpu = "H100 SXM"; // a catalog name or alias, or "custom"
     CustomGpuSpec custom;         // used when gpu is "custom"
-    int64_t gpus = 1;             // one replica: tp x pp
+    int64_t gpus = 1;             // one replica: tp x dp x pp
     int64_t replicas = 1;         // copies of that replica serving the same traffic
     int64_t tp = 1;
+    int64_t dp = 1;              // attention data parallelism (Deployment.h)
+    int64_t ep = 1;              // expert parallelism: divides tp x dp
     int64_t context = 32768;     // max_model_len
     int64_t averageTokens = 0;   // 0: = context
     std::string engine = "vllm"; // a deployment engine's release (findDeploymentEngine)

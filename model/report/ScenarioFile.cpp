@@ -68,6 +68,8 @@ void readDeployment(const json& d, ScenarioDeployment& o)
                          "gpus",
                          "replicas",
                          "tp",
+                         "dp",
+                         "ep",
                          "pp",
                          "context",
                          "average_tokens",
@@ -102,11 +104,18 @@ void readDeployment(const json& d, ScenarioDeployment& o)
         o.custom.bandwidthGBps = g.real("bandwidth_gb_per_s", 0, 1e7, 0);
     }
     o.tp = r.integer("tp", 1, 1024, 1);
+    o.dp = r.integer("dp", 1, 1024, 1);
+    const int64_t ranks = o.tp * o.dp;
     const int64_t pp = r.integer("pp", 1, 65536, 0); // the range of gpus: a written pp reads back
-    o.gpus = r.integer("gpus", 1, 65536, pp > 0 ? o.tp * pp : o.tp);
-    if (pp > 0 && o.gpus != o.tp * pp)
+    o.gpus = r.integer("gpus", 1, 65536, pp > 0 ? ranks * pp : ranks);
+    if (pp > 0 && o.gpus != ranks * pp)
         throw FieldError{"deployment.pp", "gpus (" + std::to_string(o.gpus) +
-                                              ") must equal tp x pp (" + std::to_string(o.tp * pp) +
+                                              ") must equal tp x dp x pp (" +
+                                              std::to_string(ranks * pp) + ")"};
+    o.ep = r.integer("ep", 1, 1024, 1);
+    if (ranks % o.ep != 0)
+        throw FieldError{"deployment.ep", "ep (" + std::to_string(o.ep) +
+                                              ") must divide tp x dp (" + std::to_string(ranks) +
                                               ")"};
     o.replicas = r.integer("replicas", 1, 65536, 1);
     o.context = r.integer("context", 1, int64_t(1) << 34, o.context);

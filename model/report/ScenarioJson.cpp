@@ -16,8 +16,10 @@ nlohmann::ordered_json detail::scenarioObject(const Scenario& s)
     dep["gpus"] = d.gpus;
     dep["replicas"] = d.replicas;
     dep["tp"] = d.tp;
-    if (d.tp > 0 && d.gpus % d.tp == 0)
-        dep["pp"] = d.gpus / d.tp;
+    dep["dp"] = d.dp;
+    dep["ep"] = d.ep;
+    if (d.tp > 0 && d.dp > 0 && d.gpus % (d.tp * d.dp) == 0)
+        dep["pp"] = d.gpus / (d.tp * d.dp);
     dep["context"] = d.context;
     dep["average_tokens"] = d.averageTokens;
     dep["engine"] = d.engine;

@@ -23,8 +23,12 @@ struct Efficiencies
     double memory = 0.80;
 };
 
-// One replica of a deployment as the user set it: gpus = tp x pp. Which engine sizes the KV
-// cache is named, not resolved, here; engines/ServingEngine.h finds its release row.
+// One replica of a deployment as the user set it: gpus = tp x dp x pp. Attention (and the
+// dense layers) is split by TP within each of dp data-parallel ranks, each rank holding its own
+// requests' KV; the routed experts are split over all tp x dp ranks of a stage, ep of them
+// holding whole experts (expert parallelism) and tp x dp / ep splitting each expert (expert
+// TP). dp = ep = 1 is plain tensor parallelism. Which engine sizes the KV cache is named, not
+// resolved, here; engines/ServingEngine.h finds its release row.
 struct DeploymentInputs
 {
     std::string engine = "vllm"; // "vllm", "vllm@0.10.1", "vllm-v0", "sglang", "trtllm"
@@ -32,6 +36,14 @@ struct DeploymentInputs
     GpuSpec gpu;
     int64_t gpus = 1;
     int64_t tp = 1;
+    int64_t dp = 1; // attention data parallelism: ranks each running their own requests
+    int64_t ep = 1; // expert parallelism: ranks holding whole experts (divides tp x dp)
+    // Pipeline stages: gpus / (tp x dp).
+    int64_t stages() const
+    {
+        const int64_t ranks = (tp > 0 ? tp : 1) * (dp > 0 ? dp : 1);
+        return gpus / ranks > 0 ? gpus / ranks : 1;
+    }
     DType weightDtype = DType::BF16;
     DType kvDtype = DType::BF16;
     double utilization = 0.9;

@@ -174,11 +174,15 @@ Expected<LatencyResult> servingLatency(const ModelSpec& s, const DeploymentInput
         return Error{"latency: --input-tokens at least 1 and --output-tokens at least 2"};
     if (in.gpu.bandwidthBytesPerSecond <= 0 || in.gpu.bf16Tflops <= 0)
         return Error{"latency: the GPU \"" + in.gpu.name + "\" lacks bandwidth or TFLOP/s", "gpu"};
-    if (in.tp < 1 || in.gpus % in.tp != 0)
+    const int64_t dpRanks = std::max<int64_t>(1, in.dp);
+    if (in.tp < 1 || in.gpus % (in.tp * dpRanks) != 0)
         return Error{"latency: " + std::to_string(in.gpus) + " GPUs are not a multiple of TP " +
-                         std::to_string(in.tp),
+                         std::to_string(in.tp) +
+                         (dpRanks > 1 ? " x DP " + std::to_string(dpRanks) : std::string()),
                      "gpus"};
-    const StepModel f(s, in);
+    StepModel f(s, in);
+    // The step's prefill budget (maxNumTokens) is the replica's: each DP rank has its share.
+    f.setRankChunk(double(q.maxNumTokens) / double(dpRanks));
     const LatencyConstants& k = latencyConstants();
     const bool reserves = q.reservesWholeRequest;
     const double I = double(q.inputTokens), O = double(q.outputTokens);
@@ -196,10 +200,12 @@ Expected<LatencyResult> servingLatency(const ModelSpec& s, const DeploymentInput
                           : std::max(0.0, fraction * memory - weights - activation);
     }
     const double perRequest = reserves ? I + O : I + O / 2;
-    const double maxBatch = double(q.maxBatch > 0 ? q.maxBatch : (reserves ? 2048 : 1024));
-    const double kvRequests = q.kvRequests > 0
-                                  ? double(q.kvRequests)
-                                  : std::floor(budget / f.facts().kvPerToken / perRequest);
+    // Limits and the budget's requests are the replica's: every DP rank holds its own.
+    const double maxBatch =
+        double(q.maxBatch > 0 ? q.maxBatch : (reserves ? 2048 : 1024) * dpRanks);
+    const double kvRequests =
+        q.kvRequests > 0 ? double(q.kvRequests)
+                         : std::floor(budget / f.facts().kvPerToken / perRequest) * double(dpRanks);
     if (kvRequests < 1)
         return Error{"latency: not one request of " + withCommas(q.inputTokens + q.outputTokens) +
                          " tokens fits in the KV cache on " + in.gpu.name,

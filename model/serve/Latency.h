@@ -46,6 +46,7 @@ struct LatencyInputs
     int64_t inputTokens = 1024;
     int64_t outputTokens = 128;
     LatencyLoad load;
+    // Over the replica (every DP rank's together):
     int64_t maxNumTokens = 8192; // tokens one step may carry (chunked prefill budget)
     int64_t maxBatch = 0;        // the engine's request limit; 0: the engine's default
     // The KV budget that caps the batch, per GPU, as the engine sized it (servingLimits); 0:

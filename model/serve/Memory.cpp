@@ -66,10 +66,29 @@ int64_t weightBytesPerGpu(const ModelSpec& s, const DeploymentInputs& in)
 {
     if (in.weightBytes)
         return *in.weightBytes;
-    // An even split over the GPUs, plus what each rank of a TP group keeps whole.
-    const int64_t pp = std::max<int64_t>(1, in.gpus / std::max<int64_t>(1, in.tp));
-    return checkedAdd(ceilDiv(weightBytesFor(s, in.weightDtype).bytes, in.tp * pp),
-                      replicatedWeightExtraBytes(s, in.weightDtype, in.tp) / pp, "weight bytes");
+    const int64_t tp = std::max<int64_t>(1, in.tp), dp = std::max<int64_t>(1, in.dp);
+    const int64_t pp = in.stages();
+    const int64_t extra = replicatedWeightExtraBytes(s, in.weightDtype, tp) / pp;
+    const int64_t whole = weightBytesFor(s, in.weightDtype).bytes;
+    if (dp == 1) // an even split over the GPUs, plus what each rank of a TP group keeps whole
+        return checkedAdd(ceilDiv(whole, tp * pp), extra, "weight bytes");
+    // Data-parallel attention: each rank holds the attention, dense layers, shared experts,
+    // embeddings and head of its TP group (1/tp of them); the routed experts are spread over
+    // all tp x dp ranks of the stage, whether whole (EP) or split (expert TP).
+    const int64_t experts = routedExpertBytes(s, in.weightDtype);
+    return checkedAdd(checkedAdd(ceilDiv(whole - experts, tp * pp), ceilDiv(experts, tp * dp * pp),
+                                 "weight bytes"),
+                      extra, "weight bytes");
+}
+
+std::string layoutText(const DeploymentInputs& in)
+{
+    std::string t = "TP " + std::to_string(in.tp);
+    if (in.dp > 1)
+        t += " x DP " + std::to_string(in.dp);
+    if (in.ep > 1)
+        t += ", EP " + std::to_string(in.ep);
+    return t + ", PP " + std::to_string(in.stages());
 }
 
 int64_t gpusForTp(int64_t gpus, int64_t tp)
@@ -89,13 +108,17 @@ int64_t nonTorchOverheadBytes(int64_t tp)
     return tp > 1 ? base + kGiB / 2 : base;
 }
 
-Expected<int64_t> checkParallelism(const ModelSpec& s, int64_t gpus, int64_t tp)
+Expected<int64_t> checkParallelism(const ModelSpec& s, int64_t gpus, int64_t tp, int64_t dp,
+                                   int64_t ep)
 {
-    if (gpus < 1 || tp < 1 || gpus % tp != 0)
+    if (dp < 1)
+        return Error{"DP must be at least 1, got " + std::to_string(dp), "dp"};
+    if (gpus < 1 || tp < 1 || gpus % (tp * dp) != 0)
         return Error{std::to_string(gpus) + " GPUs must be a multiple of TP (" +
-                         std::to_string(tp) + ")",
+                         std::to_string(tp) + ")" +
+                         (dp > 1 ? " x DP (" + std::to_string(dp) + ")" : std::string()),
                      "gpus"};
-    const int64_t pp = gpus / tp;
+    const int64_t pp = gpus / (tp * dp);
     if (pp > s.numLayers)
         return Error{"pipeline stages (" + std::to_string(pp) + ") exceed the layers (" +
                          std::to_string(s.numLayers) + ")",
@@ -109,6 +132,16 @@ Expected<int64_t> checkParallelism(const ModelSpec& s, int64_t gpus, int64_t tp)
                          " must divide the KV heads or be a multiple of them (" +
                          std::to_string(s.numKvHeads) + ")",
                      "tp"};
+    if (ep < 1 || (tp * dp) % ep != 0)
+        return Error{"EP " + std::to_string(ep) + " must divide TP x DP (" +
+                         std::to_string(tp * dp) + "): the experts are spread over those ranks",
+                     "ep"};
+    if (ep > 1 && !s.moe.enabled())
+        return Error{"EP " + std::to_string(ep) + ": " + s.name + " has no experts", "ep"};
+    if (ep > 1 && s.moe.experts % ep != 0)
+        return Error{"EP " + std::to_string(ep) + " must divide the routed experts (" +
+                         std::to_string(s.moe.experts) + ")",
+                     "ep"};
     return pp;
 }
 

@@ -12,6 +12,9 @@ namespace attnplan {
 // What one GPU holds besides the KV cache, as the engines measure or estimate it. The
 // engines (engines/) decide which of these they subtract.
 
+// The replica's layout in words: "TP 2, PP 1", "TP 1 x DP 8, EP 8, PP 1".
+std::string layoutText(const DeploymentInputs& in);
+
 // GPUs for a replica at this TP: the count rounded down to a whole multiple of it (a replica
 // is tp x pp GPUs), at least tp.
 int64_t gpusForTp(int64_t gpus, int64_t tp);
@@ -35,7 +38,8 @@ int64_t freeMemoryEstimate(const GpuSpec& gpu);
 int64_t nonTorchOverheadBytesV1(int64_t tp);
 
 // Weight bytes one GPU holds: the weights split over tp x pp, plus what every rank of a TP group
-// keeps whole (replicatedWeightExtraBytes); `weightBytes` when the user gave it.
+// keeps whole (replicatedWeightExtraBytes); under data-parallel attention the routed experts
+// over tp x dp x pp and the rest over tp x pp; `weightBytes` when the user gave it.
 int64_t weightBytesPerGpu(const ModelSpec& spec, const DeploymentInputs& in);
 
 // The request lengths vLLM accepts: max_model_len at most the model's own maximum
@@ -45,9 +49,11 @@ Expected<int64_t> checkContext(const ModelSpec& spec, int64_t maxModelLen, int64
                                const std::string& refusal = "vLLM refuses a longer max_model_len");
 
 // The split every tensor-parallel engine needs (vLLM, SGLang and TensorRT-LLM alike): GPUs a
-// whole multiple of TP, pipeline stages no more than the layers, TP dividing the query heads
-// and dividing the KV heads or a multiple of them (MLA's latent excepted). Returns the
-// pipeline stages, or the reason with its field ("gpus", "tp").
-Expected<int64_t> checkParallelism(const ModelSpec& spec, int64_t gpus, int64_t tp);
+// whole multiple of TP x DP, pipeline stages no more than the layers, TP dividing the query
+// heads and dividing the KV heads or a multiple of them (MLA's latent excepted), EP dividing
+// TP x DP and the routed experts (and only on a model with experts). Each engine adds its own
+// rules. Returns the pipeline stages, or the reason with its field ("gpus", "tp", "dp", "ep").
+Expected<int64_t> checkParallelism(const ModelSpec& spec, int64_t gpus, int64_t tp, int64_t dp = 1,
+                                   int64_t ep = 1);
 
 } // namespace attnplan

@@ -97,8 +97,10 @@ StepModel::StepModel(const ModelSpec& s, const DeploymentInputs& in)
     const LatencyConstants& k = latencyConstants();
     StepFacts& f = m_f;
     f.tp = std::max<int64_t>(1, in.tp);
-    f.pp = std::max<int64_t>(1, in.gpus / f.tp);
+    f.pp = in.stages();
     f.n = f.tp * f.pp;
+    f.dp = std::max<int64_t>(1, in.dp);
+    f.ep = std::max<int64_t>(1, in.ep);
     const ParameterCount c = countParameters(s);
     f.nonExpertPerGpu =
         double(c.attention + c.denseMlp + c.sharedExperts + c.routers) / double(f.n);
@@ -155,6 +157,10 @@ StepModel::StepModel(const ModelSpec& s, const DeploymentInputs& in)
     f.bandwidth = decodeBytesPerSecond(in.gpu, in.efficiency);
     f.link = in.gpu.interconnectBytesPerSecond > 0 ? in.gpu.interconnectBytesPerSecond / 2
                                                    : k.pcieBytesPerSecond;
+    const bool nvl72 = in.gpu.name.find("GB200") != std::string::npos ||
+                       in.gpu.name.find("GB300") != std::string::npos;
+    f.expertLink = f.tp * f.dp <= k.nvlinkDomain || nvl72 ? f.link * k.allToAllEfficiency
+                                                          : k.rdmaBytesPerSecond;
 }
 
 double StepModel::kvReadBytes(double context) const
@@ -190,16 +196,24 @@ StepTime StepModel::step(double dec, double ctxDec, double pre, double ctxPre) c
         else
             t.memorySeconds += memory;
     };
+    const double all = dec + pre;
+    // The slowest data-parallel rank's share (the whole step at DP 1).
+    const double dp = double(f.dp);
+    if (f.dp > 1) {
+        dec = dec > 0 ? std::max(dec / dp, std::min(dec, 1.0)) : 0;
+        pre = pre > 0 ? std::min(pre, std::max(pre / dp, m_rankChunk)) : 0;
+    }
     const double tokens = dec + pre;
     // Non-expert GEMMs and the LM head (for the sampled tokens only): read or compute.
     const double bytes = f.nonExpertPerGpu * f.weightBytes + f.lmPerGpu * 2.0;
     const double flops = 2 * f.nonExpertPerGpu * tokens + 2 * f.lmPerGpu * dec;
     charge(bytes / f.bandwidth, flops / f.gemmRate);
-    // Routed experts: those the step's tokens touch are read, each GPU holding 1/n of them.
+    // Routed experts: those the step's tokens (every DP rank's) touch are read, each GPU
+    // holding 1/(n dp) of them.
     if (f.experts > 0) {
-        const double touched = expectedDistinctExperts(f.experts, f.perToken, tokens);
-        const double readBytes = f.moeLayers * touched * f.perExpert * f.weightBytes / f.n;
-        const double work = 2 * tokens * f.perToken * f.perExpert * f.moeLayers / f.n;
+        const double touched = expectedDistinctExperts(f.experts, f.perToken, all);
+        const double readBytes = f.moeLayers * touched * f.perExpert * f.weightBytes / f.n / dp;
+        const double work = 2 * all * f.perToken * f.perExpert * f.moeLayers / f.n / dp;
         charge(readBytes / f.bandwidth, work / (f.gemmRate * k.moe));
     }
     // Attention: decode reads the KV (or computes, MLA) and the recurrent state; prefill
@@ -215,6 +229,21 @@ StepTime StepModel::step(double dec, double ctxDec, double pre, double ctxPre) c
         t.commSeconds += 2 * f.layers *
                          allReduceSeconds(tokens * f.hidden * 2, f.tp, k.allReduceAlpha, f.link,
                                           k.linkEfficiency);
+    // Data-parallel attention around the MoE layers: with EP, each token's activations go to
+    // its k experts' ranks (fp8) and come back (bf16); without, the experts are split by TP
+    // over every rank and the tokens are gathered and reduced as an all-reduce of them all.
+    if (f.dp > 1 && f.experts > 0) {
+        const double moeLayers = f.moeLayers / double(f.pp);
+        if (f.ep > 1) {
+            const double away = double(f.ep - 1) / double(f.ep);
+            const double moved = tokens * f.perToken * f.hidden * (1.0 + 2.0) * away;
+            t.commSeconds += moeLayers * (2 * k.allReduceAlpha + moved / f.expertLink);
+        } else {
+            t.commSeconds +=
+                moeLayers * allReduceSeconds(all * f.hidden * 2, f.tp * f.dp, k.allReduceAlpha,
+                                             f.link, k.linkEfficiency);
+        }
+    }
     if (f.pp > 1)
         t.commSeconds += double(f.pp - 1) *
                          (k.allReduceAlpha + tokens * f.hidden * 2 / (f.link * k.linkEfficiency));

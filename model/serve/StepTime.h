@@ -32,9 +32,17 @@ struct LatencyConstants
     // (prior 0.82: NCCL's 370 of 450 GB/s, nccl-tests #212); 0.50 at these message sizes.
     double allReduceAlpha = 10.20e-6;
     double linkEfficiency = 0.4974;
-    double pcieBytesPerSecond = 32e9;  // PCIe Gen4 x16 per direction, where there is no NVLink
-    double stepSeconds = 1.410e-3;     // scheduler, sampling, host sync (fitted)
-    double layerSeconds = 41.0e-6;     // non-GEMM kernels and launches per layer (fitted)
+    double pcieBytesPerSecond = 32e9; // PCIe Gen4 x16 per direction, where there is no NVLink
+    // Expert parallelism's dispatch and combine (all-to-all): DeepEP's intranode normal kernels
+    // reach 153 GB/s (dispatch) and 158 GB/s (combine) on H800, whose NVLink is 200 GB/s each
+    // way, so 0.77 of the link (github.com/deepseek-ai/DeepEP README, read 2026-12); across
+    // nodes its kernels reach 43-58 GB/s per GPU over 400 Gb/s ConnectX-7 RDMA, taken as 45 GB/s.
+    // Dispatch moves fp8 activations, combine bf16 (DeepEP's and the engines' default).
+    double allToAllEfficiency = 0.77;
+    double rdmaBytesPerSecond = 45e9;
+    int64_t nvlinkDomain = 8;      // GPUs one NVLink domain joins (an HGX node; NVL72 parts: 72)
+    double stepSeconds = 1.410e-3; // scheduler, sampling, host sync (fitted)
+    double layerSeconds = 41.0e-6; // non-GEMM kernels and launches per layer (fitted)
     double sequenceSeconds = 2.412e-6; // host time per scheduled sequence (fitted)
     double frontendSeconds = 5.666e-3; // HTTP, tokenizer, first chunk out (fitted)
 };
@@ -61,7 +69,7 @@ struct StepTime
     double seconds = 0;
     double computeSeconds = 0; // the FLOP sides of the GEMM, expert and attention terms
     double memorySeconds = 0;  // their byte sides
-    double commSeconds = 0;    // TP all-reduces and pipeline hand-overs
+    double commSeconds = 0;    // TP all-reduces, EP all-to-alls and pipeline hand-overs
     double fixedSeconds = 0;   // per step, layer and sequence
     bool computeBound() const { return computeSeconds >= memorySeconds; }
 };
@@ -80,7 +88,9 @@ struct StepFacts
     double attnDecode = 0, attnPrefill = 0; // FLOPs per query, attended token and layer
     double weightBytes = 0;
     double gemmRate = 0, attnRate = 0, bandwidth = 0, link = 0;
+    double expertLink = 0; // the all-to-all's bandwidth per GPU: NVLink within a domain, else RDMA
     int64_t tp = 1, pp = 1, n = 1;
+    int64_t dp = 1, ep = 1; // attention data-parallel ranks; expert-parallel ranks
 };
 
 class StepModel
@@ -88,7 +98,11 @@ class StepModel
 public:
     StepModel(const ModelSpec& spec, const DeploymentInputs& in);
     // One engine step: `decoding` sequences at mean context `decodeContext`, and `prefill`
-    // prompt tokens attending `prefillContext` on average.
+    // prompt tokens attending `prefillContext` on average, all over the replica. Under
+    // data-parallel attention the step is its slowest rank's: the decoders spread evenly (at
+    // least one on it), a prompt's chunk lands on one rank whole (up to `rankChunk` tokens, the
+    // engine's per-rank prefill budget; more spreads over the ranks), and the MoE layers take
+    // every rank's tokens together.
     StepTime step(double decoding, double decodeContext, double prefill,
                   double prefillContext) const;
     double seconds(double decoding, double decodeContext, double prefill,
@@ -97,6 +111,7 @@ public:
         return step(decoding, decodeContext, prefill, prefillContext).seconds;
     }
     const StepFacts& facts() const { return m_f; }
+    void setRankChunk(double tokens) { m_rankChunk = tokens; }
     // The KV one sequence at `context` tokens reads on one GPU: full layers all of it, sliding
     // ones their window, compressed ones their entries and window (spec kvBytes), per stage.
     double kvReadBytes(double context) const;
@@ -117,6 +132,7 @@ private:
     };
     StepFacts m_f;
     std::vector<AttentionGroup> m_groups;
+    double m_rankChunk = 1e300;
 };
 
 // The step model's single-request cases. A prompt of n tokens in one forward pass (each

@@ -132,6 +132,29 @@ int64_t weightBytes(const ModelSpec& spec, DType t)
                       bytesFor(c.total - quantized, DType::BF16), "weight bytes");
 }
 
+int64_t routedExpertBytes(const ModelSpec& spec, DType t)
+{
+    const ParameterCount c = countParameters(spec);
+    if (c.routedExperts == 0)
+        return 0;
+    const WeightBytes whole = weightBytesFor(spec, t);
+    int64_t experts = 0;
+    if (spec.formats.known && spec.checkpointDType && *spec.checkpointDType == t)
+        experts = formatBytes(spec, c.routedExperts, spec.formats.experts);
+    else if (t == DType::FP4)
+        experts = formatBytes(spec, c.routedExperts, WeightFormat::Nvfp4);
+    else if (isQuantized(t))
+        experts = quantizedBytes(spec, c.routedExperts, t);
+    else
+        experts = bytesFor(c.routedExperts, t);
+    // Exact checkpoint bytes (a GGUF's mix, safetensors' sizes) keep the computed share.
+    const int64_t computed = weightBytes(spec, t);
+    if (whole.exact && computed > 0 && whole.bytes != computed)
+        experts = checkedFromDouble(double(experts) * double(whole.bytes) / double(computed),
+                                    "weight bytes");
+    return std::min(experts, whole.bytes);
+}
+
 int64_t replicatedWeightExtraBytes(const ModelSpec& s, DType t, int64_t tp)
 {
     if (tp <= 1)

@@ -55,6 +55,9 @@ struct WeightBytes
     DType dtype = DType::BF16;
 };
 WeightBytes weightBytesFor(const ModelSpec& spec, DType t);
+// The routed experts' share of weightBytesFor(spec, t): what expert parallelism spreads over
+// all tp x dp ranks (each format's scales included); 0 for a dense model.
+int64_t routedExpertBytes(const ModelSpec& spec, DType t);
 // Bytes one GPU of a TP group holds beyond an even 1/tp split of the weights, for what every
 // rank keeps whole: norms and MoE routers; MLA's q_a and kv_a projections; and, once TP
 // exceeds the KV heads, one whole K and V head per layer. 0 at TP 1.

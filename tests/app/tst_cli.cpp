@@ -124,6 +124,8 @@ private slots:
     void enginesOwnFlagSpellings();
     void launchCommandRoundTrips_data();
     void launchCommandRoundTrips();
+    void layoutCommandsRoundTrip_data();
+    void layoutCommandsRoundTrip();
     void launchCommandRefusesWhatItCannotRead();
 };
 
@@ -1115,7 +1117,7 @@ void TestCli::reportBadScenariosExit2_data()
                              << "deployment.tp: expected a whole number";
     QTest::newRow("pp disagrees") << QByteArray(R"({"attnplan_scenario": 1, "model": "gpt2-large",
                          "deployment": {"gpus": 4, "tp": 2, "pp": 3}})")
-                                  << "deployment.pp: gpus (4) must equal tp x pp (6)";
+                                  << "deployment.pp: gpus (4) must equal tp x dp x pp (6)";
     QTest::newRow("engine") << QByteArray(R"({"attnplan_scenario": 1, "model": "gpt2-large",
                                             "deployment": {"engine": "sglang"}})")
                             << "deployment.engine";
@@ -1585,6 +1587,46 @@ void TestCli::launchCommandRoundTrips_data()
         << "llama-3.1-8b";
 }
 
+// DeepSeek-V3 on 8 x H200 as each engine spells DP 8 + EP 8: the printed command holds the
+// layout's flags and reads back to the same plan.
+void TestCli::layoutCommandsRoundTrip_data()
+{
+    QTest::addColumn<QString>("engine");
+    QTest::addColumn<QString>("commandKey");
+    QTest::addColumn<QString>("flags");
+    QTest::newRow("vllm") << "vllm"
+                          << "vllm_command"
+                          << "--data-parallel-size 8 --enable-expert-parallel";
+    QTest::newRow("sglang") << "sglang"
+                            << "launch_command"
+                            << "--tp 8 --dp 8 --enable-dp-attention --ep 8";
+    QTest::newRow("trtllm") << "trtllm"
+                            << "launch_command"
+                            << "--tp_size 8 --ep_size 8 --extra_llm_api_options";
+}
+
+void TestCli::layoutCommandsRoundTrip()
+{
+    QFETCH(QString, engine);
+    QFETCH(QString, commandKey);
+    QFETCH(QString, flags);
+    const QStringList common{"capacity", "deepseek-v3", "--gpu", "H200", "--json"};
+    const Run first = cli(common + QStringList{"--engine", engine, "--gpus", "8", "--tp", "1",
+                                               "--dp", "8", "--ep", "8", "--context", "32k"});
+    QVERIFY2(first.exitCode == 0, first.err.constData());
+    const QJsonObject a = json(first);
+    const QString command = a[commandKey].toString();
+    QVERIFY2(command.contains(flags), qPrintable(command));
+    const Run second = cli(common + QStringList{"--command", command});
+    QVERIFY2(second.exitCode == 0, qPrintable(command + ": " + second.err));
+    const QJsonObject b = json(second);
+    for (const char* key : {"tp", "dp", "ep", "gpus", "conversations", "kv_cache_tokens"})
+        QVERIFY2(a[key].toInteger() == b[key].toInteger() && a.contains(key),
+                 qPrintable(command + ": " + key));
+    QCOMPARE(a["dp"].toInteger(), 8);
+    QCOMPARE(b[commandKey].toString(), command);
+}
+
 void TestCli::launchCommandRoundTrips()
 {
     QFETCH(QStringList, args);
@@ -1622,8 +1664,17 @@ void TestCli::launchCommandRefusesWhatItCannotRead()
     };
     const Case cases[] = {
         {{"--command", "vllm serve meta-llama/Llama-3.1-8B --max-model-len 8192 "
-                       "--data-parallel-size 2"},
-         "--data-parallel-size: a flag of vllm serve attnplan does not read"},
+                       "--max-loras 2"},
+         "--max-loras: a flag of vllm serve attnplan does not read"},
+        {{"--command", "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B "
+                       "--tp 2 --dp 2"},
+         "--dp without --enable-dp-attention runs that many copies of the server"},
+        {{"--command", "trtllm-serve meta-llama/Llama-3.1-8B --extra_llm_api_options "
+                       "/nonexistent/extra.yml"},
+         "--extra_llm_api_options /nonexistent/extra.yml: cannot read it"},
+        {{"--command", "printf 'enable_attention_dp: true\\ncuda_graph_config: null\\n' > x.yml "
+                       "&& trtllm-serve meta-llama/Llama-3.1-8B --extra_llm_api_options x.yml"},
+         "x.yml: cuda_graph_config: an LLM API option attnplan does not read"},
         {{"--command", "docker run vllm/vllm-openai"}, "is none of the launch commands"},
         {{"--command", "vllm serve meta-llama/Llama-3.1-8B --max-model-len 8192", "--context",
           "4k"},

@@ -15,6 +15,7 @@
 #include "serve/GpuCatalog.h"
 #include "serve/Memory.h"
 #include "serve/Roofline.h"
+#include "serve/StepTime.h"
 #include "spec/Architecture.h"
 
 #include <QFile>
@@ -53,6 +54,11 @@ class TestEngines : public QObject
 
 private slots:
     void lessonFifteenConversations();
+    void layoutsDeepSeekV3TpAgainstDpEp();
+    void layoutsQwen3MoeUnderEp();
+    void layoutsGptOssDp2Tp4();
+    void layoutsEachEngineRefusesInItsWords();
+    void dataParallelStepIsItsSlowestRank();
     void vllmLogBlocksWithin5Percent_RTX3090_Llama31_8B();
     void vllmConcurrencyWithin005_RTX3090_Llama31_8B();
     void engineProfiles();
@@ -1814,6 +1820,215 @@ void TestEngines::preAmpereRunsFp16()
     const GpuSpec a100 = *builtinGpuCatalog().find("A100 80GB");
     QCOMPARE(vllmAutoWeightDType(e, s, a100), DType::BF16);
     QCOMPARE(vllmAutoKvDType(e, s, &a100), DType::BF16);
+}
+
+// DeepSeek-V3 on 8 x H200 as vLLM and SGLang run it: TP 8 keeps the whole MLA latent and the
+// whole attention on every GPU in 1/8 slices of the weights; DP 8 + EP 8 gives each GPU the whole
+// attention but only 32 of the 256 experts, and each rank only its own requests' latent. Hand-
+// worked from the config: hidden 7168, 61 layers (3 dense, 18432 wide), 256 routed experts and
+// one shared of 2048, q_lora 1536, kv_lora 512 + rope 64, 128 heads of 128 + 64 (v 128), vocab
+// 129280; fp8 in 128 x 128 blocks (one fp32 scale a block), embeddings, head, norms and routers
+// in bf16.
+void TestEngines::layoutsDeepSeekV3TpAgainstDpEp()
+{
+    const ModelSpec s = load("deepseek-v3");
+    const double h = 7168, L = 61, moeL = 58, E = 256, Ie = 2048, V = 129280;
+    const double attention =
+        L * (h * 1536 + 1536 * 128 * 192 + h * 576 + 512 * 128 * 256 + 128 * 128 * h);
+    const double routed = moeL * E * 3 * h * Ie;
+    const double shared = moeL * 3 * h * Ie;
+    const double dense = 3 * 3 * h * 18432;
+    const double routers = moeL * (E * h + E);
+    const double norms = L * (2 * h + 1536 + 512) + h;
+    auto fp8 = [](double n) { return n + n / (128 * 128) * 4; };
+    const double total =
+        fp8(attention + routed + shared + dense) + 2 * (2 * V * h + norms + routers);
+    // TP 8: an eighth of everything, plus what every rank keeps whole (norms, routers, MLA's
+    // q_a and kv_a projections).
+    const double tp8 =
+        total / 8 + 2 * (norms + routers) * 7 / 8 + fp8(L * h * (1536 + 576)) * 7 / 8;
+    const double dp8 = total - fp8(routed) + fp8(routed) / 8;
+
+    DeploymentInputs in = on("H200", 32768);
+    in.weightDtype = DType::FP8;
+    in.gpus = 8;
+    in.tp = 8;
+    const CapacityResult tp = planCapacity(s, in).value();
+    in.tp = 1;
+    in.dp = 8;
+    in.ep = 8;
+    const CapacityResult dp = planCapacity(s, in).value();
+    QVERIFY2(std::fabs(double(tp.memory.weights) / tp8 - 1) < 2e-4,
+             qPrintable(QString::number(tp.memory.weights) + " vs " + QString::number(tp8)));
+    QVERIFY2(std::fabs(double(dp.memory.weights) / dp8 - 1) < 2e-4,
+             qPrintable(QString::number(dp.memory.weights) + " vs " + QString::number(dp8)));
+    // The latent, 576 values of 2 bytes a layer, whole on each GPU either way.
+    QCOMPARE(tp.kvBytesPerTokenPerGpu, int64_t(61 * 576 * 2));
+    QCOMPARE(dp.kvBytesPerTokenPerGpu, int64_t(61 * 576 * 2));
+    // Each rank pages its own budget in blocks of 16 (H200, FlashMLA's 64 on Hopper where
+    // resolved): conversations are the ranks' together.
+    QCOMPARE(dp.dp, int64_t(8));
+    QCOMPARE(dp.conversations,
+             8 * (dp.kvBlocks / ((32768 + dp.attentionBlockSize - 1) / dp.attentionBlockSize)));
+    QCOMPARE(tp.conversations,
+             tp.kvBlocks / ((32768 + tp.attentionBlockSize - 1) / tp.attentionBlockSize));
+    QVERIFY2(
+        dp.conversations > 5 * tp.conversations,
+        qPrintable(QString::number(dp.conversations) + " vs " + QString::number(tp.conversations)));
+    QVERIFY(dp.launchCommand.find("--data-parallel-size 8 --enable-expert-parallel") !=
+            std::string::npos);
+
+    // SGLang: the same weights per GPU; its pool per rank is its budget over the latent.
+    DeploymentInputs sin = in;
+    sin.engine = "sglang";
+    const EnginePlan sg = planSglang(s, sin, SglangInputs{}).value();
+    QCOMPARE(sg.kvTokens, sg.kvBudgetBytes / int64_t(61 * 576 * 2));
+    QCOMPARE(sg.conversations, 8 * std::min(sg.maxRunning, sg.kvTokens / 32768));
+    QVERIFY(sg.command.find("--tp 8 --dp 8 --enable-dp-attention --ep 8") != std::string::npos);
+    sin.tp = 8;
+    sin.dp = sin.ep = 1;
+    const EnginePlan sgTp = planSglang(s, sin, SglangInputs{}).value();
+    QVERIFY2(sg.conversations > 5 * sgTp.conversations,
+             qPrintable(QString::number(sg.conversations) + " vs " +
+                        QString::number(sgTp.conversations)));
+}
+
+// Qwen3-235B-A22B (bf16; 94 layers of 128 experts 1536 wide, no shared expert, 64 query and 4
+// KV heads of 128, hidden 4096): EP 8 moves no byte against TP 8 (the experts are split over
+// the same 8 GPUs either way), and TP 8 passes the 4 KV heads, so each GPU keeps one whole.
+void TestEngines::layoutsQwen3MoeUnderEp()
+{
+    const ModelSpec s = load("qwen3-235b-a22b");
+    DeploymentInputs in = on("H200", 32768);
+    in.weightDtype = DType::BF16;
+    in.gpus = 8;
+    in.tp = 8;
+    const CapacityResult tp = planCapacity(s, in).value();
+    in.ep = 8;
+    const CapacityResult ep = planCapacity(s, in).value();
+    QCOMPARE(ep.memory.weights, tp.memory.weights);
+    QCOMPARE(ep.kvBytesPerTokenPerGpu, int64_t(94 * 2 * 1 * 128 * 2));
+    QCOMPARE(ep.conversations, tp.conversations);
+    // DP 8 + EP 8: every GPU the whole attention (4 KV heads) and 16 of the 128 experts.
+    const double routed = 94.0 * 128 * 3 * 4096 * 1536 * 2;
+    in.tp = 1;
+    in.dp = 8;
+    const CapacityResult dp = planCapacity(s, in).value();
+    const double whole = double(weightBytesFor(s, DType::BF16).bytes);
+    QVERIFY2(std::fabs(double(dp.memory.weights) / (whole - routed + routed / 8) - 1) < 1e-6,
+             qPrintable(QString::number(dp.memory.weights)));
+    QCOMPARE(dp.kvBytesPerTokenPerGpu, int64_t(94 * 2 * 4 * 128 * 2));
+}
+
+// gpt-oss-120b, DP 2 x TP 4 on 8 GPUs: attention and the rest split by 4 and kept by each DP
+// rank, the MXFP4 experts (36 layers x 128, gate_up 2880 x 5760 and down 2880 x 2880 with their
+// biases, 17 bytes a 32 values) split over all 8: against TP 4 on 4 GPUs, an eighth of the
+// experts fewer per GPU; the KV of 2 of the 8 KV heads a GPU, each rank its own requests'.
+void TestEngines::layoutsGptOssDp2Tp4()
+{
+    const ModelSpec s = load("gpt-oss-120b");
+    DeploymentInputs in = on("H100", 32768);
+    in.weightDtype = autoWeightDType("vllm", s, in.gpu);
+    in.kvDtype = DType::BF16;
+    in.gpus = 4;
+    in.tp = 4;
+    const CapacityResult tp4 = planCapacity(s, in).value();
+    in.gpus = 8;
+    in.dp = 2;
+    const CapacityResult dp = planCapacity(s, in).value();
+    const double experts = 36.0 * 128 * (2880.0 * 5760 + 5760 + 2880.0 * 2880 + 2880) * 17 / 32;
+    const double fewer = double(tp4.memory.weights - dp.memory.weights);
+    QVERIFY2(std::fabs(fewer / (experts / 8) - 1) < 5e-3,
+             qPrintable(QString::number(fewer) + " vs " + QString::number(experts / 8)));
+    QCOMPARE(dp.kvBytesPerTokenPerGpu, tp4.kvBytesPerTokenPerGpu);
+    QCOMPARE(dp.kvBytesPerTokenPerGpu, int64_t(36 * 2 * 2 * 64 * 2));
+    // Each rank pages its budget as one TP-4 engine holding those weights would (sliding and
+    // full groups alike): the deployment holds two of its conversations.
+    DeploymentInputs rank = in;
+    rank.gpus = 4;
+    rank.dp = 1;
+    rank.weightBytes = dp.memory.weights;
+    const CapacityResult one = planCapacity(s, rank).value();
+    QCOMPARE(one.kvBlocks, dp.kvBlocks);
+    QCOMPARE(dp.conversations, 2 * one.conversations);
+    QVERIFY(dp.launchCommand.find("--tensor-parallel-size 4 --data-parallel-size 2") !=
+            std::string::npos);
+}
+
+// Each engine's own layout rules, said in its words.
+void TestEngines::layoutsEachEngineRefusesInItsWords()
+{
+    const ModelSpec ds = load("deepseek-v3");
+    DeploymentInputs in = on("H200", 32768);
+    in.weightDtype = DType::FP8;
+    in.gpus = 8;
+    in.tp = 2;
+    in.dp = 4;
+    in.ep = 4; // vLLM's switch spans all 8 ranks
+    auto v = planCapacity(ds, in);
+    QVERIFY(!v);
+    QCOMPARE(QString::fromStdString(v.field()), QStringLiteral("ep"));
+    QVERIFY2(v.error().find("--enable-expert-parallel spans every TP x DP rank") !=
+                 std::string::npos,
+             v.error().c_str());
+    in.engine = "trtllm"; // attention DP is all-or-nothing there
+    auto t = planTrtllm(ds, in, TrtllmInputs{});
+    QVERIFY(!t);
+    QVERIFY2(t.error().find("enable_attention_dp runs attention on each rank alone") !=
+                 std::string::npos,
+             t.error().c_str());
+    in.engine = "sglang"; // SGLang takes an EP that divides its tp_size
+    QVERIFY(planSglang(ds, in, SglangInputs{}));
+    in.ep = 3;
+    auto g = planSglang(ds, in, SglangInputs{});
+    QVERIFY(!g);
+    QVERIFY2(g.error().find("EP 3 must divide TP x DP (8)") != std::string::npos,
+             g.error().c_str());
+    // A dense model has no experts to spread; llama.cpp runs neither.
+    in.ep = 2;
+    in.engine = "vllm";
+    auto dense = planCapacity(load("llama-3.1-8b"), in);
+    QVERIFY(!dense);
+    QVERIFY2(dense.error().find("has no experts") != std::string::npos, dense.error().c_str());
+    in.engine = "llama.cpp";
+    in.ep = 1;
+    auto l = servingLimits(load("llama-3.1-8b"), in);
+    QVERIFY(!l);
+    QCOMPARE(QString::fromStdString(l.field()), QStringLiteral("dp"));
+}
+
+// Under DP attention a step is its slowest rank's: the decoders spread evenly, a prompt's chunk
+// lands on one rank whole, and EP's dispatch (fp8) and combine (bf16) of each MoE layer cross
+// NVLink at 0.77 of H200's 450 GB/s each way. Hand-worked for DeepSeek-V3 on 8 x H200, 64
+// decoders (8 a rank): 58 MoE layers x (2 x 10.2 us + 8 tokens x 8 experts x 7168 x 3 bytes x
+// 7/8 / 346.5 GB/s).
+void TestEngines::dataParallelStepIsItsSlowestRank()
+{
+    const ModelSpec s = load("deepseek-v3");
+    DeploymentInputs in = on("H200", 32768);
+    in.weightDtype = DType::FP8;
+    in.gpus = 8;
+    in.tp = 1;
+    in.dp = 8;
+    in.ep = 8;
+    StepModel m(s, in);
+    const StepTime t = m.step(64, 2048, 0, 0);
+    const double link = 900e9 / 2 * 0.77;
+    const double a2a = 58 * (2 * 10.20e-6 + 8.0 * 8 * 7168 * 3 * 7 / 8 / link);
+    QVERIFY2(std::fabs(t.commSeconds / a2a - 1) < 1e-9,
+             qPrintable(QString::number(t.commSeconds) + " vs " + QString::number(a2a)));
+    // 64 decoders over 8 ranks cost the attention of 8; one prompt of 3,200 tokens is on one
+    // rank whole, so the step with it is much slower than the same tokens spread.
+    DeploymentInputs one = in;
+    one.gpus = 1;
+    one.dp = one.ep = 1;
+    const double kvOfEight = StepModel(s, one).kvReadBytes(2048) * 8;
+    QVERIFY2(std::fabs(m.kvReadBytes(2048) * 8 / kvOfEight - 1) < 1e-12, "per-rank KV");
+    const double withPrompt = m.seconds(64, 2048, 3200, 1600);
+    m.setRankChunk(400);
+    const double spread = m.seconds(64, 2048, 3200, 1600);
+    QVERIFY2(withPrompt > 1.5 * spread,
+             qPrintable(QString::number(withPrompt) + " vs " + QString::number(spread)));
 }
 
 #include "tst_engines.moc"

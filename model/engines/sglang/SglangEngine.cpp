@@ -184,14 +184,14 @@ Expected<bool> takeStatePool(EnginePlan& p, const ModelSpec& s, const Deployment
 Expected<EnginePlan> planSglang(const ModelSpec& s, const DeploymentInputs& in,
                                 const SglangInputs& sg)
 {
-    if (auto split = checkParallelism(s, in.gpus, in.tp); !split)
+    if (auto split = checkParallelism(s, in.gpus, in.tp, in.dp, in.ep); !split)
         return Error{"sglang: " + split.error(), split.field()};
     if (auto limit = checkContext(s, in.maxModelLen, in.averageTokens,
                                   "SGLang refuses a longer --context-length (model_config.py) "
                                   "unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1");
         !limit)
         return Error{"sglang: " + limit.error(), limit.field()};
-    const int64_t pp = in.gpus / in.tp;
+    const int64_t pp = in.stages();
     const SglangRelease* release = findSglangRelease(in.engine);
     if (!release)
         release = &sglangReleases().back();
@@ -294,10 +294,21 @@ Expected<EnginePlan> planSglang(const ModelSpec& s, const DeploymentInputs& in,
             ? std::min(p.maxRunning,
                        avg > shared ? (p.kvTokens - shared) / (avg - shared) : p.maxRunning)
             : p.conversations;
+    // Data-parallel attention: each rank schedules and caches its own requests.
+    p.dp = std::max<int64_t>(1, in.dp);
+    p.conversations *= p.dp;
+    p.conversationsSharingPrefix *= p.dp;
     std::ostringstream cmd;
     cmd << "python -m sglang.launch_server --model-path " << s.servedAs();
-    if (in.tp > 1)
-        cmd << " --tp " << in.tp;
+    // SGLang's --tp counts every rank of a stage; --dp with --enable-dp-attention splits them
+    // into attention groups (server_args.py: attention TP = tp_size / dp_size); --ep spreads the
+    // experts over ep of them.
+    if (in.tp * p.dp > 1)
+        cmd << " --tp " << in.tp * p.dp;
+    if (p.dp > 1)
+        cmd << " --dp " << p.dp << " --enable-dp-attention";
+    if (in.ep > 1)
+        cmd << " --ep " << in.ep;
     if (pp > 1)
         cmd << " --pp-size " << pp;
     cmd << " --context-length " << in.maxModelLen;

@@ -13,6 +13,11 @@ namespace attnplan {
 
 namespace {
 
+// The LLM API's extra options a plan with attention DP needs, and the file its command writes
+// them to (trtllm-serve --extra_llm_api_options; enable_attention_dp, llm_args.py).
+constexpr const char* kAttentionDpYaml = "enable_attention_dp: true";
+constexpr const char* kExtraOptionsFile = "extra-llm-api-config.yml";
+
 int64_t kvLayersPerGpu(const ModelSpec& s, int64_t pp)
 {
     return (s.kvLayerCount() + pp - 1) / pp;
@@ -55,15 +60,23 @@ const TrtllmRelease* findTrtllmRelease(const std::string& name)
 Expected<EnginePlan> planTrtllm(const ModelSpec& s, const DeploymentInputs& in,
                                 const TrtllmInputs& trt)
 {
-    if (auto split = checkParallelism(s, in.gpus, in.tp); !split)
+    if (auto split = checkParallelism(s, in.gpus, in.tp, in.dp, in.ep); !split)
         return Error{"trtllm: " + split.error(), split.field()};
+    // enable_attention_dp runs attention on every rank alone: attention TP is 1 and each of
+    // the tp_size ranks a DP rank (tensorrt_llm/mapping.py: attention TP size 1 under it).
+    if (in.dp > 1 && in.tp > 1)
+        return Error{"trtllm: enable_attention_dp runs attention on each rank alone: TP 1 with "
+                     "DP " +
+                         std::to_string(in.tp * in.dp) + ", not TP " + std::to_string(in.tp) +
+                         " x DP " + std::to_string(in.dp),
+                     "tp"};
     if (!(trt.freeGpuMemoryFraction > 0 && trt.freeGpuMemoryFraction <= 1))
         return Error{"trtllm: --kv-cache-free-gpu-memory-fraction must be in (0, 1]"};
     if (auto limit = checkContext(s, in.maxModelLen, in.averageTokens,
                                   "TensorRT-LLM's --max_seq_len cannot pass it");
         !limit)
         return Error{"trtllm: " + limit.error(), limit.field()};
-    const int64_t pp = in.gpus / in.tp;
+    const int64_t pp = in.stages();
     const TrtllmRelease* release = findTrtllmRelease(in.engine);
     if (!release)
         release = &trtllmReleases().back();
@@ -139,10 +152,18 @@ Expected<EnginePlan> planTrtllm(const ModelSpec& s, const DeploymentInputs& in,
     const int64_t perRequest = (avg + p.blockTokens - 1) / p.blockTokens;
     p.conversations = std::min(p.maxRunning, blocks / perRequest);
     p.conversationsSharingPrefix = p.conversations;
+    // Attention DP: each rank batches its own requests (max_batch_size is per rank).
+    p.dp = std::max<int64_t>(1, in.dp);
+    p.conversations *= p.dp;
+    p.conversationsSharingPrefix *= p.dp;
     if (s.slidingLayerCount() > 0)
         p.warnings.push_back("sliding-window layers sized as full attention (TensorRT-LLM's "
                              "variable-window pools are not modelled)");
     std::ostringstream cmd;
+    // Attention DP is the LLM API's enable_attention_dp, set in the extra options' YAML; the
+    // command writes that file first.
+    if (p.dp > 1)
+        cmd << "printf '" << kAttentionDpYaml << "\\n' > " << kExtraOptionsFile << " && ";
     // trtllm-serve's --backend: the release's default unless said (pytorch from 1.0, so a
     // built engine must say tensorrt there).
     cmd << "trtllm-serve " << (engineRuntime ? std::string("ENGINE_DIR --tokenizer ") : "")
@@ -150,10 +171,16 @@ Expected<EnginePlan> planTrtllm(const ModelSpec& s, const DeploymentInputs& in,
         << (!engineRuntime                                ? " --backend pytorch"
             : std::string(release->runtime) != "tensorrt" ? " --backend tensorrt"
                                                           : "");
-    if (in.tp > 1)
-        cmd << " --tp_size " << in.tp;
+    // --tp_size counts every rank of a stage: under attention DP each is a DP rank; --ep_size
+    // of them hold whole experts (moe_expert_parallel_size), the rest split each expert.
+    if (in.tp * p.dp > 1)
+        cmd << " --tp_size " << in.tp * p.dp;
+    if (in.ep > 1)
+        cmd << " --ep_size " << in.ep;
     if (pp > 1)
         cmd << " --pp_size " << pp;
+    if (p.dp > 1)
+        cmd << " --extra_llm_api_options " << kExtraOptionsFile;
     cmd << " --max_seq_len " << in.maxModelLen;
     if (trt.maxBatchSize != 2048)
         cmd << " --max_batch_size " << trt.maxBatchSize;

@@ -390,6 +390,10 @@ std::string launchCommand(const ModelSpec& s, const DeploymentInputs& in, const 
         set("tensor-parallel-size", std::to_string(in.tp));
     if (r.pp > 1)
         set("pipeline-parallel-size", std::to_string(r.pp));
+    if (in.dp > 1)
+        set("data-parallel-size", std::to_string(in.dp));
+    if (in.ep > 1)
+        flags.emplace_back("enable-expert-parallel", "");
     set("max-model-len", std::to_string(in.maxModelLen));
     if (in.dcp > 1)
         set("decode-context-parallel-size", std::to_string(in.dcp));
@@ -453,9 +457,16 @@ namespace {
 Expected<int64_t> checkVllmInputs(const EngineProfile& engine, const ModelSpec& s,
                                   const DeploymentInputs& in)
 {
-    const auto split = checkParallelism(s, in.gpus, in.tp);
+    const auto split = checkParallelism(s, in.gpus, in.tp, in.dp, in.ep);
     if (!split)
         return Error{split.error(), split.field()};
+    // --enable-expert-parallel is a switch: the experts go whole to every TP x DP rank
+    // (vllm/model_executor/layers/fused_moe/config.py, FusedMoEParallelConfig.make: ep_size =
+    // dp_size x tp_size); without it they are split by TP over those ranks.
+    if (in.ep > 1 && in.ep != in.tp * in.dp)
+        return Error{"vLLM's --enable-expert-parallel spans every TP x DP rank: EP is 1 or " +
+                         std::to_string(in.tp * in.dp) + ", not " + std::to_string(in.ep),
+                     "ep"};
     if (!(in.utilization > 0 && in.utilization <= 1))
         return Error{"utilization must be in (0, 1], got " + formatFixed(in.utilization, 3),
                      "utilization"};
@@ -656,11 +667,17 @@ Expected<CapacityResult> planVllm(const ModelSpec& s, const DeploymentInputs& in
         addVllmWarnings(r, s, in, paging, pp);
         r.batch = std::max<int64_t>(0, std::min(r.conversations, r.maxNumSeqs));
         r.limitedBy = r.conversations > r.maxNumSeqs ? "max_num_seqs" : "memory";
+        // Each DP rank is an engine of its own (its scheduler, its KV cache and its
+        // max_num_seqs, each logging its own figures): the deployment runs dp of them.
+        r.dp = std::max<int64_t>(1, in.dp);
+        r.conversations *= r.dp;
+        r.conversationsReserved *= r.dp;
+        r.batch *= r.dp;
         if (r.limitedBy == "max_num_seqs")
             r.warnings.push_back("max_num_seqs " + withCommas(r.maxNumSeqs) +
                                  " limits the batch: " + withCommas(r.conversations) +
                                  " conversations fit in memory, but vLLM runs at most " +
-                                 withCommas(r.maxNumSeqs) + " at once");
+                                 withCommas(r.maxNumSeqs * r.dp) + " at once");
         const int64_t prompt = in.promptTokens > 0 ? in.promptTokens : avg;
         const StepTime pre = prefillTime(s, in, prompt);
         r.ttftSeconds = pre.seconds;

@@ -386,8 +386,7 @@ Expected<EngineLogCheck> checkVllmLog(const VllmLogFacts& v, const ModelSpec* gi
         c.quantity = "estimated maximum model length";
         c.logged = double(*v.estimatedMaxModelLen);
         const double all = double(kvBytesPerTokenPerGpu(*spec, in.tp, in.kvDtype));
-        const double stage =
-            all / double(std::max<int64_t>(1, in.gpus / std::max<int64_t>(1, in.tp)));
+        const double stage = all / double(in.stages());
         double perToken = stage;
         if (v.kvNeededGiB && v.maxModelLen && *v.maxModelLen > 0) {
             const double printed = *v.kvNeededGiB * kGiB / double(*v.maxModelLen);
