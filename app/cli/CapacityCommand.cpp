@@ -377,12 +377,12 @@ int runPlan(const std::vector<std::string>& argv)
             continue;
         }
         std::cout << "  " << r.gpu << ": " << r.totalGpus << " GPUs (" << r.replicas
-                  << " replica(s) of TP " << r.tp << " x PP " << r.pp << "), "
-                  << r.conversationsPerReplica << " conversations per replica, TTFT "
-                  << formatSeconds(r.ttftSeconds) << ", TPOT " << formatSeconds(r.tpotSeconds);
+                  << " replica(s) of " << planLayoutText(r) << "), " << r.conversationsPerReplica
+                  << " conversations per replica, TTFT " << formatSeconds(r.ttftSeconds)
+                  << ", TPOT " << formatSeconds(r.tpotSeconds);
         if (r.dollarsPerHour)
             std::cout << ", $" << formatFixed(*r.dollarsPerHour, 2) << "/hour";
-        std::cout << "\n";
+        std::cout << "\n    " << r.launchCommand << "\n";
     }
     return 0;
 }

@@ -39,11 +39,13 @@ PlanController::PlanController(AppSession* session)
           this)),
       m_plan(new TableModel(
           {{tr("GPU"), Unit::Text, {}},
-           {tr("GPUs"), Unit::Count, tr("Replicas x TP x PP")},
+           {tr("GPUs"), Unit::Count, tr("Replicas x TP x DP x PP")},
            // The price next to the GPU count, where a narrow table still shows it.
            {tr("$ / hour"), Unit::Dollars, tr("When price_per_hour is set in your GPU catalog")},
            {tr("TP"), Unit::Count, {}},
            {tr("PP"), Unit::Count, {}},
+           {tr("DP"), Unit::Count,
+            tr("Attention data-parallel ranks, the experts spread over every rank (EP)")},
            {tr("Per replica"), Unit::Count, tr("Conversations at once on one replica")},
            {tr("TTFT"), Unit::Seconds, {}},
            {tr("TPOT"), Unit::Seconds, {}},
@@ -144,7 +146,9 @@ bool PlanController::applyPlan(int row)
     ScenarioDeployment d = inputs();
     d.gpu = p.gpu;
     d.tp = p.tp;
-    d.gpus = p.tp * p.pp;
+    d.dp = p.dp;
+    d.ep = p.ep;
+    d.gpus = p.tp * p.dp * p.pp;
     d.replicas = p.replicas;
     m_session->setDeployment(d);
     return true;
@@ -212,11 +216,12 @@ void PlanController::refresh()
             if (p.feasible)
                 rows.push_back({q(p.gpu), double(p.totalGpus),
                                 p.dollarsPerHour ? QVariant(*p.dollarsPerHour) : QVariant(),
-                                double(p.tp), double(p.pp), double(p.conversationsPerReplica),
-                                p.ttftSeconds, p.tpotSeconds, q(p.launchCommand)});
+                                double(p.tp), double(p.pp), double(p.dp),
+                                double(p.conversationsPerReplica), p.ttftSeconds, p.tpotSeconds,
+                                q(p.launchCommand)});
             else
                 rows.push_back(
-                    {q(p.gpu), {}, {}, {}, {}, {}, {}, {}, tr("no plan: %1").arg(q(p.reason))});
+                    {q(p.gpu), {}, {}, {}, {}, {}, {}, {}, {}, tr("no plan: %1").arg(q(p.reason))});
         }
     }
     m_plan->setRows(rows);

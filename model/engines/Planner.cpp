@@ -19,7 +19,22 @@ namespace attnplan {
 std::string planSearchSpace()
 {
     return "TP 1, 2, 4 or 8 x 1 to " + std::to_string(kMaxPipelineStages) +
-           " pipeline stages per replica, and as many replicas as the target needs";
+           " pipeline stages per replica (and, for a model with experts, DP 2 to 32 with "
+           "EP = TP x DP), and as many replicas as the target needs";
+}
+
+std::string planLayoutText(const PlanRow& r)
+{
+    std::string t;
+    if (r.tp > 1 || r.dp == 1)
+        t = "TP " + std::to_string(r.tp);
+    if (r.dp > 1)
+        t += (t.empty() ? "" : " x ") + std::string("DP ") + std::to_string(r.dp);
+    if (r.ep > 1)
+        t += ", EP " + std::to_string(r.ep);
+    if (r.pp > 1)
+        t += " x PP " + std::to_string(r.pp);
+    return t;
 }
 
 namespace {
@@ -107,7 +122,7 @@ PlanRow planLlamaCppOn(const ModelSpec& s, const GpuSpec& gpu, const PlanTarget&
 // A split that holds the target's conversations, before its latency is known.
 struct Candidate
 {
-    int64_t tp = 1, pp = 1, replicas = 1, total = 1;
+    int64_t tp = 1, pp = 1, dp = 1, ep = 1, replicas = 1, total = 1;
     int64_t fitting = 0; // conversations a replica holds at once
     int64_t batch = 0;   // running per replica at the target
     std::string command;
@@ -136,21 +151,40 @@ std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catal
         // maximum, a dtype the engine cannot run): that reason, not "does not fit".
         std::string refusal;
         std::vector<Candidate> candidates;
-        for (int64_t pp = 1; pp <= kMaxPipelineStages; ++pp) {
-            for (int64_t tp : {1, 2, 4, 8}) {
-                if (pp > s.numLayers)
-                    continue;
+        // Tensor x pipeline splits, then (a model with experts) data-parallel attention with
+        // the experts over every rank: TensorRT-LLM's attention DP is TP 1 (enable_attention_dp),
+        // vLLM's and SGLang's may keep a TP group per rank.
+        struct Split
+        {
+            int64_t tp, pp, dp;
+        };
+        std::vector<Split> splits;
+        for (int64_t pp = 1; pp <= kMaxPipelineStages; ++pp)
+            for (int64_t tp : {1, 2, 4, 8})
+                if (pp <= s.numLayers)
+                    splits.push_back({tp, pp, 1});
+        if (s.moe.enabled())
+            for (int64_t dp : {2, 4, 8, 16, 32})
+                for (int64_t tp : {1, 2, 4, 8})
+                    if (tp * dp <= 64 && (kind != EngineKind::Trtllm || tp == 1) &&
+                        s.moe.experts % (tp * dp) == 0)
+                        splits.push_back({tp, 1, dp});
+        for (const auto& [tp, pp, dp] : splits) {
+            {
                 DeploymentInputs in = base;
                 // A KV budget given (a log's) holds for its own GPU and split only: every other
                 // candidate has its memory modelled (the log's 24.83 GiB was planned on an A100
                 // 40GB too).
-                if (gpu.name != base.gpu.name || tp != base.tp || tp * pp != base.gpus) {
+                if (gpu.name != base.gpu.name || tp != base.tp || dp != base.dp ||
+                    tp * dp * pp != base.gpus) {
                     in.availableKvBytes.reset();
                     in.freeMemoryBytes.reset(); // what an engine measured free, likewise
                 }
                 in.gpu = gpu;
                 in.tp = tp;
-                in.gpus = tp * pp;
+                in.dp = dp;
+                in.ep = dp > 1 ? tp * dp : 1;
+                in.gpus = tp * dp * pp;
                 in.maxModelLen = target.context;
                 in.averageTokens = target.averageTokens;
                 // SGLang and TensorRT-LLM budget their own KV; the roofline is shared and runs
@@ -163,7 +197,7 @@ std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catal
                     refusal = r.error();
                 if (!r || r->conversations < 1 || r->conversationsReserved < 1)
                     continue;
-                int64_t fitting = std::min(r->conversations, r->maxNumSeqs);
+                int64_t fitting = std::min(r->conversations, r->maxNumSeqs * r->dp);
                 std::string command = r->launchCommand;
                 if (kind != EngineKind::Vllm) {
                     auto e = kind == EngineKind::Sglang
@@ -188,8 +222,10 @@ std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catal
                 const int64_t replicas = (needed + fitting - 1) / fitting;
                 Candidate c{tp,
                             pp,
+                            dp,
+                            in.ep,
                             replicas,
-                            replicas * tp * pp,
+                            replicas * tp * dp * pp,
                             fitting,
                             std::min(fitting, (needed + replicas - 1) / replicas),
                             std::move(command),
@@ -206,54 +242,76 @@ std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catal
             candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
                 return std::tie(a.total, a.pp, a.replicas) < std::tie(b.total, b.pp, b.replicas);
             });
-        std::string lastMissed; // the last candidate tried, in the search's order, that missed
-        size_t lastMissedTried = 0;
         const int64_t avg = target.averageTokens > 0 ? target.averageTokens : target.context;
-        for (const Candidate& c : candidates) {
-            // TTFT and TPOT at that load by the serving model (serve/Latency.h): each replica a
-            // closed loop of `batch` clients on the engine's own KV budget and limits.
-            LatencyInputs lq;
-            lq.inputTokens = avg;
-            lq.outputTokens = std::max<int64_t>(2, target.outputTokens);
-            lq.load = {LatencyLoad::Kind::Concurrent, double(c.batch), 0};
-            lq.kvBudgetBytes = c.capacity.memory.kvBudget;
-            lq.maxBatch = c.fitting;
-            lq.maxNumTokens = std::max<int64_t>(64, c.capacity.maxNumBatchedTokens);
-            const auto latency = servingLatency(s, c.vin, lq);
-            const double ttft = latency ? latency->ttftSeconds : c.capacity.ttftSeconds;
-            const double tpot =
-                latency ? latency->tpotSeconds : decodeStepTime(s, c.vin, c.batch, avg).seconds;
-            std::string missed;
-            if (target.maxTtftSeconds > 0 && ttft > target.maxTtftSeconds)
-                missed = "time to first token above " + formatSeconds(target.maxTtftSeconds);
-            else if (target.maxTpotSeconds > 0 && tpot > target.maxTpotSeconds)
-                missed = "time per output token above " + formatSeconds(target.maxTpotSeconds);
-            if (!missed.empty()) {
-                if (lastMissed.empty() || c.tried > lastMissedTried) {
-                    lastMissed = missed;
-                    lastMissedTried = c.tried;
+        // The first candidate of a family (plain TP x PP, or DP attention) in that order that
+        // meets the targets.
+        auto bestOf = [&](bool dataParallel) {
+            PlanRow row = best;
+            std::string lastMissed; // the last candidate tried, in the search's order, missed
+            size_t lastMissedTried = 0;
+            for (const Candidate& c : candidates) {
+                if ((c.dp > 1) != dataParallel)
+                    continue;
+                // TTFT and TPOT at that load by the serving model (serve/Latency.h): each
+                // replica a closed loop of `batch` clients on the engine's own KV budget and
+                // limits.
+                LatencyInputs lq;
+                lq.inputTokens = avg;
+                lq.outputTokens = std::max<int64_t>(2, target.outputTokens);
+                lq.load = {LatencyLoad::Kind::Concurrent, double(c.batch), 0};
+                lq.kvBudgetBytes = c.capacity.memory.kvBudget;
+                lq.maxBatch = c.fitting;
+                lq.maxNumTokens =
+                    std::max<int64_t>(64, c.capacity.maxNumBatchedTokens * c.capacity.dp);
+                const auto latency = servingLatency(s, c.vin, lq);
+                const double ttft = latency ? latency->ttftSeconds : c.capacity.ttftSeconds;
+                const double tpot =
+                    latency ? latency->tpotSeconds : decodeStepTime(s, c.vin, c.batch, avg).seconds;
+                std::string missed;
+                if (target.maxTtftSeconds > 0 && ttft > target.maxTtftSeconds)
+                    missed = "time to first token above " + formatSeconds(target.maxTtftSeconds);
+                else if (target.maxTpotSeconds > 0 && tpot > target.maxTpotSeconds)
+                    missed = "time per output token above " + formatSeconds(target.maxTpotSeconds);
+                if (!missed.empty()) {
+                    if (lastMissed.empty() || c.tried > lastMissedTried) {
+                        lastMissed = missed;
+                        lastMissedTried = c.tried;
+                    }
+                    continue;
                 }
-                continue;
+                row.feasible = true;
+                row.replicas = c.replicas;
+                row.tp = c.tp;
+                row.pp = c.pp;
+                row.dp = c.dp;
+                row.ep = c.ep;
+                row.totalGpus = c.total;
+                row.conversationsPerReplica = c.fitting;
+                row.ttftSeconds = ttft;
+                row.tpotSeconds = tpot;
+                row.launchCommand = c.command;
+                row.reason.clear();
+                if (gpu.pricePerHour)
+                    row.dollarsPerHour = *gpu.pricePerHour * double(c.total);
+                break;
             }
-            best.feasible = true;
-            best.replicas = c.replicas;
-            best.tp = c.tp;
-            best.pp = c.pp;
-            best.totalGpus = c.total;
-            best.conversationsPerReplica = c.fitting;
-            best.ttftSeconds = ttft;
-            best.tpotSeconds = tpot;
-            best.launchCommand = c.command;
-            best.reason.clear();
-            if (gpu.pricePerHour)
-                best.dollarsPerHour = *gpu.pricePerHour * double(c.total);
-            break;
-        }
-        if (!best.feasible && !lastMissed.empty())
-            best.reason = lastMissed;
-        if (!best.feasible && !refusal.empty())
-            best.reason = refusal.rfind("capacity: ", 0) == 0 ? refusal.substr(10) : refusal;
-        rows.push_back(std::move(best));
+            if (!row.feasible && !lastMissed.empty())
+                row.reason = lastMissed;
+            if (!row.feasible && !refusal.empty())
+                row.reason = refusal.rfind("capacity: ", 0) == 0 ? refusal.substr(10) : refusal;
+            return row;
+        };
+        PlanRow plain = bestOf(false);
+        // Data-parallel attention beside it where one such layout meets the target.
+        if (std::any_of(candidates.begin(), candidates.end(),
+                        [](const Candidate& c) { return c.dp > 1; }))
+            if (PlanRow dp = bestOf(true); dp.feasible) {
+                if (!plain.feasible)
+                    plain = std::move(dp);
+                else
+                    rows.push_back(std::move(dp));
+            }
+        rows.push_back(std::move(plain));
     }
     std::stable_sort(rows.begin(), rows.end(), [](const PlanRow& a, const PlanRow& b) {
         if (a.feasible != b.feasible)

@@ -29,7 +29,9 @@ struct PlanRow
     int64_t replicas = 0;
     int64_t tp = 0;
     int64_t pp = 0;
-    int64_t totalGpus = 0;
+    int64_t dp = 1;        // attention data-parallel ranks a replica
+    int64_t ep = 1;        // expert-parallel ranks
+    int64_t totalGpus = 0; // replicas x tp x dp x pp
     int64_t conversationsPerReplica = 0;
     double ttftSeconds = 0;
     double tpotSeconds = 0;
@@ -41,10 +43,15 @@ struct PlanRow
 // The splits the search tries, in words (the plan table states it).
 inline constexpr int64_t kMaxPipelineStages = 8;
 std::string planSearchSpace();
+// The replica's layout in words: "TP 8", "TP 2 x PP 2", "DP 8, EP 8".
+std::string planLayoutText(const PlanRow& row);
 
 // For each catalog GPU, the fewest GPUs (and the TP/PP split of one replica, and replicas)
 // that meet the target under base.engine, searched over planSearchSpace(); `base` supplies
-// dtypes, utilization and the rest. Among equal GPU counts, fewer pipeline stages win.
+// dtypes, utilization and the rest. Among equal GPU counts, fewer pipeline stages win. For a
+// model with experts, under an engine that runs them so, a second row per GPU: the fewest GPUs
+// with data-parallel attention and the experts spread over every rank (EP = TP x DP), where
+// one fits; each row's command holds its layout's flags.
 std::vector<PlanRow> planDeployments(const ModelSpec& spec, const GpuCatalog& catalog,
                                      const PlanTarget& target, const DeploymentInputs& base);
 

@@ -322,13 +322,11 @@ std::string reportHtml(const Report& r)
                 rows.push_back({escape(p.gpu), "–", "–", "–", "–", "–", escape(p.reason)});
                 continue;
             }
-            rows.push_back({escape(p.gpu),
-                            std::to_string(p.replicas) + " × TP " + std::to_string(p.tp) +
-                                (p.pp > 1 ? " × PP " + std::to_string(p.pp) : ""),
-                            withCommas(p.totalGpus),
-                            p.dollarsPerHour ? money(*p.dollarsPerHour) : "–",
-                            escape(formatSeconds(p.ttftSeconds)),
-                            escape(formatSeconds(p.tpotSeconds)), code(p.launchCommand)});
+            rows.push_back(
+                {escape(p.gpu), std::to_string(p.replicas) + " × " + escape(planLayoutText(p)),
+                 withCommas(p.totalGpus), p.dollarsPerHour ? money(*p.dollarsPerHour) : "–",
+                 escape(formatSeconds(p.ttftSeconds)), escape(formatSeconds(p.tpotSeconds)),
+                 code(p.launchCommand)});
         }
         h << "<h2>Plans for " << withCommas(r.target.concurrent) << " conversations"
           << (r.target.requestsPerSecond > 0

@@ -126,6 +126,8 @@ private slots:
     void launchCommandRoundTrips();
     void layoutCommandsRoundTrip_data();
     void layoutCommandsRoundTrip();
+    void planProposesDataParallelLayouts_data();
+    void planProposesDataParallelLayouts();
     void launchCommandRefusesWhatItCannotRead();
 };
 
@@ -1624,6 +1626,61 @@ void TestCli::layoutCommandsRoundTrip()
         QVERIFY2(a[key].toInteger() == b[key].toInteger() && a.contains(key),
                  qPrintable(command + ": " + key));
     QCOMPARE(a["dp"].toInteger(), 8);
+    QCOMPARE(b[commandKey].toString(), command);
+}
+
+// The issue's own check: DeepSeek-V3 at 32k for 256 conversations on H200 is planned with
+// data-parallel attention and the experts over every rank, and the plan's command holds that
+// layout's flags, as each engine spells them, and reads back to the same layout.
+void TestCli::planProposesDataParallelLayouts_data()
+{
+    QTest::addColumn<QString>("engine");
+    QTest::addColumn<QString>("commandKey");
+    QTest::newRow("vllm") << "vllm"
+                          << "vllm_command";
+    QTest::newRow("sglang") << "sglang"
+                            << "launch_command";
+    QTest::newRow("trtllm") << "trtllm"
+                            << "launch_command";
+}
+
+void TestCli::planProposesDataParallelLayouts()
+{
+    QFETCH(QString, engine);
+    QFETCH(QString, commandKey);
+    const Run r = cli({"plan", "deepseek-v3", "--context", "32k", "--concurrent", "256", "--gpu",
+                       "H200", "--engine", engine, "--json"});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QJsonObject dp;
+    for (const QJsonValue v : json(r)["plans"].toArray())
+        if (v["feasible"].toBool() && v["dp"].toInteger() > 1)
+            dp = v.toObject();
+    QVERIFY2(!dp.isEmpty(), r.out.constData());
+    const qint64 tp = dp["tp"].toInteger(), d = dp["dp"].toInteger(), ep = dp["ep"].toInteger();
+    QCOMPARE(ep, tp * d);
+    const QString command = dp["vllm_command"].toString();
+    const QString n = QString::number(tp * d);
+    const QStringList flags =
+        engine == "vllm"
+            ? QStringList{"--data-parallel-size " + QString::number(d),
+                          "--enable-expert-parallel"} +
+                  (tp > 1 ? QStringList{"--tensor-parallel-size " + QString::number(tp)}
+                          : QStringList{})
+        : engine == "sglang"
+            ? QStringList{"--tp " + n + " --dp " + QString::number(d) +
+                          " --enable-dp-attention --ep " + QString::number(ep)}
+            : QStringList{"printf 'enable_attention_dp: true\\n' > extra-llm-api-config.yml",
+                          "--tp_size " + n + " --ep_size " + QString::number(ep),
+                          "--extra_llm_api_options extra-llm-api-config.yml"};
+    for (const QString& f : flags)
+        QVERIFY2(command.contains(f), qPrintable(f + " not in " + command));
+    const Run back =
+        cli({"capacity", "deepseek-v3", "--gpu", "H200", "--json", "--command", command});
+    QVERIFY2(back.exitCode == 0, qPrintable(command + ": " + back.err));
+    const QJsonObject b = json(back);
+    QCOMPARE(b["tp"].toInteger(), tp);
+    QCOMPARE(b["dp"].toInteger(), d);
+    QCOMPARE(b["ep"].toInteger(), ep);
     QCOMPARE(b[commandKey].toString(), command);
 }
 

@@ -1376,16 +1376,27 @@ void TestEngines::plannerFindsSmallestDeployment()
     PlanTarget small;
     small.context = 8192;
     base.weightDtype = DType::FP8;
+    // Beside it, data-parallel attention with the experts over every rank: DP 8 (EP 8) holds
+    // the whole attention and 32 experts a GPU, on one node of 8.
     const auto big = planDeployments(r1, builtinGpuCatalog(), small, base);
+    int h200 = 0;
     for (const PlanRow& r : big) {
-        if (r.gpu == "RTX 4090")
-            QVERIFY(!r.feasible || r.pp > 1);
+        if (r.gpu == "RTX 4090") // more than one node of 8, by layers or by DP ranks
+            QVERIFY(!r.feasible || r.pp > 1 || r.totalGpus > 8);
         if (r.gpu == "H200") {
+            ++h200;
             QVERIFY(r.feasible);
-            QCOMPARE(r.totalGpus, qint64(6));
-            QCOMPARE(r.tp * r.pp, qint64(6));
+            QCOMPARE(r.totalGpus, r.replicas * r.tp * r.dp * r.pp);
+            if (r.dp == 1) {
+                QCOMPARE(r.totalGpus, qint64(6));
+                QCOMPARE(r.tp * r.pp, qint64(6));
+            } else {
+                QCOMPARE(r.totalGpus, qint64(8));
+                QCOMPARE(r.ep, r.tp * r.dp);
+            }
         }
     }
+    QCOMPARE(h200, 2);
     // The review's case (D4): Llama-3.3-70B, 50 conversations of 32k on H100s. TP 4 x PP 1
     // replicas need 16; the search over pipeline stages finds 10 (TP 2 x PP 5).
     const ModelSpec l70 = load("configs/llama-3.3-70b-instruct.json");
