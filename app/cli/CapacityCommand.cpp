@@ -3,6 +3,7 @@
 
 #include "base/Units.h"
 #include "engines/EngineCli.h"
+#include "engines/LaunchCommand.h"
 #include "engines/Planner.h"
 #include "engines/ServingEngine.h"
 #include "kernels/Calibration.h"
@@ -208,6 +209,28 @@ DeploymentInputs deploymentFrom(const CliArgs& a, const ModelSpec& spec, const G
                          std::to_string(d.tp) +
                          (d.dp > 1 ? " x DP " + std::to_string(d.dp) : std::string()) + " x PP " +
                          std::to_string(*pp));
+    if (auto cfg = a.value("speculative-config")) {
+        auto sp = readSpeculativeConfig(*cfg);
+        if (!sp)
+            throw UsageError(sp.error());
+        if (a.has("speculative-method") || a.has("num-speculative-tokens"))
+            throw UsageError("--speculative-config: given with --speculative-method or "
+                             "--num-speculative-tokens; give one of them");
+        d.speculation = sp.value();
+    } else if (auto method = a.value("speculative-method")) {
+        d.speculation.method = *method;
+        const auto k = a.integer("num-speculative-tokens", 1, 16);
+        if (!k)
+            throw UsageError("--num-speculative-tokens: required with --speculative-method");
+        d.speculation.tokens = *k;
+    } else if (a.has("num-speculative-tokens")) {
+        throw UsageError("--num-speculative-tokens: needs --speculative-method");
+    }
+    if (auto x = a.number("acceptance-rate", 0.01, 1.0)) {
+        if (!d.speculation.enabled())
+            throw UsageError("--acceptance-rate: needs --speculative-method");
+        d.speculation.acceptance = *x;
+    }
     const auto ep = a.integer("ep", 1, 1024);
     if (a.flag("enable-expert-parallel")) {
         if (ep && *ep != d.tp * d.dp)

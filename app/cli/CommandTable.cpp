@@ -29,6 +29,14 @@ std::vector<Option> deploymentOptions()
          "expert parallelism: N of the TP x DP ranks hold whole experts (default 1; vLLM's "
          "--enable-expert-parallel is TP x DP)"},
         {"enable-expert-parallel", nullptr, "vLLM's switch: EP = TP x DP"},
+        {"speculative-method", "M",
+         "speculative decoding: mtp (the checkpoint's MTP modules), eagle, eagle3 or ngram"},
+        {"num-speculative-tokens", "K", "tokens drafted a step (1 to 16)"},
+        {"acceptance-rate", "X",
+         "the chance a drafted token is kept (default: the method's: mtp 0.85, eagle3 0.82, "
+         "eagle 0.70, ngram 0.30)"},
+        {"speculative-config", "JSON",
+         "vLLM's spelling: {\"method\": \"mtp\", \"num_speculative_tokens\": 3}"},
         {"enable-dp-attention", nullptr,
          "--tp as SGLang's and TensorRT-LLM's tp_size: every rank, --dp of them attention groups "
          "(attention TP = tp / dp)"},

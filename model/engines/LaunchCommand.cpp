@@ -2,7 +2,10 @@
 
 #include "spec/DType.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -23,13 +26,14 @@ enum class Takes
 // How the value turns into attnplan's.
 enum class As
 {
-    Same,         // as typed
-    DType,        // a dtype as the engine spells it: auto, half, bfloat16, fp8_e4m3, ...
-    Quantization, // fp8 quantizes at load; any other is the checkpoint's own
-    Model,        // the model it serves
-    PrefixOff,    // vLLM's --no-enable-prefix-caching: state layers hold one block a request
-    ExtraOptions, // trtllm-serve's --extra_llm_api_options: a YAML file of LLM API settings
-    Ignored,      // no bearing on memory
+    Same,          // as typed
+    DType,         // a dtype as the engine spells it: auto, half, bfloat16, fp8_e4m3, ...
+    Quantization,  // fp8 quantizes at load; any other is the checkpoint's own
+    Model,         // the model it serves
+    PrefixOff,     // vLLM's --no-enable-prefix-caching: state layers hold one block a request
+    ExtraOptions,  // trtllm-serve's --extra_llm_api_options: a YAML file of LLM API settings
+    SpecAlgorithm, // SGLang's --speculative-algorithm: NEXTN, EAGLE, EAGLE3, NGRAM
+    Ignored,       // no bearing on memory
 };
 
 struct FlagRow
@@ -49,6 +53,7 @@ constexpr FlagRow kVllm[] = {
     {"--pipeline-parallel-size|-pp", "pp", Takes::Value},
     {"--data-parallel-size|-dp", "dp", Takes::Value},
     {"--enable-expert-parallel", "enable-expert-parallel", Takes::Nothing},
+    {"--speculative-config", "speculative-config", Takes::Value},
     {"--max-model-len", "context", Takes::Value},
     {"--gpu-memory-utilization", "utilization", Takes::Value},
     {"--max-num-seqs", "max-num-seqs", Takes::Value},
@@ -81,6 +86,10 @@ constexpr FlagRow kSglang[] = {
     {"--dp|--dp-size|--data-parallel-size", "dp", Takes::Value},
     {"--enable-dp-attention", "enable-dp-attention", Takes::Nothing},
     {"--ep|--ep-size|--expert-parallel-size", "ep", Takes::Value},
+    {"--speculative-algorithm", "speculative-method", Takes::Value, As::SpecAlgorithm},
+    {"--speculative-num-steps", "num-speculative-tokens", Takes::Value},
+    {"--speculative-eagle-topk", "speculative-eagle-topk", Takes::Value},
+    {"--speculative-num-draft-tokens", "speculative-num-draft-tokens", Takes::Value},
     {"--context-length", "context", Takes::Value},
     {"--mem-fraction-static", "mem-fraction-static", Takes::Value},
     {"--chunked-prefill-size", "chunked-prefill-size", Takes::Value},
@@ -427,6 +436,18 @@ Expected<TypedCommand> readLaunchCommand(const std::string& text)
         case As::PrefixOff:
             put(row->ours, "none", false, flag);
             break;
+        case As::SpecAlgorithm: {
+            static const std::pair<const char*, const char*> kAlgorithms[] = {
+                {"NEXTN", "mtp"}, {"EAGLE", "eagle"}, {"EAGLE3", "eagle3"}, {"NGRAM", "ngram"}};
+            const auto a = std::find_if(std::begin(kAlgorithms), std::end(kAlgorithms),
+                                        [&](const auto& p) { return *value == p.first; });
+            if (a == std::end(kAlgorithms))
+                return Error{flag + " " + *value +
+                                 ": attnplan models NEXTN, EAGLE, EAGLE3 and NGRAM",
+                             "command"};
+            put(row->ours, a->second, false, flag);
+            break;
+        }
         case As::ExtraOptions: {
             std::string yaml;
             if (auto f = written.find(*value); f != written.end()) {
@@ -455,6 +476,23 @@ Expected<TypedCommand> readLaunchCommand(const std::string& text)
                             [&](const TypedCommand::Flag& f) { return f.name == name; });
     };
     const bool dpAttention = typed("enable-dp-attention") != out.flags.end();
+    // SGLang drafts a chain when its tree is one wide: topk 1, steps + 1 tokens verified.
+    if (const auto topk = typed("speculative-eagle-topk"); topk != out.flags.end()) {
+        if (topk->value != "1")
+            return Error{topk->spelled + " " + topk->value +
+                             ": draft trees are not modelled (a chain: topk 1)",
+                         "command"};
+        out.flags.erase(topk);
+    }
+    if (const auto draft = typed("speculative-num-draft-tokens"); draft != out.flags.end()) {
+        const auto steps = typed("num-speculative-tokens");
+        if (steps == out.flags.end() ||
+            draft->value != std::to_string(std::atoll(steps->value.c_str()) + 1))
+            return Error{draft->spelled + " " + draft->value +
+                             ": a chain verifies --speculative-num-steps + 1 tokens",
+                         "command"};
+        out.flags.erase(draft);
+    }
     if (out.engine == std::string("sglang") && typed("dp") != out.flags.end() && !dpAttention)
         return Error{typed("dp")->spelled + " without --enable-dp-attention runs that many "
                                             "copies of the server, each with every expert: plan "
@@ -466,6 +504,42 @@ Expected<TypedCommand> readLaunchCommand(const std::string& text)
         out.flags.push_back({"dp", tp != out.flags.end() ? tp->value : "1", "--tp_size"});
     }
     return out;
+}
+
+std::string speculativeConfigJson(const Speculation& s)
+{
+    std::string j = "{\"method\": \"" + s.method + "\"";
+    if (s.method == "eagle" || s.method == "eagle3")
+        j += ", \"model\": \"DRAFTER_DIR\"";
+    return j + ", \"num_speculative_tokens\": " + std::to_string(s.tokens) + "}";
+}
+
+Expected<Speculation> readSpeculativeConfig(const std::string& text)
+{
+    const auto j = nlohmann::json::parse(text, nullptr, false);
+    if (j.is_discarded() || !j.is_object())
+        return Error{"--speculative-config: expected a JSON object, got " + text,
+                     "speculative_method"};
+    Speculation s;
+    for (const auto& [key, value] : j.items()) {
+        if (key == "method" && value.is_string()) {
+            s.method = value.get<std::string>();
+            if (s.method.size() > 4 && s.method.compare(s.method.size() - 4, 4, "_mtp") == 0)
+                s.method = "mtp"; // deepseek_mtp, qwen3_next_mtp, ...
+        } else if (key == "num_speculative_tokens" && value.is_number_integer()) {
+            s.tokens = value.get<int64_t>();
+        } else if (key == "model" && value.is_string()) {
+            continue; // the drafter's checkpoint: sized as the method's
+        } else {
+            return Error{"--speculative-config: \"" + key +
+                             "\": a key attnplan does not read (method, num_speculative_tokens, "
+                             "model)",
+                         "speculative_method"};
+        }
+    }
+    if (s.method.empty())
+        return Error{"--speculative-config: names no method", "speculative_method"};
+    return s;
 }
 
 std::optional<std::string> flagOfEngineSpelling(std::string_view spelled)

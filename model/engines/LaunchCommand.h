@@ -7,6 +7,7 @@
 // commands attnplan prints read back to the same deployment.
 
 #include "base/Expected.h"
+#include "serve/Deployment.h"
 
 #include <optional>
 #include <string>
@@ -38,6 +39,13 @@ struct TypedCommand
 // engine's flag it does not know, is an error naming it; so is a program that is none of the
 // four engines'.
 Expected<TypedCommand> readLaunchCommand(const std::string& command);
+
+// vLLM's --speculative-config as attnplan prints it ({"method": "mtp", "num_speculative_tokens":
+// 3}, with "model": "DRAFTER_DIR" for an EAGLE head), and read back: method, the tokens and a
+// drafter's model (set aside); any other key is refused by name. vLLM's "deepseek_mtp" and
+// "qwen3_next_mtp" are mtp, "[ngram]" ngram.
+std::string speculativeConfigJson(const Speculation& s);
+Expected<Speculation> readSpeculativeConfig(const std::string& json);
 
 // attnplan's flag that an engine's own spelling of it means, where it means the same value:
 // "--tensor-parallel-size", "--tp_size" and "-tp" are "tp"; "-c" and "--ctx-size" "context".

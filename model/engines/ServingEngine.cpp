@@ -182,6 +182,8 @@ Expected<ServingLimits> servingLimits(const ModelSpec& s, const DeploymentInputs
     case EngineKind::LlamaCpp: {
         if (in.dp > 1 || in.ep > 1)
             return Error{std::string(kLlamaNoDpEp), in.dp > 1 ? "dp" : "ep"};
+        if (in.speculation.enabled())
+            return Error{"llama-server's draft model (-md) is not modelled", "speculative_method"};
         const LlamaServerInputs q = llamaServerInputs(in, engine->name);
         auto p = planLlamaServer(s, q);
         if (!p)

@@ -107,6 +107,12 @@ ojson capacityObject(const ModelSpec& s, const DeploymentInputs& in, const Capac
     j["dp"] = in.dp;
     j["ep"] = in.ep;
     j["pp"] = r.pp;
+    if (in.speculation.enabled()) {
+        j["speculative_method"] = in.speculation.method;
+        j["num_speculative_tokens"] = in.speculation.tokens;
+        j["acceptance_rate"] = acceptanceRate(in.speculation);
+        j["tokens_per_step"] = tokensPerStep(in.speculation);
+    }
     j["context"] = in.maxModelLen;
     j["utilization"] = in.utilization;
     j["weight_dtype"] = dtypeName(in.weightDtype);

@@ -79,6 +79,7 @@ Expected<DeploymentInputs> resolveDeployment(const ScenarioDeployment& d, const 
     in.enforceEager = d.enforceEager;
     in.dcp = d.dcp;
     in.mambaCacheMode = d.mambaCacheMode;
+    in.speculation = d.speculation;
     if (d.freeMemoryGiB > 0)
         in.freeMemoryBytes = int64_t(d.freeMemoryGiB * double(int64_t(1) << 30));
     auto flagged = withEngineFlags(std::move(in), d.engineFlags);

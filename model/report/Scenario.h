@@ -51,6 +51,7 @@ struct ScenarioDeployment
     bool enforceEager = false;         // vLLM --enforce-eager: no CUDA graphs
     int64_t dcp = 1;                   // vLLM --decode-context-parallel-size
     std::string mambaCacheMode;        // vLLM --mamba-cache-mode; empty: the release's default
+    Speculation speculation;           // speculative decoding (Deployment.h); none by default
     // The own flags of the engines beside the deployment's (engines/EngineCli.h), as typed
     // without the dashes: llama-server's {"parallel": "4"} (-np; each slot holds `context`
     // tokens), SGLang's {"mem-fraction-static": "0.85"}. A log of those engines sets them.

@@ -85,6 +85,9 @@ void readDeployment(const json& d, ScenarioDeployment& o)
                          "enforce_eager",
                          "decode_context_parallel_size",
                          "mamba_cache_mode",
+                         "speculative_method",
+                         "num_speculative_tokens",
+                         "acceptance_rate",
                          "llama_cpp_slots",
                          "free_memory_gib",
                          "sglang_mem_fraction_static",
@@ -139,6 +142,24 @@ void readDeployment(const json& d, ScenarioDeployment& o)
     o.dcp = r.integer("decode_context_parallel_size", 1, 1024, 1);
     o.freeMemoryGiB = r.real("free_memory_gib", 0, 1 << 20, 0);
     o.engineFlags = engineFlagsField(r);
+    o.speculation.method = r.text("speculative_method", "none");
+    if (o.speculation.method == "none")
+        o.speculation.method.clear();
+    if (!o.speculation.method.empty() && o.speculation.method != "mtp" &&
+        o.speculation.method != "eagle" && o.speculation.method != "eagle3" &&
+        o.speculation.method != "ngram")
+        throw FieldError{"deployment.speculative_method",
+                         "\"" + o.speculation.method +
+                             "\": expected none, mtp, eagle, eagle3 or ngram"};
+    o.speculation.tokens =
+        r.integer("num_speculative_tokens", o.speculation.method.empty() ? 0 : 1, 16, 0);
+    if (!o.speculation.method.empty() && o.speculation.tokens == 0)
+        throw FieldError{"deployment.num_speculative_tokens",
+                         "required (1 to 16) with a speculative method"};
+    if (o.speculation.method.empty() && o.speculation.tokens > 0)
+        throw FieldError{"deployment.speculative_method", "required with num_speculative_tokens"};
+    if (const json* a = r.find("acceptance_rate"); a && !a->is_null())
+        o.speculation.acceptance = r.real("acceptance_rate", 0.01, 1.0, 0);
     o.mambaCacheMode = r.text("mamba_cache_mode", "auto");
     if (o.mambaCacheMode == "auto")
         o.mambaCacheMode.clear();

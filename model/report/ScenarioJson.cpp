@@ -35,6 +35,11 @@ nlohmann::ordered_json detail::scenarioObject(const Scenario& s)
     dep["enforce_eager"] = d.enforceEager;
     dep["decode_context_parallel_size"] = d.dcp;
     dep["mamba_cache_mode"] = d.mambaCacheMode.empty() ? "auto" : d.mambaCacheMode;
+    dep["speculative_method"] = d.speculation.method.empty() ? "none" : d.speculation.method;
+    dep["num_speculative_tokens"] = d.speculation.tokens;
+    dep["acceptance_rate"] = d.speculation.acceptance > 0
+                                 ? nlohmann::ordered_json(d.speculation.acceptance)
+                                 : nlohmann::ordered_json(nullptr);
     dep["free_memory_gib"] = d.freeMemoryGiB;
     dep["engine_flags"] = d.engineFlags;
     dep["compute_efficiency"] = d.efficiency.compute;

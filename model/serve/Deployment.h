@@ -23,6 +23,18 @@ struct Efficiencies
     double memory = 0.80;
 };
 
+// Speculative decoding: a drafter proposes `tokens` tokens a step, the target verifies them in
+// one pass and keeps each with probability `acceptance` (in a row; the first miss ends it).
+// mtp: the checkpoint's own multi-token-prediction modules; eagle / eagle3: a one-layer EAGLE
+// head beside the model; ngram: prompt lookup, no drafter on the GPU.
+struct Speculation
+{
+    std::string method;    // "", "mtp", "eagle", "eagle3", "ngram"
+    int64_t tokens = 0;    // num_speculative_tokens
+    double acceptance = 0; // per drafted token; 0: the method's cited default
+    bool enabled() const { return !method.empty() && tokens > 0; }
+};
+
 // One replica of a deployment as the user set it: gpus = tp x dp x pp. Attention (and the
 // dense layers) is split by TP within each of dp data-parallel ranks, each rank holding its own
 // requests' KV; the routed experts are split over all tp x dp ranks of a stage, ep of them
@@ -55,6 +67,7 @@ struct DeploymentInputs
     bool enforceEager = false;       // vLLM --enforce-eager: no CUDA graphs
     int64_t dcp = 1;                 // vLLM --decode-context-parallel-size
     std::string mambaCacheMode;      // vLLM --mamba-cache-mode; empty: the release's default
+    Speculation speculation;
 
     // The mean request length in force: averageTokens, or maxModelLen when it is 0.
     int64_t averageRequest() const { return averageTokens > 0 ? averageTokens : maxModelLen; }

@@ -64,7 +64,7 @@ State steady(const Engine& e, double I, double O, double x, double dec)
             s.phi = 1;
         }
     }
-    s.itl = tbar;
+    s.itl = f.perToken(tbar); // a step gains each sequence its speculation's tokens
     const double chunks = std::max(1.0, std::ceil(I / c));
     const double work = (I / c) * std::max(0.0, s.tc - s.t0);
     s.rho = x * work;
@@ -114,7 +114,7 @@ Loop closedLoop(const Engine& e, double I, double O, double C, double cap, doubl
             *out = s;
         return s.ttftEngine + (O - 1) * s.itl;
     };
-    double lo = 0, hi = B / ((O - 1) * e.m->seconds(0, 0, 0, 0));
+    double lo = 0, hi = B / ((O - 1) * e.m->perToken(e.m->seconds(0, 0, 0, 0)));
     for (int i = 0; i < 60 && hi - lo >= 2e-4 * hi; ++i) {
         const double mid = 0.5 * (lo + hi);
         if (B / (fe + response(mid, nullptr)) > mid)
@@ -245,7 +245,8 @@ Expected<LatencyResult> servingLatency(const ModelSpec& s, const DeploymentInput
             r.saturated = true;
             r.notes.push_back("the rate passes what the deployment serves: requests queue");
         }
-        const double drain = ttft + (O - 1) * f.seconds(std::max(B, 1.0) / 2, I + O / 2, 0, 0);
+        const double drain =
+            ttft + (O - 1) * f.perToken(f.seconds(std::max(B, 1.0) / 2, I + O / 2, 0, 0));
         r.ttftSeconds = ttft;
         r.tpotSeconds = st.itl;
         r.requestsPerSecond = X * replicas;
@@ -256,7 +257,7 @@ Expected<LatencyResult> servingLatency(const ModelSpec& s, const DeploymentInput
     case LatencyLoad::Kind::Batch: {
         const double B = std::min(std::max(1.0, q.load.value), cap);
         const double prefill = f.seconds(0, 0, B * I, I / 2);
-        const double decode = f.seconds(B, I + O / 2, 0, 0);
+        const double decode = f.perToken(f.seconds(B, I + O / 2, 0, 0));
         r.ttftSeconds = prefill;
         r.tpotSeconds = decode;
         r.decodeBatch = B;
@@ -274,7 +275,7 @@ Expected<LatencyResult> servingLatency(const ModelSpec& s, const DeploymentInput
             const double budgetTokens = std::max(64.0, double(q.maxNumTokens) - dec);
             const double ps = f.seconds(dec, I + O / 2, budgetTokens, I / 2);
             const double steps = N * I / budgetTokens;
-            const double d = f.seconds(N, I + O / 2, 0, 0);
+            const double d = f.perToken(f.seconds(N, I + O / 2, 0, 0));
             const double seen = std::min(steps / 2, O - 1);
             r.ttftSeconds = frontend + steps * ps / 2 + ps / 2;
             r.tpotSeconds = (seen * ps + (O - 1 - seen) * d) / (O - 1);

@@ -5,6 +5,7 @@
 #include "spec/Architecture.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace attnplan {
 
@@ -79,6 +80,63 @@ int64_t weightBytesPerGpu(const ModelSpec& s, const DeploymentInputs& in)
     return checkedAdd(checkedAdd(ceilDiv(whole - experts, tp * pp), ceilDiv(experts, tp * dp * pp),
                                  "weight bytes"),
                       extra, "weight bytes");
+}
+
+Expected<Drafter> drafterOf(const ModelSpec& s, const DeploymentInputs& in)
+{
+    Drafter d;
+    const Speculation& sp = in.speculation;
+    if (sp.method.empty() && sp.tokens == 0)
+        return d;
+    if (sp.method != "mtp" && sp.method != "eagle" && sp.method != "eagle3" && sp.method != "ngram")
+        return Error{"speculative method \"" + sp.method +
+                         "\": expected mtp, eagle, eagle3 or ngram",
+                     "speculative_method"};
+    if (sp.tokens < 1 || sp.tokens > 16)
+        return Error{"num_speculative_tokens must be 1 to 16, got " + std::to_string(sp.tokens),
+                     "num_speculative_tokens"};
+    if (sp.acceptance != 0 && !(sp.acceptance > 0 && sp.acceptance <= 1))
+        return Error{"the acceptance rate must be in (0, 1], got " + formatFixed(sp.acceptance, 3),
+                     "acceptance_rate"};
+    const int64_t tp = std::max<int64_t>(1, in.tp);
+    if (sp.method == "mtp") {
+        if (s.mtp.modules == 0)
+            return Error{s.name + " has no MTP modules (num_nextn_predict_layers or "
+                                  "mtp_num_hidden_layers): use eagle, eagle3 or ngram",
+                         "speculative_method"};
+        d.weightBytesPerGpu = ceilDiv(mtpWeightBytes(s, in.weightDtype), tp);
+        for (int64_t m = 0; m < s.mtp.modules; ++m)
+            d.kvLayers.insert(d.kvLayers.end(), s.mtp.layers.begin(), s.mtp.layers.end());
+    } else if (sp.method != "ngram") {
+        const int64_t h = s.hiddenSize;
+        const int64_t kv = 2 * s.numKvHeads * s.headDim;
+        const int64_t width = s.intermediateSize > 0 ? s.intermediateSize : 4 * h;
+        const int64_t layer = checkedAdd(checkedMul(h, 2 * s.queryWidth() + kv, "weights"),
+                                         checkedMul3(3, h, width, "weights"), "weights");
+        const int64_t fc = checkedMul3(sp.method == "eagle3" ? 3 : 2, h, h, "weights");
+        d.weightBytesPerGpu = ceilDiv(bytesFor(checkedAdd(layer, fc, "weights"), DType::BF16), tp);
+        d.kvLayers.push_back(LayerSpec{});
+    }
+    return d;
+}
+
+double acceptanceRate(const Speculation& s)
+{
+    if (s.acceptance > 0)
+        return s.acceptance;
+    return s.method == "mtp"      ? 0.85
+           : s.method == "eagle3" ? 0.82
+           : s.method == "eagle"  ? 0.70
+                                  : 0.30;
+}
+
+double tokensPerStep(const Speculation& s)
+{
+    if (!s.enabled())
+        return 1;
+    const double a = acceptanceRate(s);
+    const double k = double(s.tokens);
+    return a >= 1 ? k + 1 : (1 - std::pow(a, k + 1)) / (1 - a);
 }
 
 std::string layoutText(const DeploymentInputs& in)

@@ -6,11 +6,33 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace attnplan {
 
 // What one GPU holds besides the KV cache, as the engines measure or estimate it. The
 // engines (engines/) decide which of these they subtract.
+
+// What speculative decoding adds to a GPU: the drafter's weights (split by TP, as the engines
+// run it at the target's TP) and the attention layers whose KV the engine pages beside the
+// model's, one cell a token each. mtp: the checkpoint's MTP modules (mtpWeightBytes) and their
+// layers; eagle / eagle3: one decoder layer of the target's attention and MLP shape and the fc
+// that feeds it (2 or 3 hidden states), in bf16, an estimate (EAGLE heads ship apart from the
+// checkpoint); ngram: nothing on the GPU. Refused: a method none of these, mtp on a model
+// without MTP modules, tokens outside 1 to 16, an acceptance rate outside (0, 1].
+struct Drafter
+{
+    int64_t weightBytesPerGpu = 0;
+    std::vector<LayerSpec> kvLayers;
+};
+Expected<Drafter> drafterOf(const ModelSpec& spec, const DeploymentInputs& in);
+// The chance a drafted token is kept: as given, else the method's default: mtp 0.85 (DeepSeek-V3
+// technical report, section 5.4.3: 85-90% for the second token), eagle3 0.82 (mean accepted
+// length 3.03 at 3 drafted tokens on MT-Bench, AQ-MedAI/Qwen3.5-397B-A17B-eagle3's card, read
+// 2026-12), eagle 0.70 and ngram 0.30 (estimates; both depend on the traffic).
+double acceptanceRate(const Speculation& s);
+// Tokens a decoding sequence gains a step: 1 + a + a^2 + ... + a^K = (1 - a^(K+1)) / (1 - a).
+double tokensPerStep(const Speculation& s);
 
 // The replica's layout in words: "TP 2, PP 1", "TP 1 x DP 8, EP 8, PP 1".
 std::string layoutText(const DeploymentInputs& in);

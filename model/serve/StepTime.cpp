@@ -1,5 +1,6 @@
 #include "serve/StepTime.h"
 
+#include "serve/Memory.h"
 #include "spec/Architecture.h"
 
 #include <algorithm>
@@ -151,6 +152,16 @@ StepModel::StepModel(const ModelSpec& s, const DeploymentInputs& in)
     } else {
         f.attnDecode = f.attnPrefill = 4 * heads * double(s.headDim);
     }
+    if (in.speculation.enabled()) {
+        f.drafted = double(in.speculation.tokens);
+        f.tokensPerStep = tokensPerStep(in.speculation);
+        if (auto d = drafterOf(s, in)) {
+            f.drafterBytes = double(d->weightBytesPerGpu);
+            f.drafterLayers = double(d->kvLayers.size());
+            for (const LayerSpec& l : d->kvLayers)
+                f.drafterKvPerToken += double(kvBytesPerTokenOfLayer(s, l, in.kvDtype, f.tp));
+        }
+    }
     f.gemmRate = gemmFlopsPerSecond(in.gpu, in.weightDtype, in.efficiency);
     f.attnRate =
         in.gpu.bf16Tflops * 1e12 * std::min(1.0, k.attention * computeScale(in.efficiency));
@@ -196,17 +207,19 @@ StepTime StepModel::step(double dec, double ctxDec, double pre, double ctxPre) c
         else
             t.memorySeconds += memory;
     };
-    const double all = dec + pre;
+    const double all = dec * (1 + f.drafted) + pre; // every rank's tokens, drafted ones too
     // The slowest data-parallel rank's share (the whole step at DP 1).
     const double dp = double(f.dp);
     if (f.dp > 1) {
         dec = dec > 0 ? std::max(dec / dp, std::min(dec, 1.0)) : 0;
         pre = pre > 0 ? std::min(pre, std::max(pre / dp, m_rankChunk)) : 0;
     }
-    const double tokens = dec + pre;
+    // Speculative decoding: each decoding sequence verifies its K drafted tokens with its own.
+    const double q = 1 + f.drafted;
+    const double tokens = dec * q + pre;
     // Non-expert GEMMs and the LM head (for the sampled tokens only): read or compute.
     const double bytes = f.nonExpertPerGpu * f.weightBytes + f.lmPerGpu * 2.0;
-    const double flops = 2 * f.nonExpertPerGpu * tokens + 2 * f.lmPerGpu * dec;
+    const double flops = 2 * f.nonExpertPerGpu * tokens + 2 * f.lmPerGpu * dec * q;
     charge(bytes / f.bandwidth, flops / f.gemmRate);
     // Routed experts: those the step's tokens (every DP rank's) touch are read, each GPU
     // holding 1/(n dp) of them.
@@ -221,7 +234,14 @@ StepTime StepModel::step(double dec, double ctxDec, double pre, double ctxPre) c
     const double headShare = 1.0 / double(f.tp);
     if (dec > 0)
         charge(dec * (kvReadBytes(ctxDec) + f.statePerSequence) / f.bandwidth,
-               dec * attendedTokens(ctxDec) * f.attnDecode * headShare / f.attnRate);
+               dec * q * attendedTokens(ctxDec) * f.attnDecode * headShare / f.attnRate);
+    // The drafter's K passes: its weights and its layers' KV read each time, its layers' fixed
+    // cost (ngram drafts on the host: none).
+    if (dec > 0 && f.drafted > 0 && f.drafterLayers > 0) {
+        t.memorySeconds +=
+            f.drafted * (f.drafterBytes + dec * f.drafterKvPerToken * ctxDec) / f.bandwidth;
+        t.fixedSeconds += f.drafted * f.drafterLayers * k.layerSeconds;
+    }
     if (pre > 0)
         t.computeSeconds += pre * attendedTokens(ctxPre) * f.attnPrefill * headShare / f.attnRate;
     // Two all-reduces a layer under TP; a hand-over between pipeline stages.
@@ -248,7 +268,7 @@ StepTime StepModel::step(double dec, double ctxDec, double pre, double ctxPre) c
         t.commSeconds += double(f.pp - 1) *
                          (k.allReduceAlpha + tokens * f.hidden * 2 / (f.link * k.linkEfficiency));
     // Fixed time: per step, per layer, per scheduled sequence.
-    t.fixedSeconds =
+    t.fixedSeconds +=
         k.stepSeconds + f.layers * k.layerSeconds + (dec + (pre > 0 ? 1 : 0)) * k.sequenceSeconds;
     if (f.pp > 1) { // a token crosses the stages in turn
         const double p = double(f.pp);

@@ -91,6 +91,11 @@ struct StepFacts
     double expertLink = 0; // the all-to-all's bandwidth per GPU: NVLink within a domain, else RDMA
     int64_t tp = 1, pp = 1, n = 1;
     int64_t dp = 1, ep = 1; // attention data-parallel ranks; expert-parallel ranks
+    // Speculative decoding: tokens drafted a step (each decoding sequence runs 1 + K query
+    // tokens through the target), the tokens it gains a step, the drafter's weights and KV a
+    // token on one GPU, and its layers.
+    double drafted = 0, tokensPerStep = 1;
+    double drafterBytes = 0, drafterKvPerToken = 0, drafterLayers = 0;
 };
 
 class StepModel
@@ -111,6 +116,9 @@ public:
         return step(decoding, decodeContext, prefill, prefillContext).seconds;
     }
     const StepFacts& facts() const { return m_f; }
+    // Seconds per output token of a decode step: the step over the tokens each sequence gains
+    // in it (1 without speculative decoding).
+    double perToken(double stepSeconds) const { return stepSeconds / m_f.tokensPerStep; }
     void setRankChunk(double tokens) { m_rankChunk = tokens; }
     // The KV one sequence at `context` tokens reads on one GPU: full layers all of it, sliding
     // ones their window, compressed ones their entries and window (spec kvBytes), per stage.

@@ -132,6 +132,22 @@ int64_t weightBytes(const ModelSpec& spec, DType t)
                       bytesFor(c.total - quantized, DType::BF16), "weight bytes");
 }
 
+int64_t mtpWeightBytes(const ModelSpec& spec, DType t)
+{
+    const ParameterCount c = countParameters(spec);
+    if (c.mtp == 0 || spec.mtp.modules == 0)
+        return 0;
+    const int64_t copies = (spec.mtp.ownEmbedding ? 1 : 0) + (spec.mtp.ownHead ? 1 : 0);
+    const int64_t n =
+        c.mtp - checkedMul3(spec.mtp.modules, copies,
+                            checkedMul(spec.vocabSize, spec.hiddenSize, "weights"), "weights");
+    if (spec.formats.known && spec.checkpointDType && *spec.checkpointDType == t)
+        return formatBytes(spec, n, spec.formats.mtp);
+    if (t == DType::FP4)
+        return formatBytes(spec, n, WeightFormat::Nvfp4);
+    return isQuantized(t) ? quantizedBytes(spec, n, t) : bytesFor(n, t);
+}
+
 int64_t routedExpertBytes(const ModelSpec& spec, DType t)
 {
     const ParameterCount c = countParameters(spec);

@@ -55,6 +55,11 @@ struct WeightBytes
     DType dtype = DType::BF16;
 };
 WeightBytes weightBytesFor(const ModelSpec& spec, DType t);
+// The weights of the checkpoint's multi-token-prediction modules as a serving engine loads
+// them for speculative decoding: every module's projection, norms and decoder layers, in the
+// checkpoint's MTP format where known, else as the Linear layers at t; the embedding and head
+// copies are left out, the engines sharing the target's (vLLM's EagleProposer.load_model).
+int64_t mtpWeightBytes(const ModelSpec& spec, DType t);
 // The routed experts' share of weightBytesFor(spec, t): what expert parallelism spreads over
 // all tp x dp ranks (each format's scales included); 0 for a dense model.
 int64_t routedExpertBytes(const ModelSpec& spec, DType t);

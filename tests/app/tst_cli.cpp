@@ -1540,6 +1540,24 @@ void TestCli::launchCommandRoundTrips_data()
                                          "--enforce-eager"}
                           << "vllm_command"
                           << "";
+    QTest::newRow("vllm eagle3") << QStringList{"--context",
+                                                "16384",
+                                                "--speculative-method",
+                                                "eagle3",
+                                                "--num-speculative-tokens",
+                                                "2"}
+                                 << "vllm_command"
+                                 << "";
+    QTest::newRow("sglang ngram") << QStringList{"--engine",
+                                                 "sglang",
+                                                 "--context",
+                                                 "16384",
+                                                 "--speculative-method",
+                                                 "ngram",
+                                                 "--num-speculative-tokens",
+                                                 "4"}
+                                  << "launch_command"
+                                  << "";
     QTest::newRow("vllm fp8 weights")
         << QStringList{"--context", "32768", "--weight-dtype", "fp8", "--block-size", "32"}
         << "vllm_command"
@@ -1733,6 +1751,18 @@ void TestCli::launchCommandRefusesWhatItCannotRead()
                        "&& trtllm-serve meta-llama/Llama-3.1-8B --extra_llm_api_options x.yml"},
          "x.yml: cuda_graph_config: an LLM API option attnplan does not read"},
         {{"--command", "docker run vllm/vllm-openai"}, "is none of the launch commands"},
+        {{"--command", "vllm serve meta-llama/Llama-3.1-8B --speculative-config "
+                       "'{\"method\": \"eagle\", \"draft_tensor_parallel_size\": 1}'"},
+         "\"draft_tensor_parallel_size\": a key attnplan does not read"},
+        {{"llama-3.1-8b", "--context", "8k", "--num-speculative-tokens", "3"},
+         "--num-speculative-tokens: needs --speculative-method"},
+        {{"llama-3.1-8b", "--speculative-method", "mtp", "--num-speculative-tokens", "2",
+          "--context", "8k"},
+         "has no MTP modules"},
+        {{"--command", "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B "
+                       "--speculative-algorithm EAGLE --speculative-num-steps 3 "
+                       "--speculative-eagle-topk 4"},
+         "draft trees are not modelled"},
         {{"--command", "vllm serve meta-llama/Llama-3.1-8B --max-model-len 8192", "--context",
           "4k"},
          "--context: given twice (as --context and --command's --max-model-len)"},

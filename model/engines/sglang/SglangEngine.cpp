@@ -232,7 +232,12 @@ Expected<EnginePlan> planSglang(const ModelSpec& s, const DeploymentInputs& in,
                              "the free memory, estimated at " +
                              formatGiB(startFree) +
                              "; give --free-memory-bytes (its \"avail mem\") for the real figure");
-    const double weights = double(weightBytesPerGpu(s, in));
+    // A drafter (--speculative-algorithm) loads its weights beside the model's and keeps a KV
+    // pool of its own layers for the same tokens (the draft worker's token_to_kv_pool).
+    const auto drafter = drafterOf(s, in);
+    if (!drafter)
+        return Error{"sglang: " + drafter.error(), drafter.field()};
+    const double weights = double(weightBytesPerGpu(s, in) + drafter->weightBytesPerGpu);
     const double rest = in.availableKvBytes
                             ? double(*in.availableKvBytes)
                             : (startFree - weights) - startFree * (1 - p.memoryFraction);
@@ -248,6 +253,8 @@ Expected<EnginePlan> planSglang(const ModelSpec& s, const DeploymentInputs& in,
     const int64_t perLayer = kvBytesPerTokenPerLayerPerGpu(s, in.tp, in.kvDtype);
     const int64_t layers = kvLayersPerGpu(s, pp);
     p.bytesPerToken = checkedMul(perLayer, layers, "cell size");
+    for (const LayerSpec& l : drafter->kvLayers)
+        p.bytesPerToken += kvBytesPerTokenOfLayer(s, l, in.kvDtype, in.tp);
     int64_t tokens = p.kvBudgetBytes / p.bytesPerToken;
     // Hybrid sliding-window models (Gemma-3, Llama-4) split the pool: full layers get
     // full_tokens, sliding ones 0.8 x as many (set_num_tokens_hybrid_swa); gpt-oss disables it.
@@ -309,6 +316,17 @@ Expected<EnginePlan> planSglang(const ModelSpec& s, const DeploymentInputs& in,
         cmd << " --dp " << p.dp << " --enable-dp-attention";
     if (in.ep > 1)
         cmd << " --ep " << in.ep;
+    if (in.speculation.enabled()) {
+        const std::string& m = in.speculation.method;
+        cmd << " --speculative-algorithm "
+            << (m == "mtp"      ? "NEXTN"
+                : m == "eagle"  ? "EAGLE"
+                : m == "eagle3" ? "EAGLE3"
+                                : "NGRAM")
+            << " --speculative-num-steps " << in.speculation.tokens
+            << " --speculative-eagle-topk 1 --speculative-num-draft-tokens "
+            << in.speculation.tokens + 1;
+    }
     if (pp > 1)
         cmd << " --pp-size " << pp;
     cmd << " --context-length " << in.maxModelLen;

@@ -64,6 +64,10 @@ Expected<EnginePlan> planTrtllm(const ModelSpec& s, const DeploymentInputs& in,
         return Error{"trtllm: " + split.error(), split.field()};
     // enable_attention_dp runs attention on every rank alone: attention TP is 1 and each of
     // the tp_size ranks a DP rank (tensorrt_llm/mapping.py: attention TP size 1 under it).
+    if (in.speculation.enabled())
+        return Error{"trtllm: speculative decoding (its speculative_config) is not modelled for "
+                     "TensorRT-LLM yet",
+                     "speculative_method"};
     if (in.dp > 1 && in.tp > 1)
         return Error{"trtllm: enable_attention_dp runs attention on each rank alone: TP 1 with "
                      "DP " +

@@ -1,6 +1,7 @@
 #include "engines/vllm/VllmEngine.h"
 
 #include "base/Units.h"
+#include "engines/LaunchCommand.h"
 #include "serve/Memory.h"
 #include "serve/StepTime.h"
 
@@ -294,6 +295,13 @@ KvPaging pageKvCache(const EngineProfile& engine, const ModelSpec& s, const KvPa
                 fullBytes = std::max(fullBytes, b);
             }
         }
+        if (st + 1 == in.pp)
+            for (const LayerSpec& l : in.draftLayers) {
+                const int64_t b = kvBytesPerTokenOfLayer(s, l, in.kvDtype, in.tp);
+                g.bytesPerToken += b;
+                ++g.full;
+                fullBytes = std::max(fullBytes, b);
+            }
         stages.push_back(g);
         k.kvLayers = std::max(k.kvLayers, g.full + g.sliding);
         k.bytesPerToken = std::max(k.bytesPerToken, g.bytesPerToken);
@@ -420,6 +428,8 @@ std::string launchCommand(const ModelSpec& s, const DeploymentInputs& in, const 
         set("block-size", std::to_string(r.blockSize));
     if (in.enforceEager)
         flags.emplace_back("enforce-eager", "");
+    if (in.speculation.enabled())
+        set("speculative-config", speculativeConfigJson(in.speculation));
     // State layers: "align" and "all" need prefix caching, which hybrid models get by default
     // from 0.28; "none" there means turning it off.
     const std::string autoMode = vllmDefaultMambaCacheMode(engine);
@@ -436,14 +446,20 @@ std::string launchCommand(const ModelSpec& s, const DeploymentInputs& in, const 
     if (!in.offline) {
         cmd << "vllm serve " << model;
         for (const auto& [name, value] : flags)
-            cmd << " --" << name << (value.empty() ? "" : " " + value);
+            cmd << " --" << name
+                << (value.empty()     ? ""
+                    : value[0] == '{' ? " '" + value + "'"
+                                      : " " + value);
         return cmd.str();
     }
     cmd << "LLM(model=\"" << model << "\"";
     for (auto [name, value] : flags) {
         std::replace(name.begin(), name.end(), '-', '_');
         const bool text = !value.empty() && !std::isdigit(static_cast<unsigned char>(value[0]));
-        cmd << ", " << name << "=" << (value.empty() ? "True" : text ? "\"" + value + "\"" : value);
+        cmd << ", " << name << "="
+            << (value.empty()             ? "True"
+                : text && value[0] != '{' ? "\"" + value + "\""
+                                          : value);
     }
     cmd << ")";
     return cmd.str();
@@ -470,6 +486,8 @@ Expected<int64_t> checkVllmInputs(const EngineProfile& engine, const ModelSpec& 
     if (!(in.utilization > 0 && in.utilization <= 1))
         return Error{"utilization must be in (0, 1], got " + formatFixed(in.utilization, 3),
                      "utilization"};
+    if (auto drafter = drafterOf(s, in); !drafter)
+        return Error{drafter.error(), drafter.field()};
     if (in.gpu.memoryBytes <= 0 || in.gpu.bandwidthBytesPerSecond <= 0 || in.gpu.bf16Tflops <= 0)
         return Error{"the GPU entry \"" + in.gpu.name + "\" lacks memory, bandwidth or TFLOP/s",
                      "gpu"};
@@ -509,7 +527,10 @@ Expected<bool> vllmMemory(const EngineProfile& engine, const ModelSpec& s,
     MemoryBreakdown& m = r.memory;
     m.total = in.gpu.memoryBytes;
     m.usable = checkedFromDouble(double(m.total) * in.utilization, "usable memory");
+    // The drafter loads with the model ("Model loading took" counts both).
     m.weights = weightBytesPerGpu(s, in);
+    if (!in.weightBytes)
+        m.weights += drafterOf(s, in).value().weightBytesPerGpu;
     // The profile run pushes one batch of max_num_batched_tokens tokens (V0: max_model_len
     // or more) and samples min(max_num_seqs, tokens) sequences.
     m.activation = in.activationBytes
@@ -640,6 +661,7 @@ Expected<CapacityResult> planVllm(const ModelSpec& s, const DeploymentInputs& in
         pin.maxModelLen = in.maxModelLen;
         pin.availableBytes = r.memory.kvBudget;
         pin.mambaCacheMode = in.mambaCacheMode;
+        pin.draftLayers = drafterOf(s, in).value().kvLayers;
         const KvPaging paging = pageKvCache(engine, s, pin);
         r.kvBytesPerTokenPerGpu = paging.bytesPerToken;
         r.stateBytesPerConversation =
@@ -683,7 +705,7 @@ Expected<CapacityResult> planVllm(const ModelSpec& s, const DeploymentInputs& in
         r.ttftSeconds = pre.seconds;
         r.prefillComputeBound = pre.computeSeconds >= pre.memorySeconds;
         const StepTime dec = decodeStepTime(s, in, std::max<int64_t>(1, r.batch), avg);
-        r.tpotSeconds = dec.seconds;
+        r.tpotSeconds = dec.seconds / tokensPerStep(in.speculation);
         r.decodeMemoryBound = dec.memorySeconds >= dec.computeSeconds;
         r.tokensPerSecond = double(std::max<int64_t>(1, r.batch)) / r.tpotSeconds;
         r.launchCommand = launchCommand(s, in, r, engine, defaults);

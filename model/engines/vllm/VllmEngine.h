@@ -155,6 +155,9 @@ struct KvPagingInputs
     int64_t maxModelLen = 0;
     int64_t availableBytes = 0; // per GPU: vLLM's "Available KV cache memory"
     std::string mambaCacheMode; // none, align or all; empty: the release's default
+    // A drafter's attention layers (speculative decoding), paged with the last stage's as
+    // vLLM registers them in the same KV cache (one full-attention group).
+    std::vector<LayerSpec> draftLayers;
 };
 
 // The mamba_cache_mode a release runs state layers in when the user names none: "none" (one
