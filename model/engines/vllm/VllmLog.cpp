@@ -29,7 +29,7 @@ template <typename Get> void readSettings(VllmLogFacts& f, Get get, bool engineC
         f.maxModelLen = v;
     for (auto [key, target] :
          {std::pair{"tensor_parallel_size", &f.tp}, std::pair{"pipeline_parallel_size", &f.pp},
-          std::pair{"decode_context_parallel_size", &f.dcp},
+          std::pair{"decode_context_parallel_size", &f.dcp}, std::pair{"data_parallel_size", &f.dp},
           std::pair{"max_num_seqs", &f.maxNumSeqs},
           std::pair{"max_num_batched_tokens", &f.maxNumBatchedTokens},
           std::pair{"block_size", &f.blockSize}})
@@ -47,6 +47,42 @@ template <typename Get> void readSettings(VllmLogFacts& f, Get get, bool engineC
         f.enforceEager = v;
     if (auto v = toBool(get("enable_prefix_caching")))
         f.prefixCaching = v;
+    if (auto v = toBool(get("enable_expert_parallel")))
+        f.expertParallel = v;
+}
+
+// speculative_config as the args dict echoes it ({'method': 'mtp', 'num_speculative_tokens': 3})
+// and as the engine config line does (SpeculativeConfig(method='mtp', ..., num_spec_tokens=3)).
+void readSpeculation(VllmLogFacts& f, std::string_view line)
+{
+    const size_t at = line.find("speculative_config");
+    if (at == std::string_view::npos)
+        return;
+    std::string_view rest = line.substr(at + 18, 400);
+    const std::string_view open = rest.rfind("': {", 0) == 0 ? "': {"
+                                  : rest.rfind("=SpeculativeConfig(", 0) == 0
+                                      ? "=SpeculativeConfig("
+                                      : "";
+    if (open.empty())
+        return; // None, or not the setting
+    rest = rest.substr(0, rest.find(open[0] == '=' ? ')' : '}'));
+    for (std::string_view key : {"'method': '", "method='"})
+        if (const size_t m = rest.find(key); m != std::string_view::npos) {
+            const size_t b = m + key.size();
+            const size_t e = rest.find('\'', b);
+            if (e != std::string_view::npos) {
+                std::string method(rest.substr(b, e - b));
+                if (method.size() > 4 && method.compare(method.size() - 4, 4, "_mtp") == 0)
+                    method = "mtp";
+                f.speculativeMethod = method;
+            }
+            break;
+        }
+    for (std::string_view key : {"'num_speculative_tokens': ", "num_spec_tokens="})
+        if (auto v = integerAfter(rest, key)) {
+            f.speculativeTokens = v;
+            break;
+        }
 }
 
 bool mentionsSizing(std::string_view line)
@@ -142,6 +178,7 @@ void readLine(VllmLogFacts& f, std::string_view line)
             if (auto rank = integerAt(line, at + key.size()); rank && *rank < 4096)
                 f.tpRanksSeen = std::max(f.tpRanksSeen, *rank + 1);
 
+    readSpeculation(f, line);
     if (const size_t at = line.find("non-default args: {"); at != std::string_view::npos) {
         const std::string_view dict = line.substr(at);
         readSettings(
@@ -315,7 +352,11 @@ DeploymentInputs vllmLogDeployment(const VllmLogFacts& log, const ModelSpec& spe
     // beyond any machine are kept in range for planVllm to refuse by name.
     auto bounded = [](int64_t v) { return std::clamp<int64_t>(v, 1, 65536); };
     in.tp = bounded(log.tp.value_or(std::max({int64_t(1), log.tpRanksSeen, log.dcp.value_or(1)})));
-    in.gpus = in.tp * bounded(log.pp.value_or(1));
+    in.dp = bounded(log.dp.value_or(1));
+    in.ep = log.expertParallel.value_or(false) ? in.tp * in.dp : 1;
+    in.gpus = in.tp * in.dp * bounded(log.pp.value_or(1));
+    if (!log.speculativeMethod.empty() && log.speculativeTokens)
+        in.speculation = {log.speculativeMethod, *log.speculativeTokens, 0};
     in.dcp = bounded(log.dcp.value_or(1));
     in.maxModelLen = log.maxModelLen         ? *log.maxModelLen
                      : log.concurrencyTokens ? *log.concurrencyTokens
@@ -373,7 +414,14 @@ Expected<EngineLogCheck> checkVllmLog(const VllmLogFacts& v, const ModelSpec* gi
     if (!r)
         return Error{r.error()};
     c.inputs.push_back("max_model_len " + withCommas(in.maxModelLen) + ", TP " +
-                       std::to_string(in.tp) + ", utilization " + formatFixed(in.utilization, 2));
+                       std::to_string(in.tp) +
+                       (in.dp > 1 ? ", DP " + std::to_string(in.dp) : std::string()) +
+                       (in.ep > 1 ? ", EP " + std::to_string(in.ep) : std::string()) +
+                       ", utilization " + formatFixed(in.utilization, 2));
+    if (in.speculation.enabled())
+        c.inputs.push_back("speculative decoding: " + in.speculation.method + ", " +
+                           std::to_string(in.speculation.tokens) +
+                           " tokens (its drafter's weights and KV layers counted)");
     if (v.availableKvGiB)
         c.inputs.push_back("available KV cache memory " + giB(*v.availableKvGiB) + " (printed)");
     c.kvBudgetBytes = r->memory.kvBudget;

@@ -28,6 +28,10 @@ struct VllmLogFacts
     std::optional<int64_t> tp;
     std::optional<int64_t> pp;
     std::optional<int64_t> dcp;
+    std::optional<int64_t> dp;          // data_parallel_size (each rank logs its own KV)
+    std::optional<bool> expertParallel; // enable_expert_parallel
+    std::string speculativeMethod;      // speculative_config's method ("mtp", "eagle3", ...)
+    std::optional<int64_t> speculativeTokens;
     int64_t tpRanksSeen = 0;          // the highest "Worker_TP<n>" / "VllmWorker TP<n>" + 1
     std::optional<int64_t> blockSize; // --block-size as given
     std::optional<double> utilization;
