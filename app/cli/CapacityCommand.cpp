@@ -452,6 +452,14 @@ int runLatency(const std::vector<std::string>& argv)
     q.load.requests = a.integer("requests", 1, int64_t(1) << 30).value_or(1000);
     q.frontend = !a.flag("no-frontend");
     q.replicas = a.integer("replicas", 1, 1 << 20).value_or(1);
+    if (auto role = a.value("role")) {
+        if (*role == "prefill")
+            q.role = PoolRole::Prefill;
+        else if (*role == "decode")
+            q.role = PoolRole::Decode;
+        else if (*role != "both")
+            throw UsageError("--role: expected prefill, decode or both, got \"" + *role + "\"");
+    }
     const auto engine = findServingEngine(in.engine);
     if (in.maxModelLen == 0 && !(engine && engine->allocatesUpFront))
         in.maxModelLen = q.inputTokens + q.outputTokens;
@@ -473,7 +481,10 @@ int runLatency(const std::vector<std::string>& argv)
         j["gpu"] = in.gpu.name;
         j["gpus"] = in.gpus;
         j["tp"] = in.tp;
+        j["dp"] = in.dp;
+        j["ep"] = in.ep;
         j["replicas"] = q.replicas;
+        j["role"] = poolRoleName(q.role);
         j["engine"] = limits->engine;
         j["kv_budget_bytes"] = q.kvBudgetBytes;
         j["weight_dtype"] = dtypeName(in.weightDtype);
@@ -485,6 +496,9 @@ int runLatency(const std::vector<std::string>& argv)
         j["ttft_seconds"] = r.ttftSeconds;
         j["tpot_seconds"] = r.tpotSeconds;
         j["output_tokens_per_second"] = r.outputTokensPerSecond;
+        j["input_tokens_per_second"] = r.inputTokensPerSecond;
+        if (q.role != PoolRole::Both)
+            j["kv_transfer_seconds"] = r.kvTransferSeconds;
         j["requests_per_second"] = r.requestsPerSecond;
         j["decode_batch"] = r.decodeBatch;
         j["batch_cap"] = r.batchCap;

@@ -133,6 +133,9 @@ std::vector<Option> latencyOptions()
               {"batch", "B", "a static batch of B requests starting together"},
               {"max-load", nullptr, "saturation: the largest batch memory and the engine allow"},
               {"requests", "N", "requests in an open-loop or max-load run (default 1000)"},
+              {"role", "prefill|decode",
+               "one pool of a disaggregated deployment, the other given all it needs: prefill "
+               "(prompts in, KV out: input tokens/s) or decode (KV in over RDMA, tokens out)"},
               {"replicas", "N", "copies of the deployment sharing the load (default 1)"},
               {"no-frontend", nullptr, "no HTTP front end in the TTFT (offline benchmarks)"}});
     return o;

@@ -19,6 +19,9 @@ struct Engine
 {
     const StepModel* m;
     double maxNumTokens;
+    // A decode pool: prompts arrive prefilled (their KV over the network, `handoff` seconds).
+    bool decodeOnly = false;
+    double handoff = 0;
     double chunkFor(double dec, double input) const
     {
         return std::max(64.0, std::min(input, maxNumTokens - dec));
@@ -41,7 +44,7 @@ State steady(const Engine& e, double I, double O, double x, double dec)
     const double c = e.chunkFor(dec, I);
     State s;
     s.t0 = f.seconds(dec, ctxDec, 0, 0);
-    s.tc = f.seconds(dec, ctxDec, c, I / 2);
+    s.tc = e.decodeOnly ? s.t0 : f.seconds(dec, ctxDec, c, I / 2);
     double tbar = s.t0;
     if (x > 0) {
         const double a = x * I / c;
@@ -75,7 +78,7 @@ State steady(const Engine& e, double I, double O, double x, double dec)
             dec > 0.5 ? (phi * s.tc * s.tc + (1 - phi) * s.t0 * s.t0) / (2 * tbar) : 0;
         wait = residual / (1 - s.rho);
     }
-    s.ttftEngine = wait + chunks * s.tc;
+    s.ttftEngine = e.decodeOnly ? e.handoff + s.t0 : wait + chunks * s.tc;
     return s;
 }
 
@@ -162,6 +165,11 @@ std::optional<LatencyLoad::Kind> loadKindFromName(const std::string& name)
     return std::nullopt;
 }
 
+const char* poolRoleName(PoolRole role)
+{
+    return role == PoolRole::Prefill ? "prefill" : role == PoolRole::Decode ? "decode" : "both";
+}
+
 double littleBatch(double rate, double ttft, double outputTokens, double tpot)
 {
     return rate * (ttft + outputTokens * tpot);
@@ -211,11 +219,36 @@ Expected<LatencyResult> servingLatency(const ModelSpec& s, const DeploymentInput
                          " tokens fits in the KV cache on " + in.gpu.name,
                      "gpus"};
     const double cap = std::min(maxBatch, kvRequests);
-    const Engine e{&f, double(q.maxNumTokens)};
+    Engine e{&f, double(q.maxNumTokens)};
     const double frontend = q.frontend ? k.frontendSeconds : 0.0;
     const double replicas = double(std::max<int64_t>(1, q.replicas));
     LatencyResult r;
     r.batchCap = cap;
+    // A request's KV leaves its prefill rank over the NIC (each GPU its share, RDMA).
+    if (q.role != PoolRole::Both)
+        r.kvTransferSeconds =
+            I * f.facts().kvPerToken * double(f.facts().pp) / k.rdmaBytesPerSecond;
+    if (q.role == PoolRole::Prefill) {
+        // Prompts only: a closed loop of C clients (or saturation) keeps P prompt tokens in
+        // each step, up to every rank's chunk; a prompt waits for the round of them.
+        const double budget = double(q.maxNumTokens);
+        const double offered = q.load.kind == LatencyLoad::Kind::MaxLoad
+                                   ? budget
+                                   : std::max(1.0, q.load.value / replicas) * I;
+        const double P = std::min(budget, offered);
+        const double step = f.seconds(0, 0, P, I / 2);
+        r.inputTokensPerSecond = P / step * replicas;
+        r.ttftSeconds = frontend + std::max(1.0, offered / P) * step + r.kvTransferSeconds;
+        r.requestsPerSecond = r.inputTokensPerSecond / I;
+        r.saturated = offered >= budget;
+        r.notes.push_back("a prefill pool: input tokens per second, and the prompt's time to its "
+                          "KV handed on (no tokens decoded here)");
+        return r;
+    }
+    if (q.role == PoolRole::Decode) {
+        e.decodeOnly = true;
+        e.handoff = r.kvTransferSeconds;
+    }
     switch (q.load.kind) {
     case LatencyLoad::Kind::Concurrent: {
         // Clients spread over the replicas.
@@ -256,8 +289,9 @@ Expected<LatencyResult> servingLatency(const ModelSpec& s, const DeploymentInput
     }
     case LatencyLoad::Kind::Batch: {
         const double B = std::min(std::max(1.0, q.load.value), cap);
-        const double prefill = f.seconds(0, 0, B * I, I / 2);
         const double decode = f.perToken(f.seconds(B, I + O / 2, 0, 0));
+        const double prefill =
+            e.decodeOnly ? e.handoff + f.seconds(B, I, 0, 0) : f.seconds(0, 0, B * I, I / 2);
         r.ttftSeconds = prefill;
         r.tpotSeconds = decode;
         r.decodeBatch = B;
@@ -273,7 +307,8 @@ Expected<LatencyResult> servingLatency(const ModelSpec& s, const DeploymentInput
         if (N <= cap) {
             const double dec = N / 2;
             const double budgetTokens = std::max(64.0, double(q.maxNumTokens) - dec);
-            const double ps = f.seconds(dec, I + O / 2, budgetTokens, I / 2);
+            const double ps = e.decodeOnly ? f.seconds(dec, I + O / 2, 0, 0)
+                                           : f.seconds(dec, I + O / 2, budgetTokens, I / 2);
             const double steps = N * I / budgetTokens;
             const double d = f.perToken(f.seconds(N, I + O / 2, 0, 0));
             const double seen = std::min(steps / 2, O - 1);
@@ -297,6 +332,8 @@ Expected<LatencyResult> servingLatency(const ModelSpec& s, const DeploymentInput
     }
     if (r.outputTokensPerSecond <= 0)
         r.outputTokensPerSecond = r.requestsPerSecond * O;
+    if (q.role == PoolRole::Both)
+        r.inputTokensPerSecond = r.requestsPerSecond * I;
     return r;
 }
 

@@ -41,6 +41,17 @@ struct LatencyLoad
 const char* loadKindName(LatencyLoad::Kind kind);
 std::optional<LatencyLoad::Kind> loadKindFromName(const std::string& name);
 
+// One pool of a disaggregated deployment, measured alone with the other given all it needs
+// (as SGLang's and NVIDIA's published PD runs are): a prefill pool only prefills prompts and
+// hands their KV on; a decode pool receives each request's KV over the network and only decodes.
+enum class PoolRole
+{
+    Both,    // one pool does both (continuous batching)
+    Prefill, // prompts in, KV out: its input tokens per second and the prompt's time
+    Decode,  // KV in, tokens out: no prefill in its steps; TTFT is the hand-over and a step
+};
+const char* poolRoleName(PoolRole role);
+
 struct LatencyInputs
 {
     int64_t inputTokens = 1024;
@@ -61,6 +72,7 @@ struct LatencyInputs
     bool reservesWholeRequest = false;
     bool frontend = true; // an HTTP server in front (TTFT pays frontendSeconds)
     int64_t replicas = 1; // copies of the deployment sharing the load
+    PoolRole role = PoolRole::Both;
 };
 
 struct LatencyResult
@@ -69,9 +81,11 @@ struct LatencyResult
     double tpotSeconds = 0;
     double outputTokensPerSecond = 0; // the whole deployment (all replicas)
     double requestsPerSecond = 0;
-    double decodeBatch = 0; // mean running batch per replica
-    double batchCap = 0;    // the most requests memory and the engine let run at once
-    bool saturated = false; // the load exceeds what the deployment serves: queues grow
+    double decodeBatch = 0;          // mean running batch per replica
+    double batchCap = 0;             // the most requests memory and the engine let run at once
+    double inputTokensPerSecond = 0; // prompt tokens prefilled, the whole deployment
+    double kvTransferSeconds = 0;    // a request's KV between the pools (disaggregated only)
+    bool saturated = false;          // the load exceeds what the deployment serves: queues grow
     std::vector<std::string> notes;
 };
 

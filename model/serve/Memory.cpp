@@ -71,15 +71,22 @@ int64_t weightBytesPerGpu(const ModelSpec& s, const DeploymentInputs& in)
     const int64_t pp = in.stages();
     const int64_t extra = replicatedWeightExtraBytes(s, in.weightDtype, tp) / pp;
     const int64_t whole = weightBytesFor(s, in.weightDtype).bytes;
-    if (dp == 1) // an even split over the GPUs, plus what each rank of a TP group keeps whole
+    const int64_t ep = std::max<int64_t>(1, in.ep);
+    const int64_t E = std::max<int64_t>(1, s.moe.experts);
+    if (dp == 1 && E % ep == 0) // an even split, plus what each rank of a TP group keeps whole
         return checkedAdd(ceilDiv(whole, tp * pp), extra, "weight bytes");
     // Data-parallel attention: each rank holds the attention, dense layers, shared experts,
     // embeddings and head of its TP group (1/tp of them); the routed experts are spread over
-    // all tp x dp ranks of the stage, whether whole (EP) or split (expert TP).
+    // all tp x dp ranks of the stage: ep of them hold whole experts, each split over the
+    // tp x dp / ep ranks of its expert-TP group. Where EP does not divide the experts, a rank
+    // holds up to ceil(E / ep) of them (vLLM gives the remainder to the first ranks; SGLang
+    // fills them with redundant experts, --ep-num-redundant-experts).
     const int64_t experts = routedExpertBytes(s, in.weightDtype);
-    return checkedAdd(checkedAdd(ceilDiv(whole - experts, tp * pp), ceilDiv(experts, tp * dp * pp),
-                                 "weight bytes"),
-                      extra, "weight bytes");
+    const double share = double(ceilDiv(E, ep)) / double(E) * double(ep) / double(tp * dp);
+    const int64_t perRank = checkedFromDouble(std::ceil(double(experts) * share), "weight bytes");
+    return checkedAdd(
+        checkedAdd(ceilDiv(whole - experts, tp * pp), ceilDiv(perRank, pp), "weight bytes"), extra,
+        "weight bytes");
 }
 
 Expected<Drafter> drafterOf(const ModelSpec& s, const DeploymentInputs& in)
@@ -196,10 +203,6 @@ Expected<int64_t> checkParallelism(const ModelSpec& s, int64_t gpus, int64_t tp,
                      "ep"};
     if (ep > 1 && !s.moe.enabled())
         return Error{"EP " + std::to_string(ep) + ": " + s.name + " has no experts", "ep"};
-    if (ep > 1 && s.moe.experts % ep != 0)
-        return Error{"EP " + std::to_string(ep) + " must divide the routed experts (" +
-                         std::to_string(s.moe.experts) + ")",
-                     "ep"};
     return pp;
 }
 

@@ -73,8 +73,9 @@ Expected<int64_t> checkContext(const ModelSpec& spec, int64_t maxModelLen, int64
 // The split every tensor-parallel engine needs (vLLM, SGLang and TensorRT-LLM alike): GPUs a
 // whole multiple of TP x DP, pipeline stages no more than the layers, TP dividing the query
 // heads and dividing the KV heads or a multiple of them (MLA's latent excepted), EP dividing
-// TP x DP and the routed experts (and only on a model with experts). Each engine adds its own
-// rules. Returns the pipeline stages, or the reason with its field ("gpus", "tp", "dp", "ep").
+// TP x DP (and only on a model with experts; a rank holds up to ceil(experts / EP)). Each engine
+// adds its own rules. Returns the pipeline stages, or the reason with its field ("gpus", "tp",
+// "dp", "ep").
 Expected<int64_t> checkParallelism(const ModelSpec& spec, int64_t gpus, int64_t tp, int64_t dp = 1,
                                    int64_t ep = 1);
 

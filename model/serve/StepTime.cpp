@@ -170,8 +170,9 @@ StepModel::StepModel(const ModelSpec& s, const DeploymentInputs& in)
                                                    : k.pcieBytesPerSecond;
     const bool nvl72 = in.gpu.name.find("GB200") != std::string::npos ||
                        in.gpu.name.find("GB300") != std::string::npos;
-    f.expertLink = f.tp * f.dp <= k.nvlinkDomain || nvl72 ? f.link * k.allToAllEfficiency
-                                                          : k.rdmaBytesPerSecond;
+    const bool oneDomain = f.tp * f.dp <= k.nvlinkDomain || nvl72;
+    f.expertLink = oneDomain ? f.link * k.allToAllEfficiency : k.rdmaBytesPerSecond;
+    f.expertDomains = oneDomain ? double(f.ep) : std::ceil(double(f.ep) / double(k.nvlinkDomain));
 }
 
 double StepModel::kvReadBytes(double context) const
@@ -255,8 +256,15 @@ StepTime StepModel::step(double dec, double ctxDec, double pre, double ctxPre) c
     if (f.dp > 1 && f.experts > 0) {
         const double moeLayers = f.moeLayers / double(f.pp);
         if (f.ep > 1) {
-            const double away = double(f.ep - 1) / double(f.ep);
-            const double moved = tokens * f.perToken * f.hidden * (1.0 + 2.0) * away;
+            // DeepEP's two modes (its README): a step carrying prompt tokens runs the normal
+            // kernels, which send a token once to each rank (within a node) or node (across
+            // nodes, NVLink forwarding inside it) that holds any of its experts; a decode step
+            // runs the low-latency kernels, one copy per expert.
+            const double domains = f.expertDomains;
+            const double copies =
+                pre > 0 ? expectedDistinctExperts(domains, f.perToken, 1.0) : f.perToken;
+            const double away = (domains - 1) / domains;
+            const double moved = tokens * copies * f.hidden * (1.0 + 2.0) * away;
             t.commSeconds += moeLayers * (2 * k.allReduceAlpha + moved / f.expertLink);
         } else {
             t.commSeconds +=

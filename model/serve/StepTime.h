@@ -39,10 +39,10 @@ struct LatencyConstants
     // nodes its kernels reach 43-58 GB/s per GPU over 400 Gb/s ConnectX-7 RDMA, taken as 45 GB/s.
     // Dispatch moves fp8 activations, combine bf16 (DeepEP's and the engines' default).
     double allToAllEfficiency = 0.77;
-    double rdmaBytesPerSecond = 45e9;
-    int64_t nvlinkDomain = 8;      // GPUs one NVLink domain joins (an HGX node; NVL72 parts: 72)
-    double stepSeconds = 1.410e-3; // scheduler, sampling, host sync (fitted)
-    double layerSeconds = 41.0e-6; // non-GEMM kernels and launches per layer (fitted)
+    double rdmaBytesPerSecond = 45e9; // also a request's KV between disaggregated pools
+    int64_t nvlinkDomain = 8;         // GPUs one NVLink domain joins (an HGX node; NVL72 parts: 72)
+    double stepSeconds = 1.410e-3;    // scheduler, sampling, host sync (fitted)
+    double layerSeconds = 41.0e-6;    // non-GEMM kernels and launches per layer (fitted)
     double sequenceSeconds = 2.412e-6; // host time per scheduled sequence (fitted)
     double frontendSeconds = 5.666e-3; // HTTP, tokenizer, first chunk out (fitted)
 };
@@ -89,6 +89,7 @@ struct StepFacts
     double weightBytes = 0;
     double gemmRate = 0, attnRate = 0, bandwidth = 0, link = 0;
     double expertLink = 0; // the all-to-all's bandwidth per GPU: NVLink within a domain, else RDMA
+    double expertDomains = 1; // where a token's copies go: EP ranks in one domain, else nodes
     int64_t tp = 1, pp = 1, n = 1;
     int64_t dp = 1, ep = 1; // attention data-parallel ranks; expert-parallel ranks
     // Speculative decoding: tokens drafted a step (each decoding sequence runs 1 + K query

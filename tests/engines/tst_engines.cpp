@@ -60,6 +60,7 @@ private slots:
     void layoutsEachEngineRefusesInItsWords();
     void dataParallelStepIsItsSlowestRank();
     void speculationDraftsWithItsOwnLayers();
+    void disaggregatedPoolsEachAlone();
     void vllmLogBlocksWithin5Percent_RTX3090_Llama31_8B();
     void vllmConcurrencyWithin005_RTX3090_Llama31_8B();
     void engineProfiles();
@@ -2116,6 +2117,55 @@ void TestEngines::speculationDraftsWithItsOwnLayers()
     QCOMPARE(planCapacity(llama, l).value().kvBytesPerTokenPerGpu, int64_t(33 * 2 * 8 * 128 * 2));
     l.speculation = {"ngram", 4, 0.5};
     QCOMPARE(planCapacity(llama, l).value().kvBytesPerTokenPerGpu, int64_t(32 * 2 * 8 * 128 * 2));
+}
+
+// The pools of a disaggregated deployment, each measured alone (SGLang's 96-H100 runs): a
+// prefill pool of DeepSeek-V3 on 4 nodes (DP 32, EP 32) fills every rank's chunk each step and
+// its all-to-all crosses nodes once a node (DeepEP's normal kernels: 4 (1 - 3/4^8) nodes a
+// token, 3 of 4 remote, at 45 GB/s RDMA); a decode pool gets each request's latent (2,000
+// tokens x 70,272 bytes) over RDMA and never prefills.
+void TestEngines::disaggregatedPoolsEachAlone()
+{
+    const ModelSpec s = load("deepseek-v3");
+    DeploymentInputs in = on("H100 SXM", 4096);
+    in.weightDtype = DType::FP8;
+    in.gpus = 32;
+    in.tp = 1;
+    in.dp = in.ep = 32;
+    StepModel m(s, in);
+    m.setRankChunk(8192);
+    const StepTime t = m.step(0, 0, 32 * 8192, 500);
+    const double copies = 4 * (1 - std::pow(0.75, 8));
+    const double a2a = 58 * (2 * 10.20e-6 + 8192 * copies * 7168 * 3 * 0.75 / 45e9);
+    QVERIFY2(std::fabs(t.commSeconds / a2a - 1) < 1e-9,
+             qPrintable(QString::number(t.commSeconds) + " vs " + QString::number(a2a)));
+    LatencyInputs q;
+    q.inputTokens = 1000;
+    q.outputTokens = 2;
+    q.load = {LatencyLoad::Kind::MaxLoad, 0, 1000};
+    q.maxNumTokens = 32 * 8192;
+    q.kvBudgetBytes = int64_t(40) << 30; // 256 requests of 2,001 tokens a rank
+    q.role = PoolRole::Prefill;
+    const LatencyResult pre = servingLatency(s, in, q).value();
+    StepModel fresh(s, in);
+    fresh.setRankChunk(8192);
+    QVERIFY(std::fabs(pre.inputTokensPerSecond / (32 * 8192 / fresh.seconds(0, 0, 32 * 8192, 500)) -
+                      1) < 1e-9);
+    // Decode: a static batch's first token is the hand-over and one step.
+    in.gpus = 72;
+    in.dp = in.ep = 72; // 256 experts: up to 4 a rank
+    q.inputTokens = 2000;
+    q.role = PoolRole::Decode;
+    q.load = {LatencyLoad::Kind::Batch, 72.0 * 256, 0};
+    q.maxBatch = 72 * 256;
+    q.frontend = false;
+    const LatencyResult dec = servingLatency(s, in, q).value();
+    const double handoff = 2000.0 * 61 * 1152 / 45e9;
+    QCOMPARE(dec.kvTransferSeconds, handoff);
+    StepModel d(s, in);
+    QVERIFY(std::fabs(dec.ttftSeconds - handoff - d.seconds(72.0 * 256, 2000, 0, 0)) < 1e-12);
+    QCOMPARE(dec.tpotSeconds, d.seconds(72.0 * 256, 2001, 0, 0));
+    QCOMPARE(dec.inputTokensPerSecond, 0.0);
 }
 
 #include "tst_engines.moc"
