@@ -36,7 +36,8 @@
 
 MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
     : QWidget(parent), m_plan(plan), m_gpu(new QComboBox), m_customMemory(new QDoubleSpinBox),
-      m_gpus(new QSpinBox), m_replicas(new QSpinBox), m_tp(new QComboBox),
+      m_gpus(new QSpinBox), m_replicas(new QSpinBox), m_tp(new QComboBox), m_dp(new QSpinBox),
+      m_ep(new QSpinBox), m_specMethod(new QComboBox), m_specTokens(new QSpinBox),
       m_weightDtype(new QComboBox), m_kvDtype(new QComboBox), m_engine(new QComboBox),
       m_utilization(new QDoubleSpinBox), m_availableKv(new QDoubleSpinBox),
       m_context(new TokenSpinBox), m_average(new TokenSpinBox), m_customTflops(new QDoubleSpinBox),
@@ -55,6 +56,10 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
              {m_gpus, "gpus"},
              {m_replicas, "replicas"},
              {m_tp, "tp"},
+             {m_dp, "dp"},
+             {m_ep, "ep"},
+             {m_specMethod, "speculativeMethod"},
+             {m_specTokens, "speculativeTokens"},
              {m_weightDtype, "weightDtype"},
              {m_kvDtype, "kvDtype"},
              {m_engine, "engine"},
@@ -148,10 +153,11 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
         m_columns->setDirection(narrow ? QBoxLayout::TopToBottom : QBoxLayout::LeftToRight);
     });
 
-    for (QComboBox* c : {m_gpu, m_tp, m_weightDtype, m_kvDtype, m_engine})
+    for (QComboBox* c : {m_gpu, m_tp, m_weightDtype, m_kvDtype, m_engine, m_specMethod})
         connect(c, &QComboBox::currentIndexChanged, this, &MemoryTab::pushInputs);
-    for (QSpinBox* s : std::initializer_list<QSpinBox*>{m_gpus, m_replicas, m_context, m_average,
-                                                        m_maxNumSeqs, m_maxBatched})
+    for (QSpinBox* s :
+         std::initializer_list<QSpinBox*>{m_gpus, m_replicas, m_dp, m_ep, m_specTokens, m_context,
+                                          m_average, m_maxNumSeqs, m_maxBatched})
         connect(s, &QSpinBox::valueChanged, this, &MemoryTab::pushInputs);
     for (QDoubleSpinBox* s :
          {m_customMemory, m_customTflops, m_customBandwidth, m_utilization, m_availableKv})
@@ -162,9 +168,9 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
         if (!m_syncing && e)
             m_utilization->setValue(e->defaultUtilization);
     });
-    for (QWidget* w :
-         std::initializer_list<QWidget*>{m_context, m_average, m_tp, m_gpus, m_utilization, m_gpu,
-                                         m_weightDtype, m_kvDtype, m_maxNumSeqs, m_maxBatched})
+    for (QWidget* w : std::initializer_list<QWidget*>{
+             m_context, m_average, m_tp, m_dp, m_ep, m_specMethod, m_specTokens, m_gpus,
+             m_utilization, m_gpu, m_weightDtype, m_kvDtype, m_maxNumSeqs, m_maxBatched})
         w->setProperty("help", w->toolTip());
     connect(plan, &PlanController::resultsChanged, this, &MemoryTab::showResults);
     syncFromController();
@@ -205,6 +211,23 @@ QGroupBox* MemoryTab::buildDeploymentForm()
         m_tp->addItem(QString::number(tp), tp);
     m_tp->setToolTip(tr("Tensor parallelism: splits weights and KV heads; KV heads are replicated "
                         "when TP exceeds them"));
+    m_dp->setRange(1, 64);
+    m_dp->setPrefix(tr("DP "));
+    m_dp->setToolTip(tr("Attention data parallelism: ranks each running their own requests, "
+                        "with their own KV; the experts spread over every TP x DP rank"));
+    m_ep->setRange(1, 512);
+    m_ep->setPrefix(tr("EP "));
+    m_ep->setToolTip(tr("Expert parallelism: ranks holding whole experts, dividing TP x DP "
+                        "(vLLM's --enable-expert-parallel is TP x DP)"));
+    m_specMethod->addItem(tr("none"), QString());
+    for (const char* m : {"mtp", "eagle", "eagle3", "ngram"})
+        m_specMethod->addItem(QString::fromLatin1(m), QString::fromLatin1(m));
+    m_specMethod->setToolTip(
+        tr("Speculative decoding: mtp (the checkpoint's own MTP modules), an EAGLE head, or "
+           "n-gram lookup; its drafter's weights and KV layers are counted"));
+    m_specTokens->setRange(1, 16);
+    m_specTokens->setSuffix(tr(" tokens"));
+    m_specTokens->setToolTip(tr("num_speculative_tokens: tokens drafted a step"));
     m_weightDtype->addItems({"auto", "bf16", "fp16", "fp8", "int8", "int4", "fp32"});
     m_weightDtype->setToolTip(
         tr("auto: the checkpoint's dtype as vLLM loads it (float32 checkpoints in fp16)"));
@@ -257,7 +280,19 @@ QGroupBox* MemoryTab::buildDeploymentForm()
     form->addRow(tr("Custom bandwidth"), m_customBandwidth);
     form->addRow(tr("GPUs"), m_gpus);
     form->addRow(tr("Replicas"), m_replicas);
-    form->addRow(tr("&Tensor parallel"), m_tp);
+    auto* layout = new QHBoxLayout;
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_tp);
+    layout->addWidget(m_dp);
+    layout->addWidget(m_ep);
+    auto* tpLabel = new QLabel(tr("&Tensor parallel"));
+    tpLabel->setBuddy(m_tp);
+    form->addRow(tpLabel, layout);
+    auto* speculation = new QHBoxLayout;
+    speculation->setContentsMargins(0, 0, 0, 0);
+    speculation->addWidget(m_specMethod);
+    speculation->addWidget(m_specTokens);
+    form->addRow(tr("Speculative"), speculation);
     form->addRow(tr("&Weights"), m_weightDtype);
     form->addRow(tr("&KV cache"), m_kvDtype);
     form->addRow(tr("Engine"), m_engine);
@@ -393,6 +428,12 @@ void MemoryTab::syncFromController()
     if (m_tp->findData(int(in.tp)) < 0)
         m_tp->addItem(QString::number(in.tp), int(in.tp));
     m_tp->setCurrentIndex(m_tp->findData(int(in.tp)));
+    m_dp->setValue(int(in.dp));
+    m_ep->setValue(int(in.ep));
+    m_specMethod->setCurrentIndex(
+        std::max(0, m_specMethod->findData(QString::fromStdString(in.speculation.method))));
+    m_specTokens->setValue(int(std::max<int64_t>(1, in.speculation.tokens)));
+    m_specTokens->setEnabled(!in.speculation.method.empty());
     m_weightDtype->setCurrentText(QString::fromStdString(in.weightDtype));
     m_kvDtype->setCurrentText(QString::fromStdString(in.kvDtype));
     // A release the list lacks is shown as it is, never silently replaced by "latest" (which
@@ -434,7 +475,14 @@ void MemoryTab::pushInputs()
     in.custom.bf16Tflops = m_customTflops->value();
     in.custom.bandwidthGBps = m_customBandwidth->value();
     in.tp = m_tp->currentData().toInt();
-    if (const int64_t whole = attnplan::gpusForTp(m_gpus->value(), in.tp);
+    in.dp = m_dp->value();
+    in.ep = m_ep->value();
+    in.speculation.method = m_specMethod->currentData().toString().toStdString();
+    in.speculation.tokens = in.speculation.method.empty() ? 0 : m_specTokens->value();
+    if (in.speculation.method.empty())
+        in.speculation.acceptance = 0;
+    m_specTokens->setEnabled(!in.speculation.method.empty());
+    if (const int64_t whole = attnplan::gpusForTp(m_gpus->value(), in.tp * in.dp);
         whole != m_gpus->value()) {
         m_syncing = true;
         m_gpus->setValue(int(whole));
@@ -464,6 +512,10 @@ void MemoryTab::markFields()
     const QHash<QString, QWidget*> fields{{QStringLiteral("context"), m_context},
                                           {QStringLiteral("average_tokens"), m_average},
                                           {QStringLiteral("tp"), m_tp},
+                                          {QStringLiteral("dp"), m_dp},
+                                          {QStringLiteral("ep"), m_ep},
+                                          {QStringLiteral("speculative_method"), m_specMethod},
+                                          {QStringLiteral("num_speculative_tokens"), m_specTokens},
                                           {QStringLiteral("gpus"), m_gpus},
                                           {QStringLiteral("utilization"), m_utilization},
                                           {QStringLiteral("gpu"), m_gpu},
@@ -561,11 +613,13 @@ void MemoryTab::showResults()
     // Replicas serve the same traffic: the answer counts all of them, and names the split.
     const int64_t replicas = m_plan->inputs().replicas;
     const QString split =
-        replicas > 1 || r.pp > 1
-            ? tr(" (%1 of TP %2%3)")
+        replicas > 1 || r.pp > 1 || in.dp > 1 || in.ep > 1
+            ? tr(" (%1 of TP %2%3%4)")
                   .arg(TableModel::counted(replicas, tr("replica"), tr("replicas")))
                   .arg(in.tp)
-                  .arg(r.pp > 1 ? tr(" × PP %1").arg(r.pp) : QString())
+                  .arg(in.dp > 1 ? tr(" × DP %1").arg(in.dp) : QString())
+                  .arg((r.pp > 1 ? tr(" × PP %1").arg(r.pp) : QString()) +
+                       (in.ep > 1 ? tr(", EP %1").arg(in.ep) : QString()))
             : QString();
     m_card->setText(
         tr("%1 %2 on %3 × %4%5%6 with %7 · TTFT %8 · %9/token")

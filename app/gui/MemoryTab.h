@@ -42,6 +42,10 @@ private:
     QSpinBox* m_gpus;
     QSpinBox* m_replicas;
     QComboBox* m_tp;
+    QSpinBox* m_dp;
+    QSpinBox* m_ep;
+    QComboBox* m_specMethod;
+    QSpinBox* m_specTokens;
     QComboBox* m_weightDtype;
     QComboBox* m_kvDtype;
     QComboBox* m_engine;

@@ -113,6 +113,7 @@ private slots:
     void headlineIsWhatRunsAtOnce();
     void kvDtypeTheEngineCannotRunIsRefused();
     void planRowAppliesWithReplicas();
+    void layoutAndDrafterFollowTheForm();
     void scenarioTpOutsideTheComboIsShown();
     void unsavedEditsAreAskedAbout();
     void badModelAtStartIsSaid();
@@ -490,6 +491,67 @@ void TestGui::kvDtypeTheEngineCannotRunIsRefused()
 // A plan row is taken as the deployment with a double-click (review D4, D6): Llama-3.3-70B, 50
 // conversations of 32k on H100s; the search over pipeline stages finds 10 GPUs (TP 2 x PP 5),
 // and the headline then answers the target on those GPUs. Replicas count in the headline.
+// DP, EP and a drafter typed into the form as a user does: the answer follows each, an EP the
+// ranks cannot hold is refused at its field, and a model without MTP modules says so at the
+// drafter's.
+void TestGui::layoutAndDrafterFollowTheForm()
+{
+    AppSession session;
+    MainWindow window(&session);
+    QVERIFY(session.models()->openBundled("deepseek-v3"));
+    window.resize(1024, 700);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    child<QComboBox>(&window, "gpu")->setCurrentText("H200");
+    typeInto(child<QSpinBox>(&window, "gpus"), "8");
+    typeInto(child<QSpinBox>(&window, "context"), "32k");
+    child<QComboBox>(&window, "tp")->setCurrentText("8");
+    const qint64 tp8 = session.report()->capacity->conversations;
+    child<QComboBox>(&window, "tp")->setCurrentText("1");
+    typeInto(child<QSpinBox>(&window, "dp"), "8");
+    typeInto(child<QSpinBox>(&window, "ep"), "8");
+    const ScenarioDeployment& d = session.scenario().deployment;
+    QCOMPARE(d.dp, qint64(8));
+    QCOMPARE(d.ep, qint64(8));
+    QCOMPARE(d.gpus, qint64(8));
+    const qint64 dp8 = session.report()->capacity->conversations;
+    QVERIFY2(dp8 > 5 * tp8, qPrintable(QString::number(dp8) + " vs " + QString::number(tp8)));
+    QVERIFY2(child<QLabel>(&window, "resultCard")->text().contains("TP 1 × DP 8, EP 8"),
+             qPrintable(child<QLabel>(&window, "resultCard")->text()));
+    QVERIFY(child<QLineEdit>(&window, "launchCommand")
+                ->text()
+                .contains("--data-parallel-size 8 --enable-expert-parallel"));
+    // EP 3 does not divide the 8 ranks: refused at its field, the rest kept.
+    auto* ep = child<QSpinBox>(&window, "ep");
+    typeInto(ep, "3");
+    QCOMPARE(ep->property("invalid").toBool(), true);
+    QVERIFY(child<QLabel>(&window, "planError")->text().contains("EP 3 must divide TP x DP (8)"));
+    typeInto(ep, "8");
+    QCOMPARE(ep->property("invalid").toBool(), false);
+    // MTP: one more latent a token, the drafter's weights; the tokens field follows the method.
+    auto* method = child<QComboBox>(&window, "speculativeMethod");
+    auto* tokens = child<QSpinBox>(&window, "speculativeTokens");
+    QVERIFY(!tokens->isEnabled());
+    method->setCurrentIndex(method->findData(QStringLiteral("mtp")));
+    QVERIFY(tokens->isEnabled());
+    typeInto(tokens, "2");
+    QCOMPARE(session.scenario().deployment.speculation.tokens, qint64(2));
+    QCOMPARE(session.report()->capacity->kvBytesPerTokenPerGpu, qint64(62 * 1152));
+    QVERIFY(session.report()->capacity->conversations < dp8);
+    // A dense model: its missing experts said at EP's field first, then its missing MTP
+    // modules at the drafter's; neither setting is silently dropped.
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    QTRY_COMPARE(ep->property("invalid").toBool(), true);
+    QVERIFY(child<QLabel>(&window, "planError")->text().contains("has no experts"));
+    typeInto(ep, "1");
+    QCOMPARE(method->property("invalid").toBool(), true);
+    QVERIFY(child<QLabel>(&window, "planError")->text().contains("has no MTP modules"));
+    QCOMPARE(session.scenario().deployment.speculation.method, std::string("mtp"));
+    method->setCurrentIndex(0);
+    QVERIFY(!tokens->isEnabled());
+    QCOMPARE(session.scenario().deployment.speculation.tokens, qint64(0));
+}
+
 void TestGui::planRowAppliesWithReplicas()
 {
     AppSession session;
