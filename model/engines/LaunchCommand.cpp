@@ -298,6 +298,34 @@ Expected<bool> readExtraOptions(const std::string& yaml, const std::string& file
             continue;
         const std::string key = trim(line.substr(0, colon));
         const std::string value = colon == std::string::npos ? "" : trim(line.substr(colon + 1));
+        if (key == "speculative_config") {
+            // {decoding_type: MTP, num_nextn_predict_layers: K}, in flow style
+            std::string method, tokens;
+            std::istringstream items(value.substr(value.find('{') + 1));
+            std::string item;
+            while (std::getline(items, item, ',')) {
+                const size_t c = item.find(':');
+                const std::string k = trim(item.substr(0, c));
+                std::string v = c == std::string::npos ? "" : trim(item.substr(c + 1));
+                if (!v.empty() && v.back() == '}')
+                    v = trim(v.substr(0, v.size() - 1));
+                if (k == "decoding_type")
+                    method = v;
+                else if (k == "num_nextn_predict_layers" || k == "max_draft_len")
+                    tokens = v;
+                else
+                    return Error{file + ": speculative_config: " + k +
+                                     ": a key attnplan does not read",
+                                 "command"};
+            }
+            if (method != "MTP" || tokens.empty())
+                return Error{file + ": speculative_config: attnplan reads {decoding_type: MTP, "
+                                    "num_nextn_predict_layers: K}",
+                             "command"};
+            out.flags.push_back({"speculative-method", "mtp", "speculative_config"});
+            out.flags.push_back({"num-speculative-tokens", tokens, "speculative_config"});
+            continue;
+        }
         if (key == "enable_attention_dp") {
             if (value == "true" || value == "True")
                 out.flags.push_back({"enable-dp-attention", "", "enable_attention_dp"});

@@ -64,10 +64,14 @@ Expected<EnginePlan> planTrtllm(const ModelSpec& s, const DeploymentInputs& in,
         return Error{"trtllm: " + split.error(), split.field()};
     // enable_attention_dp runs attention on every rank alone: attention TP is 1 and each of
     // the tp_size ranks a DP rank (tensorrt_llm/mapping.py: attention TP size 1 under it).
-    if (in.speculation.enabled())
-        return Error{"trtllm: speculative decoding (its speculative_config) is not modelled for "
-                     "TensorRT-LLM yet",
+    // MTP only (speculative_config decoding_type MTP); EAGLE-3 and n-gram are not modelled here.
+    if (in.speculation.enabled() && in.speculation.method != "mtp")
+        return Error{"trtllm: speculative decoding by " + in.speculation.method +
+                         " is not modelled for TensorRT-LLM (MTP is)",
                      "speculative_method"};
+    const auto drafter = drafterOf(s, in);
+    if (!drafter)
+        return Error{"trtllm: " + drafter.error(), drafter.field()};
     if (in.dp > 1 && in.tp > 1)
         return Error{"trtllm: enable_attention_dp runs attention on each rank alone: TP 1 with "
                      "DP " +
@@ -103,7 +107,9 @@ Expected<EnginePlan> planTrtllm(const ModelSpec& s, const DeploymentInputs& in,
     //    (weights, activations, non-torch memory) + the estimation's own KV cache.
     // Both estimated alike: free memory (Memory.h freeMemoryEstimate) less the weights and the
     // activation peak (our vLLM-calibrated estimate for a batch of max_num_tokens).
-    const double weights = double(weightBytesPerGpu(s, in));
+    // The MTP modules load with the model and page their layers with its own (num_nextn_predict
+    // layers beside num_hidden_layers in the KV cache manager).
+    const double weights = double(weightBytesPerGpu(s, in) + drafter->weightBytesPerGpu);
     const double activation = double(
         activationPeakBytes(s, trt.maxNumTokens, in.tp, std::min(trt.maxBatchSize, int64_t(256))));
     const double free = in.freeMemoryBytes
@@ -143,7 +149,8 @@ Expected<EnginePlan> planTrtllm(const ModelSpec& s, const DeploymentInputs& in,
         perLayer = bytesFor(s.mla.cacheWidth(), in.kvDtype);
     else
         perLayer = bytesFor(2 * std::max<int64_t>(1, s.numKvHeads / in.tp) * s.headDim, in.kvDtype);
-    p.bytesPerToken = checkedMul(perLayer, kvLayersPerGpu(s, pp), "bytes per token");
+    p.bytesPerToken = checkedMul(
+        perLayer, kvLayersPerGpu(s, pp) + int64_t(drafter->kvLayers.size()), "bytes per token");
     // max_tokens = budget // bytes per token (and at most max_tokens_in_paged_kv_cache), then
     // blocksInPrimaryPool = ceilDiv(max_tokens, tokens_per_block) (kvCacheManager.cpp).
     int64_t maxTokens = p.kvBudgetBytes / p.bytesPerToken;
@@ -166,8 +173,14 @@ Expected<EnginePlan> planTrtllm(const ModelSpec& s, const DeploymentInputs& in,
     std::ostringstream cmd;
     // Attention DP is the LLM API's enable_attention_dp, set in the extra options' YAML; the
     // command writes that file first.
+    std::string yaml;
     if (p.dp > 1)
-        cmd << "printf '" << kAttentionDpYaml << "\\n' > " << kExtraOptionsFile << " && ";
+        yaml += std::string(kAttentionDpYaml) + "\\n";
+    if (in.speculation.enabled())
+        yaml += "speculative_config: {decoding_type: MTP, num_nextn_predict_layers: " +
+                std::to_string(in.speculation.tokens) + "}\\n";
+    if (!yaml.empty())
+        cmd << "printf '" << yaml << "' > " << kExtraOptionsFile << " && ";
     // trtllm-serve's --backend: the release's default unless said (pytorch from 1.0, so a
     // built engine must say tensorrt there).
     cmd << "trtllm-serve " << (engineRuntime ? std::string("ENGINE_DIR --tokenizer ") : "")
@@ -183,7 +196,7 @@ Expected<EnginePlan> planTrtllm(const ModelSpec& s, const DeploymentInputs& in,
         cmd << " --ep_size " << in.ep;
     if (pp > 1)
         cmd << " --pp_size " << pp;
-    if (p.dp > 1)
+    if (!yaml.empty())
         cmd << " --extra_llm_api_options " << kExtraOptionsFile;
     cmd << " --max_seq_len " << in.maxModelLen;
     if (trt.maxBatchSize != 2048)
