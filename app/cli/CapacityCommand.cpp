@@ -250,6 +250,16 @@ DeploymentInputs deploymentFrom(const CliArgs& a, const ModelSpec& spec, const G
         d.enforceEager = a.flag("enforce-eager");
         d.dcp = a.integer("decode-context-parallel-size", 1, 1024).value_or(1);
         d.mambaCacheMode = a.value("mamba-cache-mode").value_or("");
+        const auto slots = a.integer("max-loras", 1, 256);
+        const auto rank = a.integer("max-lora-rank", 1, 512);
+        if (a.flag("enable-lora")) {
+            d.lora.adapters = slots.value_or(1);
+            d.lora.rank = rank.value_or(16);
+        } else if (slots || rank) {
+            throw UsageError(std::string(slots ? "--max-loras" : "--max-lora-rank") +
+                             ": needs --enable-lora");
+        }
+        d.cpuOffloadGiB = a.number("cpu-offload-gb", 0, 1e5).value_or(0);
     }
     d.weightDtype = a.value("weight-dtype").value_or("auto");
     d.kvDtype = a.value("kv-dtype").value_or("auto");

@@ -296,6 +296,8 @@ std::string flagFor(const std::string& field)
         {"speculative_method", "--speculative-method"},
         {"num_speculative_tokens", "--num-speculative-tokens"},
         {"acceptance_rate", "--acceptance-rate"},
+        {"max_loras", "--max-loras"},
+        {"cpu_offload_gb", "--cpu-offload-gb"},
         {"context", "--context"},
         {"average_tokens", "--average-tokens"},
         {"utilization", "--utilization"},

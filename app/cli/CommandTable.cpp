@@ -29,6 +29,11 @@ std::vector<Option> deploymentOptions()
          "expert parallelism: N of the TP x DP ranks hold whole experts (default 1; vLLM's "
          "--enable-expert-parallel is TP x DP)"},
         {"enable-expert-parallel", nullptr, "vLLM's switch: EP = TP x DP"},
+        {"enable-lora", nullptr, "vLLM's LoRA slots: --max-loras adapters of --max-lora-rank"},
+        {"max-loras", "N", "vLLM's LoRA adapters resident at once (default 1)"},
+        {"max-lora-rank", "R", "vLLM's largest LoRA rank (default 16)"},
+        {"cpu-offload-gb", "GIB",
+         "vLLM's weights kept in host memory per GPU, streamed over PCIe each step"},
         {"speculative-method", "M",
          "speculative decoding: mtp (the checkpoint's MTP modules), eagle, eagle3 or ngram"},
         {"num-speculative-tokens", "K", "tokens drafted a step (1 to 16)"},

@@ -107,6 +107,13 @@ ojson capacityObject(const ModelSpec& s, const DeploymentInputs& in, const Capac
     j["dp"] = in.dp;
     j["ep"] = in.ep;
     j["pp"] = r.pp;
+    j["lora_slots"] = in.lora.adapters;
+    if (in.lora.enabled()) {
+        j["lora_rank"] = in.lora.rank;
+        const auto lora = loraBytesPerGpu(s, in);
+        j["lora_bytes_per_gpu"] = lora ? lora.value() : 0;
+    }
+    j["weight_offload_bytes"] = in.weightOffloadBytes;
     if (in.speculation.enabled()) {
         j["speculative_method"] = in.speculation.method;
         j["num_speculative_tokens"] = in.speculation.tokens;

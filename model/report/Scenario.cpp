@@ -80,6 +80,8 @@ Expected<DeploymentInputs> resolveDeployment(const ScenarioDeployment& d, const 
     in.dcp = d.dcp;
     in.mambaCacheMode = d.mambaCacheMode;
     in.speculation = d.speculation;
+    in.lora = d.lora;
+    in.weightOffloadBytes = int64_t(d.cpuOffloadGiB * double(int64_t(1) << 30));
     if (d.freeMemoryGiB > 0)
         in.freeMemoryBytes = int64_t(d.freeMemoryGiB * double(int64_t(1) << 30));
     auto flagged = withEngineFlags(std::move(in), d.engineFlags);

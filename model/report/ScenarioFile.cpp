@@ -88,6 +88,9 @@ void readDeployment(const json& d, ScenarioDeployment& o)
                          "speculative_method",
                          "num_speculative_tokens",
                          "acceptance_rate",
+                         "max_loras",
+                         "max_lora_rank",
+                         "cpu_offload_gib",
                          "llama_cpp_slots",
                          "free_memory_gib",
                          "sglang_mem_fraction_static",
@@ -160,6 +163,9 @@ void readDeployment(const json& d, ScenarioDeployment& o)
         throw FieldError{"deployment.speculative_method", "required with num_speculative_tokens"};
     if (const json* a = r.find("acceptance_rate"); a && !a->is_null())
         o.speculation.acceptance = r.real("acceptance_rate", 0.01, 1.0, 0);
+    o.lora.adapters = r.integer("max_loras", 0, 256, 0);
+    o.lora.rank = r.integer("max_lora_rank", 1, 512, 16);
+    o.cpuOffloadGiB = r.real("cpu_offload_gib", 0, 1e5, 0);
     o.mambaCacheMode = r.text("mamba_cache_mode", "auto");
     if (o.mambaCacheMode == "auto")
         o.mambaCacheMode.clear();

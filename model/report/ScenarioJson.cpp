@@ -37,6 +37,9 @@ nlohmann::ordered_json detail::scenarioObject(const Scenario& s)
     dep["mamba_cache_mode"] = d.mambaCacheMode.empty() ? "auto" : d.mambaCacheMode;
     dep["speculative_method"] = d.speculation.method.empty() ? "none" : d.speculation.method;
     dep["num_speculative_tokens"] = d.speculation.tokens;
+    dep["max_loras"] = d.lora.adapters;
+    dep["max_lora_rank"] = d.lora.rank;
+    dep["cpu_offload_gib"] = d.cpuOffloadGiB;
     dep["acceptance_rate"] = d.speculation.acceptance > 0
                                  ? nlohmann::ordered_json(d.speculation.acceptance)
                                  : nlohmann::ordered_json(nullptr);

@@ -35,6 +35,16 @@ struct Speculation
     bool enabled() const { return !method.empty() && tokens > 0; }
 };
 
+// LoRA adapters served beside the model: `adapters` of them resident on the GPU at once (vLLM's
+// --max-loras, SGLang's --max-loras-per-batch), each of rank up to `rank` (--max-lora-rank),
+// their A and B buffers allocated at start-up, before the KV budget.
+struct LoraSlots
+{
+    int64_t adapters = 0; // 0: LoRA off
+    int64_t rank = 16;
+    bool enabled() const { return adapters > 0; }
+};
+
 // One replica of a deployment as the user set it: gpus = tp x dp x pp. Attention (and the
 // dense layers) is split by TP within each of dp data-parallel ranks, each rank holding its own
 // requests' KV; the routed experts are split over all tp x dp ranks of a stage, ep of them
@@ -68,6 +78,10 @@ struct DeploymentInputs
     int64_t dcp = 1;                 // vLLM --decode-context-parallel-size
     std::string mambaCacheMode;      // vLLM --mamba-cache-mode; empty: the release's default
     Speculation speculation;
+    LoraSlots lora;
+    // Weights kept in host memory and streamed to the GPU every step (vLLM's --cpu-offload-gb),
+    // per GPU; 0: all weights resident.
+    int64_t weightOffloadBytes = 0;
 
     // The mean request length in force: averageTokens, or maxModelLen when it is 0.
     int64_t averageRequest() const { return averageTokens > 0 ? averageTokens : maxModelLen; }

@@ -127,6 +127,45 @@ Expected<Drafter> drafterOf(const ModelSpec& s, const DeploymentInputs& in)
     return d;
 }
 
+Expected<int64_t> loraBytesPerGpu(const ModelSpec& s, const DeploymentInputs& in)
+{
+    if (!in.lora.enabled())
+        return 0;
+    if (in.lora.rank < 1 || in.lora.rank > 512 || in.lora.adapters > 256)
+        return Error{"LoRA: --max-loras 1 to 256 and --max-lora-rank 1 to 512", "max_loras"};
+    if (s.isMoe() || s.mla.enabled() || s.stateLayerCount() > 0)
+        return Error{"LoRA adapters on " + s.name +
+                         "'s experts, MLA or state layers are not worked out (dense attention "
+                         "and MLP layers are)",
+                     "max_loras"};
+    const int64_t tp = std::max<int64_t>(1, in.tp);
+    const int64_t r = in.lora.rank, h = s.hiddenSize;
+    // Elements one slot holds on one GPU.
+    auto column = [&](int64_t in, std::initializer_list<int64_t> outs) { // A whole, B / tp
+        int64_t n = 0;
+        for (int64_t out : outs)
+            n += r * in + ceilDiv(out, tp) * r;
+        return n;
+    };
+    auto row = [&](int64_t in, int64_t out) { return ceilDiv(in, tp) * r + out * r; };
+    int64_t perSlot = 0;
+    for (const LayerSpec& l : s.layers) {
+        if (l.mixer == Mixer::Attention) {
+            const int64_t heads = l.heads > 0 ? l.heads : s.numHeads;
+            const int64_t kv = l.kvHeads > 0 ? l.kvHeads : s.numKvHeads;
+            const int64_t d = l.headDim > 0 ? l.headDim : s.headDim;
+            perSlot += column(h, {heads * d, kv * d, kv * d}) + row(heads * d, h);
+        }
+        if (l.hasDenseMlp()) {
+            const int64_t width = l.ffnWidth > 0 ? l.ffnWidth : s.intermediateSize;
+            perSlot += (s.mlp == MlpKind::Gated ? column(h, {width, width}) : column(h, {width})) +
+                       row(width, h);
+        }
+    }
+    const int64_t stages = in.stages();
+    return checkedMul3(ceilDiv(perSlot, stages), in.lora.adapters, 2, "LoRA bytes");
+}
+
 double acceptanceRate(const Speculation& s)
 {
     if (s.acceptance > 0)

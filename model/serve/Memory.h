@@ -34,6 +34,14 @@ double acceptanceRate(const Speculation& s);
 // Tokens a decoding sequence gains a step: 1 + a + a^2 + ... + a^K = (1 - a^(K+1)) / (1 - a).
 double tokensPerStep(const Speculation& s);
 
+// The LoRA slots' A and B buffers on one GPU, as vLLM allocates them (its *WithLoRA layers,
+// vllm/lora/layers): for every attention projection and dense MLP matrix, per slot, A of rank x
+// in and B of out x rank in the model's 16-bit dtype; a column-parallel layer keeps A whole and
+// splits B by TP, a row-parallel one splits A and keeps B whole. Packed projections (QKV,
+// gate_up) hold one A and one B per slice. Refused on layers it is not worked out for (experts,
+// MLA, linear attention and state layers): the field is "max_loras".
+Expected<int64_t> loraBytesPerGpu(const ModelSpec& spec, const DeploymentInputs& in);
+
 // The replica's layout in words: "TP 2, PP 1", "TP 1 x DP 8, EP 8, PP 1".
 std::string layoutText(const DeploymentInputs& in);
 

@@ -152,6 +152,7 @@ StepModel::StepModel(const ModelSpec& s, const DeploymentInputs& in)
     } else {
         f.attnDecode = f.attnPrefill = 4 * heads * double(s.headDim);
     }
+    f.offloadBytes = double(std::max<int64_t>(0, in.weightOffloadBytes));
     if (in.speculation.enabled()) {
         f.drafted = double(in.speculation.tokens);
         f.tokensPerStep = tokensPerStep(in.speculation);
@@ -250,6 +251,10 @@ StepTime StepModel::step(double dec, double ctxDec, double pre, double ctxPre) c
         t.commSeconds += 2 * f.layers *
                          allReduceSeconds(tokens * f.hidden * 2, f.tp, k.allReduceAlpha, f.link,
                                           k.linkEfficiency);
+    // Weights kept in host memory cross PCIe every step (vLLM's --cpu-offload-gb streams them
+    // in as each layer runs).
+    if (f.offloadBytes > 0)
+        t.commSeconds += f.offloadBytes / k.pcieBytesPerSecond;
     // Data-parallel attention around the MoE layers: with EP, each token's activations go to
     // its k experts' ranks (fp8) and come back (bf16); without, the experts are split by TP
     // over every rank and the tokens are gathered and reduced as an all-reduce of them all.

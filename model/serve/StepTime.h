@@ -96,6 +96,7 @@ struct StepFacts
     // tokens through the target), the tokens it gains a step, the drafter's weights and KV a
     // token on one GPU, and its layers.
     double drafted = 0, tokensPerStep = 1;
+    double offloadBytes = 0; // weights streamed from host memory each step (one GPU's)
     double drafterBytes = 0, drafterKvPerToken = 0, drafterLayers = 0;
 };
 

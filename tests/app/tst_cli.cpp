@@ -1548,6 +1548,17 @@ void TestCli::launchCommandRoundTrips_data()
                                                 "2"}
                                  << "vllm_command"
                                  << "";
+    QTest::newRow("vllm lora offload") << QStringList{"--context",
+                                                      "8192",
+                                                      "--enable-lora",
+                                                      "--max-loras",
+                                                      "4",
+                                                      "--max-lora-rank",
+                                                      "64",
+                                                      "--cpu-offload-gb",
+                                                      "2"}
+                                       << "vllm_command"
+                                       << "";
     QTest::newRow("sglang ngram") << QStringList{"--engine",
                                                  "sglang",
                                                  "--context",
@@ -1739,8 +1750,10 @@ void TestCli::launchCommandRefusesWhatItCannotRead()
     };
     const Case cases[] = {
         {{"--command", "vllm serve meta-llama/Llama-3.1-8B --max-model-len 8192 "
-                       "--max-loras 2"},
-         "--max-loras: a flag of vllm serve attnplan does not read"},
+                       "--kv-transfer-config '{}'"},
+         "--kv-transfer-config: a flag of vllm serve attnplan does not read"},
+        {{"llama-3.1-8b", "--context", "8k", "--max-loras", "2"},
+         "--max-loras: needs --enable-lora"},
         {{"--command", "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B "
                        "--tp 2 --dp 2"},
          "--dp without --enable-dp-attention runs that many copies of the server"},

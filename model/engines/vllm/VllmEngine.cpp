@@ -430,6 +430,15 @@ std::string launchCommand(const ModelSpec& s, const DeploymentInputs& in, const 
         flags.emplace_back("enforce-eager", "");
     if (in.speculation.enabled())
         set("speculative-config", speculativeConfigJson(in.speculation));
+    if (in.lora.enabled()) {
+        flags.emplace_back("enable-lora", "");
+        if (in.lora.adapters != 1)
+            set("max-loras", std::to_string(in.lora.adapters));
+        if (in.lora.rank != 16)
+            set("max-lora-rank", std::to_string(in.lora.rank));
+    }
+    if (in.weightOffloadBytes > 0)
+        set("cpu-offload-gb", formatFixed(double(in.weightOffloadBytes) / double(1 << 30), 2));
     // State layers: "align" and "all" need prefix caching, which hybrid models get by default
     // from 0.28; "none" there means turning it off.
     const std::string autoMode = vllmDefaultMambaCacheMode(engine);
@@ -488,6 +497,10 @@ Expected<int64_t> checkVllmInputs(const EngineProfile& engine, const ModelSpec& 
                      "utilization"};
     if (auto drafter = drafterOf(s, in); !drafter)
         return Error{drafter.error(), drafter.field()};
+    if (auto lora = loraBytesPerGpu(s, in); !lora)
+        return Error{lora.error(), lora.field()};
+    if (in.weightOffloadBytes < 0)
+        return Error{"--cpu-offload-gb must be 0 or more", "cpu_offload_gb"};
     if (in.gpu.memoryBytes <= 0 || in.gpu.bandwidthBytesPerSecond <= 0 || in.gpu.bf16Tflops <= 0)
         return Error{"the GPU entry \"" + in.gpu.name + "\" lacks memory, bandwidth or TFLOP/s",
                      "gpu"};
@@ -528,9 +541,19 @@ Expected<bool> vllmMemory(const EngineProfile& engine, const ModelSpec& s,
     m.total = in.gpu.memoryBytes;
     m.usable = checkedFromDouble(double(m.total) * in.utilization, "usable memory");
     // The drafter loads with the model ("Model loading took" counts both).
+    // LoRA slots are created while the model loads (load_lora_model), so counted with it;
+    // --cpu-offload-gb keeps that much of each GPU's weights in host memory.
     m.weights = weightBytesPerGpu(s, in);
-    if (!in.weightBytes)
+    if (!in.weightBytes) {
         m.weights += drafterOf(s, in).value().weightBytesPerGpu;
+        if (in.weightOffloadBytes > m.weights)
+            return Error{"--cpu-offload-gb " + formatGiB(double(in.weightOffloadBytes)) +
+                             " exceeds the weights a GPU holds (" + formatGiB(double(m.weights)) +
+                             ")",
+                         "cpu_offload_gb"};
+        m.weights -= in.weightOffloadBytes;
+        m.weights += loraBytesPerGpu(s, in).value();
+    }
     // The profile run pushes one batch of max_num_batched_tokens tokens (V0: max_model_len
     // or more) and samples min(max_num_seqs, tokens) sequences.
     m.activation = in.activationBytes
