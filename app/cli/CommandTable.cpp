@@ -107,6 +107,7 @@ std::vector<Option> deploymentOptions()
          "llama.cpp: the V cache's type (a quantized V needs flash attention)"},
         {"flash-attn", "on|off|auto", "llama.cpp -fa (default auto)"},
         {"gpu-layers", "N", "llama.cpp -ngl: layers in VRAM (default all)"},
+        {"n-cpu-moe", "N", "llama.cpp: the expert tensors of the first N layers in host memory"},
         {"swa-full", nullptr, "llama.cpp: sliding-window layers keep the whole context"},
         {"kv-unified", nullptr, "llama.cpp -kvu: the slots share one KV buffer"},
         {"json", nullptr, "JSON on stdout"},

@@ -59,6 +59,7 @@ void readLlamaCppFlags(const FlagReader& a, LlamaServerInputs& l)
     if (l.flashAttn != "on" && l.flashAttn != "off" && l.flashAttn != "auto")
         a.refuse("--flash-attn: expected on, off or auto");
     l.gpuLayers = a.integer("gpu-layers", 0, 100000).value_or(999);
+    l.cpuMoeLayers = a.integer("n-cpu-moe", 0, 100000).value_or(0);
     l.swaFull = a.flag("swa-full");
     l.kvUnified = a.flag("kv-unified");
     l.ubatch = a.integer("ubatch", 1, 1 << 20).value_or(512);
@@ -202,6 +203,7 @@ EngineFlags scenarioEngineFlags(const DeploymentInputs& in)
     put("cache-type-v", l.cacheTypeV, defaults.llamaCpp.cacheTypeV);
     put("flash-attn", l.flashAttn, defaults.llamaCpp.flashAttn);
     put("gpu-layers", l.gpuLayers, defaults.llamaCpp.gpuLayers);
+    put("n-cpu-moe", l.cpuMoeLayers, defaults.llamaCpp.cpuMoeLayers);
     put("swa-full", l.swaFull, defaults.llamaCpp.swaFull);
     put("kv-unified", l.kvUnified, defaults.llamaCpp.kvUnified);
     put("ubatch", l.ubatch, defaults.llamaCpp.ubatch);
@@ -345,6 +347,8 @@ Expected<EngineAnswer> upFrontCapacity(const FlagReader& a, const ModelSpec& s,
         j["gpu_layers"] = p.gpuLayers;
         j["vram_bytes"] = p.vramBytes;
         j["ram_bytes"] = p.ramBytes;
+        j["cpu_moe_layers"] = in.cpuMoeLayers;
+        j["cpu_expert_bytes"] = p.cpuExpertBytes;
         j["weight_bytes"] = p.weightBytes;
         j["weight_dtype"] = dtypeName(p.weightDtype);
         j["weight_bytes_exact"] = s.exactWeightBytes.has_value() && s.gguf;

@@ -57,6 +57,9 @@ struct LlamaServerInputs
     std::string cacheTypeV = "f16";
     std::string flashAttn = "auto"; // on, off, auto
     int64_t gpuLayers = 999;        // -ngl
+    // --n-cpu-moe N: the expert tensors (ffn_*_exps) of the first N layers stay in host memory,
+    // the rest of those layers on the GPU (common/arg.cpp: an -ot rule per layer).
+    int64_t cpuMoeLayers = 0;
     bool swaFull = false;
     bool kvUnified = false; // -kvu
     int64_t ubatch = 512;   // -ub

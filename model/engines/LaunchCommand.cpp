@@ -137,6 +137,7 @@ constexpr FlagRow kLlamaServer[] = {
     {"-ctv|--cache-type-v", "cache-type-v", Takes::Value},
     {"-fa|--flash-attn", "flash-attn", Takes::Optional},
     {"-ngl|--gpu-layers|--n-gpu-layers", "gpu-layers", Takes::Value},
+    {"-ncmoe|--n-cpu-moe", "n-cpu-moe", Takes::Value},
     {"--swa-full", "swa-full", Takes::Nothing},
     {"-kvu|--kv-unified", "kv-unified", Takes::Nothing},
     {"-ub|--ubatch-size", "ubatch", Takes::Value},

@@ -439,10 +439,15 @@ Expected<ModelSpec> ggufSpec(const GgufFile& f, const std::string& label)
     ModelSpec s = std::move(spec).value();
     int64_t bytes = 0;
     std::map<std::string, int64_t> byType;
+    int64_t expertTensors = 0;
     for (const GgufTensor& t : f.tensors) {
         bytes = checkedAdd(bytes, t.bytes, "weight bytes");
         byType[ggmlType(t.type)->name] += t.bytes;
+        if (t.name.find("_exps.") != std::string::npos)
+            expertTensors = checkedAdd(expertTensors, t.bytes, "weight bytes");
     }
+    if (expertTensors > 0)
+        s.exactExpertBytes = expertTensors;
     if (!f.tensors.empty()) {
         s.exactWeightBytes = bytes;
         std::string detail;

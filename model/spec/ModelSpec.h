@@ -342,6 +342,8 @@ struct ModelSpec
     int64_t fp8BlockSize = 0;     // fp8 weight_block_size (128: one scale per 128 x 128), 0 none
     std::optional<int64_t> exactWeightBytes; // from safetensors metadata beside the config
     bool gguf = false; // read from a GGUF file: exactWeightBytes are the weights as llama.cpp loads
+    // A GGUF's routed-expert tensors (blk.N.ffn_*_exps.*), summed from their tensor infos.
+    std::optional<int64_t> exactExpertBytes;
     std::string weightBytesSource; // which file gave exactWeightBytes
 
     std::vector<std::string> warnings;

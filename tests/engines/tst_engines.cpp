@@ -62,6 +62,7 @@ private slots:
     void speculationDraftsWithItsOwnLayers();
     void disaggregatedPoolsEachAlone();
     void loraSlotsAndOffloadedWeights();
+    void llamaCppExpertsInHostMemory();
     void vllmLogBlocksWithin5Percent_RTX3090_Llama31_8B();
     void vllmConcurrencyWithin005_RTX3090_Llama31_8B();
     void engineProfiles();
@@ -2206,6 +2207,43 @@ void TestEngines::loraSlotsAndOffloadedWeights()
     auto tooMuch = planCapacity(s, off);
     QVERIFY(!tooMuch);
     QCOMPARE(QString::fromStdString(tooMuch.field()), QStringLiteral("cpu_offload_gb"));
+}
+
+// llama-server --n-cpu-moe N keeps the first N layers' expert tensors in host memory. Without a
+// GGUF file they are sized at the weights' mean bytes a parameter; the routed experts counted by
+// hand: gpt-oss-120b 36 layers x 128 x (2880 x 5760 + 5760 + 2880 x 2880 + 2880) =
+// 114,701,598,720; Qwen3-30B-A3B 48 layers x 128 x 3 x 2048 x 768 = 28,991,029,248.
+void TestEngines::llamaCppExpertsInHostMemory()
+{
+    struct Case
+    {
+        const char* model;
+        double experts;
+        int64_t layers, n;
+    };
+    for (const Case& c : {Case{"gpt-oss-120b", 114701598720.0, 36, 24},
+                          Case{"qwen3-30b-a3b", 28991029248.0, 48, 40}}) {
+        const ModelSpec s = load(c.model);
+        LlamaServerInputs in;
+        in.context = 8192;
+        in.parallel = 1;
+        const LlamaServerPlan all = planLlamaServer(s, in).value();
+        in.cpuMoeLayers = c.n;
+        const LlamaServerPlan split = planLlamaServer(s, in).value();
+        const double perParam =
+            double(all.weightBytes) / double(countParameters(s).total); // the mean
+        const double moved = c.experts * perParam * double(c.n) / double(c.layers);
+        QVERIFY2(
+            std::fabs(double(split.cpuExpertBytes) / moved - 1) < 1e-6,
+            qPrintable(QString("%1: %2 vs %3").arg(c.model).arg(split.cpuExpertBytes).arg(moved)));
+        QCOMPARE(all.vramBytes - split.vramBytes, split.cpuExpertBytes);
+        QCOMPARE(split.ramBytes - all.ramBytes, split.cpuExpertBytes);
+        QVERIFY(split.command.find("--n-cpu-moe " + std::to_string(c.n)) != std::string::npos);
+    }
+    // A dense model has no expert tensors to keep in RAM: refused, not ignored.
+    LlamaServerInputs dense;
+    dense.cpuMoeLayers = 4;
+    QVERIFY(!planLlamaServer(load("llama-3.1-8b"), dense));
 }
 
 #include "tst_engines.moc"

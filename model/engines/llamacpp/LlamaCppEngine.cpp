@@ -163,6 +163,8 @@ std::string llamaServerCommand(const LlamaServerInputs& in, const LlamaServerPla
         cmd << " -fa " << in.flashAttn;
     if (in.gpuLayers != 999)
         cmd << " -ngl " << in.gpuLayers;
+    if (in.cpuMoeLayers > 0)
+        cmd << " --n-cpu-moe " << in.cpuMoeLayers;
     if (in.swaFull)
         cmd << " --swa-full";
     return cmd.str();
@@ -235,6 +237,24 @@ Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerI
     const int64_t embedding = int64_t(double(c.embedding) * bytesPerParam);
     const int64_t head = int64_t(double(c.lmHead) * bytesPerParam);
     const int64_t perLayer = (weights - embedding - head) / std::max<int64_t>(1, layers);
+    // --n-cpu-moe N: the first N layers' routed experts in host memory: a GGUF's own expert
+    // tensors (ffn_*_exps) where a file is given, else the weights' mean bytes a parameter.
+    int64_t expertLayers = 0;
+    for (const LayerSpec& l : s.layers)
+        expertLayers += l.hasExperts() ? 1 : 0;
+    if (in.cpuMoeLayers < 0 || in.cpuMoeLayers > layers)
+        return Error{"--n-cpu-moe: expected 0 to " + std::to_string(layers) + " layers"};
+    if (in.cpuMoeLayers > 0 && expertLayers == 0)
+        return Error{"--n-cpu-moe: " + s.name + " has no experts to keep in host memory"};
+    const int64_t expertBytes = s.gguf && s.exactExpertBytes
+                                    ? *s.exactExpertBytes
+                                    : int64_t(double(c.routedExperts) * bytesPerParam);
+    const int64_t perExpertLayer = expertLayers > 0 ? expertBytes / expertLayers : 0;
+    int64_t expertsOnCpu = 0; // of the layers that are on the GPU
+    for (int64_t i = 0; i < std::min(in.cpuMoeLayers, layers); ++i)
+        if (s.layers[size_t(i)].hasExperts() && i >= layers - p.gpuLayers)
+            expertsOnCpu += perExpertLayer;
+    p.cpuExpertBytes = expertsOnCpu;
     int64_t kvGpu = 0, kvCpu = 0;
     for (int64_t i = 0; i < layers; ++i) {
         const LayerSpec& l = s.layers[size_t(i)];
@@ -269,8 +289,8 @@ Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerI
     p.stateBytes = checkedMul(stateBytesPerSequence(s, DType::F32).total(),
                               std::max<int64_t>(1, p.slotCount), "state bytes");
     const bool outputOnGpu = in.gpuLayers > layers;
-    p.vramBytes = checkedAdd(checkedMul(perLayer, p.gpuLayers, "VRAM"), kvGpu, "VRAM") +
-                  (outputOnGpu ? (head > 0 ? head : embedding) : 0) +
+    p.vramBytes = checkedAdd(checkedMul(perLayer, p.gpuLayers, "VRAM"), kvGpu, "VRAM") -
+                  expertsOnCpu + (outputOnGpu ? (head > 0 ? head : embedding) : 0) +
                   (p.gpuLayers > 0 ? p.stateBytes : 0);
     // --fit (on by default from build 7474): an unset context is cut, by whole tokens of its KV,
     // until the device keeps 1 GiB free, but not below 4,096 (llama_params_fit_impl).
@@ -293,7 +313,7 @@ Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerI
         return cutPlan;
     }
     p.ramBytes = checkedAdd(checkedMul(perLayer, layers - p.gpuLayers, "RAM"), kvCpu, "RAM") +
-                 embedding + (outputOnGpu ? 0 : head);
+                 embedding + (outputOnGpu ? 0 : head) + expertsOnCpu;
 
     p.command = llamaServerCommand(in, p);
     return p;
