@@ -226,7 +226,7 @@ QGroupBox* MemoryTab::buildDeploymentForm()
         tr("Speculative decoding: mtp (the checkpoint's own MTP modules), an EAGLE head, or "
            "n-gram lookup; its drafter's weights and KV layers are counted"));
     m_specTokens->setRange(1, 16);
-    m_specTokens->setSuffix(tr(" tokens"));
+    m_specTokens->setSuffix(tr(" drafted"));
     m_specTokens->setToolTip(tr("num_speculative_tokens: tokens drafted a step"));
     m_weightDtype->addItems({"auto", "bf16", "fp16", "fp8", "int8", "int4", "fp32"});
     m_weightDtype->setToolTip(
