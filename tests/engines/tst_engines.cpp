@@ -1906,6 +1906,14 @@ void TestEngines::layoutsDeepSeekV3TpAgainstDpEp()
     QVERIFY2(sg.conversations > 5 * sgTp.conversations,
              qPrintable(QString::number(sg.conversations) + " vs " +
                         QString::number(sgTp.conversations)));
+    // Under DP attention SGLang's chunk and request limit are the server's, split over the ranks
+    // (chunked_prefill_size // dp_size; max_running_requests // dp_size).
+    QCOMPARE(sg.chunk, sgTp.chunk / 8);
+    SglangInputs limited;
+    limited.maxRunningRequests = 256;
+    sin.tp = 1;
+    sin.dp = sin.ep = 8;
+    QCOMPARE(planSglang(s, sin, limited).value().maxRunning, int64_t(32));
 }
 
 // Qwen3-235B-A22B (bf16; 94 layers of 128 experts 1536 wide, no shared expert, 64 query and 4

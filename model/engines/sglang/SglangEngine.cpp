@@ -218,6 +218,12 @@ Expected<EnginePlan> planSglang(const ModelSpec& s, const DeploymentInputs& in,
                              " for the vision encoder (a multimodal model)");
     }
     p.chunk = sg.chunkedPrefillSize.value_or(d.chunkedPrefillSize);
+    // Under DP attention both limits are the server's: each rank takes its share
+    // (server_args.py _handle_data_parallelism: chunked_prefill_size // dp_size;
+    // pool_configurator: max_running_requests // dp_size).
+    const int64_t dpRanks = std::max<int64_t>(1, in.dp);
+    if (dpRanks > 1)
+        p.chunk = std::max<int64_t>(1, p.chunk / dpRanks);
     p.blockTokens = std::max<int64_t>(1, sg.pageSize);
     // model_runner_kv_cache_mixin.py, profile_max_num_token: rest = free memory after the
     // weights load - free memory at start x (1 - mem_fraction_static). Free memory at start
@@ -288,8 +294,9 @@ Expected<EnginePlan> planSglang(const ModelSpec& s, const DeploymentInputs& in,
     // and at most half the token pool.
     const int64_t reqPool = std::min<int64_t>(
         std::max<int64_t>(int64_t(double(p.kvTokens) / double(in.maxModelLen) * 512), 2048), 4096);
-    p.maxRunning = sg.maxRunningRequests ? std::min(*sg.maxRunningRequests, reqPool)
-                                         : std::min<int64_t>(p.kvTokens / 2, reqPool);
+    p.maxRunning = sg.maxRunningRequests
+                       ? std::min(std::max<int64_t>(1, *sg.maxRunningRequests / dpRanks), reqPool)
+                       : std::min<int64_t>(p.kvTokens / 2, reqPool);
     if (p.stateSlots > 0)
         p.maxRunning = std::min(p.maxRunning, p.stateSlots);
     const int64_t avg = in.averageRequest();
