@@ -210,7 +210,9 @@ std::string reportHtml(const Report& r)
       << " × " << escape(in.gpu.name) << "</h1>\n<p class=\"note\">attnplan report: max_model_len "
       << withCommas(in.maxModelLen) << ", mean request " << withCommas(in.averageRequest())
       << " tokens, weights " << dtypeName(in.weightDtype) << ", KV cache " << dtypeName(in.kvDtype)
-      << ", TP " << in.tp;
+      << ", " << escape(layoutText(in));
+    if (in.speculation.enabled())
+        h << ", speculative " << escape(in.speculation.method) << " × " << in.speculation.tokens;
     if (replicas > 1)
         h << ", " << replicas << " replicas";
     h << ". Exact where the config decides (parameters, bytes, KV per token); the memory of a "
