@@ -381,6 +381,17 @@ int runPlan(const std::vector<std::string>& argv)
         return fail(loaded.error());
     const ModelSpec& s = loaded.value();
     const GpuCatalog catalog = catalogFor(a);
+    // The layout is what plan searches: one given is not used, and said so.
+    for (const char* name : {"gpus", "tp", "dp", "ep", "pp"})
+        if (a.has(name))
+            throw UsageError(std::string("--") + name +
+                             ": plan searches the layouts itself (TP, DP, EP, PP and replicas); "
+                             "give a layout to capacity or latency instead");
+    for (const char* name : {"enable-expert-parallel", "enable-dp-attention"})
+        if (a.flag(name))
+            throw UsageError(std::string("--") + name +
+                             ": plan searches the layouts itself; give a layout to capacity or "
+                             "latency instead");
     DeploymentInputs base = deploymentFrom(a, s, catalog, false, true);
     PlanTarget t;
     t.context = base.maxModelLen;
@@ -471,6 +482,8 @@ int runLatency(const std::vector<std::string>& argv)
             throw UsageError("--role: expected prefill, decode or both, got \"" + *role + "\"");
     }
     const auto engine = findServingEngine(in.engine);
+    if (q.role != PoolRole::Both && engine && engine->allocatesUpFront)
+        throw UsageError("--role: llama-server runs no disaggregated pools");
     if (in.maxModelLen == 0 && !(engine && engine->allocatesUpFront))
         in.maxModelLen = q.inputTokens + q.outputTokens;
     a.flag("json");
@@ -519,8 +532,20 @@ int runLatency(const std::vector<std::string>& argv)
     }
     std::cout << s.name << " on " << in.gpus << " x " << in.gpu.name << " (" << layoutText(in)
               << "), " << withCommas(q.inputTokens) << " in / " << withCommas(q.outputTokens)
-              << " out\n"
-              << "  TTFT " << formatSeconds(r.ttftSeconds) << ", TPOT "
+              << " out\n";
+    if (q.role == PoolRole::Prefill) {
+        std::cout << "  prefill pool: " << formatFixed(r.inputTokensPerSecond, 0)
+                  << " input tokens/s, " << formatFixed(r.requestsPerSecond, 2)
+                  << " prompts/s; a prompt's KV handed on after " << formatSeconds(r.ttftSeconds)
+                  << " (its transfer " << formatSeconds(r.kvTransferSeconds) << ")\n";
+        for (const std::string& n : r.notes)
+            std::cout << "  note: " << n << "\n";
+        return 0;
+    }
+    if (q.role == PoolRole::Decode)
+        std::cout << "  decode pool: each request's KV arrives in "
+                  << formatSeconds(r.kvTransferSeconds) << "\n";
+    std::cout << "  TTFT " << formatSeconds(r.ttftSeconds) << ", TPOT "
               << formatSeconds(r.tpotSeconds) << ", " << formatFixed(r.outputTokensPerSecond, 0)
               << " output tokens/s, " << formatFixed(r.requestsPerSecond, 2)
               << " requests/s; running batch " << formatFixed(r.decodeBatch, 1) << " (at most "

@@ -45,7 +45,7 @@ std::vector<Option> deploymentOptions()
         {"enable-dp-attention", nullptr,
          "--tp as SGLang's and TensorRT-LLM's tp_size: every rank, --dp of them attention groups "
          "(attention TP = tp / dp)"},
-        {"pp", "N", "pipeline stages (default: GPUs / TP)"},
+        {"pp", "N", "pipeline stages (default: GPUs / (TP x DP))"},
         {"context", "N", "max_model_len: the longest request, in tokens (32k, 128K, 1M)"},
         {"average-tokens", "N", "the mean request length (default: the context)"},
         {"prompt-tokens", "N", "the prompt the TTFT figure is for (default: the average)"},

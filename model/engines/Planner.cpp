@@ -19,8 +19,8 @@ namespace attnplan {
 std::string planSearchSpace()
 {
     return "TP 1, 2, 4 or 8 x 1 to " + std::to_string(kMaxPipelineStages) +
-           " pipeline stages per replica (and, for a model with experts, DP 2 to 32 with "
-           "EP = TP x DP), and as many replicas as the target needs";
+           " pipeline stages per replica (and, for a model with experts, DP 2 to 16, 24 or 32 "
+           "with EP = TP x DP), and as many replicas as the target needs";
 }
 
 std::string planLayoutText(const PlanRow& r)
@@ -163,11 +163,14 @@ std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catal
             for (int64_t tp : {1, 2, 4, 8})
                 if (pp <= s.numLayers)
                     splits.push_back({tp, pp, 1});
+        // Any DP to 16, then 24 and 32 (a node of 8 need not be filled by powers of two: DP 12
+        // held 300 conversations of DeepSeek-V3 at 32k where DP 16 is more GPUs); vLLM gives a
+        // rank the remainder of the experts, SGLang and TensorRT-LLM need EP to divide them.
         if (s.moe.enabled())
-            for (int64_t dp : {2, 4, 8, 16, 32})
+            for (int64_t dp : {2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 24, 32})
                 for (int64_t tp : {1, 2, 4, 8})
                     if (tp * dp <= 64 && (kind != EngineKind::Trtllm || tp == 1) &&
-                        s.moe.experts % (tp * dp) == 0)
+                        (kind == EngineKind::Vllm || s.moe.experts % (tp * dp) == 0))
                         splits.push_back({tp, 1, dp});
         for (const auto& [tp, pp, dp] : splits) {
             {

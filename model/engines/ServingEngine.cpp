@@ -332,6 +332,11 @@ Expected<EngineLatency> latencyUnderEngine(const ModelSpec& s, const DeploymentI
     if (!r)
         return r.failure();
     e.result = r.value();
+    if (engine && engine->kind == EngineKind::LlamaCpp &&
+        engineOptions(in).llamaCpp.cpuMoeLayers > 0)
+        e.result.notes.push_back(
+            "--n-cpu-moe: the experts read from host memory each token are not timed yet; these "
+            "times are the GPU's alone and too short");
     return e;
 }
 

@@ -255,7 +255,8 @@ ojson planRowObject(const PlanRow& p)
             {"tpot_seconds", p.tpotSeconds},
             {"dollars_per_hour", p.dollarsPerHour ? ojson(*p.dollarsPerHour) : ojson(nullptr)},
             {"reason", p.reason},
-            {"vllm_command", p.launchCommand}};
+            {"launch_command", p.launchCommand},
+            {"vllm_command", p.launchCommand}}; // its name before plans ran other engines
 }
 
 // The scenario as given, defaults written out: a valid scenario file on its own, so that a

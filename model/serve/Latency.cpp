@@ -229,18 +229,40 @@ Expected<LatencyResult> servingLatency(const ModelSpec& s, const DeploymentInput
         r.kvTransferSeconds =
             I * f.facts().kvPerToken * double(f.facts().pp) / k.rdmaBytesPerSecond;
     if (q.role == PoolRole::Prefill) {
-        // Prompts only: a closed loop of C clients (or saturation) keeps P prompt tokens in
-        // each step, up to every rank's chunk; a prompt waits for the round of them.
+        // Prompts only. Saturation and a closed loop of C clients keep P prompt tokens in each
+        // step, up to every rank's chunk, a prompt waiting for the round of them; a static batch
+        // of B is B x I tokens in rounds of P; an open loop at R a second is served at R while
+        // R x I is under what full steps carry, each prompt waiting as in an M/D/1 queue.
         const double budget = double(q.maxNumTokens);
-        const double offered = q.load.kind == LatencyLoad::Kind::MaxLoad
-                                   ? budget
-                                   : std::max(1.0, q.load.value / replicas) * I;
-        const double P = std::min(budget, offered);
-        const double step = f.seconds(0, 0, P, I / 2);
-        r.inputTokensPerSecond = P / step * replicas;
-        r.ttftSeconds = frontend + std::max(1.0, offered / P) * step + r.kvTransferSeconds;
+        const double full = f.seconds(0, 0, budget, I / 2);
+        const double capacity = budget / full; // prompt tokens a second, saturated
+        const double perReplica = q.load.value / replicas;
+        if (q.load.kind == LatencyLoad::Kind::RequestsPerSecond) {
+            const double offered = perReplica * I;
+            const double one = f.seconds(0, 0, std::min(I, budget), I / 2) *
+                               std::ceil(I / std::max(1.0, std::min(I, budget)));
+            if (offered < capacity) {
+                const double rho = offered / capacity;
+                r.inputTokensPerSecond = offered * replicas;
+                r.ttftSeconds = frontend + one + rho / (2 * (1 - rho)) * one + r.kvTransferSeconds;
+            } else {
+                const double N = double(std::max<int64_t>(1, q.load.requests)) / replicas;
+                r.inputTokensPerSecond = capacity * replicas;
+                r.ttftSeconds = frontend + one + 0.5 * N * (I / capacity - 1 / perReplica) +
+                                r.kvTransferSeconds;
+                r.saturated = true;
+                r.notes.push_back("the rate passes what the prefill pool serves: prompts queue");
+            }
+        } else {
+            const double offered =
+                q.load.kind == LatencyLoad::Kind::MaxLoad ? budget : std::max(1.0, perReplica) * I;
+            const double P = std::min(budget, offered);
+            const double step = f.seconds(0, 0, P, I / 2);
+            r.inputTokensPerSecond = P / step * replicas;
+            r.ttftSeconds = frontend + std::ceil(offered / P) * step + r.kvTransferSeconds;
+            r.saturated = offered >= budget;
+        }
         r.requestsPerSecond = r.inputTokensPerSecond / I;
-        r.saturated = offered >= budget;
         r.notes.push_back("a prefill pool: input tokens per second, and the prompt's time to its "
                           "KV handed on (no tokens decoded here)");
         return r;

@@ -111,7 +111,23 @@ Expected<Drafter> drafterOf(const ModelSpec& s, const DeploymentInputs& in)
             return Error{s.name + " has no MTP modules (num_nextn_predict_layers or "
                                   "mtp_num_hidden_layers): use eagle, eagle3 or ngram",
                          "speculative_method"};
-        d.weightBytesPerGpu = ceilDiv(mtpWeightBytes(s, in.weightDtype), tp);
+        // Its routed experts spread over every TP x DP rank as the model's do; the rest split
+        // by TP within a rank.
+        const int64_t bytes = mtpWeightBytes(s, in.weightDtype);
+        const ParameterCount c = countParameters(s);
+        int64_t moeLayers = 0;
+        for (const LayerSpec& l : s.mtp.layers)
+            moeLayers += l.hasExperts() ? 1 : 0;
+        const double experts =
+            double(s.mtp.modules) * double(moeLayers) * double(s.moe.experts) * double(c.perExpert);
+        const double copies = double(s.mtp.modules) *
+                              double((s.mtp.ownEmbedding ? 1 : 0) + (s.mtp.ownHead ? 1 : 0)) *
+                              double(s.vocabSize) * double(s.hiddenSize);
+        const double loaded = double(c.mtp) - copies;
+        const double share = loaded > 0 ? std::min(1.0, experts / loaded) : 0.0;
+        const double dp = double(std::max<int64_t>(1, in.dp));
+        d.weightBytesPerGpu = checkedFromDouble(
+            std::ceil(double(bytes) * ((1 - share) + share / dp) / double(tp)), "weight bytes");
         for (int64_t m = 0; m < s.mtp.modules; ++m)
             d.kvLayers.insert(d.kvLayers.end(), s.mtp.layers.begin(), s.mtp.layers.end());
     } else if (sp.method != "ngram") {
@@ -218,10 +234,13 @@ Expected<int64_t> checkParallelism(const ModelSpec& s, int64_t gpus, int64_t tp,
     if (dp < 1)
         return Error{"DP must be at least 1, got " + std::to_string(dp), "dp"};
     if (gpus < 1 || tp < 1 || gpus % (tp * dp) != 0)
-        return Error{std::to_string(gpus) + " GPUs must be a multiple of TP (" +
-                         std::to_string(tp) + ")" +
-                         (dp > 1 ? " x DP (" + std::to_string(dp) + ")" : std::string()),
-                     "gpus"};
+        return Error{
+            std::to_string(gpus) + " GPUs must be a multiple of TP (" + std::to_string(tp) + ")" +
+                (dp > 1 ? " x DP (" + std::to_string(dp) + ")" : std::string()) +
+                (dp > 1 && tp == gpus ? "; where TP counts every rank, as SGLang's --tp and "
+                                        "TensorRT-LLM's tp_size do, add --enable-dp-attention"
+                                      : std::string()),
+            "gpus"};
     const int64_t pp = gpus / (tp * dp);
     if (pp > s.numLayers)
         return Error{"pipeline stages (" + std::to_string(pp) + ") exceed the layers (" +

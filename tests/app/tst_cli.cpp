@@ -1711,6 +1711,11 @@ void TestCli::planProposesDataParallelLayouts()
     QCOMPARE(b["dp"].toInteger(), d);
     QCOMPARE(b["ep"].toInteger(), ep);
     QCOMPARE(b[commandKey].toString(), command);
+    // A layout given to plan is not used (plan searches them): refused by name.
+    const Run fixed = cli({"plan", "deepseek-v3", "--context", "32k", "--gpu", "H200", "--engine",
+                           engine, "--dp", "8"});
+    QCOMPARE(fixed.exitCode, 2);
+    QVERIFY2(fixed.err.contains("--dp: plan searches the layouts itself"), fixed.err.constData());
 }
 
 void TestCli::launchCommandRoundTrips()

@@ -1380,8 +1380,8 @@ void TestEngines::plannerFindsSmallestDeployment()
     PlanTarget small;
     small.context = 8192;
     base.weightDtype = DType::FP8;
-    // Beside it, data-parallel attention with the experts over every rank: DP 8 (EP 8) holds
-    // the whole attention and 32 experts a GPU, on one node of 8.
+    // Beside it, data-parallel attention with the experts over every rank: 6 ranks (TP x DP)
+    // hold up to 43 experts a GPU each.
     const auto big = planDeployments(r1, builtinGpuCatalog(), small, base);
     int h200 = 0;
     for (const PlanRow& r : big) {
@@ -1394,8 +1394,9 @@ void TestEngines::plannerFindsSmallestDeployment()
             if (r.dp == 1) {
                 QCOMPARE(r.totalGpus, qint64(6));
                 QCOMPARE(r.tp * r.pp, qint64(6));
-            } else {
-                QCOMPARE(r.totalGpus, qint64(8));
+            } else { // 6 ranks: 109 GB of experts a GPU beside the attention, under 141
+                QCOMPARE(r.totalGpus, qint64(6));
+                QCOMPARE(r.tp * r.dp, qint64(6));
                 QCOMPARE(r.ep, r.tp * r.dp);
             }
         }
@@ -2082,6 +2083,19 @@ void TestEngines::speculationDraftsWithItsOwnLayers()
     QVERIFY(drafted.launchCommand.find(
                 "--speculative-config '{\"method\": \"mtp\", \"num_speculative_tokens\": 1}'") !=
             std::string::npos);
+    // Under DP 8 + EP 8 the module's 256 experts spread over the 8 ranks as the model's do; the
+    // rest of it is whole on each (TP 1).
+    const double moduleExperts = 256.0 * 3 * h * 2048 * (1 + 4.0 / (128 * 128));
+    DeploymentInputs dp = in;
+    dp.tp = 1;
+    dp.dp = dp.ep = 8;
+    dp.speculation = {};
+    const int64_t dpPlain = planCapacity(s, dp).value().memory.weights;
+    dp.speculation = {"mtp", 1, 0};
+    const double dpAdded = double(planCapacity(s, dp).value().memory.weights - dpPlain);
+    const double dpHand = mtp - moduleExperts + moduleExperts / 8;
+    QVERIFY2(std::fabs(dpAdded / dpHand - 1) < 2e-3,
+             qPrintable(QString::number(dpAdded) + " vs " + QString::number(dpHand)));
     // SGLang: the same drafter weights out of its pool, one more latent in every cell.
     DeploymentInputs sin = in;
     sin.engine = "sglang";
@@ -2176,6 +2190,22 @@ void TestEngines::disaggregatedPoolsEachAlone()
     QVERIFY(std::fabs(dec.ttftSeconds - handoff - d.seconds(72.0 * 256, 2000, 0, 0)) < 1e-12);
     QCOMPARE(dec.tpotSeconds, d.seconds(72.0 * 256, 2001, 0, 0));
     QCOMPARE(dec.inputTokensPerSecond, 0.0);
+    // A prefill pool at a rate: served at that rate below what full steps carry, capped and
+    // saturated above it.
+    in.gpus = 32;
+    in.dp = in.ep = 32;
+    q.role = PoolRole::Prefill;
+    q.inputTokens = 1000;
+    q.maxNumTokens = 32 * 8192;
+    q.load = {LatencyLoad::Kind::RequestsPerSecond, 5, 1000};
+    const LatencyResult slow = servingLatency(s, in, q).value();
+    QCOMPARE(slow.requestsPerSecond, 5.0);
+    QCOMPARE(slow.inputTokensPerSecond, 5000.0);
+    QVERIFY(!slow.saturated);
+    q.load = {LatencyLoad::Kind::RequestsPerSecond, 1e6, 1000};
+    const LatencyResult flood = servingLatency(s, in, q).value();
+    QVERIFY(flood.saturated);
+    QVERIFY(std::fabs(flood.inputTokensPerSecond / pre.inputTokensPerSecond - 1) < 1e-9);
 }
 
 // vLLM --enable-lora --max-loras 4 --max-lora-rank 64 on Llama-3.1-8B (32 layers, hidden 4096,
