@@ -60,19 +60,30 @@ PlanRow planLlamaCppOn(const ModelSpec& s, const GpuSpec& gpu, const PlanTarget&
         return row;
     }
     l.kvUnified = true; // every slot may reach the whole context
-    // -np as given; unset, as many slots as one GPU holds beside the weights (up to the target):
-    // four slots a replica asked 8 H200s for 32 conversations of 2k of an 8B model. A model
-    // that does not fit one GPU keeps llama-server's default 4 over its layer split.
+    // -np as given; unset, as many slots as a replica of 1 to 8 GPUs holds beside the weights
+    // (up to the target), the replica size that needs the fewest GPUs in all (fewer stages on a
+    // tie): four slots a replica asked 8 H200s for 32 conversations of 2k of an 8B model, and a
+    // fixed 4 over a layer split asked 320 H200s for DeepSeek-V3's 256 conversations of 32k.
     int64_t slots = l.parallel > 0 ? l.parallel : 4;
     if (l.parallel <= 0) {
         LlamaServerInputs one = l;
         one.parallel = 1;
         one.context = target.context;
-        if (auto p1 = planLlamaServer(s, one); p1 && p1->vramBytes <= room) {
+        if (auto p1 = planLlamaServer(s, one)) {
             const int64_t perSlot = std::max<int64_t>(1, p1->kvBytes + p1->stateBytes);
             const int64_t fixed = p1->vramBytes - p1->kvBytes - p1->stateBytes;
-            slots = std::clamp<int64_t>((room - fixed) / perSlot, 1,
-                                        std::max<int64_t>(1, target.concurrent));
+            const int64_t wanted = std::max<int64_t>(1, target.concurrent);
+            int64_t fewest = 0;
+            for (int64_t g = 1; g <= kMaxPipelineStages; ++g) {
+                const int64_t fit = std::min(wanted, (g * room - fixed) / perSlot);
+                if (fit < 1)
+                    continue;
+                const int64_t total = (wanted + fit - 1) / fit * g;
+                if (fewest == 0 || total < fewest) {
+                    fewest = total;
+                    slots = fit;
+                }
+            }
         }
     }
     l.parallel = slots;

@@ -591,7 +591,9 @@ void TestGui::planRowAppliesWithReplicas()
             ->text()
             .startsWith(QLocale().toString(3 * one) + " conversations of 32k on 30 × H100 SXM"),
         qPrintable(child<QLabel>(&window, "resultCard")->text()));
-    // The plan box plans for the other engines too (issue 27): llama.cpp's four slots a replica.
+    // The plan box plans for the other engines too (issue 27): llama.cpp's replicas split by
+    // layer, as many slots each as its GPUs hold (25 over 5 H100s: 10 GPUs, where a fixed 4
+    // slots a replica took 39).
     auto* engine = child<QComboBox>(&window, "planEngine");
     engine->setCurrentIndex(engine->findData(QStringLiteral("llama.cpp")));
     QCOMPARE(session.scenario().plan.engine, std::string("llama.cpp"));
@@ -602,7 +604,8 @@ void TestGui::planRowAppliesWithReplicas()
     bool found = false;
     for (const PlanRow& p : session.report()->plan)
         if (p.gpu == "H100 SXM" && p.feasible) {
-            QCOMPARE(p.conversationsPerReplica, qint64(4));
+            QCOMPARE(p.conversationsPerReplica, qint64(25));
+            QCOMPARE(p.totalGpus, qint64(10));
             QVERIFY(QString::fromStdString(p.launchCommand).startsWith("llama-server"));
             found = true;
         }
