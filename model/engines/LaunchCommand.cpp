@@ -52,7 +52,7 @@ constexpr FlagRow kVllm[] = {
     {"--tensor-parallel-size|-tp", "tp", Takes::Value},
     {"--pipeline-parallel-size|-pp", "pp", Takes::Value},
     {"--data-parallel-size|-dp", "dp", Takes::Value},
-    {"--enable-expert-parallel", "enable-expert-parallel", Takes::Nothing},
+    {"--enable-expert-parallel|-ep", "enable-expert-parallel", Takes::Nothing},
     {"--speculative-config", "speculative-config", Takes::Value},
     {"--enable-lora", "enable-lora", Takes::Nothing},
     {"--max-loras", "max-loras", Takes::Value},
@@ -79,7 +79,9 @@ constexpr FlagRow kVllm[] = {
      "--tool-call-parser|--reasoning-parser|--seed|--download-dir|--revision|--tokenizer|"
      "--generation-config|--root-path|--load-format|--max-logprobs|--tokenizer-mode|"
      "--max-log-len|--allowed-origins|--distributed-executor-backend|--swap-space|"
-     "--config-format|--hf-config-path|--chat-template-content-format",
+     "--config-format|--hf-config-path|--chat-template-content-format|--nnodes|--node-rank|"
+     "--master-addr|--master-port|--data-parallel-size-local|--data-parallel-address|"
+     "--data-parallel-rpc-port|--data-parallel-start-rank",
      "", Takes::Value, As::Ignored},
 };
 
@@ -110,7 +112,8 @@ constexpr FlagRow kSglang[] = {
      "", Takes::Nothing, As::Ignored},
     {"--host|--port|--served-model-name|--api-key|--log-level|--chat-template|"
      "--tool-call-parser|--reasoning-parser|--random-seed|--download-dir|--revision|"
-     "--tokenizer-path|--watchdog-timeout|--log-level-http",
+     "--tokenizer-path|--watchdog-timeout|--log-level-http|--nnodes|--node-rank|"
+     "--dist-init-addr",
      "", Takes::Value, As::Ignored},
 };
 
@@ -147,7 +150,7 @@ constexpr FlagRow kLlamaServer[] = {
     {"--host|--port|-t|--threads|-tb|--threads-batch|-a|--alias|--api-key|-b|--batch-size|"
      "--chat-template|--log-file|--reasoning-format|-lv|--verbosity|--log-verbosity|"
      "--timeout|--temp|--top-k|--top-p|--min-p|-s|--seed|--repeat-penalty|--cache-reuse|"
-     "--reasoning-budget",
+     "--reasoning-budget|-sm|--split-mode",
      "", Takes::Value, As::Ignored},
 };
 

@@ -1656,6 +1656,15 @@ void TestCli::layoutCommandsRoundTrip()
                  qPrintable(command + ": " + key));
     QCOMPARE(a["dp"].toInteger(), 8);
     QCOMPARE(b[commandKey].toString(), command);
+    if (engine == "vllm") { // its short spellings, and a multi-node launch's wiring set aside
+        const Run shortly =
+            cli(common + QStringList{"--command", "vllm serve deepseek-ai/DeepSeek-V3 -dp 8 -ep "
+                                                  "--max-model-len 32768 --nnodes 1 "
+                                                  "--node-rank 0"});
+        QVERIFY2(shortly.exitCode == 0, shortly.err.constData());
+        QCOMPARE(json(shortly)["conversations"].toInteger(), a["conversations"].toInteger());
+        QVERIFY(shortly.err.contains("set aside, no bearing on memory: --nnodes 1, --node-rank 0"));
+    }
 }
 
 // The issue's own check: DeepSeek-V3 at 32k for 256 conversations on H200 is planned with
