@@ -220,8 +220,8 @@ QGroupBox* MemoryTab::buildDeploymentForm()
     m_ep->setToolTip(tr("Expert parallelism: ranks holding whole experts, dividing TP x DP "
                         "(vLLM's --enable-expert-parallel is TP x DP)"));
     m_specMethod->addItem(tr("none"), QString());
-    for (const char* m : {"mtp", "eagle", "eagle3", "ngram"})
-        m_specMethod->addItem(QString::fromLatin1(m), QString::fromLatin1(m));
+    for (const std::string& m : attnplan::speculativeMethods())
+        m_specMethod->addItem(QString::fromStdString(m), QString::fromStdString(m));
     m_specMethod->setToolTip(
         tr("Speculative decoding: mtp (the checkpoint's own MTP modules), an EAGLE head, or "
            "n-gram lookup; its drafter's weights and KV layers are counted"));

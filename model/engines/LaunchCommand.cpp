@@ -473,15 +473,12 @@ Expected<TypedCommand> readLaunchCommand(const std::string& text)
             put(row->ours, "none", false, flag);
             break;
         case As::SpecAlgorithm: {
-            static const std::pair<const char*, const char*> kAlgorithms[] = {
-                {"NEXTN", "mtp"}, {"EAGLE", "eagle"}, {"EAGLE3", "eagle3"}, {"NGRAM", "ngram"}};
-            const auto a = std::find_if(std::begin(kAlgorithms), std::end(kAlgorithms),
-                                        [&](const auto& p) { return *value == p.first; });
-            if (a == std::end(kAlgorithms))
+            const std::string method = speculativeMethodOfSglang(*value);
+            if (method.empty())
                 return Error{flag + " " + *value +
                                  ": attnplan models NEXTN, EAGLE, EAGLE3 and NGRAM",
                              "command"};
-            put(row->ours, a->second, false, flag);
+            put(row->ours, method, false, flag);
             break;
         }
         case As::ExtraOptions: {
@@ -542,6 +539,36 @@ Expected<TypedCommand> readLaunchCommand(const std::string& text)
     return out;
 }
 
+namespace {
+
+constexpr std::pair<const char*, const char*> kSglangAlgorithms[] = {
+    {"NEXTN", "mtp"}, {"EAGLE", "eagle"}, {"EAGLE3", "eagle3"}, {"NGRAM", "ngram"}};
+
+} // namespace
+
+std::string sglangSpeculativeAlgorithm(const std::string& method)
+{
+    for (const auto& [algorithm, ours] : kSglangAlgorithms)
+        if (method == ours)
+            return algorithm;
+    return {};
+}
+
+std::string speculativeMethodOfSglang(const std::string& algorithm)
+{
+    for (const auto& [name, ours] : kSglangAlgorithms)
+        if (algorithm == name)
+            return ours;
+    return {};
+}
+
+std::string speculativeMethodOfVllm(std::string method)
+{
+    if (method.size() > 4 && method.compare(method.size() - 4, 4, "_mtp") == 0)
+        return "mtp";
+    return method;
+}
+
 std::string speculativeConfigJson(const Speculation& s)
 {
     std::string j = "{\"method\": \"" + s.method + "\"";
@@ -560,8 +587,7 @@ Expected<Speculation> readSpeculativeConfig(const std::string& text)
     for (const auto& [key, value] : j.items()) {
         if (key == "method" && value.is_string()) {
             s.method = value.get<std::string>();
-            if (s.method.size() > 4 && s.method.compare(s.method.size() - 4, 4, "_mtp") == 0)
-                s.method = "mtp"; // deepseek_mtp, qwen3_next_mtp, ...
+            s.method = speculativeMethodOfVllm(s.method);
         } else if (key == "num_speculative_tokens" && value.is_number_integer()) {
             s.tokens = value.get<int64_t>();
         } else if (key == "model" && value.is_string()) {

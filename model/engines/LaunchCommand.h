@@ -45,6 +45,13 @@ Expected<TypedCommand> readLaunchCommand(const std::string& command);
 // drafter's model (set aside); any other key is refused by name. vLLM's "deepseek_mtp" and
 // "qwen3_next_mtp" are mtp, "[ngram]" ngram.
 std::string speculativeConfigJson(const Speculation& s);
+// vLLM's method names as attnplan's: its model-specific MTP drafters ("deepseek_mtp",
+// "qwen3_next_mtp", ...) are mtp; any other as it is.
+std::string speculativeMethodOfVllm(std::string method);
+// SGLang's --speculative-algorithm for attnplan's method, and back (one table): NEXTN is mtp,
+// EAGLE eagle, EAGLE3 eagle3, NGRAM ngram; empty where there is none.
+std::string sglangSpeculativeAlgorithm(const std::string& method);
+std::string speculativeMethodOfSglang(const std::string& algorithm);
 Expected<Speculation> readSpeculativeConfig(const std::string& json);
 
 // attnplan's flag that an engine's own spelling of it means, where it means the same value:

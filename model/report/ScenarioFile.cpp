@@ -148,9 +148,7 @@ void readDeployment(const json& d, ScenarioDeployment& o)
     o.speculation.method = r.text("speculative_method", "none");
     if (o.speculation.method == "none")
         o.speculation.method.clear();
-    if (!o.speculation.method.empty() && o.speculation.method != "mtp" &&
-        o.speculation.method != "eagle" && o.speculation.method != "eagle3" &&
-        o.speculation.method != "ngram")
+    if (!o.speculation.method.empty() && !isSpeculativeMethod(o.speculation.method))
         throw FieldError{"deployment.speculative_method",
                          "\"" + o.speculation.method +
                              "\": expected none, mtp, eagle, eagle3 or ngram"};

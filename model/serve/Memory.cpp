@@ -89,13 +89,25 @@ int64_t weightBytesPerGpu(const ModelSpec& s, const DeploymentInputs& in)
         "weight bytes");
 }
 
+const std::vector<std::string>& speculativeMethods()
+{
+    static const std::vector<std::string> kMethods = {"mtp", "eagle", "eagle3", "ngram"};
+    return kMethods;
+}
+
+bool isSpeculativeMethod(const std::string& name)
+{
+    const auto& m = speculativeMethods();
+    return std::find(m.begin(), m.end(), name) != m.end();
+}
+
 Expected<Drafter> drafterOf(const ModelSpec& s, const DeploymentInputs& in)
 {
     Drafter d;
     const Speculation& sp = in.speculation;
     if (sp.method.empty() && sp.tokens == 0)
         return d;
-    if (sp.method != "mtp" && sp.method != "eagle" && sp.method != "eagle3" && sp.method != "ngram")
+    if (!isSpeculativeMethod(sp.method))
         return Error{"speculative method \"" + sp.method +
                          "\": expected mtp, eagle, eagle3 or ngram",
                      "speculative_method"};

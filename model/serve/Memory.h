@@ -20,6 +20,11 @@ namespace attnplan {
 // that feeds it (2 or 3 hidden states), in bf16, an estimate (EAGLE heads ship apart from the
 // checkpoint); ngram: nothing on the GPU. Refused: a method none of these, mtp on a model
 // without MTP modules, tokens outside 1 to 16, an acceptance rate outside (0, 1].
+// The speculative methods modelled, as the CLI, the scenario and the app name them: mtp, eagle,
+// eagle3, ngram (one list; drafterOf refuses any other).
+const std::vector<std::string>& speculativeMethods();
+bool isSpeculativeMethod(const std::string& name);
+
 struct Drafter
 {
     int64_t weightBytesPerGpu = 0;

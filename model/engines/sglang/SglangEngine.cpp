@@ -2,6 +2,7 @@
 
 #include "base/Checked.h"
 #include "base/Units.h"
+#include "engines/LaunchCommand.h"
 #include "serve/Memory.h"
 #include "spec/Architecture.h"
 
@@ -324,12 +325,7 @@ Expected<EnginePlan> planSglang(const ModelSpec& s, const DeploymentInputs& in,
     if (in.ep > 1)
         cmd << " --ep " << in.ep;
     if (in.speculation.enabled()) {
-        const std::string& m = in.speculation.method;
-        cmd << " --speculative-algorithm "
-            << (m == "mtp"      ? "NEXTN"
-                : m == "eagle"  ? "EAGLE"
-                : m == "eagle3" ? "EAGLE3"
-                                : "NGRAM")
+        cmd << " --speculative-algorithm " << sglangSpeculativeAlgorithm(in.speculation.method)
             << " --speculative-num-steps " << in.speculation.tokens
             << " --speculative-eagle-topk 1 --speculative-num-draft-tokens "
             << in.speculation.tokens + 1;

@@ -495,10 +495,6 @@ Expected<int64_t> checkVllmInputs(const EngineProfile& engine, const ModelSpec& 
     if (!(in.utilization > 0 && in.utilization <= 1))
         return Error{"utilization must be in (0, 1], got " + formatFixed(in.utilization, 3),
                      "utilization"};
-    if (auto drafter = drafterOf(s, in); !drafter)
-        return Error{drafter.error(), drafter.field()};
-    if (auto lora = loraBytesPerGpu(s, in); !lora)
-        return Error{lora.error(), lora.field()};
     if (in.weightOffloadBytes < 0)
         return Error{"--cpu-offload-gb must be 0 or more", "cpu_offload_gb"};
     if (in.gpu.memoryBytes <= 0 || in.gpu.bandwidthBytesPerSecond <= 0 || in.gpu.bf16Tflops <= 0)
@@ -535,7 +531,8 @@ Expected<int64_t> checkVllmInputs(const EngineProfile& engine, const ModelSpec& 
 // else utilization x total less the weights, the profiled activations, non-torch memory and the
 // CUDA-graph estimate. Fails when the weights, or everything else, leave no room.
 Expected<bool> vllmMemory(const EngineProfile& engine, const ModelSpec& s,
-                          const DeploymentInputs& in, CapacityResult& r)
+                          const DeploymentInputs& in, const Drafter& drafter, int64_t loraBytes,
+                          CapacityResult& r)
 {
     MemoryBreakdown& m = r.memory;
     m.total = in.gpu.memoryBytes;
@@ -545,14 +542,14 @@ Expected<bool> vllmMemory(const EngineProfile& engine, const ModelSpec& s,
     // --cpu-offload-gb keeps that much of each GPU's weights in host memory.
     m.weights = weightBytesPerGpu(s, in);
     if (!in.weightBytes) {
-        m.weights += drafterOf(s, in).value().weightBytesPerGpu;
+        m.weights += drafter.weightBytesPerGpu;
         if (in.weightOffloadBytes > m.weights)
             return Error{"--cpu-offload-gb " + formatGiB(double(in.weightOffloadBytes)) +
                              " exceeds the weights a GPU holds (" + formatGiB(double(m.weights)) +
                              ")",
                          "cpu_offload_gb"};
         m.weights -= in.weightOffloadBytes;
-        m.weights += loraBytesPerGpu(s, in).value();
+        m.weights += loraBytes;
     }
     // The profile run pushes one batch of max_num_batched_tokens tokens (V0: max_model_len
     // or more) and samples min(max_num_seqs, tokens) sequences.
@@ -653,6 +650,13 @@ Expected<CapacityResult> planVllm(const ModelSpec& s, const DeploymentInputs& in
     if (!split)
         return Error{where + split.error(), split.field()};
     const int64_t pp = split.value();
+    // The drafter and the LoRA slots, worked once for the memory and the paging.
+    const auto drafter = drafterOf(s, in);
+    if (!drafter)
+        return Error{where + drafter.error(), drafter.field()};
+    const auto lora = loraBytesPerGpu(s, in);
+    if (!lora)
+        return Error{where + lora.error(), lora.field()};
 
     try {
         CapacityResult r;
@@ -667,7 +671,7 @@ Expected<CapacityResult> planVllm(const ModelSpec& s, const DeploymentInputs& in
         // From 0.11.1 the default max_num_seqs never exceeds the batched tokens (#28665).
         if (engine.clampSeqsToBatch && in.maxNumSeqs <= 0)
             r.maxNumSeqs = std::min(r.maxNumSeqs, r.maxNumBatchedTokens);
-        if (auto budget = vllmMemory(engine, s, in, r); !budget)
+        if (auto budget = vllmMemory(engine, s, in, drafter.value(), lora.value(), r); !budget)
             return Error{where + budget.error(), budget.field()};
         r.kvHeadsPerGpu = kvHeadsPerGpu(s, in.tp);
         r.kvReplicated = !s.mla.enabled() ? in.tp > s.numKvHeads : in.tp > 1;
@@ -684,7 +688,7 @@ Expected<CapacityResult> planVllm(const ModelSpec& s, const DeploymentInputs& in
         pin.maxModelLen = in.maxModelLen;
         pin.availableBytes = r.memory.kvBudget;
         pin.mambaCacheMode = in.mambaCacheMode;
-        pin.draftLayers = drafterOf(s, in).value().kvLayers;
+        pin.draftLayers = drafter->kvLayers;
         const KvPaging paging = pageKvCache(engine, s, pin);
         r.kvBytesPerTokenPerGpu = paging.bytesPerToken;
         r.stateBytesPerConversation =

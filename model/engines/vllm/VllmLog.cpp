@@ -3,6 +3,7 @@
 #include "base/LogText.h"
 #include "base/Units.h"
 #include "engines/EngineLogSupport.h"
+#include "engines/LaunchCommand.h"
 #include "engines/LogFacts.h"
 #include "engines/vllm/VllmEngine.h"
 #include "spec/Architecture.h"
@@ -71,10 +72,7 @@ void readSpeculation(VllmLogFacts& f, std::string_view line)
             const size_t b = m + key.size();
             const size_t e = rest.find('\'', b);
             if (e != std::string_view::npos) {
-                std::string method(rest.substr(b, e - b));
-                if (method.size() > 4 && method.compare(method.size() - 4, 4, "_mtp") == 0)
-                    method = "mtp";
-                f.speculativeMethod = method;
+                f.speculativeMethod = speculativeMethodOfVllm(std::string(rest.substr(b, e - b)));
             }
             break;
         }
