@@ -119,6 +119,7 @@ private slots:
     void aLoggedBudgetStaysWithItsGpu();
     void sglangStatePoolAsTyped();
     void failedVllmStartUpIsRead();
+    void deepseekV4PagedAsVllmPagesIt();
     void preAmpereRunsFp16();
 };
 
@@ -1772,6 +1773,62 @@ void TestEngines::sglangStatePoolAsTyped()
     const EngineLogCheck c =
         checkEngineLog(parseEngineLog(f.readAll().toStdString()), &q, builtinGpuCatalog()).value();
     QVERIFY2(std::fabs(c.difference()) < 0.01, qPrintable(QString::number(c.computed)));
+}
+
+// Issue 36: DeepSeek-V4 as vLLM 0.25 pages it (the log said 1,993,100 tokens where attnplan said
+// 13,033,616: every layer's entries were paged as one cache of 16-token blocks). Worked by hand
+// for DeepSeek-V4-Flash (43 layers: 2 + 1 window-only, 21 of ratio 4 with the indexer, 20 of
+// ratio 128; the MTP layer window-only), fp8_ds_mla entries of 448 + 64 x 2 + 8 = 584 B, indexer
+// keys of 128 + 4 = 132 B, pages padded to multiples of 576 B:
+//   compressed group (blocks of 256 tokens): 21 x pad(64 x 584) + 21 x pad(64 x 132)
+//     + 20 x pad(2 x 584) = 21 x 37,440 + 21 x 8,640 + 20 x 1,728 = 1,002,240 B a block
+//   windows (64 tokens, 128 + 4,096 in flight): 44 layers in groups of 22, 823,680 B each
+//   ratio-4 states (4 tokens, window 8): 21 x 37,440 (32,832 raised to an attention page)
+//     + 21 x 8,640 = 967,680 B; ratio-128 states (8 tokens, window 128): 20 x 37,440 = 748,800 B
+//   a block id: 22 x 37,440 + 21 x 8,640 + 20 x 1,728 = 1,039,680 B; 11,048,803,369 B (the
+//     log's 10.29 GiB) hold 10,627
+//   a request of 1,048,576 tokens: 4,096 x 1,002,240 + 2 x 67 x 823,680 + 1,027 x 967,680
+//     + 529 x 748,800 = 5,605,470,720 B, 5,593 of the first group's blocks
+//   tokens int(10,627 / 5,593 x 1,048,576) = 1,992,350 (the log: 1,993,100, -0.04%)
+// Without the drafter 43 window layers (22 + 21): 5,591 blocks a request.
+void TestEngines::deepseekV4PagedAsVllmPagesIt()
+{
+    const ModelSpec s = readModel("deepseek-v4-flash").value();
+    DeploymentInputs in;
+    in.engine = "vllm@0.25.0";
+    in.gpu = *builtinGpuCatalog().find("RTX PRO 6000 Blackwell");
+    in.gpus = in.tp = 2;
+    in.maxModelLen = 1048576;
+    in.kvDtype = DType::FP8;
+    in.maxNumBatchedTokens = 4096;
+    in.maxNumSeqs = 64;
+    in.availableKvBytes = int64_t(11048803369);
+    in.speculation = {"mtp", 2, 0};
+    const CapacityResult r = planCapacity(s, in).value();
+    QCOMPARE(r.blockSize, qint64(256));
+    QCOMPARE(r.kvBlocks, qint64(11048803369 / 1039680));
+    QCOMPARE(r.kvBlocks, qint64(10627));
+    const double byHand = 10627.0 / 5593.0;
+    QCOMPARE(r.maxConcurrency, byHand);
+    QCOMPARE(r.kvCacheTokens, qint64(byHand * 1048576.0));
+    QCOMPARE(r.kvCacheTokens, qint64(1992350));
+    QVERIFY(std::fabs(double(r.kvCacheTokens) / 1993100.0 - 1) < 0.001);
+    QCOMPARE(r.conversationsReserved, qint64(1));
+    in.speculation = {};
+    const CapacityResult bare = planCapacity(s, in).value();
+    QCOMPARE(bare.kvBlocks, qint64(10627));
+    QCOMPARE(bare.maxConcurrency, 10627.0 / 5591.0);
+    // The shared log itself, read with the config (the drafter from its speculative_config).
+    const QString dir = attnplan::testing::src("../shared/engine-logs-2026/");
+    if (!QFileInfo::exists(dir + "cases.json"))
+        QSKIP("../shared/engine-logs-2026 is not here (a user's clone): CI checks it");
+    QFile f(dir + "raw/vllm-0.25.0-dsv4-flash-2x-rtxpro6000-tp2-fp8kv-mtp2.log");
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const ModelSpec v4 =
+        load("../shared/engine-logs-2026/configs/deepseek-ai--DeepSeek-V4-Flash_config.json");
+    const EngineLogCheck c =
+        checkEngineLog(parseEngineLog(f.readAll().toStdString()), &v4, builtinGpuCatalog()).value();
+    QVERIFY2(std::fabs(c.difference()) < 0.001, qPrintable(QString::number(c.computed)));
 }
 
 // Issue 36: a vLLM start-up that fails the KV check states the plan that failed, and is read for

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <map>
 #include <sstream>
 #include <unordered_map>
 
@@ -115,6 +116,11 @@ EngineDefaults vllmServeDefaults(const EngineProfile& engine, const ModelSpec& s
             break;
         }
     }
+    // DeepSeek-V4's DEEPSEEK_SPARSE_SWA backend prefers blocks of 256 tokens (its compressed
+    // layers keep 256 / ratio entries a block; "Setting kv cache block size to 256 for
+    // DEEPSEEK_SPARSE_SWA backend", the 0.25.0 log of ../shared/engine-logs-2026).
+    if (spec.compressed.enabled())
+        d.blockSize = 256;
     return d;
 }
 
@@ -227,6 +233,19 @@ int64_t cudaGraphEstimateBytes(const EngineProfile& engine, const ModelSpec& s, 
 
 int64_t KvPaging::blocksPerRequest(int64_t tokens) const
 {
+    // Uneven groups (get_max_concurrency_for_kv_cache_config as 0.25 released it): each
+    // group's blocks weighed by its block's bytes, in the first group's blocks.
+    if (!uneven.empty()) {
+        int64_t bytes = 0;
+        for (const UnevenGroup& g : uneven) {
+            const int64_t blocks =
+                g.window > 0
+                    ? ceilDiv(std::min(g.window - 1 + inFlightTokens, tokens), g.blockTokens) + 1
+                    : ceilDiv(tokens, g.blockTokens);
+            bytes = checkedAdd(bytes, checkedMul(blocks, g.blockBytes, "KV bytes"), "KV bytes");
+        }
+        return ceilDiv(bytes, uneven.front().blockBytes);
+    }
     // Full attention: every token's block (over dcp ranks). Sliding window: at most the window
     // plus what is in flight (one prefill chunk; two under async scheduling from 0.25), plus
     // the block being written (SlidingWindowSpec). State: one block.
@@ -251,8 +270,154 @@ std::string vllmDefaultMambaCacheMode(const EngineProfile& engine)
     return engine.hybridPrefixCaching ? "align" : "none";
 }
 
-KvPaging pageKvCache(const EngineProfile& engine, const ModelSpec& s, const KvPagingInputs& in)
+namespace {
+
+// DeepSeek-V4 under vLLM (read from vllm-project/vllm: deepseek_v4_attention.py
+// DeepseekV4MLAAttention.get_kv_cache_spec, sparse_swa.py DeepseekV4SWACache,
+// deepseek_compressor.py CompressorStateCache, kv_cache_interface.py MLAAttentionSpec /
+// SlidingWindowMLASpec and _apply_alignment_padding, kv_cache_utils.py grouping; checked on the
+// 0.25.0 log of ../shared/engine-logs-2026, 1,993,100 tokens). Every layer keeps a sliding
+// window of its fp8_ds_mla entries in blocks of 64 tokens; a compressed layer adds its entries
+// (one per `ratio` tokens, in the attention's blocks of B tokens, B / ratio slots a block), a
+// CSA layer (ratio 4) its indexer keys beside them, and each compressor its fp32 state, a
+// window of coff x ratio tokens (coff 2 where the windows overlap, ratio 4; 1 for ratio 128) in
+// blocks of 4 (ratio 4) or 8 (ratio 128). Pages are padded to a multiple of 576 bytes; a state
+// page to the next attention page size. The groups: the compressed entries (full attention,
+// one group), the windows split into groups of T layers (T: the window layers over the fewest
+// groups that leave each at least as many as a compressed kind has), the CSA states, the HCA
+// states. A block id takes each page size times the most layers of that size in one group
+// (the tensors the groups share). In flight beyond a window: one batch of
+// max_num_batched_tokens (0.25.0; the log rules out two).
+Expected<KvPaging> pageCompressedKvCache(const ModelSpec& s, const KvPagingInputs& in)
 {
+    constexpr int64_t kAlign = 576, kWindowBlock = 64;
+    auto pad = [](int64_t bytes) { return ceilDiv(bytes, kAlign) * kAlign; };
+    struct CompressorRow
+    {
+        int64_t ratio, coff, block;
+    };
+    constexpr CompressorRow kCompressors[] = {{4, 2, 4}, {128, 1, 8}};
+    KvPaging k;
+    k.blockSize = in.blockSize;
+    k.slidingBlockSize = kWindowBlock;
+    k.inFlightTokens = in.maxNumBatchedTokens;
+    k.dcp = std::max<int64_t>(1, in.dcp);
+    const int64_t d = s.compressed.headDim, di = s.indexer.headDim;
+    // Layers of the fullest stage (the first), the drafter's on the last.
+    const int64_t stageLayers = ceilDiv(s.numLayers, std::max<int64_t>(1, in.pp));
+    std::vector<LayerSpec> layers(s.layers.begin(), s.layers.begin() + size_t(stageLayers));
+    if (in.pp == 1)
+        layers.insert(layers.end(), in.draftLayers.begin(), in.draftLayers.end());
+    int64_t window = 0, windowLayers = 0, csa = 0, hca = 0, csaRatio = 0, hcaRatio = 0;
+    int64_t entry = 0, indexEntry = 0;
+    for (const LayerSpec& l : layers) {
+        if (l.mixer != Mixer::Compressed)
+            continue;
+        const int64_t index = indexerBytesPerTokenOfLayer(s, l, in.kvDtype);
+        entry = kvBytesPerTokenOfLayer(s, l, in.kvDtype, in.tp) - index;
+        indexEntry = std::max(indexEntry, index);
+        window = std::max(window, l.window);
+        ++windowLayers;
+        if (l.compressRatio <= 1)
+            continue;
+        (l.indexer ? csa : hca) += 1;
+        int64_t& ratio = l.indexer ? csaRatio : hcaRatio;
+        if (ratio != 0 && ratio != l.compressRatio)
+            return Error{"vllm: DeepSeek-V4 paging: compressed layers of ratios " +
+                         std::to_string(ratio) + " and " + std::to_string(l.compressRatio) +
+                         " in one kind are not modelled"};
+        ratio = l.compressRatio;
+    }
+    auto compressor = [&](int64_t ratio) -> const CompressorRow* {
+        for (const CompressorRow& c : kCompressors)
+            if (c.ratio == ratio)
+                return &c;
+        return nullptr;
+    };
+    for (int64_t ratio : {csaRatio, hcaRatio})
+        if (ratio > 0 && (!compressor(ratio) || in.blockSize % ratio != 0))
+            return Error{"vllm: DeepSeek-V4 paging of compress ratio " + std::to_string(ratio) +
+                         " with blocks of " + std::to_string(in.blockSize) +
+                         " tokens is not modelled"};
+    // Pages a block of each cache.
+    const int64_t windowPage = pad(kWindowBlock * entry);
+    const int64_t csaPage = csa ? pad(in.blockSize / csaRatio * entry) : 0;
+    const int64_t csaIndexPage = csa ? pad(in.blockSize / csaRatio * indexEntry) : 0;
+    const int64_t hcaPage = hca ? pad(in.blockSize / hcaRatio * entry) : 0;
+    std::vector<int64_t> attentionPages;
+    for (int64_t p : {csaPage, csaIndexPage, hcaPage})
+        if (p > 0)
+            attentionPages.push_back(p);
+    std::sort(attentionPages.begin(), attentionPages.end());
+    auto statePage = [&](int64_t bytes) {
+        const int64_t p = pad(bytes);
+        for (int64_t a : attentionPages)
+            if (a >= p)
+                return a;
+        return p;
+    };
+    // Groups, each a list of (page, layers).
+    struct Group
+    {
+        int64_t blockTokens, window;
+        std::vector<std::pair<int64_t, int64_t>> pages;
+    };
+    std::vector<Group> groups;
+    if (csa + hca > 0)
+        groups.push_back({in.blockSize, 0, {{csaPage, csa}, {csaIndexPage, csa}, {hcaPage, hca}}});
+    const int64_t kindLayers = std::max<int64_t>(1, std::max(csa, hca));
+    const int64_t windowGroups = std::max<int64_t>(1, windowLayers / kindLayers);
+    const int64_t perGroup = ceilDiv(windowLayers, windowGroups);
+    for (int64_t left = windowLayers; left > 0; left -= perGroup)
+        groups.push_back({kWindowBlock, window, {{windowPage, std::min(left, perGroup)}}});
+    if (csa > 0) {
+        const CompressorRow& c = *compressor(csaRatio);
+        groups.push_back({c.block,
+                          c.coff * c.ratio,
+                          {{statePage(c.block * 2 * c.coff * d * 4), csa},
+                           {statePage(c.block * 2 * c.coff * di * 4), csa}}});
+    }
+    if (hca > 0) {
+        const CompressorRow& c = *compressor(hcaRatio);
+        groups.push_back(
+            {c.block, c.coff * c.ratio, {{statePage(c.block * 2 * c.coff * d * 4), hca}}});
+    }
+    std::map<int64_t, int64_t> most; // page bytes -> the most layers of that page in one group
+    for (const Group& g : groups) {
+        KvPaging::UnevenGroup u{g.blockTokens, g.window, 0};
+        for (auto [page, n] : g.pages) {
+            if (page <= 0 || n <= 0)
+                continue;
+            u.blockBytes = checkedAdd(u.blockBytes, checkedMul(page, n, "KV bytes"), "KV bytes");
+            most[page] = std::max(most[page], n);
+        }
+        k.uneven.push_back(u);
+    }
+    k.pageBytes = 0;
+    for (auto [page, n] : most)
+        k.pageBytes = checkedAdd(k.pageBytes, checkedMul(page, n, "KV bytes"), "KV bytes");
+    k.layersPerBlock = 1;
+    k.kvLayers = windowLayers;
+    k.window = window;
+    k.fullGroups = csa + hca > 0 ? 1 : 0;
+    k.slidingGroups = int64_t(groups.size()) - k.fullGroups;
+    k.blocks = in.availableBytes / std::max<int64_t>(1, k.pageBytes);
+    const int64_t perRequest = k.blocksPerRequest(in.maxModelLen);
+    k.maxConcurrency = double(k.blocks) / double(perRequest);
+    k.tokens = int64_t(k.maxConcurrency * double(in.maxModelLen));
+    // What a token costs at max_model_len, every cache counted (an effective figure: the
+    // windows and states do not grow with the context).
+    k.bytesPerToken = ceilDiv(checkedMul(perRequest, k.pageBytes, "KV bytes"), in.maxModelLen);
+    return k;
+}
+
+} // namespace
+
+Expected<KvPaging> pageKvCache(const EngineProfile& engine, const ModelSpec& s,
+                               const KvPagingInputs& in)
+{
+    if (engine.v1 && engine.hybridKvManager && s.compressed.enabled())
+        return pageCompressedKvCache(s, in);
     KvPaging k;
     const std::string mode =
         in.mambaCacheMode.empty() ? vllmDefaultMambaCacheMode(engine) : in.mambaCacheMode;
@@ -556,6 +721,16 @@ Expected<bool> vllmMemory(const EngineProfile& engine, const ModelSpec& s,
     m.activation = in.activationBytes
                        ? *in.activationBytes
                        : activationPeakBytes(s, r.maxNumBatchedTokens, in.tp, r.maxNumSeqs);
+    // DeepSeek-V4 reserves in its profile run the bf16 workspace its prefill gathers a chunk's
+    // entries into: 4 requests a chunk, each its compressed entries (max_model_len / 4), its
+    // window and one batch, of head_dim values (deepseek_v4 attention_impl, PREFILL_CHUNK_SIZE;
+    // 1.02 GiB at 1M tokens). It grows with max_model_len.
+    if (!in.activationBytes && s.compressed.enabled())
+        m.activation = checkedAdd(
+            m.activation,
+            checkedMul3(4, ceilDiv(in.maxModelLen, 4) + s.slidingWindow() + r.maxNumBatchedTokens,
+                        s.compressed.headDim * 2, "activation bytes"),
+            "activation bytes");
     // Non-torch memory; from 0.11 NCCL's buffers exist before the snapshot and do not count.
     m.overhead = in.overheadBytes            ? *in.overheadBytes
                  : !engine.v1                ? nonTorchOverheadBytes(in.tp)
@@ -689,7 +864,10 @@ Expected<CapacityResult> planVllm(const ModelSpec& s, const DeploymentInputs& in
         pin.availableBytes = r.memory.kvBudget;
         pin.mambaCacheMode = in.mambaCacheMode;
         pin.draftLayers = drafter->kvLayers;
-        const KvPaging paging = pageKvCache(engine, s, pin);
+        const auto paged = pageKvCache(engine, s, pin);
+        if (!paged)
+            return Error{where + paged.error(), "engine"};
+        const KvPaging& paging = paged.value();
         r.kvBytesPerTokenPerGpu = paging.bytesPerToken;
         r.stateBytesPerConversation =
             ceilDiv(stateBytesPerSequence(s, pin.activationDtype, in.tp).total(), pp);

@@ -135,8 +135,20 @@ struct KvPaging
     int64_t blocks = 0;            // num_gpu_blocks
     int64_t tokens = 0;            // "GPU KV cache size: N tokens"
     double maxConcurrency = 0;     // "Maximum concurrency for N tokens per request: X"
+    // DeepSeek-V4's caches, whose groups keep pages of different sizes (pageKvCache): each
+    // group's tokens a block id (0: every token), window (0: full) and bytes a block id. The
+    // first is the compressed-attention group, whose block the concurrency is counted in;
+    // pageBytes is then what one block id takes over every group. Empty for other models.
+    struct UnevenGroup
+    {
+        int64_t blockTokens = 0, window = 0, blockBytes = 0;
+    };
+    std::vector<UnevenGroup> uneven;
 
-    int64_t groups() const { return fullGroups + slidingGroups + stateGroups; }
+    int64_t groups() const
+    {
+        return uneven.empty() ? fullGroups + slidingGroups + stateGroups : int64_t(uneven.size());
+    }
     // The blocks one request of `tokens` tokens may hold, summed over the groups.
     int64_t blocksPerRequest(int64_t tokens) const;
     // Bytes one request of `tokens` tokens may hold on one GPU.
@@ -164,7 +176,10 @@ struct KvPagingInputs
 // state block a request) until 0.28, "align" (two) from 0.28, when prefix caching became the
 // default for hybrid models.
 std::string vllmDefaultMambaCacheMode(const EngineProfile& engine);
-KvPaging pageKvCache(const EngineProfile& engine, const ModelSpec& spec, const KvPagingInputs& in);
+// Errors where a model's caches are of a kind the paging does not model (a DeepSeek-V4
+// compress ratio other than 4 or 128).
+Expected<KvPaging> pageKvCache(const EngineProfile& engine, const ModelSpec& spec,
+                               const KvPagingInputs& in);
 
 // The deployment under the vLLM release `in.engine` names: the KV budget (total x utilization
 // less weights, the profiled activation peak, non-torch memory and, where the release does,
