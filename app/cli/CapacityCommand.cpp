@@ -12,6 +12,7 @@
 #include "report/Report.h"
 #include "report/Scenario.h"
 #include "serve/GpuCatalog.h"
+#include "serve/HostMemory.h"
 #include "serve/Latency.h"
 #include "serve/Memory.h"
 #include "serve/Roofline.h"
@@ -93,6 +94,7 @@ int runUpFront(const CliArgs& a, const ModelSpec& s, const std::string& model)
     readEngineFlags(flags, probe, *findServingEngine(up.engine));
     a.integer("context", 1, int64_t(1) << 34);
     a.value("weight-dtype");
+    a.integer("host-memory", 1, int64_t(1) << 50);
     a.refuseUnused("capacity --engine " + up.engine);
     auto answer = upFrontCapacity(flags, s, up);
     if (!answer)
@@ -130,6 +132,49 @@ double efficiencyFrom(const CliArgs& a, const char* flag, bool compute, double f
                   << "): a GPU's kernels reach their own fractions of its datasheet (README, "
                      "\"Calibration\")\n";
     return e;
+}
+
+// The host's read rate for experts kept in host memory: --host-bandwidth (GB/s, or a calibration
+// file's measured copy), else --cpu from the catalog (at --memory-speed), else the default.
+void readHostBandwidth(const CliArgs& a, DeploymentInputs& in)
+{
+    const auto figure = a.value("host-bandwidth");
+    const auto cpu = a.value("cpu");
+    const auto speed = a.integer("memory-speed", 800, 20000);
+    if (figure && cpu)
+        throw UsageError("--host-bandwidth and --cpu: give one");
+    if (speed && !cpu)
+        throw UsageError("--memory-speed: needs --cpu");
+    if (figure) {
+        char* end = nullptr;
+        std::strtod(figure->c_str(), &end);
+        if (!figure->empty() && end == figure->c_str() + figure->size()) {
+            const double v = *a.number("host-bandwidth", 1, 10000);
+            in.host.bytesPerSecond = v * 1e9;
+            in.host.source = "--host-bandwidth " + *figure + " GB/s";
+            return;
+        }
+        auto cal = readCalibration(*figure);
+        if (!cal)
+            throw UsageError("--host-bandwidth: " + cal.error() +
+                             " (expected GB/s such as 60, or a calibration file)");
+        if (cal->copyGbps <= 0)
+            throw UsageError("--host-bandwidth: " + *figure + " holds no streaming copy");
+        if (cal->deviceClass != "cpu")
+            throw UsageError("--host-bandwidth: " + *figure + " was measured on a " +
+                             cal->deviceClass + ", not the host's CPU");
+        const HostBandwidth h = measuredHostBandwidth(cal->copyGbps, *figure);
+        in.host.bytesPerSecond = h.bytesPerSecond;
+        in.host.source = h.source;
+        return;
+    }
+    if (cpu) {
+        auto h = cpuHostBandwidth(*cpu, int(speed.value_or(0)));
+        if (!h)
+            throw UsageError("--cpu: " + h.error());
+        in.host.bytesPerSecond = h->bytesPerSecond;
+        in.host.source = h->source;
+    }
 }
 
 GpuCatalog catalogFor(const CliArgs& a)
@@ -290,6 +335,13 @@ DeploymentInputs deploymentFrom(const CliArgs& a, const ModelSpec& spec, const G
             in.cudaGraphBytes = *v;
         if (reportsTimes)
             in.promptTokens = a.integer("prompt-tokens", 1, int64_t(1) << 34).value_or(0);
+    }
+    // The host side is llama.cpp's (its experts and layers in RAM); elsewhere the flags are
+    // left unread, so refused by name.
+    if (usesHostSide(*engine)) {
+        if (auto v = a.integer("host-memory", 1, int64_t(1) << 50))
+            in.host.memoryBytes = *v;
+        readHostBandwidth(a, in);
     }
     return in;
 }

@@ -108,6 +108,14 @@ std::vector<Option> deploymentOptions()
         {"flash-attn", "on|off|auto", "llama.cpp -fa (default auto)"},
         {"gpu-layers", "N", "llama.cpp -ngl: layers in VRAM (default all)"},
         {"n-cpu-moe", "N", "llama.cpp: the expert tensors of the first N layers in host memory"},
+        {"cpu", "NAME",
+         "the host's CPU (README, \"Experts in host memory\", lists them): its memory channels "
+         "and speed time experts kept in host memory"},
+        {"memory-speed", "MT/S", "the host's DIMMs, when not the CPU maker's fastest (--cpu)"},
+        {"host-bandwidth", "GB/S|FILE",
+         "the host memory's read rate as the CPU reaches it, or a calibration file (its measured "
+         "streaming copy)"},
+        {"host-memory", "BYTES", "the host's RAM: a plan that needs more is refused"},
         {"swa-full", nullptr, "llama.cpp: sliding-window layers keep the whole context"},
         {"kv-unified", nullptr, "llama.cpp -kvu: the slots share one KV buffer"},
         {"json", nullptr, "JSON on stdout"},

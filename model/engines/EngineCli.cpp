@@ -327,6 +327,12 @@ Expected<EngineAnswer> upFrontCapacity(const FlagReader& a, const ModelSpec& s,
     if (!plan)
         return plan.failure();
     const LlamaServerPlan& p = plan.value();
+    // --host-memory: what stays in RAM must fit it (a plan that needs more is refused).
+    if (const auto ram = a.integer("host-memory", 1, int64_t(1) << 50); ram && p.ramBytes > *ram)
+        return Error{"what stays in host memory (" + formatGiB(double(p.ramBytes)) +
+                         ": layers and experts not on the GPU) exceeds --host-memory " +
+                         formatGiB(double(*ram)) + "; offload more to the GPU",
+                     "host_memory"};
     EngineAnswer answer;
     {
         nlohmann::ordered_json j;

@@ -6,6 +6,7 @@
 #include "engines/sglang/SglangEngine.h"
 #include "engines/trtllm/TrtllmEngine.h"
 #include "engines/vllm/VllmEngine.h"
+#include "serve/HostMemory.h"
 #include "serve/Memory.h"
 #include "spec/Architecture.h"
 
@@ -122,6 +123,10 @@ constexpr const char* kLlamaNoDpEp =
 // What llama-server offloads must fit the GPUs it splits its layers over; empty when it does.
 std::string llamaServerOverflow(const LlamaServerPlan& p, const DeploymentInputs& in)
 {
+    if (in.host.memoryBytes > 0 && p.ramBytes > in.host.memoryBytes)
+        return "what stays in host memory (" + formatGiB(double(p.ramBytes)) +
+               ": layers and experts not on the GPU) exceeds --host-memory " +
+               formatGiB(double(in.host.memoryBytes)) + "; offload more to the GPU";
     const int64_t memory = checkedMul(in.gpu.memoryBytes, std::max<int64_t>(1, in.gpus), "memory");
     if (p.vramBytes <= memory)
         return {};
@@ -312,6 +317,22 @@ Expected<EngineLatency> latencyUnderEngine(const ModelSpec& s, const DeploymentI
     DeploymentInputs at = in;
     const auto engine = findServingEngine(in.engine);
     const bool pages = engine && engine->sizesDeployment && in.maxModelLen > 0;
+    // llama.cpp's --n-cpu-moe N: the MoE layers among the first N keep their experts in host
+    // memory, run there by the CPU (or copied over for a prompt's micro-batch).
+    const bool hostExperts = engine && engine->kind == EngineKind::LlamaCpp &&
+                             engineOptions(in).llamaCpp.cpuMoeLayers > 0;
+    if (hostExperts) {
+        const LlamaServerInputs& l = engineOptions(in).llamaCpp;
+        at.host.expertLayers = 0;
+        for (int64_t i = 0; i < std::min<int64_t>(l.cpuMoeLayers, s.numLayers); ++i)
+            at.host.expertLayers += s.layers[size_t(i)].hasExperts() ? 1 : 0;
+        at.host.ubatch = l.ubatch;
+        if (at.host.bytesPerSecond <= 0) {
+            const HostBandwidth h = defaultHostBandwidth();
+            at.host.bytesPerSecond = h.bytesPerSecond;
+            at.host.source = h.source;
+        }
+    }
     if (pages) {
         const double mean = double(load.inputTokens) + double(load.outputTokens) / 2;
         at.averageTokens = std::clamp<int64_t>(int64_t(std::ceil(mean)), 1, in.maxModelLen);
@@ -328,16 +349,24 @@ Expected<EngineLatency> latencyUnderEngine(const ModelSpec& s, const DeploymentI
     e.load.reservesWholeRequest = e.limits.reservesWholeRequest;
     if (pages && e.limits.requestsHeld > 0)
         e.load.kvRequests = e.limits.requestsHeld;
-    auto r = servingLatency(s, in, e.load);
+    DeploymentInputs timed = in;
+    timed.host = at.host;
+    auto r = servingLatency(s, timed, e.load);
     if (!r)
         return r.failure();
     e.result = r.value();
-    if (engine && engine->kind == EngineKind::LlamaCpp &&
-        engineOptions(in).llamaCpp.cpuMoeLayers > 0)
+    if (hostExperts)
         e.result.notes.push_back(
-            "--n-cpu-moe: the experts read from host memory each token are not timed yet; these "
-            "times are the GPU's alone and too short");
+            "--n-cpu-moe: the experts of " + std::to_string(at.host.expertLayers) +
+            " MoE layers decode on the CPU at " + formatFixed(at.host.bytesPerSecond / 1e9, 1) +
+            " GB/s (" + at.host.source + "); a prompt's micro-batches of " +
+            std::to_string(at.host.ubatch) + " copy them over PCIe");
     return e;
+}
+
+bool usesHostSide(const ServingEngine& engine)
+{
+    return engine.kind == EngineKind::LlamaCpp;
 }
 
 std::optional<EngineRow> headlineEngineRow(const std::vector<EngineRow>& rows,

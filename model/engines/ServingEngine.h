@@ -106,6 +106,9 @@ std::optional<EngineRow> headlineEngineRow(const std::vector<EngineRow>& rows,
                                            const std::string& planEngine);
 // The name findServingEngine takes for an engine's newest release: "vllm", "sglang", ...
 std::string servingEngineFamily(EngineKind kind);
+// Whether the engine keeps weights in host memory that the host side (--host-memory, --cpu,
+// --host-bandwidth) applies to: llama-server's layers and experts.
+bool usesHostSide(const ServingEngine& engine);
 // The engine whose memory model sizes a deployment end to end (the scenario's
 // deployment.engine, the Memory tab's engine list): its release rows, newest first; and the
 // release a name resolves to, empty when the name is none of them.

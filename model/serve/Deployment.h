@@ -82,6 +82,18 @@ struct DeploymentInputs
     // Weights kept in host memory and streamed to the GPU every step (vLLM's --cpu-offload-gb),
     // per GPU; 0: all weights resident.
     int64_t weightOffloadBytes = 0;
+    // The host side (serve/HostMemory.h): MoE experts left in host memory (llama.cpp's
+    // --n-cpu-moe), the micro-batch a prompt runs in, the host's memory bandwidth as the CPU
+    // reads it and where that figure came from, and the RAM a plan may use.
+    struct HostSide
+    {
+        int64_t expertLayers = 0;  // MoE layers whose routed experts stay in host memory
+        int64_t ubatch = 512;      // llama.cpp -ub
+        double bytesPerSecond = 0; // 0: not resolved (hostBandwidth gives the default)
+        std::string source;
+        int64_t memoryBytes = 0; // --host-memory; 0: not given
+    };
+    HostSide host;
 
     // The mean request length in force: averageTokens, or maxModelLen when it is 0.
     int64_t averageRequest() const { return averageTokens > 0 ? averageTokens : maxModelLen; }

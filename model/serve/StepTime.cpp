@@ -1,5 +1,7 @@
 #include "serve/StepTime.h"
 
+#include "serve/HostMemory.h"
+
 #include "serve/Memory.h"
 #include "spec/Architecture.h"
 
@@ -153,6 +155,12 @@ StepModel::StepModel(const ModelSpec& s, const DeploymentInputs& in)
         f.attnDecode = f.attnPrefill = 4 * heads * double(s.headDim);
     }
     f.offloadBytes = double(std::max<int64_t>(0, in.weightOffloadBytes));
+    if (in.host.expertLayers > 0 && f.experts > 0) {
+        f.hostExpertLayers = std::min(double(in.host.expertLayers), f.moeLayers);
+        f.hostBandwidth = in.host.bytesPerSecond > 0 ? in.host.bytesPerSecond
+                                                     : defaultHostBandwidth().bytesPerSecond;
+        f.ubatch = double(std::max<int64_t>(1, in.host.ubatch));
+    }
     if (in.speculation.enabled()) {
         f.drafted = double(in.speculation.tokens);
         f.tokensPerStep = tokensPerStep(in.speculation);
@@ -227,9 +235,20 @@ StepTime StepModel::step(double dec, double ctxDec, double pre, double ctxPre) c
     // holding 1/(n dp) of them.
     if (f.experts > 0) {
         const double touched = expectedDistinctExperts(f.experts, f.perToken, all);
-        const double readBytes = f.moeLayers * touched * f.perExpert * f.weightBytes / f.n / dp;
-        const double work = 2 * all * f.perToken * f.perExpert * f.moeLayers / f.n / dp;
-        charge(readBytes / f.bandwidth, work / (f.gemmRate * k.moe));
+        const double layerBytes = touched * f.perExpert * f.weightBytes / f.n / dp;
+        const double layerWork = 2 * all * f.perToken * f.perExpert / f.n / dp;
+        // Experts in host memory: below the offload batch the CPU reads those its tokens
+        // touch at the host's rate; from it, each micro-batch copies the layer's whole expert
+        // tensors over PCIe and the GPU computes them.
+        const double host = f.hostExpertLayers;
+        const bool copied = host > 0 && all >= k.hostOffloadMinBatch;
+        const double onGpu = f.moeLayers - (copied ? 0 : host);
+        charge(onGpu * layerBytes / f.bandwidth, onGpu * layerWork / (f.gemmRate * k.moe));
+        if (host > 0 && !copied)
+            t.memorySeconds += host * layerBytes / f.hostBandwidth;
+        if (copied)
+            t.commSeconds += std::ceil(all / f.ubatch) * host * f.experts * f.perExpert *
+                             f.weightBytes / (k.pcieBytesPerSecond * k.hostCopyEfficiency);
     }
     // Attention: decode reads the KV (or computes, MLA) and the recurrent state; prefill
     // computes.

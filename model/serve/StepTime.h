@@ -33,6 +33,11 @@ struct LatencyConstants
     double allReduceAlpha = 10.20e-6;
     double linkEfficiency = 0.4974;
     double pcieBytesPerSecond = 32e9; // PCIe Gen4 x16 per direction, where there is no NVLink
+    // llama.cpp runs a MoE layer whose experts are in host memory on the CPU for fewer than 32
+    // tokens, and for more copies its expert tensors to the GPU (ggml-cuda's
+    // offload_op: GGML_OP_OFFLOAD_MIN_BATCH 32), from pageable memory at this share of PCIe.
+    double hostOffloadMinBatch = 32;
+    double hostCopyEfficiency = 0.5;
     // Expert parallelism's dispatch and combine (all-to-all): DeepEP's intranode normal kernels
     // reach 153 GB/s (dispatch) and 158 GB/s (combine) on H800, whose NVLink is 200 GB/s each
     // way, so 0.77 of the link (github.com/deepseek-ai/DeepEP README, read 2026-12); across
@@ -97,6 +102,9 @@ struct StepFacts
     // token on one GPU, and its layers.
     double drafted = 0, tokensPerStep = 1;
     double offloadBytes = 0; // weights streamed from host memory each step (one GPU's)
+    // MoE layers whose experts stay in host memory (llama.cpp --n-cpu-moe), the host's read
+    // rate, and the micro-batch a prompt runs in.
+    double hostExpertLayers = 0, hostBandwidth = 0, ubatch = 512;
     double drafterBytes = 0, drafterKvPerToken = 0, drafterLayers = 0;
 };
 

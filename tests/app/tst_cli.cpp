@@ -118,6 +118,7 @@ private slots:
     void unusedFlagsAreErrors();
     void typosInPromptLayoutsAreErrors();
     void reportRefusesAnUnknownPrice();
+    void hostSideFlags();
     void pricesCheckRefusesAnUnusableFile();
     void releaseTypedAsXYRunsXY0();
     void gpuNamesAsTheToolsPrintThem();
@@ -1418,6 +1419,45 @@ void TestCli::typosInPromptLayoutsAreErrors()
 
 // Issue 34: a scenario whose price the catalog does not hold exits 2 naming prompt.price (it
 // exited 0 with the error buried in the cost section).
+// Issue 40: the host side as the user gives it. --host-memory refuses a llama.cpp plan whose RAM
+// side needs more (gpt-oss-120b with every layer's experts in RAM: about 60 GiB); --cpu and
+// --host-bandwidth set the rate latency times those experts at, and say which was used; on an
+// engine that keeps nothing in host memory they are refused by name.
+void TestCli::hostSideFlags()
+{
+    const QStringList base = {"gpt-oss-120b", "--engine", "llama.cpp",   "--gpu", "RTX 4090",
+                              "--context",    "32768",    "--n-cpu-moe", "36"};
+    Run r = cli(QStringList{"capacity"} + base + QStringList{"--host-memory", "32000000000"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("exceeds --host-memory"), r.err.constData());
+    r = cli(QStringList{"capacity"} + base + QStringList{"--host-memory", "128000000000"});
+    QCOMPARE(r.exitCode, 0);
+    const QStringList load = {"--input-tokens", "512", "--output-tokens", "128", "--batch", "1"};
+    const Run slow = cli(QStringList{"latency"} + base + load + QStringList{"--cpu", "5950X"});
+    const Run fast =
+        cli(QStringList{"latency"} + base + load + QStringList{"--cpu", "EPYC 9654", "--json"});
+    QCOMPARE(slow.exitCode, 0);
+    QCOMPARE(fast.exitCode, 0);
+    QVERIFY2(slow.out.contains("AMD Ryzen 9 5950X: 2 x DDR4-3200"), slow.out.constData());
+    const Run given =
+        cli(QStringList{"latency"} + base + load + QStringList{"--host-bandwidth", "20", "--json"});
+    QVERIFY2(given.out.contains("--host-bandwidth 20 GB/s"), given.out.constData());
+    const auto tpot = [](const Run& x) {
+        return QJsonDocument::fromJson(x.out).object().value("tpot_seconds").toDouble();
+    };
+    const Run slowJson =
+        cli(QStringList{"latency"} + base + load + QStringList{"--cpu", "5950X", "--json"});
+    QVERIFY2(tpot(slowJson) > tpot(fast) * 1.5, slowJson.out.constData());
+    QVERIFY(tpot(given) > tpot(slowJson));
+    r = cli(QStringList{"latency"} + base + load + QStringList{"--cpu", "Pentium 4"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("unknown CPU") && r.err.contains("Ryzen 9 7950X"), r.err.constData());
+    r = cli({"latency", "qwen3-8b", "--gpu", "H100", "--cpu", "7950X", "--input-tokens", "512",
+             "--output-tokens", "128", "--batch", "1", "--context", "4096"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("--cpu: not used"), r.err.constData());
+}
+
 void TestCli::reportRefusesAnUnknownPrice()
 {
     QTemporaryDir dir;

@@ -11,9 +11,11 @@
 #include "read/ConfigReader.h"
 #include "read/ModelSource.h"
 #include "serve/GpuCatalog.h"
+#include "serve/HostMemory.h"
 #include "serve/Latency.h"
 #include "serve/Memory.h"
 #include "serve/Roofline.h"
+#include "serve/StepTime.h"
 #include "spec/Architecture.h"
 
 #include <QFile>
@@ -47,6 +49,8 @@ class TestServe : public QObject
     Q_OBJECT
 
 private slots:
+    void expertsInHostMemoryAreTimedThere();
+    void cpuCatalogNamesAndBandwidth();
     void catalogHasTheRequiredGpus_data();
     void catalogHasTheRequiredGpus();
     void catalogEntriesAreSane();
@@ -64,6 +68,68 @@ private slots:
     void publishedLatencyRows();
     void cachedPrefixStillAttended();
 };
+
+// Issue 40: llama.cpp's --n-cpu-moe, timed. Qwen3-30B-A3B in bf16 (48 MoE layers of 128 experts,
+// 8 a token, each 3 x 2,048 x 768 = 4,718,592 parameters), every layer's experts in host memory
+// read at 50 GB/s. A decode step of one sequence reads, in each layer, the experts its token
+// touches, E (1 - (1 - 1/E)^k) = 7.78 of them, from host memory instead of the GPU's: the step
+// grows by 48 x 7.78 x 4,718,592 x 2 B x (1 / 50 GB/s - 1 / the GPU's rate). A prompt of 512
+// tokens (one micro-batch, at least 32 tokens) copies every layer's whole expert tensors over
+// PCIe: 48 x 128 x 4,718,592 x 2 B / (32 GB/s x 0.5) = 3.62 s, and computes them on the GPU.
+void TestServe::expertsInHostMemoryAreTimedThere()
+{
+    const ModelSpec s = readModel("qwen3-30b-a3b").value();
+    DeploymentInputs in;
+    in.gpu = *builtinGpuCatalog().find("RTX 4090");
+    in.maxModelLen = 4096;
+    in.weightDtype = DType::BF16;
+    const StepModel gpu(s, in);
+    in.host.expertLayers = 48;
+    in.host.bytesPerSecond = 50e9;
+    in.host.ubatch = 512;
+    const StepModel host(s, in);
+    const double perExpert = 3.0 * 2048 * 768;
+    const double touched = 128 * (1 - std::pow(1 - 1.0 / 128, 8));
+    const double layerBytes = touched * perExpert * 2;
+    const double gpuRate = decodeBytesPerSecond(in.gpu, in.efficiency);
+    const StepTime a = gpu.step(1, 1000, 0, 0), b = host.step(1, 1000, 0, 0);
+    QVERIFY(a.memorySeconds > a.computeSeconds);
+    QCOMPARE(b.memorySeconds - a.memorySeconds, 48 * layerBytes * (1 / 50e9 - 1 / gpuRate));
+    QVERIFY(std::fabs(b.seconds - a.seconds - 48 * layerBytes * (1 / 50e9 - 1 / gpuRate)) < 1e-9);
+    // The prompt's micro-batch: the copies, on top of the GPU's own step.
+    const StepTime p = host.step(0, 0, 512, 256), q = gpu.step(0, 0, 512, 256);
+    const double copy = 48 * 128 * perExpert * 2 / (32e9 * 0.5);
+    QCOMPARE(p.commSeconds - q.commSeconds, copy);
+    QVERIFY(std::fabs(copy - 3.62) < 0.01);
+    // Two micro-batches copy twice; below 32 tokens the CPU reads what they touch instead.
+    QCOMPARE(host.step(0, 0, 1024, 512).commSeconds - gpu.step(0, 0, 1024, 512).commSeconds,
+             2 * copy);
+    QCOMPARE(host.step(0, 0, 16, 8).commSeconds, gpu.step(0, 0, 16, 8).commSeconds);
+}
+
+// The host side's figures: a CPU of the catalog by its maker's name or its model number, its
+// channels x MT/s x 8 bytes, the read share applied and said; an unknown name refused with the
+// list; the default said as a default.
+void TestServe::cpuCatalogNamesAndBandwidth()
+{
+    QVERIFY(findCpu("AMD Ryzen 9 7950X") && findCpu("7950x") && findCpu("Ryzen 9 7950X"));
+    QCOMPARE(findCpu("i9-14900K"), findCpu("Intel Core i9-14900K"));
+    QCOMPARE(findCpu("14900K"), findCpu("Intel Core i9-14900K"));
+    QVERIFY(!findCpu("Pentium 4"));
+    QCOMPARE(findCpu("7950X")->bytesPerSecond(), 2 * 5200e6 * 8);
+    QCOMPARE(findCpu("EPYC 9654")->bytesPerSecond(), 12 * 4800e6 * 8);
+    const HostBandwidth h = cpuHostBandwidth("7950X", 6000).value();
+    QCOMPARE(h.bytesPerSecond, 2 * 6000e6 * 8 * kHostReadEfficiency);
+    QVERIFY(h.source.find("DDR5-6000") != std::string::npos);
+    const auto unknown = cpuHostBandwidth("Pentium 4");
+    QVERIFY(!unknown && unknown.error().find("Ryzen 9 7950X") != std::string::npos);
+    QVERIFY(defaultHostBandwidth().source.find("no CPU named") != std::string::npos);
+    for (const CpuSpec& c : cpuCatalog()) {
+        QVERIFY(c.channels >= 2 && c.channels <= 12);
+        QVERIFY(c.megaTransfers >= 2133 && c.megaTransfers <= 8000);
+        QCOMPARE(findCpu(c.name), &c);
+    }
+}
 
 void TestServe::catalogHasTheRequiredGpus_data()
 {

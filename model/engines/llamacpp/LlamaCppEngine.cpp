@@ -257,8 +257,8 @@ Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerI
     p.cpuExpertBytes = expertsOnCpu;
     if (expertsOnCpu > 0)
         p.warnings.push_back("--n-cpu-moe: " + formatBytes(double(expertsOnCpu)) +
-                             " of experts in host memory, read by the CPU each token; the speed "
-                             "model does not time them yet");
+                             " of experts in host memory, read by the CPU each token (latency "
+                             "times them at the host's bandwidth)");
     int64_t kvGpu = 0, kvCpu = 0;
     for (int64_t i = 0; i < layers; ++i) {
         const LayerSpec& l = s.layers[size_t(i)];
