@@ -305,6 +305,14 @@ DeploymentInputs deploymentFrom(const CliArgs& a, const ModelSpec& spec, const G
                              ": needs --enable-lora");
         }
         d.cpuOffloadGiB = a.number("cpu-offload-gb", 0, 1e5).value_or(0);
+        d.kvOffloadGiB = a.number("kv-offloading-size", 0.001, 1e6).value_or(0);
+        if (const auto backend = a.value("kv-offloading-backend")) {
+            if (*backend != "native")
+                throw UsageError("--kv-offloading-backend: \"" + *backend +
+                                 "\": only native is modelled (LMCache sizes its own store)");
+            if (d.kvOffloadGiB <= 0)
+                throw UsageError("--kv-offloading-backend: needs --kv-offloading-size");
+        }
     }
     d.weightDtype = a.value("weight-dtype").value_or("auto");
     d.kvDtype = a.value("kv-dtype").value_or("auto");
@@ -416,8 +424,15 @@ int runCapacity(const std::vector<std::string>& argv)
               << formatFixed(100 * r.reservedFillFraction, 0) << "% full)\n"
               << "  TTFT " << formatSeconds(r.ttftSeconds) << ", TPOT "
               << formatSeconds(r.tpotSeconds) << " at batch " << r.batch << ", "
-              << formatFixed(r.tokensPerSecond, 0) << " tokens/s\n"
-              << "  " << r.launchCommand << "\n";
+              << formatFixed(r.tokensPerSecond, 0) << " tokens/s\n";
+    if (r.hostKvTokens > 0)
+        std::cout << "  host KV tier: " << withCommas(r.hostKvTokens) << " tokens in "
+                  << formatGiB(double(r.hostKvBytesPerGpu))
+                  << " of host memory per GPU (--kv-offloading-size); a request found there "
+                     "reloads in "
+                  << formatSeconds(r.hostKvReloadSeconds) << " over PCIe against "
+                  << formatSeconds(r.hostKvRecomputeSeconds) << " to prefill it again\n";
+    std::cout << "  " << r.launchCommand << "\n";
     for (const std::string& w : r.warnings)
         std::cout << "  warning: " << w << "\n";
     return 0;

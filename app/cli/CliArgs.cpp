@@ -298,6 +298,7 @@ std::string flagFor(const std::string& field)
         {"acceptance_rate", "--acceptance-rate"},
         {"max_loras", "--max-loras"},
         {"cpu_offload_gb", "--cpu-offload-gb"},
+        {"kv_offloading_gib", "--kv-offloading-size"},
         {"context", "--context"},
         {"average_tokens", "--average-tokens"},
         {"utilization", "--utilization"},

@@ -32,6 +32,11 @@ std::vector<Option> deploymentOptions()
         {"enable-lora", nullptr, "vLLM's LoRA slots: --max-loras adapters of --max-lora-rank"},
         {"max-loras", "N", "vLLM's LoRA adapters resident at once (default 1)"},
         {"max-lora-rank", "R", "vLLM's largest LoRA rank (default 16)"},
+        {"kv-offloading-size", "GIB",
+         "vLLM's native KV offloading: host memory for KV blocks evicted from the GPUs, all "
+         "ranks together"},
+        {"kv-offloading-backend", "B",
+         "vLLM's offloading backend: native (lmcache sizes its own store)"},
         {"cpu-offload-gb", "GIB",
          "vLLM's weights kept in host memory per GPU, streamed over PCIe each step"},
         {"speculative-method", "M",

@@ -34,9 +34,17 @@ struct CapacityResult
     int64_t kvCacheTokens = 0;             // "GPU KV cache size: N tokens", as vLLM logs it
     int64_t kvGroups = 1;                  // KV cache groups (hybrid manager: full + sliding)
     double maxConcurrency = 0;             // "Maximum concurrency for N tokens per request"
-    int64_t conversations = 0;             // paged: requests of averageTokens that fit
-    int64_t conversationsReserved = 0;     // each reserving maxModelLen
-    double reservedFillFraction = 0;       // share of reserved memory holding real tokens
+    // vLLM's KV offloading tier (--kv-offloading-size): the host memory one GPU's share takes,
+    // the blocks and tokens it keeps, and what reloading one average request's KV from it over
+    // PCIe takes against prefilling it again.
+    int64_t hostKvBytesPerGpu = 0;
+    int64_t hostKvBlocks = 0;
+    int64_t hostKvTokens = 0;
+    double hostKvReloadSeconds = 0;
+    double hostKvRecomputeSeconds = 0;
+    int64_t conversations = 0;         // paged: requests of averageTokens that fit
+    int64_t conversationsReserved = 0; // each reserving maxModelLen
+    double reservedFillFraction = 0;   // share of reserved memory holding real tokens
     double pagedOverReserved = 0;
     int64_t batch = 0; // min(conversations, maxNumSeqs): the decode batch, served at once
     // What bounds `batch`: "memory" (the KV cache) or "max_num_seqs" (the engine's limit).

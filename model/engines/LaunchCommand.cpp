@@ -58,6 +58,8 @@ constexpr FlagRow kVllm[] = {
     {"--max-loras", "max-loras", Takes::Value},
     {"--max-lora-rank", "max-lora-rank", Takes::Value},
     {"--cpu-offload-gb", "cpu-offload-gb", Takes::Value},
+    {"--kv-offloading-size", "kv-offloading-size", Takes::Value},
+    {"--kv-offloading-backend", "kv-offloading-backend", Takes::Value},
     {"--max-model-len", "context", Takes::Value},
     {"--gpu-memory-utilization", "utilization", Takes::Value},
     {"--max-num-seqs", "max-num-seqs", Takes::Value},

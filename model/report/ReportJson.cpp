@@ -133,6 +133,9 @@ ojson capacityObject(const ModelSpec& s, const DeploymentInputs& in, const Capac
     j["kv_cache_tokens"] = r.kvCacheTokens;
     j["kv_cache_groups"] = r.kvGroups;
     j["max_concurrency"] = r.maxConcurrency;
+    j["host_kv_bytes_per_gpu"] = r.hostKvBytesPerGpu;
+    j["host_kv_tokens"] = r.hostKvTokens;
+    j["host_kv_reload_seconds"] = r.hostKvReloadSeconds;
     j["engine"] = r.engine;
     j["max_num_batched_tokens"] = r.maxNumBatchedTokens;
     j["max_num_seqs"] = r.maxNumSeqs;

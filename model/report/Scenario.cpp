@@ -82,6 +82,7 @@ Expected<DeploymentInputs> resolveDeployment(const ScenarioDeployment& d, const 
     in.speculation = d.speculation;
     in.lora = d.lora;
     in.weightOffloadBytes = int64_t(d.cpuOffloadGiB * double(int64_t(1) << 30));
+    in.kvOffloadBytes = int64_t(d.kvOffloadGiB * double(int64_t(1) << 30));
     if (d.freeMemoryGiB > 0)
         in.freeMemoryBytes = int64_t(d.freeMemoryGiB * double(int64_t(1) << 30));
     auto flagged = withEngineFlags(std::move(in), d.engineFlags);

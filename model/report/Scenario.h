@@ -54,6 +54,7 @@ struct ScenarioDeployment
     Speculation speculation;           // speculative decoding (Deployment.h); none by default
     LoraSlots lora;                    // vLLM --enable-lora --max-loras --max-lora-rank
     double cpuOffloadGiB = 0;          // vLLM --cpu-offload-gb, per GPU
+    double kvOffloadGiB = 0;           // vLLM --kv-offloading-size (native), all ranks
     // The own flags of the engines beside the deployment's (engines/EngineCli.h), as typed
     // without the dashes: llama-server's {"parallel": "4"} (-np; each slot holds `context`
     // tokens), SGLang's {"mem-fraction-static": "0.85"}. A log of those engines sets them.

@@ -91,6 +91,7 @@ void readDeployment(const json& d, ScenarioDeployment& o)
                          "max_loras",
                          "max_lora_rank",
                          "cpu_offload_gib",
+                         "kv_offloading_gib",
                          "llama_cpp_slots",
                          "free_memory_gib",
                          "sglang_mem_fraction_static",
@@ -164,6 +165,7 @@ void readDeployment(const json& d, ScenarioDeployment& o)
     o.lora.adapters = r.integer("max_loras", 0, 256, 0);
     o.lora.rank = r.integer("max_lora_rank", 1, 512, 16);
     o.cpuOffloadGiB = r.real("cpu_offload_gib", 0, 1e5, 0);
+    o.kvOffloadGiB = r.real("kv_offloading_gib", 0, 1e6, 0);
     o.mambaCacheMode = r.text("mamba_cache_mode", "auto");
     if (o.mambaCacheMode == "auto")
         o.mambaCacheMode.clear();

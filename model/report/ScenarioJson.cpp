@@ -40,6 +40,7 @@ nlohmann::ordered_json detail::scenarioObject(const Scenario& s)
     dep["max_loras"] = d.lora.adapters;
     dep["max_lora_rank"] = d.lora.rank;
     dep["cpu_offload_gib"] = d.cpuOffloadGiB;
+    dep["kv_offloading_gib"] = d.kvOffloadGiB;
     dep["acceptance_rate"] = d.speculation.acceptance > 0
                                  ? nlohmann::ordered_json(d.speculation.acceptance)
                                  : nlohmann::ordered_json(nullptr);

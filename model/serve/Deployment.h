@@ -82,6 +82,9 @@ struct DeploymentInputs
     // Weights kept in host memory and streamed to the GPU every step (vLLM's --cpu-offload-gb),
     // per GPU; 0: all weights resident.
     int64_t weightOffloadBytes = 0;
+    // vLLM's native KV offloading (--kv-offloading-size): host memory for KV blocks evicted
+    // from the GPU, all ranks together (each rank a tp x pp share); 0: none.
+    int64_t kvOffloadBytes = 0;
     // The host side (serve/HostMemory.h): MoE experts left in host memory (llama.cpp's
     // --n-cpu-moe), the micro-batch a prompt runs in, the host's memory bandwidth as the CPU
     // reads it and where that figure came from, and the RAM a plan may use.

@@ -38,6 +38,9 @@ struct LatencyConstants
     // offload_op: GGML_OP_OFFLOAD_MIN_BATCH 32), from pageable memory at this share of PCIe.
     double hostOffloadMinBatch = 32;
     double hostCopyEfficiency = 0.5;
+    // Pinned host memory (vLLM's KV offloading pool) crosses PCIe at this share of it (CUDA's
+    // bandwidthTest: about 25 of Gen4 x16's 32 GB/s host to device).
+    double pinnedCopyEfficiency = 0.8;
     // Expert parallelism's dispatch and combine (all-to-all): DeepEP's intranode normal kernels
     // reach 153 GB/s (dispatch) and 158 GB/s (combine) on H800, whose NVLink is 200 GB/s each
     // way, so 0.77 of the link (github.com/deepseek-ai/DeepEP README, read 2026-12); across

@@ -119,6 +119,7 @@ private slots:
     void typosInPromptLayoutsAreErrors();
     void reportRefusesAnUnknownPrice();
     void hostSideFlags();
+    void kvOffloadingRoundTrip();
     void pricesCheckRefusesAnUnusableFile();
     void releaseTypedAsXYRunsXY0();
     void gpuNamesAsTheToolsPrintThem();
@@ -1456,6 +1457,32 @@ void TestCli::hostSideFlags()
              "--output-tokens", "128", "--batch", "1", "--context", "4096"});
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains("--cpu: not used"), r.err.constData());
+}
+
+// Issue 40: vLLM's KV offloading tier through the CLI: its figures in the JSON, its flags in the
+// printed command, and the command read back (--command) to the same tier; lmcache refused.
+void TestCli::kvOffloadingRoundTrip()
+{
+    const Run r = cli({"capacity", "llama-3.1-8b", "--gpu", "H100", "--context", "8192",
+                       "--kv-offloading-size", "64", "--json"});
+    QCOMPARE(r.exitCode, 0);
+    const QJsonObject j = QJsonDocument::fromJson(r.out).object();
+    QCOMPARE(j.value("host_kv_tokens").toInteger(), qint64(524288));
+    const QString command = j.value("vllm_command").toString();
+    QVERIFY2(command.contains("--kv-offloading-backend native --kv-offloading-size 64.00"),
+             r.out.constData());
+    const Run back = cli({"capacity", "--command", command, "--gpu", "H100", "--json"});
+    QCOMPARE(back.exitCode, 0);
+    const QJsonObject k = QJsonDocument::fromJson(back.out).object();
+    QCOMPARE(k.value("host_kv_tokens").toInteger(), qint64(524288));
+    QCOMPARE(k.value("kv_cache_tokens").toInteger(), j.value("kv_cache_tokens").toInteger());
+    const Run text = cli({"capacity", "llama-3.1-8b", "--gpu", "H100", "--context", "8192",
+                          "--kv-offloading-size", "64"});
+    QVERIFY2(text.out.contains("host KV tier: 524,288 tokens"), text.out.constData());
+    const Run lmcache = cli({"capacity", "llama-3.1-8b", "--gpu", "H100", "--context", "8192",
+                             "--kv-offloading-size", "64", "--kv-offloading-backend", "lmcache"});
+    QCOMPARE(lmcache.exitCode, 2);
+    QVERIFY2(lmcache.err.contains("only native"), lmcache.err.constData());
 }
 
 void TestCli::reportRefusesAnUnknownPrice()

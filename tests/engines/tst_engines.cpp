@@ -62,6 +62,7 @@ private slots:
     void speculationDraftsWithItsOwnLayers();
     void disaggregatedPoolsEachAlone();
     void loraSlotsAndOffloadedWeights();
+    void kvOffloadingTier();
     void llamaCppExpertsInHostMemory();
     void vllmLogBlocksWithin5Percent_RTX3090_Llama31_8B();
     void vllmConcurrencyWithin005_RTX3090_Llama31_8B();
@@ -2271,6 +2272,45 @@ void TestEngines::disaggregatedPoolsEachAlone()
 // gate_up 2 A of 64 x 4096 and 2 B of 14336 x 64; down 64 x 14336 and 4096 x 64: 5,242,880
 // elements, x 32 layers x 4 slots x 2 bytes = 1,342,177,280. Under TP 2 the column layers keep
 // A whole and halve B, the row layers halve A: 3,538,944 a layer and slot.
+// Issue 40: vLLM's native KV offloading tier (--kv-offloading-size 64). Llama-3.1-8B keeps
+// 32 x 8 x 128 x 2 x 2 = 131,072 B a token; a block of 16 tokens over its layers is 2 MiB, so
+// 64 GiB of host memory hold 32,768 blocks, 524,288 tokens. Under TP 2 each rank takes half the
+// size and half of each token: the same tokens. A request of 8,192 tokens (1 GiB of KV) reloads
+// over PCIe at 0.8 of 32 GB/s in 1 GiB / 25.6 GB/s = 41.9 ms. The GPU's own pool is unchanged.
+void TestEngines::kvOffloadingTier()
+{
+    const ModelSpec s = load("llama-3.1-8b");
+    DeploymentInputs in = on("H100 SXM", 8192);
+    const CapacityResult plain = planCapacity(s, in).value();
+    in.kvOffloadBytes = int64_t(64) << 30;
+    const CapacityResult r = planCapacity(s, in).value();
+    QCOMPARE(r.kvBlocks, plain.kvBlocks);
+    QCOMPARE(r.hostKvBytesPerGpu, int64_t(64) << 30);
+    QCOMPARE(r.hostKvBlocks, qint64(32768));
+    QCOMPARE(r.hostKvTokens, qint64(524288));
+    QCOMPARE(r.hostKvReloadSeconds, 8192.0 * 131072 / (32e9 * 0.8));
+    QVERIFY(std::fabs(r.hostKvReloadSeconds - 0.0419) < 1e-4);
+    QVERIFY(r.hostKvRecomputeSeconds > r.hostKvReloadSeconds);
+    QVERIFY2(r.launchCommand.find("--kv-offloading-backend native --kv-offloading-size 64.00") !=
+                 std::string::npos,
+             r.launchCommand.c_str());
+    in.tp = in.gpus = 2;
+    const CapacityResult tp2 = planCapacity(s, in).value();
+    QCOMPARE(tp2.hostKvBytesPerGpu, int64_t(32) << 30);
+    QCOMPARE(tp2.hostKvTokens, qint64(524288));
+    // A release before the flag, and a model the connector cannot page, refused by name.
+    in.tp = in.gpus = 1;
+    in.engine = "vllm@0.11.0";
+    auto old = planCapacity(s, in);
+    QVERIFY(!old);
+    QCOMPARE(QString::fromStdString(old.field()), QStringLiteral("kv_offloading_gib"));
+    in.engine = "vllm";
+    auto sliding = planCapacity(load("gpt-oss-20b"), in);
+    QVERIFY(!sliding);
+    QVERIFY2(sliding.error().find("hybrid KV cache manager") != std::string::npos,
+             sliding.error().c_str());
+}
+
 void TestEngines::loraSlotsAndOffloadedWeights()
 {
     const ModelSpec s = load("llama-3.1-8b");

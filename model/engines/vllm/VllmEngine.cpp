@@ -604,6 +604,10 @@ std::string launchCommand(const ModelSpec& s, const DeploymentInputs& in, const 
     }
     if (in.weightOffloadBytes > 0)
         set("cpu-offload-gb", formatFixed(double(in.weightOffloadBytes) / double(1 << 30), 2));
+    if (in.kvOffloadBytes > 0) {
+        set("kv-offloading-backend", "native");
+        set("kv-offloading-size", formatFixed(double(in.kvOffloadBytes) / double(1 << 30), 2));
+    }
     // State layers: "align" and "all" need prefix caching, which hybrid models get by default
     // from 0.28; "none" there means turning it off.
     const std::string autoMode = vllmDefaultMambaCacheMode(engine);
@@ -662,6 +666,22 @@ Expected<int64_t> checkVllmInputs(const EngineProfile& engine, const ModelSpec& 
                      "utilization"};
     if (in.weightOffloadBytes < 0)
         return Error{"--cpu-offload-gb must be 0 or more", "cpu_offload_gb"};
+    // The native KV offloading tier (OffloadingConnector, chosen by --kv-offloading-size from
+    // 0.12; VllmConfig._post_init_kv_transfer_config) does not support the hybrid KV cache
+    // manager: models with sliding-window, state or compressed layers need
+    // --disable-hybrid-kv-cache-manager, which pages every layer whole, not modelled.
+    if (in.kvOffloadBytes > 0) {
+        if (!engine.kvOffloading)
+            return Error{std::string(engine.name) + " has no --kv-offloading-size (from 0.12)",
+                         "kv_offloading_gib"};
+        if (s.stateLayerCount() > 0 || s.compressed.enabled() || s.slidingWindow() > 0)
+            return Error{"--kv-offloading-size: vLLM's offloading connector does not support the "
+                         "hybrid KV cache manager " +
+                             s.name +
+                             "'s sliding, state or compressed layers need (it asks for "
+                             "--disable-hybrid-kv-cache-manager, not modelled)",
+                         "kv_offloading_gib"};
+    }
     if (in.gpu.memoryBytes <= 0 || in.gpu.bandwidthBytesPerSecond <= 0 || in.gpu.bf16Tflops <= 0)
         return Error{"the GPU entry \"" + in.gpu.name + "\" lacks memory, bandwidth or TFLOP/s",
                      "gpu"};
@@ -891,6 +911,18 @@ Expected<CapacityResult> planVllm(const ModelSpec& s, const DeploymentInputs& in
         r.pagedOverReserved = r.conversationsReserved > 0
                                   ? double(r.conversations) / double(r.conversationsReserved)
                                   : 0;
+        // The offloading tier: each rank a tp x pp share of --kv-offloading-size, in blocks
+        // of the GPU's (CPUOffloadingSpec: num_cpu_blocks = bytes // bytes per offloaded
+        // block); a request found there reloads over PCIe instead of prefilling again.
+        if (in.kvOffloadBytes > 0) {
+            r.hostKvBytesPerGpu = in.kvOffloadBytes / (std::max<int64_t>(1, in.tp) * pp);
+            r.hostKvBlocks = r.hostKvBytesPerGpu / (paging.pageBytes * paging.layersPerBlock);
+            r.hostKvTokens = r.hostKvBlocks * paging.blockSize;
+            r.hostKvReloadSeconds =
+                double(paging.bytesPerRequest(avg)) /
+                (latencyConstants().pcieBytesPerSecond * latencyConstants().pinnedCopyEfficiency);
+            r.hostKvRecomputeSeconds = prefillTime(s, in, avg).seconds;
+        }
         addVllmWarnings(r, s, in, paging, pp);
         r.batch = std::max<int64_t>(0, std::min(r.conversations, r.maxNumSeqs));
         r.limitedBy = r.conversations > r.maxNumSeqs ? "max_num_seqs" : "memory";

@@ -50,6 +50,7 @@ struct EngineProfile
     LargeGpu largeGpu = LargeGpu::AtLeast70GiBNotA100;
     int64_t smallGpuMaxNumSeqs = 256;
     bool hybridKvManager = true; // sliding, full and state layers paged in groups of their own
+    bool kvOffloading = false;   // --kv-offloading-size: the native CPU offloading tier
     MlaBlocks mlaBlocks = MlaBlocks::CutlassBlackwell;
     double utilization = 0.9;           // gpu_memory_utilization's default
     bool ncclBeforeSnapshot = false;    // 0.11 (#25359): NCCL buffers are no longer non-KV memory

@@ -83,8 +83,15 @@ const std::vector<EngineProfile>& engineProfiles()
             [](EngineProfile& e) { e.ncclBeforeSnapshot = true; });
         row("0.11.1", "batch defaults clamp max_num_seqs to max_num_batched_tokens (#28665)",
             [](EngineProfile& e) { e.clampSeqsToBatch = true; });
-        row("0.12.0", "hybrid groups take the larger layer count when within 1.25x (#29303)",
-            [](EngineProfile& e) { e.groupWithin = 1.25; });
+        row("0.12.0",
+            "hybrid groups take the larger layer count when within 1.25x (#29303); "
+            "--kv-offloading-size / --kv-offloading-backend native choose the CPU "
+            "offloading connector (config/cache.py kv_offloading_size; the release is "
+            "inferred, the flag is in 0.18's API pages, its first release is not established)",
+            [](EngineProfile& e) {
+                e.groupWithin = 1.25;
+                e.kvOffloading = true;
+            });
         row("0.14.0",
             "kv_cache_dtype auto follows the checkpoint's KV scheme (#30785); async "
             "scheduling on by default (#27614)",
