@@ -6,6 +6,9 @@
 #include "MeasureController.h"
 #include "Reflow.h"
 #include "TableModel.h"
+#include "report/Report.h"
+#include "serve/HostMemory.h"
+#include "serve/StepTime.h"
 #include "spec/ModelSpec.h"
 
 #include <QChartView>
@@ -35,13 +38,15 @@ MeasureTab::MeasureTab(MeasureController* measure, AppSession* session, QWidget*
                                         tr("Extra memory: fused against naive"), tr("MB"), true)),
       m_progress(new QProgressBar), m_prefill(new QPushButton(tr("Measure &prefill"))),
       m_decode(new QPushButton(tr("Measure &decode"))), m_cancel(new QPushButton(tr("Cancel"))),
-      m_status(new QLabel), m_calibration(new QLabel),
+      m_status(new QLabel), m_calibration(new QLabel), m_offload(new QLabel),
       m_useMeasured(new QPushButton(tr("&Use in the roofline"))),
       m_useDefaults(new QPushButton(tr("Planner &defaults"))),
       m_save(new QPushButton(tr("Save ca&libration...")))
 {
     m_calibration->setWordWrap(true);
     m_calibration->setObjectName(QStringLiteral("calibration"));
+    m_offload->setWordWrap(true);
+    m_offload->setObjectName(QStringLiteral("offloadLine"));
     m_useMeasured->setObjectName(QStringLiteral("useMeasured"));
     m_useDefaults->setObjectName(QStringLiteral("useDefaults"));
     m_save->setObjectName(QStringLiteral("saveCalibration"));
@@ -83,6 +88,7 @@ MeasureTab::MeasureTab(MeasureController* measure, AppSession* session, QWidget*
     layout->addLayout(buttons);
     layout->addWidget(m_status);
     layout->addLayout(calibration);
+    layout->addWidget(m_offload);
     auto* charts = new QBoxLayout(QBoxLayout::LeftToRight);
     charts->addWidget(m_chart, 3);
     charts->addWidget(m_decodeChart, 3);
@@ -173,8 +179,52 @@ void MeasureTab::finished(bool cancelled)
     showCalibration();
 }
 
+void MeasureTab::showOffload()
+{
+    // The measured streaming copy as the host's rate for experts kept in host memory (the same
+    // figure `attnplan-cli latency --host-bandwidth FILE` takes from a saved calibration).
+    const auto model = m_session->model();
+    const Report* report = m_session->report();
+    const BenchReport* last = m_measure->reports().empty() ? nullptr : &m_measure->reports().back();
+    if (!model || !report) {
+        m_offload->clear();
+        return;
+    }
+    const QString name = QString::fromStdString(model->name);
+    const QString gpu = QString::fromStdString(report->deployment.gpu.name);
+    if (!last || last->copyGbps <= 0) {
+        m_offload->setText(tr("Experts in host memory: measure to see how fast %1 would decode "
+                              "with its routed experts in this machine's memory.")
+                               .arg(name));
+        return;
+    }
+    const HostBandwidth host = measuredHostBandwidth(last->copyGbps, "the Measure tab");
+    const auto d = offloadedDecode(*model, report->deployment, host.bytesPerSecond, 4096);
+    if (!d) {
+        m_offload->setText(
+            tr("Experts in host memory: %1 has no routed experts to keep there.").arg(name));
+        return;
+    }
+    const auto desktop =
+        offloadedDecode(*model, report->deployment, defaultHostBandwidth().bytesPerSecond, 4096);
+    m_offload->setText(
+        tr("Experts in host memory: with the routed experts of its %1 MoE layers read from this "
+           "machine's memory at its measured copy, %2 GB/s (%3 MB of %8 experts a token), and the "
+           "rest on one "
+           "%4, %5 would decode about %6 tokens/s at 4K context (llama.cpp --cpu-moe); "
+           "%7 tokens/s on a dual-channel DDR5-5600 desktop.")
+            .arg(d->layers)
+            .arg(last->copyGbps, 0, 'f', 1)
+            .arg(d->hostBytesPerToken / 1e6, 0, 'f', 0)
+            .arg(gpu, name)
+            .arg(d->tokensPerSecond, 0, 'f', 1)
+            .arg(desktop ? desktop->tokensPerSecond : 0, 0, 'f', 1)
+            .arg(QString::fromLatin1(dtypeName(report->deployment.weightDtype))));
+}
+
 void MeasureTab::showCalibration()
 {
+    showOffload();
     const auto& cal = m_measure->calibration();
     const Efficiencies used = m_session->scenario().deployment.efficiency;
     // Figures measured on a busy machine, or that pass their own ceilings, are not offered.

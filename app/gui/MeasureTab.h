@@ -24,6 +24,7 @@ private:
     void start(bool decode);
     void finished(bool cancelled);
     void showCalibration();
+    void showOffload();
     void saveCalibration();
 
     MeasureController* m_measure;
@@ -37,6 +38,7 @@ private:
     QPushButton* m_cancel;
     QLabel* m_status;
     QLabel* m_calibration;
+    QLabel* m_offload; // what the measured copy means for the open model's experts in RAM
     QPushButton* m_useMeasured;
     QPushButton* m_useDefaults;
     QPushButton* m_save;

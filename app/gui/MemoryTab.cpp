@@ -28,6 +28,8 @@
 #include <QLineEdit>
 #include <QLocale>
 #include <QPushButton>
+#include <QSignalBlocker>
+#include <QSlider>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTableView>
@@ -100,6 +102,7 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
     left->addWidget(inputs);
     left->addWidget(m_summary);
     left->addWidget(m_error);
+    left->addWidget(buildHostBox());
     left->addStretch(1);
 
     QChartView* memoryChart =
@@ -539,7 +542,92 @@ void MemoryTab::markFields()
     }
 }
 
+// Issue 40: llama.cpp with the experts of the first N layers in host memory, N on a slider: the
+// bytes on each side, whether the GPU side fits, and one sequence's decode speed with the
+// experts read at the host's rate (the library's hostExpertPlacement, as `latency` times
+// them). Shown for models with routed experts.
+QGroupBox* MemoryTab::buildHostBox()
+{
+    m_hostBox = new QGroupBox(tr("Experts in host memory (llama.cpp --n-cpu-moe)"));
+    m_hostBox->setObjectName(QStringLiteral("hostBox"));
+    m_cpuMoe = new QSlider(Qt::Horizontal);
+    m_cpuMoe->setObjectName(QStringLiteral("cpuMoeSlider"));
+    m_cpuMoe->setToolTip(tr("Keep the routed experts of the first N layers in system RAM, read "
+                            "there by the CPU (llama-server --n-cpu-moe N)"));
+    m_hostLine = new QLabel;
+    m_hostLine->setObjectName(QStringLiteral("hostLine"));
+    m_hostLine->setWordWrap(true);
+    m_hostLine->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto* layout = new QVBoxLayout(m_hostBox);
+    layout->addWidget(m_cpuMoe);
+    layout->addWidget(m_hostLine);
+    connect(m_cpuMoe, &QSlider::valueChanged, this, [this] { showHostSide(); });
+    m_hostBox->hide();
+    return m_hostBox;
+}
+
+void MemoryTab::showHostSide()
+{
+    using namespace attnplan;
+    const auto model = m_plan->model();
+    int64_t moeLayers = 0;
+    if (model)
+        for (const LayerSpec& l : model->layers)
+            moeLayers += l.hasExperts() ? 1 : 0;
+    // Hidden while a field is refused (no figure from the value it held before) and where the
+    // deployment does not resolve; shown when vLLM's plan fails (the case it answers: a model
+    // too large for the GPU with its experts in VRAM).
+    bool refused = false;
+    for (QAbstractSpinBox* box : findChildren<QAbstractSpinBox*>())
+        refused = refused || !EntryGuard::refusal(box).isEmpty();
+    if (!model || moeLayers == 0 || refused || !m_plan->session()->report()) {
+        m_hostBox->hide();
+        return;
+    }
+    m_hostBox->show();
+    {
+        const QSignalBlocker block(m_cpuMoe);
+        m_cpuMoe->setRange(0, int(model->numLayers));
+    }
+    const int n = m_cpuMoe->value();
+    const DeploymentInputs& in = m_plan->deployment();
+    const auto e = hostExpertPlacement(*model, in, n);
+    const QLocale locale;
+    auto s = [](const std::string& x) { return QString::fromStdString(x); };
+    if (!e) {
+        m_hostLine->setText(tr("--n-cpu-moe %1: %2").arg(n).arg(s(e.error())));
+        return;
+    }
+    const QString warn = qApp->property("attnplanDark").toBool() ? "#f59e0b" : "#b45309";
+    QString text = tr("--n-cpu-moe %1: the experts of %2 of %3 MoE layers in RAM (%4 of %8)<br>"
+                      "GPU %5 · RAM %6 · about %7 tokens/s for one conversation")
+                       .arg(n)
+                       .arg(e->hostExpertLayers)
+                       .arg(moeLayers)
+                       .arg(s(formatBytes(double(e->cpuExpertBytes))))
+                       .arg(s(formatGiB(double(e->vramBytes))), s(formatGiB(double(e->ramBytes))))
+                       .arg(locale.toString(e->tokensPerSecond, 'f', 1))
+                       .arg(QString::fromLatin1(dtypeName(e->weightDtype)));
+    if (!e->fitsGpu)
+        text += QStringLiteral("<br><span style='color:%1'>").arg(warn) +
+                tr("The GPU side needs more than %1's %2: keep more layers' experts in RAM.")
+                    .arg(s(in.gpu.name), s(formatGiB(double(in.gpu.memoryBytes))))
+                    .toHtmlEscaped() +
+                QStringLiteral("</span>");
+    if (e->hostExpertLayers > 0)
+        text += QStringLiteral("<br><small>") + s(e->hostSource).toHtmlEscaped() +
+                QStringLiteral("</small>");
+    m_hostLine->setText(text);
+}
+
 void MemoryTab::showResults()
+{
+    showPlan();
+    // After the plan: hidden where it failed or a field is refused, recomputed otherwise.
+    showHostSide();
+}
+
+void MemoryTab::showPlan()
 {
     using namespace attnplan;
     markFields();

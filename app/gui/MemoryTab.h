@@ -9,6 +9,7 @@ class QGroupBox;
 class QLabel;
 class QTableView;
 class QLineEdit;
+class QSlider;
 class QSpinBox;
 class TokenSpinBox;
 class QChartView;
@@ -35,6 +36,9 @@ private:
     QGroupBox* buildDeploymentForm();
     QTableView* buildEnginesTable();
     QGroupBox* buildPlanBox();
+    QGroupBox* buildHostBox();
+    void showHostSide();
+    void showPlan();
 
     PlanController* m_plan;
     QComboBox* m_gpu;
@@ -66,6 +70,9 @@ private:
     QDoubleSpinBox* m_maxTtft;
     QDoubleSpinBox* m_maxTpot;
     QComboBox* m_planEngine;
+    QGroupBox* m_hostBox = nullptr; // llama.cpp's experts in host memory (--n-cpu-moe)
+    QSlider* m_cpuMoe = nullptr;
+    QLabel* m_hostLine = nullptr;
     QList<QChartView*> m_charts;
     QBoxLayout* m_columns = nullptr;
     bool m_syncing = false;

@@ -8,6 +8,7 @@
 #include "engines/vllm/VllmEngine.h"
 #include "serve/HostMemory.h"
 #include "serve/Memory.h"
+#include "serve/StepTime.h"
 #include "spec/Architecture.h"
 
 #include <algorithm>
@@ -434,6 +435,42 @@ DType autoKvDType(const std::string& engine, const ModelSpec& spec, const GpuSpe
 {
     const EngineProfile* release = findEngineProfile(engine);
     return release ? vllmAutoKvDType(*release, spec, gpu) : servingKvDType(spec);
+}
+
+Expected<ExpertPlacement> hostExpertPlacement(const ModelSpec& s, const DeploymentInputs& in,
+                                              int64_t cpuMoeLayers)
+{
+    LlamaServerInputs l = llamaServerInputs(in);
+    l.cpuMoeLayers = cpuMoeLayers;
+    auto p = planLlamaServer(s, l);
+    if (!p)
+        return p.failure();
+    ExpertPlacement e;
+    e.cpuMoeLayers = cpuMoeLayers;
+    for (int64_t i = 0; i < std::min<int64_t>(cpuMoeLayers, s.numLayers); ++i)
+        e.hostExpertLayers += s.layers[size_t(i)].hasExperts() ? 1 : 0;
+    e.vramBytes = p->vramBytes;
+    e.ramBytes = p->ramBytes;
+    e.cpuExpertBytes = p->cpuExpertBytes;
+    e.fitsGpu = p->vramBytes <= in.gpu.memoryBytes;
+    e.weightDtype = p->weightDtype;
+    e.command = p->command;
+    DeploymentInputs t = in;
+    t.gpus = t.tp = t.dp = t.ep = 1;
+    t.speculation = {};
+    t.weightDtype = p->weightDtype;
+    t.host.expertLayers = e.hostExpertLayers;
+    t.host.ubatch = l.ubatch;
+    if (t.host.bytesPerSecond <= 0) {
+        const HostBandwidth h = defaultHostBandwidth();
+        t.host.bytesPerSecond = h.bytesPerSecond;
+        t.host.source = h.source;
+    }
+    e.hostSource = t.host.source;
+    const double context =
+        double(std::max<int64_t>(1, std::min(in.averageRequest(), p->contextPerSlot)));
+    e.tokensPerSecond = 1.0 / StepModel(s, t).seconds(1, context, 0, 0);
+    return e;
 }
 
 } // namespace attnplan

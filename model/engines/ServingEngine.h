@@ -59,6 +59,24 @@ Expected<CapacityResult> planCapacity(const ModelSpec& spec, const DeploymentInp
 // estimated for --fit.
 LlamaServerInputs llamaServerInputs(const DeploymentInputs& in, const std::string& build = {});
 
+// llama-server on the deployment's GPU with the routed experts of its first `cpuMoeLayers`
+// layers in host memory (--n-cpu-moe): where the bytes go, whether the GPU side fits, and one
+// sequence's decode speed at the mean request length, the experts read at the host's rate
+// (in.host, else the default desktop's). The app's slider and `latency` share the step model.
+struct ExpertPlacement
+{
+    int64_t cpuMoeLayers = 0;     // as --n-cpu-moe takes it
+    int64_t hostExpertLayers = 0; // the MoE layers among them
+    int64_t vramBytes = 0, ramBytes = 0, cpuExpertBytes = 0;
+    bool fitsGpu = true;
+    DType weightDtype = DType::BF16; // the weights as llama-server would hold them
+    double tokensPerSecond = 0;
+    std::string hostSource;
+    std::string command;
+};
+Expected<ExpertPlacement> hostExpertPlacement(const ModelSpec& spec, const DeploymentInputs& in,
+                                              int64_t cpuMoeLayers);
+
 // What a load meets under the deployment's engine, by that engine's own rules: the KV budget per
 // GPU, the most requests it runs at once and the tokens one step carries. vLLM: its capacity
 // (budget, max_num_seqs, max_num_batched_tokens); SGLang: mem_fraction_static's pool,

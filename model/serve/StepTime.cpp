@@ -313,6 +313,29 @@ StepTime StepModel::step(double dec, double ctxDec, double pre, double ctxPre) c
     return t;
 }
 
+std::optional<OffloadedDecode> offloadedDecode(const ModelSpec& s, DeploymentInputs in,
+                                               double hostBytesPerSecond, int64_t context)
+{
+    int64_t layers = 0;
+    for (const LayerSpec& l : s.layers)
+        layers += l.hasExperts() ? 1 : 0;
+    if (layers == 0 || hostBytesPerSecond <= 0)
+        return std::nullopt;
+    in.gpus = in.tp = in.dp = in.ep = 1;
+    in.speculation = {};
+    in.weightOffloadBytes = 0;
+    in.host.expertLayers = layers;
+    in.host.bytesPerSecond = hostBytesPerSecond;
+    const StepModel m(s, in);
+    const StepFacts& f = m.facts();
+    OffloadedDecode d;
+    d.layers = layers;
+    d.tokensPerSecond = 1.0 / m.seconds(1, double(context), 0, 0);
+    d.hostBytesPerToken = f.hostExpertLayers * expectedDistinctExperts(f.experts, f.perToken, 1) *
+                          f.perExpert * f.weightBytes;
+    return d;
+}
+
 StepTime prefillTime(const ModelSpec& s, const DeploymentInputs& in, int64_t n)
 {
     return StepModel(s, in).step(0, 0, double(n), double(n) / 2);

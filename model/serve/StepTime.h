@@ -11,6 +11,7 @@
 #include "spec/ModelSpec.h"
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace attnplan {
@@ -159,6 +160,19 @@ private:
 // The step model's single-request cases. A prompt of n tokens in one forward pass (each
 // attending n/2 earlier tokens on average); n new tokens after a cached prefix (they attend
 // the prefix too); one decode step of `batch` sequences at `context`.
+// A model's decoding with every MoE layer's routed experts in host memory (llama.cpp's
+// --cpu-moe) and the rest on one of the deployment's GPUs, at `hostBytesPerSecond`: one
+// sequence's tokens per second at `context` tokens, and the expert bytes each token reads from
+// host memory. Empty for a model without routed experts.
+struct OffloadedDecode
+{
+    double tokensPerSecond = 0;
+    double hostBytesPerToken = 0;
+    int64_t layers = 0;
+};
+std::optional<OffloadedDecode> offloadedDecode(const ModelSpec& spec, DeploymentInputs in,
+                                               double hostBytesPerSecond, int64_t context);
+
 StepTime prefillTime(const ModelSpec& spec, const DeploymentInputs& in, int64_t promptTokens);
 StepTime prefillTimeAfterPrefix(const ModelSpec& spec, const DeploymentInputs& in,
                                 int64_t cachedTokens, int64_t promptTokens);

@@ -15,9 +15,11 @@
 #include "TableModel.h"
 #include "TestSupport.h"
 #include "base/Units.h"
+#include "engines/ServingEngine.h"
 #include "kernels/Benchmark.h"
 #include "read/BundledModels.h"
 #include "report/Report.h"
+#include "serve/StepTime.h"
 #include "spec/ModelSpec.h"
 
 #include "report/ScenarioFile.h"
@@ -31,6 +33,7 @@
 #include <QDockWidget>
 #include <QDoubleSpinBox>
 #include <QFile>
+#include <QGroupBox>
 #include <QInputDialog>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -47,6 +50,7 @@
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSignalSpy>
+#include <QSlider>
 #include <QSpinBox>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -123,6 +127,8 @@ private slots:
     void everyTabInBothPalettesWithoutWarnings();
     void measureTabCalibratesTheRoofline();
     void measureTabWithholdsADoubtfulCalibration();
+    void measureTabOffloadLineFollowsTheCopy();
+    void expertsInHostMemorySlider();
     // Issue 34: the form does what the user did, not what the wheel or a clamp did.
     void wheelOverTheFormScrollsThePage();
     void outOfRangeEntryIsKeptAndRefused();
@@ -1009,6 +1015,118 @@ void TestGui::measureTabWithholdsADoubtfulCalibration()
     r.fmaPeakGflops = 437.5;
     window.measure()->addReport(r);
     QVERIFY(use->isEnabled());
+}
+
+// Issue 40: the Measure tab says what this machine's measured memory means for the open model's
+// experts kept in host memory; the line follows the measured copy, the model and the GPU (a
+// dense model has none to keep there), in a real window at 1024 x 700.
+void TestGui::measureTabOffloadLineFollowsTheCopy()
+{
+    AppSession session;
+    MainWindow window(&session);
+    QVERIFY(session.models()->openBundled("qwen3-30b-a3b"));
+    window.resize(1024, 700);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.tabs()->setCurrentIndex(4);
+    QCoreApplication::processEvents();
+    auto* line = child<QLabel>(&window, "offloadLine");
+    QVERIFY(line);
+    QVERIFY2(line->text().contains("measure to see"), qPrintable(line->text()));
+    const auto tokensPerSecond = [line] {
+        const QRegularExpression re(QStringLiteral("about ([0-9.]+) tokens/s"));
+        const auto m = re.match(line->text());
+        return m.hasMatch() ? m.captured(1).toDouble() : -1.0;
+    };
+    attnplan::BenchReport r;
+    r.isa = "avx2";
+    r.threads = 2;
+    r.fmaPeakGflops = 200;
+    r.gemmGflops = 150;
+    r.copyGbps = 20;
+    r.ceilingSpread = 0.03;
+    r.ceilingRounds = 5;
+    window.measure()->addReport(r);
+    const double slow = tokensPerSecond();
+    QVERIFY2(slow > 0 && line->text().contains("20.0 GB/s") &&
+                 line->text().contains("48 MoE layers"),
+             qPrintable(line->text()));
+    r.copyGbps = 80;
+    window.measure()->addReport(r);
+    const double fast = tokensPerSecond();
+    QVERIFY2(fast > slow * 2, qPrintable(line->text()));
+    // The same figure the library gives for that rate (one rule, one place).
+    const auto d =
+        attnplan::offloadedDecode(*session.model(), session.report()->deployment, 80e9, 4096);
+    QVERIFY(d);
+    QCOMPARE(line->text().contains(QString::number(d->tokensPerSecond, 'f', 1)), true);
+    // A dense model keeps no experts in host memory.
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    QTRY_VERIFY2(line->text().contains("has no routed experts"), qPrintable(line->text()));
+    QVERIFY(session.models()->openBundled("gpt-oss-20b"));
+    QTRY_VERIFY(tokensPerSecond() > 0);
+}
+
+// Issue 40: the Memory tab's llama.cpp host side. Qwen3-30B-A3B on an RTX 4090 (bf16, 57 GiB of
+// weights): with no experts in RAM the GPU side does not fit and says so; the slider moves the
+// first N layers' experts to RAM, the GPU side shrinks, the RAM side grows, the speed falls;
+// every figure is the library's for that N; a GPU change recomputes it; a dense model hides the
+// box; a refused field hides it too (no figure from the old value).
+void TestGui::expertsInHostMemorySlider()
+{
+    AppSession session;
+    MainWindow window(&session);
+    QVERIFY(session.models()->openBundled("qwen3-30b-a3b"));
+    window.resize(1024, 700);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    child<QComboBox>(&window, "gpu")->setCurrentText("RTX 4090");
+    typeInto(child<QSpinBox>(&window, "context"), "8k");
+    auto* box = child<QGroupBox>(&window, "hostBox");
+    auto* slider = child<QSlider>(&window, "cpuMoeSlider");
+    auto* line = child<QLabel>(&window, "hostLine");
+    QVERIFY(box && slider && line);
+    QVERIFY(box->isVisible());
+    QCOMPARE(slider->maximum(), 48);
+    slider->setValue(0);
+    QVERIFY2(line->text().contains("needs more than RTX 4090"), qPrintable(line->text()));
+    const auto at = [&](int n) {
+        return attnplan::hostExpertPlacement(*session.model(), session.report()->deployment, n)
+            .value();
+    };
+    slider->setValue(48);
+    const attnplan::ExpertPlacement all = at(48);
+    QVERIFY(all.fitsGpu && all.hostExpertLayers == 48);
+    QVERIFY2(
+        line->text().contains(QString::fromStdString(attnplan::formatGiB(double(all.ramBytes)))) &&
+            !line->text().contains("needs more"),
+        qPrintable(line->text()));
+    slider->setValue(24);
+    const attnplan::ExpertPlacement half = at(24);
+    QVERIFY(half.vramBytes > all.vramBytes && half.ramBytes < all.ramBytes);
+    QVERIFY(half.tokensPerSecond > all.tokensPerSecond);
+    QVERIFY2(line->text().contains(QLocale().toString(half.tokensPerSecond, 'f', 1)),
+             qPrintable(line->text()));
+    // Another GPU: recomputed from it.
+    child<QComboBox>(&window, "gpu")->setCurrentText("H100 SXM");
+    QVERIFY2(!line->text().contains("needs more"), qPrintable(line->text()));
+    QCOMPARE(slider->value(), 24);
+    QVERIFY(line->text().contains(QLocale().toString(at(24).tokensPerSecond, 'f', 1)));
+    // A refused field: no figure from the value it held before.
+    auto* context = child<QSpinBox>(&window, "context");
+    context->setFocus();
+    QTRY_VERIFY(context->hasFocus());
+    context->selectAll();
+    QTest::keyClicks(context, "99999999999999999999");
+    child<QSpinBox>(&window, "replicas")->setFocus();
+    QTRY_VERIFY(context->property("entryRefused").toBool());
+    QVERIFY(!session.report());
+    QVERIFY(!box->isVisible());
+    typeInto(context, "8k");
+    QTRY_VERIFY(box->isVisible());
+    // A dense model has no experts to keep in RAM.
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    QTRY_VERIFY(!box->isVisible());
 }
 
 // Issue 34, item 9: at 1024 x 700 the wheel over the form scrolls the page; it stepped the Engine
