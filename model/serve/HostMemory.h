@@ -29,8 +29,8 @@ const std::vector<CpuSpec>& cpuCatalog();
 const CpuSpec* findCpu(std::string_view name);
 
 // The share of the theoretical peak llama.cpp's CPU kernels read quantized experts at while
-// decoding (fitted on published llama-bench runs with experts on the CPU: tests/data/
-// cpu-moe-bench.json; STREAM reaches 0.75-0.85 of a desktop's peak).
+// decoding: a prior (STREAM reaches 0.75-0.85 of a desktop's peak, a quantized matmul less),
+// checked with the split cost (StepTime.h) on five published runs, tests/data/cpu-moe.
 inline constexpr double kHostReadEfficiency = 0.62;
 
 // The host bandwidth in force and where it came from.

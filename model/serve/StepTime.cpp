@@ -244,8 +244,10 @@ StepTime StepModel::step(double dec, double ctxDec, double pre, double ctxPre) c
         const bool copied = host > 0 && all >= k.hostOffloadMinBatch;
         const double onGpu = f.moeLayers - (copied ? 0 : host);
         charge(onGpu * layerBytes / f.bandwidth, onGpu * layerWork / (f.gemmRate * k.moe));
-        if (host > 0 && !copied)
+        if (host > 0 && !copied) {
             t.memorySeconds += host * layerBytes / f.hostBandwidth;
+            t.fixedSeconds += 2 * host * k.hostSplitSeconds;
+        }
         if (copied)
             t.commSeconds += std::ceil(all / f.ubatch) * host * f.experts * f.perExpert *
                              f.weightBytes / (k.pcieBytesPerSecond * k.hostCopyEfficiency);

@@ -39,6 +39,11 @@ struct LatencyConstants
     // offload_op: GGML_OP_OFFLOAD_MIN_BATCH 32), from pageable memory at this share of PCIe.
     double hostOffloadMinBatch = 32;
     double hostCopyEfficiency = 0.5;
+    // Each hand-over between the GPU and the CPU backends (a graph split: a synchronisation and
+    // the activations' copy, the CPU threads woken): two a step for each layer whose experts
+    // the CPU runs (llama.cpp logs 50 splits at batch 1 for gpt-oss-20b's 24 such layers).
+    // 0.1 ms fitted on five published runs (tests/data/cpu-moe/attnplan-args.json).
+    double hostSplitSeconds = 100e-6;
     // Pinned host memory (vLLM's KV offloading pool) crosses PCIe at this share of it (CUDA's
     // bandwidthTest: about 25 of Gen4 x16's 32 GB/s host to device).
     double pinnedCopyEfficiency = 0.8;

@@ -2374,6 +2374,11 @@ void TestEngines::llamaCppExpertsInHostMemory()
         QCOMPARE(all.vramBytes - split.vramBytes, split.cpuExpertBytes);
         QCOMPARE(split.ramBytes - all.ramBytes, split.cpuExpertBytes);
         QVERIFY(split.command.find("--n-cpu-moe " + std::to_string(c.n)) != std::string::npos);
+        // More than the model's layers is every layer, as llama.cpp takes `--n-cpu-moe 99`.
+        in.cpuMoeLayers = 99;
+        const LlamaServerPlan every = planLlamaServer(s, in).value();
+        QVERIFY(std::fabs(double(every.cpuExpertBytes) / (c.experts * perParam) - 1) < 1e-6);
+        QVERIFY(every.command.find("--n-cpu-moe 99") != std::string::npos);
     }
     // A dense model has no expert tensors to keep in RAM: refused, not ignored.
     LlamaServerInputs dense;

@@ -242,8 +242,10 @@ Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerI
     int64_t expertLayers = 0;
     for (const LayerSpec& l : s.layers)
         expertLayers += l.hasExperts() ? 1 : 0;
-    if (in.cpuMoeLayers < 0 || in.cpuMoeLayers > layers)
-        return Error{"--n-cpu-moe: expected 0 to " + std::to_string(layers) + " layers"};
+    // More than the model's layers is all of them, as llama.cpp takes it (it adds a pattern for
+    // each of the first N layers; `--n-cpu-moe 99` is the common spelling of "every layer").
+    if (in.cpuMoeLayers < 0)
+        return Error{"--n-cpu-moe: expected 0 or more layers"};
     if (in.cpuMoeLayers > 0 && expertLayers == 0)
         return Error{"--n-cpu-moe: " + s.name + " has no experts to keep in host memory"};
     const int64_t expertBytes = s.gguf && s.exactExpertBytes

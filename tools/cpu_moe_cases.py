@@ -1,0 +1,38 @@
+#!/usr/bin/env python3
+"""Runs the published llama.cpp runs with MoE experts in host memory (tests/data/cpu-moe/
+attnplan-args.json) through `attnplan-cli latency ... --engine llama.cpp --batch 1 --json` and
+compares 1 / tpot_seconds with the published generation tokens/s. Prints one line per case and
+how many fall within the file's tolerance; exit 0 either way.
+
+usage: cpu_moe_cases.py ATTNPLAN_CLI [ARGS.json]
+"""
+import json
+import os
+import subprocess
+import sys
+
+
+def main():
+    cli = sys.argv[1]
+    path = sys.argv[2] if len(sys.argv) > 2 else os.path.join(
+        os.path.dirname(__file__), "..", "tests", "data", "cpu-moe", "attnplan-args.json")
+    data = json.load(open(path))
+    within = 0
+    for c in data["cases"]:
+        args = [cli, "latency"] + c["args"] + ["--engine", "llama.cpp", "--input-tokens", "512",
+                                                "--output-tokens", "128", "--batch", "1", "--json"]
+        p = subprocess.run(args, capture_output=True, text=True, timeout=120)
+        if p.returncode != 0:
+            print(f"FAIL {c['id']}: {p.stderr.strip()}")
+            continue
+        tps = 1.0 / json.loads(p.stdout)["tpot_seconds"]
+        err = tps / c["published_tg"] - 1
+        ok = abs(err) <= data["tolerance"]
+        within += ok
+        print(f"{'ok  ' if ok else 'MISS'} {c['id']}: {tps:.1f} tokens/s against "
+              f"{c['published_tg']} ({err:+.1%})")
+    print(f"within {data['tolerance']:.0%}: {within} of {len(data['cases'])}")
+
+
+if __name__ == "__main__":
+    main()
