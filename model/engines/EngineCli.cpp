@@ -355,6 +355,7 @@ Expected<EngineAnswer> upFrontCapacity(const FlagReader& a, const ModelSpec& s,
         j["ram_bytes"] = p.ramBytes;
         j["cpu_moe_layers"] = in.cpuMoeLayers;
         j["cpu_expert_bytes"] = p.cpuExpertBytes;
+        j["cpu_mapped_bytes"] = p.mappedBytes;
         j["weight_bytes"] = p.weightBytes;
         j["weight_dtype"] = dtypeName(p.weightDtype);
         j["weight_bytes_exact"] = s.exactWeightBytes.has_value() && s.gguf;

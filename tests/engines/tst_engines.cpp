@@ -64,6 +64,7 @@ private slots:
     void loraSlotsAndOffloadedWeights();
     void kvOffloadingTier();
     void llamaCppExpertsInHostMemory();
+    void llamaCppHostExpertLogBuffers();
     void vllmLogBlocksWithin5Percent_RTX3090_Llama31_8B();
     void vllmConcurrencyWithin005_RTX3090_Llama31_8B();
     void engineProfiles();
@@ -2345,19 +2346,20 @@ void TestEngines::loraSlotsAndOffloadedWeights()
 }
 
 // llama-server --n-cpu-moe N keeps the first N layers' expert tensors in host memory. Without a
-// GGUF file they are sized at the weights' mean bytes a parameter; the routed experts counted by
-// hand: gpt-oss-120b 36 layers x 128 x (2880 x 5760 + 5760 + 2880 x 2880 + 2880) =
-// 114,701,598,720; Qwen3-30B-A3B 48 layers x 128 x 3 x 2048 x 768 = 28,991,029,248.
+// GGUF file they are sized at their own format: gpt-oss-120b as the MXFP4_MOE GGUF llama.cpp
+// makes of it (experts in MXFP4, 17 bytes per 32), Qwen3-30B-A3B in bf16. The routed experts
+// counted by hand: gpt-oss-120b 36 layers x 128 x (2880 x 5760 + 5760 + 2880 x 2880 + 2880) =
+// 114,701,598,720 parameters; Qwen3-30B-A3B 48 layers x 128 x 3 x 2048 x 768 = 28,991,029,248.
 void TestEngines::llamaCppExpertsInHostMemory()
 {
     struct Case
     {
         const char* model;
-        double experts;
+        double experts, bytesPerParam;
         int64_t layers, n;
     };
-    for (const Case& c : {Case{"gpt-oss-120b", 114701598720.0, 36, 24},
-                          Case{"qwen3-30b-a3b", 28991029248.0, 48, 40}}) {
+    for (const Case& c : {Case{"gpt-oss-120b", 114701598720.0, 17.0 / 32, 36, 24},
+                          Case{"qwen3-30b-a3b", 28991029248.0, 2.0, 48, 40}}) {
         const ModelSpec s = load(c.model);
         LlamaServerInputs in;
         in.context = 8192;
@@ -2365,8 +2367,7 @@ void TestEngines::llamaCppExpertsInHostMemory()
         const LlamaServerPlan all = planLlamaServer(s, in).value();
         in.cpuMoeLayers = c.n;
         const LlamaServerPlan split = planLlamaServer(s, in).value();
-        const double perParam =
-            double(all.weightBytes) / double(countParameters(s).total); // the mean
+        const double perParam = c.bytesPerParam;
         const double moved = c.experts * perParam * double(c.n) / double(c.layers);
         QVERIFY2(
             std::fabs(double(split.cpuExpertBytes) / moved - 1) < 1e-6,
@@ -2384,6 +2385,48 @@ void TestEngines::llamaCppExpertsInHostMemory()
     LlamaServerInputs dense;
     dense.cpuMoeLayers = 4;
     QVERIFY(!planLlamaServer(load("llama-3.1-8b"), dense));
+}
+
+// Issue 40: a real llama.cpp start-up log with every layer's experts in host memory
+// (tests/data/cpu-moe/logs.json L1: build 6699, gpt-oss-20b-mxfp4.gguf, `-ngl 99 --n-cpu-moe
+// 99 -c 131072`, an RTX 3070; ik_llama.cpp issue #822). Without the file, as the MXFP4_MOE GGUF
+// llama.cpp makes (experts MXFP4, the rest Q8_0): the file 11.27 GiB, the CUDA0 model buffer
+// 1,242.03 MiB (the attention, norms and output on the GPU), and the CPU_Mapped buffer
+// 10,949.33 MiB (the file's range from token_embd to the last layer's experts), each within 5%.
+void TestEngines::llamaCppHostExpertLogBuffers()
+{
+    QFile f(src("tests/data/cpu-moe/logs.json"));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QJsonObject log;
+    for (const QJsonValue v : QJsonDocument::fromJson(f.readAll()).array())
+        if (v.toObject().value("id").toString().startsWith("L1-"))
+            log = v.toObject();
+    QVERIFY(!log.isEmpty());
+    const QJsonObject buffers = log.value("buffers").toObject();
+    const double gpuMiB = buffers.value("CUDA0_model_MiB").toDouble();
+    const double mappedMiB = buffers.value("CPU_Mapped_model_MiB").toDouble();
+    QCOMPARE(gpuMiB, 1242.03);
+    QCOMPARE(mappedMiB, 10949.33);
+    const ModelSpec s = load("gpt-oss-20b");
+    LlamaServerInputs in;
+    in.context = 131072;
+    in.parallel = 1;
+    in.cpuMoeLayers = 99;
+    const LlamaServerPlan p = planLlamaServer(s, in).value();
+    QVERIFY2(p.command.find("MODEL-MXFP4_MOE.gguf") != std::string::npos, p.command.c_str());
+    const double mib = 1024.0 * 1024.0;
+    const auto near = [](double ours, double logged) { return std::fabs(ours / logged - 1); };
+    QVERIFY2(near(double(p.weightBytes), 11.27 * 1024 * mib) < 0.05,
+             qPrintable(QString::number(double(p.weightBytes) / mib / 1024)));
+    // KV: 12 full layers of 131,072 cells and 12 sliding ones of 768, f16: 3,072 + 18 MiB.
+    QCOMPARE(double(p.kvBytes) / mib, 3072.0 + 18.0);
+    const double gpu = double(p.vramBytes - p.kvBytes - p.stateBytes) / mib;
+    QVERIFY2(near(gpu, gpuMiB) < 0.05, qPrintable(QString::number(gpu)));
+    QVERIFY2(near(double(p.mappedBytes) / mib, mappedMiB) < 0.05,
+             qPrintable(QString::number(double(p.mappedBytes) / mib)));
+    qInfo("gpt-oss-20b --n-cpu-moe 99: CUDA0 %.1f MiB (log 1242.03), CPU_Mapped %.1f MiB (log "
+          "10949.33), file %.2f GiB (log 11.27)",
+          gpu, double(p.mappedBytes) / mib, double(p.weightBytes) / mib / 1024);
 }
 
 #include "tst_engines.moc"

@@ -143,7 +143,8 @@ std::string llamaServerCommand(const LlamaServerInputs& in, const LlamaServerPla
 {
     std::ostringstream cmd;
     // Without a file, the GGUF named for the type its weights were sized as.
-    const char* ggufType = p.weightDtype == DType::INT4 || p.weightDtype == DType::FP4   ? "Q4_K_M"
+    const char* ggufType = !p.ggufFileType.empty() ? p.ggufFileType.c_str()
+                           : p.weightDtype == DType::INT4 || p.weightDtype == DType::FP4 ? "Q4_K_M"
                            : p.weightDtype == DType::FP8 || p.weightDtype == DType::INT8 ? "Q8_0"
                            : p.weightDtype == DType::F32                                 ? "F32"
                            : p.weightDtype == DType::F16                                 ? "F16"
@@ -231,14 +232,26 @@ Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerI
     // The weights as the user set them (a GGUF of that type), else the checkpoint's; a GGUF
     // file's own tensor sizes always win.
     p.weightDtype = s.gguf || !in.weightDtype ? servingWeightDType(s) : *in.weightDtype;
-    const int64_t weights = weightBytesFor(s, p.weightDtype).bytes;
+    // By tensor group: the routed experts (a GGUF's own ffn_*_exps bytes where a file is given,
+    // else at the weights' format) and the rest at its own mean bytes a parameter, so that an
+    // expert layer on the CPU takes its experts' bytes, not the model's mean.
+    // Without a file, an MXFP4 checkpoint (gpt-oss) is sized as the GGUF llama.cpp makes of it,
+    // file type MXFP4_MOE: experts in MXFP4, every other matrix in Q8_0 (34 bytes per 32;
+    // llama-quant.cpp's default type for LLAMA_FTYPE_MOSTLY_MXFP4_MOE), norms in f32.
+    const bool mxfp4Gguf = !s.gguf && !in.weightDtype && s.formats.known &&
+                           s.formats.experts == WeightFormat::Mxfp4 && c.routedExperts > 0;
+    p.ggufFileType = mxfp4Gguf ? "MXFP4_MOE" : "";
+    const int64_t computedExperts =
+        s.gguf && s.exactExpertBytes ? *s.exactExpertBytes : routedExpertBytes(s, p.weightDtype);
+    const int64_t nonExpertParams = std::max<int64_t>(1, c.total - c.routedExperts);
+    const int64_t weights = mxfp4Gguf ? computedExperts + nonExpertParams * 34 / 32
+                                      : weightBytesFor(s, p.weightDtype).bytes;
     p.weightBytes = weights;
-    const double bytesPerParam = double(weights) / double(std::max<int64_t>(1, c.total));
-    const int64_t embedding = int64_t(double(c.embedding) * bytesPerParam);
-    const int64_t head = int64_t(double(c.lmHead) * bytesPerParam);
-    const int64_t perLayer = (weights - embedding - head) / std::max<int64_t>(1, layers);
-    // --n-cpu-moe N: the first N layers' routed experts in host memory: a GGUF's own expert
-    // tensors (ffn_*_exps) where a file is given, else the weights' mean bytes a parameter.
+    const double restPerParam =
+        double(std::max<int64_t>(0, weights - computedExperts)) / double(nonExpertParams);
+    const int64_t embedding = int64_t(double(c.embedding) * restPerParam);
+    const int64_t head = int64_t(double(c.lmHead) * restPerParam);
+    // --n-cpu-moe N: the first N layers' routed experts in host memory.
     int64_t expertLayers = 0;
     for (const LayerSpec& l : s.layers)
         expertLayers += l.hasExperts() ? 1 : 0;
@@ -248,10 +261,14 @@ Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerI
         return Error{"--n-cpu-moe: expected 0 or more layers"};
     if (in.cpuMoeLayers > 0 && expertLayers == 0)
         return Error{"--n-cpu-moe: " + s.name + " has no experts to keep in host memory"};
-    const int64_t expertBytes = s.gguf && s.exactExpertBytes
-                                    ? *s.exactExpertBytes
-                                    : int64_t(double(c.routedExperts) * bytesPerParam);
+    const int64_t expertBytes = computedExperts;
     const int64_t perExpertLayer = expertLayers > 0 ? expertBytes / expertLayers : 0;
+    // A layer's other tensors (attention, dense MLP, shared experts, norms), evenly.
+    const int64_t perLayerRest = std::max<int64_t>(0, weights - expertBytes - embedding - head) /
+                                 std::max<int64_t>(1, layers);
+    auto layerBytes = [&](int64_t i) {
+        return perLayerRest + (s.layers[size_t(i)].hasExperts() ? perExpertLayer : 0);
+    };
     int64_t expertsOnCpu = 0; // of the layers that are on the GPU
     for (int64_t i = 0; i < std::min(in.cpuMoeLayers, layers); ++i)
         if (s.layers[size_t(i)].hasExperts() && i >= layers - p.gpuLayers)
@@ -295,8 +312,11 @@ Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerI
     p.stateBytes = checkedMul(stateBytesPerSequence(s, DType::F32).total(),
                               std::max<int64_t>(1, p.slotCount), "state bytes");
     const bool outputOnGpu = in.gpuLayers > layers;
-    p.vramBytes = checkedAdd(checkedMul(perLayer, p.gpuLayers, "VRAM"), kvGpu, "VRAM") -
-                  expertsOnCpu + (outputOnGpu ? (head > 0 ? head : embedding) : 0) +
+    int64_t gpuWeights = 0, cpuWeights = 0; // the layers' own, by where they run
+    for (int64_t i = 0; i < layers; ++i)
+        (i >= layers - p.gpuLayers ? gpuWeights : cpuWeights) += layerBytes(i);
+    p.vramBytes = checkedAdd(gpuWeights, kvGpu, "VRAM") - expertsOnCpu +
+                  (outputOnGpu ? (head > 0 ? head : embedding) : 0) +
                   (p.gpuLayers > 0 ? p.stateBytes : 0);
     // --fit (on by default from build 7474): an unset context is cut, by whole tokens of its KV,
     // until the device keeps 1 GiB free, but not below 4,096 (llama_params_fit_impl).
@@ -318,8 +338,21 @@ Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerI
                                    " tokens to keep 1 GiB of the device free");
         return cutPlan;
     }
-    p.ramBytes = checkedAdd(checkedMul(perLayer, layers - p.gpuLayers, "RAM"), kvCpu, "RAM") +
-                 embedding + (outputOnGpu ? 0 : head) + expertsOnCpu;
+    p.ramBytes =
+        checkedAdd(cpuWeights, kvCpu, "RAM") + embedding + (outputOnGpu ? 0 : head) + expertsOnCpu;
+    // With mmap (the default) the CPU's weights are one mapping of the file from its first CPU
+    // tensor to its last (llama_model_loader::get_mapping_range), what the log's "CPU_Mapped
+    // model buffer size" counts: in GGUF order token_embd, the layers, output_norm and output,
+    // so GPU tensors between the CPU's are inside it.
+    int64_t lastCpuLayer = layers - p.gpuLayers - 1;
+    for (int64_t i = 0; i < std::min(in.cpuMoeLayers, layers); ++i)
+        if (s.layers[size_t(i)].hasExperts())
+            lastCpuLayer = std::max(lastCpuLayer, i);
+    p.mappedBytes = embedding;
+    for (int64_t i = 0; i <= lastCpuLayer; ++i)
+        p.mappedBytes += layerBytes(i);
+    if (!outputOnGpu)
+        p.mappedBytes = weights;
 
     p.command = llamaServerCommand(in, p);
     return p;
