@@ -113,6 +113,10 @@ std::vector<Option> deploymentOptions()
         {"flash-attn", "on|off|auto", "llama.cpp -fa (default auto)"},
         {"gpu-layers", "N", "llama.cpp -ngl: layers in VRAM (default all)"},
         {"n-cpu-moe", "N", "llama.cpp: the expert tensors of the first N layers in host memory"},
+        {"cpu-moe", nullptr, "llama.cpp: every layer's expert tensors in host memory"},
+        {"override-tensor", "PATTERN=BUFFER,...",
+         "llama.cpp's -ot: tensors whose names match PATTERN to BUFFER (CPU keeps experts in host "
+         "memory)"},
         {"cpu", "NAME",
          "the host's CPU (README, \"Experts in host memory\", lists them): its memory channels "
          "and speed time experts kept in host memory"},

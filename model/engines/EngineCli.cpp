@@ -60,6 +60,8 @@ void readLlamaCppFlags(const FlagReader& a, LlamaServerInputs& l)
         a.refuse("--flash-attn: expected on, off or auto");
     l.gpuLayers = a.integer("gpu-layers", 0, 100000).value_or(999);
     l.cpuMoeLayers = a.integer("n-cpu-moe", 0, 100000).value_or(0);
+    l.cpuMoe = a.flag("cpu-moe");
+    l.overrideTensors = a.value("override-tensor").value_or("");
     l.swaFull = a.flag("swa-full");
     l.kvUnified = a.flag("kv-unified");
     l.ubatch = a.integer("ubatch", 1, 1 << 20).value_or(512);
@@ -204,6 +206,8 @@ EngineFlags scenarioEngineFlags(const DeploymentInputs& in)
     put("flash-attn", l.flashAttn, defaults.llamaCpp.flashAttn);
     put("gpu-layers", l.gpuLayers, defaults.llamaCpp.gpuLayers);
     put("n-cpu-moe", l.cpuMoeLayers, defaults.llamaCpp.cpuMoeLayers);
+    put("cpu-moe", l.cpuMoe, defaults.llamaCpp.cpuMoe);
+    put("override-tensor", l.overrideTensors, defaults.llamaCpp.overrideTensors);
     put("swa-full", l.swaFull, defaults.llamaCpp.swaFull);
     put("kv-unified", l.kvUnified, defaults.llamaCpp.kvUnified);
     put("ubatch", l.ubatch, defaults.llamaCpp.ubatch);

@@ -60,6 +60,10 @@ struct LlamaServerInputs
     // --n-cpu-moe N: the expert tensors (ffn_*_exps) of the first N layers stay in host memory,
     // the rest of those layers on the GPU (common/arg.cpp: an -ot rule per layer).
     int64_t cpuMoeLayers = 0;
+    bool cpuMoe = false; // --cpu-moe (-cmoe): every layer's expert tensors
+    // -ot / --override-tensor PATTERN=BUFFER[,...] as typed (repeats joined by commas): a
+    // tensor goes to the buffer of the first pattern its name matches (std::regex_search).
+    std::string overrideTensors;
     bool swaFull = false;
     bool kvUnified = false; // -kvu
     int64_t ubatch = 512;   // -ub

@@ -143,6 +143,8 @@ constexpr FlagRow kLlamaServer[] = {
     {"-fa|--flash-attn", "flash-attn", Takes::Optional},
     {"-ngl|--gpu-layers|--n-gpu-layers", "gpu-layers", Takes::Value},
     {"-ncmoe|--n-cpu-moe", "n-cpu-moe", Takes::Value},
+    {"-cmoe|--cpu-moe", "cpu-moe", Takes::Nothing},
+    {"-ot|--override-tensor", "override-tensor", Takes::Value},
     {"--swa-full", "swa-full", Takes::Nothing},
     {"-kvu|--kv-unified", "kv-unified", Takes::Nothing},
     {"-ub|--ubatch-size", "ubatch", Takes::Value},
@@ -280,6 +282,8 @@ std::optional<std::string> placeholderWeights(const std::string& file)
         return std::string("int4");
     if (tag == "Q8_0")
         return std::string("int8");
+    if (tag == "MXFP4_MOE") // the GGUF llama.cpp makes of an MXFP4 checkpoint: its own weights
+        return std::string("auto");
     if (tag == "F32")
         return std::string("fp32");
     if (tag == "F16")
@@ -405,7 +409,8 @@ Expected<TypedCommand> readLaunchCommand(const std::string& text)
         quantized = quantized || (name == "weight-dtype" && quantization);
         for (TypedCommand::Flag& f : out.flags)
             if (f.name == name) {
-                f.value = value;
+                // llama-server's -ot adds its rules to those before it.
+                f.value = name == "override-tensor" ? f.value + "," + value : value;
                 f.spelled = spelled;
                 return;
             }

@@ -318,15 +318,19 @@ Expected<EngineLatency> latencyUnderEngine(const ModelSpec& s, const DeploymentI
     DeploymentInputs at = in;
     const auto engine = findServingEngine(in.engine);
     const bool pages = engine && engine->sizesDeployment && in.maxModelLen > 0;
-    // llama.cpp's --n-cpu-moe N: the MoE layers among the first N keep their experts in host
-    // memory, run there by the CPU (or copied over for a prompt's micro-batch).
-    const bool hostExperts = engine && engine->kind == EngineKind::LlamaCpp &&
-                             engineOptions(in).llamaCpp.cpuMoeLayers > 0;
+    // llama.cpp's --n-cpu-moe N, --cpu-moe, -ot ...=CPU: the MoE layers that keep their
+    // experts in host memory, run there by the CPU (or copied over for a prompt's micro-batch).
+    int64_t onHost = 0;
+    if (engine && engine->kind == EngineKind::LlamaCpp) {
+        auto layers = hostExpertLayers(s, engineOptions(in).llamaCpp);
+        if (!layers)
+            return layers.failure();
+        onHost = std::count(layers->begin(), layers->end(), true);
+    }
+    const bool hostExperts = onHost > 0;
     if (hostExperts) {
         const LlamaServerInputs& l = engineOptions(in).llamaCpp;
-        at.host.expertLayers = 0;
-        for (int64_t i = 0; i < std::min<int64_t>(l.cpuMoeLayers, s.numLayers); ++i)
-            at.host.expertLayers += s.layers[size_t(i)].hasExperts() ? 1 : 0;
+        at.host.expertLayers = onHost;
         at.host.ubatch = l.ubatch;
         if (at.host.bytesPerSecond <= 0) {
             const HostBandwidth h = defaultHostBandwidth();
@@ -358,7 +362,7 @@ Expected<EngineLatency> latencyUnderEngine(const ModelSpec& s, const DeploymentI
     e.result = r.value();
     if (hostExperts)
         e.result.notes.push_back(
-            "--n-cpu-moe: the experts of " + std::to_string(at.host.expertLayers) +
+            "experts in host memory: those of " + std::to_string(at.host.expertLayers) +
             " MoE layers decode on the CPU at " + formatFixed(at.host.bytesPerSecond / 1e9, 1) +
             " GB/s (" + at.host.source + "); a prompt's micro-batches of " +
             std::to_string(at.host.ubatch) + " copy them over PCIe");
@@ -447,8 +451,8 @@ Expected<ExpertPlacement> hostExpertPlacement(const ModelSpec& s, const Deployme
         return p.failure();
     ExpertPlacement e;
     e.cpuMoeLayers = cpuMoeLayers;
-    for (int64_t i = 0; i < std::min<int64_t>(cpuMoeLayers, s.numLayers); ++i)
-        e.hostExpertLayers += s.layers[size_t(i)].hasExperts() ? 1 : 0;
+    const auto onHost = hostExpertLayers(s, l).value();
+    e.hostExpertLayers = std::count(onHost.begin(), onHost.end(), true);
     e.vramBytes = p->vramBytes;
     e.ramBytes = p->ramBytes;
     e.cpuExpertBytes = p->cpuExpertBytes;

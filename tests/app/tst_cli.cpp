@@ -1457,6 +1457,28 @@ void TestCli::hostSideFlags()
              "--output-tokens", "128", "--batch", "1", "--context", "4096"});
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains("--cpu: not used"), r.err.constData());
+    // llama-server's own placement rules, typed and read back from the command it prints: -ot
+    // twice (the rules add up), --cpu-moe.
+    const Run ot =
+        cli({"capacity", "qwen3-30b-a3b", "--engine", "llama.cpp", "--context", "8192",
+             "--override-tensor", R"(blk\.(1[2-9]|[2-4][0-9])\.ffn_.*_exps\.=CPU)", "--json"});
+    QCOMPARE(ot.exitCode, 0);
+    const QJsonObject j = QJsonDocument::fromJson(ot.out).object();
+    const QString command = j.value("llama_server_command").toString();
+    const Run back = cli({"capacity", "qwen3-30b-a3b", "--command", command, "--json"});
+    QCOMPARE(back.exitCode, 0);
+    QCOMPARE(QJsonDocument::fromJson(back.out).object().value("cpu_expert_bytes").toInteger(),
+             j.value("cpu_expert_bytes").toInteger());
+    const Run twice =
+        cli({"capacity", "qwen3-30b-a3b", "--command",
+             "llama-server -m q.gguf -c 8192 -ot 'exps=CUDA0' -ot 'blk\\.1\\.ffn=CPU' --cpu-moe",
+             "--json"});
+    QCOMPARE(twice.exitCode, 0);
+    // --cpu-moe's rule comes first: every layer's experts in RAM.
+    const Run cmoe = cli({"capacity", "qwen3-30b-a3b", "--engine", "llama.cpp", "--context", "8192",
+                          "--cpu-moe", "--json"});
+    QCOMPARE(QJsonDocument::fromJson(twice.out).object().value("cpu_expert_bytes").toInteger(),
+             QJsonDocument::fromJson(cmoe.out).object().value("cpu_expert_bytes").toInteger());
 }
 
 // Issue 40: vLLM's KV offloading tier through the CLI: its figures in the JSON, its flags in the

@@ -65,6 +65,7 @@ private slots:
     void kvOffloadingTier();
     void llamaCppExpertsInHostMemory();
     void llamaCppHostExpertLogBuffers();
+    void llamaCppOverrideTensorRules();
     void vllmLogBlocksWithin5Percent_RTX3090_Llama31_8B();
     void vllmConcurrencyWithin005_RTX3090_Llama31_8B();
     void engineProfiles();
@@ -2427,6 +2428,60 @@ void TestEngines::llamaCppHostExpertLogBuffers()
     qInfo("gpt-oss-20b --n-cpu-moe 99: CUDA0 %.1f MiB (log 1242.03), CPU_Mapped %.1f MiB (log "
           "10949.33), file %.2f GiB (log 11.27)",
           gpu, double(p.mappedBytes) / mib, double(p.weightBytes) / mib / 1024);
+}
+
+// Issue 40: llama-server's -ot rules and --cpu-moe, as users type them. A tensor goes to the
+// buffer of the first rule its name matches; --n-cpu-moe and --cpu-moe come first.
+void TestEngines::llamaCppOverrideTensorRules()
+{
+    const ModelSpec s = load("qwen3-30b-a3b"); // 48 MoE layers
+    auto count = [&](LlamaServerInputs in) {
+        const auto v = hostExpertLayers(s, in).value();
+        return std::count(v.begin(), v.end(), true);
+    };
+    LlamaServerInputs in;
+    in.overrideTensors = ".ffn_.*_exps.=CPU";
+    QCOMPARE(count(in), 48);
+    in.overrideTensors = "exps=cpu"; // the buffer's name in any case
+    QCOMPARE(count(in), 48);
+    in.overrideTensors = R"(blk\.(1[2-9]|[2-4][0-9])\.ffn_.*_exps\.=CPU)";
+    QCOMPARE(count(in), 36); // layers 12 to 47
+    const auto layers = hostExpertLayers(s, in).value();
+    QVERIFY(!layers[11] && layers[12] && layers[47]);
+    in.overrideTensors = "exps=CUDA0," + in.overrideTensors; // the first rule wins
+    QCOMPARE(count(in), 0);
+    in.cpuMoeLayers = 10; // --n-cpu-moe's rules come before the user's
+    QCOMPARE(count(in), 10);
+    in = {};
+    in.cpuMoe = true;
+    QCOMPARE(count(in), 48);
+    // Rules that also move attention or dense tensors: said, not silently dropped.
+    in = {};
+    in.overrideTensors = R"(blk\.[0-9]\.=CPU)";
+    std::vector<std::string> notes;
+    const auto moved = hostExpertLayers(s, in, &notes).value();
+    QCOMPARE(std::count(moved.begin(), moved.end(), true), 10);
+    QVERIFY(!notes.empty() && notes.front().find("only the experts") != std::string::npos);
+    // Refused: not a regular expression, no buffer.
+    in.overrideTensors = "([=CPU";
+    QVERIFY(!hostExpertLayers(s, in));
+    in.overrideTensors = "exps";
+    QVERIFY(!hostExpertLayers(s, in));
+    // The plan moves those layers' experts, and prints the rules as given.
+    in = {};
+    in.context = 8192;
+    in.parallel = 1;
+    in.overrideTensors = R"(blk\.(1[2-9]|[2-4][0-9])\.ffn_.*_exps\.=CPU)";
+    const LlamaServerPlan p = planLlamaServer(s, in).value();
+    in.overrideTensors.clear();
+    in.cpuMoeLayers = 12;
+    const LlamaServerPlan first12 = planLlamaServer(s, in).value();
+    in.cpuMoeLayers = 48;
+    const LlamaServerPlan all = planLlamaServer(s, in).value();
+    QCOMPARE(p.cpuExpertBytes, all.cpuExpertBytes - first12.cpuExpertBytes);
+    QVERIFY2(p.command.find(R"( -ot 'blk\.(1[2-9]|[2-4][0-9])\.ffn_.*_exps\.=CPU')") !=
+                 std::string::npos,
+             p.command.c_str());
 }
 
 #include "tst_engines.moc"

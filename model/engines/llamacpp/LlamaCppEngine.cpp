@@ -6,7 +6,9 @@
 #include "spec/Architecture.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <regex>
 #include <sstream>
 
 namespace attnplan {
@@ -166,6 +168,10 @@ std::string llamaServerCommand(const LlamaServerInputs& in, const LlamaServerPla
         cmd << " -ngl " << in.gpuLayers;
     if (in.cpuMoeLayers > 0)
         cmd << " --n-cpu-moe " << in.cpuMoeLayers;
+    if (in.cpuMoe)
+        cmd << " --cpu-moe";
+    if (!in.overrideTensors.empty())
+        cmd << " -ot '" << in.overrideTensors << "'";
     if (in.swaFull)
         cmd << " --swa-full";
     return cmd.str();
@@ -259,8 +265,12 @@ Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerI
     // each of the first N layers; `--n-cpu-moe 99` is the common spelling of "every layer").
     if (in.cpuMoeLayers < 0)
         return Error{"--n-cpu-moe: expected 0 or more layers"};
-    if (in.cpuMoeLayers > 0 && expertLayers == 0)
-        return Error{"--n-cpu-moe: " + s.name + " has no experts to keep in host memory"};
+    if ((in.cpuMoeLayers > 0 || in.cpuMoe) && expertLayers == 0)
+        return Error{std::string(in.cpuMoe ? "--cpu-moe" : "--n-cpu-moe") + ": " + s.name +
+                     " has no experts to keep in host memory"};
+    auto onHost = hostExpertLayers(s, in, &p.warnings);
+    if (!onHost)
+        return onHost.failure();
     const int64_t expertBytes = computedExperts;
     const int64_t perExpertLayer = expertLayers > 0 ? expertBytes / expertLayers : 0;
     // A layer's other tensors (attention, dense MLP, shared experts, norms), evenly.
@@ -270,12 +280,12 @@ Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerI
         return perLayerRest + (s.layers[size_t(i)].hasExperts() ? perExpertLayer : 0);
     };
     int64_t expertsOnCpu = 0; // of the layers that are on the GPU
-    for (int64_t i = 0; i < std::min(in.cpuMoeLayers, layers); ++i)
-        if (s.layers[size_t(i)].hasExperts() && i >= layers - p.gpuLayers)
+    for (int64_t i = 0; i < layers; ++i)
+        if ((*onHost)[size_t(i)] && i >= layers - p.gpuLayers)
             expertsOnCpu += perExpertLayer;
     p.cpuExpertBytes = expertsOnCpu;
     if (expertsOnCpu > 0)
-        p.warnings.push_back("--n-cpu-moe: " + formatBytes(double(expertsOnCpu)) +
+        p.warnings.push_back(formatBytes(double(expertsOnCpu)) +
                              " of experts in host memory, read by the CPU each token (latency "
                              "times them at the host's bandwidth)");
     int64_t kvGpu = 0, kvCpu = 0;
@@ -345,8 +355,8 @@ Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerI
     // model buffer size" counts: in GGUF order token_embd, the layers, output_norm and output,
     // so GPU tensors between the CPU's are inside it.
     int64_t lastCpuLayer = layers - p.gpuLayers - 1;
-    for (int64_t i = 0; i < std::min(in.cpuMoeLayers, layers); ++i)
-        if (s.layers[size_t(i)].hasExperts())
+    for (int64_t i = 0; i < layers; ++i)
+        if ((*onHost)[size_t(i)])
             lastCpuLayer = std::max(lastCpuLayer, i);
     p.mappedBytes = embedding;
     for (int64_t i = 0; i <= lastCpuLayer; ++i)
@@ -356,6 +366,65 @@ Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerI
 
     p.command = llamaServerCommand(in, p);
     return p;
+}
+
+Expected<std::vector<bool>> hostExpertLayers(const ModelSpec& s, const LlamaServerInputs& in,
+                                             std::vector<std::string>* notes)
+{
+    std::vector<bool> host(size_t(s.numLayers), false);
+    // --n-cpu-moe N and --cpu-moe are -ot rules of their own (common/arg.cpp), ahead of the
+    // user's.
+    for (int64_t i = 0; i < s.numLayers; ++i)
+        host[size_t(i)] = s.layers[size_t(i)].hasExperts() && (in.cpuMoe || i < in.cpuMoeLayers);
+    if (in.overrideTensors.empty())
+        return host;
+    struct Rule
+    {
+        std::string pattern;
+        std::regex re;
+        bool cpu;
+    };
+    std::vector<Rule> rules;
+    std::stringstream list(in.overrideTensors);
+    for (std::string item; std::getline(list, item, ',');) {
+        const size_t eq = item.rfind('=');
+        if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
+            return Error{"-ot: \"" + item + "\": expected PATTERN=BUFFER (CPU, CUDA0, ...)",
+                         "override_tensor"};
+        std::string buffer = item.substr(eq + 1);
+        std::transform(buffer.begin(), buffer.end(), buffer.begin(),
+                       [](unsigned char c) { return char(std::toupper(c)); });
+        try {
+            rules.push_back({item.substr(0, eq), std::regex(item.substr(0, eq)), buffer == "CPU"});
+        } catch (const std::regex_error&) {
+            return Error{"-ot: \"" + item.substr(0, eq) + "\" is not a regular expression",
+                         "override_tensor"};
+        }
+    }
+    // The first rule a tensor's name matches decides; the experts of a layer go together.
+    auto first = [&](const std::string& name) -> const Rule* {
+        for (const Rule& r : rules)
+            if (std::regex_search(name, r.re))
+                return &r;
+        return nullptr;
+    };
+    bool others = false;
+    for (int64_t i = 0; i < s.numLayers; ++i) {
+        const std::string blk = "blk." + std::to_string(i) + ".";
+        if (s.layers[size_t(i)].hasExperts() && !host[size_t(i)])
+            if (const Rule* r = first(blk + "ffn_up_exps.weight"); r && r->cpu)
+                host[size_t(i)] = true;
+        for (const char* other :
+             {"attn_q.weight", "attn_k.weight", "attn_v.weight", "attn_output.weight",
+              "ffn_up.weight", "ffn_down.weight", "ffn_up_shexp.weight"})
+            if (const Rule* r = first(blk + other); r && r->cpu)
+                others = true;
+    }
+    if (others && notes)
+        notes->push_back("-ot also moves tensors other than the routed experts to host memory; "
+                         "only the experts' placement is modelled, the others stay counted on "
+                         "their layer's device");
+    return host;
 }
 
 } // namespace attnplan

@@ -42,6 +42,13 @@ struct LlamaServerPlan
 // per 32) x (KV heads x head dim) x cells. Full layers keep n_ctx cells; sliding-window layers
 // min(n_ctx_seq, window + n_ubatch) per slot, padded to 256 (llama_kv_cache_iswa). A quantized
 // V cache needs flash attention. Errors name the setting.
+// Which layers keep their routed experts (ffn_gate/up/down_exps) in host memory under
+// --n-cpu-moe, --cpu-moe and -ot patterns naming the CPU buffer, one flag a layer; an -ot pattern
+// that is not a regex, or names no buffer, is refused. `notes` gets what the patterns move
+// beyond the experts (not modelled: those tensors stay counted where their layer runs).
+Expected<std::vector<bool>> hostExpertLayers(const ModelSpec& spec, const LlamaServerInputs& in,
+                                             std::vector<std::string>* notes = nullptr);
+
 // llama.cpp's builds as far as its memory goes, each row from its source (cited in the .cpp).
 // `build` is the first build number a row covers; where the PR's build is not known exactly the
 // note says so.
