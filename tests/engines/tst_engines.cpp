@@ -1528,8 +1528,14 @@ void TestEngines::llamaCppPhi3KeepsEveryCell()
     }
 }
 
-// Issue 34, item 14: the llama.cpp row sizes the weights the user chose (int4 as a 4-bit GGUF),
-// and its command names that file; a GGUF's own bytes still win.
+// Issue 34, item 14: the llama.cpp row sizes the weights the user chose (int4 as the Q4_K_M GGUF
+// its command names), and a GGUF's own bytes still win. Qwen3-32B's Q4_K_M worked by hand
+// (issue 40, llama-quant.cpp's types): embedding 151,936 x 5,120 in Q4_K (144 B per 256)
+// 437,575,680; output the same in Q6_K (210 per 256) 638,131,200; a layer's q, k, o and q/k
+// norms 89,129,216 in Q4_K 50,135,184 and gate and up 2 x 5,120 x 25,600 in Q4_K 147,456,000;
+// v (5,242,880) and down (131,072,000) in Q6_K in the 32 layers use_more_bits picks (0-7,
+// 56-63 and every third from 10), 4,300,800 + 107,520,000, else Q4_K, 2,949,120 + 73,728,000;
+// 660,480 norm values in f32, 2,641,920. In all 19,756,118,016 bytes.
 void TestEngines::llamaCppRowTakesTheWeightsSetting()
 {
     const ModelSpec s = load("configs/qwen3-32b.json");
@@ -1538,7 +1544,11 @@ void TestEngines::llamaCppRowTakesTheWeightsSetting()
     const LlamaServerPlan bf16 = planLlamaServer(s, in).value();
     in.weightDtype = DType::INT4;
     const LlamaServerPlan int4 = planLlamaServer(s, in).value();
-    QCOMPARE(int4.weightBytes, weightBytesFor(s, DType::INT4).bytes);
+    const int64_t byHand = 437575680LL + 638131200LL + 64LL * (50135184LL + 147456000LL) +
+                           32LL * (4300800LL + 107520000LL) + 32LL * (2949120LL + 73728000LL) +
+                           2641920LL;
+    QCOMPARE(byHand, int64_t(19756118016));
+    QCOMPARE(int4.weightBytes, byHand);
     QCOMPARE(bf16.weightBytes, weightBytesFor(s, DType::BF16).bytes);
     QVERIFY(int4.vramBytes < bf16.vramBytes - bf16.weightBytes / 2);
     QVERIFY2(QString::fromStdString(int4.command).contains("MODEL-Q4_K_M.gguf"),
@@ -2393,7 +2403,8 @@ void TestEngines::llamaCppExpertsInHostMemory()
 // 99 -c 131072`, an RTX 3070; ik_llama.cpp issue #822). Without the file, as the MXFP4_MOE GGUF
 // llama.cpp makes (experts MXFP4, the rest Q8_0): the file 11.27 GiB, the CUDA0 model buffer
 // 1,242.03 MiB (the attention, norms and output on the GPU), and the CPU_Mapped buffer
-// 10,949.33 MiB (the file's range from token_embd to the last layer's experts), each within 5%.
+// 10,949.33 MiB (the file's range from token_embd to the last layer's experts), each within 5%;
+// and L4, a Q4_K_M file with -ot, within 0.5%.
 void TestEngines::llamaCppHostExpertLogBuffers()
 {
     QFile f(src("tests/data/cpu-moe/logs.json"));
@@ -2428,6 +2439,27 @@ void TestEngines::llamaCppHostExpertLogBuffers()
     qInfo("gpt-oss-20b --n-cpu-moe 99: CUDA0 %.1f MiB (log 1242.03), CPU_Mapped %.1f MiB (log "
           "10949.33), file %.2f GiB (log 11.27)",
           gpu, double(p.mappedBytes) / mib, double(p.weightBytes) / mib / 1024);
+    // L4: build 5622, unsloth's Qwen3-30B-A3B-Q4_K_M.gguf with -ot ".ffn_.*_exps.=CPU" over an
+    // RTX 4090 and an RTX 5090: the file 17.28 GiB, the two CUDA model buffers 135.76 + 648.66
+    // MiB, CPU_Mapped 17,447.91 MiB. Sized as the Q4_K_M GGUF llama.cpp's quantizer makes
+    // (Q4_K, Q6_K for the output and for attn_v and ffn_down in 24 of the 48 layers).
+    LlamaServerInputs q;
+    q.context = 16384;
+    q.parallel = 1;
+    q.weightDtype = DType::INT4;
+    q.overrideTensors = ".ffn_.*_exps.=CPU";
+    const LlamaServerPlan l4 = planLlamaServer(load("qwen3-30b-a3b"), q).value();
+    QVERIFY2(l4.command.find("MODEL-Q4_K_M.gguf") != std::string::npos, l4.command.c_str());
+    const double l4Gpu = double(l4.vramBytes - l4.kvBytes) / mib;
+    QVERIFY2(near(double(l4.weightBytes) / mib / 1024, 17.28) < 0.005,
+             qPrintable(QString::number(double(l4.weightBytes) / mib / 1024)));
+    QVERIFY2(near(l4Gpu, 135.76 + 648.66) < 0.005, qPrintable(QString::number(l4Gpu)));
+    QVERIFY2(near(double(l4.mappedBytes) / mib, 17447.91) < 0.005,
+             qPrintable(QString::number(double(l4.mappedBytes) / mib)));
+    QCOMPARE(double(l4.kvBytes) / mib, 1536.0);
+    qInfo("qwen3-30b-a3b Q4_K_M -ot exps=CPU: CUDA %.2f MiB (log 784.42), CPU_Mapped %.2f MiB "
+          "(log 17447.91), file %.3f GiB (log 17.28)",
+          l4Gpu, double(l4.mappedBytes) / mib, double(l4.weightBytes) / mib / 1024);
 }
 
 // Issue 40: llama-server's -ot rules and --cpu-moe, as users type them. A tensor goes to the

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <optional>
 #include <regex>
 #include <sstream>
 
@@ -179,6 +180,86 @@ std::string llamaServerCommand(const LlamaServerInputs& in, const LlamaServerPla
 
 } // namespace
 
+namespace {
+
+// The GGUF llama.cpp's quantizer makes of a checkpoint, where attnplan names the file it sizes
+// (MODEL-Q4_K_M.gguf, MODEL-Q8_0.gguf): each tensor's type as llama_tensor_get_type
+// (src/llama-quant.cpp) assigns it. Q4_K_M: matrices Q4_K (144 bytes per 256); the output
+// Q6_K (210 per 256); attn_v and ffn_down (experts' too) Q6_K in the layers use_more_bits picks
+// (the first and last eighth, and every third between); routers (ffn_gate_inp) and norms f32.
+// Q8_0: every matrix Q8_0 (34 per 32), routers and norms f32. For models of plain attention
+// and gated MLPs whose widths are whole 256-blocks; empty otherwise (the weights' dtype
+// sizes them).
+struct GgufMix
+{
+    int64_t total = 0, experts = 0, embedding = 0, head = 0;
+};
+
+std::optional<GgufMix> ggufMix(const ModelSpec& s, DType t)
+{
+    if (t != DType::INT4 && t != DType::INT8 && t != DType::FP8)
+        return std::nullopt;
+    if (s.mla.enabled() || s.compressed.enabled() || s.stateLayerCount() > 0 ||
+        s.hiddenSize % 256 != 0)
+        return std::nullopt;
+    const ParameterCount c = countParameters(s);
+    const int64_t n = s.numLayers, h = s.hiddenSize;
+    int64_t dense = 0, experts = 0, shared = 0, down = 0;
+    for (const LayerSpec& l : s.layers) {
+        if (l.mixer != Mixer::Attention)
+            return std::nullopt;
+        const int64_t ffn = l.ffnWidth > 0 ? l.ffnWidth : s.intermediateSize;
+        if (l.hasDenseMlp())
+            dense += 3 * h * ffn;
+        if (l.hasExperts()) {
+            experts += 3 * s.moe.experts * h * s.moe.expertIntermediate;
+            shared += 3 * h * s.moe.sharedIntermediate;
+        }
+        if ((l.hasDenseMlp() && ffn % 256 != 0) ||
+            (l.hasExperts() && s.moe.expertIntermediate % 256 != 0))
+            return std::nullopt;
+    }
+    // Gated MLPs only (gate, up and down of one width): the counts must agree.
+    if (dense != c.denseMlp || experts != c.routedExperts)
+        return std::nullopt;
+    (void)down;
+    const bool q4 = t == DType::INT4;
+    auto q4k = [](int64_t p) { return p / 256 * 144 + (p % 256) * 144 / 256; };
+    auto q6k = [](int64_t p) { return p / 256 * 210 + (p % 256) * 210 / 256; };
+    auto q80 = [](int64_t p) { return p / 32 * 34 + (p % 32) * 34 / 32; };
+    auto base = [&](int64_t p) { return q4 ? q4k(p) : q80(p); };
+    auto more = [&](int64_t i) { return i < n / 8 || i >= 7 * n / 8 || (i - n / 8) % 3 == 2; };
+    GgufMix m;
+    m.embedding = base(c.embedding);
+    m.head = c.lmHead > 0 ? (q4 ? q6k(c.lmHead) : q80(c.lmHead)) : 0;
+    int64_t layers = 0;
+    for (int64_t i = 0; i < n; ++i) {
+        const LayerSpec& l = s.layers[size_t(i)];
+        const int64_t v = h * s.kvHeadsOf(l) * s.vHeadDimOf(l);
+        const bool bump = q4 && more(i);
+        // Attention: v bumped where chosen, the rest (q, k, o, their biases and norms) at base.
+        const int64_t attention = c.attention / n;
+        layers += (bump ? q6k(v) : base(v)) + base(attention - v);
+        const int64_t ffn = l.ffnWidth > 0 ? l.ffnWidth : s.intermediateSize;
+        if (l.hasDenseMlp()) {
+            const int64_t third = h * ffn;
+            layers += 2 * base(third) + (bump ? q6k(third) : base(third));
+        }
+        if (l.hasExperts()) {
+            const int64_t third = s.moe.experts * h * s.moe.expertIntermediate;
+            const int64_t e = 2 * base(third) + (bump ? q6k(third) : base(third));
+            m.experts += e;
+            layers += e;
+            const int64_t sharedThird = h * s.moe.sharedIntermediate;
+            layers += 2 * base(sharedThird) + (bump ? q6k(sharedThird) : base(sharedThird));
+        }
+    }
+    m.total = m.embedding + m.head + layers + 4 * (c.routers + c.norms);
+    return m;
+}
+
+} // namespace
+
 Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerInputs& in)
 {
     LlamaServerPlan p;
@@ -247,16 +328,22 @@ Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerI
     const bool mxfp4Gguf = !s.gguf && !in.weightDtype && s.formats.known &&
                            s.formats.experts == WeightFormat::Mxfp4 && c.routedExperts > 0;
     p.ggufFileType = mxfp4Gguf ? "MXFP4_MOE" : "";
-    const int64_t computedExperts =
-        s.gguf && s.exactExpertBytes ? *s.exactExpertBytes : routedExpertBytes(s, p.weightDtype);
+    // A 4-bit or 8-bit weight choice without a file is the Q4_K_M or Q8_0 GGUF the command
+    // names, sized tensor by tensor where the model's shapes allow (ggufMix).
+    const std::optional<GgufMix> mix =
+        s.gguf || mxfp4Gguf ? std::nullopt : ggufMix(s, p.weightDtype);
+    const int64_t computedExperts = s.gguf && s.exactExpertBytes ? *s.exactExpertBytes
+                                    : mix                        ? mix->experts
+                                          : routedExpertBytes(s, p.weightDtype);
     const int64_t nonExpertParams = std::max<int64_t>(1, c.total - c.routedExperts);
     const int64_t weights = mxfp4Gguf ? computedExperts + nonExpertParams * 34 / 32
+                            : mix     ? mix->total
                                       : weightBytesFor(s, p.weightDtype).bytes;
     p.weightBytes = weights;
     const double restPerParam =
         double(std::max<int64_t>(0, weights - computedExperts)) / double(nonExpertParams);
-    const int64_t embedding = int64_t(double(c.embedding) * restPerParam);
-    const int64_t head = int64_t(double(c.lmHead) * restPerParam);
+    const int64_t embedding = mix ? mix->embedding : int64_t(double(c.embedding) * restPerParam);
+    const int64_t head = mix ? mix->head : int64_t(double(c.lmHead) * restPerParam);
     // --n-cpu-moe N: the first N layers' routed experts in host memory.
     int64_t expertLayers = 0;
     for (const LayerSpec& l : s.layers)
