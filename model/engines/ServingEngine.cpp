@@ -331,6 +331,10 @@ Expected<EngineLatency> latencyUnderEngine(const ModelSpec& s, const DeploymentI
     if (hostExperts) {
         const LlamaServerInputs& l = engineOptions(in).llamaCpp;
         at.host.expertLayers = onHost;
+        // The experts' bytes as the GGUF holds them (the plan's), not the dtype's nominal.
+        if (auto plan = planLlamaServer(s, llamaServerInputs(in, engine->name)))
+            if (const int64_t params = countParameters(s).routedExperts; params > 0)
+                at.host.expertBytesPerParam = double(plan->expertBytes) / double(params);
         at.host.ubatch = l.ubatch;
         if (at.host.bytesPerSecond <= 0) {
             const HostBandwidth h = defaultHostBandwidth();
@@ -464,6 +468,8 @@ Expected<ExpertPlacement> hostExpertPlacement(const ModelSpec& s, const Deployme
     t.speculation = {};
     t.weightDtype = p->weightDtype;
     t.host.expertLayers = e.hostExpertLayers;
+    if (const int64_t params = countParameters(s).routedExperts; params > 0)
+        t.host.expertBytesPerParam = double(p->expertBytes) / double(params);
     t.host.ubatch = l.ubatch;
     if (t.host.bytesPerSecond <= 0) {
         const HostBandwidth h = defaultHostBandwidth();

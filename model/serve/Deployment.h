@@ -95,6 +95,9 @@ struct DeploymentInputs
         double bytesPerSecond = 0; // 0: not resolved (hostBandwidth gives the default)
         std::string source;
         int64_t memoryBytes = 0; // --host-memory; 0: not given
+        // A routed expert parameter's bytes as the engine holds them (llama.cpp's GGUF: MXFP4's
+        // 17 per 32, Q4_K_M's Q4_K/Q6_K mix); 0: the weights' dtype's.
+        double expertBytesPerParam = 0;
     };
     HostSide host;
 

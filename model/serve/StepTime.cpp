@@ -120,6 +120,8 @@ StepModel::StepModel(const ModelSpec& s, const DeploymentInputs& in)
     f.layers = double(s.numLayers) / double(f.pp);
     f.hidden = double(s.hiddenSize);
     f.weightBytes = dtypeBytes(in.weightDtype);
+    f.expertWeightBytes =
+        in.host.expertBytesPerParam > 0 ? in.host.expertBytesPerParam : f.weightBytes;
     // KV a token keeps on one GPU: its share of the heads (a whole head when TP passes them),
     // MLA's latent whole on every GPU; a pipeline stage keeps its layers'.
     f.kvPerToken = double(kvBytesPerTokenPerGpu(s, f.tp, in.kvDtype)) / double(f.pp);
@@ -235,7 +237,7 @@ StepTime StepModel::step(double dec, double ctxDec, double pre, double ctxPre) c
     // holding 1/(n dp) of them.
     if (f.experts > 0) {
         const double touched = expectedDistinctExperts(f.experts, f.perToken, all);
-        const double layerBytes = touched * f.perExpert * f.weightBytes / f.n / dp;
+        const double layerBytes = touched * f.perExpert * f.expertWeightBytes / f.n / dp;
         const double layerWork = 2 * all * f.perToken * f.perExpert / f.n / dp;
         // Experts in host memory: below the offload batch the CPU reads those its tokens
         // touch at the host's rate; from it, each micro-batch copies the layer's whole expert
@@ -250,7 +252,7 @@ StepTime StepModel::step(double dec, double ctxDec, double pre, double ctxPre) c
         }
         if (copied)
             t.commSeconds += std::ceil(all / f.ubatch) * host * f.experts * f.perExpert *
-                             f.weightBytes / (k.pcieBytesPerSecond * k.hostCopyEfficiency);
+                             f.expertWeightBytes / (k.pcieBytesPerSecond * k.hostCopyEfficiency);
     }
     // Attention: decode reads the KV (or computes, MLA) and the recurrent state; prefill
     // computes.
@@ -334,7 +336,7 @@ std::optional<OffloadedDecode> offloadedDecode(const ModelSpec& s, DeploymentInp
     d.layers = layers;
     d.tokensPerSecond = 1.0 / m.seconds(1, double(context), 0, 0);
     d.hostBytesPerToken = f.hostExpertLayers * expectedDistinctExperts(f.experts, f.perToken, 1) *
-                          f.perExpert * f.weightBytes;
+                          f.perExpert * f.expertWeightBytes;
     return d;
 }
 

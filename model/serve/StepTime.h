@@ -114,6 +114,7 @@ struct StepFacts
     // MoE layers whose experts stay in host memory (llama.cpp --n-cpu-moe), the host's read
     // rate, and the micro-batch a prompt runs in.
     double hostExpertLayers = 0, hostBandwidth = 0, ubatch = 512;
+    double expertWeightBytes = 0; // a routed expert parameter's bytes (weightBytes, or the GGUF's)
     double drafterBytes = 0, drafterKvPerToken = 0, drafterLayers = 0;
 };
 

@@ -359,6 +359,7 @@ Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerI
     if (!onHost)
         return onHost.failure();
     const int64_t expertBytes = computedExperts;
+    p.expertBytes = expertBytes;
     const int64_t perExpertLayer = expertLayers > 0 ? expertBytes / expertLayers : 0;
     // A layer's other tensors (attention, dense MLP, shared experts, norms), evenly.
     const int64_t perLayerRest = std::max<int64_t>(0, weights - expertBytes - embedding - head) /

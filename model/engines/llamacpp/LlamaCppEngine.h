@@ -29,6 +29,7 @@ struct LlamaServerPlan
     int64_t vramBytes = 0;      // weights and KV of the offloaded layers (+ the output layer)
     int64_t ramBytes = 0;       // the rest, with the token embedding
     int64_t cpuExpertBytes = 0; // of ramBytes: --n-cpu-moe's expert tensors in host memory
+    int64_t expertBytes = 0;    // every routed expert tensor, wherever it is
     int64_t mappedBytes = 0;    // the file's mapped range the CPU's weights lie in ("CPU_Mapped")
     int64_t stateBytes =
         0; // recurrent layers' state: one cell per sequence (llama_memory_recurrent)
