@@ -114,6 +114,13 @@ std::vector<Option> deploymentOptions()
         {"gpu-layers", "N", "llama.cpp -ngl: layers in VRAM (default all)"},
         {"n-cpu-moe", "N", "llama.cpp: the expert tensors of the first N layers in host memory"},
         {"cpu-moe", nullptr, "llama.cpp: every layer's expert tensors in host memory"},
+        {"enable-hierarchical-cache", nullptr,
+         "SGLang's HiCache: a host KV pool beside the GPU's (--hicache-ratio, --hicache-size)"},
+        {"hicache-ratio", "X",
+         "SGLang: the host pool as X times the GPU pool's tokens (default 2)"},
+        {"hicache-size", "GB", "SGLang: the host pool's size per rank, overriding the ratio"},
+        {"host-cache-size", "BYTES",
+         "TensorRT-LLM's kv_cache_config.host_cache_size: a secondary KV pool in host memory"},
         {"override-tensor", "PATTERN=BUFFER,...",
          "llama.cpp's -ot: tensors whose names match PATTERN to BUFFER (CPU keeps experts in host "
          "memory)"},

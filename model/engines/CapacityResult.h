@@ -78,6 +78,8 @@ struct EnginePlan
     int64_t conversationsSharingPrefix = 0; // with sharedPrefixTokens kept once (SGLang)
     int64_t stateBytesPerRequest = 0; // Mamba / linear-attention state a request holds, per GPU
     int64_t stateSlots = 0;           // requests whose state the pool holds (0: no state layers)
+    int64_t hostKvTokens = 0;         // SGLang's HiCache host pool / TensorRT-LLM's secondary pool
+    int64_t hostKvBytes = 0;          // their host memory, per GPU
     std::string command;
     std::vector<std::string> warnings;
 };

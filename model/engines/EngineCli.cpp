@@ -32,6 +32,14 @@ void readSglangFlags(const FlagReader& a, SglangInputs& sg)
         sg.maxMambaCacheSize = *v;
     if (auto v = a.number("mamba-full-memory-ratio", 0.01, 100))
         sg.mambaFullMemoryRatio = *v;
+    sg.hierarchicalCache = a.flag("enable-hierarchical-cache");
+    const auto ratio = a.number("hicache-ratio", 0.01, 1000);
+    const auto size = a.number("hicache-size", 1, 1e6);
+    if ((ratio || size) && !sg.hierarchicalCache)
+        a.refuse(std::string(ratio ? "--hicache-ratio" : "--hicache-size") +
+                 ": needs --enable-hierarchical-cache");
+    sg.hicacheRatio = ratio.value_or(2.0);
+    sg.hicacheSizeGB = size.value_or(0);
 }
 
 void readTrtllmFlags(const FlagReader& a, TrtllmInputs& trt)
@@ -44,6 +52,7 @@ void readTrtllmFlags(const FlagReader& a, TrtllmInputs& trt)
     if (auto v = a.integer("max-tokens-in-paged-kv-cache", 1, int64_t(1) << 40))
         trt.maxTokensInPagedKvCache = *v;
     trt.runtime = a.value("trtllm-runtime").value_or("");
+    trt.hostCacheBytes = a.integer("host-cache-size", 1, int64_t(1) << 50).value_or(0);
     if (!trt.runtime.empty() && trt.runtime != "pytorch" && trt.runtime != "tensorrt")
         a.refuse("--trtllm-runtime: expected pytorch or tensorrt");
 }
@@ -198,6 +207,10 @@ EngineFlags scenarioEngineFlags(const DeploymentInputs& in)
     put("max-tokens-in-paged-kv-cache", trt.maxTokensInPagedKvCache,
         defaults.trtllm.maxTokensInPagedKvCache);
     put("trtllm-runtime", trt.runtime, defaults.trtllm.runtime);
+    put("host-cache-size", trt.hostCacheBytes, defaults.trtllm.hostCacheBytes);
+    put("enable-hierarchical-cache", sg.hierarchicalCache, defaults.sglang.hierarchicalCache);
+    put("hicache-ratio", sg.hicacheRatio, defaults.sglang.hicacheRatio);
+    put("hicache-size", sg.hicacheSizeGB, defaults.sglang.hicacheSizeGB);
     const LlamaServerInputs& l = o.llamaCpp;
     if (l.parallel > 0)
         flags["parallel"] = std::to_string(l.parallel);
@@ -280,6 +293,8 @@ Expected<EngineAnswer> engineCapacity(const ModelSpec& s, const DeploymentInputs
         j["chunk_tokens"] = p.chunk;
         j["conversations"] = p.conversations;
         j["conversations_sharing_prefix"] = p.conversationsSharingPrefix;
+        j["host_kv_tokens"] = p.hostKvTokens;
+        j["host_kv_bytes_per_gpu"] = p.hostKvBytes;
         j["launch_command"] = p.command;
         j["warnings"] = p.warnings;
         answer.json = j.dump(2) + "\n";
@@ -292,8 +307,11 @@ Expected<EngineAnswer> engineCapacity(const ModelSpec& s, const DeploymentInputs
         << " B per token\n"
         << "  KV cache: " << withCommas(p.kvTokens) << " tokens; " << p.conversations
         << " conversations (" << p.conversationsSharingPrefix
-        << " sharing the prefix); running at most " << p.maxRunning << "\n"
-        << "  " << p.command << "\n";
+        << " sharing the prefix); running at most " << p.maxRunning << "\n";
+    if (p.hostKvTokens > 0)
+        out << "  host KV tier: " << withCommas(p.hostKvTokens) << " tokens in "
+            << formatGiB(double(p.hostKvBytes)) << " of host memory per GPU\n";
+    out << "  " << p.command << "\n";
     for (const std::string& w : p.warnings)
         out << "  warning: " << w << "\n";
     answer.text = out.str();

@@ -31,6 +31,11 @@ struct SglangInputs
     // The state pool as a log printed it ("Mamba Cache is allocated"), per GPU: taken from the
     // KV share as is, whatever the model's layers.
     std::optional<int64_t> statePoolBytes;
+    // HiCache (--enable-hierarchical-cache): a host KV pool of --hicache-ratio times the GPU's
+    // tokens, or --hicache-size GB of host memory per rank.
+    bool hierarchicalCache = false;
+    double hicacheRatio = 2.0;
+    double hicacheSizeGB = 0;
 };
 
 // TensorRT-LLM's: the KV cache config and the runtime that serves it.
@@ -41,6 +46,7 @@ struct TrtllmInputs
     int64_t maxBatchSize = 2048;
     int64_t maxNumTokens = 8192;
     std::optional<int64_t> maxTokensInPagedKvCache; // max_tokens_in_paged_kv_cache
+    int64_t hostCacheBytes = 0; // kv_cache_config.host_cache_size: a secondary pool in host memory
     // "pytorch" (trtllm-serve --backend pytorch) or "tensorrt" (a built engine on the C++
     // runtime); empty: the release's default.
     std::string runtime;

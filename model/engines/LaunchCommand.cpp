@@ -104,6 +104,9 @@ constexpr FlagRow kSglang[] = {
     {"--max-running-requests", "max-running-requests", Takes::Value},
     {"--page-size", "page-size", Takes::Value},
     {"--disable-radix-cache", "disable-radix-cache", Takes::Nothing},
+    {"--enable-hierarchical-cache", "enable-hierarchical-cache", Takes::Nothing},
+    {"--hicache-ratio", "hicache-ratio", Takes::Value},
+    {"--hicache-size", "hicache-size", Takes::Value},
     {"--max-mamba-cache-size", "max-mamba-cache-size", Takes::Value},
     {"--mamba-full-memory-ratio", "mamba-full-memory-ratio", Takes::Value},
     {"--kv-cache-dtype", "kv-dtype", Takes::Value, As::DType},
@@ -338,6 +341,30 @@ Expected<bool> readExtraOptions(const std::string& yaml, const std::string& file
                              "command"};
             out.flags.push_back({"speculative-method", "mtp", "speculative_config"});
             out.flags.push_back({"num-speculative-tokens", tokens, "speculative_config"});
+            continue;
+        }
+        if (key == "kv_cache_config") {
+            // Flow style, as attnplan prints it: {host_cache_size: BYTES}.
+            std::string body = value;
+            if (body.size() < 2 || body.front() != '{' || body.back() != '}')
+                return Error{file + ": kv_cache_config: attnplan reads {host_cache_size: BYTES}",
+                             "command"};
+            std::stringstream items(body.substr(1, body.size() - 2));
+            std::string item;
+            while (std::getline(items, item, ',')) {
+                const size_t c = item.find(':');
+                const std::string k = trim(item.substr(0, c));
+                const std::string v = c == std::string::npos ? "" : trim(item.substr(c + 1));
+                if (k == "host_cache_size")
+                    out.flags.push_back({"host-cache-size", v, "kv_cache_config.host_cache_size"});
+                else if (k == "free_gpu_memory_fraction")
+                    out.flags.push_back({"kv-cache-free-gpu-memory-fraction", v,
+                                         "kv_cache_config.free_gpu_memory_fraction"});
+                else
+                    return Error{file + ": kv_cache_config: " + k +
+                                     ": a key attnplan does not read",
+                                 "command"};
+            }
             continue;
         }
         if (key == "enable_attention_dp") {

@@ -1505,6 +1505,26 @@ void TestCli::kvOffloadingRoundTrip()
                              "--kv-offloading-size", "64", "--kv-offloading-backend", "lmcache"});
     QCOMPARE(lmcache.exitCode, 2);
     QVERIFY2(lmcache.err.contains("only native"), lmcache.err.constData());
+    // SGLang's and TensorRT-LLM's host tiers: printed and read back to the same tier.
+    for (const QStringList& flags :
+         {QStringList{"--engine", "sglang", "--enable-hierarchical-cache", "--hicache-size", "100"},
+          QStringList{"--engine", "trtllm", "--host-cache-size", "68719476736"}}) {
+        const Run e = cli(QStringList{"capacity", "llama-3.1-8b", "--gpu", "H100", "--context",
+                                      "8192", "--json"} +
+                          flags);
+        QCOMPARE(e.exitCode, 0);
+        const QJsonObject o = QJsonDocument::fromJson(e.out).object();
+        QVERIFY(o.value("host_kv_tokens").toInteger() > 0);
+        const Run b = cli({"capacity", "--command", o.value("launch_command").toString(), "--gpu",
+                           "H100", "--json"});
+        QVERIFY2(b.exitCode == 0, b.err.constData());
+        QCOMPARE(QJsonDocument::fromJson(b.out).object().value("host_kv_tokens").toInteger(),
+                 o.value("host_kv_tokens").toInteger());
+    }
+    const Run alone = cli({"capacity", "llama-3.1-8b", "--gpu", "H100", "--context", "8192",
+                           "--engine", "sglang", "--hicache-ratio", "3"});
+    QCOMPARE(alone.exitCode, 2);
+    QVERIFY2(alone.err.contains("needs --enable-hierarchical-cache"), alone.err.constData());
 }
 
 void TestCli::reportRefusesAnUnknownPrice()

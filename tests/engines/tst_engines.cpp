@@ -2321,6 +2321,31 @@ void TestEngines::kvOffloadingTier()
     QVERIFY(!sliding);
     QVERIFY2(sliding.error().find("hybrid KV cache manager") != std::string::npos,
              sliding.error().c_str());
+    // SGLang's HiCache: twice the GPU pool's tokens by default (hicache_ratio 2), or
+    // --hicache-size 100 GB over 131,072 B a token: 762,939 tokens; a pool no larger than the
+    // GPU's is refused, as SGLang's HostKVCache asserts.
+    in.kvOffloadBytes = 0;
+    SglangInputs sg;
+    sg.hierarchicalCache = true;
+    const EnginePlan hi = planSglang(s, in, sg).value();
+    QCOMPARE(hi.hostKvTokens, 2 * hi.kvTokens);
+    QCOMPARE(hi.hostKvBytes, 2 * hi.kvTokens * 131072);
+    QVERIFY(hi.command.find("--enable-hierarchical-cache") != std::string::npos);
+    sg.hicacheSizeGB = 100;
+    QCOMPARE(planSglang(s, in, sg).value().hostKvTokens, qint64(762939));
+    sg.hicacheSizeGB = 0;
+    sg.hicacheRatio = 0.5;
+    QCOMPARE(QString::fromStdString(planSglang(s, in, sg).field()),
+             QStringLiteral("hicache_ratio"));
+    // TensorRT-LLM's host_cache_size: whole blocks of 32 tokens x 131,072 B (4 MiB): 64 GiB hold
+    // 16,384 blocks, 524,288 tokens; the size goes into the extra options' YAML.
+    TrtllmInputs trt;
+    trt.hostCacheBytes = int64_t(64) << 30;
+    const EnginePlan host = planTrtllm(s, in, trt).value();
+    QCOMPARE(host.hostKvTokens, qint64(524288));
+    QVERIFY2(host.command.find("kv_cache_config: {host_cache_size: 68719476736}") !=
+                 std::string::npos,
+             host.command.c_str());
 }
 
 void TestEngines::loraSlotsAndOffloadedWeights()

@@ -291,6 +291,22 @@ Expected<EnginePlan> planSglang(const ModelSpec& s, const DeploymentInputs& in,
                              withCommas(p.swaTokens) + " tokens (swa_full_tokens_ratio 0.8)");
     }
     p.kvTokens = tokens / p.blockTokens * p.blockTokens;
+    // HiCache: a host pool of hicache_ratio times the device pool's tokens, or hicache_size GB
+    // (1e9 bytes) over the bytes a token takes; larger than the device pool
+    // (mem_cache/memory_pool_host.py HostKVCache asserts it).
+    if (sg.hierarchicalCache) {
+        p.hostKvTokens =
+            sg.hicacheSizeGB > 0
+                ? int64_t(sg.hicacheSizeGB * 1e9 / double(std::max<int64_t>(1, p.bytesPerToken)))
+                : int64_t(double(p.kvTokens) * sg.hicacheRatio);
+        if (p.hostKvTokens <= p.kvTokens)
+            return Error{"sglang: the hierarchical cache's host pool (" +
+                             withCommas(p.hostKvTokens) +
+                             " tokens) must be larger than the GPU's (" + withCommas(p.kvTokens) +
+                             "): raise --hicache-ratio above 1 or --hicache-size",
+                         "hicache_ratio"};
+        p.hostKvBytes = checkedMul(p.hostKvTokens, p.bytesPerToken, "host KV bytes");
+    }
     // max_running_requests: the request pool, min(max(tokens / context x 512, 2048), 4096),
     // and at most half the token pool.
     const int64_t reqPool = std::min<int64_t>(
@@ -339,6 +355,13 @@ Expected<EnginePlan> planSglang(const ModelSpec& s, const DeploymentInputs& in,
         cmd << " --chunked-prefill-size " << *sg.chunkedPrefillSize;
     if (sg.maxRunningRequests)
         cmd << " --max-running-requests " << *sg.maxRunningRequests;
+    if (sg.hierarchicalCache) {
+        cmd << " --enable-hierarchical-cache";
+        if (sg.hicacheSizeGB > 0)
+            cmd << " --hicache-size " << formatFixed(sg.hicacheSizeGB, 0);
+        else if (std::abs(sg.hicacheRatio - 2.0) > 1e-9)
+            cmd << " --hicache-ratio " << formatFixed(sg.hicacheRatio, 2);
+    }
     if (p.blockTokens != 1)
         cmd << " --page-size " << p.blockTokens;
     if (in.kvDtype == DType::FP8)

@@ -158,6 +158,13 @@ Expected<EnginePlan> planTrtllm(const ModelSpec& s, const DeploymentInputs& in,
         maxTokens = std::min(maxTokens, *trt.maxTokensInPagedKvCache);
     const int64_t blocks = (maxTokens + p.blockTokens - 1) / p.blockTokens;
     p.kvTokens = blocks * p.blockTokens;
+    // kv_cache_config.host_cache_size: a secondary pool of whole blocks in host memory
+    // ("Number of blocks in KV cache secondary pool", kvCacheManager.cpp).
+    if (trt.hostCacheBytes > 0) {
+        const int64_t blockBytes = checkedMul(p.bytesPerToken, p.blockTokens, "block bytes");
+        p.hostKvTokens = trt.hostCacheBytes / blockBytes * p.blockTokens;
+        p.hostKvBytes = trt.hostCacheBytes / blockBytes * blockBytes;
+    }
     p.maxRunning = trt.maxBatchSize;
     const int64_t avg = in.averageRequest();
     const int64_t perRequest = (avg + p.blockTokens - 1) / p.blockTokens;
@@ -179,6 +186,8 @@ Expected<EnginePlan> planTrtllm(const ModelSpec& s, const DeploymentInputs& in,
     if (in.speculation.enabled())
         yaml += "speculative_config: {decoding_type: MTP, num_nextn_predict_layers: " +
                 std::to_string(in.speculation.tokens) + "}\\n";
+    if (trt.hostCacheBytes > 0)
+        yaml += "kv_cache_config: {host_cache_size: " + std::to_string(trt.hostCacheBytes) + "}\\n";
     if (!yaml.empty())
         cmd << "printf '" << yaml << "' > " << kExtraOptionsFile << " && ";
     // trtllm-serve's --backend: the release's default unless said (pytorch from 1.0, so a
