@@ -63,6 +63,7 @@ private slots:
     void disaggregatedPoolsEachAlone();
     void loraSlotsAndOffloadedWeights();
     void kvOffloadingTier();
+    void cpuOffloadLogsFromFlags();
     void llamaCppExpertsInHostMemory();
     void llamaCppHostExpertLogBuffers();
     void llamaCppOverrideTensorRules();
@@ -2346,6 +2347,58 @@ void TestEngines::kvOffloadingTier()
     QVERIFY2(host.command.find("kv_cache_config: {host_cache_size: 68719476736}") !=
                  std::string::npos,
              host.command.c_str());
+}
+
+// Issue 40: real vLLM start-up logs with --cpu-offload-gb 12 (tests/data/vllm-host/logs.json,
+// from TheBuccaneer/vllm-offload-profiles: vLLM 0.17.1 on an RTX 3090 as its README says,
+// utilization 0.86, max_model_len 8192), planned from their flags alone: the weights as loaded,
+// the available KV memory and the tokens, each within 5%, with and without the offload (the
+// same repository's runs without it: 14.99 / 4.73 GiB, 38,736 tokens for Llama-3.1-8B; 14.25 /
+// 5.35 GiB, 100,256 tokens for Qwen2.5-7B).
+void TestEngines::cpuOffloadLogsFromFlags()
+{
+    QFile f(src("tests/data/vllm-host/logs.json"));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QJsonArray logs = QJsonDocument::fromJson(f.readAll()).array();
+    struct Case
+    {
+        const char* id;
+        const char* model;
+        double loadedOff, availableOff, tokensOff; // without the offload
+    };
+    int checked = 0;
+    for (const Case& c : {Case{"buccaneer-llama31-8b-cpuoffload12-rtx3090", "llama-3.1-8b-instruct",
+                               14.99, 4.73, 38736},
+                          Case{"buccaneer-qwen25-7b-cpuoffload12-rtx3090", "qwen2.5-7b-instruct",
+                               14.25, 5.35, 100256}}) {
+        QJsonObject logged;
+        for (const QJsonValue v : logs)
+            if (v.toObject().value("id").toString() == QLatin1String(c.id))
+                logged = v.toObject().value("logged").toObject();
+        QVERIFY2(!logged.isEmpty(), c.id);
+        const ModelSpec s = load(c.model);
+        DeploymentInputs in = on("RTX 3090", 8192);
+        in.engine = "vllm@0.17.1";
+        in.utilization = 0.86;
+        const double gib = double(int64_t(1) << 30);
+        const auto near = [](double ours, double theirs) { return std::fabs(ours / theirs - 1); };
+        const CapacityResult plain = planCapacity(s, in).value();
+        in.weightOffloadBytes = int64_t(12) << 30;
+        const CapacityResult off = planCapacity(s, in).value();
+        const std::pair<double, double> pairs[] = {
+            {double(off.memory.weights) / gib, logged.value("model_loading_gib").toDouble()},
+            {double(off.memory.kvBudget) / gib, logged.value("available_kv_cache_gib").toDouble()},
+            {double(off.kvCacheTokens), logged.value("gpu_kv_cache_tokens").toDouble()},
+            {double(plain.memory.weights) / gib, c.loadedOff},
+            {double(plain.memory.kvBudget) / gib, c.availableOff},
+            {double(plain.kvCacheTokens), c.tokensOff}};
+        for (const auto& [ours, theirs] : pairs) {
+            QVERIFY2(theirs > 0 && near(ours, theirs) < 0.05,
+                     qPrintable(QString("%1: %2 vs %3").arg(c.id).arg(ours).arg(theirs)));
+            ++checked;
+        }
+    }
+    QCOMPARE(checked, 12);
 }
 
 void TestEngines::loraSlotsAndOffloadedWeights()
