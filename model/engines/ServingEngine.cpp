@@ -138,6 +138,28 @@ std::string llamaServerOverflow(const LlamaServerPlan& p, const DeploymentInputs
 
 } // namespace
 
+namespace {
+
+// The host side a llama-server plan gives the step model: the MoE layers whose experts stay in
+// host memory, the experts' bytes as the GGUF holds them (the plan's MXFP4 or Q4_K_M mix, not
+// the dtype's nominal), the micro-batch, and the host's rate (given, else the default desktop's,
+// said).
+void hostSideOf(DeploymentInputs::HostSide& host, const ModelSpec& s, const LlamaServerPlan& p,
+                const LlamaServerInputs& l, const std::vector<bool>& onHost)
+{
+    host.expertLayers = std::count(onHost.begin(), onHost.end(), true);
+    if (const int64_t params = countParameters(s).routedExperts; params > 0)
+        host.expertBytesPerParam = double(p.expertBytes) / double(params);
+    host.ubatch = l.ubatch;
+    if (host.bytesPerSecond <= 0) {
+        const HostBandwidth h = defaultHostBandwidth();
+        host.bytesPerSecond = h.bytesPerSecond;
+        host.source = h.source;
+    }
+}
+
+} // namespace
+
 LlamaServerInputs llamaServerInputs(const DeploymentInputs& in, const std::string& build)
 {
     LlamaServerInputs l = engineOptions(in).llamaCpp;
@@ -320,28 +342,19 @@ Expected<EngineLatency> latencyUnderEngine(const ModelSpec& s, const DeploymentI
     const bool pages = engine && engine->sizesDeployment && in.maxModelLen > 0;
     // llama.cpp's --n-cpu-moe N, --cpu-moe, -ot ...=CPU: the MoE layers that keep their
     // experts in host memory, run there by the CPU (or copied over for a prompt's micro-batch).
-    int64_t onHost = 0;
     if (engine && engine->kind == EngineKind::LlamaCpp) {
-        auto layers = hostExpertLayers(s, engineOptions(in).llamaCpp);
+        const LlamaServerInputs l = llamaServerInputs(in, engine->name);
+        auto layers = hostExpertLayers(s, l);
         if (!layers)
             return layers.failure();
-        onHost = std::count(layers->begin(), layers->end(), true);
-    }
-    const bool hostExperts = onHost > 0;
-    if (hostExperts) {
-        const LlamaServerInputs& l = engineOptions(in).llamaCpp;
-        at.host.expertLayers = onHost;
-        // The experts' bytes as the GGUF holds them (the plan's), not the dtype's nominal.
-        if (auto plan = planLlamaServer(s, llamaServerInputs(in, engine->name)))
-            if (const int64_t params = countParameters(s).routedExperts; params > 0)
-                at.host.expertBytesPerParam = double(plan->expertBytes) / double(params);
-        at.host.ubatch = l.ubatch;
-        if (at.host.bytesPerSecond <= 0) {
-            const HostBandwidth h = defaultHostBandwidth();
-            at.host.bytesPerSecond = h.bytesPerSecond;
-            at.host.source = h.source;
+        if (std::count(layers->begin(), layers->end(), true) > 0) {
+            auto plan = planLlamaServer(s, l);
+            if (!plan)
+                return plan.failure();
+            hostSideOf(at.host, s, *plan, l, *layers);
         }
     }
+    const bool hostExperts = at.host.expertLayers > 0;
     if (pages) {
         const double mean = double(load.inputTokens) + double(load.outputTokens) / 2;
         at.averageTokens = std::clamp<int64_t>(int64_t(std::ceil(mean)), 1, in.maxModelLen);
@@ -456,7 +469,6 @@ Expected<ExpertPlacement> hostExpertPlacement(const ModelSpec& s, const Deployme
     ExpertPlacement e;
     e.cpuMoeLayers = cpuMoeLayers;
     const auto onHost = hostExpertLayers(s, l).value();
-    e.hostExpertLayers = std::count(onHost.begin(), onHost.end(), true);
     e.vramBytes = p->vramBytes;
     e.ramBytes = p->ramBytes;
     e.cpuExpertBytes = p->cpuExpertBytes;
@@ -467,15 +479,8 @@ Expected<ExpertPlacement> hostExpertPlacement(const ModelSpec& s, const Deployme
     t.gpus = t.tp = t.dp = t.ep = 1;
     t.speculation = {};
     t.weightDtype = p->weightDtype;
-    t.host.expertLayers = e.hostExpertLayers;
-    if (const int64_t params = countParameters(s).routedExperts; params > 0)
-        t.host.expertBytesPerParam = double(p->expertBytes) / double(params);
-    t.host.ubatch = l.ubatch;
-    if (t.host.bytesPerSecond <= 0) {
-        const HostBandwidth h = defaultHostBandwidth();
-        t.host.bytesPerSecond = h.bytesPerSecond;
-        t.host.source = h.source;
-    }
+    hostSideOf(t.host, s, *p, l, onHost);
+    e.hostExpertLayers = t.host.expertLayers;
     e.hostSource = t.host.source;
     const double context =
         double(std::max<int64_t>(1, std::min(in.averageRequest(), p->contextPerSlot)));

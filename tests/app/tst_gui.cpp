@@ -927,18 +927,28 @@ void TestGui::measureTabCalibratesTheRoofline()
     QCOMPARE(use->isEnabled(), window.measure()->calibration()->doubt.empty());
     if (!use->isEnabled()) {
         // The same sweep as a quiet machine would report it, so that the rest runs.
+        // The calibration takes every sweep's runs, the busy one's too: the quiet sweep's decode
+        // runs stand 1.4x their copy (above what a busy run with a depressed copy reaches, under
+        // the 1.5x doubt), so that the calibration's copy is the quiet one's, equal to its
+        // ceiling's (it failed under the suite's own load, tst_kernels beside it).
         attnplan::BenchReport quiet = window.measure()->reports().back();
         quiet.ceilingSpread = 0;
         quiet.copyGbps = 0;
         for (attnplan::BenchRun& run : quiet.runs) {
             quiet.fmaPeakGflops = std::max(quiet.fmaPeakGflops, run.gflops);
-            run.copyGbps = std::max(run.copyGbps, run.gbps);
-            quiet.copyGbps = std::max(quiet.copyGbps, run.copyGbps);
+            if (run.kernel.rfind("decode", 0) == 0) {
+                run.copyGbps = run.gbps / 1.4;
+                quiet.copyGbps = std::max(quiet.copyGbps, run.copyGbps);
+            }
         }
         for (attnplan::BenchRun& run : quiet.runs)
-            if (run.copyGbps > 0)
+            if (run.kernel.rfind("decode", 0) == 0) {
+                run.gbps = 1.4 * quiet.copyGbps;
                 run.copyGbps = quiet.copyGbps;
+            }
         window.measure()->addReport(quiet);
+        QVERIFY2(window.measure()->calibration()->doubt.empty(),
+                 window.measure()->calibration()->doubt.c_str());
     }
     QVERIFY(use->isEnabled());
     const attnplan::Calibration cal = *window.measure()->calibration();
