@@ -47,7 +47,8 @@ PlanRow planLlamaCppOn(const ModelSpec& s, const GpuSpec& gpu, const PlanTarget&
 {
     PlanRow row;
     row.gpu = gpu.name;
-    LlamaServerInputs l = engineOptions(base).llamaCpp;
+    // The deployment's llama.cpp settings and Weights (a GGUF of that type), on this GPU.
+    LlamaServerInputs l = llamaServerInputs(base);
     if (auto named = findServingEngine(base.engine))
         l.build = named->name;
     // Free memory measured (a log's) holds on its own GPU only.
@@ -59,6 +60,7 @@ PlanRow planLlamaCppOn(const ModelSpec& s, const GpuSpec& gpu, const PlanTarget&
         row.reason = gpu.name + " has no room once 1 GiB is kept free";
         return row;
     }
+    l.freeMemoryBytes = free;
     l.kvUnified = true; // every slot may reach the whole context
     // -np as given; unset, as many slots as a replica of 1 to 8 GPUs holds beside the weights
     // (up to the target), the replica size that needs the fewest GPUs in all (fewer stages on a
@@ -113,6 +115,11 @@ PlanRow planLlamaCppOn(const ModelSpec& s, const GpuSpec& gpu, const PlanTarget&
     vin.gpus = perReplica;
     vin.maxModelLen = target.context;
     vin.averageTokens = target.averageTokens;
+    vin.weightDtype = p->weightDtype;
+    // Experts kept in host memory (--n-cpu-moe, --cpu-moe, -ot) decode at the host's rate.
+    if (auto onHost = hostExpertLayers(s, l);
+        onHost && std::count(onHost->begin(), onHost->end(), true) > 0)
+        hostSideOf(vin.host, s, *p, l, *onHost);
     const int64_t avg = target.averageTokens > 0 ? target.averageTokens : target.context;
     row.ttftSeconds = prefillTime(s, vin, avg).seconds;
     row.tpotSeconds =

@@ -138,8 +138,6 @@ std::string llamaServerOverflow(const LlamaServerPlan& p, const DeploymentInputs
 
 } // namespace
 
-namespace {
-
 // The host side a llama-server plan gives the step model: the MoE layers whose experts stay in
 // host memory, the experts' bytes as the GGUF holds them (the plan's MXFP4 or Q4_K_M mix, not
 // the dtype's nominal), the micro-batch, and the host's rate (given, else the default desktop's,
@@ -157,8 +155,6 @@ void hostSideOf(DeploymentInputs::HostSide& host, const ModelSpec& s, const Llam
         host.source = h.source;
     }
 }
-
-} // namespace
 
 LlamaServerInputs llamaServerInputs(const DeploymentInputs& in, const std::string& build)
 {

@@ -1457,6 +1457,23 @@ void TestCli::hostSideFlags()
              "--output-tokens", "128", "--batch", "1", "--context", "4096"});
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains("--cpu: not used"), r.err.constData());
+    // plan takes the same placement: its llama.cpp row names the Q4_K_M file and times the
+    // experts in RAM (it named MODEL-BF16.gguf and timed them on the GPU).
+    const auto planTpot = [&](const QStringList& extra) {
+        const Run p = cli(QStringList{"plan", "qwen3-30b-a3b", "--engine", "llama.cpp",
+                                      "--weight-dtype", "int4", "--gpu", "RTX 4090", "--context",
+                                      "8k", "--concurrent", "4", "--json"} +
+                          extra);
+        const QJsonObject row =
+            QJsonDocument::fromJson(p.out).object().value("plans").toArray().first().toObject();
+        return std::make_pair(row.value("tpot_seconds").toDouble(),
+                              row.value("launch_command").toString());
+    };
+    const auto [gpuTpot, gpuCommand] = planTpot({});
+    const auto [hostTpot, hostCommand] = planTpot({"--n-cpu-moe", "48", "--cpu", "7950X"});
+    QVERIFY2(gpuCommand.contains("MODEL-Q4_K_M.gguf"), qPrintable(gpuCommand));
+    QVERIFY2(hostCommand.contains("--n-cpu-moe 48"), qPrintable(hostCommand));
+    QVERIFY2(hostTpot > 3 * gpuTpot, qPrintable(QString("%1 vs %2").arg(hostTpot).arg(gpuTpot)));
     // llama-server's own placement rules, typed and read back from the command it prints: -ot
     // twice (the rules add up), --cpu-moe.
     const Run ot =

@@ -325,7 +325,8 @@ Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerI
     // Without a file, an MXFP4 checkpoint (gpt-oss) is sized as the GGUF llama.cpp makes of it,
     // file type MXFP4_MOE: experts in MXFP4, every other matrix in Q8_0 (34 bytes per 32;
     // llama-quant.cpp's default type for LLAMA_FTYPE_MOSTLY_MXFP4_MOE), norms in f32.
-    const bool mxfp4Gguf = !s.gguf && !in.weightDtype && s.formats.known &&
+    const bool ownWeights = !in.weightDtype || *in.weightDtype == servingWeightDType(s);
+    const bool mxfp4Gguf = !s.gguf && ownWeights && s.formats.known &&
                            s.formats.experts == WeightFormat::Mxfp4 && c.routedExperts > 0;
     p.ggufFileType = mxfp4Gguf ? "MXFP4_MOE" : "";
     // A 4-bit or 8-bit weight choice without a file is the Q4_K_M or Q8_0 GGUF the command
