@@ -2482,7 +2482,7 @@ void TestEngines::llamaCppExpertsInHostMemory()
 // llama.cpp makes (experts MXFP4, the rest Q8_0): the file 11.27 GiB, the CUDA0 model buffer
 // 1,242.03 MiB (the attention, norms and output on the GPU), and the CPU_Mapped buffer
 // 10,949.33 MiB (the file's range from token_embd to the last layer's experts), each within 5%;
-// and L4, a Q4_K_M file with -ot, within 0.5%.
+// L4, a Q4_K_M file with -ot, within 0.5%; L7, a Q8_0 file with --no-mmap and -ot, within 1%.
 void TestEngines::llamaCppHostExpertLogBuffers()
 {
     QFile f(src("tests/data/cpu-moe/logs.json"));
@@ -2538,6 +2538,25 @@ void TestEngines::llamaCppHostExpertLogBuffers()
     qInfo("qwen3-30b-a3b Q4_K_M -ot exps=CPU: CUDA %.2f MiB (log 784.42), CPU_Mapped %.2f MiB "
           "(log 17447.91), file %.3f GiB (log 17.28)",
           l4Gpu, double(l4.mappedBytes) / mib, double(l4.weightBytes) / mib / 1024);
+    // L7: build 5192, Qwen3-235B-A22B-Q8_0.gguf with --no-mmap and three -ot rules moving
+    // layers 13-93's ffn tensors to the CPU, on an RTX A6000: CUDA0 39,273.87 MiB; in host
+    // memory the CPU buffer 198,451.27 MiB and the token embedding in a pinned CUDA_Host
+    // buffer, 630.59 MiB (no mapping: the tensors themselves); KV 6,016 MiB.
+    LlamaServerInputs r;
+    r.context = 32768;
+    r.parallel = 1;
+    r.weightDtype = DType::INT8;
+    r.overrideTensors =
+        R"(blk\.1[3-9]\.ffn.*=CPU,blk\.[2-8][0-9]\.ffn.*=CPU,blk\.9[0-3]\.ffn.*=CPU)";
+    const LlamaServerPlan l7 = planLlamaServer(load("qwen3-235b-a22b"), r).value();
+    QCOMPARE(double(l7.kvBytes) / mib, 6016.0);
+    const double l7Gpu = double(l7.vramBytes - l7.kvBytes) / mib;
+    QVERIFY2(near(l7Gpu, 39273.87) < 0.01, qPrintable(QString::number(l7Gpu)));
+    QVERIFY2(near(double(l7.ramBytes) / mib, 198451.27 + 630.59) < 0.01,
+             qPrintable(QString::number(double(l7.ramBytes) / mib)));
+    qInfo("qwen3-235b-a22b Q8_0 -ot ffn=CPU: CUDA0 %.2f MiB (log 39273.87), host %.2f MiB (log "
+          "198451.27 + 630.59)",
+          l7Gpu, double(l7.ramBytes) / mib);
 }
 
 // Issue 40: llama-server's -ot rules and --cpu-moe, as users type them. A tensor goes to the
