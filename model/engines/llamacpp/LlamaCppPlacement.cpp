@@ -1,0 +1,77 @@
+// llama-server's placement rules for expert tensors: --n-cpu-moe, --cpu-moe and -ot. Apart from
+// LlamaCppEngine.cpp for one reason: std::regex under GCC 12 with the sanitizers trips a
+// -Wmaybe-uninitialized false positive inside libstdc++'s std::function (the asan build's
+// -Werror stopped on it), silenced here only, before any header.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+#include "engines/llamacpp/LlamaCppEngine.h"
+
+#include <algorithm>
+#include <cctype>
+#include <regex>
+#include <sstream>
+
+namespace attnplan {
+
+Expected<std::vector<bool>> hostExpertLayers(const ModelSpec& s, const LlamaServerInputs& in,
+                                             std::vector<std::string>* notes)
+{
+    std::vector<bool> host(size_t(s.numLayers), false);
+    // --n-cpu-moe N and --cpu-moe are -ot rules of their own (common/arg.cpp), ahead of the
+    // user's.
+    for (int64_t i = 0; i < s.numLayers; ++i)
+        host[size_t(i)] = s.layers[size_t(i)].hasExperts() && (in.cpuMoe || i < in.cpuMoeLayers);
+    if (in.overrideTensors.empty())
+        return host;
+    struct Rule
+    {
+        std::string pattern;
+        std::regex re;
+        bool cpu;
+    };
+    std::vector<Rule> rules;
+    std::stringstream list(in.overrideTensors);
+    for (std::string item; std::getline(list, item, ',');) {
+        const size_t eq = item.rfind('=');
+        if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
+            return Error{"-ot: \"" + item + "\": expected PATTERN=BUFFER (CPU, CUDA0, ...)",
+                         "override_tensor"};
+        std::string buffer = item.substr(eq + 1);
+        std::transform(buffer.begin(), buffer.end(), buffer.begin(),
+                       [](unsigned char c) { return char(std::toupper(c)); });
+        try {
+            rules.push_back({item.substr(0, eq), std::regex(item.substr(0, eq)), buffer == "CPU"});
+        } catch (const std::regex_error&) {
+            return Error{"-ot: \"" + item.substr(0, eq) + "\" is not a regular expression",
+                         "override_tensor"};
+        }
+    }
+    // The first rule a tensor's name matches decides; the experts of a layer go together.
+    auto first = [&](const std::string& name) -> const Rule* {
+        for (const Rule& r : rules)
+            if (std::regex_search(name, r.re))
+                return &r;
+        return nullptr;
+    };
+    bool others = false;
+    for (int64_t i = 0; i < s.numLayers; ++i) {
+        const std::string blk = "blk." + std::to_string(i) + ".";
+        if (s.layers[size_t(i)].hasExperts() && !host[size_t(i)])
+            if (const Rule* r = first(blk + "ffn_up_exps.weight"); r && r->cpu)
+                host[size_t(i)] = true;
+        for (const char* other :
+             {"attn_q.weight", "attn_k.weight", "attn_v.weight", "attn_output.weight",
+              "ffn_up.weight", "ffn_down.weight", "ffn_up_shexp.weight"})
+            if (const Rule* r = first(blk + other); r && r->cpu)
+                others = true;
+    }
+    if (others && notes)
+        notes->push_back("-ot also moves tensors other than the routed experts to host memory; "
+                         "only the experts' placement is modelled, the others stay counted on "
+                         "their layer's device");
+    return host;
+}
+
+} // namespace attnplan
