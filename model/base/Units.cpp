@@ -31,6 +31,17 @@ std::string formatFixed(double v, int decimals)
     return buf;
 }
 
+std::string formatExact(double v)
+{
+    char buf[64];
+    for (int digits = 1; digits <= 17; ++digits) {
+        std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+        if (std::strtod(buf, nullptr) == v)
+            break;
+    }
+    return buf;
+}
+
 namespace {
 std::string scaled(double v, const char* const* units, int n, double step)
 {

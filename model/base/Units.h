@@ -16,6 +16,9 @@ std::string formatGiB(double bytes);   // "3.81 GiB"
 std::string formatCount(double v);     // "8.03 B", "671 B", "131 K"
 std::string formatSeconds(double s);   // "12.3 ms"
 std::string formatFixed(double v, int decimals);
+// The shortest text that reads back as v ("64", "10.555", "0.004"): for values a command
+// prints and another reads.
+std::string formatExact(double v);
 // A token count as people write it: 32768, 32,768, 32_768, 32k or 32K (x 1,024), 1M (x 2^20),
 // 1.5k when whole. None for anything else, negative or past 2^50.
 std::optional<int64_t> parseTokenCount(std::string_view text);

@@ -349,6 +349,11 @@ Expected<EngineAnswer> upFrontCapacity(const FlagReader& a, const ModelSpec& s,
     if (!plan)
         return plan.failure();
     const LlamaServerPlan& p = plan.value();
+    if (gpu && gpu->unifiedMemory && p.cpuExpertBytes > 0)
+        return Error{"experts kept in host memory on " + gpu->name +
+                         ", whose memory the CPU and GPU share: nothing is gained; leave out "
+                         "--n-cpu-moe, --cpu-moe and -ot",
+                     "n_cpu_moe"};
     // --host-memory: what stays in RAM must fit it (a plan that needs more is refused).
     if (const auto ram = a.integer("host-memory", 1, int64_t(1) << 50); ram && p.ramBytes > *ram)
         return Error{"what stays in host memory (" + formatGiB(double(p.ramBytes)) +
@@ -377,6 +382,7 @@ Expected<EngineAnswer> upFrontCapacity(const FlagReader& a, const ModelSpec& s,
         j["ram_bytes"] = p.ramBytes;
         j["cpu_moe_layers"] = in.cpuMoeLayers;
         j["cpu_expert_bytes"] = p.cpuExpertBytes;
+        j["host_expert_layers"] = p.hostExpertLayers;
         j["cpu_mapped_bytes"] = p.mappedBytes;
         j["weight_bytes"] = p.weightBytes;
         j["weight_dtype"] = dtypeName(p.weightDtype);

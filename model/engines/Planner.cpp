@@ -95,6 +95,11 @@ PlanRow planLlamaCppOn(const ModelSpec& s, const GpuSpec& gpu, const PlanTarget&
         row.reason = p.error();
         return row;
     }
+    if (gpu.unifiedMemory && p->cpuExpertBytes > 0) {
+        row.reason = gpu.name + " shares its memory between CPU and GPU: experts kept in host "
+                                "memory gain nothing there";
+        return row;
+    }
     const int64_t perReplica = (p->vramBytes + room - 1) / room;
     if (perReplica > kMaxPipelineStages) {
         row.reason = "weights and KV (" + formatGiB(double(p->vramBytes)) + ") need more than " +

@@ -124,6 +124,12 @@ constexpr const char* kLlamaNoDpEp =
 // What llama-server offloads must fit the GPUs it splits its layers over; empty when it does.
 std::string llamaServerOverflow(const LlamaServerPlan& p, const DeploymentInputs& in)
 {
+    // On a unified-memory device (Apple, DGX Spark, Jetson) host memory is the device's own:
+    // experts kept "in host memory" gain nothing and no PCIe lies between.
+    if (in.gpu.unifiedMemory && p.cpuExpertBytes > 0)
+        return "experts kept in host memory on " + in.gpu.name +
+               ", whose memory the CPU and GPU share: nothing is gained, and the planner's PCIe "
+               "copies do not exist there; leave out --n-cpu-moe, --cpu-moe and -ot";
     if (in.host.memoryBytes > 0 && p.ramBytes > in.host.memoryBytes)
         return "what stays in host memory (" + formatGiB(double(p.ramBytes)) +
                ": layers and experts not on the GPU) exceeds --host-memory " +
@@ -218,6 +224,9 @@ Expected<ServingLimits> servingLimits(const ModelSpec& s, const DeploymentInputs
         l.kvBudgetBytes = p->kvBytes;
         l.maxBatch = p->slotCount;
         l.maxNumTokens = 2048;
+        // Each slot holds its context (a unified cache: the slots' cells together, sliding
+        // layers their window), so every slot runs a request that fits it.
+        l.requestsHeld = p->slotCount;
         return l;
     }
     }
@@ -365,7 +374,7 @@ Expected<EngineLatency> latencyUnderEngine(const ModelSpec& s, const DeploymentI
     e.load.maxBatch = e.limits.maxBatch;
     e.load.maxNumTokens = std::max<int64_t>(64, e.limits.maxNumTokens);
     e.load.reservesWholeRequest = e.limits.reservesWholeRequest;
-    if (pages && e.limits.requestsHeld > 0)
+    if ((pages || (engine && engine->kind == EngineKind::LlamaCpp)) && e.limits.requestsHeld > 0)
         e.load.kvRequests = e.limits.requestsHeld;
     DeploymentInputs timed = in;
     timed.host = at.host;
@@ -373,6 +382,14 @@ Expected<EngineLatency> latencyUnderEngine(const ModelSpec& s, const DeploymentI
     if (!r)
         return r.failure();
     e.result = r.value();
+    if (engine && engine->kind == EngineKind::LlamaCpp) {
+        const LlamaServerInputs& l = engineOptions(in).llamaCpp;
+        if (l.gpuLayers < s.numLayers)
+            e.result.notes.push_back("-ngl " + std::to_string(l.gpuLayers) + ": the " +
+                                     std::to_string(s.numLayers - l.gpuLayers) +
+                                     " layers left on the CPU are timed as if on the GPU (whole "
+                                     "layers on the CPU are not modelled; only experts are)");
+    }
     if (hostExperts)
         e.result.notes.push_back(
             "experts in host memory: those of " + std::to_string(at.host.expertLayers) +

@@ -1474,6 +1474,16 @@ void TestCli::hostSideFlags()
     QVERIFY2(gpuCommand.contains("MODEL-Q4_K_M.gguf"), qPrintable(gpuCommand));
     QVERIFY2(hostCommand.contains("--n-cpu-moe 48"), qPrintable(hostCommand));
     QVERIFY2(hostTpot > 3 * gpuTpot, qPrintable(QString("%1 vs %2").arg(hostTpot).arg(gpuTpot)));
+    // The fresh review's P1s: latency runs as many requests as the plan's slots hold (a sliding
+    // model's unified cache capped it at 2 of 4); a unified-memory device refuses host experts.
+    const Run four = cli({"latency", "gpt-oss-120b", "--engine", "llama.cpp", "--gpu", "RTX 4090",
+                          "--context", "8192", "--input-tokens", "7936", "--output-tokens", "256",
+                          "--batch", "4", "-np", "4", "-kvu", "--n-cpu-moe", "48"});
+    QVERIFY2(four.out.contains("running batch 4.0"), four.out.constData());
+    const Run unified = cli({"capacity", "gpt-oss-120b", "--engine", "llama.cpp", "--gpu",
+                             "Apple M3 Pro (18GB)", "--context", "8192", "--n-cpu-moe", "48"});
+    QCOMPARE(unified.exitCode, 2);
+    QVERIFY2(unified.err.contains("share"), unified.err.constData());
     // llama-server's own placement rules, typed and read back from the command it prints: -ot
     // twice (the rules add up), --cpu-moe.
     const Run ot =
@@ -1508,7 +1518,7 @@ void TestCli::kvOffloadingRoundTrip()
     const QJsonObject j = QJsonDocument::fromJson(r.out).object();
     QCOMPARE(j.value("host_kv_tokens").toInteger(), qint64(524288));
     const QString command = j.value("vllm_command").toString();
-    QVERIFY2(command.contains("--kv-offloading-backend native --kv-offloading-size 64.00"),
+    QVERIFY2(command.contains("--kv-offloading-backend native --kv-offloading-size 64"),
              r.out.constData());
     const Run back = cli({"capacity", "--command", command, "--gpu", "H100", "--json"});
     QCOMPARE(back.exitCode, 0);

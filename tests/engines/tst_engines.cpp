@@ -2304,9 +2304,17 @@ void TestEngines::kvOffloadingTier()
     QCOMPARE(r.hostKvReloadSeconds, 8192.0 * 131072 / (32e9 * 0.8));
     QVERIFY(std::fabs(r.hostKvReloadSeconds - 0.0419) < 1e-4);
     QVERIFY(r.hostKvRecomputeSeconds > r.hostKvReloadSeconds);
-    QVERIFY2(r.launchCommand.find("--kv-offloading-backend native --kv-offloading-size 64.00") !=
+    QVERIFY2(r.launchCommand.find("--kv-offloading-backend native --kv-offloading-size 64") !=
                  std::string::npos,
              r.launchCommand.c_str());
+    // The size as typed reads back (10.555 GiB, not 10.55), and a tier of no block is refused.
+    in.kvOffloadBytes = int64_t(10.555 * double(int64_t(1) << 30));
+    QVERIFY(planCapacity(s, in).value().launchCommand.find("--kv-offloading-size 10.555") !=
+            std::string::npos);
+    in.kvOffloadBytes = int64_t(1) << 20;
+    QCOMPARE(QString::fromStdString(planCapacity(s, in).field()),
+             QStringLiteral("kv_offloading_gib"));
+    in.kvOffloadBytes = int64_t(64) << 30;
     in.tp = in.gpus = 2;
     const CapacityResult tp2 = planCapacity(s, in).value();
     QCOMPARE(tp2.hostKvBytesPerGpu, int64_t(32) << 30);

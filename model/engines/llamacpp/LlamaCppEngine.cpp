@@ -372,6 +372,7 @@ Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerI
         if ((*onHost)[size_t(i)] && i >= layers - p.gpuLayers)
             expertsOnCpu += perExpertLayer;
     p.cpuExpertBytes = expertsOnCpu;
+    p.hostExpertLayers = std::count(onHost->begin(), onHost->end(), true);
     if (expertsOnCpu > 0)
         p.warnings.push_back(formatBytes(double(expertsOnCpu)) +
                              " of experts in host memory, read by the CPU each token (latency "

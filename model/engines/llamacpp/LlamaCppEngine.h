@@ -26,11 +26,12 @@ struct LlamaServerPlan
     int64_t weightBytes = 0;  // all layers' weights, as sized (a GGUF's exact bytes where given)
     std::string ggufFileType; // the GGUF sized without a file, where not the weights' dtype's
     DType weightDtype = DType::BF16;
-    int64_t vramBytes = 0;      // weights and KV of the offloaded layers (+ the output layer)
-    int64_t ramBytes = 0;       // the rest, with the token embedding
-    int64_t cpuExpertBytes = 0; // of ramBytes: --n-cpu-moe's expert tensors in host memory
-    int64_t expertBytes = 0;    // every routed expert tensor, wherever it is
-    int64_t mappedBytes = 0;    // the file's mapped range the CPU's weights lie in ("CPU_Mapped")
+    int64_t vramBytes = 0;        // weights and KV of the offloaded layers (+ the output layer)
+    int64_t ramBytes = 0;         // the rest, with the token embedding
+    int64_t cpuExpertBytes = 0;   // of ramBytes: --n-cpu-moe's expert tensors in host memory
+    int64_t expertBytes = 0;      // every routed expert tensor, wherever it is
+    int64_t hostExpertLayers = 0; // layers whose experts are in host memory (any rule)
+    int64_t mappedBytes = 0;      // the file's mapped range the CPU's weights lie in ("CPU_Mapped")
     int64_t stateBytes =
         0; // recurrent layers' state: one cell per sequence (llama_memory_recurrent)
     int64_t fitCutTokens = 0; // --fit: tokens cut from an unset context to fit the free memory

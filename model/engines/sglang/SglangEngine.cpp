@@ -358,9 +358,9 @@ Expected<EnginePlan> planSglang(const ModelSpec& s, const DeploymentInputs& in,
     if (sg.hierarchicalCache) {
         cmd << " --enable-hierarchical-cache";
         if (sg.hicacheSizeGB > 0)
-            cmd << " --hicache-size " << formatFixed(sg.hicacheSizeGB, 0);
+            cmd << " --hicache-size " << formatExact(sg.hicacheSizeGB);
         else if (std::abs(sg.hicacheRatio - 2.0) > 1e-9)
-            cmd << " --hicache-ratio " << formatFixed(sg.hicacheRatio, 2);
+            cmd << " --hicache-ratio " << formatExact(sg.hicacheRatio);
     }
     if (p.blockTokens != 1)
         cmd << " --page-size " << p.blockTokens;

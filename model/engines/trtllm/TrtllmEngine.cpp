@@ -163,6 +163,10 @@ Expected<EnginePlan> planTrtllm(const ModelSpec& s, const DeploymentInputs& in,
     if (trt.hostCacheBytes > 0) {
         const int64_t blockBytes = checkedMul(p.bytesPerToken, p.blockTokens, "block bytes");
         p.hostKvTokens = trt.hostCacheBytes / blockBytes * p.blockTokens;
+        if (p.hostKvTokens == 0)
+            return Error{"trtllm: --host-cache-size " + withCommas(trt.hostCacheBytes) +
+                             " bytes hold no block of " + formatBytes(double(blockBytes)),
+                         "host_cache_size"};
         p.hostKvBytes = trt.hostCacheBytes / blockBytes * blockBytes;
     }
     p.maxRunning = trt.maxBatchSize;

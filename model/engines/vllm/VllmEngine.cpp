@@ -606,7 +606,10 @@ std::string launchCommand(const ModelSpec& s, const DeploymentInputs& in, const 
         set("cpu-offload-gb", formatFixed(double(in.weightOffloadBytes) / double(1 << 30), 2));
     if (in.kvOffloadBytes > 0) {
         set("kv-offloading-backend", "native");
-        set("kv-offloading-size", formatFixed(double(in.kvOffloadBytes) / double(1 << 30), 2));
+        // The GiB as typed (to a millionth): the bytes are its truncation, which reads back the
+        // same.
+        set("kv-offloading-size",
+            formatExact(std::round(double(in.kvOffloadBytes) / double(1 << 30) * 1e6) / 1e6));
     }
     // State layers: "align" and "all" need prefix caching, which hybrid models get by default
     // from 0.28; "none" there means turning it off.
@@ -918,6 +921,12 @@ Expected<CapacityResult> planVllm(const ModelSpec& s, const DeploymentInputs& in
             r.hostKvBytesPerGpu = in.kvOffloadBytes / (std::max<int64_t>(1, in.tp) * pp);
             r.hostKvBlocks = r.hostKvBytesPerGpu / (paging.pageBytes * paging.layersPerBlock);
             r.hostKvTokens = r.hostKvBlocks * paging.blockSize;
+            if (r.hostKvBlocks == 0)
+                return Error{where +
+                                 "--kv-offloading-size: " + formatGiB(double(r.hostKvBytesPerGpu)) +
+                                 " a GPU holds no block of " +
+                                 formatBytes(double(paging.pageBytes * paging.layersPerBlock)),
+                             "kv_offloading_gib"};
             r.hostKvReloadSeconds =
                 double(paging.bytesPerRequest(avg)) /
                 (latencyConstants().pcieBytesPerSecond * latencyConstants().pinnedCopyEfficiency);
