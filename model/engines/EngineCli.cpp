@@ -349,17 +349,9 @@ Expected<EngineAnswer> upFrontCapacity(const FlagReader& a, const ModelSpec& s,
     if (!plan)
         return plan.failure();
     const LlamaServerPlan& p = plan.value();
-    if (gpu && gpu->unifiedMemory && p.cpuExpertBytes > 0)
-        return Error{"experts kept in host memory on " + gpu->name +
-                         ", whose memory the CPU and GPU share: nothing is gained; leave out "
-                         "--n-cpu-moe, --cpu-moe and -ot",
-                     "n_cpu_moe"};
-    // --host-memory: what stays in RAM must fit it (a plan that needs more is refused).
-    if (const auto ram = a.integer("host-memory", 1, int64_t(1) << 50); ram && p.ramBytes > *ram)
-        return Error{"what stays in host memory (" + formatGiB(double(p.ramBytes)) +
-                         ": layers and experts not on the GPU) exceeds --host-memory " +
-                         formatGiB(double(*ram)) + "; offload more to the GPU",
-                     "host_memory"};
+    const int64_t ram = a.integer("host-memory", 1, int64_t(1) << 50).value_or(0);
+    if (std::string why = hostSideRefusal(p, gpu ? &*gpu : nullptr, ram); !why.empty())
+        return Error{why, "host_memory"};
     EngineAnswer answer;
     {
         nlohmann::ordered_json j;

@@ -95,9 +95,8 @@ PlanRow planLlamaCppOn(const ModelSpec& s, const GpuSpec& gpu, const PlanTarget&
         row.reason = p.error();
         return row;
     }
-    if (gpu.unifiedMemory && p->cpuExpertBytes > 0) {
-        row.reason = gpu.name + " shares its memory between CPU and GPU: experts kept in host "
-                                "memory gain nothing there";
+    if (std::string why = hostSideRefusal(*p, &gpu, base.host.memoryBytes); !why.empty()) {
+        row.reason = why;
         return row;
     }
     const int64_t perReplica = (p->vramBytes + room - 1) / room;
@@ -122,9 +121,8 @@ PlanRow planLlamaCppOn(const ModelSpec& s, const GpuSpec& gpu, const PlanTarget&
     vin.averageTokens = target.averageTokens;
     vin.weightDtype = p->weightDtype;
     // Experts kept in host memory (--n-cpu-moe, --cpu-moe, -ot) decode at the host's rate.
-    if (auto onHost = hostExpertLayers(s, l);
-        onHost && std::count(onHost->begin(), onHost->end(), true) > 0)
-        hostSideOf(vin.host, s, *p, l, *onHost);
+    if (p->hostExpertLayers > 0)
+        hostSideOf(vin.host, s, *p, l);
     const int64_t avg = target.averageTokens > 0 ? target.averageTokens : target.context;
     row.ttftSeconds = prefillTime(s, vin, avg).seconds;
     row.tpotSeconds =

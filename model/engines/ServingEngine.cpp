@@ -124,16 +124,8 @@ constexpr const char* kLlamaNoDpEp =
 // What llama-server offloads must fit the GPUs it splits its layers over; empty when it does.
 std::string llamaServerOverflow(const LlamaServerPlan& p, const DeploymentInputs& in)
 {
-    // On a unified-memory device (Apple, DGX Spark, Jetson) host memory is the device's own:
-    // experts kept "in host memory" gain nothing and no PCIe lies between.
-    if (in.gpu.unifiedMemory && p.cpuExpertBytes > 0)
-        return "experts kept in host memory on " + in.gpu.name +
-               ", whose memory the CPU and GPU share: nothing is gained, and the planner's PCIe "
-               "copies do not exist there; leave out --n-cpu-moe, --cpu-moe and -ot";
-    if (in.host.memoryBytes > 0 && p.ramBytes > in.host.memoryBytes)
-        return "what stays in host memory (" + formatGiB(double(p.ramBytes)) +
-               ": layers and experts not on the GPU) exceeds --host-memory " +
-               formatGiB(double(in.host.memoryBytes)) + "; offload more to the GPU";
+    if (std::string why = hostSideRefusal(p, &in.gpu, in.host.memoryBytes); !why.empty())
+        return why;
     const int64_t memory = checkedMul(in.gpu.memoryBytes, std::max<int64_t>(1, in.gpus), "memory");
     if (p.vramBytes <= memory)
         return {};
@@ -149,9 +141,9 @@ std::string llamaServerOverflow(const LlamaServerPlan& p, const DeploymentInputs
 // the dtype's nominal), the micro-batch, and the host's rate (given, else the default desktop's,
 // said).
 void hostSideOf(DeploymentInputs::HostSide& host, const ModelSpec& s, const LlamaServerPlan& p,
-                const LlamaServerInputs& l, const std::vector<bool>& onHost)
+                const LlamaServerInputs& l)
 {
-    host.expertLayers = std::count(onHost.begin(), onHost.end(), true);
+    host.expertLayers = p.hostExpertLayers;
     if (const int64_t params = countParameters(s).routedExperts; params > 0)
         host.expertBytesPerParam = double(p.expertBytes) / double(params);
     host.ubatch = l.ubatch;
@@ -349,15 +341,11 @@ Expected<EngineLatency> latencyUnderEngine(const ModelSpec& s, const DeploymentI
     // experts in host memory, run there by the CPU (or copied over for a prompt's micro-batch).
     if (engine && engine->kind == EngineKind::LlamaCpp) {
         const LlamaServerInputs l = llamaServerInputs(in, engine->name);
-        auto layers = hostExpertLayers(s, l);
-        if (!layers)
-            return layers.failure();
-        if (std::count(layers->begin(), layers->end(), true) > 0) {
-            auto plan = planLlamaServer(s, l);
-            if (!plan)
-                return plan.failure();
-            hostSideOf(at.host, s, *plan, l, *layers);
-        }
+        auto plan = planLlamaServer(s, l);
+        if (!plan)
+            return plan.failure();
+        if (plan->hostExpertLayers > 0)
+            hostSideOf(at.host, s, *plan, l);
     }
     const bool hostExperts = at.host.expertLayers > 0;
     if (pages) {
@@ -481,7 +469,6 @@ Expected<ExpertPlacement> hostExpertPlacement(const ModelSpec& s, const Deployme
         return p.failure();
     ExpertPlacement e;
     e.cpuMoeLayers = cpuMoeLayers;
-    const auto onHost = hostExpertLayers(s, l).value();
     e.vramBytes = p->vramBytes;
     e.ramBytes = p->ramBytes;
     e.cpuExpertBytes = p->cpuExpertBytes;
@@ -492,7 +479,7 @@ Expected<ExpertPlacement> hostExpertPlacement(const ModelSpec& s, const Deployme
     t.gpus = t.tp = t.dp = t.ep = 1;
     t.speculation = {};
     t.weightDtype = p->weightDtype;
-    hostSideOf(t.host, s, *p, l, onHost);
+    hostSideOf(t.host, s, *p, l);
     e.hostExpertLayers = t.host.expertLayers;
     e.hostSource = t.host.source;
     const double context =

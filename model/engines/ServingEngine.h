@@ -62,11 +62,11 @@ Expected<CapacityResult> planCapacity(const ModelSpec& spec, const DeploymentInp
 LlamaServerInputs llamaServerInputs(const DeploymentInputs& in, const std::string& build = {});
 
 // The host side a llama-server plan gives the step model (DeploymentInputs::HostSide): the MoE
-// layers whose experts stay in host memory (`onHost`, hostExpertLayers'), the experts' bytes as
+// layers whose experts stay in host memory (the plan's count), the experts' bytes as
 // the GGUF holds them, the micro-batch, and the host's rate (given, else the default desktop's,
 // said). latency, plan and the app's slider take it from here.
 void hostSideOf(DeploymentInputs::HostSide& host, const ModelSpec& spec, const LlamaServerPlan& p,
-                const LlamaServerInputs& l, const std::vector<bool>& onHost);
+                const LlamaServerInputs& l);
 
 // llama-server on the deployment's GPU with the routed experts of its first `cpuMoeLayers`
 // layers in host memory (--n-cpu-moe): where the bytes go, whether the GPU side fits, and one

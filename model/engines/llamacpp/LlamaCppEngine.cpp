@@ -457,4 +457,17 @@ Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerI
     return p;
 }
 
+std::string hostSideRefusal(const LlamaServerPlan& p, const GpuSpec* gpu, int64_t hostMemoryBytes)
+{
+    if (gpu && gpu->unifiedMemory && p.cpuExpertBytes > 0)
+        return "experts kept in host memory on " + gpu->name +
+               ", whose memory the CPU and GPU share: nothing is gained, and no PCIe lies "
+               "between; leave out --n-cpu-moe, --cpu-moe and -ot";
+    if (hostMemoryBytes > 0 && p.ramBytes > hostMemoryBytes)
+        return "what stays in host memory (" + formatGiB(double(p.ramBytes)) +
+               ": layers and experts not on the GPU) exceeds --host-memory " +
+               formatGiB(double(hostMemoryBytes)) + "; offload more to the GPU";
+    return {};
+}
+
 } // namespace attnplan

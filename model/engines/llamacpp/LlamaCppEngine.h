@@ -44,6 +44,11 @@ struct LlamaServerPlan
 // per 32) x (KV heads x head dim) x cells. Full layers keep n_ctx cells; sliding-window layers
 // min(n_ctx_seq, window + n_ubatch) per slot, padded to 256 (llama_kv_cache_iswa). A quantized
 // V cache needs flash attention. Errors name the setting.
+// Why a plan's host side cannot run, or empty: experts kept in host memory on a device whose
+// memory the CPU and GPU share (nothing is gained, and no PCIe lies between), or more in host
+// memory than `hostMemoryBytes` (--host-memory; 0: not given). capacity, latency and plan ask it.
+std::string hostSideRefusal(const LlamaServerPlan& p, const GpuSpec* gpu, int64_t hostMemoryBytes);
+
 // Which layers keep their routed experts (ffn_gate/up/down_exps) in host memory under
 // --n-cpu-moe, --cpu-moe and -ot patterns naming the CPU buffer, one flag a layer; an -ot pattern
 // that is not a regex, or names no buffer, is refused. `notes` gets what the patterns move
