@@ -158,9 +158,18 @@ void MeasureController::onFinished()
 void MeasureController::addReport(const BenchReport& report)
 {
     m_reports.push_back(report);
-    // The calibration of every sweep so far: the latest ceilings, every run.
+    // The calibration of every sweep so far: the latest ceilings, every run; a sweep in doubt on
+    // its own (run while another program was) is left out once a sweep is not, so that measuring
+    // again on a quiet machine clears the doubt instead of keeping the busy sweep's best ratio.
+    const auto inDoubt = [](const BenchReport& rep) {
+        const auto own = calibrationFrom(rep);
+        return own && !own.value().doubt.empty();
+    };
+    const bool anyClean = !std::all_of(m_reports.begin(), m_reports.end(), inDoubt);
     BenchReport merged;
     for (const BenchReport& rep : m_reports) {
+        if (anyClean && inDoubt(rep))
+            continue;
         if (rep.fmaPeakGflops > 0 && rep.copyGbps > 0) {
             merged.isa = rep.isa;
             merged.threads = rep.threads;
