@@ -2579,8 +2579,8 @@ void TestEngines::llamaCppOverrideTensorRules()
     LlamaServerInputs in;
     in.overrideTensors = ".ffn_.*_exps.=CPU";
     QCOMPARE(count(in), 48);
-    in.overrideTensors = "exps=cpu"; // the buffer's name in any case
-    QCOMPARE(count(in), 48);
+    in.overrideTensors = "exps=Vulkan0"; // a device's buffer keeps them there
+    QCOMPARE(count(in), 0);
     in.overrideTensors = R"(blk\.(1[2-9]|[2-4][0-9])\.ffn_.*_exps\.=CPU)";
     QCOMPARE(count(in), 36); // layers 12 to 47
     const auto layers = hostExpertLayers(s, in).value();
@@ -2604,6 +2604,15 @@ void TestEngines::llamaCppOverrideTensorRules()
     QVERIFY(!hostExpertLayers(s, in));
     in.overrideTensors = "exps";
     QVERIFY(!hostExpertLayers(s, in));
+    // A buffer llama-server does not have stops it at start-up ("unknown buffer type"): its
+    // names are exact, so "cpu" is not CPU, and a rule splits at its first '='.
+    for (const char* rule : {"exps=cpu", "exps=GPU", "exps=CUDA", "exps=CUDA_Host", "a=b=CPU"}) {
+        in.overrideTensors = rule;
+        const auto refused = hostExpertLayers(s, in);
+        QVERIFY2(!refused, rule);
+        QVERIFY2(refused.error().find("is not a buffer type llama-server has") != std::string::npos,
+                 refused.error().c_str());
+    }
     // The plan moves those layers' experts, and prints the rules as given.
     in = {};
     in.context = 8192;

@@ -33,14 +33,24 @@ Expected<std::vector<bool>> hostExpertLayers(const ModelSpec& s, const LlamaServ
     };
     std::vector<Rule> rules;
     std::stringstream list(in.overrideTensors);
+    // llama-server splits each rule at its first '=' and looks the buffer up by its exact name
+    // among the buffer types of the backends it loaded (common/arg.cpp, "unknown buffer type"):
+    // the host's CPU and one a device, CUDA0, ROCm0, Vulkan0, ... A name no backend gives, or
+    // "cpu" in another case, stops llama-server at start-up, so it is refused here too.
+    static const std::regex deviceBuffer(
+        R"((CPU|Metal|OpenCL|BLAS|(CUDA|ROCm|Vulkan|SYCL|MUSA|CANN|MTL)[0-9]+|RPC\[[^\]]+\]))");
     for (std::string item; std::getline(list, item, ',');) {
-        const size_t eq = item.rfind('=');
+        const size_t eq = item.find('=');
         if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
             return Error{"-ot: \"" + item + "\": expected PATTERN=BUFFER (CPU, CUDA0, ...)",
                          "override_tensor"};
-        std::string buffer = item.substr(eq + 1);
-        std::transform(buffer.begin(), buffer.end(), buffer.begin(),
-                       [](unsigned char c) { return char(std::toupper(c)); });
+        const std::string buffer = item.substr(eq + 1);
+        if (!std::regex_match(buffer, deviceBuffer))
+            return Error{"-ot: \"" + buffer +
+                             "\" is not a buffer type llama-server has: it takes the exact name "
+                             "of the host's or a device's buffer (CPU, CUDA0, CUDA1, ROCm0, "
+                             "Vulkan0, ...), as it lists them under \"Available buffer types\"",
+                         "override_tensor"};
         try {
             rules.push_back({item.substr(0, eq), std::regex(item.substr(0, eq)), buffer == "CPU"});
         } catch (const std::regex_error&) {
