@@ -481,7 +481,8 @@ int runPlan(const std::vector<std::string>& argv)
         return 0;
     }
     std::cout << "Plans for " << s.name << ": " << withCommas(t.context) << " tokens, "
-              << t.concurrent << " conversations at once\n";
+              << t.concurrent << (t.concurrent == 1 ? " conversation" : " conversations")
+              << " at once\n";
     for (const PlanRow& r : rows) {
         if (!r.feasible) {
             std::cout << "  " << r.gpu << ": no plan (" << r.reason << ")\n";
@@ -494,6 +495,12 @@ int runPlan(const std::vector<std::string>& argv)
         if (r.dollarsPerHour)
             std::cout << ", $" << formatFixed(*r.dollarsPerHour, 2) << "/hour";
         std::cout << "\n    " << r.launchCommand << "\n";
+        if (r.hostExpertLayers > 0)
+            std::cout << "    host memory: " << formatGiB(double(r.hostBytes))
+                      << " (the experts of " << r.hostExpertLayers
+                      << " layers, and layers not on the GPU), read at "
+                      << formatFixed(r.hostBytesPerSecond / 1e9, 1) << " GB/s (" << r.hostSource
+                      << ")\n";
     }
     return 0;
 }

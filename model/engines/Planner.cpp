@@ -121,8 +121,13 @@ PlanRow planLlamaCppOn(const ModelSpec& s, const GpuSpec& gpu, const PlanTarget&
     vin.averageTokens = target.averageTokens;
     vin.weightDtype = p->weightDtype;
     // Experts kept in host memory (--n-cpu-moe, --cpu-moe, -ot) decode at the host's rate.
-    if (p->hostExpertLayers > 0)
+    if (p->hostExpertLayers > 0) {
         hostSideOf(vin.host, s, *p, l);
+        row.hostExpertLayers = p->hostExpertLayers;
+        row.hostBytes = p->ramBytes;
+        row.hostBytesPerSecond = vin.host.bytesPerSecond;
+        row.hostSource = vin.host.source;
+    }
     const int64_t avg = target.averageTokens > 0 ? target.averageTokens : target.context;
     row.ttftSeconds = prefillTime(s, vin, avg).seconds;
     row.tpotSeconds =

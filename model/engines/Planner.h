@@ -38,6 +38,13 @@ struct PlanRow
     std::optional<double> dollarsPerHour;
     std::string reason; // why infeasible, or what bounded it
     std::string launchCommand;
+    // llama.cpp with experts kept in host memory (--n-cpu-moe, --cpu-moe, -ot): the layers whose
+    // experts stay there, what host memory holds (those experts, and layers not on the GPU),
+    // and the rate the CPU reads it at, with its source; 0 where nothing stays there.
+    int64_t hostExpertLayers = 0;
+    int64_t hostBytes = 0;
+    double hostBytesPerSecond = 0;
+    std::string hostSource;
 };
 
 // The splits the search tries, in words (the plan table states it).

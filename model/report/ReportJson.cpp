@@ -259,7 +259,12 @@ ojson planRowObject(const PlanRow& p)
             {"dollars_per_hour", p.dollarsPerHour ? ojson(*p.dollarsPerHour) : ojson(nullptr)},
             {"reason", p.reason},
             {"launch_command", p.launchCommand},
-            {"vllm_command", p.launchCommand}}; // its name before plans ran other engines
+            {"vllm_command", p.launchCommand}, // its name before plans ran other engines
+            {"host", p.hostExpertLayers > 0 ? ojson{{"expert_layers", p.hostExpertLayers},
+                                                    {"memory_bytes", p.hostBytes},
+                                                    {"read_bytes_per_second", p.hostBytesPerSecond},
+                                                    {"read_source", p.hostSource}}
+                                            : ojson(nullptr)}};
 }
 
 // The scenario as given, defaults written out: a valid scenario file on its own, so that a

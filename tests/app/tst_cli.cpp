@@ -1474,6 +1474,37 @@ void TestCli::hostSideFlags()
     QVERIFY2(gpuCommand.contains("MODEL-Q4_K_M.gguf"), qPrintable(gpuCommand));
     QVERIFY2(hostCommand.contains("--n-cpu-moe 48"), qPrintable(hostCommand));
     QVERIFY2(hostTpot > 3 * gpuTpot, qPrintable(QString("%1 vs %2").arg(hostTpot).arg(gpuTpot)));
+    // ... and says what it keeps in host memory and how fast the CPU reads it: the llama.cpp
+    // plan's RAM (capacity's ram_bytes, the same placement), at 2 channels x DDR5-5200 x 8 bytes
+    // = 83.2 GB/s x 0.62 = 51.584 GB/s for a 7950X; a plan with none says null.
+    const QStringList planArgs = {
+        "plan",  "qwen3-30b-a3b", "--engine",  "llama.cpp", "--weight-dtype", "int4",
+        "--gpu", "RTX 4090",      "--context", "8k",        "--concurrent",   "4"};
+    const auto hostOf = [&](const QStringList& extra) {
+        const Run p = cli(planArgs + QStringList{"--json"} + extra);
+        return QJsonDocument::fromJson(p.out)
+            .object()
+            .value("plans")
+            .toArray()
+            .first()
+            .toObject()
+            .value("host");
+    };
+    QVERIFY(hostOf({}).isNull());
+    const QJsonObject host = hostOf({"--n-cpu-moe", "48", "--cpu", "7950X"}).toObject();
+    const Run cap =
+        cli({"capacity", "qwen3-30b-a3b", "--engine", "llama.cpp", "--weight-dtype", "int4",
+             "--gpu", "RTX 4090", "--context", "8k", "--n-cpu-moe", "48", "--json"});
+    const qint64 ram =
+        qint64(QJsonDocument::fromJson(cap.out).object().value("ram_bytes").toDouble());
+    QVERIFY(ram > 17'000'000'000);
+    QCOMPARE(qint64(host.value("memory_bytes").toDouble()), ram);
+    QCOMPARE(host.value("expert_layers").toInt(), 48);
+    QCOMPARE(host.value("read_bytes_per_second").toDouble(), 51.584e9);
+    const Run text = cli(planArgs + QStringList{"--n-cpu-moe", "48", "--cpu", "7950X"});
+    QVERIFY2(text.out.contains("host memory: 16.51 GiB (the experts of 48 layers") &&
+                 text.out.contains("read at 51.6 GB/s"),
+             text.out.constData());
     // The fresh review's P1s: latency runs as many requests as the plan's slots hold (a sliding
     // model's unified cache capped it at 2 of 4); a unified-memory device refuses host experts.
     const Run four = cli({"latency", "gpt-oss-120b", "--engine", "llama.cpp", "--gpu", "RTX 4090",
