@@ -495,12 +495,8 @@ int runPlan(const std::vector<std::string>& argv)
         if (r.dollarsPerHour)
             std::cout << ", $" << formatFixed(*r.dollarsPerHour, 2) << "/hour";
         std::cout << "\n    " << r.launchCommand << "\n";
-        if (r.hostExpertLayers > 0)
-            std::cout << "    host memory: " << formatGiB(double(r.hostBytes))
-                      << " (the experts of " << r.hostExpertLayers
-                      << " layers, and layers not on the GPU), read at "
-                      << formatFixed(r.hostBytesPerSecond / 1e9, 1) << " GB/s (" << r.hostSource
-                      << ")\n";
+        if (const std::string host = planHostText(r); !host.empty())
+            std::cout << "    " << host << "\n";
     }
     return 0;
 }

@@ -218,7 +218,8 @@ void PlanController::refresh()
                                 p.dollarsPerHour ? QVariant(*p.dollarsPerHour) : QVariant(),
                                 double(p.tp), double(p.pp), double(p.dp),
                                 double(p.conversationsPerReplica), p.ttftSeconds, p.tpotSeconds,
-                                q(p.launchCommand)});
+                                q(p.hostExpertLayers > 0 ? p.launchCommand + "; " + planHostText(p)
+                                                         : p.launchCommand)});
             else
                 rows.push_back(
                     {q(p.gpu), {}, {}, {}, {}, {}, {}, {}, {}, tr("no plan: %1").arg(q(p.reason))});

@@ -23,6 +23,15 @@ std::string planSearchSpace()
            "with EP = TP x DP), and as many replicas as the target needs";
 }
 
+std::string planHostText(const PlanRow& row)
+{
+    if (row.hostExpertLayers <= 0)
+        return {};
+    return "host memory: " + formatGiB(double(row.hostBytes)) + " (the experts of " +
+           std::to_string(row.hostExpertLayers) + " layers, and layers not on the GPU), read at " +
+           formatFixed(row.hostBytesPerSecond / 1e9, 1) + " GB/s (" + row.hostSource + ")";
+}
+
 std::string planLayoutText(const PlanRow& r)
 {
     std::string t;

@@ -52,6 +52,9 @@ inline constexpr int64_t kMaxPipelineStages = 8;
 std::string planSearchSpace();
 // The replica's layout in words: "TP 8", "TP 2 x PP 2", "DP 8, EP 8".
 std::string planLayoutText(const PlanRow& row);
+// What the row keeps in host memory and how fast the CPU reads it, in words ("host memory:
+// 16.51 GiB (...), read at 51.6 GB/s (source)"); empty where nothing stays there.
+std::string planHostText(const PlanRow& row);
 
 // For each catalog GPU, the fewest GPUs (and the TP/PP split of one replica, and replicas)
 // that meet the target under base.engine, searched over planSearchSpace(); `base` supplies
