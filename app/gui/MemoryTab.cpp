@@ -36,6 +36,9 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include <algorithm>
+#include <cstdlib>
+
 MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
     : QWidget(parent), m_plan(plan), m_gpu(new QComboBox), m_customMemory(new QDoubleSpinBox),
       m_gpus(new QSpinBox), m_replicas(new QSpinBox), m_tp(new QComboBox), m_dp(new QSpinBox),
@@ -561,9 +564,46 @@ QGroupBox* MemoryTab::buildHostBox()
     auto* layout = new QVBoxLayout(m_hostBox);
     layout->addWidget(m_cpuMoe);
     layout->addWidget(m_hostLine);
-    connect(m_cpuMoe, &QSlider::valueChanged, this, [this] { showHostSide(); });
+    // While dragged, the line previews each value; a value let go of (or typed with the keys)
+    // becomes the scenario's --n-cpu-moe.
+    connect(m_cpuMoe, &QSlider::valueChanged, this, [this](int n) {
+        if (m_cpuMoe->isSliderDown())
+            showHostSide();
+        else
+            setCpuMoeFlag(n);
+    });
+    connect(m_cpuMoe, &QSlider::sliderReleased, this, [this] { setCpuMoeFlag(m_cpuMoe->value()); });
     m_hostBox->hide();
     return m_hostBox;
+}
+
+int MemoryTab::cpuMoeFlag() const
+{
+    const auto& flags = m_plan->session()->scenario().deployment.engineFlags;
+    const auto model = m_plan->model();
+    if (const auto all = flags.find("cpu-moe"); all != flags.end() && all->second == "true")
+        return model ? int(model->numLayers) : 0;
+    const auto n = flags.find("n-cpu-moe");
+    if (n == flags.end())
+        return 0;
+    // Above the layers: all of them, as llama-server takes it.
+    const long long layers = std::atoll(n->second.c_str());
+    return int(std::clamp<long long>(layers, 0, model ? model->numLayers : 0));
+}
+
+void MemoryTab::setCpuMoeFlag(int layers)
+{
+    if (layers == cpuMoeFlag()) {
+        showHostSide();
+        return;
+    }
+    attnplan::ScenarioDeployment d = m_plan->session()->scenario().deployment;
+    d.engineFlags.erase("cpu-moe");
+    if (layers > 0)
+        d.engineFlags["n-cpu-moe"] = std::to_string(layers);
+    else
+        d.engineFlags.erase("n-cpu-moe");
+    m_plan->session()->setDeployment(d);
 }
 
 void MemoryTab::showHostSide()
@@ -588,6 +628,8 @@ void MemoryTab::showHostSide()
     {
         const QSignalBlocker block(m_cpuMoe);
         m_cpuMoe->setRange(0, int(model->numLayers));
+        if (!m_cpuMoe->isSliderDown())
+            m_cpuMoe->setValue(cpuMoeFlag()); // the scenario's, as opened, edited or undone
     }
     const int n = m_cpuMoe->value();
     const DeploymentInputs& in = m_plan->deployment();

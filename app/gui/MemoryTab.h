@@ -38,6 +38,10 @@ private:
     QGroupBox* buildPlanBox();
     QGroupBox* buildHostBox();
     void showHostSide();
+    // The scenario's --n-cpu-moe (its engine flags; --cpu-moe: every layer), and setting it: the
+    // slider is that flag, so the llama.cpp row, its plans and latency follow it.
+    int cpuMoeFlag() const;
+    void setCpuMoeFlag(int layers);
     void showPlan();
 
     PlanController* m_plan;

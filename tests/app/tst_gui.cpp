@@ -1142,6 +1142,30 @@ void TestGui::expertsInHostMemorySlider()
     QVERIFY(half.tokensPerSecond > all.tokensPerSecond);
     QVERIFY2(line->text().contains(QLocale().toString(half.tokensPerSecond, 'f', 1)),
              qPrintable(line->text()));
+    // The slider is the scenario's --n-cpu-moe: the llama.cpp row's command takes it, and a
+    // scenario that opens with the flag sets the slider (it stayed at 0 beside a llama.cpp row
+    // that said --n-cpu-moe 48).
+    const auto llamaCommand = [&] {
+        for (const attnplan::EngineRow& e : session.report()->engines)
+            if (e.family == "llama.cpp")
+                return e.command + e.error;
+        return std::string();
+    };
+    // At 24 layers the bf16 GPU side does not fit: the slider's line and the llama.cpp row say
+    // so alike; at 48 the row's command carries the flag.
+    QCOMPARE(session.scenario().deployment.engineFlags.at("n-cpu-moe"), std::string("24"));
+    QVERIFY2(line->text().contains("needs more than RTX 4090"), qPrintable(line->text()));
+    QVERIFY2(llamaCommand().find("exceed RTX 4090") != std::string::npos, llamaCommand().c_str());
+    slider->setValue(48);
+    QVERIFY2(llamaCommand().find("--n-cpu-moe 48") != std::string::npos, llamaCommand().c_str());
+    attnplan::Scenario opened = session.scenario();
+    opened.deployment.engineFlags["n-cpu-moe"] = "40";
+    QString error;
+    QVERIFY2(session.applyScenario(opened, &error), qPrintable(error));
+    QTRY_COMPARE(slider->value(), 40);
+    QVERIFY2(line->text().contains(QLocale().toString(at(40).tokensPerSecond, 'f', 1)),
+             qPrintable(line->text()));
+    slider->setValue(24);
     // Another GPU: recomputed from it.
     child<QComboBox>(&window, "gpu")->setCurrentText("H100 SXM");
     QVERIFY2(!line->text().contains("needs more"), qPrintable(line->text()));
