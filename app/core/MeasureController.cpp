@@ -161,15 +161,21 @@ void MeasureController::addReport(const BenchReport& report)
     // The calibration of every sweep so far: the latest ceilings, every run; a sweep in doubt on
     // its own (run while another program was) is left out once a sweep is not, so that measuring
     // again on a quiet machine clears the doubt instead of keeping the busy sweep's best ratio.
-    const auto inDoubt = [](const BenchReport& rep) {
+    const auto doubtOf = [](const BenchReport& rep) {
         const auto own = calibrationFrom(rep);
-        return own && !own.value().doubt.empty();
+        return own ? own.value().doubt : std::string();
     };
-    const bool anyClean = !std::all_of(m_reports.begin(), m_reports.end(), inDoubt);
+    const bool anyClean = std::any_of(m_reports.begin(), m_reports.end(),
+                                      [&](const BenchReport& rep) { return doubtOf(rep).empty(); });
+    m_leftOut = 0;
+    m_leftOutDoubt.clear();
     BenchReport merged;
     for (const BenchReport& rep : m_reports) {
-        if (anyClean && inDoubt(rep))
+        if (const std::string doubt = doubtOf(rep); anyClean && !doubt.empty()) {
+            ++m_leftOut;
+            m_leftOutDoubt = doubt;
             continue;
+        }
         if (rep.fmaPeakGflops > 0 && rep.copyGbps > 0) {
             merged.isa = rep.isa;
             merged.threads = rep.threads;

@@ -34,6 +34,10 @@ public:
     // What this session's sweeps say of this machine (Calibration.h): compute efficiency once a
     // prefill sweep has run, memory efficiency once a decode sweep has; empty before either.
     const std::optional<attnplan::Calibration>& calibration() const { return m_calibration; }
+    // Sweeps in doubt on their own left out of calibration() because a clean one is there, and
+    // the latest one's doubt.
+    int leftOutSweeps() const { return m_leftOut; }
+    const std::string& leftOutDoubt() const { return m_leftOutDoubt; }
 
     // The sweep the Measure tab runs for a model: its own heads, KV heads and head dim
     // (Benchmark.h benchShapeFor), prefill at 512 to 4,096 tokens or decode at 8K to 64K. Its
@@ -65,6 +69,8 @@ private:
     TableModel* m_memory;
     std::vector<attnplan::BenchReport> m_reports;
     std::optional<attnplan::Calibration> m_calibration;
+    int m_leftOut = 0;
+    std::string m_leftOutDoubt;
     std::shared_ptr<std::atomic<bool>> m_cancel;
     QFutureWatcher<attnplan::BenchReport> m_watcher;
     bool m_running = false;

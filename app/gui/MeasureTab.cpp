@@ -271,7 +271,11 @@ void MeasureTab::showCalibration()
                 .arg(parts.join(tr("; ")), QString::fromStdString(c.doubt), inUse));
         return;
     }
-    m_calibration->setText(tr("Measured here: %1. %2").arg(parts.join(tr("; ")), inUse));
+    QString leftOut;
+    if (const int n = m_measure->leftOutSweeps(); n > 0)
+        leftOut = tr("%n sweep(s) measured while another program ran left out (%1). ", nullptr, n)
+                      .arg(QString::fromStdString(m_measure->leftOutDoubt()));
+    m_calibration->setText(tr("Measured here: %1. %2%3").arg(parts.join(tr("; ")), leftOut, inUse));
 }
 
 void MeasureTab::saveCalibration()
