@@ -42,9 +42,14 @@ State steady(const Engine& e, double I, double O, double x, double dec)
     const StepModel& f = *e.m;
     const double ctxDec = I + O / 2;
     const double c = e.chunkFor(dec, I);
+    // A step that decodes a request's token holds that request: below one sequence on average
+    // (a light load, idle between requests) the step it sees still runs one. At 0.01 sequences
+    // the step read 1% of a sequence's KV and of its experts' share (expectedDistinctExperts is
+    // concave), and a lone request's TPOT came out below what one token's reads take.
+    const double seen = std::max(1.0, dec);
     State s;
-    s.t0 = f.seconds(dec, ctxDec, 0, 0);
-    s.tc = e.decodeOnly ? s.t0 : f.seconds(dec, ctxDec, c, I / 2);
+    s.t0 = f.seconds(seen, ctxDec, 0, 0);
+    s.tc = e.decodeOnly ? s.t0 : f.seconds(seen, ctxDec, c, I / 2);
     double tbar = s.t0;
     if (x > 0) {
         const double a = x * I / c;
