@@ -246,12 +246,16 @@ StepTime StepModel::step(double dec, double ctxDec, double pre, double ctxPre) c
         const bool copied = host > 0 && all >= k.hostOffloadMinBatch;
         const double onGpu = f.moeLayers - (copied ? 0 : host);
         charge(onGpu * layerBytes / f.bandwidth, onGpu * layerWork / (f.gemmRate * k.moe));
+        // A stage's share of the host layers (the step's terms are a stage's, times the
+        // stages below): each host layer is read, handed over and copied once a step, not once
+        // a stage (TTFT grew with the GPUs of a -sm layer split).
+        const double pp = double(f.pp);
         if (host > 0 && !copied) {
             t.memorySeconds += host * layerBytes / f.hostBandwidth;
-            t.fixedSeconds += 2 * host * k.hostSplitSeconds;
+            t.fixedSeconds += 2 * host / pp * k.hostSplitSeconds;
         }
         if (copied)
-            t.commSeconds += std::ceil(all / f.ubatch) * host * f.experts * f.perExpert *
+            t.commSeconds += std::ceil(all / f.ubatch) * host / pp * f.experts * f.perExpert *
                              f.expertWeightBytes / (k.pcieBytesPerSecond * k.hostCopyEfficiency);
     }
     // Attention: decode reads the KV (or computes, MLA) and the recurrent state; prefill

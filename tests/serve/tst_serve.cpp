@@ -65,6 +65,7 @@ private slots:
     void moeDecodeReadsOnlyTouchedExperts();
     void latencyMechanismsByHand();
     void latencyAtALoad();
+    void aLoneRequestDecodesAtBatchOne();
     void publishedLatencyRows();
     void cachedPrefixStillAttended();
 };
@@ -109,6 +110,15 @@ void TestServe::expertsInHostMemoryAreTimedThere()
     QCOMPARE(host.step(0, 0, 1024, 512).commSeconds - gpu.step(0, 0, 1024, 512).commSeconds,
              2 * copy);
     QCOMPARE(host.step(0, 0, 16, 8).commSeconds, gpu.step(0, 0, 16, 8).commSeconds);
+    // Split by layer over 2 GPUs (-sm layer), each host layer is still copied once a
+    // micro-batch and handed over twice a step: the same figures (they were 2x).
+    in.gpus = 2;
+    const StepModel host2(s, in);
+    in.host = {};
+    const StepModel gpu2(s, in);
+    QCOMPARE(host2.step(0, 0, 512, 256).commSeconds - gpu2.step(0, 0, 512, 256).commSeconds, copy);
+    QCOMPARE(host2.step(1, 1000, 0, 0).fixedSeconds - gpu2.step(1, 1000, 0, 0).fixedSeconds,
+             2 * 48 * 100e-6);
 }
 
 // The host side's figures: a CPU of the catalog by its maker's name or its model number, its
@@ -436,6 +446,38 @@ void TestServe::latencyMechanismsByHand()
     QVERIFY(std::fabs(allReduceSeconds(1638400, 4, k.allReduceAlpha, 450e9, k.linkEfficiency) -
                       21.179e-6) < 2e-9);
     QCOMPARE(allReduceSeconds(1638400, 1, 9e-6, 450e9, 0.82), 0.0);
+}
+
+// A light load's average decode batch is below one sequence (the server idles between
+// requests), but the step a request's token is decoded in holds that request: at 0.001
+// requests/s TPOT is batch 1's, and so at one client (a review found 16.2 and 53.9 ms against
+// batch 1's 79.4 for Qwen3-30B-A3B with every expert read from a 55.6 GB/s host).
+void TestServe::aLoneRequestDecodesAtBatchOne()
+{
+    const ModelSpec s = readModel("qwen3-30b-a3b").value();
+    DeploymentInputs in;
+    in.gpu = *builtinGpuCatalog().find("H100 SXM"); // room for the bf16 weights' KV
+    in.maxModelLen = 4096;
+    in.weightDtype = DType::BF16;
+    in.host.expertLayers = 48;
+    in.host.bytesPerSecond = 55.6e9;
+    LatencyInputs q;
+    q.inputTokens = 1000;
+    q.outputTokens = 200;
+    q.load = {LatencyLoad::Kind::Batch, 1, 0};
+    const auto batch = servingLatency(s, in, q);
+    QVERIFY(batch);
+    const double one = batch.value().tpotSeconds;
+    QCOMPARE(one, StepModel(s, in).seconds(1, 1100, 0, 0));
+    q.load = {LatencyLoad::Kind::RequestsPerSecond, 0.001, 10};
+    const LatencyResult light = servingLatency(s, in, q).value();
+    QVERIFY(light.decodeBatch < 0.1);
+    QVERIFY2(std::fabs(light.tpotSeconds / one - 1) < 0.01,
+             qPrintable(QString("%1 against %2").arg(light.tpotSeconds).arg(one)));
+    q.load = {LatencyLoad::Kind::Concurrent, 1, 0};
+    const LatencyResult client = servingLatency(s, in, q).value();
+    QVERIFY2(std::fabs(client.tpotSeconds / one - 1) < 0.01,
+             qPrintable(QString("%1 against %2").arg(client.tpotSeconds).arg(one)));
 }
 
 // Loads behave as loads do: more clients, higher TPOT and throughput; a rate beyond capacity
