@@ -116,20 +116,24 @@ CliArgs::CliArgs(const std::vector<std::string>& given, const std::vector<Option
                 else if (auto flag = flagOfEngineSpelling("--" + dashed); flag && known(*flag))
                     name = *flag;
             }
+            // -ot rules add up, as llama-server takes them (one list, in the order given).
+            const bool adds = name == "override-tensor" && m_values.count(name);
             // Given twice (--gpu H100 --gpu A100, or --context beside --max-model-len): which one
             // was meant is not for attnplan to pick.
-            if (m_values.count(name) || m_switches.count(name))
+            if (!adds && (m_values.count(name) || m_switches.count(name)))
                 throw UsageError("--" + name + ": given twice (as " + m_spelled[name] + " and " +
                                  expanded.shown[i] + "); give it once");
             m_spelled[name] = expanded.shown[i];
             if (valued.count(name)) {
+                std::string value;
                 if (inlineValue) {
-                    m_values[name] = *inlineValue;
+                    value = *inlineValue;
                 } else {
                     if (i + 1 >= args.size())
                         throw UsageError("--" + name + ": expected a value");
-                    m_values[name] = args[++i];
+                    value = args[++i];
                 }
+                m_values[name] = adds ? m_values[name] + "," + value : value;
             } else if (switches.count(name) && !inlineValue) {
                 m_switches.insert(name);
             } else {

@@ -131,7 +131,9 @@ std::string llamaServerOverflow(const LlamaServerPlan& p, const DeploymentInputs
         return {};
     return "weights and KV (" + formatGiB(double(p.vramBytes)) + ") exceed " +
            (in.gpus > 1 ? std::to_string(in.gpus) + " x " : std::string()) + in.gpu.name +
-           "; lower -ngl to keep layers in RAM";
+           (p.expertBytes > p.cpuExpertBytes
+                ? "; keep more layers' experts in RAM (--n-cpu-moe), or lower -ngl"
+                : "; lower -ngl to keep layers in RAM");
 }
 
 } // namespace

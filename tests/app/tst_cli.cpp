@@ -1537,6 +1537,23 @@ void TestCli::hostSideFlags()
                           "--cpu-moe", "--json"});
     QCOMPARE(QJsonDocument::fromJson(twice.out).object().value("cpu_expert_bytes").toInteger(),
              QJsonDocument::fromJson(cmoe.out).object().value("cpu_expert_bytes").toInteger());
+    // Typed twice as flags, the rules add up too, in order (a review found "given twice"): the
+    // first keeps layer 1 on the GPU.
+    const QStringList capacity = {"capacity",  "qwen3-30b-a3b", "--engine", "llama.cpp",
+                                  "--context", "8192",          "--json"};
+    const Run flags =
+        cli(capacity + QStringList{"-ot", R"(blk\.1\.=CUDA0)", "--override-tensor", "exps=CPU"});
+    const Run joined = cli(capacity + QStringList{"-ot", R"(blk\.1\.=CUDA0,exps=CPU)"});
+    QCOMPARE(flags.exitCode, 0);
+    QCOMPARE(flags.out, joined.out);
+    QCOMPARE(QJsonDocument::fromJson(flags.out).object().value("host_expert_layers").toInt(), 47);
+    // A GPU side too large for an MoE model points at its experts first.
+    const Run over = cli({"latency", "qwen3-30b-a3b", "--engine", "llama.cpp", "--gpu", "RTX 4090",
+                          "--context", "16k", "--n-cpu-moe", "30", "--input-tokens", "1000",
+                          "--output-tokens", "100", "--batch", "1"});
+    QCOMPARE(over.exitCode, 2);
+    QVERIFY2(over.err.contains("keep more layers' experts in RAM (--n-cpu-moe), or lower -ngl"),
+             over.err.constData());
 }
 
 // Issue 40: vLLM's KV offloading tier through the CLI: its figures in the JSON, its flags in the
