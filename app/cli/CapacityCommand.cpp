@@ -488,10 +488,12 @@ int runPlan(const std::vector<std::string>& argv)
             std::cout << "  " << r.gpu << ": no plan (" << r.reason << ")\n";
             continue;
         }
-        std::cout << "  " << r.gpu << ": " << r.totalGpus << " GPUs (" << r.replicas
-                  << " replica(s) of " << planLayoutText(r) << "), " << r.conversationsPerReplica
-                  << " conversations per replica, TTFT " << formatSeconds(r.ttftSeconds)
-                  << ", TPOT " << formatSeconds(r.tpotSeconds);
+        std::cout << "  " << r.gpu << ": " << r.totalGpus
+                  << (r.totalGpus == 1 ? " GPU (" : " GPUs (") << r.replicas << " replica(s) of "
+                  << planLayoutText(r) << "), " << r.conversationsPerReplica
+                  << (r.conversationsPerReplica == 1 ? " conversation" : " conversations")
+                  << " per replica, TTFT " << formatSeconds(r.ttftSeconds) << ", TPOT "
+                  << formatSeconds(r.tpotSeconds);
         if (r.dollarsPerHour)
             std::cout << ", $" << formatFixed(*r.dollarsPerHour, 2) << "/hour";
         std::cout << "\n    " << r.launchCommand << "\n";

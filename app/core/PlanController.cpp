@@ -105,12 +105,13 @@ QString PlanController::latencyLine() const
     const LatencyInputs& in = r->latencyLoad;
     const LatencyResult& l = *r->latency;
     const QLocale locale;
-    const QString load =
-        in.load.kind == LatencyLoad::Kind::RequestsPerSecond
-            ? tr("%1 requests/s").arg(locale.toString(in.load.value, 'f', 2))
-        : in.load.kind == LatencyLoad::Kind::Batch   ? tr("a batch of %1").arg(in.load.value)
-        : in.load.kind == LatencyLoad::Kind::MaxLoad ? tr("full load")
-                                                     : tr("%1 users").arg(in.load.value);
+    const QString load = in.load.kind == LatencyLoad::Kind::RequestsPerSecond
+                             ? tr("%1 requests/s").arg(locale.toString(in.load.value, 'f', 2))
+                         : in.load.kind == LatencyLoad::Kind::Batch
+                             ? tr("a batch of %1").arg(in.load.value)
+                         : in.load.kind == LatencyLoad::Kind::MaxLoad ? tr("full load")
+                         : in.load.value == 1                         ? tr("1 user")
+                                              : tr("%1 users").arg(in.load.value);
     const auto engine = findServingEngine(r->latencyEngine);
     return tr("At %1 (%2 in, %3 out, %8, serving model): TTFT %4, TPOT %5, %6 output "
               "tokens/s%7")

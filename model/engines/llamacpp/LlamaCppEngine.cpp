@@ -375,8 +375,8 @@ Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerI
     p.hostExpertLayers = std::count(onHost->begin(), onHost->end(), true);
     if (expertsOnCpu > 0)
         p.warnings.push_back(formatBytes(double(expertsOnCpu)) +
-                             " of experts in host memory, read by the CPU each token (latency "
-                             "times them at the host's bandwidth)");
+                             " of experts in host memory: the CPU reads those each token routes "
+                             "to (latency times them at the host's bandwidth)");
     int64_t kvGpu = 0, kvCpu = 0;
     for (int64_t i = 0; i < layers; ++i) {
         const LayerSpec& l = s.layers[size_t(i)];
