@@ -438,11 +438,14 @@ bool MainWindow::exportReportTo(const QString& path, QString* error)
     return m_session->exportReport(path, error);
 }
 
-bool MainWindow::openScenario(const QString& path)
+bool MainWindow::openScenario(const QString& path, QString* startError)
 {
     QString error;
     if (!m_session->openScenario(path, &error)) {
-        showError(error);
+        if (startError)
+            *startError = error;
+        else
+            showError(error);
         return false;
     }
     addRecentScenario(path);

@@ -37,7 +37,9 @@ public:
     QTabWidget* tabs() const { return m_tabs; }
     AppSession* session() const { return m_session; }
     // File > Open scenario / Save scenario, without the dialogs (tests, --scenario).
-    bool openScenario(const QString& path);
+    // A scenario that does not open is said in a dialog, or, given `error`, returned there
+    // (the start: said on the card, as a model that does not open is).
+    bool openScenario(const QString& path, QString* error = nullptr);
     // An engine's start-up log as a scenario (AppSession::openEngineLog); what it read in the
     // status bar.
     bool openEngineLog(const QString& path);

@@ -135,19 +135,20 @@ int main(int argc, char** argv)
     const QStringList args = parser.positionalArguments();
     QSettings settings;
     bool opened = false;
+    // A scenario or a model given at start that cannot be opened: said on the card and on
+    // stderr, never a silent fallback.
+    QString startError, startPath;
     if (parser.isSet(scenario)) {
-        opened = window.openScenario(parser.value(scenario));
+        opened = window.openScenario(parser.value(scenario), &startError);
         if (!opened && parser.isSet(exportReport)) {
-            QString error;
-            session.openScenario(parser.value(scenario), &error);
-            std::fprintf(stderr, "attnplan: %s\n", qPrintable(error));
+            std::fprintf(stderr, "attnplan: %s\n", qPrintable(startError));
             return 2;
         }
+        if (!opened)
+            startPath = parser.value(scenario);
     }
-    // A model given at start that cannot be opened: said on the card and on stderr, never a
-    // silent fallback.
-    QString startError;
-    if (!opened && !args.isEmpty()) {
+    if (!opened && !args.isEmpty() && startError.isEmpty()) {
+        startPath = args.first();
         const auto failed = QObject::connect(&models, &ModelController::loadFailed,
                                              [&](const QString& message) { startError = message; });
         opened = models.open(args.first());
@@ -162,9 +163,9 @@ int main(int argc, char** argv)
     if (!opened)
         models.openBundled(QStringLiteral("llama-3.1-8b"));
     if (!startError.isEmpty()) {
-        std::fprintf(stderr, "attnplan: could not open %s: %s\n", qPrintable(args.first()),
+        std::fprintf(stderr, "attnplan: could not open %s: %s\n", qPrintable(startPath),
                      qPrintable(startError));
-        window.showStartError(args.first(), startError);
+        window.showStartError(startPath, startError);
     }
     if (parser.isSet(tab))
         window.tabs()->setCurrentIndex(parser.value(tab).toInt());

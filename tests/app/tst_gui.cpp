@@ -686,6 +686,20 @@ void TestGui::badModelAtStartIsSaid()
     const QString err = QString::fromUtf8(p.readAllStandardError());
     QVERIFY2(err.contains("attnplan: could not open") && err.contains("num_hidden_layers"),
              qPrintable(err));
+    // So is a scenario that does not open (a review saw Llama-3.1-8B shown with nothing said
+    // in the window beside it).
+    QFile bad(home.filePath("bad.json"));
+    QVERIFY(bad.open(QIODevice::WriteOnly));
+    bad.write(R"({"attnplan_scenario": 1, "model": "qwen3-30b-a3b",
+                 "deployment": {"gpu": "RTX 4090", "engine_flags": {"n-cpu-moe": -1}}})");
+    bad.close();
+    p.start(QStringLiteral(ATTNPLAN_APP), {"--scenario", bad.fileName(), "--startup-time"});
+    QVERIFY(p.waitForFinished(60000));
+    QCOMPARE(p.exitCode(), 0);
+    const QString scenarioErr = QString::fromUtf8(p.readAllStandardError());
+    QVERIFY2(scenarioErr.contains("attnplan: could not open " + bad.fileName()) &&
+                 scenarioErr.contains("n-cpu-moe"),
+             qPrintable(scenarioErr));
 }
 
 // At 1024 x 700 the model library can go (review D13): View > Model library hides and shows it.
