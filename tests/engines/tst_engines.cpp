@@ -2613,6 +2613,24 @@ void TestEngines::llamaCppOverrideTensorRules()
         QVERIFY2(refused.error().find("is not a buffer type llama-server has") != std::string::npos,
                  refused.error().c_str());
     }
+    // A rule no tensor takes moves nothing, and says so: a typo, or experts on a dense model.
+    in = {};
+    in.overrideTensors = "nomatch=CPU,exps=CPU";
+    notes.clear();
+    const auto typo = hostExpertLayers(s, in, &notes).value();
+    QCOMPARE(std::count(typo.begin(), typo.end(), true), 48);
+    QVERIFY(!notes.empty() && notes.front().find("\"nomatch\" matches none") != std::string::npos);
+    notes.clear();
+    in.overrideTensors = "exps=CPU";
+    in.cpuMoe = true; // the rule still takes the experts --cpu-moe put there first
+    QVERIFY(hostExpertLayers(s, in, &notes));
+    QVERIFY(notes.empty());
+    notes.clear();
+    in = {};
+    in.overrideTensors = "exps=CPU";
+    const auto dense = hostExpertLayers(load("llama-3.1-8b"), in, &notes).value();
+    QCOMPARE(std::count(dense.begin(), dense.end(), true), 0);
+    QVERIFY(!notes.empty() && notes.front().find("\"exps\" matches none") != std::string::npos);
     // The plan moves those layers' experts, and prints the rules as given.
     in = {};
     in.context = 8192;

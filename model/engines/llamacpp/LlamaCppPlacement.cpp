@@ -30,6 +30,7 @@ Expected<std::vector<bool>> hostExpertLayers(const ModelSpec& s, const LlamaServ
         std::string pattern;
         std::regex re;
         bool cpu;
+        mutable bool matched = false;
     };
     std::vector<Rule> rules;
     std::stringstream list(in.overrideTensors);
@@ -61,14 +62,18 @@ Expected<std::vector<bool>> hostExpertLayers(const ModelSpec& s, const LlamaServ
     // The first rule a tensor's name matches decides; the experts of a layer go together.
     auto first = [&](const std::string& name) -> const Rule* {
         for (const Rule& r : rules)
-            if (std::regex_search(name, r.re))
+            if (std::regex_search(name, r.re)) {
+                r.matched = true;
                 return &r;
+            }
         return nullptr;
     };
+    for (const char* global : {"token_embd.weight", "output_norm.weight", "output.weight"})
+        first(global);
     bool others = false;
     for (int64_t i = 0; i < s.numLayers; ++i) {
         const std::string blk = "blk." + std::to_string(i) + ".";
-        if (s.layers[size_t(i)].hasExperts() && !host[size_t(i)])
+        if (s.layers[size_t(i)].hasExperts())
             if (const Rule* r = first(blk + "ffn_up_exps.weight"); r && r->cpu)
                 host[size_t(i)] = true;
         for (const char* other :
@@ -81,6 +86,14 @@ Expected<std::vector<bool>> hostExpertLayers(const ModelSpec& s, const LlamaServ
         notes->push_back("-ot also moves tensors other than the routed experts to host memory; "
                          "only the experts' placement is modelled, the others stay counted on "
                          "their layer's device");
+    // A rule no tensor name takes (a typo, or experts on a dense model) moves nothing: said,
+    // as --cpu-moe on a model without experts is refused.
+    for (const Rule& r : rules)
+        if (!r.matched && notes)
+            notes->push_back("-ot: \"" + r.pattern +
+                             "\" matches none of this model's tensors that attnplan places "
+                             "(routed and shared experts, attention, MLP, token embedding, "
+                             "output): it moves nothing here");
     return host;
 }
 
