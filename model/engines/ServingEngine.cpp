@@ -380,6 +380,10 @@ Expected<EngineLatency> latencyUnderEngine(const ModelSpec& s, const DeploymentI
                                      " layers left on the CPU are timed as if on the GPU (whole "
                                      "layers on the CPU are not modelled; only experts are)");
     }
+    if (!hostExperts && in.host.bytesPerSecond > 0 && engine &&
+        engine->kind == EngineKind::LlamaCpp)
+        e.result.notes.push_back("the host's memory rate (" + in.host.source +
+                                 ") times nothing here: no experts stay in host memory");
     if (hostExperts)
         e.result.notes.push_back(
             "experts in host memory: those of " + std::to_string(at.host.expertLayers) +
