@@ -117,7 +117,7 @@ CliArgs::CliArgs(const std::vector<std::string>& given, const std::vector<Option
                     name = *flag;
             }
             // -ot rules add up, as llama-server takes them (one list, in the order given).
-            const bool adds = name == "override-tensor" && m_values.count(name);
+            const bool adds = flagRepeatsAddUp(name) && m_values.count(name);
             // Given twice (--gpu H100 --gpu A100, or --context beside --max-model-len): which one
             // was meant is not for attnplan to pick.
             if (!adds && (m_values.count(name) || m_switches.count(name)))

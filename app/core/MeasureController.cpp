@@ -158,22 +158,22 @@ void MeasureController::onFinished()
 void MeasureController::addReport(const BenchReport& report)
 {
     m_reports.push_back(report);
+    // Each sweep's own doubt, judged once as it arrives.
+    const auto own = calibrationFrom(report);
+    m_doubts.push_back(own ? own.value().doubt : std::string());
     // The calibration of every sweep so far: the latest ceilings, every run; a sweep in doubt on
     // its own (run while another program was) is left out once a sweep is not, so that measuring
     // again on a quiet machine clears the doubt instead of keeping the busy sweep's best ratio.
-    const auto doubtOf = [](const BenchReport& rep) {
-        const auto own = calibrationFrom(rep);
-        return own ? own.value().doubt : std::string();
-    };
-    const bool anyClean = std::any_of(m_reports.begin(), m_reports.end(),
-                                      [&](const BenchReport& rep) { return doubtOf(rep).empty(); });
+    const bool anyClean = std::any_of(m_doubts.begin(), m_doubts.end(),
+                                      [](const std::string& d) { return d.empty(); });
     m_leftOut = 0;
     m_leftOutDoubt.clear();
     BenchReport merged;
-    for (const BenchReport& rep : m_reports) {
-        if (const std::string doubt = doubtOf(rep); anyClean && !doubt.empty()) {
+    for (size_t i = 0; i < m_reports.size(); ++i) {
+        const BenchReport& rep = m_reports[i];
+        if (anyClean && !m_doubts[i].empty()) {
             ++m_leftOut;
-            m_leftOutDoubt = doubt;
+            m_leftOutDoubt = m_doubts[i];
             continue;
         }
         if (rep.fmaPeakGflops > 0 && rep.copyGbps > 0) {

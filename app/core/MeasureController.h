@@ -68,6 +68,7 @@ private:
     TableModel* m_decode;
     TableModel* m_memory;
     std::vector<attnplan::BenchReport> m_reports;
+    std::vector<std::string> m_doubts; // each sweep's own, as it arrived
     std::optional<attnplan::Calibration> m_calibration;
     int m_leftOut = 0;
     std::string m_leftOutDoubt;

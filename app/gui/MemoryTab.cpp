@@ -37,7 +37,6 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
-#include <cstdlib>
 
 MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
     : QWidget(parent), m_plan(plan), m_gpu(new QComboBox), m_customMemory(new QDoubleSpinBox),
@@ -579,16 +578,8 @@ QGroupBox* MemoryTab::buildHostBox()
 
 int MemoryTab::cpuMoeFlag() const
 {
-    const auto& flags = m_plan->session()->scenario().deployment.engineFlags;
     const auto model = m_plan->model();
-    if (const auto all = flags.find("cpu-moe"); all != flags.end() && all->second == "true")
-        return model ? int(model->numLayers) : 0;
-    const auto n = flags.find("n-cpu-moe");
-    if (n == flags.end())
-        return 0;
-    // Above the layers: all of them, as llama-server takes it.
-    const long long layers = std::atoll(n->second.c_str());
-    return int(std::clamp<long long>(layers, 0, model ? model->numLayers : 0));
+    return model ? int(attnplan::cpuMoeLayersOf(*model, m_plan->deployment())) : 0;
 }
 
 void MemoryTab::setCpuMoeFlag(int layers)

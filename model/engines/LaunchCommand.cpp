@@ -436,8 +436,7 @@ Expected<TypedCommand> readLaunchCommand(const std::string& text)
         quantized = quantized || (name == "weight-dtype" && quantization);
         for (TypedCommand::Flag& f : out.flags)
             if (f.name == name) {
-                // llama-server's -ot adds its rules to those before it.
-                f.value = name == "override-tensor" ? f.value + "," + value : value;
+                f.value = flagRepeatsAddUp(name) ? f.value + "," + value : value;
                 f.spelled = spelled;
                 return;
             }
@@ -636,6 +635,11 @@ Expected<Speculation> readSpeculativeConfig(const std::string& text)
     if (s.method.empty())
         return Error{"--speculative-config: names no method", "speculative_method"};
     return s;
+}
+
+bool flagRepeatsAddUp(std::string_view flag)
+{
+    return flag == "override-tensor";
 }
 
 std::optional<std::string> flagOfEngineSpelling(std::string_view spelled)

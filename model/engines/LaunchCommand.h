@@ -59,5 +59,8 @@ Expected<Speculation> readSpeculativeConfig(const std::string& json);
 // Underscores and dashes are one. None for a spelling no engine has, or one that does not
 // carry a value as attnplan's flag takes it (a model, a quantization method).
 std::optional<std::string> flagOfEngineSpelling(std::string_view spelled);
+// A flag whose repeats add to one list rather than replace it: llama-server's -ot, each rule
+// after those before it. The CLI's own flags and --command's read it alike.
+bool flagRepeatsAddUp(std::string_view flag);
 
 } // namespace attnplan

@@ -465,6 +465,12 @@ DType autoKvDType(const std::string& engine, const ModelSpec& spec, const GpuSpe
     return release ? vllmAutoKvDType(*release, spec, gpu) : servingKvDType(spec);
 }
 
+int64_t cpuMoeLayersOf(const ModelSpec& s, const DeploymentInputs& in)
+{
+    const LlamaServerInputs& l = engineOptions(in).llamaCpp;
+    return l.cpuMoe ? s.numLayers : std::clamp<int64_t>(l.cpuMoeLayers, 0, s.numLayers);
+}
+
 Expected<ExpertPlacement> hostExpertPlacement(const ModelSpec& s, const DeploymentInputs& in,
                                               int64_t cpuMoeLayers)
 {

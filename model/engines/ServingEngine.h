@@ -85,6 +85,9 @@ struct ExpertPlacement
 };
 Expected<ExpertPlacement> hostExpertPlacement(const ModelSpec& spec, const DeploymentInputs& in,
                                               int64_t cpuMoeLayers);
+// The deployment's own --n-cpu-moe as that slider shows it: --cpu-moe, or a count above the
+// layers, is every layer (as llama-server takes them); none is 0.
+int64_t cpuMoeLayersOf(const ModelSpec& spec, const DeploymentInputs& in);
 
 // What a load meets under the deployment's engine, by that engine's own rules: the KV budget per
 // GPU, the most requests it runs at once and the tokens one step carries. vLLM: its capacity

@@ -239,11 +239,11 @@ template <class Elem> inline __m256 load8(const Elem* p)
 
 // Scores of GB query heads against one K tile of 32 keys, [d][32]: per channel, four vectors
 // of keys, GB broadcasts, 4 GB FMAs (two heads: 8 accumulators, 4 keys, 1 broadcast, 13 of 16
-// registers); one head splits the channels in two to keep 8 chains in flight. The first head
-// block steps the stream of lines ahead (AheadStream), once per channel.
+// registers); one head splits the channels in two to keep 8 chains in flight. Every head block
+// steps the stream of lines ahead (AheadStream), once per channel.
 template <int GB, class Elem>
 inline void scoresTile(const float* qs, const Elem* K, int nn, int d, float* p, int stride,
-                       AheadStream* ahead)
+                       AheadStream& ahead)
 {
     constexpr int CS = GB >= 2 ? 1 : 2;
     constexpr int kTile = int(attnplan::kDecodeKeyTile);
@@ -289,7 +289,7 @@ inline void scoresTile(const float* qs, const Elem* K, int nn, int d, float* p, 
 // acc[g][c..c+16) += sum_j p[g][j] V[j][c..c+16) for GB heads: each V row chunk loaded once.
 template <int GB, class Elem>
 inline void valueTile(const float* p, int stride, const Elem* V, int n, int d, float* acc,
-                      AheadStream* ahead)
+                      AheadStream& ahead)
 {
     AheadSteps steps(ahead);
     int c = 0;
@@ -337,9 +337,9 @@ void Ops::decodeBlock(const float* qs, int G, const Elem* K, const Elem* V, int 
             const int nt = std::min(kTile, n - t * kTile);
             float* pt = p + g0 * stride + t * kTile;
             if (G - g0 >= 2)
-                scoresTile<2>(qs + g0 * d, tile, nt, d, pt, stride, &ahead);
+                scoresTile<2>(qs + g0 * d, tile, nt, d, pt, stride, ahead);
             else
-                scoresTile<1>(qs + g0 * d, tile, nt, d, pt, stride, &ahead);
+                scoresTile<1>(qs + g0 * d, tile, nt, d, pt, stride, ahead);
         }
     }
     for (int g = 0; g < G; ++g)
@@ -347,13 +347,13 @@ void Ops::decodeBlock(const float* qs, int G, const Elem* K, const Elem* V, int 
     for (int g0 = 0; g0 < G; g0 += 4) {
         const int gb = std::min(4, G - g0);
         if (gb == 4)
-            valueTile<4>(p + g0 * stride, stride, V, n, d, acc + g0 * d, &ahead);
+            valueTile<4>(p + g0 * stride, stride, V, n, d, acc + g0 * d, ahead);
         else if (gb == 3)
-            valueTile<3>(p + g0 * stride, stride, V, n, d, acc + g0 * d, &ahead);
+            valueTile<3>(p + g0 * stride, stride, V, n, d, acc + g0 * d, ahead);
         else if (gb == 2)
-            valueTile<2>(p + g0 * stride, stride, V, n, d, acc + g0 * d, &ahead);
+            valueTile<2>(p + g0 * stride, stride, V, n, d, acc + g0 * d, ahead);
         else
-            valueTile<1>(p + g0 * stride, stride, V, n, d, acc + g0 * d, &ahead);
+            valueTile<1>(p + g0 * stride, stride, V, n, d, acc + g0 * d, ahead);
     }
     ahead.rest();
 }

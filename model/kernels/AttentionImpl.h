@@ -319,7 +319,6 @@ inline void softmaxStep(float* p, int n, float& m, float& l, float* acc, int d)
 class AheadStream
 {
 public:
-    AheadStream() = default;
     template <class Elem> AheadStream(const Elem* K, const Elem* V, int blockKeys, int d, int steps)
     {
         const size_t block = size_t(blockKeys) * size_t(d) * sizeof(Elem);
@@ -349,36 +348,24 @@ public:
     }
 
 private:
-    const char *k_ = nullptr, *v_ = nullptr, *end_ = nullptr; // K and V blocks: the same size
+    const char *k_, *v_, *end_; // the K and V blocks ahead have the same size
     int rate_ = 1024, due_ = 0;
 };
 
-// A tile function's steps of the stream (none where it has no stream), on a copy in the
-// function's own frame, written back at its end: through the pointer, GCC 12 stored the
-// stream's position and count to memory at every step of the AVX2 loops; on the copy they stay
-// in registers (read in the disassembly).
+// A tile function's steps of the stream, on a copy in the function's own frame, written back
+// at its end: through a reference, GCC 12 stored the stream's position and count to memory at
+// every step of the AVX2 loops; on the copy they stay in registers (read in the disassembly).
 class AheadSteps
 {
 public:
-    explicit AheadSteps(AheadStream* stream)
-        : stream_(stream), local_(stream ? *stream : AheadStream())
-    {
-    }
-    ~AheadSteps()
-    {
-        if (stream_)
-            *stream_ = local_;
-    }
+    explicit AheadSteps(AheadStream& stream) : stream_(stream), local_(stream) {}
+    ~AheadSteps() { stream_ = local_; }
     AheadSteps(const AheadSteps&) = delete;
     AheadSteps& operator=(const AheadSteps&) = delete;
-    void step()
-    {
-        if (stream_)
-            local_.step();
-    }
+    void step() { local_.step(); }
 
 private:
-    AheadStream* stream_;
+    AheadStream& stream_;
     AheadStream local_;
 };
 

@@ -1548,16 +1548,17 @@ void TestCli::hostSideFlags()
     QCOMPARE(flags.out, joined.out);
     QCOMPARE(QJsonDocument::fromJson(flags.out).object().value("host_expert_layers").toInt(), 47);
     // A host rate given where nothing stays in host memory is said to time nothing.
-    const Run idle = cli({"latency", "qwen3-30b-a3b", "--engine", "llama.cpp", "--gpu", "H100",
-                          "--context", "8k", "--input-tokens", "1000", "--output-tokens", "100",
-                          "--batch", "1", "--host-bandwidth", "50"});
+    const QStringList latency = {
+        "latency", "qwen3-30b-a3b",   "--engine", "llama.cpp", "--input-tokens",
+        "1000",    "--output-tokens", "100",      "--batch",   "1"};
+    const Run idle =
+        cli(latency + QStringList{"--gpu", "H100", "--context", "8k", "--host-bandwidth", "50"});
     QCOMPARE(idle.exitCode, 0);
     QVERIFY2(idle.out.contains("(--host-bandwidth 50 GB/s) times nothing here"),
              idle.out.constData());
     // A GPU side too large for an MoE model points at its experts first.
-    const Run over = cli({"latency", "qwen3-30b-a3b", "--engine", "llama.cpp", "--gpu", "RTX 4090",
-                          "--context", "16k", "--n-cpu-moe", "30", "--input-tokens", "1000",
-                          "--output-tokens", "100", "--batch", "1"});
+    const Run over =
+        cli(latency + QStringList{"--gpu", "RTX 4090", "--context", "16k", "--n-cpu-moe", "30"});
     QCOMPARE(over.exitCode, 2);
     QVERIFY2(over.err.contains("keep more layers' experts in RAM (--n-cpu-moe), or lower -ngl"),
              over.err.constData());
