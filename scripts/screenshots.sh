@@ -15,7 +15,7 @@ log=$out/stderr.log
 config=$(mktemp -d)
 xvfb=
 trap 'kill $xvfb 2>/dev/null; rm -rf "$config"' EXIT
-names=(memory compute compare cost measure explain)
+names=(memory plans compute compare cost measure explain)
 for size in 1600x1000 1024x700; do
     # A screen of that size, as a user with that screen has.
     [ -n "$xvfb" ] && kill $xvfb 2>/dev/null && sleep 0.5

@@ -166,6 +166,13 @@ void AppSession::setPlanTarget(const ScenarioPlan& plan)
     setModified(true);
 }
 
+void AppSession::setLoad(const ScenarioLoad& load)
+{
+    m_scenario.load = load;
+    recompute();
+    setModified(true);
+}
+
 void AppSession::setPrompt(const LayoutFile& prompt)
 {
     m_scenario.prompt = prompt;
@@ -215,7 +222,7 @@ void AppSession::recompute()
         emit reportChanged();
         return;
     }
-    auto r = buildReport(m_scenario, *spec, m_gpus, m_prices);
+    auto r = buildReport(m_scenario, *spec, m_gpus, m_prices, m_plansWanted);
     if (r) {
         m_report = std::move(r).value();
         m_reportError = {};
@@ -394,13 +401,29 @@ QByteArray AppSession::reportBytes(const QString& suffix) const
 {
     if (!m_report)
         return {};
+    // A report carries its plans, whether or not the plan view has asked for them yet.
+    std::optional<Report> planned;
+    if (!m_report->planned)
+        planReport(planned.emplace(*m_report), m_gpus);
+    const Report& r = planned ? *planned : *m_report;
     if (suffix == QLatin1String("md"))
-        return QByteArray::fromStdString(reportMarkdown(*m_report));
+        return QByteArray::fromStdString(reportMarkdown(r));
     if (suffix == QLatin1String("csv"))
-        return QByteArray::fromStdString(reportCsv(*m_report));
+        return QByteArray::fromStdString(reportCsv(r));
     if (suffix == QLatin1String("html"))
-        return QByteArray::fromStdString(reportHtml(*m_report));
-    return QByteArray::fromStdString(reportJson(*m_report));
+        return QByteArray::fromStdString(reportHtml(r));
+    return QByteArray::fromStdString(reportJson(r));
+}
+
+void AppSession::setPlansWanted(bool wanted)
+{
+    if (wanted == m_plansWanted)
+        return;
+    m_plansWanted = wanted;
+    if (wanted && m_report && !m_report->planned) {
+        planReport(*m_report, m_gpus);
+        emit reportChanged();
+    }
 }
 
 bool AppSession::exportReport(const QString& path, QString* error) const

@@ -56,6 +56,11 @@ public:
     QString logCheck() const { return m_logCheck; }
     bool logCheckOff() const { return m_logCheckOff; }
     const attnplan::Error& reportError() const { return m_reportError; }
+    // Whether each Report carries its plans (Report.h planReport): the search over every catalog
+    // GPU is most of a Report's time, so the window asks for them when the plan view is first
+    // shown. On by default; turning it on plans the current Report at once.
+    void setPlansWanted(bool wanted);
+    bool plansWanted() const { return m_plansWanted; }
 
     // Edits: each recomputes the Report and emits reportChanged.
     void setDeployment(const attnplan::ScenarioDeployment& deployment);
@@ -64,6 +69,8 @@ public:
     void useEfficiencies(const attnplan::Calibration& calibration);
     void useDefaultEfficiencies();
     void setPlanTarget(const attnplan::ScenarioPlan& plan);
+    // The load the latency is for (Scenario.h ScenarioLoad).
+    void setLoad(const attnplan::ScenarioLoad& load);
     void setPrompt(const attnplan::LayoutFile& prompt);
     // Merges a price file over the catalog (ours or LiteLLM's); false with the reason.
     bool importPrices(const QString& path, QStringList* messages);
@@ -126,6 +133,7 @@ private:
     QString m_logCheck, m_nextLogCheck;
     bool m_logCheckOff = false, m_nextLogCheckOff = false;
     QString m_refusedEntry;
+    bool m_plansWanted = true;
 
     ModelController* m_models;
     SummaryModel* m_summary;

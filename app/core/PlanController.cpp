@@ -49,8 +49,19 @@ PlanController::PlanController(AppSession* session)
            {tr("Per replica"), Unit::Count, tr("Conversations at once on one replica")},
            {tr("TTFT"), Unit::Seconds, {}},
            {tr("TPOT"), Unit::Seconds, {}},
-           {tr("Note"), Unit::Text, {}}},
+           {tr("Tokens/s per GPU"), Unit::Count,
+            tr("Output tokens a second at the target's load, the replica's over its GPUs")},
+           {tr("Launch command, or why no plan"), Unit::Text, {}}},
           this)),
+      m_trade(new TableModel({{tr("TPOT"), Unit::Seconds, {}},
+                              {tr("Plans"), Unit::Count, {}},
+                              {tr("Row"), Unit::Count, {}}},
+                             this)),
+      m_front(new TableModel({{tr("TPOT"), Unit::Seconds, {}},
+                              {tr("Pareto front"), Unit::Count,
+                               tr("Plans no other plan beats on both time per output token and "
+                                  "tokens/s per GPU")}},
+                             this)),
       m_engines(new TableModel(
           {{tr("Engine"), Unit::Text, {}},
            {tr("KV tokens"), Unit::Count,
@@ -100,27 +111,7 @@ std::shared_ptr<const ModelSpec> PlanController::model() const
 QString PlanController::latencyLine() const
 {
     const Report* r = m_session->report();
-    if (!r || !r->latency)
-        return {};
-    const LatencyInputs& in = r->latencyLoad;
-    const LatencyResult& l = *r->latency;
-    const QLocale locale;
-    const QString load = in.load.kind == LatencyLoad::Kind::RequestsPerSecond
-                             ? tr("%1 requests/s").arg(locale.toString(in.load.value, 'f', 2))
-                         : in.load.kind == LatencyLoad::Kind::Batch
-                             ? tr("a batch of %1").arg(in.load.value)
-                         : in.load.kind == LatencyLoad::Kind::MaxLoad ? tr("full load")
-                         : in.load.value == 1                         ? tr("1 user")
-                                              : tr("%1 users").arg(in.load.value);
-    const auto engine = findServingEngine(r->latencyEngine);
-    return tr("At %1 (%2 in, %3 out, %8, serving model): TTFT %4, TPOT %5, %6 output "
-              "tokens/s%7")
-        .arg(load, locale.toString(in.inputTokens), locale.toString(in.outputTokens),
-             q(formatSeconds(l.ttftSeconds)), q(formatSeconds(l.tpotSeconds)),
-             locale.toString(l.outputTokensPerSecond, 'f', 0),
-             l.saturated ? tr("; more than the deployment runs at once: requests queue")
-                         : QString(),
-             q(engine ? engine->label : r->latencyEngine));
+    return r ? q(latencySentence(*r)) : QString();
 }
 
 std::optional<EngineRow> PlanController::headlineEngine() const
@@ -152,7 +143,19 @@ bool PlanController::applyPlan(int row)
     d.gpus = p.tp * p.dp * p.pp;
     d.replicas = p.replicas;
     m_session->setDeployment(d);
+    emit deploymentApplied();
     return true;
+}
+
+QString PlanController::planCommand(int row) const
+{
+    const Report* r = m_session->report();
+    if (!r || row < 0 || row >= int(r->plan.size()))
+        return {};
+    const PlanRow& p = r->plan[size_t(row)];
+    if (!p.feasible)
+        return tr("no plan: %1").arg(q(p.reason));
+    return q(p.hostExpertLayers > 0 ? p.launchCommand + "; " + planHostText(p) : p.launchCommand);
 }
 
 void PlanController::setGpu(const QString& name)
@@ -211,22 +214,27 @@ void PlanController::refresh()
     else
         m_conversations->setRows({});
 
-    QVector<QVector<QVariant>> rows;
+    QVector<QVector<QVariant>> rows, trade, front;
     if (r) {
-        for (const PlanRow& p : r->plan) {
-            if (p.feasible)
+        for (size_t i = 0; i < r->plan.size(); ++i) {
+            const PlanRow& p = r->plan[i];
+            if (p.feasible) {
                 rows.push_back({q(p.gpu), double(p.totalGpus),
                                 p.dollarsPerHour ? QVariant(*p.dollarsPerHour) : QVariant(),
                                 double(p.tp), double(p.pp), double(p.dp),
                                 double(p.conversationsPerReplica), p.ttftSeconds, p.tpotSeconds,
-                                q(p.hostExpertLayers > 0 ? p.launchCommand + "; " + planHostText(p)
-                                                         : p.launchCommand)});
-            else
-                rows.push_back(
-                    {q(p.gpu), {}, {}, {}, {}, {}, {}, {}, {}, tr("no plan: %1").arg(q(p.reason))});
+                                p.outputTokensPerSecondPerGpu, planCommand(int(i))});
+                trade.push_back({p.tpotSeconds, p.outputTokensPerSecondPerGpu, double(i)});
+            } else {
+                rows.push_back({q(p.gpu), {}, {}, {}, {}, {}, {}, {}, {}, {}, planCommand(int(i))});
+            }
         }
+        for (size_t i : planParetoFront(r->plan))
+            front.push_back({r->plan[i].tpotSeconds, r->plan[i].outputTokensPerSecondPerGpu});
     }
     m_plan->setRows(rows);
+    m_trade->setRows(trade);
+    m_front->setRows(front);
     QVector<QVector<QVariant>> engines;
     if (r)
         for (const EngineRow& e : r->engines)

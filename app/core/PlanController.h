@@ -56,6 +56,13 @@ public:
     TableModel* memoryModel() const { return m_memory; } // 1 row: GiB per GPU
     TableModel* conversationCurve() const { return m_conversations; }
     TableModel* planModel() const { return m_plan; }
+    // The plans' trade: time per output token against output tokens a second per GPU, one row
+    // per feasible plan (its row in planModel() in the third column), and the Pareto front of
+    // those (Planner.h planParetoFront), fastest token first.
+    TableModel* tradeModel() const { return m_trade; }
+    TableModel* frontModel() const { return m_front; }
+    // A plan row's launch command in full, or why there is no plan; empty for no such row.
+    QString planCommand(int row) const;
     // One row per serving engine for the current deployment (ServingEngines.h compareEngines).
     TableModel* enginesModel() const { return m_engines; }
 
@@ -73,6 +80,8 @@ public slots:
 signals:
     void resultsChanged();
     void planFailed(const QString& reason);
+    // applyPlan replaced the deployment: forms re-read it.
+    void deploymentApplied();
 
 private:
     void refresh();
@@ -87,6 +96,8 @@ private:
     TableModel* m_memory;
     TableModel* m_conversations;
     TableModel* m_plan;
+    TableModel* m_trade;
+    TableModel* m_front;
     TableModel* m_engines;
     std::vector<attnplan::EngineRow> m_engineRows;
 };

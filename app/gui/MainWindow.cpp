@@ -19,6 +19,7 @@
 #include "ModelFilter.h"
 #include "ModelLibrary.h"
 #include "PlanController.h"
+#include "PlansTab.h"
 #include "SummaryModel.h"
 #include "TableModel.h"
 #include "spec/ModelSpec.h"
@@ -81,6 +82,9 @@ MainWindow::MainWindow(AppSession* session, QWidget* parent)
 {
     setWindowTitle(tr("attnplan"));
     setAcceptDrops(true);
+    // The plans (a search over every catalog GPU, most of a Report's time) are computed once
+    // the Plans tab is first shown, not at start.
+    m_session->setPlansWanted(false);
 
     // Left: the model library above the summary card.
     m_libraryFilter = new ModelFilter(this);
@@ -160,6 +164,10 @@ MainWindow::MainWindow(AppSession* session, QWidget* parent)
     // The first tab is built now; the others, and their charts, when first shown (start-up
     // builds one tab's widgets, not six).
     m_tabs->addTab(scrolled(m_memoryTab), tr("&Memory && GPUs"));
+    addLazyTab(tr("P&lans"), [this] {
+        m_session->setPlansWanted(true);
+        return m_plansTab = new PlansTab(m_plan);
+    });
     addLazyTab(tr("C&ompute"),
                [this] { return m_computeTab = new ComputeTab(m_session->compute()); });
     addLazyTab(tr("Com&pare"),
@@ -295,6 +303,8 @@ QList<QChartView*> MainWindow::charts() const
         all += m_computeTab->charts();
     if (m_compareTab)
         all += m_compareTab->charts();
+    if (m_plansTab)
+        all += m_plansTab->charts();
     if (m_costTab)
         all += m_costTab->charts();
     if (m_measureTab)

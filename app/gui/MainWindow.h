@@ -15,6 +15,7 @@ class ExplainTab;
 class MeasureController;
 class MeasureTab;
 class MemoryTab;
+class PlansTab;
 class ModelController;
 class ModelLibrary;
 class PlanController;
@@ -99,6 +100,7 @@ private:
     MeasureController* m_measure;
     ExplainController* m_explain;
     CostTab* m_costTab = nullptr;
+    PlansTab* m_plansTab = nullptr;
     MeasureTab* m_measureTab = nullptr;
     ExplainTab* m_explainTab = nullptr;
     QHash<int, std::function<QWidget*()>> m_makers; // tabs not built yet

@@ -47,8 +47,7 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
       m_context(new TokenSpinBox), m_average(new TokenSpinBox), m_customTflops(new QDoubleSpinBox),
       m_customBandwidth(new QDoubleSpinBox), m_card(new QLabel), m_maxNumSeqs(new QSpinBox),
       m_maxBatched(new QSpinBox), m_summary(new QLabel), m_error(new QLabel),
-      m_command(new QLineEdit), m_concurrent(new QSpinBox), m_rps(new QDoubleSpinBox),
-      m_maxTtft(new QDoubleSpinBox), m_maxTpot(new QDoubleSpinBox), m_planEngine(new QComboBox)
+      m_command(new QLineEdit)
 {
     // Named for tests and accessibility tools.
     for (auto [w, name] : std::initializer_list<std::pair<QWidget*, const char*>>{
@@ -75,8 +74,7 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
              {m_maxBatched, "maxNumBatchedTokens"},
              {m_summary, "planSummary"},
              {m_error, "planError"},
-             {m_command, "launchCommand"},
-             {m_concurrent, "targetConcurrent"}})
+             {m_command, "launchCommand"}})
         w->setObjectName(QString::fromLatin1(name));
     QGroupBox* inputs = buildDeploymentForm();
 
@@ -98,7 +96,6 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
     cmdRow->addWidget(copy);
 
     QTableView* enginesTable = buildEnginesTable();
-    QGroupBox* planBox = buildPlanBox();
 
     auto* left = new QVBoxLayout;
     left->addWidget(inputs);
@@ -137,13 +134,13 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
     m_card->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_card->setStyleSheet(QStringLiteral("QLabel { font-size: 15pt; font-weight: 600; }"));
     m_card->setToolTip(tr("Paged conversations of the average request that fit at once on one "
-                          "replica (capped by max_num_seqs); time to first token for a prompt of "
-                          "that length and time per output token at that batch (the step model)"));
+                          "replica (capped by max_num_seqs); the time to first token and per "
+                          "output token at the load of the Load box (the serving model)"));
     auto* right = new QVBoxLayout;
     right->addLayout(charts, 1);
     right->addLayout(cmdRow);
-    right->addWidget(enginesTable);
-    right->addWidget(planBox, 1);
+    right->addWidget(enginesTable, 1);
+    right->addWidget(buildLoadBox());
 
     // The answer across the top, whatever the width; the form and the rest under it.
     auto* page = new QVBoxLayout(this);
@@ -178,6 +175,7 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
              m_utilization, m_gpu, m_weightDtype, m_kvDtype, m_maxNumSeqs, m_maxBatched})
         w->setProperty("help", w->toolTip());
     connect(plan, &PlanController::resultsChanged, this, &MemoryTab::showResults);
+    connect(plan, &PlanController::deploymentApplied, this, &MemoryTab::syncFromController);
     syncFromController();
 }
 
@@ -328,91 +326,6 @@ QTableView* MemoryTab::buildEnginesTable()
     return enginesTable;
 }
 
-// Plan from a target: the fewest GPUs per catalog GPU, replanned as soon as a target changes;
-// a row taken as the deployment with Use this plan.
-QGroupBox* MemoryTab::buildPlanBox()
-{
-    m_concurrent->setRange(1, 1000000);
-    m_rps->setRange(0, 1e6);
-    m_rps->setSpecialValueText(tr("–"));
-    m_maxTtft->setRange(0, 3600);
-    m_maxTtft->setSuffix(tr(" s"));
-    m_maxTtft->setSpecialValueText(tr("no limit"));
-    m_maxTpot->setRange(0, 10);
-    m_maxTpot->setDecimals(3);
-    m_maxTpot->setSuffix(tr(" s"));
-    m_maxTpot->setSpecialValueText(tr("no limit"));
-    auto* targetForm = new QFormLayout;
-    targetForm->addRow(tr("Conversations at once"), m_concurrent);
-    targetForm->addRow(tr("or requests / s"), m_rps);
-    targetForm->addRow(tr("Max time to first token"), m_maxTtft);
-    targetForm->addRow(tr("Max time per token"), m_maxTpot);
-    // Plans for any of the four engines, each with its own KV rules and flags.
-    m_planEngine->setObjectName(QStringLiteral("planEngine"));
-    m_planEngine->addItem(tr("the deployment's vLLM"), QString());
-    for (const attnplan::ServingEngine& e : attnplan::planOnlyEngines()) // the engines' table
-        m_planEngine->addItem(QString::fromStdString(e.label), QString::fromStdString(e.family));
-    m_planEngine->setToolTip(tr("The engine the plans are for: its own KV budget and limits "
-                                "(llama.cpp: layer split, slots of the whole context)"));
-    targetForm->addRow(tr("Engine"), m_planEngine);
-    auto* planTable = new QTableView;
-    planTable->setModel(m_plan->planModel());
-    planTable->setItemDelegate(new FormattedDelegate(planTable));
-    planTable->horizontalHeader()->setStretchLastSection(true);
-    planTable->verticalHeader()->hide();
-    planTable->setMinimumHeight(140);
-    auto replan = [this] {
-        if (!m_syncing)
-            m_plan->planForTarget(m_concurrent->value(), m_rps->value(), m_maxTtft->value(),
-                                  m_maxTpot->value(), m_planEngine->currentData().toString());
-    };
-    connect(m_concurrent, &QSpinBox::valueChanged, this, replan);
-    for (QDoubleSpinBox* box : {m_rps, m_maxTtft, m_maxTpot})
-        connect(box, &QDoubleSpinBox::valueChanged, this, replan);
-    connect(m_planEngine, &QComboBox::currentIndexChanged, this, replan);
-    // Every figure at its width; the command takes what is left (elided, whole in its tooltip
-    // and on "Use this plan"), so that the price column is never pushed out of view.
-    connect(m_plan->planModel(), &QAbstractItemModel::modelReset, planTable, [planTable] {
-        QHeaderView* header = planTable->horizontalHeader();
-        const int last = planTable->model()->columnCount() - 1;
-        for (int c = 0; c < last; ++c)
-            header->setSectionResizeMode(c, QHeaderView::ResizeToContents);
-        if (last >= 0)
-            header->setSectionResizeMode(last, QHeaderView::Stretch);
-    });
-    planTable->setObjectName(QStringLiteral("planTable"));
-    planTable->setSelectionBehavior(QAbstractItemView::SelectRows);
-    planTable->setSelectionMode(QAbstractItemView::SingleSelection);
-    planTable->setToolTip(
-        tr("Searched: %1. Double-click a row, or select it and Use this plan, to take it as the "
-           "deployment")
-            .arg(QString::fromStdString(attnplan::planSearchSpace())));
-    auto* usePlan = new QPushButton(tr("Use this plan"));
-    usePlan->setObjectName(QStringLiteral("usePlan"));
-    usePlan->setEnabled(false);
-    auto apply = [this, planTable](const QModelIndex& index) {
-        if (index.isValid() && m_plan->applyPlan(index.row()))
-            syncFromController();
-    };
-    connect(planTable, &QTableView::doubleClicked, this, apply);
-    connect(usePlan, &QPushButton::clicked, this,
-            [planTable, apply] { apply(planTable->currentIndex()); });
-    connect(planTable->selectionModel(), &QItemSelectionModel::currentRowChanged, usePlan,
-            [usePlan, this](const QModelIndex& current) {
-                usePlan->setEnabled(
-                    current.isValid() &&
-                    m_plan->planModel()
-                        ->data(m_plan->planModel()->index(current.row(), 1), Qt::DisplayRole)
-                        .isValid());
-            });
-    targetForm->addRow(QString(), usePlan);
-    auto* planBox = new QGroupBox(tr("Plan from a target: the fewest GPUs per catalog GPU"));
-    auto* planLayout = new QHBoxLayout(planBox);
-    planLayout->addLayout(targetForm);
-    planLayout->addWidget(planTable, 1);
-    return planBox;
-}
-
 void MemoryTab::syncFromController()
 {
     m_syncing = true;
@@ -453,20 +366,14 @@ void MemoryTab::syncFromController()
     m_availableKv->setValue(in.availableKvGiB);
     m_maxNumSeqs->setValue(int(in.maxNumSeqs));
     m_maxBatched->setValue(int(std::min<qint64>(in.maxNumBatchedTokens, 1 << 30)));
-    const attnplan::ScenarioPlan& t = m_plan->target();
-    m_concurrent->setValue(int(std::min<qint64>(t.concurrent, 1000000)));
-    m_rps->setValue(t.requestsPerSecond);
-    m_maxTtft->setValue(t.maxTtftSeconds);
-    m_maxTpot->setValue(t.maxTpotSeconds);
-    {
-        const QString engine = QString::fromStdString(t.engine);
-        int at = m_planEngine->findData(engine);
-        if (at < 0) {
-            m_planEngine->addItem(engine, engine); // a release a scenario names
-            at = m_planEngine->count() - 1;
-        }
-        m_planEngine->setCurrentIndex(at);
-    }
+    const attnplan::ScenarioLoad& load = m_plan->session()->scenario().load;
+    const int kind = m_loadKind->findData(QString::fromStdString(load.kind));
+    m_loadKind->setCurrentIndex(kind >= 0 ? kind : 0);
+    m_loadValue->setMinimum(load.kind == "requests_per_second" ? 0.01 : 0);
+    m_loadValue->setValue(load.value);
+    m_loadValue->setEnabled(load.kind != "max_load");
+    m_loadInput->setValue(int(std::min<int64_t>(load.inputTokens, 1 << 30)));
+    m_loadOutput->setValue(int(std::min<int64_t>(load.outputTokens, 1 << 30)));
     m_syncing = false;
 }
 
@@ -574,6 +481,77 @@ QGroupBox* MemoryTab::buildHostBox()
     connect(m_cpuMoe, &QSlider::sliderReleased, this, [this] { setCpuMoeFlag(m_cpuMoe->value()); });
     m_hostBox->hide();
     return m_hostBox;
+}
+
+// The load the latency is for: clients at once or requests a second, each request's tokens in
+// and out; the card's latency and the line under the box follow it, said with it.
+QGroupBox* MemoryTab::buildLoadBox()
+{
+    m_loadKind = new QComboBox;
+    m_loadKind->setObjectName(QStringLiteral("loadKind"));
+    m_loadKind->addItem(tr("clients at once"), QStringLiteral("concurrent"));
+    m_loadKind->addItem(tr("requests / s"), QStringLiteral("requests_per_second"));
+    m_loadKind->addItem(tr("a static batch of"), QStringLiteral("batch"));
+    m_loadKind->addItem(tr("the most it serves"), QStringLiteral("max_load"));
+    m_loadValue = new QDoubleSpinBox;
+    m_loadValue->setObjectName(QStringLiteral("loadValue"));
+    m_loadValue->setRange(0, 1e6);
+    m_loadValue->setDecimals(2);
+    m_loadValue->setToolTip(tr("Clients each sending a request as soon as the last is answered, "
+                               "or requests arriving a second (Poisson)"));
+    m_loadInput = new QSpinBox;
+    m_loadInput->setObjectName(QStringLiteral("loadInput"));
+    m_loadInput->setRange(0, 1 << 30);
+    m_loadInput->setGroupSeparatorShown(true);
+    m_loadInput->setToolTip(tr("Prompt tokens of each request"));
+    m_loadOutput = new QSpinBox;
+    m_loadOutput->setObjectName(QStringLiteral("loadOutput"));
+    m_loadOutput->setRange(0, 1 << 30);
+    m_loadOutput->setGroupSeparatorShown(true);
+    m_loadOutput->setToolTip(tr("Output tokens of each request"));
+    m_latency = new QLabel;
+    m_latency->setObjectName(QStringLiteral("latencyLine"));
+    m_latency->setWordWrap(true);
+    m_latency->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto* row = new QHBoxLayout;
+    row->addWidget(m_loadKind);
+    row->addWidget(m_loadValue, 1);
+    auto* form = new QFormLayout;
+    form->addRow(tr("Load"), row);
+    form->addRow(tr("Tokens in"), m_loadInput);
+    form->addRow(tr("Tokens out"), m_loadOutput);
+    form->addRow(m_latency);
+    auto* box = new QGroupBox(tr("The load the latency is for"));
+    box->setObjectName(QStringLiteral("loadBox"));
+    box->setLayout(form);
+    connect(m_loadKind, &QComboBox::currentIndexChanged, this, [this] {
+        // A rate needs its own figure: the plan target's clients are not one.
+        const bool rate = m_loadKind->currentData() == QLatin1String("requests_per_second");
+        const attnplan::Report* r = m_plan->session()->report();
+        if (!m_syncing && rate && m_loadValue->value() == 0 && r && r->latency) {
+            const QSignalBlocker quiet(m_loadValue);
+            m_loadValue->setValue(std::max(0.01, r->latency->requestsPerSecond));
+        }
+        m_loadValue->setEnabled(m_loadKind->currentData() != QLatin1String("max_load"));
+        m_loadValue->setMinimum(rate ? 0.01 : 0);
+        pushLoad();
+    });
+    connect(m_loadValue, &QDoubleSpinBox::valueChanged, this, &MemoryTab::pushLoad);
+    connect(m_loadInput, &QSpinBox::valueChanged, this, &MemoryTab::pushLoad);
+    connect(m_loadOutput, &QSpinBox::valueChanged, this, &MemoryTab::pushLoad);
+    return box;
+}
+
+void MemoryTab::pushLoad()
+{
+    if (m_syncing)
+        return;
+    attnplan::ScenarioLoad load = m_plan->session()->scenario().load;
+    load.kind = m_loadKind->currentData().toString().toStdString();
+    load.value = m_loadValue->value();
+    load.inputTokens = m_loadInput->value();
+    load.outputTokens = m_loadOutput->value();
+    m_plan->session()->setLoad(load);
 }
 
 int MemoryTab::cpuMoeFlag() const
@@ -742,8 +720,12 @@ void MemoryTab::showPlan()
                   .arg((r.pp > 1 ? tr(" × PP %1").arg(r.pp) : QString()) +
                        (in.ep > 1 ? tr(", EP %1").arg(in.ep) : QString()))
             : QString();
+    // One latency on screen, the scenario's load's, said with its load (the review read two
+    // unlabelled ones that disagreed).
+    const attnplan::Report* report = m_plan->session()->report();
+    const QString latency = report ? s(attnplan::latencyHeadline(*report)) : QString();
     m_card->setText(
-        tr("%1 %2 on %3 × %4%5%6 with %7 · TTFT %8 · %9/token")
+        tr("%1 %2 on %3 × %4%5%6 with %7%8")
             .arg(TableModel::counted(r.batch * replicas, tr("conversation"), tr("conversations")),
                  length)
             .arg(in.gpus * replicas)
@@ -751,7 +733,7 @@ void MemoryTab::showPlan()
                  // The engine this answer is for, by the release row that ran (a log of
                  // another engine opens here as vLLM; its own engine is in the table below).
                  s(findServingEngine(r.engine) ? findServingEngine(r.engine)->label : r.engine),
-                 s(formatSeconds(r.ttftSeconds)), s(formatSeconds(r.tpotSeconds))));
+                 latency.isEmpty() ? QString() : QStringLiteral(" · ") + latency));
     // The plan box names another engine (a log of SGLang, TensorRT-LLM or llama.cpp sets it):
     // the answer is that engine's, from the engines table, with vLLM's beside it.
     if (const auto other = m_plan->headlineEngine()) {
@@ -776,16 +758,13 @@ void MemoryTab::showPlan()
         tr("<b>%1</b> paged and <b>%2</b> reserved conversations of %3 tokens<br>"
            "%4 KV blocks of %5 tokens; vLLM would log <i>Maximum concurrency %6x</i> "
            "(%7 tokens)<br>"
-           "KV per token per GPU: %8 B (%9)<br>"
-           "Time to first token %10, per output token %11 at batch %12: %13 tokens/s")
+           "KV per token per GPU: %8 B (%9)")
             .arg(locale.toString(r.conversations), locale.toString(r.conversationsReserved),
                  locale.toString(in.averageRequest()), locale.toString(r.kvBlocks),
                  // The block as paged: a hybrid model's attention block is raised to hold a
                  // state page (784 or 400 tokens, as the CLI prints), not the 16 of the setting.
                  locale.toString(r.attentionBlockSize), locale.toString(r.maxConcurrency, 'f', 2),
-                 locale.toString(r.kvCacheTokens), locale.toString(r.kvBytesPerTokenPerGpu), heads)
-            .arg(s(formatSeconds(r.ttftSeconds)), s(formatSeconds(r.tpotSeconds)),
-                 locale.toString(r.batch), locale.toString(r.tokensPerSecond, 'f', 0));
+                 locale.toString(r.kvCacheTokens), locale.toString(r.kvBytesPerTokenPerGpu), heads);
     // The headline answers for another engine (the plan box's, a log's): these lines are the
     // deployment's own engine's, and say so (the sixteenth review read them as the headline's).
     if (m_plan->headlineEngine())
@@ -806,9 +785,20 @@ void MemoryTab::showPlan()
         text += QStringLiteral("<br><span style='color:%1'>")
                     .arg(qApp->property("attnplanDark").toBool() ? "#f59e0b" : "#b45309") +
                 s(w).toHtmlEscaped() + "</span>";
-    if (const QString latency = m_plan->latencyLine(); !latency.isEmpty())
-        text += QStringLiteral("<br>") + latency.toHtmlEscaped();
     m_summary->setText(text);
+    m_latency->setText(m_plan->latencyLine());
+    {
+        // The fields' defaults say what 0 stands for, from the report's resolved load.
+        const attnplan::Report* rep = m_plan->session()->report();
+        const attnplan::ScenarioPlan& t = m_plan->target();
+        m_loadValue->setSpecialValueText(tr("the plan target's %1").arg(t.concurrent));
+        if (rep) {
+            m_loadInput->setSpecialValueText(
+                tr("the average request (%1)").arg(locale.toString(rep->latencyLoad.inputTokens)));
+            m_loadOutput->setSpecialValueText(
+                tr("the plan's (%1)").arg(locale.toString(rep->latencyLoad.outputTokens)));
+        }
+    }
     // The command of the engine the headline answers for.
     const auto other = m_plan->headlineEngine();
     m_command->setText(other ? (other->error.empty() ? s(other->command) : QString())

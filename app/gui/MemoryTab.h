@@ -16,7 +16,8 @@ class QChartView;
 class QBoxLayout;
 
 // Memory & GPUs: the deployment inputs, where one GPU's memory goes, conversations against
-// context, the vLLM command, and planning from a target.
+// context, the launch command and the engines side by side (planning from a target is the
+// Plans tab's).
 class MemoryTab : public QWidget
 {
     Q_OBJECT
@@ -35,8 +36,9 @@ private:
     void markFields();
     QGroupBox* buildDeploymentForm();
     QTableView* buildEnginesTable();
-    QGroupBox* buildPlanBox();
     QGroupBox* buildHostBox();
+    QGroupBox* buildLoadBox();
+    void pushLoad();
     void showHostSide();
     // The scenario's --n-cpu-moe (its engine flags; --cpu-moe: every layer), and setting it: the
     // slider is that flag, so the llama.cpp row, its plans and latency follow it.
@@ -69,11 +71,11 @@ private:
     QLabel* m_summary;
     QLabel* m_error;
     QLineEdit* m_command;
-    QSpinBox* m_concurrent;
-    QDoubleSpinBox* m_rps;
-    QDoubleSpinBox* m_maxTtft;
-    QDoubleSpinBox* m_maxTpot;
-    QComboBox* m_planEngine;
+    QComboBox* m_loadKind = nullptr; // the latency's load: clients, requests/s, the most
+    QDoubleSpinBox* m_loadValue = nullptr;
+    QSpinBox* m_loadInput = nullptr;
+    QSpinBox* m_loadOutput = nullptr;
+    QLabel* m_latency = nullptr;
     QGroupBox* m_hostBox = nullptr; // llama.cpp's experts in host memory (--n-cpu-moe)
     QSlider* m_cpuMoe = nullptr;
     QLabel* m_hostLine = nullptr;

@@ -139,8 +139,11 @@ PlanRow planLlamaCppOn(const ModelSpec& s, const GpuSpec& gpu, const PlanTarget&
     }
     const int64_t avg = target.averageTokens > 0 ? target.averageTokens : target.context;
     row.ttftSeconds = prefillTime(s, vin, avg).seconds;
-    row.tpotSeconds =
-        decodeStepTime(s, vin, std::min<int64_t>(slots, target.concurrent), avg).seconds;
+    const int64_t running = std::min<int64_t>(slots, target.concurrent);
+    row.tpotSeconds = decodeStepTime(s, vin, running, avg).seconds;
+    if (row.tpotSeconds > 0)
+        row.outputTokensPerSecondPerGpu =
+            double(running) / row.tpotSeconds / double(std::max<int64_t>(1, perReplica));
     row.launchCommand = p->command + (perReplica > 1 ? " -sm layer" : "");
     if (gpu.pricePerHour)
         row.dollarsPerHour = *gpu.pricePerHour * double(row.totalGpus);
@@ -327,6 +330,10 @@ std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catal
                 row.conversationsPerReplica = c.fitting;
                 row.ttftSeconds = ttft;
                 row.tpotSeconds = tpot;
+                const double replicaRate = latency    ? latency->outputTokensPerSecond
+                                           : tpot > 0 ? double(c.batch) / tpot
+                                                      : 0;
+                row.outputTokensPerSecondPerGpu = replicaRate / double(c.tp * c.dp * c.pp);
                 row.launchCommand = c.command;
                 row.reason.clear();
                 if (gpu.pricePerHour)
@@ -357,6 +364,28 @@ std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catal
         return a.totalGpus < b.totalGpus;
     });
     return rows;
+}
+
+std::vector<size_t> planParetoFront(const std::vector<PlanRow>& rows)
+{
+    std::vector<size_t> front;
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const PlanRow& a = rows[i];
+        if (!a.feasible || a.tpotSeconds <= 0)
+            continue;
+        const bool beaten = std::any_of(rows.begin(), rows.end(), [&a](const PlanRow& b) {
+            return b.feasible && b.tpotSeconds > 0 && b.tpotSeconds <= a.tpotSeconds &&
+                   b.outputTokensPerSecondPerGpu >= a.outputTokensPerSecondPerGpu &&
+                   (b.tpotSeconds < a.tpotSeconds ||
+                    b.outputTokensPerSecondPerGpu > a.outputTokensPerSecondPerGpu);
+        });
+        if (!beaten)
+            front.push_back(i);
+    }
+    std::stable_sort(front.begin(), front.end(), [&rows](size_t x, size_t y) {
+        return rows[x].tpotSeconds < rows[y].tpotSeconds;
+    });
+    return front;
 }
 
 } // namespace attnplan

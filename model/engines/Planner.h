@@ -35,6 +35,9 @@ struct PlanRow
     int64_t conversationsPerReplica = 0;
     double ttftSeconds = 0;
     double tpotSeconds = 0;
+    // Output tokens a second at the target's load, the replica's over its GPUs: the
+    // throughput side of the plans' throughput-against-latency trade.
+    double outputTokensPerSecondPerGpu = 0;
     std::optional<double> dollarsPerHour;
     std::string reason; // why infeasible, or what bounded it
     std::string launchCommand;
@@ -55,6 +58,10 @@ std::string planLayoutText(const PlanRow& row);
 // What the row keeps in host memory and how fast the CPU reads it, in words ("host memory:
 // 16.51 GiB (...), read at 51.6 GB/s (source)"); empty where nothing stays there.
 std::string planHostText(const PlanRow& row);
+
+// The plans no other plan beats on both time per output token and output tokens a second per
+// GPU (ties kept), by index into `rows`, fastest token first; infeasible rows never count.
+std::vector<size_t> planParetoFront(const std::vector<PlanRow>& rows);
 
 // For each catalog GPU, the fewest GPUs (and the TP/PP split of one replica, and replicas)
 // that meet the target under base.engine, searched over planSearchSpace(); `base` supplies

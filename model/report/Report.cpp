@@ -188,7 +188,7 @@ Expected<PriceSheet> scenarioPrice(const LayoutFile& prompt, const PriceCatalog&
 }
 
 Expected<Report> buildReport(const Scenario& scenario, const ModelSpec& model,
-                             const GpuCatalog& gpus, const PriceCatalog& prices)
+                             const GpuCatalog& gpus, const PriceCatalog& prices, bool withPlans)
 {
     Report r;
     r.inputs = scenario;
@@ -259,13 +259,20 @@ Expected<Report> buildReport(const Scenario& scenario, const ModelSpec& model,
             r.latencyError = latency.error();
         }
     }
-    DeploymentInputs planBase = planningBase(r.deployment);
-    if (!scenario.plan.engine.empty())
-        if (auto e = findServingEngine(scenario.plan.engine))
-            planBase.engine = e->name;
-    r.plan = planDeployments(model, gpus, r.target, planBase);
+    if (withPlans)
+        planReport(r, gpus);
     repriceReport(r, scenario.prompt, prices);
     return r;
+}
+
+void planReport(Report& r, const GpuCatalog& gpus)
+{
+    DeploymentInputs planBase = planningBase(r.deployment);
+    if (!r.inputs.plan.engine.empty())
+        if (auto e = findServingEngine(r.inputs.plan.engine))
+            planBase.engine = e->name;
+    r.plan = planDeployments(r.model, gpus, r.target, planBase);
+    r.planned = true;
 }
 
 std::vector<ConversationPoint> conversationCurve(const ModelSpec& s, const DeploymentInputs& d)
@@ -363,6 +370,45 @@ Expected<Report> buildReport(const Scenario& scenario, const GpuCatalog& gpus,
     if (!model)
         return Error{model.error(), "model"};
     return buildReport(scenario, model.value(), gpus, prices);
+}
+
+std::string loadText(const LatencyLoad& load)
+{
+    switch (load.kind) {
+    case LatencyLoad::Kind::Concurrent:
+        return formatFixed(load.value, 0) + (load.value == 1 ? " client" : " clients") + " at once";
+    case LatencyLoad::Kind::RequestsPerSecond:
+        return formatFixed(load.value, 2) + " requests/s";
+    case LatencyLoad::Kind::Batch:
+        return "a static batch of " + formatFixed(load.value, 0);
+    case LatencyLoad::Kind::MaxLoad:
+        return "the most it serves";
+    }
+    return loadKindName(load.kind);
+}
+
+std::string latencyHeadline(const Report& r)
+{
+    if (!r.latency)
+        return {};
+    return "at " + loadText(r.latencyLoad.load) + ": TTFT " +
+           formatSeconds(r.latency->ttftSeconds) + " · " + formatSeconds(r.latency->tpotSeconds) +
+           "/token" + (r.latency->saturated ? " (queueing)" : "");
+}
+
+std::string latencySentence(const Report& r)
+{
+    if (!r.latency)
+        return {};
+    const auto engine = findServingEngine(r.latencyEngine);
+    return "At " + loadText(r.latencyLoad.load) + ", " + withCommas(r.latencyLoad.inputTokens) +
+           " tokens in and " + withCommas(r.latencyLoad.outputTokens) + " out, under " +
+           (engine ? engine->label : r.latencyEngine) + ": time to first token " +
+           formatSeconds(r.latency->ttftSeconds) + ", per output token " +
+           formatSeconds(r.latency->tpotSeconds) + ", " +
+           formatFixed(r.latency->outputTokensPerSecond, 0) + " output tokens/s" +
+           (r.latency->saturated ? "; more than the deployment runs at once: requests queue" : "") +
+           ".";
 }
 
 } // namespace attnplan

@@ -174,7 +174,8 @@ struct Report
     // million a day, widened a decade past the prompt's own traffic; empty without a cost.
     std::vector<CostPoint> costCurve;
     PlanTarget target;
-    std::vector<PlanRow> plan;
+    std::vector<PlanRow> plan; // planReport; empty until it ran
+    bool planned = false;      // planReport ran on these inputs
     PriceSheet price;
     std::optional<PromptCost> cost;
     Error costError; // when cost is empty
@@ -183,15 +184,31 @@ struct Report
 
 // With the model already read (the app holds it). Fails only when the deployment cannot be
 // resolved at all (an unknown GPU or engine); a plan that does not fit is a Report with
-// capacityError set.
+// capacityError set. Without `withPlans` the plans are left for planReport: the search over
+// every catalog GPU is most of a report's time, and the app builds its plan view when first
+// shown.
 Expected<Report> buildReport(const Scenario& scenario, const ModelSpec& model,
-                             const GpuCatalog& gpus, const PriceCatalog& prices);
+                             const GpuCatalog& gpus, const PriceCatalog& prices,
+                             bool withPlans = true);
+// The plans from a target (planDeployments over `gpus`, under the engine the scenario's plan
+// names, else the deployment's), into report.plan; sets report.planned.
+void planReport(Report& report, const GpuCatalog& gpus);
 // The prompt's price and cost again, with every other section kept: what an edit to the prompt
 // alone changes (the app calls this as you type in the Cost tab).
 void repriceReport(Report& report, const LayoutFile& prompt, const PriceCatalog& prices);
 // Reads the scenario's model first.
 Expected<Report> buildReport(const Scenario& scenario, const GpuCatalog& gpus,
                              const PriceCatalog& prices);
+
+// The load as a sentence says it: "64 clients at once", "2.5 requests/s".
+std::string loadText(const LatencyLoad& load);
+// The latency at the scenario's load, always with its load: the headline's short form ("at 32
+// clients at once: TTFT 32.89 s · 77.8 ms/token") and the sentence ("At 32 clients at once,
+// 32,512 tokens in and 256 out, under vLLM 0.33.0: time to first token 32.89 s, per output
+// token 77.8 ms, 155 tokens/s."). Empty without a latency. The one latency the app and the HTML
+// report show.
+std::string latencyHeadline(const Report& report);
+std::string latencySentence(const Report& report);
 
 // The one schema (README, "Reports"): snake_case keys, units in the key names (_bytes,
 // _seconds, _tokens, dollars as _dollars or per_request/monthly), top-level keys inputs, model,

@@ -175,22 +175,6 @@ svg .grid { stroke: #e5e7eb; } svg .frame { fill: none; stroke: #9ca3af; }
 </style>
 )";
 
-// The load as a sentence says it: "64 clients at once", "2.5 requests/s".
-std::string loadText(const LatencyLoad& load)
-{
-    switch (load.kind) {
-    case LatencyLoad::Kind::Concurrent:
-        return formatFixed(load.value, 0) + " clients at once";
-    case LatencyLoad::Kind::RequestsPerSecond:
-        return formatFixed(load.value, 2) + " requests/s";
-    case LatencyLoad::Kind::Batch:
-        return "a static batch of " + formatFixed(load.value, 0);
-    case LatencyLoad::Kind::MaxLoad:
-        return "the most it serves";
-    }
-    return loadKindName(load.kind);
-}
-
 std::string engineLabel(const std::string& engine)
 {
     const std::optional<ServingEngine> e = findServingEngine(engine);
@@ -232,21 +216,13 @@ std::string reportHtml(const Report& r)
         headline = withCommas(r.capacity->batch * replicas) + " conversations of " +
                    withCommas(in.averageRequest()) + " tokens on " +
                    std::to_string(in.gpus * replicas) + " × " + in.gpu.name + " with " +
-                   engineLabel(r.capacity->engine) + " · TTFT " +
-                   formatSeconds(r.capacity->ttftSeconds) + " · " +
-                   formatSeconds(r.capacity->tpotSeconds) + "/token";
+                   engineLabel(r.capacity->engine) +
+                   (r.latency ? " · " + latencyHeadline(r) : std::string());
     else
         headline = "Does not fit: " + r.capacityError.message;
     h << "<p class=\"headline\">" << escape(headline) << "</p>\n";
     if (r.latency)
-        h << "<p>At " << escape(loadText(r.latencyLoad.load)) << ", "
-          << withCommas(r.latencyLoad.inputTokens) << " tokens in and "
-          << withCommas(r.latencyLoad.outputTokens) << " out, under "
-          << escape(engineLabel(r.latencyEngine)) << ": time to first token "
-          << escape(formatSeconds(r.latency->ttftSeconds)) << ", per output token "
-          << escape(formatSeconds(r.latency->tpotSeconds)) << ", "
-          << escape(formatFixed(r.latency->outputTokensPerSecond, 0)) << " tokens/s"
-          << (r.latency->saturated ? " (saturated: requests queue)" : "") << ".</p>\n";
+        h << "<p>" << escape(latencySentence(r)) << "</p>\n";
     else if (!r.latencyError.empty())
         h << "<p class=\"warn\">Latency: " << escape(r.latencyError) << "</p>\n";
 

@@ -256,6 +256,7 @@ ojson planRowObject(const PlanRow& p)
             {"conversations_per_replica", p.conversationsPerReplica},
             {"ttft_seconds", p.ttftSeconds},
             {"tpot_seconds", p.tpotSeconds},
+            {"output_tokens_per_second_per_gpu", p.outputTokensPerSecondPerGpu},
             {"dollars_per_hour", p.dollarsPerHour ? ojson(*p.dollarsPerHour) : ojson(nullptr)},
             {"reason", p.reason},
             {"launch_command", p.launchCommand},

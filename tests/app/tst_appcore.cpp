@@ -685,7 +685,7 @@ void TestAppCore::planFromTarget()
     TableModel* p = plan.planModel();
     QCOMPARE(p->rowCount(), int(plan.catalog().gpus.size()));
     QVERIFY(p->number(0, 1) >= 1); // feasible plans first, fewest GPUs first
-    QVERIFY(p->value(0, 9).toString().startsWith("vllm serve"));
+    QVERIFY(p->value(0, 10).toString().startsWith("vllm serve"));
 }
 
 void TestAppCore::modelLibraryListsBundledRecentAndCache()

@@ -3,6 +3,7 @@
 // scenario, exporting. And the app's headless export (attnplan --scenario F --export-report)
 // against `attnplan-cli report F --json`, byte for byte, for every bundled model.
 #include "AppSession.h"
+#include "Charts.h"
 #include "CompareController.h"
 #include "ComputeController.h"
 #include "CostController.h"
@@ -15,6 +16,7 @@
 #include "TableModel.h"
 #include "TestSupport.h"
 #include "base/Units.h"
+#include "engines/Planner.h"
 #include "engines/ServingEngine.h"
 #include "kernels/Benchmark.h"
 #include "read/BundledModels.h"
@@ -34,6 +36,7 @@
 #include <QDoubleSpinBox>
 #include <QFile>
 #include <QGroupBox>
+#include <QHeaderView>
 #include <QInputDialog>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -47,6 +50,7 @@
 #include <QProcess>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QScatterSeries>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSignalSpy>
@@ -117,6 +121,8 @@ private slots:
     void headlineIsWhatRunsAtOnce();
     void kvDtypeTheEngineCannotRunIsRefused();
     void planRowAppliesWithReplicas();
+    void plansViewSortsAndChooses();
+    void loadDrivesTheLatency();
     void layoutAndDrafterFollowTheForm();
     void scenarioTpOutsideTheComboIsShown();
     void unsavedEditsAreAskedAbout();
@@ -231,7 +237,7 @@ void TestGui::windowDrivenLikeAUser()
     QVERIFY(window.isWindowModified());
 
     // Edit a prompt segment through the Cost tab's table.
-    window.tabs()->setCurrentIndex(3);
+    window.tabs()->setCurrentIndex(4);
     auto* segments = child<QTableView>(&window, "segments");
     QVERIFY(segments);
     const QModelIndex tokens = segments->model()->index(0, SegmentModel::Tokens);
@@ -301,7 +307,7 @@ void TestGui::retiredPriceOffersItsSuccessor()
     window.resize(1400, 900);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
-    window.tabs()->setCurrentIndex(3);
+    window.tabs()->setCurrentIndex(4);
     QCoreApplication::processEvents(); // the tab is built on first show
     auto* price = child<QComboBox>(&window, "price");
     auto* next = child<QPushButton>(&window, "useSuccessor");
@@ -408,7 +414,7 @@ void TestGui::tokenFieldsReadWhatPeopleType()
 
     // The Cost tab's counts read the same way (review D3, D17): 10k requests a day are 10,000,
     // 1k output tokens 1,024, and a segment's Tokens cell takes 20k.
-    window.tabs()->setCurrentIndex(3);
+    window.tabs()->setCurrentIndex(4);
     QCoreApplication::processEvents();
     auto* perDay = child<QDoubleSpinBox>(&window, "requestsPerDay");
     auto* output = child<QSpinBox>(&window, "outputTokens");
@@ -454,13 +460,25 @@ void TestGui::headlineIsWhatRunsAtOnce()
                              QLocale().toString(r->capacity->conversations) + ")"),
              qPrintable(card));
     QVERIFY(child<QLineEdit>(&window, "launchCommand")->text().contains("--max-num-seqs 8"));
-    // The latency at the scenario's load (the plan's 32 users), the report's figure (issue 29).
-    const QString summary = child<QLabel>(&window, "planSummary")->text();
+    // The latency at the scenario's load (the plan's 32 clients), the report's figure (issue
+    // 29), said with its load on the card and under the load's box: one latency on screen.
+    const QString line = child<QLabel>(&window, "latencyLine")->text();
     QVERIFY(session.report()->latency);
-    QVERIFY2(summary.contains("At 32 users") &&
-                 summary.contains("TTFT " + QString::fromStdString(formatSeconds(
-                                                session.report()->latency->ttftSeconds))),
-             qPrintable(summary));
+    const QString ttft =
+        QString::fromStdString(formatSeconds(session.report()->latency->ttftSeconds));
+    QVERIFY2(line.startsWith("At 32 clients at once, ") &&
+                 line.contains("time to first token " + ttft),
+             qPrintable(line));
+    // 32 clients on 8 slots: they queue, and the card says so.
+    QVERIFY(session.report()->latency->saturated);
+    QVERIFY2(child<QLabel>(&window, "resultCard")
+                 ->text()
+                 .endsWith(
+                     "at 32 clients at once: TTFT " + ttft + " · " +
+                     QString::fromStdString(formatSeconds(session.report()->latency->tpotSeconds)) +
+                     "/token (queueing)"),
+             qPrintable(child<QLabel>(&window, "resultCard")->text()));
+    QVERIFY(!child<QLabel>(&window, "planSummary")->text().contains("first token"));
     // Memory-bound again: the limit is not named.
     typeInto(seqs, "4096");
     QCOMPARE(session.report()->capacity->limitedBy, std::string("memory"));
@@ -567,6 +585,7 @@ void TestGui::planRowAppliesWithReplicas()
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     typeInto(child<QSpinBox>(&window, "context"), "32k");
+    window.tabs()->setCurrentIndex(1); // Plans, built when first shown
     typeInto(child<QSpinBox>(&window, "targetConcurrent"), "50");
     auto* table = child<QTableView>(&window, "planTable");
     int row = -1;
@@ -580,6 +599,7 @@ void TestGui::planRowAppliesWithReplicas()
     const QPoint at = table->visualRect(cell).center();
     QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, at);
     QTest::mouseDClick(table->viewport(), Qt::LeftButton, {}, at);
+    window.tabs()->setCurrentIndex(0);
     const ScenarioDeployment& d = session.scenario().deployment;
     QCOMPARE(d.gpu, std::string("H100 SXM"));
     QCOMPARE(d.tp, qint64(2));
@@ -600,9 +620,11 @@ void TestGui::planRowAppliesWithReplicas()
     // The plan box plans for the other engines too (issue 27): llama.cpp's replicas split by
     // layer, as many slots each as its GPUs hold (25 over 5 H100s: 10 GPUs, where a fixed 4
     // slots a replica took 39).
+    window.tabs()->setCurrentIndex(1);
     auto* engine = child<QComboBox>(&window, "planEngine");
     engine->setCurrentIndex(engine->findData(QStringLiteral("llama.cpp")));
     QCOMPARE(session.scenario().plan.engine, std::string("llama.cpp"));
+    window.tabs()->setCurrentIndex(0);
     // The lines under the form are the deployment's own engine's, and say so.
     QTRY_VERIFY2(
         child<QLabel>(&window, "planSummary")->text().startsWith("<i>The deployment's vLLM"),
@@ -734,16 +756,16 @@ void TestGui::libraryDockHides()
                                                                        .arg(inView.width())
                                                                        .arg(inView.height())));
     QVERIFY(card->text().contains("on 1 × H100 SXM"));
-    // Compare, Cost, Measure and Explain reflow too: nothing sideways; Compare's table shows
-    // every shape and every column without scrolling (the second fresh read's P2s).
-    for (int tab : {2, 3, 4, 5}) {
+    // Plans, Compare, Cost, Measure and Explain reflow too: nothing sideways; Compare's table
+    // shows every shape and every column without scrolling (the second fresh read's P2s).
+    for (int tab : {1, 3, 4, 5, 6}) {
         window.tabs()->setCurrentIndex(tab);
         QCoreApplication::processEvents();
         auto* scroll = qobject_cast<QScrollArea*>(window.tabs()->currentWidget());
         QVERIFY(scroll);
         QTest::qWait(250);
         QVERIFY2(scroll->horizontalScrollBar()->maximum() == 0, qPrintable(QString::number(tab)));
-        if (tab == 2) {
+        if (tab == 3) {
             auto* table = child<QTableView>(&window, "compareTable");
             QCoreApplication::processEvents();
             QCOMPARE(table->horizontalScrollBar()->maximum(), 0);
@@ -919,7 +941,7 @@ void TestGui::measureTabCalibratesTheRoofline()
     QVERIFY(session.models()->openBundled("llama-3.1-8b"));
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
-    window.tabs()->setCurrentIndex(4); // Measure, built on first show
+    window.tabs()->setCurrentIndex(5); // Measure, built on first show
     auto* use = child<QPushButton>(&window, "useMeasured");
     auto* defaults = child<QPushButton>(&window, "useDefaults");
     auto* label = child<QLabel>(&window, "calibration");
@@ -989,7 +1011,7 @@ void TestGui::measureTabWithholdsADoubtfulCalibration()
     QVERIFY(session.models()->openBundled("llama-3.1-8b"));
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
-    window.tabs()->setCurrentIndex(4);
+    window.tabs()->setCurrentIndex(5);
     QCoreApplication::processEvents();
     attnplan::BenchReport r;
     r.isa = "avx512";
@@ -1082,7 +1104,7 @@ void TestGui::measureTabOffloadLineFollowsTheCopy()
     window.resize(1024, 700);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
-    window.tabs()->setCurrentIndex(4);
+    window.tabs()->setCurrentIndex(5);
     QCoreApplication::processEvents();
     auto* line = child<QLabel>(&window, "offloadLine");
     QVERIFY(line);
@@ -1285,9 +1307,9 @@ void TestGui::outOfRangeEntryIsKeptAndRefused()
     // No tab computes from the value the field held before (Compare and Compute said "context
     // 1" in the fresh review); a round trip through other tabs keeps the text (it became 1).
     QVERIFY(!session.report());
-    window.tabs()->setCurrentIndex(1);
+    window.tabs()->setCurrentIndex(2);
     QTest::qWait(50);
-    window.tabs()->setCurrentIndex(3);
+    window.tabs()->setCurrentIndex(4);
     QTest::qWait(50);
     window.tabs()->setCurrentIndex(0);
     QTest::qWait(50);
@@ -1445,7 +1467,7 @@ void TestGui::costMarkerFollowsTheTraffic()
     QVERIFY(session.models()->openBundled("llama-3.1-8b"));
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
-    window.tabs()->setCurrentIndex(3);
+    window.tabs()->setCurrentIndex(4);
     auto* perDay = child<QDoubleSpinBox>(&window, "requestsPerDay");
     QVERIFY(perDay);
     auto yours = [&] {
@@ -1494,7 +1516,7 @@ void TestGui::gpuRentIsTheScenarios()
     QVERIFY(session.models()->openBundled("llama-3.1-8b"));
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
-    window.tabs()->setCurrentIndex(3);
+    window.tabs()->setCurrentIndex(4);
     auto* rent = child<QDoubleSpinBox>(&window, "gpuDollarsPerHour");
     QVERIFY(rent);
     typeInto(rent, "3.5");
@@ -1540,7 +1562,7 @@ void TestGui::chartsFollowAModelWithFewerCurves()
         window.tabs()->setCurrentIndex(t);
         QCoreApplication::processEvents();
     }
-    window.tabs()->setCurrentIndex(2);
+    window.tabs()->setCurrentIndex(3);
     QCoreApplication::processEvents();
     auto curves = [&window] {
         auto* decode = window.findChild<QChartView*>(QStringLiteral("decodeChart"));
@@ -1558,3 +1580,138 @@ void TestGui::chartsFollowAModelWithFewerCurves()
 }
 
 #include "tst_gui.moc"
+
+// The plan view (review P2 21, issue 41): its own tab, built and planned when first shown (not at
+// start); sorted by any column; the throughput-against-latency chart has a point a feasible plan
+// and the front no plan beats; choosing a point chooses its row, marks it and gives its command
+// in full.
+void TestGui::plansViewSortsAndChooses()
+{
+    AppSession session;
+    MainWindow window(&session);
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    window.resize(1024, 700);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(session.report() && !session.report()->planned); // nothing planned at start
+    QVERIFY(!window.findChild<QTableView*>("planTable"));
+    window.tabs()->setCurrentIndex(1);
+    QVERIFY(session.report()->planned);
+    auto* table = child<QTableView>(&window, "planTable");
+    const std::vector<PlanRow>& plans = session.report()->plan;
+    QCOMPARE(table->model()->rowCount(), int(plans.size()));
+    // Sorted by TPOT with a click on its header: feasible rows in rising order.
+    QHeaderView* header = table->horizontalHeader();
+    const int tpot = 8;
+    QCOMPARE(table->model()->headerData(tpot, Qt::Horizontal).toString(), QString("TPOT"));
+    header->setSortIndicator(tpot, Qt::AscendingOrder);
+    double last = 0;
+    int feasible = 0;
+    for (int r = 0; r < table->model()->rowCount(); ++r) {
+        const QVariant v = table->model()->index(r, tpot).data();
+        if (!v.isValid())
+            continue;
+        QVERIFY2(v.toDouble() >= last, qPrintable(QString::number(r)));
+        last = v.toDouble();
+        ++feasible;
+    }
+    QCOMPARE(feasible, int(std::count_if(plans.begin(), plans.end(),
+                                         [](const PlanRow& p) { return p.feasible; })));
+    // The chart: a point a feasible plan; the front beats or ties every plan, hand-checked.
+    auto* chart = child<QChartView>(&window, "tradeChart");
+    QScatterSeries* points = nullptr;
+    for (QAbstractSeries* series : chart->chart()->series())
+        if (series->name() == "plans")
+            points = qobject_cast<QScatterSeries*>(series);
+    QVERIFY(points);
+    QCOMPARE(points->count(), feasible);
+    const std::vector<size_t> front = planParetoFront(plans);
+    QVERIFY(!front.empty());
+    for (const PlanRow& p : plans) {
+        if (!p.feasible)
+            continue;
+        bool covered = false;
+        for (size_t f : front)
+            covered =
+                covered || (plans[f].tpotSeconds <= p.tpotSeconds &&
+                            plans[f].outputTokensPerSecondPerGpu >= p.outputTokensPerSecondPerGpu);
+        QVERIFY2(covered, p.gpu.c_str());
+    }
+    for (size_t f : front)
+        for (const PlanRow& p : plans)
+            QVERIFY(!(p.feasible && p.tpotSeconds < plans[f].tpotSeconds &&
+                      p.outputTokensPerSecondPerGpu > plans[f].outputTokensPerSecondPerGpu));
+    // A click on a plan's point chooses its row: marked, its command whole, Use this plan on.
+    const PlanRow& pick = plans[front.front()];
+    emit points->clicked(Charts::toChart(
+        chart->chart(), QPointF(pick.tpotSeconds, pick.outputTokensPerSecondPerGpu)));
+    QCOMPARE(table->currentIndex().siblingAtColumn(0).data().toString(),
+             QString::fromStdString(pick.gpu));
+    QCOMPARE(child<QLineEdit>(&window, "planCommand")->text(),
+             QString::fromStdString(pick.launchCommand));
+    QVERIFY(child<QPushButton>(&window, "usePlan")->isEnabled());
+    QScatterSeries* chosen = nullptr;
+    for (QAbstractSeries* series : chart->chart()->series())
+        if (series->name() == "chosen")
+            chosen = qobject_cast<QScatterSeries*>(series);
+    QVERIFY(chosen);
+    QCOMPARE(chosen->count(), 1);
+    // A new target replans: the choice goes with the old rows.
+    typeInto(child<QSpinBox>(&window, "targetConcurrent"), "200");
+    QCOMPARE(session.scenario().plan.concurrent, qint64(200));
+    QCOMPARE(chosen->count(), 0);
+    QVERIFY(child<QLineEdit>(&window, "planCommand")->text().isEmpty());
+    QVERIFY(!child<QPushButton>(&window, "usePlan")->isEnabled());
+}
+
+// The load the latency is for (review P2 11 and 18): its own fields, not the plan target's;
+// the card and the line under the box give the report's latency with the load in words.
+void TestGui::loadDrivesTheLatency()
+{
+    AppSession session;
+    MainWindow window(&session);
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    window.resize(1024, 700);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto card = [&] { return child<QLabel>(&window, "resultCard")->text(); };
+    auto line = [&] { return child<QLabel>(&window, "latencyLine")->text(); };
+    typeInto(child<QDoubleSpinBox>(&window, "loadValue"), "4");
+    QCOMPARE(session.scenario().load.value, 4.0);
+    QCOMPARE(session.report()->latencyLoad.load.value, 4.0);
+    QCOMPARE(session.scenario().plan.concurrent, qint64(32)); // the plan target is its own
+    const LatencyResult* l = &*session.report()->latency;
+    QVERIFY2(card().endsWith("at 4 clients at once: TTFT " +
+                             QString::fromStdString(formatSeconds(l->ttftSeconds)) + " · " +
+                             QString::fromStdString(formatSeconds(l->tpotSeconds)) + "/token"),
+             qPrintable(card()));
+    typeInto(child<QSpinBox>(&window, "loadInput"), "1000");
+    typeInto(child<QSpinBox>(&window, "loadOutput"), "100");
+    QCOMPARE(session.report()->latencyLoad.inputTokens, qint64(1000));
+    QCOMPARE(session.report()->latencyLoad.outputTokens, qint64(100));
+    QVERIFY2(line().startsWith("At 4 clients at once, 1,000 tokens in and 100 out, under vLLM"),
+             qPrintable(line()));
+    // A rate: the field starts from the rate those clients made, then takes the one typed.
+    auto* kind = child<QComboBox>(&window, "loadKind");
+    kind->setCurrentIndex(kind->findData(QStringLiteral("requests_per_second")));
+    QCOMPARE(session.scenario().load.kind, std::string("requests_per_second"));
+    QVERIFY(session.scenario().load.value > 0);
+    typeInto(child<QDoubleSpinBox>(&window, "loadValue"), "2.5");
+    QCOMPARE(session.report()->latencyLoad.load.kind, LatencyLoad::Kind::RequestsPerSecond);
+    l = &*session.report()->latency;
+    QVERIFY2(card().contains("at 2.50 requests/s: TTFT " +
+                             QString::fromStdString(formatSeconds(l->ttftSeconds))),
+             qPrintable(card()));
+    QVERIFY2(line().startsWith("At 2.50 requests/s, 1,000 tokens in"), qPrintable(line()));
+    // Saved and read back with the scenario.
+    QTemporaryDir dir;
+    const QString path = dir.filePath("load.json");
+    QVERIFY(window.saveScenario(path));
+    AppSession again;
+    MainWindow other(&again);
+    QVERIFY(other.openScenario(path));
+    QCOMPARE(child<QComboBox>(&other, "loadKind")->currentData().toString(),
+             QString("requests_per_second"));
+    QCOMPARE(child<QDoubleSpinBox>(&other, "loadValue")->value(), 2.5);
+    QCOMPARE(child<QSpinBox>(&other, "loadInput")->value(), 1000);
+}

@@ -1,0 +1,269 @@
+#include "PlansTab.h"
+
+#include "AppSession.h"
+#include "Charts.h"
+#include "FormattedDelegate.h"
+#include "PlanController.h"
+#include "Reflow.h"
+#include "TableModel.h"
+#include "engines/Planner.h"
+#include "engines/ServingEngine.h"
+#include "report/Scenario.h"
+
+#include <QApplication>
+#include <QBoxLayout>
+#include <QChart>
+#include <QChartView>
+#include <QClipboard>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QScatterSeries>
+#include <QSortFilterProxyModel>
+#include <QSpinBox>
+#include <QTableView>
+#include <QTimer>
+
+#include <cmath>
+#include <limits>
+
+PlansTab::PlansTab(PlanController* plan, QWidget* parent)
+    : QWidget(parent), m_plan(plan), m_concurrent(new QSpinBox), m_rps(new QDoubleSpinBox),
+      m_maxTtft(new QDoubleSpinBox), m_maxTpot(new QDoubleSpinBox), m_engine(new QComboBox),
+      m_table(new QTableView), m_sorted(new QSortFilterProxyModel(this)), m_command(new QLineEdit),
+      m_use(new QPushButton(tr("Use this plan")))
+{
+    m_concurrent->setObjectName(QStringLiteral("targetConcurrent"));
+    m_rps->setObjectName(QStringLiteral("targetRate"));
+    m_maxTtft->setObjectName(QStringLiteral("targetMaxTtft"));
+    m_maxTpot->setObjectName(QStringLiteral("targetMaxTpot"));
+    m_engine->setObjectName(QStringLiteral("planEngine"));
+    m_table->setObjectName(QStringLiteral("planTable"));
+    m_command->setObjectName(QStringLiteral("planCommand"));
+    m_use->setObjectName(QStringLiteral("usePlan"));
+
+    m_concurrent->setRange(1, 1000000);
+    m_rps->setRange(0, 1e6);
+    m_rps->setSpecialValueText(tr("–"));
+    m_maxTtft->setRange(0, 3600);
+    m_maxTtft->setSuffix(tr(" s"));
+    m_maxTtft->setSpecialValueText(tr("no limit"));
+    m_maxTpot->setRange(0, 10);
+    m_maxTpot->setDecimals(3);
+    m_maxTpot->setSuffix(tr(" s"));
+    m_maxTpot->setSpecialValueText(tr("no limit"));
+    // Plans for any of the four engines, each with its own KV rules and flags.
+    m_engine->addItem(tr("the deployment's vLLM"), QString());
+    for (const attnplan::ServingEngine& e : attnplan::planOnlyEngines()) // the engines' table
+        m_engine->addItem(QString::fromStdString(e.label), QString::fromStdString(e.family));
+    m_engine->setToolTip(tr("The engine the plans are for: its own KV budget and limits "
+                            "(llama.cpp: layer split, slots of the whole context)"));
+    auto* form = new QFormLayout;
+    form->addRow(tr("Conversations at once"), m_concurrent);
+    form->addRow(tr("or requests / s"), m_rps);
+    form->addRow(tr("Max time to first token"), m_maxTtft);
+    form->addRow(tr("Max time per token"), m_maxTpot);
+    form->addRow(tr("Engine"), m_engine);
+    auto* target = new QGroupBox(tr("Target"));
+    target->setLayout(form);
+    auto* searched =
+        new QLabel(tr("For each catalog GPU, the fewest GPUs that meet the target. Searched: %1.")
+                       .arg(QString::fromStdString(attnplan::planSearchSpace())));
+    searched->setWordWrap(true);
+    auto* left = new QVBoxLayout;
+    left->addWidget(target);
+    left->addWidget(searched);
+    left->addStretch(1);
+
+    // Throughput against latency over the plans, the front drawn, the chosen plan marked.
+    m_trade = Charts::lineChart(plan->frontModel(), 0, {1}, true, true,
+                                tr("Throughput against latency, one point a plan"),
+                                tr("time per output token"), tr("tokens/s per GPU"));
+    m_trade->setObjectName(QStringLiteral("tradeChart"));
+    m_trade->setMinimumHeight(300);
+    m_trade->setToolTip(tr("Each plan at the target's load: its time per output token and its "
+                           "output tokens a second per GPU. The line joins the plans no other "
+                           "beats on both; click a point to choose its plan."));
+    QChart* chart = m_trade->chart();
+    m_plans = new QScatterSeries(chart);
+    m_plans->setName(tr("plans"));
+    m_plans->setMarkerSize(8);
+    m_chosen = new QScatterSeries(chart);
+    m_chosen->setName(tr("chosen"));
+    m_chosen->setMarkerSize(14);
+    m_chosen->setProperty("attnplanMarker", true); // not refitted, coloured apart
+    for (QScatterSeries* s : {m_plans, m_chosen}) {
+        chart->addSeries(s);
+        for (QAbstractAxis* a : chart->axes())
+            s->attachAxis(a);
+    }
+    Charts::applyColours(chart);
+    m_chosen->setColor(QColor(0xdc, 0x26, 0x26));
+    connect(m_plans, &QScatterSeries::clicked, this, [this, chart](const QPointF& at) {
+        // The nearest plan in the chart's coordinates.
+        TableModel* trade = m_plan->tradeModel();
+        int best = -1;
+        double bestDistance = std::numeric_limits<double>::infinity();
+        for (int i = 0; i < trade->rowCount(); ++i) {
+            const QPointF p = Charts::toChart(chart, QPointF(trade->index(i, 0).data().toDouble(),
+                                                             trade->index(i, 1).data().toDouble()));
+            const double d = std::hypot(p.x() - at.x(), p.y() - at.y());
+            if (d < bestDistance)
+                bestDistance = d, best = trade->index(i, 2).data().toInt();
+        }
+        if (best >= 0)
+            choose(best);
+    });
+
+    auto* top = new QBoxLayout(QBoxLayout::LeftToRight);
+    top->addLayout(left);
+    top->addWidget(m_trade, 1);
+
+    m_sorted->setSourceModel(plan->planModel());
+    m_sorted->setSortRole(Qt::DisplayRole);
+    m_table->setModel(m_sorted);
+    m_table->setItemDelegate(new FormattedDelegate(m_table));
+    m_table->setSortingEnabled(true);
+    m_table->sortByColumn(1, Qt::AscendingOrder); // the fewest GPUs first, as searched
+    m_table->verticalHeader()->hide();
+    m_table->setWordWrap(false); // one line a plan; the command whole below the table
+    m_table->setTextElideMode(Qt::ElideRight);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->setMinimumHeight(200);
+    m_table->setToolTip(tr("Click a header to sort. Double-click a row, or select it and Use "
+                           "this plan, to take it as the deployment"));
+    connect(plan->planModel(), &QAbstractItemModel::modelReset, m_table, [this] {
+        QHeaderView* header = m_table->horizontalHeader();
+        const int last = m_table->model()->columnCount() - 1;
+        for (int c = 0; c < last; ++c)
+            header->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+        if (last >= 0)
+            header->setSectionResizeMode(last, QHeaderView::Stretch);
+    });
+    m_command->setReadOnly(true);
+    m_command->setPlaceholderText(tr("Choose a plan: its launch command in full"));
+    auto* copy = new QPushButton(tr("Copy"));
+    copy->setToolTip(tr("Copy the chosen plan's command to the clipboard"));
+    connect(copy, &QPushButton::clicked, this, [this, copy] {
+        QApplication::clipboard()->setText(m_command->text());
+        copy->setText(tr("Copied"));
+        QTimer::singleShot(1500, copy, [copy] { copy->setText(tr("Copy")); });
+    });
+    m_use->setEnabled(false);
+    auto* commandRow = new QHBoxLayout;
+    commandRow->addWidget(m_command, 1);
+    commandRow->addWidget(copy);
+    commandRow->addWidget(m_use);
+
+    auto* page = new QVBoxLayout(this);
+    page->addLayout(top);
+    page->addWidget(m_table, 1);
+    page->addLayout(commandRow);
+    new Reflow(this, 900, [top](bool narrow) {
+        top->setDirection(narrow ? QBoxLayout::TopToBottom : QBoxLayout::LeftToRight);
+    });
+
+    auto apply = [this] {
+        const int row = chosenRow();
+        if (row >= 0)
+            m_plan->applyPlan(row);
+    };
+    connect(m_table, &QTableView::doubleClicked, this, apply);
+    connect(m_use, &QPushButton::clicked, this, apply);
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            &PlansTab::showChosen);
+    connect(m_concurrent, &QSpinBox::valueChanged, this, &PlansTab::replan);
+    for (QDoubleSpinBox* box : {m_rps, m_maxTtft, m_maxTpot})
+        connect(box, &QDoubleSpinBox::valueChanged, this, &PlansTab::replan);
+    connect(m_engine, &QComboBox::currentIndexChanged, this, &PlansTab::replan);
+    connect(plan, &PlanController::resultsChanged, this, &PlansTab::refresh);
+    connect(plan->session(), &AppSession::scenarioReplaced, this, &PlansTab::syncFromController);
+    syncFromController();
+    refresh();
+}
+
+QList<QChartView*> PlansTab::charts() const
+{
+    return {m_trade};
+}
+
+void PlansTab::syncFromController()
+{
+    m_syncing = true;
+    const attnplan::ScenarioPlan& t = m_plan->target();
+    m_concurrent->setValue(int(std::min<qint64>(t.concurrent, 1000000)));
+    m_rps->setValue(t.requestsPerSecond);
+    m_maxTtft->setValue(t.maxTtftSeconds);
+    m_maxTpot->setValue(t.maxTpotSeconds);
+    const QString engine = QString::fromStdString(t.engine);
+    int at = m_engine->findData(engine);
+    if (at < 0) {
+        m_engine->addItem(engine, engine); // a release a scenario names
+        at = m_engine->count() - 1;
+    }
+    m_engine->setCurrentIndex(at);
+    m_syncing = false;
+}
+
+void PlansTab::replan()
+{
+    if (!m_syncing)
+        m_plan->planForTarget(m_concurrent->value(), m_rps->value(), m_maxTtft->value(),
+                              m_maxTpot->value(), m_engine->currentData().toString());
+}
+
+int PlansTab::chosenRow() const
+{
+    const QModelIndex current = m_table->currentIndex();
+    return current.isValid() ? m_sorted->mapToSource(current).row() : -1;
+}
+
+void PlansTab::choose(int row)
+{
+    const QModelIndex at = m_sorted->mapFromSource(m_plan->planModel()->index(row, 0));
+    if (at.isValid())
+        m_table->setCurrentIndex(at); // showChosen follows
+}
+
+void PlansTab::refresh()
+{
+    // The plans' points, from the trade model (a plan row each).
+    QChart* chart = m_trade->chart();
+    TableModel* trade = m_plan->tradeModel();
+    QList<QPointF> points;
+    for (int i = 0; i < trade->rowCount(); ++i)
+        points << Charts::toChart(chart, QPointF(trade->index(i, 0).data().toDouble(),
+                                                 trade->index(i, 1).data().toDouble()));
+    m_plans->replace(points);
+    Charts::fitAxes(chart);
+    Charts::setEmptyText(m_trade, points.isEmpty() ? tr("No plan meets the target") : QString());
+    // The rows are new: nothing chosen stays chosen.
+    m_table->setCurrentIndex({});
+    showChosen();
+}
+
+void PlansTab::showChosen()
+{
+    const int row = chosenRow();
+    const bool feasible =
+        row >= 0 && m_plan->planModel()->index(row, 1).data(Qt::DisplayRole).isValid();
+    m_use->setEnabled(feasible);
+    m_command->setText(row >= 0 ? m_plan->planCommand(row) : QString());
+    m_command->setCursorPosition(0);
+    QList<QPointF> chosen;
+    if (feasible) {
+        TableModel* plans = m_plan->planModel();
+        const int tpot = 8, rate = 9; // planModel()'s TPOT and tokens/s columns
+        chosen << Charts::toChart(m_trade->chart(),
+                                  QPointF(plans->index(row, tpot).data().toDouble(),
+                                          plans->index(row, rate).data().toDouble()));
+    }
+    m_chosen->replace(chosen);
+}
