@@ -65,6 +65,18 @@ void SummaryModel::setModel(std::shared_ptr<const attnplan::ModelSpec> spec)
                 {"KV per token", q(withCommas(kvBytesPerToken(s, kt))) + " B " + dtypeName(kt),
                  s.mla.enabled() ? "(kv_lora_rank + qk_rope_head_dim) x layers x bytes"
                                  : "2 (K and V) x layers x KV heads x head_dim x bytes"});
+            // Hybrid models: what their linear-attention or Mamba layers keep a conversation,
+            // whatever its length (review P2 13: it showed only in one Compare column).
+            if (const int64_t n = s.stateLayerCount(); n > 0) {
+                const StateBytes st = stateBytesPerSequence(s, kt);
+                m_rows.push_back(
+                    {"State per conv.",
+                     q(formatBytes(double(st.total()))) + " on " + QString::number(n) + " of " +
+                         QString::number(s.numLayers) + " layers",
+                     "A fixed state per conversation (convolution and recurrent state) on the "
+                     "linear-attention and Mamba layers, whatever its length; the other layers' "
+                     "KV grows with it"});
+            }
         } else {
             m_rows.push_back({"Parameters", "error", q(params.error())});
         }

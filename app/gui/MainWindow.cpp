@@ -37,6 +37,7 @@
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QInputDialog>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
@@ -257,8 +258,12 @@ void MainWindow::buildMenus()
                 .arg(path, TableModel::counted(messages.size(), tr("message"), tr("messages"))),
             6000);
     });
-    file->addAction(tr("&Export report (HTML, Markdown, JSON, CSV)..."), QKeySequence(tr("Ctrl+E")),
-                    this, &MainWindow::exportReport);
+    m_exportAction = file->addAction(tr("&Export report (HTML, Markdown, JSON, CSV)..."),
+                                     QKeySequence(tr("Ctrl+E")), this, &MainWindow::exportReport);
+    m_exportAction->setObjectName(QStringLiteral("exportReport"));
+    // A text field takes Ctrl+E as "end of line" (X11's Emacs keys) and swallowed the export
+    // (review P2 23): the window's filter lets the shortcut through from any field.
+    qApp->installEventFilter(this);
     file->addAction(tr("Save chart as &PNG..."), this, [this] { exportChart(false); });
     file->addAction(tr("Save chart as &SVG..."), this, [this] { exportChart(true); });
     file->addSeparator();
@@ -312,6 +317,18 @@ QList<QChartView*> MainWindow::charts() const
     if (m_explainTab)
         all += m_explainTab->charts();
     return all;
+}
+
+bool MainWindow::eventFilter(QObject* watched, QEvent* event)
+{
+    if (event->type() == QEvent::ShortcutOverride && m_exportAction) {
+        auto* key = static_cast<QKeyEvent*>(event);
+        auto* widget = qobject_cast<QWidget*>(watched);
+        if (widget && widget->window() == this &&
+            QKeySequence(key->keyCombination()) == m_exportAction->shortcut())
+            return true; // not overridden: the action's shortcut runs
+    }
+    return QMainWindow::eventFilter(watched, event);
 }
 
 void MainWindow::addLazyTab(const QString& title, std::function<QWidget*()> make)
@@ -414,11 +431,20 @@ void MainWindow::showModel()
     static const QHash<QString, QString> colours{
         {"MHA", "#64748b"}, {"GQA", "#2563eb"}, {"MQA", "#7c3aed"}, {"MLA", "#059669"}};
     const QString kind = attnplan::attentionKindName(model->attentionKind());
-    m_badge->setText(kind);
-    m_badge->setToolTip(tr("Attention kind read from the config"));
-    m_badge->setStyleSheet(QStringLiteral("QLabel { color: white; background: %1; border-radius: "
-                                          "9px; padding: 3px 8px; font-weight: 700; }")
-                               .arg(colours.value(kind)));
+    // A hybrid model says so first: most of its layers keep a fixed state, not a growing KV.
+    const int64_t stateLayers = model->stateLayerCount();
+    m_badge->setText(stateLayers > 0 ? tr("Hybrid · %1").arg(kind) : kind);
+    m_badge->setToolTip(stateLayers > 0
+                            ? tr("%1 of %2 layers keep a fixed state per conversation (linear "
+                                 "attention or Mamba); the others are %3 attention")
+                                  .arg(stateLayers)
+                                  .arg(model->numLayers)
+                                  .arg(kind)
+                            : tr("Attention kind read from the config"));
+    m_badge->setStyleSheet(
+        QStringLiteral("QLabel { color: white; background: %1; border-radius: "
+                       "9px; padding: 3px 8px; font-weight: 700; }")
+            .arg(stateLayers > 0 ? QStringLiteral("#b45309") : colours.value(kind)));
     updateTitle();
     m_library->addRecent(m_models->currentSource());
 }

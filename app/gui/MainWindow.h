@@ -6,6 +6,7 @@
 #include <functional>
 
 class AppSession;
+class QAction;
 class ComputeTab;
 class CompareTab;
 class CostController;
@@ -57,6 +58,7 @@ public:
     void setDarkPalette(bool dark);
 
 protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
     void closeEvent(QCloseEvent* event) override;
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
@@ -101,6 +103,7 @@ private:
     ExplainController* m_explain;
     CostTab* m_costTab = nullptr;
     PlansTab* m_plansTab = nullptr;
+    QAction* m_exportAction = nullptr;
     MeasureTab* m_measureTab = nullptr;
     ExplainTab* m_explainTab = nullptr;
     QHash<int, std::function<QWidget*()>> m_makers; // tabs not built yet

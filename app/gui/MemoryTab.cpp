@@ -231,9 +231,10 @@ QGroupBox* MemoryTab::buildDeploymentForm()
     m_specTokens->setRange(1, 16);
     m_specTokens->setSuffix(tr(" drafted"));
     m_specTokens->setToolTip(tr("num_speculative_tokens: tokens drafted a step"));
-    m_weightDtype->addItems({"auto", "bf16", "fp16", "fp8", "int8", "int4", "fp32"});
+    m_weightDtype->addItems({"auto", "bf16", "fp16", "fp8", "int8", "fp4", "int4", "fp32"});
     m_weightDtype->setToolTip(
-        tr("auto: the checkpoint's dtype as vLLM loads it (float32 checkpoints in fp16)"));
+        tr("auto: the checkpoint's dtype as vLLM loads it (float32 checkpoints in fp16); fp4: "
+           "NVFP4 or MXFP4 weights, 4 bits a parameter (Blackwell runs them natively)"));
     m_kvDtype->addItems({"auto", "bf16", "fp16", "fp8", "int8", "int4", "fp32"});
     m_kvDtype->setToolTip(tr("auto: the engine's choice (the activation dtype, or the "
                              "checkpoint's KV scheme); vLLM also takes fp8 only"));

@@ -13,6 +13,7 @@
 #include "ModelController.h"
 #include "PlanController.h"
 #include "SegmentModel.h"
+#include "SummaryModel.h"
 #include "TableModel.h"
 #include "TestSupport.h"
 #include "base/Units.h"
@@ -22,6 +23,7 @@
 #include "read/BundledModels.h"
 #include "report/Report.h"
 #include "serve/StepTime.h"
+#include "spec/Architecture.h"
 #include "spec/ModelSpec.h"
 
 #include "report/ScenarioFile.h"
@@ -40,6 +42,7 @@
 #include <QInputDialog>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLegendMarker>
 #include <QLineEdit>
@@ -123,6 +126,9 @@ private slots:
     void planRowAppliesWithReplicas();
     void plansViewSortsAndChooses();
     void loadDrivesTheLatency();
+    void hybridSaysItsState();
+    void fp4WeightsAsTheCliHasThem();
+    void exportShortcutFromATextField();
     void layoutAndDrafterFollowTheForm();
     void scenarioTpOutsideTheComboIsShown();
     void unsavedEditsAreAskedAbout();
@@ -1714,4 +1720,102 @@ void TestGui::loadDrivesTheLatency()
              QString("requests_per_second"));
     QCOMPARE(child<QDoubleSpinBox>(&other, "loadValue")->value(), 2.5);
     QCOMPARE(child<QSpinBox>(&other, "loadInput")->value(), 1000);
+}
+
+// A hybrid model (review P2 13): the badge says hybrid, and the card gives the state a
+// conversation keeps on its linear-attention layers, the library's figure.
+void TestGui::hybridSaysItsState()
+{
+    AppSession session;
+    MainWindow window(&session);
+    QVERIFY(session.models()->openBundled("qwen3.5-9b"));
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    const ModelSpec& spec = *session.model();
+    QCOMPARE(spec.stateLayerCount(), qint64(24)); // 3 of every 4 of 32 layers (layer_types)
+    bool badge = false;
+    for (QLabel* l : window.findChildren<QLabel*>())
+        badge = badge || l->text() == "Hybrid · GQA";
+    QVERIFY(badge);
+    const StateBytes state = stateBytesPerSequence(spec, servingKvDType(spec));
+    QVERIFY(state.total() > 0);
+    bool row = false;
+    for (int r = 0; r < session.summary()->rowCount(); ++r)
+        if (session.summary()->index(r, 0).data().toString() == "State per conv.") {
+            QCOMPARE(session.summary()->index(r, 1).data().toString(),
+                     QString::fromStdString(formatBytes(double(state.total()))) +
+                         " on 24 of 32 layers");
+            row = true;
+        }
+    QVERIFY(row);
+    // A model without such layers has neither.
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    for (QLabel* l : window.findChildren<QLabel*>())
+        QVERIFY(!l->text().startsWith("Hybrid"));
+}
+
+// fp4 weights, as the CLI takes them (review P2 20): fewer bytes than int8, the same figure as
+// `capacity --weight-dtype fp4`.
+void TestGui::fp4WeightsAsTheCliHasThem()
+{
+    AppSession session;
+    MainWindow window(&session);
+    QVERIFY(session.models()->openBundled("llama-3.3-70b-instruct"));
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto* weights = child<QComboBox>(&window, "weightDtype");
+    QVERIFY(weights->findText("fp4") >= 0);
+    weights->setCurrentIndex(weights->findText("int8"));
+    const int64_t int8 = session.report()->capacity->memory.weights;
+    weights->setCurrentIndex(weights->findText("fp4"));
+    QCOMPARE(session.scenario().deployment.weightDtype, std::string("fp4"));
+    QCOMPARE(session.report()->deployment.weightDtype, DType::FP4);
+    const int64_t fp4 = session.report()->capacity->memory.weights;
+    QVERIFY(fp4 < int8);
+    // `attnplan-cli capacity llama-3.3-70b-instruct --gpu "H100 SXM" --context 32768
+    // --weight-dtype fp4 --json`: weight_bytes_per_gpu (the embeddings and head stay bf16).
+    QCOMPARE(fp4, int64_t(42709041152));
+}
+
+// Ctrl+E exports from wherever the focus is (review P2 23): a text field took it as "end of
+// line" and nothing happened.
+void TestGui::exportShortcutFromATextField()
+{
+    AppSession session;
+    MainWindow window(&session);
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto* action = window.findChild<QAction*>("exportReport");
+    QVERIFY(action);
+    QSignalSpy triggered(action, &QAction::triggered);
+    // A field as QLineEdit is under X11's key bindings (the offscreen platform has none): it
+    // claims Ctrl+E in the shortcut override, as "end of line".
+    struct EmacsField : QLineEdit
+    {
+        bool event(QEvent* e) override
+        {
+            if (e->type() == QEvent::ShortcutOverride &&
+                static_cast<QKeyEvent*>(e)->keyCombination() ==
+                    QKeyCombination(Qt::ControlModifier, Qt::Key_E)) {
+                e->accept();
+                return true;
+            }
+            return QLineEdit::event(e);
+        }
+    };
+    auto* filter = new EmacsField;
+    window.statusBar()->addWidget(filter);
+    filter->show();
+    filter->setFocus();
+    QTRY_VERIFY(filter->hasFocus());
+    // The save dialog the action opens is closed as soon as it is up.
+    QTimer closer;
+    QObject::connect(&closer, &QTimer::timeout, [] {
+        if (QWidget* modal = QApplication::activeModalWidget())
+            modal->close();
+    });
+    closer.start(50);
+    QTest::keyClick(filter, Qt::Key_E, Qt::ControlModifier);
+    QCOMPARE(triggered.count(), 1);
 }
