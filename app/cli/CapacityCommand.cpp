@@ -435,6 +435,9 @@ int runCapacity(const std::vector<std::string>& argv)
     std::cout << "  " << r.launchCommand << "\n";
     for (const std::string& w : r.warnings)
         std::cout << "  warning: " << w << "\n";
+    if (r.conversations < 1)
+        if (const std::string fixes = fitFixesText(fitFixes(s, in)); !fixes.empty())
+            std::cout << "  fits with: " << fixes << "\n";
     return 0;
 }
 

@@ -675,11 +675,19 @@ void MemoryTab::showPlan()
                                                      TableModel::Unit::Tokens)));
     Charts::setEmptyText(m_charts[0],
                          m_plan->ok() ? QString() : tr("No plan: %1").arg(m_plan->error()));
+    // What would make a deployment that serves nothing fit (the report's, Planner.h fitFixes).
+    const attnplan::Report* report = m_plan->session()->report();
+    const QString fixes = report && !report->fitFixes.empty()
+                              ? tr("Fits with: %1.")
+                                    .arg(QString::fromStdString(fitFixesText(report->fitFixes)))
+                                    .toHtmlEscaped()
+                              : QString();
     if (!m_plan->ok()) {
         m_error->setText(m_plan->error());
         m_error->show();
-        m_summary->clear();
+        m_summary->setText(fixes);
         m_command->clear();
+        m_command->setPlaceholderText(tr("No command: nothing fits"));
         // The reason in words, not a JSON key (review D20): the error without its "capacity: ".
         QString reason = m_plan->error();
         if (reason.startsWith(QStringLiteral("capacity: ")))
@@ -723,7 +731,6 @@ void MemoryTab::showPlan()
             : QString();
     // One latency on screen, the scenario's load's, said with its load (the review read two
     // unlabelled ones that disagreed).
-    const attnplan::Report* report = m_plan->session()->report();
     const QString latency = report ? s(attnplan::latencyHeadline(*report)) : QString();
     m_card->setText(
         tr("%1 %2 on %3 × %4%5%6 with %7%8")
@@ -735,6 +742,16 @@ void MemoryTab::showPlan()
                  // another engine opens here as vLLM; its own engine is in the table below).
                  s(findServingEngine(r.engine) ? findServingEngine(r.engine)->label : r.engine),
                  latency.isEmpty() ? QString() : QStringLiteral(" · ") + latency));
+    // Not one request of the context fits: the engine refuses to start. No headline figures,
+    // no command to copy; what would fit instead (review P2 10).
+    const bool servesNothing = r.conversations < 1;
+    if (servesNothing)
+        m_card->setText(tr("Does not fit: not one conversation %1 on %2 × %3 with %4")
+                            .arg(length)
+                            .arg(in.gpus * replicas)
+                            .arg(s(in.gpu.name),
+                                 s(findServingEngine(r.engine) ? findServingEngine(r.engine)->label
+                                                               : r.engine)));
     // The plan box names another engine (a log of SGLang, TensorRT-LLM or llama.cpp sets it):
     // the answer is that engine's, from the engines table, with vLLM's beside it.
     if (const auto other = m_plan->headlineEngine()) {
@@ -786,6 +803,8 @@ void MemoryTab::showPlan()
         text += QStringLiteral("<br><span style='color:%1'>")
                     .arg(qApp->property("attnplanDark").toBool() ? "#f59e0b" : "#b45309") +
                 s(w).toHtmlEscaped() + "</span>";
+    if (!fixes.isEmpty())
+        text = QStringLiteral("<b>%1</b><br>").arg(fixes) + text;
     m_summary->setText(text);
     m_latency->setText(m_plan->latencyLine());
     {
@@ -802,6 +821,9 @@ void MemoryTab::showPlan()
     }
     // The command of the engine the headline answers for.
     const auto other = m_plan->headlineEngine();
-    m_command->setText(other ? (other->error.empty() ? s(other->command) : QString())
-                             : m_plan->launchCommand());
+    m_command->setText(other           ? (other->error.empty() ? s(other->command) : QString())
+                       : servesNothing ? QString()
+                                       : m_plan->launchCommand());
+    m_command->setPlaceholderText(servesNothing ? tr("No command: the engine would refuse to start")
+                                                : QString());
 }

@@ -388,4 +388,76 @@ std::vector<size_t> planParetoFront(const std::vector<PlanRow>& rows)
     return front;
 }
 
+std::vector<FitFix> fitFixes(const ModelSpec& spec, const DeploymentInputs& in)
+{
+    const auto base = planCapacity(spec, in);
+    if (base && base->conversations >= 1)
+        return {};
+    std::vector<FitFix> fixes;
+    auto tryFix = [&](const DeploymentInputs& changed, std::string change, std::string flag) {
+        const auto r = planCapacity(spec, changed);
+        if (r && r->conversations >= 1)
+            fixes.push_back({std::move(change), std::move(flag), r->batch});
+    };
+    for (DType t : {DType::FP8, DType::INT4})
+        if (dtypeBits(t) < dtypeBits(in.weightDtype)) {
+            DeploymentInputs d = in;
+            d.weightDtype = t;
+            tryFix(d, std::string(dtypeName(t)) + " weights",
+                   std::string("--weight-dtype ") + dtypeName(t));
+            if (!fixes.empty())
+                break; // the narrowest that is needed, not every narrower one
+        }
+    if (dtypeBits(in.kvDtype) > 8) {
+        DeploymentInputs d = in;
+        d.kvDtype = DType::FP8;
+        tryFix(d, "an fp8 KV cache", "--kv-dtype fp8");
+    }
+    // The longest context the cache holds one request of: what the engine's own error names.
+    if (base && base->kvCacheTokens >= 1024) {
+        for (int64_t ctx = base->kvCacheTokens / 1024 * 1024; ctx >= 1024; ctx -= 1024) {
+            DeploymentInputs d = in;
+            d.maxModelLen = ctx;
+            if (d.averageTokens > ctx)
+                d.averageTokens = 0;
+            const auto r = planCapacity(spec, d);
+            if (r && r->conversations >= 1) {
+                fixes.push_back({"a context of " + shortTokens(ctx),
+                                 "--context " + std::to_string(ctx), r->batch});
+                break;
+            }
+            if (base->kvCacheTokens / 1024 * 1024 - ctx >= 16 * 1024)
+                break; // a bounded search: the cache's size is the answer within a few k
+        }
+    }
+    {
+        DeploymentInputs d = in;
+        d.gpus = in.gpus * 2;
+        d.tp = in.tp * 2;
+        const auto r = planCapacity(spec, d);
+        if (r && r->conversations >= 1)
+            fixes.push_back(
+                {"TP " + std::to_string(d.tp) + " on " + std::to_string(d.gpus) + " GPUs",
+                 "--gpus " + std::to_string(d.gpus) + " --tp " + std::to_string(d.tp), r->batch});
+        else {
+            d.tp = in.tp;
+            tryFix(d,
+                   std::to_string(d.gpus) + " GPUs in " + std::to_string(d.stages()) +
+                       " pipeline stages",
+                   "--gpus " + std::to_string(d.gpus));
+        }
+    }
+    return fixes;
+}
+
+std::string fitFixesText(const std::vector<FitFix>& fixes)
+{
+    std::string text;
+    for (const FitFix& f : fixes)
+        text += (text.empty() ? "" : "; ") + f.change + " (" + f.flag +
+                "): " + withCommas(f.conversations) +
+                (f.conversations == 1 ? " conversation" : " conversations");
+    return text;
+}
+
 } // namespace attnplan

@@ -63,6 +63,22 @@ std::string planHostText(const PlanRow& row);
 // GPU (ties kept), by index into `rows`, fastest token first; infeasible rows never count.
 std::vector<size_t> planParetoFront(const std::vector<PlanRow>& rows);
 
+// What would make a deployment that serves nothing (its weights do not fit, or not one request
+// of max_model_len does) serve at least one conversation, each change tried on the deployment's
+// own engine: fp8 weights, then int4; an fp8 KV cache; the longest context its KV cache holds;
+// twice the GPUs (twice the TP where the heads divide, else twice the pipeline stages). Only the
+// changes that fit, with the conversations each holds. Empty where the deployment serves one.
+struct FitFix
+{
+    std::string change; // "fp8 weights"
+    std::string flag;   // the CLI's: "--weight-dtype fp8"
+    int64_t conversations = 0;
+};
+std::vector<FitFix> fitFixes(const ModelSpec& spec, const DeploymentInputs& in);
+// "fp8 weights (--weight-dtype fp8): 7 conversations; a context of 28k (--context 28672): 1
+// conversation"; empty for none.
+std::string fitFixesText(const std::vector<FitFix>& fixes);
+
 // For each catalog GPU, the fewest GPUs (and the TP/PP split of one replica, and replicas)
 // that meet the target under base.engine, searched over planSearchSpace(); `base` supplies
 // dtypes, utilization and the rest. Among equal GPU counts, fewer pipeline stages win. For a

@@ -209,6 +209,8 @@ Expected<Report> buildReport(const Scenario& scenario, const ModelSpec& model,
     } else {
         r.capacityError = c.failure();
     }
+    if (!r.capacity || r.capacity->conversations < 1)
+        r.fitFixes = fitFixes(model, r.deployment);
     r.engines = compareEngines(model, r.deployment, scenario.plan.engine);
     r.compare = compareVariants(model, r.deployment);
     r.conversations = conversationCurve(model, r.deployment);

@@ -156,6 +156,9 @@ struct Report
     DeploymentInputs deployment;
     std::optional<CapacityResult> capacity;
     Error capacityError; // when capacity is empty
+    // What would make a deployment that serves nothing fit (Planner.h fitFixes); empty when it
+    // serves at least one conversation.
+    std::vector<FitFix> fitFixes;
     // Latency at the scenario's load (serve/Latency.h), with the load as resolved; empty with
     // latencyError when the deployment does not fit or the load cannot run.
     std::optional<LatencyResult> latency;

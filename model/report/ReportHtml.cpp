@@ -212,6 +212,10 @@ std::string reportHtml(const Report& r)
                    other->engine;
     else if (other)
         headline = other->engine + ": " + other->error;
+    else if (r.capacity && r.capacity->conversations < 1)
+        headline = "Does not fit: not one conversation of " + withCommas(in.averageRequest()) +
+                   " tokens on " + std::to_string(in.gpus * replicas) + " × " + in.gpu.name +
+                   " with " + engineLabel(r.capacity->engine);
     else if (r.capacity)
         headline = withCommas(r.capacity->batch * replicas) + " conversations of " +
                    withCommas(in.averageRequest()) + " tokens on " +
@@ -221,6 +225,8 @@ std::string reportHtml(const Report& r)
     else
         headline = "Does not fit: " + r.capacityError.message;
     h << "<p class=\"headline\">" << escape(headline) << "</p>\n";
+    if (!r.fitFixes.empty())
+        h << "<p>Fits with: " << escape(fitFixesText(r.fitFixes)) << ".</p>\n";
     if (r.latency)
         h << "<p>" << escape(latencySentence(r)) << "</p>\n";
     else if (!r.latencyError.empty())

@@ -386,6 +386,11 @@ ojson reportObject(const Report& r)
         j["options"] = optionsObject(*r.options);
     else
         j["options"] = {{"error", r.optionsError}};
+    auto fixes = ojson::array();
+    for (const FitFix& f : r.fitFixes)
+        fixes.push_back(
+            {{"change", f.change}, {"flag", f.flag}, {"conversations", f.conversations}});
+    j["fit_fixes"] = fixes;
     auto plans = ojson::array();
     for (const PlanRow& p : r.plan)
         plans.push_back(planRowObject(p));

@@ -69,6 +69,7 @@ class TestCli : public QObject
     Q_OBJECT
 
 private slots:
+    void capacityThatServesNothingSaysWhatFits();
     void inspectContract_data();
     void inspectContract();
     void inspectOptions();
@@ -923,6 +924,45 @@ void TestCli::usageErrorsExit2()
     QVERIFY2(QString::fromUtf8(r.err).contains(expected), r.err.constData());
 }
 
+// Llama-3.3-70B bf16 on 2 x H100 at TP 2 and 32k holds not one request (review P2 10): the
+// fixes each name their flag, and each fix run as its own command holds what it promised.
+void TestCli::capacityThatServesNothingSaysWhatFits()
+{
+    const QStringList base{"capacity",  "llama-3.3-70b-instruct",
+                           "--gpu",     "H100 SXM",
+                           "--gpus",    "2",
+                           "--tp",      "2",
+                           "--context", "32768"};
+    const Run r = cli(base);
+    QCOMPARE(r.exitCode, 0);
+    const QString out = QString::fromUtf8(r.out);
+    const qsizetype at = out.indexOf("  fits with: ");
+    QVERIFY2(at >= 0, r.out.constData());
+    const QString line = out.mid(at + 13).section('\n', 0, 0);
+    QVERIFY2(line.startsWith("fp8 weights (--weight-dtype fp8): "), qPrintable(line));
+    int checked = 0;
+    for (const QString& fix : line.split("; ")) {
+        const QString flags = fix.section('(', 1).section(')', 0, 0);
+        const int promised = fix.section("): ", 1).section(' ', 0, 0).toInt();
+        QStringList args = base;
+        const QStringList words = flags.split(' ');
+        for (int i = 0; i + 1 < words.size(); i += 2) {
+            const qsizetype k = args.indexOf(words[i]);
+            if (k >= 0)
+                args[k + 1] = words[i + 1];
+            else
+                args << words[i] << words[i + 1];
+        }
+        args << "--json";
+        const Run fixed = cli(args);
+        QCOMPARE(fixed.exitCode, 0);
+        QVERIFY2(promised >= 1, qPrintable(fix));
+        QCOMPARE(json(fixed)["conversations"].toInt(), promised);
+        ++checked;
+    }
+    QVERIFY(checked >= 3);
+}
+
 QTEST_GUILESS_MAIN(TestCli)
 namespace {
 
@@ -962,10 +1002,11 @@ void TestCli::reportSectionsAreTheCommands()
     const Run run = cli({"report", path, "--json"});
     QCOMPARE(run.exitCode, 0);
     const QJsonObject report = json(run);
-    QCOMPARE(report.keys(), (QStringList{"attnplan_report", "capacity", "compare", "compute",
-                                         "conversations_by_context", "cost", "cost_by_traffic",
-                                         "engines", "inputs", "latency", "model", "options", "plan",
-                                         "resolved", "self_hosting", "warnings"}));
+    QCOMPARE(report.keys(),
+             (QStringList{"attnplan_report", "capacity", "compare", "compute",
+                          "conversations_by_context", "cost", "cost_by_traffic", "engines",
+                          "fit_fixes", "inputs", "latency", "model", "options", "plan", "resolved",
+                          "self_hosting", "warnings"}));
     // The report's latency is `latency`'s at the plan's 64 conversations, 3,000 in, 256 out,
     // on the capacity's own KV budget and batch limits (one rule, one place).
     const QJsonObject latency = report["latency"].toObject();

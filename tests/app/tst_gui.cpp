@@ -127,6 +127,7 @@ private slots:
     void plansViewSortsAndChooses();
     void loadDrivesTheLatency();
     void hybridSaysItsState();
+    void servingNothingSaysWhatWouldFit();
     void fp4WeightsAsTheCliHasThem();
     void exportShortcutFromATextField();
     void layoutAndDrafterFollowTheForm();
@@ -1818,4 +1819,43 @@ void TestGui::exportShortcutFromATextField()
     closer.start(50);
     QTest::keyClick(filter, Qt::Key_E, Qt::ControlModifier);
     QCOMPARE(triggered.count(), 1);
+}
+
+// A deployment that serves nothing (review P2 10): Llama-3.3-70B bf16 on 2 x H100 at TP 2 and
+// 32k holds not one request. The card says it does not fit, with no latency; no command is
+// offered; the fixes are listed, and taking one gives the conversations it promised.
+void TestGui::servingNothingSaysWhatWouldFit()
+{
+    AppSession session;
+    MainWindow window(&session);
+    QVERIFY(session.models()->openBundled("llama-3.3-70b-instruct"));
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    typeInto(child<QSpinBox>(&window, "gpus"), "2");
+    auto* tp = child<QComboBox>(&window, "tp");
+    tp->setCurrentIndex(tp->findText("2"));
+    typeInto(child<QSpinBox>(&window, "context"), "32k");
+    QCOMPARE(session.report()->capacity->conversations, qint64(0));
+    const QString card = child<QLabel>(&window, "resultCard")->text();
+    QVERIFY2(card == "Does not fit: not one conversation of 32k on 2 × H100 SXM with vLLM 0.33.0",
+             qPrintable(card));
+    QVERIFY(child<QLineEdit>(&window, "launchCommand")->text().isEmpty());
+    const std::vector<FitFix> fixes = session.report()->fitFixes; // a copy: the report goes
+    QVERIFY(!fixes.empty());
+    QCOMPARE(fixes.front().flag, std::string("--weight-dtype fp8"));
+    const QString summary = child<QLabel>(&window, "planSummary")->text();
+    QVERIFY2(
+        summary.contains(QString("Fits with: fp8 weights (--weight-dtype fp8): %1 conversations")
+                             .arg(fixes.front().conversations)),
+        qPrintable(summary));
+    // The fix taken: the conversations it promised, a command again, and no fixes.
+    auto* weights = child<QComboBox>(&window, "weightDtype");
+    weights->setCurrentIndex(weights->findText("fp8"));
+    QCOMPARE(session.report()->capacity->batch, fixes.front().conversations);
+    QVERIFY(session.report()->fitFixes.empty());
+    QVERIFY(child<QLabel>(&window, "resultCard")
+                ->text()
+                .startsWith(QString("%1 conversations of 32k").arg(fixes.front().conversations)));
+    QVERIFY(child<QLineEdit>(&window, "launchCommand")->text().startsWith("vllm serve"));
+    QVERIFY(!child<QLabel>(&window, "planSummary")->text().contains("Fits with"));
 }
