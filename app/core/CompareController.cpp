@@ -87,11 +87,14 @@ void CompareController::refresh()
                             .arg(QString::fromStdString(r->capacityError.message));
     QVector<QVector<QVariant>> rows;
     QVector<QString> tips;
+    // A shape that cannot split at this TP (6 KV heads on TP 8) has no conversations and no
+    // decode time here, and says why in its label, not "does not fit" (review P2 17).
+    auto splits = [](const CompareRow& c) { return c.errorField != "tp"; };
     for (const CompareRow& c : r->compare) {
         rows.push_back({q(c.shape), q(c.kvHeads), double(c.kvBytesPerToken),
                         double(c.kvBytesAtContext), double(c.stateBytes),
                         c.conversations ? QVariant(double(*c.conversations)) : QVariant(),
-                        c.decodeSecondsPerToken});
+                        splits(c) ? QVariant(c.decodeSecondsPerToken) : QVariant()});
         tips.push_back(q(c.error));
     }
     m_compare->setRows(rows, tips);
@@ -106,7 +109,8 @@ void CompareController::refresh()
                       double(c.kvBytesPerToken)});
         conversations.push_back(
             {tr("%1 %2").arg(q(c.shortName), c.conversations ? locale.toString(*c.conversations)
-                                                             : tr("does not fit")),
+                                             : splits(c)     ? tr("does not fit")
+                                                             : tr("not at TP %1").arg(in.tp)),
              c.conversations ? double(*c.conversations) : 0.0});
     }
     m_kvBars->setRows(kv);
@@ -119,6 +123,8 @@ void CompareController::refresh()
         decode[qsizetype(i)] << double(contexts[i].first);
     QVector<TableModel::Column> columns{{tr("Context"), Unit::Tokens, {}}};
     for (const CompareRow& v : r->compare) {
+        if (!splits(v))
+            continue;
         columns.push_back({q(v.shortName), Unit::Seconds, q(v.shape)});
         for (size_t i = 0; i < contexts.size(); ++i)
             decode[qsizetype(i)] << v.decodeCurve[i].second;

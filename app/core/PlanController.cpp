@@ -27,8 +27,12 @@ PlanController::PlanController(AppSession* session)
             tr("Activation peak of the profiling batch (max_num_batched_tokens tokens), per GPU")},
            {tr("Non-torch"), Unit::GiB,
             tr("CUDA context, NCCL and all-reduce buffers: 0.35 GiB, +0.5 GiB with TP")},
+           {tr("CUDA graphs"), Unit::GiB,
+            tr("The engine's CUDA-graph reservation, where it subtracts one from the KV cache "
+               "(vLLM 0.21 and later estimate it at start-up)")},
            {tr("KV cache"), Unit::GiB,
-            tr("What is left: total x utilization - weights - activations - non-torch")}},
+            tr("What is left: total x utilization - weights - activations - non-torch - CUDA "
+               "graphs")}},
           this)),
       m_conversations(new TableModel(
           {{tr("Context"), Unit::Tokens, tr("max_model_len, tokens")},
@@ -204,8 +208,9 @@ void PlanController::refresh()
     if (m_ok) {
         m_result = *r->capacity;
         const MemoryBreakdown& m = m_result.memory;
-        m_memory->setRows({{double(m.weights) / kGiB, double(m.activation) / kGiB,
-                            double(m.overhead) / kGiB, double(m.kvBudget) / kGiB}});
+        m_memory->setRows(
+            {{double(m.weights) / kGiB, double(m.activation) / kGiB, double(m.overhead) / kGiB,
+              double(m.cudaGraphs) / kGiB, double(m.kvBudget) / kGiB}});
     } else {
         m_memory->setRows({});
     }

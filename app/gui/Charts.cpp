@@ -564,20 +564,22 @@ void clearMarker(QChartView* view, bool vertical)
         }
 }
 
-void setCapacity(QChartView* view, double capacity, const QString& name)
+void setCapacity(QChartView* view, double capacity, const QString& name, bool budget)
 {
     QChart* chart = view->chart();
-    chart->setProperty("attnplanCapacity", capacity);
+    if (!budget)
+        chart->setProperty("attnplanCapacity", capacity);
     // A horizontal line across the single bar: on a hidden x axis of its own.
     QLineSeries* line = nullptr;
     for (QAbstractSeries* s : chart->series())
-        if (isMarker(s))
+        if (isMarker(s) && s->property("attnplanBudget").toBool() == budget)
             line = qobject_cast<QLineSeries*>(s);
     if (!line) {
         line = new QLineSeries(chart);
         line->setProperty("attnplanMarker", true);
+        line->setProperty("attnplanBudget", budget);
         QPen pen(kMarker);
-        pen.setStyle(Qt::DashLine);
+        pen.setStyle(budget ? Qt::DotLine : Qt::DashLine);
         pen.setWidthF(2);
         line->setPen(pen);
         chart->addSeries(line);
@@ -622,7 +624,7 @@ void applyTheme(QChart* chart, bool dark)
             if (auto* line = qobject_cast<QLineSeries*>(s)) {
                 QPen pen = line->pen();
                 pen.setColor(kMarker);
-                pen.setStyle(Qt::DashLine);
+                pen.setStyle(s->property("attnplanBudget").toBool() ? Qt::DotLine : Qt::DashLine);
                 line->setPen(pen);
             }
 }

@@ -40,8 +40,9 @@ void setMarker(QChartView* view, double at, const QString& name, bool vertical =
 // Takes the marker away (a value the chart cannot place, such as 0 on a log axis: never left at
 // the previous value under the user's name).
 void clearMarker(QChartView* view, bool vertical = true);
-// The stacked bar's capacity line at `capacity` (the value axis' unit).
-void setCapacity(QChartView* view, double capacity, const QString& name);
+// The stacked bar's capacity line at `capacity` (the value axis' unit), dashed; with `budget`,
+// a second, dotted line (what the engine may use: total x utilization).
+void setCapacity(QChartView* view, double capacity, const QString& name, bool budget = false);
 // Replaces the chart by `reason` (or shows it again with an empty reason).
 void setEmptyText(QChartView* view, const QString& reason);
 // A tick label for a value in a unit: "128k", "10 ms", "$10k".

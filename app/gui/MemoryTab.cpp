@@ -114,9 +114,10 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
     memoryChart->setMinimumWidth(300);
     memoryChart->setToolTip(
         tr("One GPU's memory as vLLM budgets it: weights (per GPU after TP and PP), the "
-           "profiled activation peak, non-torch memory (CUDA context, NCCL), and the KV cache "
-           "that is left; together they fill total × utilization. The dashed line is the GPU's "
-           "whole memory as the runtime reports it."));
+           "profiled activation peak, non-torch memory (CUDA context, NCCL), the CUDA-graph "
+           "reservation and the KV cache that is left; together they fill total × utilization, "
+           "the dotted line. The dashed line is the GPU's whole memory as the runtime reports "
+           "it."));
     conversationChart->setToolTip(
         tr("Requests that fit at once on one replica at each max_model_len: paged (blocks of "
            "the engine's size, holding the average request) and reserved (every request holding "
@@ -703,6 +704,12 @@ void MemoryTab::showPlan()
     Charts::setCapacity(
         m_charts[0], double(r.memory.total) / gib,
         tr("GPU %1 GiB").arg(locale.toString(double(r.memory.total) / gib, 'f', 1)));
+    // What the engine may use: the segments fill it (review P2 12).
+    Charts::setCapacity(m_charts[0], double(r.memory.usable) / gib,
+                        tr("× %1 = %2 GiB")
+                            .arg(locale.toString(in.utilization, 'f', 2),
+                                 locale.toString(double(r.memory.usable) / gib, 'f', 1)),
+                        true);
     auto s = [](const std::string& x) { return QString::fromStdString(x); };
     // The engine's defaults, shown where the user left the field at 0.
     m_maxNumSeqs->setSpecialValueText(tr("engine default (%1)").arg(locale.toString(r.maxNumSeqs)));

@@ -96,10 +96,12 @@ std::vector<CompareRow> compareVariants(const ModelSpec& s, const DeploymentInpu
             stateBytesPerSequence(vs, in.weightDtype == DType::F16 ? DType::F16 : DType::BF16)
                 .total();
         auto r = planCapacity(vs, in);
-        if (r)
+        if (r) {
             row.conversations = r->conversations;
-        else
+        } else {
             row.error = r.error();
+            row.errorField = r.field();
+        }
         row.decodeSecondsPerToken = decodeStepTime(vs, in, 1, in.maxModelLen).seconds;
         const StepModel steps(vs, in);
         for (int64_t ctx : logSpacedTokens(1024, std::max<int64_t>(s.maxContext, 2048), 24))

@@ -380,7 +380,8 @@ ojson reportObject(const Report& r)
              {"conversations", c.conversations ? ojson(*c.conversations) : ojson(nullptr)},
              {"decode_seconds_per_token", c.decodeSecondsPerToken},
              {"decode_curve", decodeCurveArray(c.decodeCurve)},
-             {"error", nullable(c.error)}});
+             {"error", nullable(c.error)},
+             {"error_field", nullable(c.errorField)}});
     j["compare"] = compare;
     if (r.options)
         j["options"] = optionsObject(*r.options);

@@ -446,10 +446,20 @@ void TestAppCore::changingGpuAndContextUpdatesConversations()
     d.gpu = *plan.catalog().find("H100 SXM");
     d.maxModelLen = 32768;
     QCOMPARE(plan.result().conversations, planCapacity(*models.model(), d)->conversations);
-    // The memory model holds one row: weights, activations, non-torch, KV (GiB).
+    // The memory model holds one row: weights, activations, non-torch, CUDA graphs, KV (GiB),
+    // which together fill total x utilization (review P2 12: the graphs were left out).
     QCOMPARE(plan.memoryModel()->rowCount(), 1);
-    QVERIFY(std::abs(plan.memoryModel()->number(0, 3) * 1024.0 * 1024 * 1024 -
+    QCOMPARE(plan.memoryModel()->columnCount(), 5);
+    QVERIFY(std::abs(plan.memoryModel()->number(0, 4) * 1024.0 * 1024 * 1024 -
                      double(plan.result().memory.kvBudget)) < 1);
+    QVERIFY(plan.result().memory.cudaGraphs > 0);
+    QVERIFY(std::abs(plan.memoryModel()->number(0, 3) * 1024.0 * 1024 * 1024 -
+                     double(plan.result().memory.cudaGraphs)) < 1);
+    double filled = 0;
+    for (int c = 0; c < 5; ++c)
+        filled += plan.memoryModel()->number(0, c) * 1024.0 * 1024 * 1024;
+    QVERIFY2(std::abs(filled - double(plan.result().memory.usable)) < 16,
+             qPrintable(QString("%1 against %2").arg(filled).arg(plan.result().memory.usable)));
     QVERIFY(plan.conversationCurve()->rowCount() > 20);
     QVERIFY(plan.launchCommand().contains("--max-model-len 32768"));
 }

@@ -128,6 +128,8 @@ private slots:
     void loadDrivesTheLatency();
     void hybridSaysItsState();
     void servingNothingSaysWhatWouldFit();
+    void memoryBarFillsTheBudget();
+    void compareSaysWhichShapesCannotSplit();
     void fp4WeightsAsTheCliHasThem();
     void exportShortcutFromATextField();
     void layoutAndDrafterFollowTheForm();
@@ -1858,4 +1860,84 @@ void TestGui::servingNothingSaysWhatWouldFit()
                 .startsWith(QString("%1 conversations of 32k").arg(fixes.front().conversations)));
     QVERIFY(child<QLineEdit>(&window, "launchCommand")->text().startsWith("vllm serve"));
     QVERIFY(!child<QLabel>(&window, "planSummary")->text().contains("Fits with"));
+}
+
+// The memory bar as the engine budgets it (review P2 12, DeepSeek-V3 on 8 x H200): a CUDA-graphs
+// segment, and a dotted line at total x utilization that the segments reach.
+void TestGui::memoryBarFillsTheBudget()
+{
+    AppSession session;
+    MainWindow window(&session);
+    QVERIFY(session.models()->openBundled("deepseek-v3"));
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto* gpu = child<QComboBox>(&window, "gpu");
+    gpu->setCurrentIndex(gpu->findText("H200"));
+    typeInto(child<QSpinBox>(&window, "gpus"), "8");
+    auto* tp = child<QComboBox>(&window, "tp");
+    tp->setCurrentIndex(tp->findText("8"));
+    const MemoryBreakdown& m = session.report()->capacity->memory;
+    QVERIFY(m.cudaGraphs > 0);
+    QChart* chart = window.charts().front()->chart();
+    double segments = 0;
+    QStringList names;
+    for (QAbstractSeries* series : chart->series())
+        if (auto* bars = qobject_cast<QAbstractBarSeries*>(series))
+            for (QBarSet* set : bars->barSets()) {
+                names << set->label();
+                segments += set->at(0);
+            }
+    QCOMPARE(names,
+             (QStringList{"Weights", "Activations", "Non-torch", "CUDA graphs", "KV cache"}));
+    const double gib = 1024.0 * 1024 * 1024;
+    QVERIFY2(std::abs(segments - double(m.usable) / gib) < 1e-6,
+             qPrintable(QString("%1 against %2").arg(segments).arg(double(m.usable) / gib)));
+    bool budget = false;
+    for (QAbstractSeries* series : chart->series())
+        if (auto* line = qobject_cast<QLineSeries*>(series);
+            line && line->name().startsWith("× 0.92 = ")) {
+            QCOMPARE(line->pen().style(), Qt::DotLine);
+            QVERIFY(std::abs(line->at(0).y() - double(m.usable) / gib) < 1e-9);
+            budget = true;
+        }
+    QVERIFY(budget);
+}
+
+// Compare on TP 8 (review P2 17, Llama-3.2-3B): the GQA shapes with 6 and 3 KV heads cannot
+// split over 8 GPUs. They read "not at TP 8", not "does not fit" (they are smaller than MHA,
+// which fits), and have no decode time or curve; the reason is in the row's tooltip.
+void TestGui::compareSaysWhichShapesCannotSplit()
+{
+    AppSession session;
+    MainWindow window(&session);
+    QVERIFY(session.models()->openBundled("llama-3.2-3b-instruct"));
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto* gpu = child<QComboBox>(&window, "gpu");
+    gpu->setCurrentIndex(gpu->findText("H200"));
+    typeInto(child<QSpinBox>(&window, "gpus"), "8");
+    auto* tp = child<QComboBox>(&window, "tp");
+    tp->setCurrentIndex(tp->findText("8"));
+    QCOMPARE(session.report()->deployment.tp, qint64(8));
+    window.tabs()->setCurrentIndex(3); // Compare
+    CompareController* compare = session.compare();
+    QStringList cannot, labels;
+    for (const CompareRow& c : session.report()->compare)
+        if (c.errorField == "tp")
+            cannot << QString::fromStdString(c.shortName);
+    QCOMPARE(cannot.size(), 2);
+    for (int r = 0; r < compare->conversationBars()->rowCount(); ++r)
+        labels << compare->conversationBars()->value(r, 0).toString();
+    for (const QString& name : cannot)
+        QVERIFY2(labels.contains(name + " not at TP 8"), qPrintable(labels.join(", ")));
+    QVERIFY2(!labels.join(" ").contains("does not fit"), qPrintable(labels.join(", ")));
+    const int decodeColumn = 6;
+    for (int r = 0; r < compare->compareModel()->rowCount(); ++r) {
+        const bool splits = session.report()->compare[size_t(r)].errorField != "tp";
+        QCOMPARE(compare->compareModel()->value(r, decodeColumn).isValid(), splits);
+    }
+    for (int c = 1; c < compare->decodeCurve()->columnCount(); ++c)
+        QVERIFY(!cannot.contains(compare->decodeCurve()->columns()[c].title));
+    QCOMPARE(compare->decodeCurve()->columnCount(),
+             1 + int(session.report()->compare.size()) - cannot.size());
 }
