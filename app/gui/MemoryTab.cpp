@@ -156,6 +156,19 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
         m_columns->setDirection(narrow ? QBoxLayout::TopToBottom : QBoxLayout::LeftToRight);
     });
 
+    // GPUs typed: TP within a node, pipeline stages across nodes (2 GPUs in a box mean TP 2,
+    // review P2 16); the layout is said on the card. Before pushInputs, which reads the TP.
+    connect(m_gpus, &QSpinBox::valueChanged, this, [this](int gpus) {
+        const auto model = m_plan->model();
+        if (m_syncing || !model)
+            return;
+        const int tp = int(attnplan::tpForGpus(*model, gpus, m_dp->value()));
+        if (m_tp->findData(tp) >= 0 && m_tp->currentData().toInt() != tp) {
+            m_syncing = true;
+            m_tp->setCurrentIndex(m_tp->findData(tp));
+            m_syncing = false;
+        }
+    });
     for (QComboBox* c : {m_gpu, m_tp, m_weightDtype, m_kvDtype, m_engine, m_specMethod})
         connect(c, &QComboBox::currentIndexChanged, this, &MemoryTab::pushInputs);
     for (QSpinBox* s :
@@ -207,7 +220,8 @@ QGroupBox* MemoryTab::buildDeploymentForm()
     m_customBandwidth->setToolTip(
         tr("Memory bandwidth of the custom GPU, 10^9 bytes/s; 0 = an H100 SXM's 3,350"));
     m_gpus->setRange(1, 512);
-    m_gpus->setToolTip(tr("GPUs in one replica: TP x pipeline stages"));
+    m_gpus->setToolTip(tr("GPUs in one replica: TP × DP × pipeline stages. Typed here, TP is "
+                          "set within a node (up to 8) and pipeline stages span nodes"));
     m_replicas->setRange(1, 4096);
     m_replicas->setToolTip(tr("Copies of the replica serving the same traffic: the headline "
                               "counts all of them"));
@@ -398,6 +412,13 @@ void MemoryTab::pushInputs()
     m_specTokens->setEnabled(!in.speculation.method.empty());
     if (const int64_t whole = attnplan::gpusForTp(m_gpus->value(), in.tp * in.dp);
         whole != m_gpus->value()) {
+        // Never silently: the field changes, and the status bar says why.
+        emit m_plan->session()->notice(
+            tr("GPUs set to %1 from %2: a replica is TP × DP × pipeline stages, TP %3 × DP %4 here")
+                .arg(whole)
+                .arg(m_gpus->value())
+                .arg(in.tp)
+                .arg(in.dp));
         m_syncing = true;
         m_gpus->setValue(int(whole));
         m_syncing = false;

@@ -229,6 +229,15 @@ int64_t gpusForTp(int64_t gpus, int64_t tp)
     return std::max(tp, gpus / tp * tp);
 }
 
+int64_t tpForGpus(const ModelSpec& spec, int64_t gpus, int64_t dp)
+{
+    const int64_t perRank = std::max<int64_t>(1, gpus / std::max<int64_t>(1, dp));
+    for (int64_t tp : {8, 4, 2})
+        if (perRank % tp == 0 && (spec.numHeads <= 0 || spec.numHeads % tp == 0))
+            return tp;
+    return 1;
+}
+
 int64_t nonTorchOverheadBytesV1(int64_t tp)
 {
     return tp > 1 ? int64_t(0.3 * double(kGiB)) : int64_t(0.05 * double(kGiB));

@@ -53,6 +53,10 @@ std::string layoutText(const DeploymentInputs& in);
 // GPUs for a replica at this TP: the count rounded down to a whole multiple of it (a replica
 // is tp x pp GPUs), at least tp.
 int64_t gpusForTp(int64_t gpus, int64_t tp);
+// The TP a practitioner takes for a replica of `gpus` GPUs: tensor parallel within a node (8 GPUs
+// at most), pipeline stages across nodes. The largest of 8, 4, 2 and 1 that divides the GPUs of
+// each of the `dp` data-parallel ranks and the model's query heads.
+int64_t tpForGpus(const ModelSpec& spec, int64_t gpus, int64_t dp = 1);
 
 // The documented activation-peak estimate for a profiling batch of `tokens` tokens, per GPU.
 int64_t activationPeakBytes(const ModelSpec& spec, int64_t tokens, int64_t tp, int64_t maxNumSeqs);

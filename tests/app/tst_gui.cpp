@@ -22,6 +22,7 @@
 #include "kernels/Benchmark.h"
 #include "read/BundledModels.h"
 #include "report/Report.h"
+#include "serve/Memory.h"
 #include "serve/StepTime.h"
 #include "spec/Architecture.h"
 #include "spec/ModelSpec.h"
@@ -130,6 +131,7 @@ private slots:
     void servingNothingSaysWhatWouldFit();
     void memoryBarFillsTheBudget();
     void compareSaysWhichShapesCannotSplit();
+    void gpusTypedTakeTpWithinANode();
     void fp4WeightsAsTheCliHasThem();
     void exportShortcutFromATextField();
     void layoutAndDrafterFollowTheForm();
@@ -1940,4 +1942,47 @@ void TestGui::compareSaysWhichShapesCannotSplit()
         QVERIFY(!cannot.contains(compare->decodeCurve()->columns()[c].title));
     QCOMPARE(compare->decodeCurve()->columnCount(),
              1 + int(session.report()->compare.size()) - cannot.size());
+}
+
+// The GPUs and TP fields (review P2 16): GPUs typed take TP within a node and pipeline stages
+// across nodes (2 GPUs: TP 2, not TP 1 x PP 2); a TP the GPUs cannot hold raises the GPUs and
+// says so; a model whose heads TP cannot split keeps TP 1.
+void TestGui::gpusTypedTakeTpWithinANode()
+{
+    AppSession session;
+    MainWindow window(&session);
+    QVERIFY(session.models()->openBundled("llama-3.3-70b-instruct"));
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto* gpus = child<QSpinBox>(&window, "gpus");
+    auto* tp = child<QComboBox>(&window, "tp");
+    auto* command = child<QLineEdit>(&window, "launchCommand");
+    typeInto(child<QSpinBox>(&window, "context"), "8k"); // where 2 GPUs hold a request
+    typeInto(gpus, "2");
+    QCOMPARE(tp->currentText(), QString("2"));
+    QCOMPARE(session.report()->deployment.tp, qint64(2));
+    QCOMPARE(session.report()->deployment.stages(), qint64(1));
+    QVERIFY2(command->text().contains("--tensor-parallel-size 2") &&
+                 !command->text().contains("--pipeline-parallel-size"),
+             qPrintable(command->text()));
+    typeInto(gpus, "16");
+    QCOMPARE(session.report()->deployment.tp, qint64(8));
+    QCOMPARE(session.report()->deployment.stages(), qint64(2));
+    QVERIFY2(command->text().contains("--tensor-parallel-size 8 --pipeline-parallel-size 2"),
+             qPrintable(command->text()));
+    typeInto(gpus, "1");
+    QCOMPARE(tp->currentText(), QString("1"));
+    // TP 4 on 1 GPU: the GPUs go to 4, and the status bar says why.
+    QSignalSpy notices(&session, &AppSession::notice);
+    tp->setCurrentIndex(tp->findText("4"));
+    QCOMPARE(gpus->value(), 4);
+    QCOMPARE(session.report()->deployment.gpus, qint64(4));
+    QCOMPARE(notices.count(), 1);
+    QVERIFY2(notices.front().front().toString().startsWith("GPUs set to 4 from 1"),
+             qPrintable(notices.front().front().toString()));
+    // Falcon-7B's 71 query heads split over no TP: 8 GPUs are 8 pipeline stages of TP 1.
+    QVERIFY(session.models()->openBundled("falcon-7b-instruct"));
+    typeInto(gpus, "8");
+    QCOMPARE(session.report()->deployment.tp, qint64(1));
+    QCOMPARE(tpForGpus(*session.model(), 8), qint64(1));
 }
