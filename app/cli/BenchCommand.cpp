@@ -33,13 +33,14 @@ Expected<BenchConfig> benchConfigFrom(const CliArgs& a)
             return Error{shaped.error() + "; give --heads/--kv-heads/--head-dim"};
         cfg = shaped.value();
     }
-    cfg.heads = a.integer("heads", 1, 1024).value_or(cfg.heads);
-    cfg.kvHeads = a.integer("kv-heads", 1, 1024)
-                      .value_or(a.has("heads") && !a.has("model") ? cfg.heads : cfg.kvHeads);
-    cfg.headDim = a.integer("head-dim", 1, 1024).value_or(cfg.headDim);
-    if (cfg.heads % cfg.kvHeads != 0)
-        throw UsageError("--kv-heads (" + std::to_string(cfg.kvHeads) + ") must divide --heads (" +
-                         std::to_string(cfg.heads) + ")");
+    const int64_t heads = a.integer("heads", 1, 1024).value_or(cfg.heads);
+    const int64_t kvHeads = a.integer("kv-heads", 1, 1024)
+                                .value_or(a.has("heads") && !a.has("model") ? heads : cfg.kvHeads);
+    const int64_t headDim = a.integer("head-dim", 1, 1024).value_or(cfg.headDim);
+    auto shaped = benchShapeOf(cfg, heads, kvHeads, headDim);
+    if (!shaped)
+        throw UsageError("--kv-heads: " + shaped.error());
+    cfg = shaped.value();
     cfg.threads = int(a.integer("threads", 1, 256).value_or(2));
     cfg.repeats = int(a.integer("repeats", 1, 100).value_or(3));
     cfg.naiveBaseline = !a.flag("no-naive");

@@ -65,6 +65,11 @@ MeasureController::~MeasureController()
 Expected<BenchConfig> MeasureController::configFor(const ModelSpec& spec, bool decode, int threads,
                                                    const Efficiencies& efficiency)
 {
+    return benchShapeFor(spec, sweepFor(decode, threads, efficiency));
+}
+
+BenchConfig MeasureController::sweepFor(bool decode, int threads, const Efficiencies& efficiency)
+{
     BenchConfig c;
     c.efficiency = efficiency;
     c.threads = std::max(1, threads);
@@ -77,7 +82,7 @@ Expected<BenchConfig> MeasureController::configFor(const ModelSpec& spec, bool d
         c.prefillTokens = {512, 1024, 2048, 4096};
         c.naiveMaxTokens = 2048;
     }
-    return benchShapeFor(spec, c);
+    return c;
 }
 
 bool MeasureController::start(const BenchConfig& config)

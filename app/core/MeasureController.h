@@ -45,6 +45,9 @@ public:
     static attnplan::Expected<attnplan::BenchConfig>
     configFor(const attnplan::ModelSpec& spec, bool decode, int threads,
               const attnplan::Efficiencies& efficiency = {});
+    // The same sweep without a shape: the Measure tab's shape fields give it (benchShapeOf).
+    static attnplan::BenchConfig sweepFor(bool decode, int threads,
+                                          const attnplan::Efficiencies& efficiency = {});
 
 public slots:
     // A sweep for the given shape; returns false if one is already running.

@@ -19,16 +19,19 @@
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSpinBox>
 #include <QTableView>
 #include <QThread>
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <tuple>
 
 using namespace attnplan;
 
 MeasureTab::MeasureTab(MeasureController* measure, AppSession* session, QWidget* parent)
-    : QWidget(parent), m_measure(measure), m_session(session),
+    : QWidget(parent), m_measure(measure), m_session(session), m_heads(new QSpinBox),
+      m_kvHeads(new QSpinBox), m_headDim(new QSpinBox), m_shapeNote(new QLabel),
       m_chart(Charts::lineChart(measure->prefillCurve(), 0, {1, 2}, true, true,
                                 tr("Prefill time against tokens (this machine)"), tr("tokens"),
                                 tr("seconds"))),
@@ -74,6 +77,27 @@ MeasureTab::MeasureTab(MeasureController* measure, AppSession* session, QWidget*
         runs->resizeColumnsToContents();
         runs->scrollToBottom();
     });
+    // The shape measured, from the model and editable: an MLA model starts at its absorbed
+    // decode shape rather than being refused (review P2 19).
+    for (auto [box, name, tip] :
+         {std::tuple{m_heads, "measureHeads", tr("Query heads")},
+          std::tuple{m_kvHeads, "measureKvHeads", tr("KV heads: divide the query heads")},
+          std::tuple{m_headDim, "measureHeadDim", tr("Head dim")}}) {
+        box->setObjectName(QString::fromLatin1(name));
+        box->setRange(1, 1024);
+        box->setToolTip(tip);
+    }
+    m_heads->setSuffix(tr(" query heads"));
+    m_kvHeads->setSuffix(tr(" KV heads"));
+    m_headDim->setPrefix(tr("of "));
+    m_shapeNote->setObjectName(QStringLiteral("measureShapeNote"));
+    m_shapeNote->setWordWrap(true);
+    auto* shape = new QHBoxLayout;
+    shape->addWidget(new QLabel(tr("Shape")));
+    shape->addWidget(m_heads);
+    shape->addWidget(m_kvHeads);
+    shape->addWidget(m_headDim);
+    shape->addWidget(m_shapeNote, 1);
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(m_prefill);
     buttons->addWidget(m_decode);
@@ -85,6 +109,7 @@ MeasureTab::MeasureTab(MeasureController* measure, AppSession* session, QWidget*
     calibration->addWidget(m_useDefaults);
     calibration->addWidget(m_save);
     auto* layout = new QVBoxLayout(this);
+    layout->addLayout(shape);
     layout->addLayout(buttons);
     layout->addWidget(m_status);
     layout->addLayout(calibration);
@@ -120,7 +145,9 @@ MeasureTab::MeasureTab(MeasureController* measure, AppSession* session, QWidget*
     connect(m_useDefaults, &QPushButton::clicked, m_session, &AppSession::useDefaultEfficiencies);
     connect(m_save, &QPushButton::clicked, this, &MeasureTab::saveCalibration);
     connect(m_session, &AppSession::reportChanged, this, &MeasureTab::showCalibration);
+    connect(m_session, &AppSession::reportChanged, this, &MeasureTab::fillShape);
     showCalibration();
+    fillShape();
     for (QChartView* v : {m_chart, m_decodeChart, m_memoryChart})
         Charts::setEmptyText(v, tr("Nothing measured yet: Measure prefill or Measure decode "
                                    "times the kernels on this machine"));
@@ -135,8 +162,10 @@ void MeasureTab::start(bool decode)
     const auto model = m_session->model();
     if (!model)
         return;
-    auto config = MeasureController::configFor(*model, decode, QThread::idealThreadCount(),
-                                               m_session->scenario().deployment.efficiency);
+    auto config =
+        benchShapeOf(MeasureController::sweepFor(decode, QThread::idealThreadCount(),
+                                                 m_session->scenario().deployment.efficiency),
+                     m_heads->value(), m_kvHeads->value(), m_headDim->value());
     if (!config) {
         m_status->setText(QString::fromStdString(config.error()));
         return;
@@ -149,6 +178,23 @@ void MeasureTab::start(bool decode)
         m_progress->setRange(0, 0);
         m_progress->setFormat(QStringLiteral("%p%"));
         m_status->setText(tr("Measuring this machine's ceilings (FMA peak, GEMM and copy)..."));
+    }
+}
+
+void MeasureTab::fillShape()
+{
+    const auto model = m_session->model();
+    if (!model || model->name == m_shapeOf)
+        return; // the user's edits stay until another model opens
+    m_shapeOf = model->name;
+    if (const auto shape = suggestedBenchShape(*model)) {
+        m_heads->setValue(int(shape->heads));
+        m_kvHeads->setValue(int(shape->kvHeads));
+        m_headDim->setValue(int(shape->headDim));
+        m_shapeNote->setText(QString::fromStdString(shape->note));
+    } else {
+        m_shapeNote->setText(tr("%1 gives no usable attention shape: enter one")
+                                 .arg(QString::fromStdString(model->name)));
     }
 }
 

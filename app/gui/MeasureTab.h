@@ -2,10 +2,13 @@
 
 #include <QWidget>
 
+#include <string>
+
 class MeasureController;
 class AppSession;
 class QChartView;
 class QLabel;
+class QSpinBox;
 class QProgressBar;
 class QPushButton;
 
@@ -29,6 +32,13 @@ private:
 
     MeasureController* m_measure;
     AppSession* m_session;
+    // The shape measured: the model's (or MLA's absorbed decode shape), editable.
+    QSpinBox* m_heads;
+    QSpinBox* m_kvHeads;
+    QSpinBox* m_headDim;
+    QLabel* m_shapeNote;
+    std::string m_shapeOf; // the model the fields were filled for
+    void fillShape();
     QChartView* m_chart;
     QChartView* m_decodeChart;
     QChartView* m_memoryChart;

@@ -15,6 +15,7 @@
 #include <functional>
 #include <limits>
 #include <random>
+#include <tuple>
 
 // OpenBLAS's own thread control (openblas_config.h); declared here to stay independent of the
 // header variant Debian installs.
@@ -251,6 +252,40 @@ Expected<BenchConfig> benchShapeFor(const ModelSpec& spec, BenchConfig c)
     c.headDim = spec.headDim;
     c.decodeKvHeads = decodeKvVariants(c.heads, c.kvHeads);
     return c;
+}
+
+Expected<BenchConfig> benchShapeOf(BenchConfig c, int64_t heads, int64_t kvHeads, int64_t headDim)
+{
+    for (auto [value, field, name] :
+         {std::tuple{heads, "heads", "query heads"}, std::tuple{kvHeads, "kv_heads", "KV heads"},
+          std::tuple{headDim, "head_dim", "head dim"}})
+        if (value < 1 || value > 1024)
+            return Error{std::string(name) + " " + std::to_string(value) +
+                             " is out of range (1 to 1,024)",
+                         field};
+    if (heads % kvHeads != 0)
+        return Error{"KV heads (" + std::to_string(kvHeads) + ") must divide the query heads (" +
+                         std::to_string(heads) + ")",
+                     "kv_heads"};
+    c.heads = heads;
+    c.kvHeads = kvHeads;
+    c.headDim = headDim;
+    c.decodeKvHeads = decodeKvVariants(heads, kvHeads);
+    return c;
+}
+
+std::optional<BenchShape> suggestedBenchShape(const ModelSpec& spec)
+{
+    if (spec.mla.enabled() && spec.numHeads > 0 && spec.mla.kvLoraRank > 0)
+        return BenchShape{spec.numHeads, 1, spec.mla.kvLoraRank + spec.mla.qkRopeHeadDim,
+                          "MLA as decode runs it absorbed: " + std::to_string(spec.numHeads) +
+                              " query heads against one latent KV head of " +
+                              std::to_string(spec.mla.kvLoraRank) + " + " +
+                              std::to_string(spec.mla.qkRopeHeadDim)};
+    auto c = benchShapeFor(spec, BenchConfig{});
+    if (!c)
+        return std::nullopt;
+    return BenchShape{c->heads, c->kvHeads, c->headDim, {}};
 }
 
 std::vector<int64_t> decodeKvVariants(int64_t heads, int64_t kvHeads)

@@ -93,6 +93,20 @@ std::vector<int64_t> decodeKvVariants(int64_t heads, int64_t kvHeads);
 // and for decode its shape against MHA and MQA (KV-head variants heads, kvHeads, 1). MLA
 // models have no standard kernel shape here: an Error naming "model".
 Expected<BenchConfig> benchShapeFor(const ModelSpec& spec, BenchConfig base);
+// A shape given by hand (the Measure tab's fields, `bench --heads --kv-heads --head-dim`):
+// each 1 to 1,024, the KV heads dividing the query heads; errors name "heads", "kv_heads" or
+// "head_dim". Decode's KV-head variants follow the shape (decodeKvVariants).
+Expected<BenchConfig> benchShapeOf(BenchConfig base, int64_t heads, int64_t kvHeads,
+                                   int64_t headDim);
+// A shape to start from for any model: benchShapeFor's; for MLA, the absorbed decode shape
+// (every query head against one latent KV head of kv_lora_rank + qk_rope_head_dim, as FlashMLA
+// runs decode), which `note` says. None where the config gives no usable shape.
+struct BenchShape
+{
+    int64_t heads = 0, kvHeads = 0, headDim = 0;
+    std::string note;
+};
+std::optional<BenchShape> suggestedBenchShape(const ModelSpec& spec);
 
 // OpenBLAS's kernel set, and OPENBLAS_CORETYPE where the environment pins it ("" when not).
 std::string openBlasCore();

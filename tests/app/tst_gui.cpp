@@ -132,6 +132,7 @@ private slots:
     void memoryBarFillsTheBudget();
     void compareSaysWhichShapesCannotSplit();
     void gpusTypedTakeTpWithinANode();
+    void measureTabTakesAShapeForMla();
     void fp4WeightsAsTheCliHasThem();
     void exportShortcutFromATextField();
     void layoutAndDrafterFollowTheForm();
@@ -1985,4 +1986,44 @@ void TestGui::gpusTypedTakeTpWithinANode()
     typeInto(gpus, "8");
     QCOMPARE(session.report()->deployment.tp, qint64(1));
     QCOMPARE(tpForGpus(*session.model(), 8), qint64(1));
+}
+
+// The Measure tab on an MLA model (review P2 19): not refused, but shape fields prefilled with
+// the absorbed decode shape (DeepSeek-V3: 128 query heads against one latent KV head of
+// 512 + 64), editable; a shape the kernel cannot run is refused at its field's rule, and another
+// model fills the fields afresh.
+void TestGui::measureTabTakesAShapeForMla()
+{
+    AppSession session;
+    MainWindow window(&session);
+    QVERIFY(session.models()->openBundled("deepseek-v3"));
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.tabs()->setCurrentIndex(5); // Measure
+    auto* heads = child<QSpinBox>(&window, "measureHeads");
+    auto* kv = child<QSpinBox>(&window, "measureKvHeads");
+    auto* dim = child<QSpinBox>(&window, "measureHeadDim");
+    QCOMPARE(heads->value(), 128);
+    QCOMPARE(kv->value(), 1);
+    QCOMPARE(dim->value(), 576);
+    QVERIFY(child<QLabel>(&window, "measureShapeNote")->text().startsWith("MLA as decode runs it"));
+    typeInto(kv, "3");
+    QPushButton* prefill = nullptr;
+    for (QPushButton* b : window.findChildren<QPushButton*>())
+        if (b->text().remove('&') == "Measure prefill")
+            prefill = b;
+    QVERIFY(prefill);
+    prefill->click();
+    bool said = false;
+    for (QLabel* l : window.findChildren<QLabel*>())
+        said = said || l->text() == "KV heads (3) must divide the query heads (128)";
+    QVERIFY(said);
+    QVERIFY(session.measure()->reports().empty());
+    QVERIFY(prefill->isEnabled()); // nothing started
+    // Another model fills the fields with its own shape.
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    QCOMPARE(heads->value(), 32);
+    QCOMPARE(kv->value(), 8);
+    QCOMPARE(dim->value(), 128);
+    QVERIFY(child<QLabel>(&window, "measureShapeNote")->text().isEmpty());
 }
