@@ -187,6 +187,8 @@ CostController::SelfHosting CostController::selfHosting() const
     h.batch = s.batch;
     h.tokensPerSecond = s.tokensPerSecond;
     h.prefillTokensPerSecond = s.prefillTokensPerSecond;
+    h.cachedPrefixTokens = s.cachedPrefixTokens;
+    h.model = QString::fromStdString(s.model);
     h.dollarsPerHour = s.dollarsPerHour;
     h.priceFromCatalog = s.priceFromCatalog;
     h.priceSource = QString::fromStdString(s.priceSource);

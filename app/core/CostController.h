@@ -45,8 +45,10 @@ public:
         qint64 batch = 0;
         double tokensPerSecond = 0;        // decode, the whole batch
         double prefillTokensPerSecond = 0; // this prompt's prefill on the replica (roofline)
-        double dollarsPerHour = 0;         // all the replica's GPUs
-        bool priceFromCatalog = false;     // the GPU's rental price in the catalog
+        qint64 cachedPrefixTokens = 0;     // served by the engine's prefix cache
+        QString model;
+        double dollarsPerHour = 0;     // all the replica's GPUs
+        bool priceFromCatalog = false; // the GPU's rental price in the catalog
         QString priceSource;
         attnplan::SelfHostedCost cost; // per request, and per million tokens in and out
     };

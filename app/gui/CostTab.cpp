@@ -436,9 +436,9 @@ void CostTab::updateSelfHosting()
                            .arg(locale.toString(h.cost.monthly, 'f', 0));
     m_hosted->setText(
         atLoad +
-        tr("Self-hosted on the current plan (%1 × %2 at $%3 an hour%4; prompt %5 tokens/s, "
-           "output %6 tokens/s at batch %7), always busy: $%8 a request, $%9 per million tokens "
-           "in and out. %10 charges $%11 a request ($%12 per million) with caching.")
+        tr("%13 self-hosted on the current plan (%1 × %2 at $%3 an hour%4; prompt %5 tokens/s"
+           "%14, output %6 tokens/s at batch %7), always busy: $%8 a request, $%9 per million "
+           "tokens in and out. %10 charges $%11 a request ($%12 per million) with caching.")
             .arg(h.gpus)
             .arg(h.gpu)
             .arg(locale.toString(h.dollarsPerHour, 'f', 2))
@@ -450,6 +450,11 @@ void CostTab::updateSelfHosting()
             .arg(locale.toString(h.cost.perMillionTokens, 'f', 2))
             .arg(QString::fromStdString(p.model))
             .arg(locale.toString(api.expectedPerRequest, 'f', 4))
-            .arg(locale.toString(tokens > 0 ? api.expectedPerRequest / tokens * 1e6 : 0, 'f', 2)));
+            .arg(locale.toString(tokens > 0 ? api.expectedPerRequest / tokens * 1e6 : 0, 'f', 2))
+            .arg(h.model)
+            .arg(h.cachedPrefixTokens > 0
+                     ? tr(", the stable %1 tokens from the engine's prefix cache")
+                           .arg(locale.toString(h.cachedPrefixTokens))
+                     : QString()));
     m_hosted->setToolTip(h.priceFromCatalog ? h.priceSource : QString());
 }

@@ -84,6 +84,13 @@ std::optional<ServingEngine> findServingEngine(const std::string& name)
     return std::nullopt;
 }
 
+bool prefixCachingByDefault(const std::string& engine)
+{
+    if (const EngineProfile* p = findEngineProfile(engine))
+        return p->v1;
+    return findSglangRelease(engine) || findTrtllmRelease(engine);
+}
+
 std::vector<ServingEngine> servingEngineReleases(EngineKind kind)
 {
     std::vector<ServingEngine> rows;

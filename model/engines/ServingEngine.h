@@ -49,6 +49,11 @@ std::optional<ServingEngine> findServingEngine(const std::string& name);
 std::vector<ServingEngine> servingEngineReleases(EngineKind kind);
 // What findServingEngine accepts, for messages and help: "vllm, vllm@X.Y[.Z], vllm-v0, ...".
 const char* servingEngineChoices();
+// Whether the engine keeps a shared prompt prefix's KV for the next request by default: vLLM's
+// V1 engine (automatic prefix caching, on since 0.8's V1), SGLang (the radix cache) and
+// TensorRT-LLM (KV block reuse) do; vLLM's V0 engine (off unless asked) and llama.cpp (a slot's
+// own last prompt only) do not count on it.
+bool prefixCachingByDefault(const std::string& engine);
 
 // The deployment under its engine: today vLLM's profiles (engines/vllm/VllmEngine.h); an
 // unknown or non-vLLM engine is an error naming the field "engine".

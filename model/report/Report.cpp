@@ -322,10 +322,23 @@ SelfHosting selfHostingFor(const Report& r, const LayoutFile& prompt)
     h.batch = r.capacity->batch;
     h.tokensPerSecond = r.capacity->tokensPerSecond;
     h.dollarsPerHour = h.dollarsPerGpuHour * double(h.gpus);
-    // The prompt's own prefill on the replica, then its share of the decode batch.
+    h.model = r.model.name;
+    // The prompt's own prefill on the replica, then its share of the decode batch. The stable
+    // prefix comes from the engine's prefix cache where it keeps one (review P2 25: a 20k system
+    // prompt was prefilled again on every request): the first request of a cold cache pays it,
+    // and at a steady traffic the requests that share it keep it resident.
     const int64_t input = r.cost ? r.cost->inputTokens : 0;
     if (input > 0) {
-        const double seconds = prefillTime(r.model, r.deployment, input).seconds;
+        const int64_t block = 16;
+        if (prefixCachingByDefault(r.deployment.engine) && r.cost->cacheablePrefixTokens >= block)
+            h.cachedPrefixTokens =
+                std::min(r.cost->cacheablePrefixTokens / block * block, input - 1);
+        const double seconds =
+            h.cachedPrefixTokens > 0
+                ? prefillTimeAfterPrefix(r.model, r.deployment, h.cachedPrefixTokens,
+                                         input - h.cachedPrefixTokens)
+                      .seconds
+                : prefillTime(r.model, r.deployment, input).seconds;
         h.prefillTokensPerSecond = seconds > 0 ? double(input) / seconds : 0;
     }
     h.cost = selfHostedCost(h.dollarsPerHour, h.prefillTokensPerSecond, h.tokensPerSecond, input,

@@ -125,7 +125,12 @@ struct SelfHosting
     int64_t gpus = 0;
     int64_t batch = 0;
     double tokensPerSecond = 0;        // decode, the whole batch
-    double prefillTokensPerSecond = 0; // the prompt's prefill on the replica (step model)
+    double prefillTokensPerSecond = 0; // the prompt's tokens over its prefill (step model)
+    // The stable prefix the engine's prefix cache serves (prefixCachingByDefault): its KV is
+    // kept while requests use it, so a request prefills only what follows; 0 where the engine
+    // does not keep it or the prompt has no stable prefix of a block.
+    int64_t cachedPrefixTokens = 0;
+    std::string model; // the model self-hosted
     double dollarsPerGpuHour = 0;
     double dollarsPerHour = 0;     // the replica's GPUs
     bool priceFromCatalog = false; // the GPU's rental price in the catalog

@@ -432,6 +432,8 @@ ojson reportObject(const Report& r)
                     {"batch", h.batch},
                     {"decode_tokens_per_second", h.tokensPerSecond},
                     {"prefill_tokens_per_second", h.prefillTokensPerSecond},
+                    {"cached_prefix_tokens", h.cachedPrefixTokens},
+                    {"model", h.model},
                     {"dollars_per_gpu_hour", h.dollarsPerGpuHour},
                     {"dollars_per_hour", h.dollarsPerHour},
                     {"price_from_catalog", h.priceFromCatalog},

@@ -9,6 +9,7 @@
 #include "report/Report.h"
 #include "report/ScenarioFile.h"
 #include "serve/GpuCatalog.h"
+#include "serve/StepTime.h"
 
 #include <QTest>
 #include <QXmlStreamReader>
@@ -21,6 +22,7 @@ class TestReport : public QObject
     Q_OBJECT
 
 private slots:
+    void selfHostingReadsTheStablePrefixFromTheCache();
     void scenarioRoundTrips();
     void scenarioErrorsNameTheKey_data();
     void scenarioErrorsNameTheKey();
@@ -119,6 +121,39 @@ void TestReport::scenarioErrorsNameTheKey()
     QVERIFY(!s);
     QCOMPARE(QString::fromStdString(s.field()), field);
     QVERIFY2(s.error().rfind("s.json: " + field.toStdString() + ": ", 0) == 0, s.error().c_str());
+}
+
+// Self-hosting the default support bot (review P2 25): its 20,000 stable tokens (2,500 + 4,000 +
+// 13,500) come from the engine's prefix cache under vLLM's V1 engine, so a request of 21,390
+// tokens prefills 1,390 of them after the cached prefix; vLLM's V0 engine, which does not keep
+// it by default, prefills all 21,390, and so does a prompt that opens with a volatile segment.
+void TestReport::selfHostingReadsTheStablePrefixFromTheCache()
+{
+    Scenario s = defaultScenario();
+    s.deployment.context = 32768;
+    const ModelSpec m = load("configs/llama-3.1-8b.json");
+    auto r = buildReport(s, m, builtinGpuCatalog(), builtinPriceCatalog());
+    QVERIFY(r && r->cost && r->selfHosting.priced());
+    QCOMPARE(r->cost->inputTokens, qint64(21390));
+    QCOMPARE(r->selfHosting.cachedPrefixTokens, qint64(20000));
+    QCOMPARE(r->selfHosting.model, m.name);
+    const double cached = 21390.0 / prefillTimeAfterPrefix(m, r->deployment, 20000, 1390).seconds;
+    const double whole = 21390.0 / prefillTime(m, r->deployment, 21390).seconds;
+    QCOMPARE(r->selfHosting.prefillTokensPerSecond, cached);
+    QVERIFY2(cached > 10 * whole, qPrintable(QString("%1 against %2").arg(cached).arg(whole)));
+    Scenario v0 = s;
+    v0.deployment.engine = "vllm-v0";
+    auto old = buildReport(v0, m, builtinGpuCatalog(), builtinPriceCatalog());
+    QVERIFY(old && old->selfHosting.priced());
+    QCOMPARE(old->selfHosting.cachedPrefixTokens, qint64(0));
+    QCOMPARE(old->selfHosting.prefillTokensPerSecond,
+             21390.0 / prefillTime(m, old->deployment, 21390).seconds);
+    QVERIFY(old->selfHosting.cost.perRequest > r->selfHosting.cost.perRequest);
+    Scenario volatileFirst = s;
+    std::swap(volatileFirst.prompt.layout.segments[0], volatileFirst.prompt.layout.segments[3]);
+    auto vf = buildReport(volatileFirst, m, builtinGpuCatalog(), builtinPriceCatalog());
+    QVERIFY(vf && vf->selfHosting.priced());
+    QCOMPARE(vf->selfHosting.cachedPrefixTokens, qint64(0));
 }
 
 // The report's capacity section is planCapacity on the resolved deployment, nothing else.
