@@ -69,7 +69,8 @@ private:
     void openFolder();
     void showModel();
     void showError(const QString& message);
-    void exportReport();
+    // The HTML report, or with `data` the JSON, CSV or Markdown tables.
+    void exportReport(bool data);
     void openScenarioDialog();
     bool saveScenarioDialog(bool askForName);
     void updateTitle();

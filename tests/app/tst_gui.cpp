@@ -38,6 +38,8 @@
 #include <QDockWidget>
 #include <QDoubleSpinBox>
 #include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QGroupBox>
 #include <QHeaderView>
 #include <QInputDialog>
@@ -50,13 +52,17 @@
 #include <QLineSeries>
 #include <QLocale>
 #include <QLogValueAxis>
+#include <QMenu>
+#include <QMenuBar>
 #include <QMessageBox>
 #include <QProcess>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QScatterSeries>
+#include <QScreen>
 #include <QScrollArea>
 #include <QScrollBar>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QSpinBox>
@@ -133,6 +139,8 @@ private slots:
     void compareSaysWhichShapesCannotSplit();
     void gpusTypedTakeTpWithinANode();
     void measureTabTakesAShapeForMla();
+    void exportReportThroughTheMenu();
+    void firstWindowFitsTheScreen();
     void fp4WeightsAsTheCliHasThem();
     void exportShortcutFromATextField();
     void layoutAndDrafterFollowTheForm();
@@ -2026,4 +2034,87 @@ void TestGui::measureTabTakesAShapeForMla()
     QCOMPARE(kv->value(), 8);
     QCOMPARE(dim->value(), 128);
     QVERIFY(child<QLabel>(&window, "measureShapeNote")->text().isEmpty());
+}
+
+// File > Export report through the real dialog (review P2 24): the HTML report, headline first,
+// the card's figures in words, no key | value rows; the data (JSON, CSV, Markdown) is its own
+// menu item.
+void TestGui::exportReportThroughTheMenu()
+{
+    AppSession session;
+    MainWindow window(&session);
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QTemporaryDir dir;
+    // The dialog's own default names, in a folder of the test's.
+    const QString path = dir.filePath("attnplan-report.html");
+    QStringList filters;
+    QString chosen;
+    // The save dialog: its filters noted, the path typed, accepted.
+    QTimer typist;
+    QObject::connect(&typist, &QTimer::timeout, [&] {
+        if (auto* dialog = qobject_cast<QFileDialog*>(QApplication::activeModalWidget())) {
+            filters = dialog->nameFilters();
+            dialog->selectFile(path);
+            chosen = dialog->selectedFiles().join(",");
+            QMetaObject::invokeMethod(dialog, "accept"); // as Save does
+        }
+    });
+    typist.start(50);
+    QMenu* file = nullptr;
+    for (QMenu* m : window.menuBar()->findChildren<QMenu*>())
+        if (m->title().remove('&') == "File")
+            file = m;
+    QVERIFY(file);
+    QAction* report = window.findChild<QAction*>("exportReport");
+    QVERIFY(report && file->actions().contains(report));
+    report->trigger();
+    QCOMPARE(filters, QStringList{"HTML (*.html)"});
+    QFile f(path);
+    QVERIFY2(f.open(QIODevice::ReadOnly),
+             qPrintable(window.statusBar()->currentMessage() + " | " + chosen));
+    const QString html = QString::fromUtf8(f.readAll());
+    QVERIFY(html.startsWith("<!DOCTYPE html>"));
+    const Report& r = *session.report();
+    QVERIFY2(html.contains("<p class=\"headline\">" + QLocale::c().toString(r.capacity->batch) +
+                           " conversations of "),
+             qPrintable(html.left(2000)));
+    QVERIFY(html.contains(QString::fromStdString(latencySentence(r)).toHtmlEscaped()));
+    QVERIFY(!html.contains(" | "));
+    // The data: its own item, JSON first, no HTML.
+    QAction* data = window.findChild<QAction*>("exportData");
+    QVERIFY(data && file->actions().contains(data));
+    const QString json = dir.filePath("attnplan-report.json");
+    QObject::disconnect(&typist, nullptr, nullptr, nullptr);
+    QObject::connect(&typist, &QTimer::timeout, [&] {
+        if (auto* dialog = qobject_cast<QFileDialog*>(QApplication::activeModalWidget())) {
+            filters = dialog->nameFilters();
+            dialog->selectFile(json);
+            QMetaObject::invokeMethod(dialog, "accept"); // as Save does
+        }
+    });
+    data->trigger();
+    QCOMPARE(filters, (QStringList{"JSON (*.json)", "CSV (*.csv)", "Markdown (*.md)"}));
+    QFile j(json);
+    QVERIFY(j.open(QIODevice::ReadOnly));
+    QCOMPARE(j.readAll(), session.reportBytes("json"));
+}
+
+// The first window on a small screen fits it (review P2 22: a fresh start opened 1440 x 900 on a
+// 1024 x 700 screen). The offscreen platform's screen is smaller than 1440 x 900.
+void TestGui::firstWindowFitsTheScreen()
+{
+    QSettings().clear(); // a fresh start
+    AppSession session;
+    MainWindow window(&session);
+    const QRect room = QGuiApplication::primaryScreen()->availableGeometry();
+    QVERIFY2(room.width() < 1440 || room.height() < 900,
+             qPrintable(QString("%1x%2").arg(room.width()).arg(room.height())));
+    QVERIFY2(window.width() <= room.width() && window.height() <= room.height(),
+             qPrintable(QString("%1x%2 on %3x%4")
+                            .arg(window.width())
+                            .arg(window.height())
+                            .arg(room.width())
+                            .arg(room.height())));
 }
