@@ -16,6 +16,12 @@ config=$(mktemp -d)
 xvfb=
 trap 'kill $xvfb 2>/dev/null; rm -rf "$config"' EXIT
 names=(memory plans compute compare cost measure explain)
+startlog=
+if [ -f "$root/../shared/engine-logs/cases.json" ]; then
+    startlog=$config/startup.log
+    python3 -c 'import json, sys; c = json.load(open(sys.argv[1]))[0]; open(sys.argv[2], "w").write(c["log_excerpt"])' \
+        "$root/../shared/engine-logs/cases.json" "$startlog"
+fi
 for size in 1600x1000 1024x700; do
     # A screen of that size, as a user with that screen has.
     [ -n "$xvfb" ] && kill $xvfb 2>/dev/null && sleep 0.5
@@ -35,6 +41,16 @@ for size in 1600x1000 1024x700; do
                 "$app" llama-3.1-8b --tab "$i" -geometry "$size+0+0" \
                 --screenshot "$dir/${names[$i]}.png" 2>>"$log" || true
         done
+        # The start-up log pane over a real log (the first of ../shared/engine-logs, where the
+        # checkout has it beside it).
+        if [ -n "$startlog" ]; then
+            rm -rf "$config/attnplan"
+            mkdir -p "$config/attnplan"
+            [ "$palette" = dark ] && printf '[window]\ndark=true\n' >"$config/attnplan/attnplan.conf"
+            XDG_CONFIG_HOME=$config XDG_RUNTIME_DIR=$config DISPLAY=$display QT_QPA_PLATFORM=xcb \
+                "$app" llama-3.1-8b --log "$startlog" -geometry "$size+0+0" \
+                --screenshot "$dir/log-pane.png" 2>>"$log" || true
+        fi
     done
 done
 # The exported HTML report as a browser draws it (headless Chromium, where installed: apt-get

@@ -93,40 +93,7 @@ int runLog(const std::vector<std::string>& argv)
         std::cout << j.dump(2) << "\n";
         return 0;
     }
-    auto figure = [&](double v) {
-        return std::fabs(v - std::round(v)) < 1e-9 && std::fabs(v) < 1e15
-                   ? withCommas(int64_t(std::llround(v)))
-                   : formatFixed(v, 2);
-    };
-    std::cout << path << ": a " << c.engine << " start-up log\n"
-              << "  release    " << c.release << " (" << c.releaseReason << ")\n"
-              << "  model      " << (log.model.empty() ? std::string("not named") : log.model)
-              << (c.modelUsed != log.model ? " -> " + c.modelUsed : std::string()) << "\n"
-              << "  GPU        " << (log.gpuName.empty() ? std::string("not named") : log.gpuName)
-              << "\n";
-    if (!log.flags.empty()) {
-        std::cout << "  settings  ";
-        for (const auto& [k, v] : log.flags)
-            std::cout << " " << k << "=" << v;
-        std::cout << "\n";
-    }
-    std::cout << "  " << c.quantity << ": logged " << figure(c.logged) << ", attnplan "
-              << figure(c.computed) << " (" << (c.difference() >= 0 ? "+" : "")
-              << formatFixed(100 * c.difference(), 2) << "%)\n";
-    for (const std::string& i : c.inputs)
-        std::cout << "    from " << i << "\n";
-    for (const std::string& n : c.notes)
-        std::cout << "    note: " << n << "\n";
-    if (!c.whatIf.empty()) {
-        std::cout << "  what if, on the same budget:\n";
-        for (const auto& [k, v] : c.whatIf)
-            std::cout << "    " << k << ": " << v << "\n";
-    }
-    if (!log.unplaced.empty()) {
-        std::cout << "  lines not placed (" << log.unplaced.size() << "):\n";
-        for (size_t i = 0; i < log.unplaced.size() && i < 5; ++i)
-            std::cout << "    " << log.unplaced[i] << "\n";
-    }
+    std::cout << engineLogText(path, log, c);
     return 0;
 }
 

@@ -296,31 +296,90 @@ bool AppSession::openEngineLog(const QString& path, QString* error, QString* sum
             *error = q(text.error());
         return false;
     }
-    const attnplan::EngineLogFacts log = attnplan::parseEngineLog(text.value());
-    // The model the log names, or the one the user chose for it; never the one open now.
+    return openEngineLogText(q(text.value()), path, error, summary, model, needsModel);
+}
+
+namespace {
+
+// A log's text read and checked against the model it names, or the one chosen for it ("bundled:
+// NAME" or a path); never the one open now. *needsModel where the model is what is missing.
+struct LogReading
+{
+    attnplan::EngineLogFacts log;
     std::optional<attnplan::ModelSpec> chosen;
-    const std::string modelSource = model.startsWith(QLatin1String("bundled:"))
-                                        ? model.mid(8).toStdString()
-                                        : QFile::encodeName(model).toStdString();
+    std::string modelSource;
+    attnplan::EngineLogCheck check;
+};
+
+attnplan::Expected<LogReading> readLog(const QString& text, const QString& source,
+                                       const QString& model, const attnplan::GpuCatalog& gpus,
+                                       bool* needsModel)
+{
+    if (needsModel)
+        *needsModel = false;
+    LogReading r;
+    r.log = attnplan::parseEngineLog(text.toStdString());
+    r.modelSource = model.startsWith(QLatin1String("bundled:"))
+                        ? model.mid(8).toStdString()
+                        : QFile::encodeName(model).toStdString();
     if (!model.isEmpty()) {
-        auto m = attnplan::readModel(modelSource);
-        if (!m) {
-            if (error)
-                *error = q(m.error());
-            return false;
-        }
-        chosen = m.value();
+        auto m = attnplan::readModel(r.modelSource);
+        if (!m)
+            return attnplan::Error{m.error(), "model"};
+        r.chosen = m.value();
     }
-    auto check = attnplan::checkEngineLog(log, chosen ? &*chosen : nullptr, m_gpus);
+    auto check = attnplan::checkEngineLog(r.log, r.chosen ? &*r.chosen : nullptr, gpus);
     if (!check) {
-        // The model is what is missing (field "model"): the caller asks for it.
         if (needsModel)
-            *needsModel = !chosen && check.field() == "model";
+            *needsModel = !r.chosen && check.field() == "model";
+        return attnplan::Error{source.toStdString() + ": " + check.error(), check.field()};
+    }
+    r.check = check.value();
+    return r;
+}
+
+} // namespace
+
+bool AppSession::checkEngineLogText(const QString& text, const QString& source,
+                                    const QString& model, QString* report, QString* error,
+                                    bool* needsModel) const
+{
+    auto read = readLog(text, source, model, m_gpus, needsModel);
+    if (!read) {
         if (error)
-            *error = tr("%1: %2").arg(path, q(check.error()));
+            *error = q(read.error());
         return false;
     }
-    const attnplan::EngineLogCheck& c = check.value();
+    if (report)
+        *report = q(attnplan::engineLogText(source.toStdString(), read->log, read->check,
+                                            read->log.unplaced.size()));
+    // Read, but only a model makes it a scenario (a llama.cpp log sized from its own KV lines):
+    // the pane asks for one before Apply.
+    auto applied = attnplan::scenarioFromEngineLog(read->log, read->check, m_scenario, m_gpus,
+                                                   read->chosen ? read->modelSource : "");
+    if (!applied) {
+        if (needsModel)
+            *needsModel = applied.field() == "model";
+        if (error)
+            *error = tr("%1: %2").arg(source, q(applied.error()));
+        return false;
+    }
+    return true;
+}
+
+bool AppSession::openEngineLogText(const QString& text, const QString& path, QString* error,
+                                   QString* summary, const QString& model, bool* needsModel)
+{
+    auto read = readLog(text, path, model, m_gpus, needsModel);
+    if (!read) {
+        if (error)
+            *error = q(read.error());
+        return false;
+    }
+    const attnplan::EngineLogFacts& log = read->log;
+    const std::optional<attnplan::ModelSpec>& chosen = read->chosen;
+    const std::string& modelSource = read->modelSource;
+    const attnplan::EngineLogCheck& c = read->check;
     auto applied =
         attnplan::scenarioFromEngineLog(log, c, m_scenario, m_gpus, chosen ? modelSource : "");
     if (!applied) {

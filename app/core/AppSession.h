@@ -87,6 +87,13 @@ public:
     // caller asks for one. `summary` says what was read and how attnplan's figure compares.
     bool openEngineLog(const QString& path, QString* error, QString* summary,
                        const QString& model = {}, bool* needsModel = nullptr);
+    // The same from a log's text (the log pane: a file's, or pasted); `source` names it.
+    bool openEngineLogText(const QString& text, const QString& source, QString* error,
+                           QString* summary, const QString& model = {}, bool* needsModel = nullptr);
+    // A log's text checked without applying it: the check in words (EngineLog.h engineLogText,
+    // every line not placed), or the error; *needsModel where the log's model is not at hand.
+    bool checkEngineLogText(const QString& text, const QString& source, const QString& model,
+                            QString* report, QString* error, bool* needsModel = nullptr) const;
     // A field of the window holds text that does not read as a value (the window's EntryGuard):
     // no figure is computed from the value the field held before, on any tab, until it reads
     // again. Empty: none.

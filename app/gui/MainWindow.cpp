@@ -1,6 +1,7 @@
 #include "MainWindow.h"
 
 #include "EntryGuard.h"
+#include "base/TextFile.h"
 #include "read/BundledModels.h"
 #include "report/ScenarioFile.h"
 
@@ -12,6 +13,7 @@
 #include "CostTab.h"
 #include "ExplainController.h"
 #include "ExplainTab.h"
+#include "LogPane.h"
 #include "MeasureController.h"
 #include "MeasureTab.h"
 #include "MemoryTab.h"
@@ -225,16 +227,17 @@ void MainWindow::buildMenus()
     file->addSeparator();
     file->addAction(tr("Open sce&nario..."), QKeySequence(tr("Ctrl+Alt+O")), this,
                     &MainWindow::openScenarioDialog);
-    file->addAction(
-        tr("Open start-up &log (vLLM, SGLang, TensorRT-LLM, llama.cpp)..."), this, [this] {
-            if (!confirmDiscard())
-                return;
-            const QString path =
-                QFileDialog::getOpenFileName(this, tr("Open an engine's start-up log"), QString(),
-                                             tr("Logs (*.log *.txt);;All files (*)"));
-            if (!path.isEmpty())
-                openEngineLog(path);
-        });
+    file->addAction(tr("Open start-up &log (vLLM, SGLang, TensorRT-LLM, llama.cpp)..."),
+                    QKeySequence(tr("Ctrl+L")), this, [this] {
+                        const QString path = QFileDialog::getOpenFileName(
+                            this, tr("Open an engine's start-up log"), QString(),
+                            tr("Logs (*.log *.txt);;All files (*)"));
+                        if (!path.isEmpty())
+                            showLogPane(path);
+                    });
+    file->addAction(tr("&Paste a start-up log..."), QKeySequence(tr("Ctrl+Shift+L")), this,
+                    [this] { showLogPane(); })
+        ->setObjectName(QStringLiteral("pasteLog"));
     m_recentScenarios = file->addMenu(tr("Recent scenarios"));
     file->addAction(tr("&Save scenario"), QKeySequence::Save, this,
                     [this] { saveScenarioDialog(false); });
@@ -498,6 +501,31 @@ bool MainWindow::openScenario(const QString& path, QString* startError)
     return true;
 }
 
+void MainWindow::showLogPane(const QString& path)
+{
+    if (!m_logPane) {
+        m_logPane = new LogPane(m_session, this);
+        m_logPane->setConfirm([this] { return confirmDiscard(); });
+        connect(m_logPane, &LogPane::applied, this,
+                [this](const QString& summary) { statusBar()->showMessage(summary, 15000); });
+    }
+    QString text;
+    if (!path.isEmpty()) {
+        // The one bounded reader the CLI uses: over 64 MiB, a FIFO or a device is refused unread.
+        auto read =
+            attnplan::readTextFile(QFile::encodeName(path).toStdString(), attnplan::kMaxLogBytes);
+        if (!read) {
+            showError(QString::fromStdString(read.error()));
+            return;
+        }
+        text = QString::fromStdString(read.value());
+    }
+    m_logPane->showLog(text, path.isEmpty() ? tr("pasted log") : path);
+    m_logPane->show();
+    m_logPane->raise();
+    m_logPane->activateWindow();
+}
+
 bool MainWindow::openEngineLog(const QString& path)
 {
     QString error, summary;
@@ -657,8 +685,7 @@ void MainWindow::dropEvent(QDropEvent* event)
     const QString path = urls.first().toLocalFile();
     // A start-up log opens as a scenario; anything else as a model.
     if (path.endsWith(QLatin1String(".log")) || path.endsWith(QLatin1String(".txt"))) {
-        if (confirmDiscard())
-            openEngineLog(path);
+        showLogPane(path);
         return;
     }
     m_models->open(path);

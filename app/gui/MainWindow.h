@@ -17,6 +17,7 @@ class MeasureController;
 class MeasureTab;
 class MemoryTab;
 class PlansTab;
+class LogPane;
 class ModelController;
 class ModelLibrary;
 class PlanController;
@@ -45,6 +46,10 @@ public:
     // An engine's start-up log as a scenario (AppSession::openEngineLog); what it read in the
     // status bar.
     bool openEngineLog(const QString& path);
+    // The start-up log pane (LogPane.h) with a log file's text, read and checked; applied only
+    // when the user says so. Empty path: the pane for a pasted log.
+    void showLogPane(const QString& path = {});
+    LogPane* logPane() const { return m_logPane; }
     // Before a scenario replaces unsaved edits: "Save changes to NAME?" Save, Discard or Cancel.
     // True when the edits were saved or may go.
     bool confirmDiscard();
@@ -105,6 +110,7 @@ private:
     CostTab* m_costTab = nullptr;
     PlansTab* m_plansTab = nullptr;
     QAction* m_exportAction = nullptr;
+    LogPane* m_logPane = nullptr;
     MeasureTab* m_measureTab = nullptr;
     ExplainTab* m_explainTab = nullptr;
     QHash<int, std::function<QWidget*()>> m_makers; // tabs not built yet

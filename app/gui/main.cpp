@@ -1,4 +1,5 @@
 #include "AppSession.h"
+#include "LogPane.h"
 #include "MainWindow.h"
 #include "MeasureController.h"
 #include "ModelController.h"
@@ -43,7 +44,7 @@ void timeRedraws(QApplication& app, MainWindow& window, PlanController& plan)
 void takeScreenshot(QApplication& app, MainWindow& window, AppSession& session, QString file)
 {
 
-    if (window.tabs()->currentIndex() == 4) {
+    if (window.tabs()->tabText(window.tabs()->currentIndex()).remove('&') == "Measure") {
         // The Measure tab: take the picture once a short live sweep has finished.
         QObject::connect(window.measure(), &MeasureController::finished, &app, [&, file] {
             QTimer::singleShot(300, &app, [&, file] {
@@ -68,7 +69,11 @@ void takeScreenshot(QApplication& app, MainWindow& window, AppSession& session, 
         });
     } else {
         QTimer::singleShot(800, &app, [&, file] {
-            window.grab().save(file);
+            // The start-up log pane when --log opened it, else the window.
+            if (window.logPane() && window.logPane()->isVisible())
+                window.logPane()->grab().save(file);
+            else
+                window.grab().save(file);
             app.quit();
         });
     }
@@ -125,7 +130,10 @@ int main(int argc, char** argv)
             "Export the report to OUT (.html, .json, .md or .csv) once the window is up, then "
             "quit: the bytes `attnplan-cli report` prints for the same scenario."),
         QStringLiteral("OUT"));
-    parser.addOptions({tab, screenshot, timing, redraw, scenario, exportReport});
+    QCommandLineOption log(QStringLiteral("log"),
+                           QStringLiteral("Open the start-up log FILE in the log pane."),
+                           QStringLiteral("FILE"));
+    parser.addOptions({tab, screenshot, timing, redraw, scenario, exportReport, log});
     parser.process(app);
 
     AppSession session;
@@ -170,6 +178,8 @@ int main(int argc, char** argv)
     if (parser.isSet(tab))
         window.tabs()->setCurrentIndex(parser.value(tab).toInt());
     window.show();
+    if (parser.isSet(log))
+        window.showLogPane(parser.value(log));
 
     if (parser.isSet(exportReport)) {
         QTimer::singleShot(0, &app, [&] {

@@ -2,8 +2,11 @@
 
 #include "base/Checked.h"
 #include "base/LogText.h"
+#include "base/Units.h"
 
 #include <algorithm>
+#include <cmath>
+#include <sstream>
 
 namespace attnplan {
 
@@ -120,6 +123,47 @@ Expected<EngineLogCheck> checkEngineLog(const EngineLogFacts& log, const ModelSp
         return Error{std::string("the log's figures overflow: ") + e.what()};
     }
     return Error{"unknown engine"};
+}
+
+std::string engineLogText(const std::string& source, const EngineLogFacts& log,
+                          const EngineLogCheck& c, size_t unplacedShown)
+{
+    auto figure = [](double v) {
+        return std::fabs(v - std::round(v)) < 1e-9 && std::fabs(v) < 1e15
+                   ? withCommas(int64_t(std::llround(v)))
+                   : formatFixed(v, 2);
+    };
+    std::ostringstream out;
+    out << source << ": a " << c.engine << " start-up log\n"
+        << "  release    " << c.release << " (" << c.releaseReason << ")\n"
+        << "  model      " << (log.model.empty() ? std::string("not named") : log.model)
+        << (c.modelUsed != log.model ? " -> " + c.modelUsed : std::string()) << "\n"
+        << "  GPU        " << (log.gpuName.empty() ? std::string("not named") : log.gpuName)
+        << "\n";
+    if (!log.flags.empty()) {
+        out << "  settings  ";
+        for (const auto& [k, v] : log.flags)
+            out << " " << k << "=" << v;
+        out << "\n";
+    }
+    out << "  " << c.quantity << ": logged " << figure(c.logged) << ", attnplan "
+        << figure(c.computed) << " (" << (c.difference() >= 0 ? "+" : "")
+        << formatFixed(100 * c.difference(), 2) << "%)\n";
+    for (const std::string& i : c.inputs)
+        out << "    from " << i << "\n";
+    for (const std::string& n : c.notes)
+        out << "    note: " << n << "\n";
+    if (!c.whatIf.empty()) {
+        out << "  what if, on the same budget:\n";
+        for (const auto& [k, v] : c.whatIf)
+            out << "    " << k << ": " << v << "\n";
+    }
+    if (!log.unplaced.empty()) {
+        out << "  lines not placed (" << log.unplaced.size() << "):\n";
+        for (size_t i = 0; i < log.unplaced.size() && i < unplacedShown; ++i)
+            out << "    " << log.unplaced[i] << "\n";
+    }
+    return out.str();
 }
 
 } // namespace attnplan

@@ -41,4 +41,11 @@ EngineLogFacts parseEngineLog(std::string_view text);
 Expected<EngineLogCheck> checkEngineLog(const EngineLogFacts& log, const ModelSpec* model,
                                         const GpuCatalog& catalog);
 
+// The check in words, as `attnplan-cli log` prints it and the app's start-up log pane shows it:
+// the engine and release, the model and GPU, the settings, the logged figure against attnplan's
+// with the difference, each input with where it came from, the notes, the what-ifs on the same
+// budget, and the lines not placed (the first `unplacedShown`, with their count).
+std::string engineLogText(const std::string& source, const EngineLogFacts& log,
+                          const EngineLogCheck& check, size_t unplacedShown = 5);
+
 } // namespace attnplan

@@ -8,6 +8,7 @@
 #include "ComputeController.h"
 #include "CostController.h"
 #include "EngineLogFixtures.h"
+#include "LogPane.h"
 #include "MainWindow.h"
 #include "MeasureController.h"
 #include "ModelController.h"
@@ -55,6 +56,7 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPlainTextEdit>
 #include <QProcess>
 #include <QPushButton>
 #include <QRegularExpression>
@@ -140,6 +142,7 @@ private slots:
     void gpusTypedTakeTpWithinANode();
     void measureTabTakesAShapeForMla();
     void exportReportThroughTheMenu();
+    void logPaneReadsThenApplies();
     void firstWindowFitsTheScreen();
     void fp4WeightsAsTheCliHasThem();
     void exportShortcutFromATextField();
@@ -2117,4 +2120,86 @@ void TestGui::firstWindowFitsTheScreen()
                             .arg(window.height())
                             .arg(room.width())
                             .arg(room.height())));
+}
+
+// The start-up log pane (review P2s 14 and 15): a log opens into a pane that shows what was
+// read (release, model, GPU, settings, the logged figure against attnplan's, each input's source,
+// the what-ifs, every line not placed) without touching the scenario; an edit clears the reading
+// until it is checked again; Apply to scenario opens it. A pasted log whose model is not at hand
+// is read with the library's nearest model, said as a guess.
+void TestGui::logPaneReadsThenApplies()
+{
+    AppSession session;
+    MainWindow window(&session);
+    QVERIFY(session.models()->openBundled("qwen3-8b"));
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QTemporaryDir dir;
+    const QString path = dir.filePath("sglang.log");
+    attnplan::testing::writeFile(path, attnplan::testing::kSglangLlama31Log);
+    window.showLogPane(path);
+    LogPane* pane = window.logPane();
+    QVERIFY(pane && pane->isVisible());
+    auto* reading = child<QPlainTextEdit>(pane, "logReading");
+    const QString text = reading->toPlainText();
+    QVERIFY2(text.startsWith(path + ": a SGLang start-up log\n  release    sglang@0.4.0"),
+             qPrintable(text));
+    QVERIFY2(text.contains("  KV tokens: logged 21,626, attnplan 21,626 (+0.00%)\n"),
+             qPrintable(text));
+    QVERIFY(text.contains("    from "));
+    QVERIFY(text.contains("what if, on the same budget:"));
+    // Read, not applied: the scenario is still the model the window had.
+    QCOMPARE(session.model()->name, std::string("Qwen/Qwen3-8B"));
+    auto* apply = child<QPushButton>(pane, "logApply");
+    QVERIFY(apply->isEnabled());
+    // An edit clears the reading; Check reads it again.
+    auto* log = child<QPlainTextEdit>(pane, "logText");
+    log->appendPlainText(QStringLiteral("# a line of my own"));
+    QVERIFY(!apply->isEnabled());
+    QVERIFY(reading->toPlainText().isEmpty());
+    QPushButton* check = nullptr;
+    for (QPushButton* b : pane->findChildren<QPushButton*>())
+        if (b->text().remove('&') == "Check")
+            check = b;
+    QVERIFY(check);
+    QTest::mouseClick(check, Qt::LeftButton);
+    QVERIFY(apply->isEnabled());
+    QVERIFY(reading->toPlainText().startsWith("pasted log: a SGLang start-up log"));
+    // Unsaved edits are asked about before a log replaces them (Discard here).
+    bool asked = false;
+    QTimer answer;
+    QObject::connect(&answer, &QTimer::timeout, [&] {
+        auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+        if (box && box->objectName() == "unsavedChanges") {
+            asked = true;
+            QTest::mouseClick(box->button(QMessageBox::Discard), Qt::LeftButton);
+        }
+    });
+    answer.start(50);
+    QTest::mouseClick(apply, Qt::LeftButton);
+    QVERIFY(!pane->isVisible());
+    QCOMPARE(session.model()->name, std::string("meta-llama/Llama-3.1-8B"));
+    QCOMPARE(session.scenario().deployment.context, qint64(8192));
+    QVERIFY2(window.statusBar()->currentMessage().startsWith("SGLang log (sglang@0.4.0)"),
+             qPrintable(window.statusBar()->currentMessage()));
+    // Pasted, of a model attnplan does not have: read with the library's nearest, said so.
+    window.showLogPane();
+    QVERIFY(log->toPlainText().isEmpty());
+    QVERIFY(!apply->isEnabled());
+    log->setPlainText(QString::fromUtf8(attnplan::testing::kLlamaCpp9016Log));
+    QTest::mouseClick(check, Qt::LeftButton);
+    const QString state = child<QLabel>(pane, "logState")->text();
+    QVERIFY2(state.startsWith("This log names no model attnplan has; read here as llama-3"),
+             qPrintable(state));
+    auto* model = child<QComboBox>(pane, "logModel");
+    QVERIFY(model->currentText().startsWith("llama-3"));
+    QVERIFY(apply->isEnabled());
+    model->setCurrentIndex(model->findText("llama-3.1-8b")); // the user's choice, read again
+    QVERIFY(apply->isEnabled());
+    // The first log's scenario is unsaved: asked about before this one replaces it.
+    asked = false;
+    QTest::mouseClick(apply, Qt::LeftButton);
+    QVERIFY(asked);
+    QCOMPARE(QString::fromStdString(session.scenario().model), QString("llama-3.1-8b"));
+    QCOMPARE(QString::fromStdString(session.scenario().deployment.gpu), QString("RTX 3090"));
 }

@@ -1,0 +1,174 @@
+#include "LogPane.h"
+
+#include "AppSession.h"
+#include "read/BundledModels.h"
+
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QFontDatabase>
+#include <QFormLayout>
+#include <QGuiApplication>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QScreen>
+#include <QSplitter>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+LogPane::LogPane(AppSession* session, QWidget* parent)
+    : QDialog(parent), m_session(session), m_text(new QPlainTextEdit), m_model(new QComboBox),
+      m_reading(new QPlainTextEdit), m_state(new QLabel), m_check(new QPushButton(tr("&Check"))),
+      m_apply(new QPushButton(tr("&Apply to scenario")))
+{
+    setObjectName(QStringLiteral("logPane"));
+    setWindowTitle(tr("Start-up log"));
+    m_text->setObjectName(QStringLiteral("logText"));
+    m_model->setObjectName(QStringLiteral("logModel"));
+    m_reading->setObjectName(QStringLiteral("logReading"));
+    m_state->setObjectName(QStringLiteral("logState"));
+    m_apply->setObjectName(QStringLiteral("logApply"));
+    const QFont fixed = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+    m_text->setFont(fixed);
+    m_text->setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_text->setPlaceholderText(
+        tr("Paste an engine's start-up log here (vLLM, SGLang, TensorRT-LLM, llama.cpp), or open "
+           "one with File > Open start-up log"));
+    m_reading->setFont(fixed);
+    m_reading->setReadOnly(true);
+    m_reading->setLineWrapMode(QPlainTextEdit::WidgetWidth);
+    m_state->setWordWrap(true);
+    // The model the log names, or one of the library's for a log that names none attnplan has.
+    m_model->addItem(tr("the model the log names"), QString());
+    QStringList names;
+    for (const attnplan::BundledModel& m : attnplan::bundledModels())
+        names << QString::fromUtf8(m.name.data(), qsizetype(m.name.size()));
+    names.sort();
+    for (const QString& n : names)
+        m_model->addItem(n, QStringLiteral("bundled:") + n);
+    m_model->setToolTip(tr("The model the log ran; the log's own name where attnplan has it"));
+
+    auto* split = new QSplitter(Qt::Vertical);
+    split->addWidget(m_text);
+    split->addWidget(m_reading);
+    split->setStretchFactor(0, 1);
+    split->setStretchFactor(1, 2);
+    auto* form = new QFormLayout;
+    form->addRow(tr("Model"), m_model);
+    auto* buttons = new QDialogButtonBox;
+    buttons->addButton(m_check, QDialogButtonBox::ActionRole);
+    buttons->addButton(m_apply, QDialogButtonBox::AcceptRole);
+    buttons->addButton(QDialogButtonBox::Close);
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(split, 1);
+    layout->addLayout(form);
+    layout->addWidget(m_state);
+    layout->addWidget(buttons);
+    m_apply->setEnabled(false);
+    connect(m_check, &QPushButton::clicked, this, &LogPane::check);
+    connect(m_apply, &QPushButton::clicked, this, &LogPane::apply);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    connect(m_text, &QPlainTextEdit::textChanged, this, &LogPane::textEdited);
+    connect(m_model, &QComboBox::currentIndexChanged, this, [this] {
+        if (!m_showing)
+            check();
+    });
+    // Room for a log's long lines, within the screen.
+    const QRect room = QGuiApplication::primaryScreen()
+                           ? QGuiApplication::primaryScreen()->availableGeometry()
+                           : QRect(0, 0, 1024, 700);
+    resize(std::min(1000, room.width() - 40), std::min(720, room.height() - 40));
+}
+
+void LogPane::showLog(const QString& text, const QString& source)
+{
+    m_showing = true;
+    m_source = source;
+    m_model->setCurrentIndex(0);
+    m_text->setPlainText(text);
+    m_showing = false;
+    if (text.trimmed().isEmpty()) {
+        m_apply->setEnabled(false); // nothing read: the last log's reading goes with it
+        m_reading->clear();
+        m_state->setText(tr("Paste a log, then Check."));
+        return;
+    }
+    check();
+}
+
+bool LogPane::checked() const
+{
+    return m_apply->isEnabled();
+}
+
+void LogPane::textEdited()
+{
+    if (m_showing)
+        return;
+    // Derived state follows its source: an edited log is read again before it is applied.
+    if (m_source.isEmpty() || !m_source.startsWith(tr("pasted")))
+        m_source = tr("pasted log");
+    m_reading->clear();
+    m_apply->setEnabled(false);
+    m_state->setText(tr("Edited: Check to read it again."));
+}
+
+void LogPane::check()
+{
+    QString report, error;
+    bool needsModel = false;
+    const QString model = m_model->currentData().toString();
+    const bool ok = m_session->checkEngineLogText(m_text->toPlainText(), m_source, model, &report,
+                                                  &error, &needsModel);
+    m_apply->setEnabled(ok);
+    if (ok) {
+        m_reading->setPlainText(report);
+        m_state->setText(tr("Apply to scenario opens it: its model, GPU, layout, release and "
+                            "settings, with the KV budget the engine logged."));
+        return;
+    }
+    m_reading->setPlainText(report.isEmpty() ? error : report + QStringLiteral("\n") + error);
+    if (!needsModel) {
+        m_state->setText(tr("Nothing to apply: %1").arg(error));
+        return;
+    }
+    // The model is what is missing: the library's nearest to the name the log prints, chosen
+    // for the user to confirm or change (never the model open in the window).
+    const QRegularExpression quoted(QStringLiteral("\"([^\"]+)\""));
+    QString nearest;
+    for (auto it = quoted.globalMatch(error); it.hasNext() && nearest.isEmpty();)
+        nearest = QString::fromStdString(
+            attnplan::closestBundledName(it.next().captured(1).toStdString()));
+    m_model->setFocus();
+    const int at = m_model->findText(nearest);
+    if (at <= 0 || !model.isEmpty()) {
+        m_state->setText(tr("This log names no model attnplan has: choose the model it ran."));
+        return;
+    }
+    // Read with the nearest, said as a guess to confirm or change.
+    m_showing = true;
+    m_model->setCurrentIndex(at);
+    m_showing = false;
+    check();
+    m_state->setText(tr("This log names no model attnplan has; read here as %1, the library's "
+                        "nearest name. Choose the model it ran if that is not it.")
+                         .arg(nearest) +
+                     (checked() ? QString() : QStringLiteral(" ") + m_state->text()));
+}
+
+void LogPane::apply()
+{
+    if (m_confirm && !m_confirm())
+        return;
+    QString error, summary;
+    if (!m_session->openEngineLogText(m_text->toPlainText(), m_source, &error, &summary,
+                                      m_model->currentData().toString())) {
+        m_apply->setEnabled(false);
+        m_state->setText(tr("Not applied: %1").arg(error));
+        return;
+    }
+    emit applied(summary);
+    accept();
+}
