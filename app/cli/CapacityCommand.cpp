@@ -473,6 +473,7 @@ int runPlan(const std::vector<std::string>& argv)
     t.outputTokens = a.integer("output-tokens", 1, 1 << 24).value_or(256);
     t.maxTtftSeconds = a.number("max-ttft", 0, 1e6).value_or(0);
     t.maxTpotSeconds = a.number("max-tpot", 0, 1e6).value_or(0);
+    t.unifiedClusters = a.flag("unified-clusters");
     GpuCatalog only = catalog;
     if (a.has("gpu") || a.has("gpu-memory"))
         only.gpus = {base.gpu};

@@ -146,7 +146,9 @@ std::vector<Option> planOptions()
               {"requests-per-second", "R", "a request rate instead, by Little's law"},
               {"output-tokens", "N", "output tokens per request (default 256)"},
               {"max-ttft", "S", "the longest time to first token allowed, in seconds"},
-              {"max-tpot", "S", "the longest time per output token allowed, in seconds"}});
+              {"max-tpot", "S", "the longest time per output token allowed, in seconds"},
+              {"unified-clusters", nullptr,
+               "also plans of several unified-memory devices (DGX Spark, Jetson)"}});
     return o;
 }
 

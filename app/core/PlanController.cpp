@@ -151,6 +151,13 @@ bool PlanController::applyPlan(int row)
     return true;
 }
 
+void PlanController::setUnifiedClusters(bool on)
+{
+    ScenarioPlan p = target();
+    p.unifiedClusters = on;
+    m_session->setPlanTarget(p);
+}
+
 QString PlanController::planCommand(int row) const
 {
     const Report* r = m_session->report();

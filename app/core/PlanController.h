@@ -76,6 +76,8 @@ public slots:
     // Takes a plan row as the deployment: its GPU, TP, pipeline stages and replicas. False for
     // a row that is not a plan.
     bool applyPlan(int row);
+    // Also plans of several unified-memory devices (ScenarioPlan.unifiedClusters).
+    void setUnifiedClusters(bool on);
 
 signals:
     void resultsChanged();

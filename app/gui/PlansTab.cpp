@@ -14,6 +14,7 @@
 #include <QBoxLayout>
 #include <QChart>
 #include <QChartView>
+#include <QCheckBox>
 #include <QClipboard>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -35,7 +36,8 @@
 PlansTab::PlansTab(PlanController* plan, QWidget* parent)
     : QWidget(parent), m_plan(plan), m_concurrent(new QSpinBox), m_rps(new QDoubleSpinBox),
       m_maxTtft(new QDoubleSpinBox), m_maxTpot(new QDoubleSpinBox), m_engine(new QComboBox),
-      m_table(new QTableView), m_sorted(new QSortFilterProxyModel(this)), m_command(new QLineEdit),
+      m_unified(new QCheckBox(tr("Clusters of DGX Sparks or Jetsons"))), m_table(new QTableView),
+      m_sorted(new QSortFilterProxyModel(this)), m_command(new QLineEdit),
       m_use(new QPushButton(tr("Use this plan")))
 {
     m_concurrent->setObjectName(QStringLiteral("targetConcurrent"));
@@ -69,6 +71,11 @@ PlansTab::PlansTab(PlanController* plan, QWidget* parent)
     form->addRow(tr("Max time to first token"), m_maxTtft);
     form->addRow(tr("Max time per token"), m_maxTpot);
     form->addRow(tr("Engine"), m_engine);
+    m_unified->setObjectName(QStringLiteral("unifiedClusters"));
+    m_unified->setToolTip(tr("Also plans of several unified-memory devices (Ethernet between "
+                             "them, memory shared with the OS); one such device is always "
+                             "planned"));
+    form->addRow(QString(), m_unified);
     auto* target = new QGroupBox(tr("Target"));
     target->setLayout(form);
     auto* searched =
@@ -183,6 +190,10 @@ PlansTab::PlansTab(PlanController* plan, QWidget* parent)
     for (QDoubleSpinBox* box : {m_rps, m_maxTtft, m_maxTpot})
         connect(box, &QDoubleSpinBox::valueChanged, this, &PlansTab::replan);
     connect(m_engine, &QComboBox::currentIndexChanged, this, &PlansTab::replan);
+    connect(m_unified, &QCheckBox::toggled, this, [this](bool on) {
+        if (!m_syncing)
+            m_plan->setUnifiedClusters(on);
+    });
     connect(plan, &PlanController::resultsChanged, this, &PlansTab::refresh);
     connect(plan->session(), &AppSession::scenarioReplaced, this, &PlansTab::syncFromController);
     syncFromController();
@@ -209,6 +220,7 @@ void PlansTab::syncFromController()
         at = m_engine->count() - 1;
     }
     m_engine->setCurrentIndex(at);
+    m_unified->setChecked(t.unifiedClusters);
     m_syncing = false;
 }
 

@@ -4,6 +4,7 @@
 
 class PlanController;
 class QChartView;
+class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QLineEdit;
@@ -43,6 +44,7 @@ private:
     QDoubleSpinBox* m_maxTtft;
     QDoubleSpinBox* m_maxTpot;
     QComboBox* m_engine;
+    QCheckBox* m_unified;
     QTableView* m_table;
     QSortFilterProxyModel* m_sorted;
     QLineEdit* m_command;

@@ -358,6 +358,17 @@ std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catal
             }
         rows.push_back(std::move(plain));
     }
+    // A unified-memory device is planned alone unless clusters of them are asked for.
+    if (!target.unifiedClusters)
+        for (PlanRow& row : rows)
+            if (const GpuSpec* g = catalog.find(row.gpu);
+                g && g->unifiedMemory && row.feasible && row.totalGpus > 1) {
+                row.feasible = false;
+                row.reason = std::to_string(row.totalGpus) +
+                             " devices needed: plans of several unified-memory devices are left "
+                             "out unless asked (--unified-clusters)";
+                row.launchCommand.clear();
+            }
     std::stable_sort(rows.begin(), rows.end(), [](const PlanRow& a, const PlanRow& b) {
         if (a.feasible != b.feasible)
             return a.feasible;

@@ -20,6 +20,10 @@ struct PlanTarget
     int64_t outputTokens = 256;   // per request, for requestsPerSecond
     double maxTtftSeconds = 0;    // 0 = no ceiling
     double maxTpotSeconds = 0;
+    // Plans of several unified-memory devices (DGX Spark, Jetson: Ethernet between them, memory
+    // shared with the OS), which a practitioner does not build unless asked; one such device
+    // holding the target is always a plan.
+    bool unifiedClusters = false;
 };
 
 struct PlanRow

@@ -231,6 +231,7 @@ Expected<Report> buildReport(const Scenario& scenario, const ModelSpec& model,
     r.target.outputTokens = scenario.plan.outputTokens;
     r.target.maxTtftSeconds = scenario.plan.maxTtftSeconds;
     r.target.maxTpotSeconds = scenario.plan.maxTpotSeconds;
+    r.target.unifiedClusters = scenario.plan.unifiedClusters;
     {
         // The latency at the scenario's load: a closed loop of the plan's conversations by
         // default, each with the deployment's average request in and the plan's output out.

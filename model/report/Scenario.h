@@ -78,6 +78,7 @@ struct ScenarioPlan
     int64_t outputTokens = 256;
     double maxTtftSeconds = 0;
     double maxTpotSeconds = 0;
+    bool unifiedClusters = false; // PlanTarget.unifiedClusters
     // The engine the plans are for: "" (the deployment's), "sglang", "trtllm", "llama.cpp" or
     // any release name findServingEngine() takes.
     std::string engine;

@@ -248,12 +248,14 @@ Expected<Scenario> parseScenario(const std::string& text, const std::string& lab
         if (const json* p = top.find("plan")) {
             const FieldReader r(*p, "plan",
                                 {"concurrent", "requests_per_second", "output_tokens",
-                                 "max_ttft_seconds", "max_tpot_seconds", "engine"});
+                                 "max_ttft_seconds", "max_tpot_seconds", "engine",
+                                 "unified_clusters"});
             s.plan.concurrent = r.integer("concurrent", 1, 1 << 24, s.plan.concurrent);
             s.plan.requestsPerSecond = r.real("requests_per_second", 0, 1e7, 0);
             s.plan.outputTokens = r.integer("output_tokens", 1, 1 << 24, s.plan.outputTokens);
             s.plan.maxTtftSeconds = r.real("max_ttft_seconds", 0, 1e6, 0);
             s.plan.maxTpotSeconds = r.real("max_tpot_seconds", 0, 1e6, 0);
+            s.plan.unifiedClusters = r.boolean("unified_clusters", false);
             s.plan.engine = r.string("engine");
             if (!s.plan.engine.empty() && !findServingEngine(s.plan.engine))
                 throw FieldError{"plan.engine",

@@ -58,7 +58,8 @@ nlohmann::ordered_json detail::scenarioObject(const Scenario& s)
                  {"requests_per_second", s.plan.requestsPerSecond},
                  {"output_tokens", s.plan.outputTokens},
                  {"max_ttft_seconds", s.plan.maxTtftSeconds},
-                 {"max_tpot_seconds", s.plan.maxTpotSeconds}};
+                 {"max_tpot_seconds", s.plan.maxTpotSeconds},
+                 {"unified_clusters", s.plan.unifiedClusters}};
     if (!s.plan.engine.empty())
         j["plan"]["engine"] = s.plan.engine;
     j["load"] = {{"input_tokens", s.load.inputTokens}, {"output_tokens", s.load.outputTokens}};

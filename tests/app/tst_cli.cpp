@@ -70,6 +70,7 @@ class TestCli : public QObject
 
 private slots:
     void capacityThatServesNothingSaysWhatFits();
+    void planLeavesOutClustersOfUnifiedMemory();
     void inspectContract_data();
     void inspectContract();
     void inspectOptions();
@@ -922,6 +923,44 @@ void TestCli::usageErrorsExit2()
     QCOMPARE(r.status, QProcess::NormalExit);
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(QString::fromUtf8(r.err).contains(expected), r.err.constData());
+}
+
+// Plans a practitioner would take (issue 41, review P3 36): 50 conversations of Llama-3.3-70B at
+// 32k took 6 DGX Sparks or 12 Jetsons, proposed beside H100s. Several unified-memory devices are
+// left out unless asked, and said why; one such device holding the target is still a plan.
+void TestCli::planLeavesOutClustersOfUnifiedMemory()
+{
+    const QStringList base{
+        "plan", "llama-3.3-70b-instruct", "--context", "32768", "--concurrent", "50", "--json"};
+    auto rowsOf = [](const Run& r) {
+        QHash<QString, QJsonObject> rows;
+        for (const QJsonValue v : json(r)["plans"].toArray())
+            rows.insert(v["gpu"].toString(), v.toObject());
+        return rows;
+    };
+    const Run plain = cli(base);
+    QCOMPARE(plain.exitCode, 0);
+    const auto rows = rowsOf(plain);
+    for (const QString gpu : {"DGX Spark (GB10)", "Jetson AGX Orin 64GB"}) {
+        QVERIFY2(rows.contains(gpu), qPrintable(gpu));
+        QCOMPARE(rows[gpu]["feasible"].toBool(), false);
+        QVERIFY2(rows[gpu]["reason"].toString().endsWith(
+                     "devices needed: plans of several unified-memory devices are left out "
+                     "unless asked (--unified-clusters)"),
+                 qPrintable(rows[gpu]["reason"].toString()));
+    }
+    QCOMPARE(rows["H100 SXM"]["feasible"].toBool(), true);
+    const Run asked = cli(base + QStringList{"--unified-clusters"});
+    QCOMPARE(asked.exitCode, 0);
+    const auto clusters = rowsOf(asked);
+    QCOMPARE(clusters["DGX Spark (GB10)"]["feasible"].toBool(), true);
+    QVERIFY(clusters["DGX Spark (GB10)"]["total_gpus"].toInt() > 1);
+    // One Spark holding a small target is a plan without asking.
+    const Run one = cli({"plan", "llama-3.1-8b", "--context", "8192", "--concurrent", "1", "--gpu",
+                         "DGX Spark (GB10)", "--json"});
+    QCOMPARE(one.exitCode, 0);
+    QCOMPARE(rowsOf(one)["DGX Spark (GB10)"]["total_gpus"].toInt(), 1);
+    QCOMPARE(rowsOf(one)["DGX Spark (GB10)"]["feasible"].toBool(), true);
 }
 
 // Llama-3.3-70B bf16 on 2 x H100 at TP 2 and 32k holds not one request (review P2 10): the

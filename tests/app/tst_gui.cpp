@@ -35,6 +35,7 @@
 #include <QBarSet>
 #include <QChart>
 #include <QChartView>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDockWidget>
 #include <QDoubleSpinBox>
@@ -1679,6 +1680,16 @@ void TestGui::plansViewSortsAndChooses()
             chosen = qobject_cast<QScatterSeries*>(series);
     QVERIFY(chosen);
     QCOMPARE(chosen->count(), 1);
+    // Clusters of unified-memory devices only when asked: the box is the scenario's key.
+    auto* unified = child<QCheckBox>(&window, "unifiedClusters");
+    QVERIFY(!unified->isChecked());
+    unified->click();
+    QCOMPARE(session.scenario().plan.unifiedClusters, true);
+    unified->click();
+    QCOMPARE(session.scenario().plan.unifiedClusters, false);
+    QTRY_COMPARE(chosen->count(), 0); // replanned: the choice went with the old rows
+    emit points->clicked(Charts::toChart(
+        chart->chart(), QPointF(pick.tpotSeconds, pick.outputTokensPerSecondPerGpu)));
     // A new target replans: the choice goes with the old rows.
     typeInto(child<QSpinBox>(&window, "targetConcurrent"), "200");
     QCOMPARE(session.scenario().plan.concurrent, qint64(200));
