@@ -42,6 +42,8 @@ CompareController::CompareController(AppSession* session)
           {{tr("Shape"), Unit::Text, {}}, {tr("Conversations"), Unit::Count, {}}}, this))
 {
     connect(session, &AppSession::reportChanged, this, &CompareController::refresh);
+    // The options table names the provider's cache price: a new price is a new line.
+    connect(session, &AppSession::costChanged, this, &CompareController::refresh);
 }
 
 void CompareController::refresh()
@@ -158,11 +160,19 @@ void CompareController::fillOptions(const ModelSpec& s, const DeploymentInputs& 
              .arg(q(withCommas(o.shortPromptTokens)), q(withCommas(o.context)),
                   bytes(double(o.kvShortBytes)), bytes(double(o.kvContextBytes)),
                   secs(o.prefillShortSeconds), secs(o.prefillContextSeconds), gpu)});
+    // The API side at the scenario's provider's own read price (review P3 35: "0.1x" whatever
+    // the provider).
+    const Report* priced = m_session->report();
+    const QString api =
+        priced && !priced->price.model.empty()
+            ? tr("; on %1, cached input reads at %2× the input price")
+                  .arg(q(priced->price.model),
+                       QLocale().toString(priced->price.cacheReadMultiplier, 'g', 3))
+            : QString();
     rows.push_back({tr("Prompt caching"), tr("Reuses the KV of a repeated prefix"),
-                    tr("A cached %1-token prefix skips about %2 of the %3 prefill on %4; on an "
-                       "API, 0.1× the input price")
+                    tr("A cached %1-token prefix skips about %2 of the %3 prefill on %4%5")
                         .arg(q(withCommas(o.cachedPrefixTokens)), secs(o.prefixSavedSeconds),
-                             secs(o.prefillContextSeconds), gpu)});
+                             secs(o.prefillContextSeconds), gpu, api)});
     rows.push_back(
         {tr("A long context window"), tr("The whole document in one call"),
          tr("%1 tokens: %2 of KV per conversation; the n² part is %3x the projections per token")

@@ -66,6 +66,7 @@ class TestAppCore : public QObject
     Q_OBJECT
 
 private slots:
+    void compareCachingLineNamesTheProvidersPrice();
     void logScenarioIsTheClis();
     void reportHoldsWhatTheTabsShow();
     void everyBundledConfigLoadsWithItsNumbers_data();
@@ -978,6 +979,44 @@ void TestAppCore::anOlderCacheScanNeverOverwritesANewerOne()
     QTest::qWait(50); // the older scan's result, if delivered, would land here
     QCOMPARE(scanned.count(), 1);
     QCOMPARE(scanned.first().first().toInt(), 1);
+}
+
+// Compare's prompt-caching line (review P3 35) gives the scenario's provider's own cache-read
+// price, and follows a change of provider.
+void TestAppCore::compareCachingLineNamesTheProvidersPrice()
+{
+    AppSession session;
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    auto line = [&] {
+        TableModel* o = session.compare()->optionsModel();
+        for (int r = 0; r < o->rowCount(); ++r)
+            if (o->value(r, 0).toString() == "Prompt caching")
+                return o->value(r, 2).toString();
+        return QString();
+    };
+    const PriceSheet& first = session.report()->price;
+    QVERIFY2(line().endsWith(QString("; on %1, cached input reads at %2× the input price")
+                                 .arg(QString::fromStdString(first.model),
+                                      QLocale().toString(first.cacheReadMultiplier, 'g', 3))),
+             qPrintable(line()));
+    // Another provider whose read price differs.
+    const std::string before = first.model;
+    const double beforeRead = first.cacheReadMultiplier;
+    std::string other;
+    for (const PriceSheet& p : session.priceCatalog().models)
+        if (p.cacheReadMultiplier > 0 && p.cacheReadMultiplier != beforeRead && other.empty() &&
+            p.retiredOn.empty())
+            other = p.id;
+    QVERIFY(!other.empty());
+    LayoutFile prompt = session.scenario().prompt;
+    prompt.priceId = other;
+    session.setPrompt(prompt);
+    const PriceSheet& now = session.report()->price;
+    QVERIFY(now.model != before);
+    QVERIFY2(line().endsWith(QString("; on %1, cached input reads at %2× the input price")
+                                 .arg(QString::fromStdString(now.model),
+                                      QLocale().toString(now.cacheReadMultiplier, 'g', 3))),
+             qPrintable(line()));
 }
 
 QTEST_MAIN(TestAppCore)
