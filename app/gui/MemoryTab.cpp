@@ -661,10 +661,33 @@ void MemoryTab::showResults()
     showHostSide();
 }
 
+void MemoryTab::showLoad()
+{
+    // The load's latency, or nothing: never the last scenario's figures under a refused field
+    // or a deployment that does not fit (a fresh review read them under "No plan").
+    m_latency->setText(m_plan->latencyLine());
+    const attnplan::Report* rep = m_plan->session()->report();
+    const attnplan::ScenarioPlan& t = m_plan->target();
+    const QLocale locale;
+    // The fields' defaults say what 0 stands for, from the report's resolved load.
+    m_loadValue->setSpecialValueText(tr("the plan target's %1").arg(t.concurrent));
+    m_loadInput->setSpecialValueText(
+        rep && rep->latency
+            ? tr("the average request (%1)").arg(locale.toString(rep->latencyLoad.inputTokens))
+            : tr("the average request"));
+    m_loadOutput->setSpecialValueText(
+        rep && rep->latency
+            ? tr("the plan's (%1)").arg(locale.toString(rep->latencyLoad.outputTokens))
+            : tr("the plan's"));
+    if (rep && !rep->latency && !rep->latencyError.empty())
+        m_latency->setText(tr("No latency: %1").arg(QString::fromStdString(rep->latencyError)));
+}
+
 void MemoryTab::showPlan()
 {
     using namespace attnplan;
     markFields();
+    showLoad();
     if (const auto model = m_plan->model())
         m_context->setModelMaximum(model->maxContext);
     // A field whose text does not read (EntryGuard) keeps it: no answer is shown from the value
@@ -834,19 +857,6 @@ void MemoryTab::showPlan()
     if (!fixes.isEmpty())
         text = QStringLiteral("<b>%1</b><br>").arg(fixes) + text;
     m_summary->setText(text);
-    m_latency->setText(m_plan->latencyLine());
-    {
-        // The fields' defaults say what 0 stands for, from the report's resolved load.
-        const attnplan::Report* rep = m_plan->session()->report();
-        const attnplan::ScenarioPlan& t = m_plan->target();
-        m_loadValue->setSpecialValueText(tr("the plan target's %1").arg(t.concurrent));
-        if (rep) {
-            m_loadInput->setSpecialValueText(
-                tr("the average request (%1)").arg(locale.toString(rep->latencyLoad.inputTokens)));
-            m_loadOutput->setSpecialValueText(
-                tr("the plan's (%1)").arg(locale.toString(rep->latencyLoad.outputTokens)));
-        }
-    }
     // The command of the engine the headline answers for.
     const auto other = m_plan->headlineEngine();
     m_command->setText(other           ? (other->error.empty() ? s(other->command) : QString())

@@ -39,6 +39,7 @@ private:
     QGroupBox* buildHostBox();
     QGroupBox* buildLoadBox();
     void pushLoad();
+    void showLoad();
     void showHostSide();
     // The scenario's --n-cpu-moe (its engine flags; --cpu-moe: every layer), and setting it: the
     // slider is that flag, so the llama.cpp row, its plans and latency follow it.

@@ -1737,6 +1737,14 @@ void TestGui::loadDrivesTheLatency()
                              QString::fromStdString(formatSeconds(l->ttftSeconds))),
              qPrintable(card()));
     QVERIFY2(line().startsWith("At 2.50 requests/s, 1,000 tokens in"), qPrintable(line()));
+    // A deployment with no plan shows no latency of the last one (a fresh review read the
+    // previous figures under "No plan").
+    typeInto(child<QSpinBox>(&window, "context"), "200000");
+    QVERIFY(!session.report() || !session.report()->latency);
+    QVERIFY2(!line().contains("time to first token"), qPrintable(line()));
+    QVERIFY(!child<QSpinBox>(&window, "loadInput")->specialValueText().contains("("));
+    typeInto(child<QSpinBox>(&window, "context"), "32768");
+    QVERIFY(line().startsWith("At 2.50 requests/s"));
     // Saved and read back with the scenario.
     QTemporaryDir dir;
     const QString path = dir.filePath("load.json");
