@@ -296,14 +296,27 @@ Expected<LatencyResult> servingLatency(const ModelSpec& s, const DeploymentInput
         double X = R;
         double ttft = frontend + st.ttftEngine;
         if (!std::isfinite(st.ttftEngine) || B > cap) {
-            // Saturated: the deployment runs at its capacity and a finite run builds a backlog.
+            // The running batch is full: the deployment runs at its capacity mu (a closed loop
+            // of `cap`), and a request waits for a slot. Below mu, a queue of utilisation
+            // rho = R / mu waits rho / (2 (1 - rho)) services of 1 / mu (M/D/1); a finite run
+            // of N requests never waits more than about sqrt(N) services at rho = 1 (a random
+            // walk's reach); above mu the backlog of a finite run grows, 0.5 N (1/mu - 1/R) on
+            // average, and never below that sqrt(N) wait: one curve, rising through mu (the
+            // backlog term alone went negative just below mu: a TTFT of -23 s at 0.62/s).
             const Loop l = closedLoop(e, I, O, cap, cap, 0.0);
-            X = l.X;
+            const double mu = l.X;
             st = l.s;
-            ttft = frontend + st.ttftEngine + 0.5 * N * (1 / X - 1 / R);
+            const double rho = R / mu;
+            const double reach = std::sqrt(N) / mu;
+            const double wait = rho < 1 ? std::min(rho / (2 * (1 - rho)) / mu, reach)
+                                        : std::max(0.5 * N * (1 / mu - 1 / R), reach);
+            ttft = frontend + st.ttftEngine + wait;
+            X = std::min(R, mu);
             B = cap;
-            r.saturated = true;
-            r.notes.push_back("the rate passes what the deployment serves: requests queue");
+            r.saturated = rho >= 1;
+            r.notes.push_back(r.saturated
+                                  ? "the rate passes what the deployment serves: requests queue"
+                                  : "the running batch is at its limit: requests wait for a slot");
         }
         const double drain =
             ttft + (O - 1) * f.perToken(f.seconds(std::max(B, 1.0) / 2, I + O / 2, 0, 0));
