@@ -3,6 +3,7 @@
 #include "base/Checked.h"
 #include "base/LogText.h"
 #include "base/Units.h"
+#include "read/ModelSource.h"
 
 #include <algorithm>
 #include <cmath>
@@ -108,21 +109,43 @@ Expected<EngineLogCheck> checkEngineLog(const EngineLogFacts& log, const ModelSp
                      "their lines is in it)"};
     // A log's figures are whatever its author pasted: sizes past 64 bits are an error in words
     // (found by fuzz_engine_log: a "kv size is" of 19 digits).
+    Expected<EngineLogCheck> c = Error{"unknown engine"};
     try {
         switch (*log.engine) {
         case EngineKind::Vllm:
-            return checkVllmLog(log.vllm, model, catalog);
+            c = checkVllmLog(log.vllm, model, catalog);
+            break;
         case EngineKind::Sglang:
-            return checkSglangLog(log, log.sglang, model, catalog);
+            c = checkSglangLog(log, log.sglang, model, catalog);
+            break;
         case EngineKind::Trtllm:
-            return checkTrtllmLog(log, log.trtllm, model, catalog);
+            c = checkTrtllmLog(log, log.trtllm, model, catalog);
+            break;
         case EngineKind::LlamaCpp:
-            return checkLlamaCppLog(log, log.llamaCpp, model);
+            c = checkLlamaCppLog(log, log.llamaCpp, model);
+            break;
         }
     } catch (const OverflowError& e) {
         return Error{std::string("the log's figures overflow: ") + e.what()};
     }
-    return Error{"unknown engine"};
+    if (!c)
+        return c;
+    EngineLogCheck out = std::move(c).value();
+    // The dtypes the release picks by itself for this model on this GPU (the model given, else
+    // the one the check opened).
+    std::optional<ModelSpec> opened;
+    const ModelSpec* spec = model;
+    if (!spec && !out.modelSource.empty())
+        if (auto m = readModel(out.modelSource)) {
+            opened = std::move(m.value());
+            spec = &*opened;
+        }
+    if (spec) {
+        const DeploymentInputs& d = out.deployment;
+        out.weightDtypeIsAuto = d.weightDtype == autoWeightDType(d.engine, *spec, d.gpu);
+        out.kvDtypeIsAuto = d.kvDtype == autoKvDType(d.engine, *spec, &d.gpu);
+    }
+    return out;
 }
 
 std::string engineLogText(const std::string& source, const EngineLogFacts& log,

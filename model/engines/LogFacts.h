@@ -57,6 +57,11 @@ struct EngineLogCheck
     std::vector<std::pair<std::string, std::string>> whatIf;
     // The deployment as a scenario would run it (for the app: a KV budget from the log).
     DeploymentInputs deployment;
+    // Whether the log's weights and cache dtypes are what the release picks by itself for this
+    // model on this GPU: a scenario keeps "auto" then, so that a plan on another GPU picks that
+    // GPU's own (fp16 on a V100), not the log's bf16 pinned.
+    bool weightDtypeIsAuto = false;
+    bool kvDtypeIsAuto = false;
     int64_t kvBudgetBytes = 0; // per GPU, as the engine sized it
     // The device memory the log implies, GiB, for a GPU the catalog does not have (vLLM:
     // (weights + KV) / utilization; TensorRT-LLM: the total it printed), and how, in words.

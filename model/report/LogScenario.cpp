@@ -114,8 +114,11 @@ Expected<LogScenario> scenarioFromEngineLog(const EngineLogFacts& log, const Eng
         s.deployment = d;
         return out;
     }
-    d.weightDtype = dtypeName(in.weightDtype);
-    d.kvDtype = dtypeName(in.kvDtype);
+    // "auto" where the log's dtype is what the release picks by itself here: a plan on another
+    // GPU then takes that GPU's own (fp16 on a V100), not the log's bf16 (a fresh review's V100
+    // plans of a log's model said --dtype bfloat16, which vLLM refuses there).
+    d.weightDtype = c.weightDtypeIsAuto ? std::string("auto") : dtypeName(in.weightDtype);
+    d.kvDtype = c.kvDtypeIsAuto ? std::string("auto") : dtypeName(in.kvDtype);
     d.availableKvGiB = double(c.kvBudgetBytes) / double(int64_t(1) << 30);
     s.deployment = d;
     return out;

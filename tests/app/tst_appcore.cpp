@@ -1049,11 +1049,15 @@ void TestAppCore::logBudgetFollowsItsModelAndGpu()
     // As the form sends it back: the budget at its two decimals (24.83 for 24.8299...), which
     // is the same budget, not one the user typed (the review's T4 kept it).
     attnplan::ScenarioDeployment d = session.scenario().deployment;
-    QCOMPARE(QString::fromStdString(d.weightDtype), QString("bf16"));
+    // The log's bf16 is what vLLM picks by itself for Qwen2-7B on its GPU: kept as "auto", so that
+    // another GPU takes its own (a fresh review's V100 and T4 plans said --dtype bfloat16).
+    QCOMPARE(QString::fromStdString(d.weightDtype), QString("auto"));
+    QCOMPARE(session.report()->deployment.weightDtype, attnplan::DType::BF16);
     d.availableKvGiB = std::round(d.availableKvGiB * 100) / 100;
     d.gpu = "T4";
     session.setDeployment(d);
     QCOMPARE(session.scenario().deployment.availableKvGiB, 0.0);
+    QCOMPARE(session.report()->deployment.weightDtype, attnplan::DType::F16); // a T4's own
     // A budget the user types is theirs: kept while they edit it.
     d = session.scenario().deployment;
     d.availableKvGiB = 30;

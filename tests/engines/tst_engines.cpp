@@ -820,8 +820,9 @@ void TestEngines::autoDtypesByRelease()
     in.kvDtype = DType::FP8;
     QVERIFY(!QString::fromStdString(planCapacity(s, in)->launchCommand).contains("kv-cache-dtype"));
     in.kvDtype = DType::BF16;
+    // vLLM's spelling (CacheDType), not attnplan's: "bf16" is refused by vllm serve.
     QVERIFY(QString::fromStdString(planCapacity(s, in)->launchCommand)
-                .contains("--kv-cache-dtype bf16"));
+                .contains("--kv-cache-dtype bfloat16"));
 
     const ModelSpec fp32 = load("configs/llama-2-7b-hf.json");
     const GpuSpec a100 = *builtinGpuCatalog().find("A100 80GB");
@@ -1626,6 +1627,7 @@ void TestEngines::loggedBudgetMustFitTheGpu()
     DeploymentInputs in = on("T4", 16384);
     in.utilization = 0.5;
     in.weightDtype = DType::F16;
+    in.kvDtype = DType::F16; // a T4 has no bf16
     in.availableKvBytes = int64_t(24.83 * kGiB);
     auto said = [](const CapacityResult& r) {
         return std::any_of(r.warnings.begin(), r.warnings.end(), [](const std::string& w) {
@@ -1635,6 +1637,21 @@ void TestEngines::loggedBudgetMustFitTheGpu()
     QVERIFY(said(planCapacity(s, in).value()));
     in.gpu = *builtinGpuCatalog().find("A100 80GB");
     QVERIFY(!said(planCapacity(s, in).value()));
+    // bf16 on a T4 or a V100 is no plan: vLLM refuses --dtype bfloat16 below compute
+    // capability 8.0 (a fresh review copied such a command from the plans of a log's bf16).
+    for (const char* gpu : {"T4", "V100 16GB"}) {
+        DeploymentInputs old = on(gpu, 4096);
+        old.weightDtype = DType::BF16;
+        const auto r = planCapacity(s, old);
+        QVERIFY2(!r && r.field() == "weight_dtype", gpu);
+        QVERIFY2(r.error().find("has no bf16") != std::string::npos, r.error().c_str());
+        old.weightDtype = DType::F16;
+        old.kvDtype = DType::BF16;
+        QCOMPARE(QString::fromStdString(planCapacity(s, old).field()), QString("kv_dtype"));
+        old.kvDtype = DType::F16; // fp16 is not refused (7B does not fit 16 GB, a memory error)
+        const auto fp16 = planCapacity(s, old);
+        QVERIFY(fp16 || (fp16.field() != "weight_dtype" && fp16.field() != "kv_dtype"));
+    }
 }
 
 // Issue 36, from ../shared/engine-logs-2026 (read there, never copied): Gemma 4's global layers

@@ -572,9 +572,13 @@ std::string launchCommand(const ModelSpec& s, const DeploymentInputs& in, const 
         set("decode-context-parallel-size", std::to_string(in.dcp));
     if (std::abs(in.utilization - engine.utilization) > 1e-9)
         set("gpu-memory-utilization", formatFixed(in.utilization, 2));
-    // Every dtype the plan assumed that this release's "auto" would not choose by itself.
+    // Every dtype the plan assumed that this release's "auto" would not choose by itself, in
+    // vLLM's own spelling (CacheDType: "bfloat16", not "bf16", which it refuses).
     if (in.kvDtype != vllmAutoKvDType(engine, s, &in.gpu))
-        set("kv-cache-dtype", in.kvDtype == DType::FP8 ? "fp8" : dtypeName(in.kvDtype));
+        set("kv-cache-dtype", in.kvDtype == DType::FP8    ? "fp8"
+                              : in.kvDtype == DType::BF16 ? "bfloat16"
+                              : in.kvDtype == DType::F16  ? "float16"
+                                                          : dtypeName(in.kvDtype));
     const bool checkpointFp8 = s.checkpointDType && *s.checkpointDType == DType::FP8;
     if (in.weightDtype == DType::FP8 && !checkpointFp8)
         set("quantization", "fp8");
@@ -692,6 +696,14 @@ Expected<int64_t> checkVllmInputs(const EngineProfile& engine, const ModelSpec& 
         return Error{"the block size must be 1 to 4096", "block_size"};
     if (auto limit = checkContext(s, in.maxModelLen, in.averageTokens); !limit)
         return Error{limit.error(), limit.field()};
+    // Volta and Turing have no bf16: vLLM refuses --dtype bfloat16 there ("Bfloat16 is only
+    // supported on GPUs with compute capability of at least 8.0", its platform check), so a
+    // plan of bf16 on a V100 or a T4 is no plan (a fresh review copied such a command).
+    if ((in.gpu.arch == "volta" || in.gpu.arch == "turing") &&
+        (in.weightDtype == DType::BF16 || in.kvDtype == DType::BF16))
+        return Error{in.gpu.name + " has no bf16 (compute capability below 8.0): vLLM refuses "
+                                   "--dtype bfloat16 there; fp16 weights run",
+                     in.weightDtype == DType::BF16 ? "weight_dtype" : "kv_dtype"};
     // --kv-cache-dtype takes auto (the model's dtype, or the checkpoint's scheme) or the fp8
     // variants (vllm/config/cache.py CacheDType): no int8, int4 or fp32 cache.
     if (in.kvDtype != DType::FP8 && in.kvDtype != vllmAutoKvDType(engine, s, &in.gpu) &&
