@@ -338,6 +338,16 @@ attnplan::Expected<LogReading> readLog(const QString& text, const QString& sourc
     return r;
 }
 
+// What a log replaces: the whole deployment (a fresh one, then the log's settings; the last
+// log's custom GPU or flags never leak into the next), while the prompt, the plan target and
+// the load stay the user's.
+Scenario logBase(const Scenario& current)
+{
+    Scenario base = current;
+    base.deployment = defaultScenario().deployment;
+    return base;
+}
+
 } // namespace
 
 bool AppSession::checkEngineLogText(const QString& text, const QString& source,
@@ -355,8 +365,8 @@ bool AppSession::checkEngineLogText(const QString& text, const QString& source,
                                             read->log.unplaced.size()));
     // Read, but only a model makes it a scenario (a llama.cpp log sized from its own KV lines):
     // the pane asks for one before Apply.
-    auto applied = attnplan::scenarioFromEngineLog(read->log, read->check, m_scenario, m_gpus,
-                                                   read->chosen ? read->modelSource : "");
+    auto applied = attnplan::scenarioFromEngineLog(read->log, read->check, logBase(m_scenario),
+                                                   m_gpus, read->chosen ? read->modelSource : "");
     if (!applied) {
         if (needsModel)
             *needsModel = applied.field() == "model";
@@ -380,8 +390,8 @@ bool AppSession::openEngineLogText(const QString& text, const QString& path, QSt
     const std::optional<attnplan::ModelSpec>& chosen = read->chosen;
     const std::string& modelSource = read->modelSource;
     const attnplan::EngineLogCheck& c = read->check;
-    auto applied =
-        attnplan::scenarioFromEngineLog(log, c, m_scenario, m_gpus, chosen ? modelSource : "");
+    auto applied = attnplan::scenarioFromEngineLog(log, c, logBase(m_scenario), m_gpus,
+                                                   chosen ? modelSource : "");
     if (!applied) {
         if (needsModel)
             *needsModel = applied.field() == "model";

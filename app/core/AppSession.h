@@ -102,6 +102,9 @@ public:
     bool restore(const QString& json, const QString& path, QString* error);
     QString scenarioPath() const { return m_path; }
     bool isModified() const { return m_modified; }
+    // A new document: the model opened at start (the default, or one named on the command
+    // line) is not an edit to ask about before a log or a scenario replaces it.
+    void startClean() { setModified(false); }
 
     // The report of the current scenario, by suffix: .json, .md or .csv; the bytes
     // `attnplan-cli report` prints for the same scenario.

@@ -144,18 +144,18 @@ void LogPane::check()
     m_model->setFocus();
     const int at = m_model->findText(nearest);
     if (at <= 0 || !model.isEmpty()) {
-        m_state->setText(tr("This log names no model attnplan has: choose the model it ran."));
+        m_state->setText(tr("This log names no model attnplan has: choose the model it ran, then "
+                            "Check."));
         return;
     }
-    // Read with the nearest, said as a guess to confirm or change.
+    // The library's nearest name is offered, never read on the user's behalf: a name can be
+    // near and wrong (a vision-language model for a coder's log), so Check is the user's.
     m_showing = true;
     m_model->setCurrentIndex(at);
     m_showing = false;
-    check();
-    m_state->setText(tr("This log names no model attnplan has; read here as %1, the library's "
-                        "nearest name. Choose the model it ran if that is not it.")
-                         .arg(nearest) +
-                     (checked() ? QString() : QStringLiteral(" ") + m_state->text()));
+    m_state->setText(tr("This log names no model attnplan has. The library's nearest name, %1, is "
+                        "chosen below: Check reads the log with it, or choose the model it ran.")
+                         .arg(nearest));
 }
 
 void LogPane::apply()

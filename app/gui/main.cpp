@@ -143,6 +143,7 @@ int main(int argc, char** argv)
     const QStringList args = parser.positionalArguments();
     QSettings settings;
     bool opened = false;
+    bool fresh = false; // a model opened at start, not a scenario or the last session
     // A scenario or a model given at start that cannot be opened: said on the card and on
     // stderr, never a silent fallback.
     QString startError, startPath;
@@ -160,6 +161,7 @@ int main(int argc, char** argv)
         const auto failed = QObject::connect(&models, &ModelController::loadFailed,
                                              [&](const QString& message) { startError = message; });
         opened = models.open(args.first());
+        fresh = opened;
         QObject::disconnect(failed);
     }
     if (!opened) {
@@ -168,8 +170,14 @@ int main(int argc, char** argv)
                  session.restore(last, settings.value(QStringLiteral("scenarios/path")).toString(),
                                  nullptr);
     }
-    if (!opened)
+    if (!opened) {
         models.openBundled(QStringLiteral("llama-3.1-8b"));
+        fresh = true;
+    }
+    // A model opened at start (the default, or one named on the command line) is a new
+    // document, not an edit to ask about before a log or a scenario replaces it.
+    if (fresh)
+        session.startClean();
     if (!startError.isEmpty()) {
         std::fprintf(stderr, "attnplan: could not open %s: %s\n", qPrintable(startPath),
                      qPrintable(startError));

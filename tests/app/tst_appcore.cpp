@@ -66,6 +66,7 @@ class TestAppCore : public QObject
     Q_OBJECT
 
 private slots:
+    void aLogReplacesTheWholeDeployment();
     void compareCachingLineNamesTheProvidersPrice();
     void logScenarioIsTheClis();
     void reportHoldsWhatTheTabsShow();
@@ -1017,6 +1018,39 @@ void TestAppCore::compareCachingLineNamesTheProvidersPrice()
                                  .arg(QString::fromStdString(now.model),
                                       QLocale().toString(now.cacheReadMultiplier, 'g', 3))),
              qPrintable(line()));
+}
+
+// A log replaces the whole deployment (a fresh review: the last log's custom 43 GiB GPU stayed
+// under the next log's RTX 5070 Ti); the prompt, the plan target and the load stay the user's.
+void TestAppCore::aLogReplacesTheWholeDeployment()
+{
+    AppSession session;
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    ScenarioDeployment d = session.scenario().deployment;
+    d.gpu = "custom";
+    d.custom.memoryGiB = 43;
+    d.dp = 2;
+    session.setDeployment(d);
+    LayoutFile prompt = session.scenario().prompt;
+    prompt.layout.outputTokens = 777;
+    session.setPrompt(prompt);
+    ScenarioPlan plan = session.scenario().plan;
+    plan.concurrent = 9;
+    session.setPlanTarget(plan);
+    QString error, summary;
+    // A device attnplan does not know: the log keeps a GPU, the defaults', not the last one's.
+    QString log = QString::fromUtf8(attnplan::testing::kLlamaCpp9016Log);
+    QVERIFY(log.contains("NVIDIA GeForce RTX 3090"));
+    log.replace("NVIDIA GeForce RTX 3090", "NVIDIA GeForce RTX 9999");
+    QVERIFY2(session.openEngineLogText(log, "llama.log", &error, &summary, "bundled:llama-3.1-8b"),
+             qPrintable(error));
+    const ScenarioDeployment& after = session.scenario().deployment;
+    QCOMPARE(QString::fromStdString(after.gpu),
+             QString::fromStdString(defaultScenario().deployment.gpu));
+    QCOMPARE(after.custom.memoryGiB, defaultScenario().deployment.custom.memoryGiB);
+    QCOMPARE(after.dp, qint64(1));
+    QCOMPARE(session.scenario().prompt.layout.outputTokens, qint64(777));
+    QCOMPARE(session.scenario().plan.concurrent, qint64(9));
 }
 
 QTEST_MAIN(TestAppCore)

@@ -2145,7 +2145,7 @@ void TestGui::firstWindowFitsTheScreen()
 // read (release, model, GPU, settings, the logged figure against attnplan's, each input's source,
 // the what-ifs, every line not placed) without touching the scenario; an edit clears the reading
 // until it is checked again; Apply to scenario opens it. A pasted log whose model is not at hand
-// is read with the library's nearest model, said as a guess.
+// gets the library's nearest name offered, and is read only with the model the user chooses.
 void TestGui::logPaneReadsThenApplies()
 {
     AppSession session;
@@ -2208,12 +2208,14 @@ void TestGui::logPaneReadsThenApplies()
     log->setPlainText(QString::fromUtf8(attnplan::testing::kLlamaCpp9016Log));
     QTest::mouseClick(check, Qt::LeftButton);
     const QString state = child<QLabel>(pane, "logState")->text();
-    QVERIFY2(state.startsWith("This log names no model attnplan has; read here as llama-3"),
+    QVERIFY2(state.startsWith("This log names no model attnplan has. The library's nearest name, "
+                              "llama-3"),
              qPrintable(state));
     auto* model = child<QComboBox>(pane, "logModel");
     QVERIFY(model->currentText().startsWith("llama-3"));
-    QVERIFY(apply->isEnabled());
-    model->setCurrentIndex(model->findText("llama-3.1-8b")); // the user's choice, read again
+    QVERIFY(!apply->isEnabled()); // offered, not read on the user's behalf
+    model->setCurrentIndex(model->findText("llama-3.1-8b")); // the user's choice
+    QTest::mouseClick(check, Qt::LeftButton);                // read with it
     QVERIFY(apply->isEnabled());
     // The first log's scenario is unsaved: asked about before this one replaces it.
     asked = false;
