@@ -70,6 +70,7 @@ class TestCli : public QObject
 
 private slots:
     void capacityThatServesNothingSaysWhatFits();
+    void logOfAStandInModelClaimsNothingOfIts();
     void planLeavesOutClustersOfUnifiedMemory();
     void inspectContract_data();
     void inspectContract();
@@ -475,6 +476,34 @@ void TestCli::brokenUserCatalogStillRuns()
         QCOMPARE(bad.err.count('\n'), 1);
         QVERIFY(bad.out.isEmpty());
     }
+}
+
+// A llama.cpp log of a model attnplan lacks, with no head metadata (a fresh review: Gemma 4's
+// log read "1586.1 bits a parameter" and doubled its interleaved sliding-window cache): the
+// model is a stand-in sized from the log's own KV line, so the match is said not to be an
+// independent check, no what-if is offered, and no weights type is read from the buffers.
+void TestCli::logOfAStandInModelClaimsNothingOfIts()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath("server.log");
+    attnplan::testing::writeFile(
+        path, "args: -m mystery.gguf -c 8192 -np 1 -ngl 99\n"
+              "build: 7600 (abcdef12) with cc for x86_64-linux-gnu\n"
+              "print_info: n_layer          = 30\n"
+              "load_tensors:        CUDA0 model buffer size = 15000.00 MiB\n"
+              "llama_context: n_ctx         = 8192\n"
+              "llama_kv_cache: size =  760.00 MiB (  8192 cells,  30 layers,  1/1 seqs), "
+              "K (f16):  380.00 MiB, V (f16):  380.00 MiB\n");
+    const Run r = cli({"log", path, "--json"});
+    QCOMPARE(r.exitCode, 0);
+    const QJsonObject j = json(r);
+    QVERIFY(j["what_if"].toArray().isEmpty());
+    bool said = false;
+    for (const QJsonValue n : j["notes"].toArray())
+        said = said || n.toString().contains("not an independent check");
+    QVERIFY2(said, r.out.constData());
+    for (const QJsonValue i : j["inputs"].toArray())
+        QVERIFY2(!i.toString().contains("bits a parameter"), qPrintable(i.toString()));
 }
 
 // `attnplan-cli log FILE`: a llama-server log (the command line, the metadata, the KV line of a

@@ -224,6 +224,8 @@ Expected<EngineLogCheck> checkLlamaCppLog(const LogFacts& log, const LlamaCppLog
                               : !own.typeV.empty()   ? own.typeV
                                                      : "f16";
     std::optional<ModelSpec> spec;
+    bool standIn = false;      // sized from the log's own KV lines: circular, not a config
+    bool fromMetadata = false; // shaped from the log's metadata: no parameter count
     if (given) {
         spec = *given;
         c.modelUsed = given->name;
@@ -254,6 +256,7 @@ Expected<EngineLogCheck> checkLlamaCppLog(const LogFacts& log, const LlamaCppLog
         for (LayerSpec& l : s.layers)
             l.window = own.nSwa.value_or(0);
         spec = s;
+        fromMetadata = true;
         c.modelUsed = s.name + " (layers and heads from the log's metadata)";
     } else if (auto named = modelNamed(log.model, &c.modelSource)) {
         spec = named;
@@ -277,6 +280,7 @@ Expected<EngineLogCheck> checkLlamaCppLog(const LogFacts& log, const LlamaCppLog
         s.numLayers = layers;
         s.layers.resize(size_t(layers));
         spec = s;
+        standIn = true;
         c.modelUsed = "a model of " + std::to_string(layers) + " layers, " +
                       withCommas(int64_t(std::llround(perCellLayer))) +
                       " KV bytes per cell and layer (from the log)";
@@ -340,9 +344,16 @@ Expected<EngineLogCheck> checkLlamaCppLog(const LogFacts& log, const LlamaCppLog
     server.parallel = std::max<int64_t>(0, slots);
     // The weights' type as loaded, from the model buffers' bits a parameter (a Q4_K_M GGUF about
     // 4.8, Q8_0 8.5): what another engine on the same GPU would have to load to fit as it did.
+    // Not from a stand-in (its parameters are not the model's: a fresh review read "1586.1 bits a
+    // parameter"), and only a plausible figure (at most 40 bits a parameter).
     const auto counted = tryCountParameters(*spec);
-    if (const int64_t params = counted ? counted->total : 0; own.modelBufferMiB > 0 && params > 0) {
-        const double bits = own.modelBufferMiB * kMiB * 8 / double(params);
+    const int64_t params = counted && !standIn && !fromMetadata ? counted->total : 0;
+    const double bits = params > 0 ? own.modelBufferMiB * kMiB * 8 / double(params) : 0;
+    if (own.modelBufferMiB > 0 && params > 0 && bits > 40)
+        c.notes.push_back("the model buffers (" + formatFixed(own.modelBufferMiB, 2) +
+                          " MiB) are " + formatFixed(bits, 1) + " bits a parameter of " +
+                          spec->name + ": not this model's weights, their type is not read");
+    if (own.modelBufferMiB > 0 && params > 0 && bits <= 40) {
         const DType t = bits < 6    ? DType::INT4
                         : bits < 12 ? DType::INT8
                         : bits < 20 ? servingWeightDType(*spec)
@@ -351,6 +362,21 @@ Expected<EngineLogCheck> checkLlamaCppLog(const LogFacts& log, const LlamaCppLog
         c.deployment.weightDtype = t;
         c.inputs.push_back("weights " + formatFixed(bits, 1) + " bits a parameter in the model " +
                            "buffers: " + dtypeName(t));
+    }
+    if (fromMetadata && own.nSwa) {
+        // The metadata gives no layer types: other cache types or contexts of a sliding-window
+        // model (Gemma's interleaved global layers) cannot be worked from it.
+        c.notes.push_back("the model is shaped from this log's metadata, which gives no layer "
+                          "types: no what-ifs for its sliding window (give the model)");
+        return c;
+    }
+    if (standIn) {
+        // Sized from this log's own lines: the match is not an independent check, and other
+        // cache types or contexts need the model's layer types (a sliding-window model's cells).
+        c.notes.push_back("the model is a stand-in sized from this log's own lines: the figure "
+                          "above is not an independent check, and no what-ifs are given (give "
+                          "the model for both)");
+        return c;
     }
     addWhatIfs(c, *spec, in, plan->context);
     return c;
