@@ -129,6 +129,8 @@ void LogPane::check()
                             "settings, with the KV budget the engine logged."));
         return;
     }
+    // The CLI's words name its flag; here the model is chosen below.
+    error.replace(QStringLiteral("give --model"), tr("choose the model below"));
     m_reading->setPlainText(report.isEmpty() ? error : report + QStringLiteral("\n") + error);
     if (!needsModel) {
         m_state->setText(tr("Nothing to apply: %1").arg(error));

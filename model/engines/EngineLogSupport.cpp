@@ -80,4 +80,10 @@ void addRequestWhatIfs(EngineLogCheck& c, const ModelSpec& spec, int64_t poolTok
                                   withCommas(poolTokens / ctx));
 }
 
+std::string modelNotAtHand(const std::string& name)
+{
+    return name.empty() ? std::string("the log names no model")
+                        : "the model \"" + name + "\" is not at hand";
+}
+
 } // namespace attnplan::enginelog

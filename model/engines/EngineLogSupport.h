@@ -27,6 +27,9 @@ ModelSpec perTokenSpec(int64_t bytesPerToken, DType kv, int64_t maxContext);
 // (meta-llama/Meta-Llama-3.1-8B-Instruct is now meta-llama/Llama-3.1-8B-Instruct). `source`
 // gets what readModel() opened it by.
 std::optional<ModelSpec> modelNamed(const std::string& name, std::string* source = nullptr);
+// 'the model "NAME" is not at hand', or 'the log names no model' where it prints none (a fresh
+// review read 'the model "" is not at hand').
+std::string modelNotAtHand(const std::string& name);
 // A per-token size the log implies, to the nearest 256 B; 0 when it is no size a model has
 // (over 1 GiB a token, or not a number).
 int64_t snapTo256(double bytes);

@@ -3,6 +3,7 @@
 #include "TestSupport.h"
 #include "TsvRows.h"
 #include "engines/EngineLog.h"
+#include "engines/EngineLogSupport.h"
 #include "engines/Planner.h"
 #include "engines/ServingEngine.h"
 #include "engines/llamacpp/LlamaCppEngine.h"
@@ -53,6 +54,7 @@ class TestEngines : public QObject
     Q_OBJECT
 
 private slots:
+    void logsNameWhatTheyPrint();
     void lessonFifteenConversations();
     void layoutsDeepSeekV3TpAgainstDpEp();
     void layoutsQwen3MoeUnderEp();
@@ -1735,6 +1737,23 @@ void TestEngines::aLoggedBudgetStaysWithItsGpu()
         QCOMPARE(with[i].kvTokens, without[i].kvTokens);
     in.averageTokens = 20000;
     QVERIFY(!compareEngines(s, in).back().error.empty());
+}
+
+// From a fresh review: an SGLang run's "device_name = NVIDIA GB10" (torch's device properties)
+// is the GPU, not "not named"; a log that prints no model says so, not 'the model "" is not at
+// hand'.
+void TestEngines::logsNameWhatTheyPrint()
+{
+    const EngineLogFacts f = parseEngineLog("device_name        = NVIDIA GB10\n"
+                                            "[22:18:26] KV Cache is allocated. dtype: "
+                                            "torch.bfloat16, #tokens: 535124, K size: 16.33 GB, "
+                                            "V size: 16.33 GB\n");
+    QVERIFY(f.engine && *f.engine == EngineKind::Sglang);
+    QCOMPARE(QString::fromStdString(f.gpuName), QString("NVIDIA GB10"));
+    QCOMPARE(QString::fromStdString(enginelog::modelNotAtHand("")),
+             QString("the log names no model"));
+    QCOMPARE(QString::fromStdString(enginelog::modelNotAtHand("org/m")),
+             QString("the model \"org/m\" is not at hand"));
 }
 
 QTEST_GUILESS_MAIN(TestEngines)

@@ -268,8 +268,8 @@ Expected<EngineLogCheck> checkLlamaCppLog(const LogFacts& log, const LlamaCppLog
                                                      : 0;
         if (layers <= 0 || !log.context || *log.context <= 0)
             return Error{
-                "the model \"" + log.model +
-                    "\" is not at hand (give --model) and the "
+                modelNotAtHand(log.model) +
+                    " (give --model) and the "
                     "log prints no layer count (n_layer) or no context (n_ctx) to size it by",
                 "model"};
         const double perCellLayer = *own.kvMiB * kMiB / double(*log.context) / double(layers);
@@ -284,8 +284,8 @@ Expected<EngineLogCheck> checkLlamaCppLog(const LogFacts& log, const LlamaCppLog
         c.modelUsed = "a model of " + std::to_string(layers) + " layers, " +
                       withCommas(int64_t(std::llround(perCellLayer))) +
                       " KV bytes per cell and layer (from the log)";
-        c.notes.push_back("the model \"" + log.model +
-                          "\" is not at hand: a layer's row is the log's KV over its cells and "
+        c.notes.push_back(modelNotAtHand(log.model) +
+                          ": a layer's row is the log's KV over its cells and "
                           "layers (give --model for the model's own)");
         if (!own.nCtxTrain)
             c.notes.push_back("n_ctx_train is not printed: taken as the logged n_ctx");

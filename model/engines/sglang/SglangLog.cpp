@@ -46,6 +46,21 @@ std::optional<double> sglangArg(std::string_view line, std::string_view flag)
 
 void readSglangLogLine(LogFacts& f, SglangLogFacts& own, std::string_view line)
 {
+    // The device as torch's properties print it beside a run ("device_name = NVIDIA GB10"): the
+    // GPU, where the log names no other (a fresh review read "not named" under that line).
+    if (f.gpuName.empty() && has(line, "device_name")) {
+        const size_t eq = line.find('=');
+        if (eq != std::string_view::npos) {
+            std::string_view name = line.substr(eq + 1);
+            while (!name.empty() && (name.front() == ' ' || name.front() == '\''))
+                name.remove_prefix(1);
+            while (!name.empty() && (name.back() == ' ' || name.back() == '\'' ||
+                                     name.back() == '\r' || name.back() == ','))
+                name.remove_suffix(1);
+            if (!name.empty() && name.size() < 80)
+                f.gpuName = std::string(name);
+        }
+    }
     // The launch command as typed, and the release as a listing prints it ("sglang 0.5.15",
     // "sglang==0.5.15", "| `sglang` | `0.5.15` |", "SGLang version: 0.5.15").
     if (has(line, "--")) {
@@ -182,16 +197,16 @@ Expected<EngineLogCheck> checkSglangLog(const LogFacts& log, const SglangLogFact
         given ? std::optional<ModelSpec>(*given) : modelNamed(log.model, &c.modelSource);
     if (!spec) {
         if (!own.kSizeGiB || !log.kvTokens)
-            return Error{"the model \"" + log.model +
-                             "\" is not at hand (give --model) and the "
+            return Error{modelNotAtHand(log.model) +
+                             " (give --model) and the "
                              "log prints no K/V sizes with a token count to size it by",
                          "model"};
         const double bytes =
             (*own.kSizeGiB + own.vSizeGiB.value_or(0)) * kGiB / double(*log.kvTokens + page);
         spec = perTokenSpec(snapTo256(bytes), DType::BF16, 0);
         c.modelUsed = spec->name;
-        c.notes.push_back("the model \"" + log.model +
-                          "\" is not at hand: its bytes per token are the log's K + V sizes over "
+        c.notes.push_back(modelNotAtHand(log.model) +
+                          ": its bytes per token are the log's K + V sizes over "
                           "its tokens, to the nearest 256 B (give --model for the exact cell)");
         if (own.hybridState && !own.statePoolGiB)
             c.notes.push_back("a hybrid model's request states (its Mamba or linear-attention "

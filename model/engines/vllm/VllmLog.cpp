@@ -388,9 +388,8 @@ Expected<EngineLogCheck> checkVllmLog(const VllmLogFacts& v, const ModelSpec* gi
     std::optional<ModelSpec> spec =
         given ? std::optional<ModelSpec>(*given) : modelNamed(v.model, &c.modelSource);
     if (!spec)
-        return Error{"the model \"" + v.model +
-                         "\" is not at hand: give --model (a config.json, "
-                         "a folder or a bundled name)",
+        return Error{modelNotAtHand(v.model) + ": give --model (a config.json, "
+                                               "a folder or a bundled name)",
                      "model"};
     // The log ran (or checked) a longer max_model_len than the config given allows: its own
     // checkpoint's window was that long (a fine-tune of the same architecture), so it holds.
