@@ -35,6 +35,14 @@ std::optional<ModelSpec> modelNamed(const std::string& name, std::string* source
     if (name.empty())
         return std::nullopt;
     std::vector<std::string> tries{name};
+    // A Hugging Face cache snapshot (".../hub/models--ORG--NAME/snapshots/HASH") names its
+    // repository: the DeepSeek-V4 log's path was "not at hand" beside the bundled model.
+    if (const size_t at = name.find("models--"); at != std::string::npos) {
+        const size_t end = name.find_first_of("/\\", at);
+        std::string repo = name.substr(at + 8, end == std::string::npos ? end : end - at - 8);
+        if (const size_t sep = repo.find("--"); sep != std::string::npos && sep > 0)
+            tries.push_back(repo.substr(0, sep) + "/" + repo.substr(sep + 2));
+    }
     const size_t slash = name.find_last_of("/\\");
     std::string base = slash == std::string::npos ? name : name.substr(slash + 1);
     tries.push_back(base);

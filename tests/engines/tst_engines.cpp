@@ -1754,6 +1754,13 @@ void TestEngines::logsNameWhatTheyPrint()
              QString("the log names no model"));
     QCOMPARE(QString::fromStdString(enginelog::modelNotAtHand("org/m")),
              QString("the model \"org/m\" is not at hand"));
+    // A Hugging Face cache snapshot's path names its repository (the DeepSeek-V4 log's did).
+    std::string source;
+    const auto cached = enginelog::modelNamed(
+        "/root/.cache/huggingface/hub/models--meta-llama--Llama-3.1-8B/snapshots/0123abcd",
+        &source);
+    QVERIFY(cached);
+    QCOMPARE(QString::fromStdString(cached->name), QString("meta-llama/Llama-3.1-8B"));
 }
 
 QTEST_GUILESS_MAIN(TestEngines)
