@@ -95,7 +95,18 @@ std::string svgChart(const std::string& title, const std::string& xTitle, const 
     const double pw = W - left - right, ph = H - top - bottom;
     const double lx0 = std::log10(x0), lx1 = std::log10(x1);
     auto px = [&](double x) { return left + (std::log10(x) - lx0) / (lx1 - lx0) * pw; };
-    auto py = [&](double y) { return top + ph - y / (y1 * 1.05) * ph; };
+    // The y axis to a round top in steps of 1, 2 or 5 x 10^k (the decode chart read "0.2, 0.2,
+    // 0.1, 0.1, 0.0, 0.0" and the conversations one 53, 107, 161 with a fifth of 1.05 x the top).
+    const double raw = y1 / 5;
+    const double mag = std::pow(10, std::floor(std::log10(raw)));
+    const double step = raw / mag <= 1   ? mag
+                        : raw / mag <= 2 ? 2 * mag
+                        : raw / mag <= 5 ? 5 * mag
+                                         : 10 * mag;
+    const int steps = int(std::ceil(y1 / step - 1e-9));
+    const double yTop = step * steps;
+    const int decimals = std::max(0, int(-std::floor(std::log10(step) + 1e-9)));
+    auto py = [&](double y) { return top + ph - y / yTop * ph; };
     std::ostringstream o;
     o.setf(std::ios::fixed);
     o.precision(1);
@@ -114,15 +125,15 @@ std::string svgChart(const std::string& title, const std::string& xTitle, const 
               << top + ph << "\" class=\"grid\"/><text x=\"" << px(x) << "\" y=\"" << top + ph + 16
               << "\" class=\"xt\">" << escape(withCommas(int64_t(x))) << "</text>\n";
         }
-    for (int i = 0; i <= 5; ++i) {
-        const double y = y1 * 1.05 * i / 5;
+    for (int i = 0; i <= steps; ++i) {
+        const double y = step * i;
         o << "<line x1=\"" << left << "\" x2=\"" << left + pw << "\" y1=\"" << py(y) << "\" y2=\""
           << py(y) << "\" class=\"grid\"/><text x=\"" << left - 6 << "\" y=\"" << py(y) + 4
           << "\" class=\"yt\">"
-          << escape(i == 0     ? std::string("0")
-                    : y1 < 0.1 ? formatSeconds(y)
-                    : y1 < 20  ? formatFixed(y, 1)
-                               : withCommas(int64_t(y)))
+          << escape(i == 0                ? std::string("0")
+                    : yTitle == "seconds" ? formatSeconds(y)
+                    : decimals > 0        ? formatFixed(y, decimals)
+                                          : withCommas(int64_t(std::llround(y))))
           << "</text>\n";
     }
     o << "<text x=\"" << left + pw / 2 << "\" y=\"" << H - 6 << "\" class=\"xt\">" << escape(xTitle)

@@ -11,6 +11,7 @@
 #include "serve/GpuCatalog.h"
 #include "serve/StepTime.h"
 
+#include <QRegularExpression>
 #include <QTest>
 #include <QXmlStreamReader>
 
@@ -321,6 +322,16 @@ void TestReport::htmlReportIsTheReports()
         QVERIFY(r);
         const std::string html = reportHtml(r.value());
         const QString text = QString::fromStdString(html);
+        // Each chart's y labels are distinct round steps (a fresh review read "0.2, 0.2, 0.1,
+        // 0.1, 0.0, 0.0" on the decode chart).
+        for (const QString& figure : text.split("<figure>").mid(1)) {
+            QStringList labels;
+            const QRegularExpression yt(QStringLiteral("class=\"yt\">([^<]*)<"));
+            for (auto it = yt.globalMatch(figure.section("</figure>", 0, 0)); it.hasNext();)
+                labels << it.next().captured(1);
+            QVERIFY2(labels.size() >= 3 && labels.removeDuplicates() == 0,
+                     qPrintable(QString::fromUtf8(b.name.data()) + ": " + labels.join(", ")));
+        }
         QXmlStreamReader xml(text);
         int polylines = 0;
         while (!xml.atEnd())
