@@ -474,6 +474,8 @@ int runPlan(const std::vector<std::string>& argv)
     t.maxTtftSeconds = a.number("max-ttft", 0, 1e6).value_or(0);
     t.maxTpotSeconds = a.number("max-tpot", 0, 1e6).value_or(0);
     t.unifiedClusters = a.flag("unified-clusters");
+    t.autoWeightDtype = a.value("weight-dtype").value_or("auto") == "auto";
+    t.autoKvDtype = a.value("kv-dtype").value_or("auto") == "auto";
     GpuCatalog only = catalog;
     if (a.has("gpu") || a.has("gpu-memory"))
         only.gpus = {base.gpu};

@@ -180,8 +180,13 @@ std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catal
     for (const GpuSpec& gpu : catalog.gpus) {
         PlanRow best;
         best.gpu = gpu.name;
+        DeploymentInputs onGpu = base; // the deployment's inputs, its "auto" dtypes this GPU's
+        if (target.autoWeightDtype)
+            onGpu.weightDtype = autoWeightDType(base.engine, s, gpu);
+        if (target.autoKvDtype)
+            onGpu.kvDtype = autoKvDType(base.engine, s, &gpu);
         if (kind == EngineKind::LlamaCpp) {
-            rows.push_back(planLlamaCppOn(s, gpu, target, base));
+            rows.push_back(planLlamaCppOn(s, gpu, target, onGpu));
             continue;
         }
         best.reason = "does not fit in " + planSearchSpace();
@@ -212,7 +217,7 @@ std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catal
                         splits.push_back({tp, 1, dp});
         for (const auto& [tp, pp, dp] : splits) {
             {
-                DeploymentInputs in = base;
+                DeploymentInputs in = onGpu;
                 // A KV budget given (a log's) holds for its own GPU and split only: every other
                 // candidate has its memory modelled (the log's 24.83 GiB was planned on an A100
                 // 40GB too).

@@ -24,6 +24,11 @@ struct PlanTarget
     // shared with the OS), which a practitioner does not build unless asked; one such device
     // holding the target is always a plan.
     bool unifiedClusters = false;
+    // The deployment's dtypes were "auto": each GPU is planned at what the engine picks there
+    // (fp16 on a V100 or a T4, which have no bf16), not at the dtype auto gave the deployment's
+    // own GPU.
+    bool autoWeightDtype = false;
+    bool autoKvDtype = false;
 };
 
 struct PlanRow

@@ -232,6 +232,8 @@ Expected<Report> buildReport(const Scenario& scenario, const ModelSpec& model,
     r.target.maxTtftSeconds = scenario.plan.maxTtftSeconds;
     r.target.maxTpotSeconds = scenario.plan.maxTpotSeconds;
     r.target.unifiedClusters = scenario.plan.unifiedClusters;
+    r.target.autoWeightDtype = scenario.deployment.weightDtype == "auto";
+    r.target.autoKvDtype = scenario.deployment.kvDtype == "auto";
     {
         // The latency at the scenario's load: a closed loop of the plan's conversations by
         // default, each with the deployment's average request in and the plan's output out.

@@ -72,6 +72,7 @@ private slots:
     void capacityThatServesNothingSaysWhatFits();
     void logOfAStandInModelClaimsNothingOfIts();
     void planLeavesOutClustersOfUnifiedMemory();
+    void planTakesEachGpusOwnDtype();
     void inspectContract_data();
     void inspectContract();
     void inspectOptions();
@@ -952,6 +953,34 @@ void TestCli::usageErrorsExit2()
     QCOMPARE(r.status, QProcess::NormalExit);
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(QString::fromUtf8(r.err).contains(expected), r.err.constData());
+}
+
+// "auto" dtypes are each GPU's own in the plans: Llama-3.1-8B is bf16 on an H100 and fp16 on a
+// V100 or a T4 (no bf16 there), whose rows are plans with no --dtype; bf16 asked for is no plan
+// on them, and says why (a fresh review copied V100 commands with --dtype bfloat16).
+void TestCli::planTakesEachGpusOwnDtype()
+{
+    const QStringList base{"plan",         "llama-3.1-8b", "--context", "32768",
+                           "--concurrent", "64",           "--json"};
+    auto rowsOf = [](const Run& r) {
+        QHash<QString, QJsonObject> rows;
+        for (const QJsonValue v : json(r)["plans"].toArray())
+            rows.insert(v["gpu"].toString(), v.toObject());
+        return rows;
+    };
+    const auto rows = rowsOf(cli(base));
+    for (const QString gpu : {"V100 16GB", "T4"}) {
+        QCOMPARE(rows[gpu]["feasible"].toBool(), true);
+        QVERIFY2(!rows[gpu]["launch_command"].toString().contains("bfloat16"),
+                 qPrintable(rows[gpu]["launch_command"].toString()));
+    }
+    const auto bf16 = rowsOf(cli(base + QStringList{"--weight-dtype", "bf16"}));
+    for (const QString gpu : {"V100 16GB", "T4"}) {
+        QCOMPARE(bf16[gpu]["feasible"].toBool(), false);
+        QVERIFY2(bf16[gpu]["reason"].toString().contains("has no bf16"),
+                 qPrintable(bf16[gpu]["reason"].toString()));
+    }
+    QCOMPARE(bf16["H100 SXM"]["feasible"].toBool(), true);
 }
 
 // Plans a practitioner would take (issue 41, review P3 36): 50 conversations of Llama-3.3-70B at
