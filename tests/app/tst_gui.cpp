@@ -144,6 +144,7 @@ private slots:
     void measureTabTakesAShapeForMla();
     void exportReportThroughTheMenu();
     void logPaneReadsThenApplies();
+    void costTabSelfHostsWithThePrefixCache();
     void firstWindowFitsTheScreen();
     void fp4WeightsAsTheCliHasThem();
     void exportShortcutFromATextField();
@@ -2223,4 +2224,34 @@ void TestGui::logPaneReadsThenApplies()
     QVERIFY(asked);
     QCOMPARE(QString::fromStdString(session.scenario().model), QString("llama-3.1-8b"));
     QCOMPARE(QString::fromStdString(session.scenario().deployment.gpu), QString("RTX 3090"));
+}
+
+// The Cost tab's self-hosted line (review P2 25): it names the model it self-hosts, and its
+// prompt rate reads the support bot's 20,000 stable tokens from the engine's prefix cache, the
+// report's figure; under vLLM's V0 engine, which keeps no prefix by default, it does not.
+void TestGui::costTabSelfHostsWithThePrefixCache()
+{
+    AppSession session;
+    MainWindow window(&session);
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.tabs()->setCurrentIndex(4); // Cost
+    auto* line = child<QLabel>(&window, "selfHosting");
+    const SelfHosting& h = session.report()->selfHosting;
+    QVERIFY(h.priced());
+    QCOMPARE(h.cachedPrefixTokens, qint64(20000));
+    QVERIFY2(line->text().contains("meta-llama/Llama-3.1-8B self-hosted on the current plan") &&
+                 line->text().contains("the stable 20,000 tokens from the engine's prefix cache") &&
+                 line->text().contains("prompt " +
+                                       QLocale().toString(h.prefillTokensPerSecond, 'f', 0) +
+                                       " tokens/s"),
+             qPrintable(line->text()));
+    window.tabs()->setCurrentIndex(0);
+    auto* engine = child<QComboBox>(&window, "engine");
+    engine->setCurrentIndex(engine->findData(QStringLiteral("vllm-v0")));
+    QCOMPARE(session.report()->deployment.engine, std::string("vllm-v0"));
+    window.tabs()->setCurrentIndex(4);
+    QCOMPARE(session.report()->selfHosting.cachedPrefixTokens, qint64(0));
+    QVERIFY2(!line->text().contains("prefix cache"), qPrintable(line->text()));
 }
