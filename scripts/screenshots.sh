@@ -22,6 +22,17 @@ if [ -f "$root/../shared/engine-logs/cases.json" ]; then
     python3 -c 'import json, sys; c = json.load(open(sys.argv[1]))[0]; open(sys.argv[2], "w").write(c["log_excerpt"])' \
         "$root/../shared/engine-logs/cases.json" "$startlog"
 fi
+# One shot of the app as a fresh start sees it (the default scenario, this palette), on the
+# current screen: shot FILE [app options].
+shot() {
+    local file=$1
+    shift
+    rm -rf "$config/attnplan"
+    mkdir -p "$config/attnplan"
+    [ "$palette" = dark ] && printf '[window]\ndark=true\n' >"$config/attnplan/attnplan.conf"
+    XDG_CONFIG_HOME=$config XDG_RUNTIME_DIR=$config DISPLAY=$display QT_QPA_PLATFORM=xcb \
+        "$app" llama-3.1-8b "$@" -geometry "$size+0+0" --screenshot "$file" 2>>"$log" || true
+}
 for size in 1600x1000 1024x700; do
     # A screen of that size, as a user with that screen has.
     [ -n "$xvfb" ] && kill $xvfb 2>/dev/null && sleep 0.5
@@ -33,23 +44,12 @@ for size in 1600x1000 1024x700; do
         dir=$out/$palette-$size
         mkdir -p "$dir"
         for i in "${!names[@]}"; do
-            # Fresh settings for each shot: the default scenario, this palette.
-            rm -rf "$config/attnplan"
-            mkdir -p "$config/attnplan"
-            [ "$palette" = dark ] && printf '[window]\ndark=true\n' >"$config/attnplan/attnplan.conf"
-            XDG_CONFIG_HOME=$config XDG_RUNTIME_DIR=$config DISPLAY=$display QT_QPA_PLATFORM=xcb \
-                "$app" llama-3.1-8b --tab "$i" -geometry "$size+0+0" \
-                --screenshot "$dir/${names[$i]}.png" 2>>"$log" || true
+            shot "$dir/${names[$i]}.png" --tab "$i"
         done
         # The start-up log pane over a real log (the first of ../shared/engine-logs, where the
         # checkout has it beside it).
         if [ -n "$startlog" ]; then
-            rm -rf "$config/attnplan"
-            mkdir -p "$config/attnplan"
-            [ "$palette" = dark ] && printf '[window]\ndark=true\n' >"$config/attnplan/attnplan.conf"
-            XDG_CONFIG_HOME=$config XDG_RUNTIME_DIR=$config DISPLAY=$display QT_QPA_PLATFORM=xcb \
-                "$app" llama-3.1-8b --log "$startlog" -geometry "$size+0+0" \
-                --screenshot "$dir/log-pane.png" 2>>"$log" || true
+            shot "$dir/log-pane.png" --log "$startlog"
         fi
     done
 done

@@ -5,6 +5,7 @@
 #include "base/Units.h"
 #include "engines/EngineCli.h"
 #include "engines/EngineLog.h"
+#include "read/BundledModels.h"
 #include "read/ModelSource.h"
 #include "report/LogScenario.h"
 #include "report/ScenarioFile.h"
@@ -21,6 +22,7 @@
 
 #include <QFile>
 #include <QFileInfo>
+#include <QRegularExpression>
 #include <QSaveFile>
 
 #include <cmath>
@@ -510,6 +512,26 @@ bool AppSession::exportReport(const QString& path, QString* error) const
         return false;
     }
     return writeAtomically(path, reportBytes(suffix), error);
+}
+
+QStringList AppSession::bundledModelNames()
+{
+    QStringList names;
+    for (const attnplan::BundledModel& m : attnplan::bundledModels())
+        names << QString::fromUtf8(m.name.data(), qsizetype(m.name.size()));
+    names.sort();
+    return names;
+}
+
+QString AppSession::nearestBundledModel(const QString& logError)
+{
+    static const QRegularExpression quoted(QStringLiteral("\"([^\"]+)\""));
+    for (auto it = quoted.globalMatch(logError); it.hasNext();)
+        if (const std::string near =
+                attnplan::closestBundledName(it.next().captured(1).toStdString());
+            !near.empty())
+            return QString::fromStdString(near);
+    return {};
 }
 
 bool AppSession::writeAtomically(const QString& path, const QByteArray& data, QString* error)

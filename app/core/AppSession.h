@@ -113,6 +113,10 @@ public:
     // Writes `data` to `path` atomically (QSaveFile): a crash or a full disk leaves the old
     // file whole. False with the reason.
     static bool writeAtomically(const QString& path, const QByteArray& data, QString* error);
+    // The bundled models' names, sorted (the log pickers' list), and the one nearest the first
+    // quoted name in a log's error (the model the log prints), or empty.
+    static QStringList bundledModelNames();
+    static QString nearestBundledModel(const QString& logError);
 
 signals:
     void reportChanged();

@@ -42,8 +42,16 @@ CompareController::CompareController(AppSession* session)
           {{tr("Shape"), Unit::Text, {}}, {tr("Conversations"), Unit::Count, {}}}, this))
 {
     connect(session, &AppSession::reportChanged, this, &CompareController::refresh);
-    // The options table names the provider's cache price: a new price is a new line.
-    connect(session, &AppSession::costChanged, this, &CompareController::refresh);
+    // The options table names the provider's cache price: a new price refills that table only
+    // (the prompt changes as the Cost tab is typed in; the shapes do not).
+    connect(session, &AppSession::costChanged, this, [this] {
+        const Report* r = m_session->report();
+        const auto spec = m_session->model();
+        if (r && spec && r->options) {
+            fillOptions(*spec, r->deployment, *r->options);
+            emit resultsChanged();
+        }
+    });
 }
 
 void CompareController::refresh()

@@ -42,11 +42,7 @@ LogPane::LogPane(AppSession* session, QWidget* parent)
     m_state->setWordWrap(true);
     // The model the log names, or one of the library's for a log that names none attnplan has.
     m_model->addItem(tr("the model the log names"), QString());
-    QStringList names;
-    for (const attnplan::BundledModel& m : attnplan::bundledModels())
-        names << QString::fromUtf8(m.name.data(), qsizetype(m.name.size()));
-    names.sort();
-    for (const QString& n : names)
+    for (const QString& n : AppSession::bundledModelNames())
         m_model->addItem(n, QStringLiteral("bundled:") + n);
     m_model->setToolTip(tr("The model the log ran; the log's own name where attnplan has it"));
 
@@ -138,11 +134,7 @@ void LogPane::check()
     }
     // The model is what is missing: the library's nearest to the name the log prints, chosen
     // for the user to confirm or change (never the model open in the window).
-    const QRegularExpression quoted(QStringLiteral("\"([^\"]+)\""));
-    QString nearest;
-    for (auto it = quoted.globalMatch(error); it.hasNext() && nearest.isEmpty();)
-        nearest = QString::fromStdString(
-            attnplan::closestBundledName(it.next().captured(1).toStdString()));
+    const QString nearest = AppSession::nearestBundledModel(error);
     m_model->setFocus();
     const int at = m_model->findText(nearest);
     if (at <= 0 || !model.isEmpty()) {

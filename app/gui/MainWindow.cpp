@@ -537,19 +537,12 @@ bool MainWindow::openEngineLog(const QString& path)
         }
         // The log names no model attnplan has: ask which it ran, from the library; never plan
         // it against the model that happens to be open.
-        QStringList names;
-        for (const attnplan::BundledModel& m : attnplan::bundledModels())
-            names << QString::fromUtf8(m.name.data(), qsizetype(m.name.size()));
-        names.sort();
+        const QStringList names = AppSession::bundledModelNames();
         // The library's model nearest the name the log prints comes first; the CLI's wording
         // ("give --model") is not the window's.
         QString shown = error;
         shown.remove(QStringLiteral(" (give --model)"));
-        const QRegularExpression quoted(QStringLiteral("\"([^\"]+)\""));
-        QString nearest;
-        for (auto it = quoted.globalMatch(error); it.hasNext() && nearest.isEmpty();)
-            nearest = QString::fromStdString(
-                attnplan::closestBundledName(it.next().captured(1).toStdString()));
+        const QString nearest = AppSession::nearestBundledModel(error);
         QInputDialog dialog(this);
         dialog.setObjectName(QStringLiteral("logModelPicker"));
         dialog.setWindowTitle(tr("Which model ran this log?"));

@@ -2,6 +2,7 @@
 
 #include "AppSession.h"
 #include "Charts.h"
+#include "CopyButton.h"
 #include "EntryGuard.h"
 #include "FormattedDelegate.h"
 #include "PlanController.h"
@@ -84,13 +85,7 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
     m_error->setStyleSheet(QStringLiteral("color: #dc2626;"));
     m_command->setReadOnly(true);
     m_command->setToolTip(tr("The vLLM command line that matches this plan"));
-    auto* copy = new QPushButton(tr("Copy"));
-    copy->setToolTip(tr("Copy the command to the clipboard"));
-    connect(copy, &QPushButton::clicked, this, [this, copy] {
-        QApplication::clipboard()->setText(m_command->text());
-        copy->setText(tr("Copied"));
-        QTimer::singleShot(1500, copy, [copy] { copy->setText(tr("Copy")); });
-    });
+    QPushButton* copy = copyButton(m_command);
     auto* cmdRow = new QHBoxLayout;
     cmdRow->addWidget(m_command, 1);
     cmdRow->addWidget(copy);
@@ -383,11 +378,12 @@ void MemoryTab::syncFromController()
     m_maxNumSeqs->setValue(int(in.maxNumSeqs));
     m_maxBatched->setValue(int(std::min<qint64>(in.maxNumBatchedTokens, 1 << 30)));
     const attnplan::ScenarioLoad& load = m_plan->session()->scenario().load;
-    const int kind = m_loadKind->findData(QString::fromStdString(load.kind));
-    m_loadKind->setCurrentIndex(kind >= 0 ? kind : 0);
-    m_loadValue->setMinimum(load.kind == "requests_per_second" ? 0.01 : 0);
+    const int row = m_loadKind->findData(QString::fromStdString(load.kind));
+    m_loadKind->setCurrentIndex(row >= 0 ? row : 0);
+    const auto kind = attnplan::loadKindFromName(load.kind);
+    m_loadValue->setMinimum(kind == attnplan::LatencyLoad::Kind::RequestsPerSecond ? 0.01 : 0);
     m_loadValue->setValue(load.value);
-    m_loadValue->setEnabled(load.kind != "max_load");
+    m_loadValue->setEnabled(kind != attnplan::LatencyLoad::Kind::MaxLoad);
     m_loadInput->setValue(int(std::min<int64_t>(load.inputTokens, 1 << 30)));
     m_loadOutput->setValue(int(std::min<int64_t>(load.outputTokens, 1 << 30)));
     m_syncing = false;
@@ -512,10 +508,13 @@ QGroupBox* MemoryTab::buildLoadBox()
 {
     m_loadKind = new QComboBox;
     m_loadKind->setObjectName(QStringLiteral("loadKind"));
-    m_loadKind->addItem(tr("clients at once"), QStringLiteral("concurrent"));
-    m_loadKind->addItem(tr("requests / s"), QStringLiteral("requests_per_second"));
-    m_loadKind->addItem(tr("a static batch of"), QStringLiteral("batch"));
-    m_loadKind->addItem(tr("the most it serves"), QStringLiteral("max_load"));
+    // The scenario's names for each kind (serve/Latency.h loadKindName), in words.
+    using Kind = attnplan::LatencyLoad::Kind;
+    for (auto [kind, words] : {std::pair{Kind::Concurrent, tr("clients at once")},
+                               std::pair{Kind::RequestsPerSecond, tr("requests / s")},
+                               std::pair{Kind::Batch, tr("a static batch of")},
+                               std::pair{Kind::MaxLoad, tr("the most it serves")}})
+        m_loadKind->addItem(words, QString::fromLatin1(attnplan::loadKindName(kind)));
     m_loadValue = new QDoubleSpinBox;
     m_loadValue->setObjectName(QStringLiteral("loadValue"));
     m_loadValue->setRange(0, 1e6);
@@ -549,13 +548,15 @@ QGroupBox* MemoryTab::buildLoadBox()
     box->setLayout(form);
     connect(m_loadKind, &QComboBox::currentIndexChanged, this, [this] {
         // A rate needs its own figure: the plan target's clients are not one.
-        const bool rate = m_loadKind->currentData() == QLatin1String("requests_per_second");
+        const auto kind =
+            attnplan::loadKindFromName(m_loadKind->currentData().toString().toStdString());
+        const bool rate = kind == attnplan::LatencyLoad::Kind::RequestsPerSecond;
         const attnplan::Report* r = m_plan->session()->report();
         if (!m_syncing && rate && m_loadValue->value() == 0 && r && r->latency) {
             const QSignalBlocker quiet(m_loadValue);
             m_loadValue->setValue(std::max(0.01, r->latency->requestsPerSecond));
         }
-        m_loadValue->setEnabled(m_loadKind->currentData() != QLatin1String("max_load"));
+        m_loadValue->setEnabled(kind != attnplan::LatencyLoad::Kind::MaxLoad);
         m_loadValue->setMinimum(rate ? 0.01 : 0);
         pushLoad();
     });

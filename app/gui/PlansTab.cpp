@@ -2,6 +2,7 @@
 
 #include "AppSession.h"
 #include "Charts.h"
+#include "CopyButton.h"
 #include "FormattedDelegate.h"
 #include "PlanController.h"
 #include "Reflow.h"
@@ -10,12 +11,10 @@
 #include "engines/ServingEngine.h"
 #include "report/Scenario.h"
 
-#include <QApplication>
 #include <QBoxLayout>
 #include <QChart>
 #include <QChartView>
 #include <QCheckBox>
-#include <QClipboard>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
@@ -28,7 +27,6 @@
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
 #include <QTableView>
-#include <QTimer>
 
 #include <cmath>
 #include <limits>
@@ -156,13 +154,8 @@ PlansTab::PlansTab(PlanController* plan, QWidget* parent)
     });
     m_command->setReadOnly(true);
     m_command->setPlaceholderText(tr("Choose a plan: its launch command in full"));
-    auto* copy = new QPushButton(tr("Copy"));
+    QPushButton* copy = copyButton(m_command);
     copy->setToolTip(tr("Copy the chosen plan's command to the clipboard"));
-    connect(copy, &QPushButton::clicked, this, [this, copy] {
-        QApplication::clipboard()->setText(m_command->text());
-        copy->setText(tr("Copied"));
-        QTimer::singleShot(1500, copy, [copy] { copy->setText(tr("Copy")); });
-    });
     m_use->setEnabled(false);
     auto* commandRow = new QHBoxLayout;
     commandRow->addWidget(m_command, 1);
