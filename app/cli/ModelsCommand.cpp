@@ -17,7 +17,7 @@ int runModels(const std::vector<std::string>& argv)
     const CliArgs a(argv, optionsOf("models"));
     if (!a.positionals().empty())
         throw UsageError("models: takes no arguments (only --json)");
-    const std::vector<ModelListing> rows = bundledListings();
+    const std::vector<ModelListing>& rows = bundledListings();
     if (a.flag("json")) {
         nlohmann::ordered_json list = nlohmann::ordered_json::array();
         for (const ModelListing& m : rows)

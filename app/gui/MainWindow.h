@@ -73,6 +73,7 @@ private:
     void openFile();
     void openFolder();
     void showModel();
+    void expandLibrary();
     void showError(const QString& message);
     // The HTML report, or with `data` the JSON, CSV or Markdown tables.
     void exportReport(bool data);
@@ -99,6 +100,7 @@ private:
     QTreeView* m_libraryView;
     class ModelFilter* m_libraryFilter;
     class QLineEdit* m_libraryQuery;
+    class QTimer* m_libraryFit; // coalesces the rows a change adds into one expandLibrary()
     QTableView* m_summaryView;
     QTabWidget* m_tabs;
     MemoryTab* m_memoryTab;

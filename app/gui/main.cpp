@@ -4,6 +4,9 @@
 #include "MeasureController.h"
 #include "ModelController.h"
 #include "PlanController.h"
+#include "price/PriceCatalog.h"
+#include "read/BundledModels.h"
+#include "serve/GpuCatalog.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -16,6 +19,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -95,6 +99,15 @@ int main(int argc, char** argv)
                 qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") &&
                 qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
                 qputenv("QT_QPA_PLATFORM", "offscreen");
+    // The built-in catalogs and the library's listings are parsed on the other core while Qt
+    // connects to the display and loads its fonts; the window's first use waits for them if
+    // they are not done (function-local statics). Start-up is timed on a 2-core machine, where
+    // this took 10 ms off the path (perf, 2026-12-02).
+    std::jthread warm([] {
+        attnplan::builtinPriceCatalog();
+        attnplan::builtinGpuCatalog();
+        attnplan::bundledListings();
+    });
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("attnplan"));
     QApplication::setOrganizationName(QStringLiteral("attnplan"));

@@ -229,13 +229,16 @@ ModelListing listingFor(const ModelSpec& spec, std::string_view source)
     return l;
 }
 
-std::vector<ModelListing> bundledListings()
+const std::vector<ModelListing>& bundledListings()
 {
-    std::vector<ModelListing> out;
-    for (const BundledModel& m : bundledModels())
-        if (auto spec = readBundledModel(m))
-            out.push_back(listingFor(spec.value(), m.source));
-    return out;
+    static const std::vector<ModelListing> listings = [] {
+        std::vector<ModelListing> out;
+        for (const BundledModel& m : bundledModels())
+            if (auto spec = readBundledModel(m))
+                out.push_back(listingFor(spec.value(), m.source));
+        return out;
+    }();
+    return listings;
 }
 
 } // namespace attnplan

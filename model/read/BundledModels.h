@@ -62,7 +62,8 @@ ModelListing listingFor(const ModelSpec& spec, std::string_view source);
 // A family as people name it: "qwen3" and "qwen3_moe" are both "Qwen3"; unknown ones as given.
 std::string familyDisplayName(const std::string& family);
 // Every bundled model's listing; a config the reader rejects would be a build defect, and is
-// reported by the suite rather than skipped silently here.
-std::vector<ModelListing> bundledListings();
+// reported by the suite rather than skipped silently here. Read once (the configs are built in)
+// and safe to call from any thread.
+const std::vector<ModelListing>& bundledListings();
 
 } // namespace attnplan

@@ -37,6 +37,7 @@
 #include <QChartView>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
 #include <QDockWidget>
 #include <QDoubleSpinBox>
 #include <QFile>
@@ -75,6 +76,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
+#include <QTreeView>
 #include <QValueAxis>
 #include <QWheelEvent>
 
@@ -153,6 +155,7 @@ private slots:
     void unsavedEditsAreAskedAbout();
     void badModelAtStartIsSaid();
     void libraryDockHides();
+    void libraryFilterClearsAndNamesFit();
     void compareSaysPerReplicaAndWhatDoesNotFit();
     void startUpLogOpensAsAScenario();
     void everyTabInBothPalettesWithoutWarnings();
@@ -750,6 +753,57 @@ void TestGui::badModelAtStartIsSaid()
 }
 
 // At 1024 x 700 the model library can go (review D13): View > Model library hides and shows it.
+// The library's filter has a clear button that shows while there is text, and its columns are as
+// wide as the names they hold, at start and after a model with a long name joins Recent (the
+// widths are set once for each change, not by ResizeToContents at every layout pass).
+void TestGui::libraryFilterClearsAndNamesFit()
+{
+    AppSession session;
+    MainWindow window(&session);
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    window.resize(1600, 1000);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto* query = child<QLineEdit>(&window, "libraryFilter");
+    auto* view = child<QTreeView>(&window, "libraryView");
+    auto* clear = query->findChild<QAction*>(QStringLiteral("clearText"));
+    QVERIFY(query && view && clear);
+    QVERIFY(!clear->isVisible());
+    // What the view measures its rows to need (public on the base class).
+    const auto hint = [view](int c) {
+        return static_cast<QAbstractItemView*>(view)->sizeHintForColumn(c);
+    };
+    const auto rows = [view] {
+        int n = 0;
+        for (int g = 0; g < view->model()->rowCount(); ++g)
+            n += view->model()->rowCount(view->model()->index(g, 0));
+        return n;
+    };
+    const int all = rows();
+    QVERIFY(all > 40);
+    query->setFocus();
+    QTest::keyClicks(query, "qwen3");
+    QVERIFY(clear->isVisible());
+    QVERIFY(rows() > 0 && rows() < all);
+    clear->trigger();
+    QVERIFY(query->text().isEmpty());
+    QVERIFY(!clear->isVisible());
+    QCOMPARE(rows(), all);
+    for (int c : {0, 1})
+        QVERIFY2(view->columnWidth(c) >= hint(c),
+                 qPrintable(
+                     QString("column %1: %2 < %3").arg(c).arg(view->columnWidth(c)).arg(hint(c))));
+    QTemporaryDir dir;
+    const QString folder = dir.path() + "/a-model-folder-whose-name-is-wider-than-any-bundled-one";
+    QVERIFY(QDir().mkpath(folder));
+    QVERIFY(QFile::copy(QStringLiteral(ATTNPLAN_SOURCE_DIR "/configs/qwen3-8b.json"),
+                        folder + "/config.json"));
+    const int before = view->columnWidth(0);
+    QVERIFY(session.models()->open(folder + "/config.json"));
+    QTRY_VERIFY(view->columnWidth(0) > before);
+    QVERIFY(view->columnWidth(0) >= hint(0));
+}
+
 void TestGui::libraryDockHides()
 {
     AppSession session;
