@@ -125,6 +125,7 @@ private slots:
     void aLoggedBudgetStaysWithItsGpu();
     void sglangStatePoolAsTyped();
     void failedVllmStartUpIsRead();
+    void trtllmExcerptWithoutFreeMemoryIsRead();
     void deepseekV4PagedAsVllmPagesIt();
     void preAmpereRunsFp16();
 };
@@ -1899,7 +1900,8 @@ void TestEngines::failedVllmStartUpIsRead()
 {
     const std::string text =
         "vllm-0.15.2rc1.dev93+g11a4c9d30.cu128-cp312-cp312-linux_x86_64.whl\n"
-        "`bash vllm serve ./Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8 --gpu-memory-utilization 0.9 "
+        "`bash VLLM_PP_LAYER_PARTITION=16,32 CUDA_VISIBLE_DEVICES=0,1 vllm serve "
+        "./Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8 --gpu-memory-utilization 0.9 "
         "--served-model-name Q --pipeline-parallel-size 2 --enable-chunked-prefill`\n"
         "`(EngineCore_DP0 pid=1094) ValueError: To serve at least one request with the models's "
         "max seq len (262144), (24.0 GiB KV cache is needed, which is larger than the available "
@@ -1923,6 +1925,34 @@ void TestEngines::failedVllmStartUpIsRead()
     QCOMPARE(c.computed, byHand);
     QCOMPARE(byHand, 34720.0);
     QVERIFY(std::fabs(c.difference()) < 0.001);
+    // The check's figure is not what the pool holds: each of the two stages keeps KV for its own
+    // layers (the review's P1, the window opened with twice the check's tokens unexplained). On
+    // even stages 24 layers: 3.18 GiB / 49,152 B = 69,456 in whole blocks; on the printed
+    // partition the stage holds 16 (104,192) or 32 (52,096) of the 48 layers.
+    QCOMPARE(v.ppLayerPartition, (std::vector<int64_t>{16, 32}));
+    QVERIFY(std::any_of(c.inputs.begin(), c.inputs.end(), [](const std::string& i) {
+        return i.find("TP 1, PP 2,") != std::string::npos;
+    }));
+    QCOMPARE(std::floor(3.18 * 1073741824.0 / (49152.0 * 16)) * 16, 69456.0);
+    QCOMPARE(std::floor(3.18 * 1073741824.0 / (32768.0 * 16)) * 16, 104192.0);
+    QCOMPARE(std::floor(3.18 * 1073741824.0 / (65536.0 * 16)) * 16, 52096.0);
+    const auto stageNote = std::find_if(c.notes.begin(), c.notes.end(), [](const std::string& n) {
+        return n.find("#34076") != std::string::npos;
+    });
+    QVERIFY(stageNote != c.notes.end());
+    QVERIFY2(stageNote->find("holds 69,456 tokens on even stages") != std::string::npos &&
+                 stageNote->find("16 or 32 layers, 104,192 or 52,096 tokens") != std::string::npos,
+             stageNote->c_str());
+    // The what-ifs are on the even stages' pool: sixteen requests of 4k, two of 32k.
+    QCOMPARE(c.deployment.stages(), int64_t(2));
+    const auto whatIf = [&c](const std::string& k) {
+        for (const auto& [key, value] : c.whatIf)
+            if (key == k)
+                return value;
+        return std::string();
+    };
+    QCOMPARE(whatIf("requests of 4k at once"), std::string("16"));
+    QCOMPARE(whatIf("requests of 32k at once"), std::string("2"));
     // The utilization as a script's keyword argument, and as 0.21+ restates it (the review read
     // 0.92 in the window for a log of 0.95).
     const EngineLogFacts kwarg = parseEngineLog("INFO 09-03 [model.py:617] vLLM version 0.22.0\n"
@@ -1934,6 +1964,43 @@ void TestEngines::failedVllmStartUpIsRead()
                        "is enabled. The current --gpu-memory-utilization=0.9500 is equivalent to "
                        "--gpu-memory-utilization=0.9417 without CUDA graph memory profiling.\n");
     QCOMPARE(restated.vllm.utilization.value_or(0), 0.95);
+}
+
+// A TensorRT-LLM 1.2.1 excerpt (lm7's docs/tensorrt-llm.md, SmolLM2-135M on an RTX 4070 SUPER)
+// keeps the PyTorch backend's "Estimated max memory in KV cache" and the allocation, wrapped
+// before its token count, and elides the free-memory lines. It was refused (the review's P2); the
+// printed pool is the budget. SmolLM2-135M keeps 30 layers x 3 KV heads x 64 x 2 x 2 B = 23,040 B
+// a token; 9.06 GiB / 23,040 B = 422,226, in whole 32-token blocks 422,208: against the logged
+// 422,048 (13,189 blocks x 32) +0.04%, the printed 9.06 being rounded.
+void TestEngines::trtllmExcerptWithoutFreeMemoryIsRead()
+{
+    const std::string text =
+        ".venv-trtllm/bin/python -m pip install tensorrt-llm==1.2.1\n"
+        "[TRT-LLM] [I] Estimated max memory in KV cache : 9.06 GiB\n"
+        "[TensorRT-LLM][INFO] Max KV cache blocks per sequence: 65 [window size=2049],\n"
+        "  tokens per block=32, primary blocks=13189, max sequence length=2049\n"
+        "[TensorRT-LLM][INFO] [MemUsageChange] Allocated 9.06 GiB for max tokens in paged\n"
+        "  KV cache (422048).\n";
+    const EngineLogFacts log = parseEngineLog(text);
+    QCOMPARE(*log.engine, EngineKind::Trtllm);
+    QCOMPARE(log.kvTokens.value_or(0), qint64(422048));
+    QCOMPARE(log.trtllm.primaryBlocks.value_or(0), qint64(13189));
+    QCOMPARE(log.trtllm.tokensPerBlock.value_or(0), qint64(32));
+    QCOMPARE(log.trtllm.estimatedKvGiB.value_or(0), 9.06);
+    QCOMPARE(log.context.value_or(0), qint64(2049));
+    QVERIFY(log.trtllm.pytorchBackend);
+    QCOMPARE(log.version, std::string("1.2.1"));
+    QVERIFY2(log.unplaced.empty(), log.unplaced.empty() ? "" : log.unplaced.front().c_str());
+    const ModelSpec smol = enginelog::perTokenSpec(30 * 3 * 64 * 2 * 2, DType::BF16, 0);
+    for (const ModelSpec* given : {static_cast<const ModelSpec*>(nullptr), &smol}) {
+        const EngineLogCheck c = checkEngineLog(log, given, builtinGpuCatalog()).value();
+        QCOMPARE(c.quantity, std::string("KV tokens"));
+        const double byHand = std::floor(9.06 * 1073741824.0 / (23040.0 * 32)) * 32;
+        QCOMPARE(byHand, 422208.0);
+        QVERIFY2(std::fabs(c.computed - byHand) <= 32, qPrintable(QString::number(c.computed)));
+        QVERIFY(std::fabs(c.difference()) < 0.001);
+        QCOMPARE(c.deployment.availableKvBytes.value_or(0), int64_t(9.06 * 1073741824.0));
+    }
 }
 
 // Issue 36: T4 and V100 have no bf16; vLLM runs a bf16 checkpoint there in fp16 (weights and the

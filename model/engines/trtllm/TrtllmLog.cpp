@@ -40,15 +40,41 @@ void readTrtllmLogLine(LogFacts& f, TrtllmLogFacts& own, std::string_view line)
                             "kv_cache_free_gpu_mem_fraction=", "free_gpu_memory_fraction: "})
         if (auto v = numberAfter(line, key); v && !own.fraction)
             own.fraction = v;
+    // The PyTorch backend's KV sizing (trtllm-serve's default since 1.0) prints this line.
+    if (has(line, "Estimated max memory in KV cache")) {
+        own.pytorchBackend = true;
+        own.estimatedKvGiB = numberAfter(line, ":");
+    }
+    // The release as installed, where the log does not print it: `pip install
+    // tensorrt-llm==1.2.1`.
+    if (f.version.empty())
+        if (const size_t at = line.find("tensorrt-llm=="); at != std::string_view::npos)
+            f.version = versionAt(line, at + 14);
+    // "Max KV cache blocks per sequence: 65 [window size=2049], tokens per block=32, primary
+    // blocks=13189, max sequence length=2049", one line or wrapped after the window.
+    if (has(line, "[window size=") && !f.context)
+        f.context = integerAfter(line, "[window size=");
+    if (has(line, "tokens per block="))
+        own.tokensPerBlock = integerAfter(line, "tokens per block=");
+    if (has(line, "primary blocks="))
+        own.primaryBlocks = integerAfter(line, "primary blocks=");
     if (has(line, "Number of blocks in KV cache primary pool:"))
         own.primaryBlocks = integerAfter(line, "primary pool:");
     if (has(line, "Number of tokens per block:"))
         own.tokensPerBlock = integerAfter(line, "per block:");
-    if (has(line, "for max tokens in paged KV cache")) {
+    // "Allocated X GiB for max tokens in paged KV cache (N)", also as a document wraps it after
+    // "paged", the count on the next line.
+    const bool wrapped = own.allocatedTokensNext;
+    own.allocatedTokensNext = false;
+    if (has(line, "for max tokens in paged")) {
         own.allocatedGiB = numberAfter(line, "Allocated");
         const size_t open = line.rfind('(');
         if (open != std::string_view::npos)
             f.kvTokens = integerAt(line, open + 1);
+        else
+            own.allocatedTokensNext = true;
+    } else if (wrapped && has(line, "KV cache (")) {
+        f.kvTokens = integerAt(line, line.find("KV cache (") + 10);
     }
     if (has(line, "max_seq_len=")) {
         if (auto c = integerAfter(line, "max_seq_len="))
@@ -82,6 +108,7 @@ Expected<EngineLogCheck> checkTrtllmLog(const LogFacts& log, const TrtllmLogFact
                                           : "printed " + log.version;
     const int64_t tpb = own.tokensPerBlock.value_or(32);
     double free = 0;
+    double kvPrinted = 0;
     std::string freeFrom;
     if (pytorch && own.totalGiB && own.peakGiB) {
         free = (*own.totalGiB - *own.peakGiB + own.tmpKvGiB.value_or(0)) * kGiB;
@@ -93,9 +120,18 @@ Expected<EngineLogCheck> checkTrtllmLog(const LogFacts& log, const TrtllmLogFact
         freeFrom = "available " + giB(*own.availableGiB) +
                    " after the engine loaded (\"Memory "
                    "usage when calculating max tokens\")";
+    } else if (own.estimatedKvGiB && *own.estimatedKvGiB > 0) {
+        // trtllm-serve's own line: the pool it sized, without the free memory it came from (an
+        // excerpt that elides the profiling lines). The pool is the budget; the free memory is
+        // what the fraction implies, for the GPU a scenario needs.
+        kvPrinted = *own.estimatedKvGiB * kGiB;
+        free = kvPrinted / own.fraction.value_or(0.9);
+        freeFrom = "KV cache memory " + giB(*own.estimatedKvGiB) +
+                   " (printed: \"Estimated max memory in KV cache\"; the free memory it came "
+                   "from is not)";
     } else {
-        return Error{"the log prints neither the C++ runtime's available memory nor the PyTorch "
-                     "backend's profiling peak"};
+        return Error{"the log prints neither the C++ runtime's available memory, the PyTorch "
+                     "backend's profiling peak nor the estimated KV cache memory"};
     }
     if (!(free > 0 && free < 1e6 * kGiB) || own.totalGiB.value_or(0) > 1e6)
         return Error{"the log's memory figures are not a GPU's"};
@@ -128,6 +164,8 @@ Expected<EngineLogCheck> checkTrtllmLog(const LogFacts& log, const TrtllmLogFact
     trt.runtime = pytorch ? "pytorch" : "tensorrt";
     trt.tokensPerBlock = tpb;
     trt.freeGpuMemoryFraction = own.fraction.value_or(0.9);
+    if (kvPrinted > 0)
+        in.availableKvBytes = int64_t(kvPrinted);
     auto plan = planTrtllm(*spec, in, trt);
     if (!plan)
         return Error{plan.error()};

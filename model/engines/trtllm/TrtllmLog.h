@@ -27,7 +27,9 @@ struct TrtllmLogFacts
     std::optional<int64_t> kvSizePerToken;
     std::optional<int64_t> tokensPerBlock;
     std::optional<int64_t> primaryBlocks;
-    std::optional<double> allocatedGiB; // the last "[MemUsageChange] Allocated X GiB ... (N)"
+    std::optional<double> allocatedGiB;   // the last "[MemUsageChange] Allocated X GiB ... (N)"
+    std::optional<double> estimatedKvGiB; // "Estimated max memory in KV cache : X GiB"
+    bool allocatedTokensNext = false;     // the "Allocated" line wrapped before "(N)"
 
     bool operator==(const TrtllmLogFacts&) const = default;
 };

@@ -98,6 +98,21 @@ bool readTypedOrFailed(VllmLogFacts& f, std::string_view line)
 {
     bool placed = false;
     auto found = [&](std::string_view key) { return line.find(key) != std::string_view::npos; };
+    // Uneven pipeline stages, set in the environment the command runs in: layers per stage.
+    if (const size_t at = line.find("VLLM_PP_LAYER_PARTITION="); at != std::string_view::npos) {
+        std::vector<int64_t> stages;
+        std::string_view rest = line.substr(at + 24);
+        rest = rest.substr(0, rest.find_first_of(" `\"'"));
+        for (size_t from = 0; from <= rest.size();) {
+            const size_t comma = std::min(rest.find(',', from), rest.size());
+            if (auto v = toInteger(std::string(rest.substr(from, comma - from))); v && *v > 0)
+                stages.push_back(*v);
+            from = comma + 1;
+        }
+        if (!stages.empty())
+            f.ppLayerPartition = std::move(stages);
+        placed = true;
+    }
     if (const size_t at = line.find("vllm serve "); at != std::string_view::npos) {
         const std::string_view cmd = line.substr(at + 11);
         const size_t end = cmd.find_first_of(" `");
@@ -412,6 +427,7 @@ Expected<EngineLogCheck> checkVllmLog(const VllmLogFacts& v, const ModelSpec* gi
         return Error{r.error()};
     c.inputs.push_back("max_model_len " + withCommas(in.maxModelLen) + ", TP " +
                        std::to_string(in.tp) +
+                       (in.stages() > 1 ? ", PP " + std::to_string(in.stages()) : std::string()) +
                        (in.dp > 1 ? ", DP " + std::to_string(in.dp) : std::string()) +
                        (in.ep > 1 ? ", EP " + std::to_string(in.ep) : std::string()) +
                        ", utilization " + formatFixed(in.utilization, 2));
@@ -443,6 +459,33 @@ Expected<EngineLogCheck> checkVllmLog(const VllmLogFacts& v, const ModelSpec* gi
         }
         const double block = double(r->blockSize > 0 ? r->blockSize : 16);
         c.computed = std::floor(double(r->memory.kvBudget) / (perToken * block)) * block;
+        // That check's figure is not what the pool holds when stages split the layers: say what
+        // the budget holds on the stages, the figure the what-ifs and the applied scenario use.
+        if (perToken == all && in.stages() > 1) {
+            const auto tokensAt = [&](double bytes) {
+                return withCommas(
+                    int64_t(std::floor(double(r->memory.kvBudget) / (bytes * block)) * block));
+            };
+            std::string note =
+                "the check weighs all " + std::to_string(spec->numLayers) +
+                " layers against one stage's memory (vLLM #34076); with PP " +
+                std::to_string(in.stages()) + " a stage keeps KV for its own layers only, so " +
+                "the budget holds " + tokensAt(stage) +
+                " tokens on even stages: the figure the what-ifs and an applied scenario use";
+            const std::vector<int64_t>& split = v.ppLayerPartition;
+            if (split.size() == size_t(in.stages())) {
+                const auto [few, most] = std::minmax_element(split.begin(), split.end());
+                note += "; VLLM_PP_LAYER_PARTITION=";
+                for (size_t i = 0; i < split.size(); ++i)
+                    note += (i ? "," : "") + std::to_string(split[i]);
+                note += " splits unevenly, which attnplan does not plan: the stage that printed "
+                        "holds " +
+                        std::to_string(*few) + " or " + std::to_string(*most) + " layers, " +
+                        tokensAt(all * double(*few) / double(spec->numLayers)) + " or " +
+                        tokensAt(all * double(*most) / double(spec->numLayers)) + " tokens";
+            }
+            c.notes.push_back(note);
+        }
         c.notes.push_back("vLLM refused to start: max_model_len " +
                           withCommas(v.maxModelLen.value_or(in.maxModelLen)) +
                           " needs more KV than the available memory holds");

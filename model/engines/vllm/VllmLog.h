@@ -27,6 +27,7 @@ struct VllmLogFacts
     std::optional<int64_t> maxNumSeqs;
     std::optional<int64_t> tp;
     std::optional<int64_t> pp;
+    std::vector<int64_t> ppLayerPartition; // VLLM_PP_LAYER_PARTITION=16,32: layers per stage
     std::optional<int64_t> dcp;
     std::optional<int64_t> dp;          // data_parallel_size (each rank logs its own KV)
     std::optional<bool> expertParallel; // enable_expert_parallel
