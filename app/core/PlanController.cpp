@@ -146,6 +146,10 @@ bool PlanController::applyPlan(int row)
     d.ep = p.ep;
     d.gpus = p.tp * p.dp * p.pp;
     d.replicas = p.replicas;
+    // llama-server's slots and unified cache as the plan has them: without them the command
+    // shown after "Use this plan" ran one slot (the fresh review's P1).
+    for (const auto& [flag, value] : p.engineFlags)
+        d.engineFlags[flag] = value;
     m_session->setDeployment(d);
     emit deploymentApplied();
     return true;

@@ -121,6 +121,7 @@ PlanRow planLlamaCppOn(const ModelSpec& s, const GpuSpec& gpu, const PlanTarget&
     row.replicas = replicas;
     row.totalGpus = replicas * perReplica;
     row.conversationsPerReplica = slots;
+    row.engineFlags = {{"parallel", std::to_string(slots)}, {"kv-unified", "true"}};
     DeploymentInputs vin = base;
     vin.engine = "vllm";
     vin.gpu = gpu;

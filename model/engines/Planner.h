@@ -4,6 +4,7 @@
 #include "spec/ModelSpec.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -50,6 +51,10 @@ struct PlanRow
     std::optional<double> dollarsPerHour;
     std::string reason; // why infeasible, or what bounded it
     std::string launchCommand;
+    // The plan's own settings of its engine beside the deployment's, as a scenario keeps them
+    // (ScenarioDeployment.engineFlags): llama-server's slots and unified cache ({"parallel":
+    // "32", "kv-unified": "true"}). Using the plan sets them; empty for vLLM's rows.
+    std::map<std::string, std::string> engineFlags;
     // llama.cpp with experts kept in host memory (--n-cpu-moe, --cpu-moe, -ot): the layers whose
     // experts stay there, what host memory holds (those experts, and layers not on the GPU),
     // and the rate the CPU reads it at, with its source; 0 where nothing stays there.

@@ -94,7 +94,16 @@ Expected<LogScenario> scenarioFromEngineLog(const EngineLogFacts& log, const Eng
         return out;
     }
     d.tp = in.tp > 0 ? in.tp : 1;
-    d.gpus = std::max<int64_t>(d.tp, in.gpus);
+    // Data-parallel ranks and experts split by rank, as the log ran them: without them a DP 2
+    // log's GPUs read as two pipeline stages.
+    d.dp = in.dp > 0 ? in.dp : 1;
+    d.ep = in.ep > 0 ? in.ep : 1;
+    d.gpus = std::max<int64_t>(d.tp * d.dp, in.gpus);
+    // The drafter the log ran (MTP, EAGLE): its weights and KV layers are in the check's figure,
+    // and the latency of the applied deployment drafts as the log's did (the fresh review's
+    // DeepSeek-V4 log opened with "Speculative none").
+    if (sizesDeployment)
+        d.speculation = in.speculation;
     if (in.maxModelLen > 0)
         d.context = in.maxModelLen;
     if (!sizesDeployment) {

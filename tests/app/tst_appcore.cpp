@@ -27,6 +27,7 @@
 #include "read/BundledModels.h"
 #include "read/ConfigReader.h"
 #include "read/ModelSource.h"
+#include "report/LogScenario.h"
 #include "report/Report.h"
 #include "report/ScenarioFile.h"
 #include "serve/Memory.h"
@@ -98,6 +99,7 @@ private slots:
     void logBudgetFollowsItsModelAndGpu();
     void logIsNeverAppliedToTheOpenModel();
     void logSettingsCarryIntoTheDeployment();
+    void logDrafterAndRanksCarryIntoTheDeployment();
     void compareTablesAgreeOnMla();
     void aSecondLogReplacesTheFirst();
     void sglangLogLimitsReachTheWindow();
@@ -1181,6 +1183,36 @@ void TestAppCore::logSettingsCarryIntoTheDeployment()
     QVERIFY(check);
     for (const auto& [what, gives] : check->whatIf)
         QVERIFY2(what.find("128k") == std::string::npos, what.c_str());
+}
+
+// A vLLM log's drafter (MTP, 2 tokens) and data-parallel ranks reach the applied deployment: the
+// fresh review's DeepSeek-V4 log opened with "Speculative none", the latency of a deployment
+// without MTP, and a DP 2 x TP 2 log's 4 GPUs read as two pipeline stages.
+void TestAppCore::logDrafterAndRanksCarryIntoTheDeployment()
+{
+    attnplan::EngineLogCheck c;
+    c.release = "vllm@0.25.0";
+    c.modelSource = "qwen3-8b";
+    c.kvBudgetBytes = int64_t(20) << 30;
+    attnplan::DeploymentInputs& in = c.deployment;
+    in.engine = "vllm@0.25.0";
+    in.tp = 2;
+    in.dp = 2;
+    in.ep = 4;
+    in.gpus = 4;
+    in.maxModelLen = 32768;
+    in.speculation = {"mtp", 2, 0};
+    const auto applied =
+        attnplan::scenarioFromEngineLog(attnplan::EngineLogFacts{}, c, attnplan::defaultScenario(),
+                                        attnplan::builtinGpuCatalog(), "");
+    QVERIFY(applied);
+    const attnplan::ScenarioDeployment& d = applied->scenario.deployment;
+    QCOMPARE(d.speculation.method, std::string("mtp"));
+    QCOMPARE(d.speculation.tokens, int64_t(2));
+    QCOMPARE(d.tp, int64_t(2));
+    QCOMPARE(d.dp, int64_t(2));
+    QCOMPARE(d.ep, int64_t(4));
+    QCOMPARE(d.gpus, int64_t(4));
 }
 
 // Issue 34, item 12: for an MLA model the options table's MQA is the shape table's MQA (K of

@@ -136,6 +136,7 @@ private slots:
     void headlineIsWhatRunsAtOnce();
     void kvDtypeTheEngineCannotRunIsRefused();
     void planRowAppliesWithReplicas();
+    void llamaPlanUsesItsSlots();
     void plansViewSortsAndChooses();
     void loadDrivesTheLatency();
     void hybridSaysItsState();
@@ -666,6 +667,52 @@ void TestGui::planRowAppliesWithReplicas()
             found = true;
         }
     QVERIFY(found);
+}
+
+// Using a llama.cpp plan takes its slots over one unified cache, not only its GPU: the command
+// after "Use this plan" ran 1 slot (the fresh review's P1). Llama 3.1 8B at 8k, 32 at once.
+void TestGui::llamaPlanUsesItsSlots()
+{
+    AppSession session;
+    MainWindow window(&session);
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    window.resize(1600, 1000);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    typeInto(child<QSpinBox>(&window, "context"), "8k");
+    window.tabs()->setCurrentIndex(1);
+    auto* table = child<QTableView>(&window, "planTable");
+    auto* engine = child<QComboBox>(&window, "planEngine");
+    engine->setCurrentIndex(engine->findData(QStringLiteral("llama.cpp")));
+    QCOMPARE(session.scenario().plan.engine, std::string("llama.cpp"));
+    // Using a plan of one GPU a replica takes its slots over one unified cache, not only its
+    // GPU: the command after "Use this plan" ran 1 slot (the fresh review's P1).
+    const PlanRow* single = nullptr;
+    for (const PlanRow& p : session.report()->plan)
+        if (p.feasible && p.pp == 1 && p.tp == 1 && !single)
+            single = &p;
+    QVERIFY(single);
+    const std::string slotCount = std::to_string(single->conversationsPerReplica);
+    const std::string cells = std::to_string(8192 * single->conversationsPerReplica);
+    QVERIFY(single->conversationsPerReplica > 1);
+    window.tabs()->setCurrentIndex(1);
+    for (int r = 0; r < table->model()->rowCount(); ++r)
+        if (table->model()->index(r, 0).data().toString() == QString::fromStdString(single->gpu))
+            table->selectRow(r);
+    child<QPushButton>(&window, "usePlan")->click();
+    const ScenarioDeployment& used = session.scenario().deployment;
+    QCOMPARE(used.engineFlags.count("parallel") ? used.engineFlags.at("parallel") : "", slotCount);
+    QCOMPARE(used.engineFlags.count("kv-unified") ? used.engineFlags.at("kv-unified") : "",
+             std::string("true"));
+    bool llama = false;
+    for (const EngineRow& e : session.report()->engines)
+        if (e.engine.rfind("llama", 0) == 0) {
+            llama = true;
+            QVERIFY2(e.command.find("-c " + cells + " -np " + slotCount) != std::string::npos &&
+                         e.command.find("-kvu") != std::string::npos,
+                     (e.command + e.error).c_str());
+        }
+    QVERIFY(llama);
 }
 
 // A scenario with TP 3 (review D11, D12): the field shows 3, outlined with the reason, and no
