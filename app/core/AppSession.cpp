@@ -413,14 +413,19 @@ bool AppSession::openEngineLogText(const QString& text, const QString& path, QSt
     }
     m_path.clear();
     setModified(true);
+    // The budget is said to be the log's only where the deployment took it (a vLLM log); the
+    // other engines' logs set their own rows (a llama.cpp log said "the KV budget of 0.25 GiB
+    // per GPU is the log's" over vLLM's modelled 61 GiB, the fresh review's P2).
     if (summary)
-        *summary = tr("%1 log (%2): %3 logged %4, attnplan %5 (%6%); the KV budget of %7 per "
-                      "GPU is the log's")
+        *summary = tr("%1 log (%2): %3 logged %4, attnplan %5 (%6%)")
                        .arg(q(c.engine), q(c.release), q(c.quantity))
                        .arg(c.logged, 0, 'f', 0)
                        .arg(c.computed, 0, 'f', 0)
-                       .arg(100 * c.difference(), 0, 'f', 2)
-                       .arg(q(attnplan::formatGiB(double(c.kvBudgetBytes))));
+                       .arg(100 * c.difference(), 0, 'f', 2) +
+                   (applied->scenario.deployment.availableKvGiB > 0
+                        ? tr("; the KV budget of %1 per GPU is the log's")
+                              .arg(q(attnplan::formatGiB(double(c.kvBudgetBytes))))
+                        : QString());
     if (summary)
         for (const std::string& n : applied->notes)
             *summary += QStringLiteral("; ") + q(n);

@@ -246,7 +246,10 @@ std::string reportHtml(const Report& r)
     if (r.capacity) {
         const CapacityResult& c = *r.capacity;
         const MemoryBreakdown& m = c.memory;
-        h << "<h2>Memory per GPU</h2>\n"
+        // Named: under a llama.cpp, SGLang or TensorRT-LLM headline this is the deployment's
+        // engine's allocation, not the headline's (the fresh review read vLLM's 252 GiB as the
+        // llama.cpp log's).
+        h << "<h2>Memory per GPU, as " << escape(engineLabel(in.engine)) << " allocates it</h2>\n"
           << table({"", "GiB"},
                    {{"GPU memory", gib(m.total)},
                     {"usable (utilization " + formatFixed(in.utilization, 2) + ")", gib(m.usable)},

@@ -1047,6 +1047,9 @@ void TestAppCore::aLogReplacesTheWholeDeployment()
     QVERIFY2(session.openEngineLogText(log, "llama.log", &error, &summary, "bundled:llama-3.1-8b"),
              qPrintable(error));
     const ScenarioDeployment& after = session.scenario().deployment;
+    // llama.cpp's budget is its own row's, not the deployment's: the message does not say the
+    // budget is the log's (the fresh review's P2, over vLLM's modelled budget).
+    QVERIFY2(!summary.contains("is the log's"), qPrintable(summary));
     QCOMPARE(QString::fromStdString(after.gpu),
              QString::fromStdString(defaultScenario().deployment.gpu));
     QCOMPARE(after.custom.memoryGiB, defaultScenario().deployment.custom.memoryGiB);
@@ -1152,6 +1155,7 @@ void TestAppCore::logSettingsCarryIntoTheDeployment()
     attnplan::testing::writeFile(path, attnplan::testing::kQwen2VllmLog);
     QString error, summary;
     QVERIFY2(session.openEngineLog(path, &error, &summary), qPrintable(error));
+    QVERIFY2(summary.contains("per GPU is the log's"), qPrintable(summary));
     const attnplan::ScenarioDeployment& d = session.scenario().deployment;
     QCOMPARE(QString::fromStdString(session.scenario().model), QString("qwen2-7b-instruct"));
     QVERIFY(d.utilization.has_value());

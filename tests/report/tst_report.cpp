@@ -322,6 +322,10 @@ void TestReport::htmlReportIsTheReports()
         QVERIFY(r);
         const std::string html = reportHtml(r.value());
         const QString text = QString::fromStdString(html);
+        // The memory section names the engine whose allocation it is.
+        QVERIFY2(!r->capacity ||
+                     text.contains("<h2>Memory per GPU, as vLLM 0.33.0 allocates it</h2>"),
+                 b.name.data());
         // Each chart's y labels are distinct round steps (a fresh review read "0.2, 0.2, 0.1,
         // 0.1, 0.0, 0.0" on the decode chart).
         for (const QString& figure : text.split("<figure>").mid(1)) {
