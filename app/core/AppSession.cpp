@@ -58,6 +58,84 @@ AppSession::AppSession(QObject* parent)
 
 AppSession::~AppSession() = default;
 
+// One undoable step: the scenario as it was when the outermost edit began, kept if the edit
+// changed it (a form echoing the value it shows changes nothing and is no step).
+class UndoStep
+{
+public:
+    explicit UndoStep(AppSession* session)
+        : m_session(session), m_outer(session->m_editDepth++ == 0 && !session->m_undoing)
+    {
+        if (m_outer)
+            m_before = session->m_scenario;
+    }
+    ~UndoStep()
+    {
+        --m_session->m_editDepth;
+        if (!m_outer || scenarioToJson(m_before) == scenarioToJson(m_session->m_scenario))
+            return;
+        constexpr size_t kMaxSteps = 100;
+        auto& undo = m_session->m_undo;
+        undo.push_back(std::move(m_before));
+        if (undo.size() > kMaxSteps)
+            undo.erase(undo.begin());
+        m_session->m_redo.clear();
+        emit m_session->undoChanged();
+    }
+    UndoStep(const UndoStep&) = delete;
+    UndoStep& operator=(const UndoStep&) = delete;
+
+private:
+    AppSession* m_session;
+    bool m_outer;
+    Scenario m_before;
+};
+
+void AppSession::clearUndo()
+{
+    m_undo.clear();
+    m_redo.clear();
+    emit undoChanged();
+}
+
+bool AppSession::undo(QString* error)
+{
+    if (m_undo.empty())
+        return false;
+    Scenario before = m_undo.back();
+    const Scenario now = m_scenario;
+    m_undoing = true;
+    const bool ok = applyScenario(before, error);
+    m_undoing = false;
+    if (!ok)
+        return false;
+    m_undo.pop_back();
+    m_redo.push_back(now);
+    setModified(true);
+    emit documentChanged();
+    emit undoChanged();
+    return true;
+}
+
+bool AppSession::redo(QString* error)
+{
+    if (m_redo.empty())
+        return false;
+    Scenario after = m_redo.back();
+    const Scenario now = m_scenario;
+    m_undoing = true;
+    const bool ok = applyScenario(after, error);
+    m_undoing = false;
+    if (!ok)
+        return false;
+    m_redo.pop_back();
+    m_undo.push_back(now);
+    setModified(true);
+    emit documentChanged();
+    emit undoChanged();
+    return true;
+}
+
 std::shared_ptr<const ModelSpec> AppSession::model() const
 {
     return m_models->model();
@@ -67,6 +145,7 @@ void AppSession::modelOpened()
 {
     if (m_applying)
         return;
+    const UndoStep step(this);
     m_logCheck.clear();
     m_scenario.model = scenarioModelName(m_models->currentSource());
     // What a log measured was that model's: another model inherits none of it (the KV budget,
@@ -91,6 +170,7 @@ void AppSession::modelOpened()
 
 void AppSession::setDeployment(const ScenarioDeployment& deployment)
 {
+    const UndoStep step(this);
     if (!m_applying)
         m_logCheck.clear(); // the log's figure was for the scenario as it opened
 
@@ -146,6 +226,7 @@ void AppSession::setDeployment(const ScenarioDeployment& deployment)
 
 void AppSession::useEfficiencies(const Calibration& c)
 {
+    const UndoStep step(this);
     ScenarioDeployment d = m_scenario.deployment;
     if (c.computeEfficiency > 0)
         d.efficiency.compute = c.computeEfficiency;
@@ -156,6 +237,7 @@ void AppSession::useEfficiencies(const Calibration& c)
 
 void AppSession::useDefaultEfficiencies()
 {
+    const UndoStep step(this);
     ScenarioDeployment d = m_scenario.deployment;
     d.efficiency = Efficiencies{};
     setDeployment(d);
@@ -163,6 +245,7 @@ void AppSession::useDefaultEfficiencies()
 
 void AppSession::setPlanTarget(const ScenarioPlan& plan)
 {
+    const UndoStep step(this);
     m_scenario.plan = plan;
     recompute();
     setModified(true);
@@ -170,6 +253,7 @@ void AppSession::setPlanTarget(const ScenarioPlan& plan)
 
 void AppSession::setLoad(const ScenarioLoad& load)
 {
+    const UndoStep step(this);
     m_scenario.load = load;
     recompute();
     setModified(true);
@@ -177,6 +261,7 @@ void AppSession::setLoad(const ScenarioLoad& load)
 
 void AppSession::setPrompt(const LayoutFile& prompt)
 {
+    const UndoStep step(this);
     m_scenario.prompt = prompt;
     if (m_report) {
         // Only the cost depends on the prompt: no capacity plan, curve or engine is redone.
@@ -245,6 +330,7 @@ void AppSession::setModified(bool modified)
 
 bool AppSession::applyScenario(const Scenario& scenario, QString* error)
 {
+    const UndoStep step(this);
     m_applying = true;
     const QString source = QFile::decodeName(scenarioModelPath(scenario).c_str());
     QString reason;
@@ -451,6 +537,7 @@ bool AppSession::restore(const QString& json, const QString& path, QString* erro
     auto onDisk = m_path.isEmpty() ? Expected<Scenario>(Error{""})
                                    : readScenario(QFile::encodeName(m_path).toStdString());
     m_modified = !onDisk || scenarioToJson(onDisk.value()) != scenarioToJson(s.value());
+    clearUndo(); // the last session's scenario is where this one starts, not an edit
     emit documentChanged();
     return true;
 }

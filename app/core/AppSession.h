@@ -12,6 +12,7 @@
 
 #include <memory>
 #include <optional>
+#include <vector>
 
 class CompareController;
 class ComputeController;
@@ -103,8 +104,21 @@ public:
     QString scenarioPath() const { return m_path; }
     bool isModified() const { return m_modified; }
     // A new document: the model opened at start (the default, or one named on the command
-    // line) is not an edit to ask about before a log or a scenario replaces it.
-    void startClean() { setModified(false); }
+    // line) is not an edit to ask about before a log or a scenario replaces it, nor one to undo.
+    void startClean()
+    {
+        setModified(false);
+        clearUndo();
+    }
+
+    // Undo and redo of scenario edits: every edit above, a model opened, a scenario or a start-up
+    // log applied is one step; undoing one puts the whole scenario back as it was (its model
+    // too). False where there is nothing to undo or the scenario before cannot open again.
+    bool undo(QString* error = nullptr);
+    bool redo(QString* error = nullptr);
+    bool canUndo() const { return !m_undo.empty(); }
+    bool canRedo() const { return !m_redo.empty(); }
+    void clearUndo();
 
     // The report of the current scenario, by suffix: .json, .md or .csv; the bytes
     // `attnplan-cli report` prints for the same scenario.
@@ -130,8 +144,11 @@ signals:
     // Something the user should know that no field shows (a log's KV budget dropped because
     // its model or GPU changed): for the status bar.
     void notice(const QString& text);
+    // canUndo() or canRedo() may have changed.
+    void undoChanged();
 
 private:
+    friend class UndoStep;
     void modelOpened();
     void recompute();
     void setModified(bool modified);
@@ -148,6 +165,11 @@ private:
     bool m_logCheckOff = false, m_nextLogCheckOff = false;
     QString m_refusedEntry;
     bool m_plansWanted = true;
+    // Scenarios before each edit (newest last), and those undone; an edit inside an edit
+    // (useEfficiencies -> setDeployment, openScenario -> applyScenario) is one step.
+    std::vector<attnplan::Scenario> m_undo, m_redo;
+    int m_editDepth = 0;
+    bool m_undoing = false;
 
     ModelController* m_models;
     SummaryModel* m_summary;

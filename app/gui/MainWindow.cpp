@@ -327,6 +327,27 @@ void MainWindow::buildMenus()
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    // Undo and redo of scenario edits (AppSession::undo): a field, a model, a plan used, a
+    // scenario or a start-up log opened.
+    auto undoOrRedo = [this](bool back) {
+        QString error;
+        const bool done = back ? m_session->undo(&error) : m_session->redo(&error);
+        if (!done && !error.isEmpty())
+            statusBar()->showMessage(tr("Could not put the scenario back: %1").arg(error), 15000);
+    };
+    QAction* undo =
+        edit->addAction(tr("&Undo"), QKeySequence::Undo, this, [=] { undoOrRedo(true); });
+    QAction* redo =
+        edit->addAction(tr("&Redo"), QKeySequence::Redo, this, [=] { undoOrRedo(false); });
+    undo->setObjectName(QStringLiteral("undoAction"));
+    redo->setObjectName(QStringLiteral("redoAction"));
+    auto enable = [this, undo, redo] {
+        undo->setEnabled(m_session->canUndo());
+        redo->setEnabled(m_session->canRedo());
+    };
+    enable();
+    connect(m_session, &AppSession::undoChanged, this, enable);
+    edit->addSeparator();
     edit->addAction(tr("&Copy table"), QKeySequence::Copy, this, &MainWindow::copyTable);
     QMenu* view = menuBar()->addMenu(tr("&View"));
     for (int i = 0; i < m_tabs->count(); ++i)
@@ -385,6 +406,13 @@ bool MainWindow::eventFilter(QObject* watched, QEvent* event)
         if (widget && widget->window() == this &&
             QKeySequence(key->keyCombination()) == m_exportAction->shortcut())
             return true; // not overridden: the action's shortcut runs
+        // A number field's value is the scenario's once entered: Ctrl+Z there undoes the
+        // scenario edit, not the field's typing (the fresh review pressed it and nothing changed).
+        if (widget && widget->window() == this &&
+            (key->matches(QKeySequence::Undo) || key->matches(QKeySequence::Redo)) &&
+            (qobject_cast<QAbstractSpinBox*>(widget) ||
+             qobject_cast<QAbstractSpinBox*>(widget->parentWidget())))
+            return true;
     }
     return QMainWindow::eventFilter(watched, event);
 }

@@ -191,6 +191,7 @@ int main(int argc, char** argv)
     // document, not an edit to ask about before a log or a scenario replaces it.
     if (fresh)
         session.startClean();
+    session.clearUndo(); // what the app opened with is where undo stops
     if (!startError.isEmpty()) {
         std::fprintf(stderr, "attnplan: could not open %s: %s\n", qPrintable(startPath),
                      qPrintable(startError));

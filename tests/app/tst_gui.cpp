@@ -137,6 +137,7 @@ private slots:
     void kvDtypeTheEngineCannotRunIsRefused();
     void planRowAppliesWithReplicas();
     void llamaPlanUsesItsSlots();
+    void undoAndRedoScenarioEdits();
     void plansViewSortsAndChooses();
     void loadDrivesTheLatency();
     void hybridSaysItsState();
@@ -713,6 +714,65 @@ void TestGui::llamaPlanUsesItsSlots()
                      (e.command + e.error).c_str());
         }
     QVERIFY(llama);
+}
+
+// Undo and redo of scenario edits (issue 41, deliverable 5; the second fresh review pressed Ctrl+Z
+// and nothing changed): a typed context, a GPU chosen, a model opened and a scenario opened are
+// each one step back, forms and report included; redo replays them; the start is no step.
+void TestGui::undoAndRedoScenarioEdits()
+{
+    AppSession session;
+    MainWindow window(&session);
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    session.startClean();
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto* undo = window.findChild<QAction*>(QStringLiteral("undoAction"));
+    auto* redo = window.findChild<QAction*>(QStringLiteral("redoAction"));
+    QVERIFY(undo && redo);
+    QVERIFY(!undo->isEnabled() && !redo->isEnabled());
+    auto* context = child<QSpinBox>(&window, "context");
+    typeInto(context, "8k");
+    QCOMPARE(session.scenario().deployment.context, qint64(8192));
+    QVERIFY(undo->isEnabled());
+    child<QComboBox>(&window, "gpu")->setCurrentText("H200");
+    QCOMPARE(session.scenario().deployment.gpu, std::string("H200"));
+    QVERIFY(session.models()->openBundled("qwen3-8b"));
+    QCOMPARE(session.scenario().model, std::string("qwen3-8b"));
+    QTemporaryDir dir;
+    const QString path = dir.filePath("l40s.json");
+    attnplan::testing::writeFile(path, R"({"attnplan_scenario": 1, "model": "llama-3.2-1b-instruct",
+        "deployment": {"gpu": "L40S", "context": 4096}})");
+    QVERIFY(window.openScenario(path));
+    QCOMPARE(session.scenario().deployment.gpu, std::string("L40S"));
+    // Back through the four steps: Ctrl+Z from the context field undoes the scenario's edit.
+    context->setFocus();
+    QTest::keyClick(context, Qt::Key_Z, Qt::ControlModifier);
+    QCOMPARE(session.scenario().model, std::string("qwen3-8b"));
+    QCOMPARE(session.scenario().deployment.gpu, std::string("H200"));
+    undo->trigger();
+    QCOMPARE(session.scenario().model, std::string("llama-3.1-8b"));
+    QCOMPARE(QString::fromStdString(session.model()->name).toLower().contains("llama"), true);
+    undo->trigger();
+    QCOMPARE(session.scenario().deployment.gpu, std::string("H100 SXM"));
+    QCOMPARE(child<QComboBox>(&window, "gpu")->currentText(), QString("H100 SXM"));
+    QCOMPARE(session.scenario().deployment.context, qint64(8192));
+    undo->trigger();
+    QCOMPARE(session.scenario().deployment.context, qint64(32768));
+    QCOMPARE(context->value(), 32768);
+    QCOMPARE(session.report()->deployment.maxModelLen, int64_t(32768));
+    QVERIFY(!undo->isEnabled() && redo->isEnabled());
+    // Redo replays them; a new edit drops what was undone.
+    redo->trigger();
+    QCOMPARE(session.scenario().deployment.context, qint64(8192));
+    QCOMPARE(context->value(), 8192);
+    redo->trigger();
+    QCOMPARE(session.scenario().deployment.gpu, std::string("H200"));
+    typeInto(context, "16k");
+    QVERIFY(!redo->isEnabled());
+    undo->trigger();
+    QCOMPARE(session.scenario().deployment.context, qint64(8192));
+    QCOMPARE(session.scenario().deployment.gpu, std::string("H200"));
 }
 
 // A scenario with TP 3 (review D11, D12): the field shows 3, outlined with the reason, and no
