@@ -100,36 +100,28 @@ void AppSession::clearUndo()
 
 bool AppSession::undo(QString* error)
 {
-    if (m_undo.empty())
-        return false;
-    Scenario before = m_undo.back();
-    const Scenario now = m_scenario;
-    m_undoing = true;
-    const bool ok = applyScenario(before, error);
-    m_undoing = false;
-    if (!ok)
-        return false;
-    m_undo.pop_back();
-    m_redo.push_back(now);
-    setModified(true);
-    emit documentChanged();
-    emit undoChanged();
-    return true;
+    return stepTo(m_undo, m_redo, error);
 }
 
 bool AppSession::redo(QString* error)
 {
-    if (m_redo.empty())
+    return stepTo(m_redo, m_undo, error);
+}
+
+// Undo and redo are one move: the newest scenario of `from` is applied, and the one it replaces
+// goes onto `to`; nothing moves if it cannot open again.
+bool AppSession::stepTo(std::vector<Scenario>& from, std::vector<Scenario>& to, QString* error)
+{
+    if (from.empty())
         return false;
-    Scenario after = m_redo.back();
     const Scenario now = m_scenario;
     m_undoing = true;
-    const bool ok = applyScenario(after, error);
+    const bool ok = applyScenario(from.back(), error);
     m_undoing = false;
     if (!ok)
         return false;
-    m_redo.pop_back();
-    m_undo.push_back(now);
+    from.pop_back();
+    to.push_back(now);
     setModified(true);
     emit documentChanged();
     emit undoChanged();

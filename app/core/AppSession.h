@@ -150,6 +150,8 @@ signals:
 private:
     friend class UndoStep;
     void modelOpened();
+    bool stepTo(std::vector<attnplan::Scenario>& from, std::vector<attnplan::Scenario>& to,
+                QString* error);
     void recompute();
     void setModified(bool modified);
 
