@@ -131,18 +131,30 @@ std::string closestBundledName(std::string_view name)
 {
     const std::string k = lower(name);
     const std::vector<std::string> words = wordsOf(k);
+    // The most words in common; then the fewest of the model's own that the name lacks ("vl":
+    // a fresh review's Qwen3-Coder-30B-A3B log was offered Qwen3-VL-30B-A3B over Qwen3-30B-A3B,
+    // the same text model); then the nearest spelling.
     std::string best;
-    size_t bestShared = 1, bestDistance = 0;
+    size_t bestShared = 1, bestExtra = 0, bestDistance = 0;
     for (const BundledModel& m : bundledModels()) {
         const std::string target = lower(m.name) + " " + lower(m.repoId);
-        const std::vector<std::string> theirs = wordsOf(target);
+        std::vector<std::string> theirs = wordsOf(target);
+        std::sort(theirs.begin(), theirs.end());
+        theirs.erase(std::unique(theirs.begin(), theirs.end()), theirs.end());
         size_t shared = 0;
         for (const std::string& w : words)
-            shared += std::find(theirs.begin(), theirs.end(), w) != theirs.end();
+            shared += std::binary_search(theirs.begin(), theirs.end(), w);
+        size_t extra = 0;
+        for (const std::string& w : theirs)
+            extra += std::find(words.begin(), words.end(), w) == words.end();
         const size_t d = editDistance(k, lower(m.name));
-        if (shared > bestShared || (shared == bestShared && !best.empty() && d < bestDistance)) {
+        const bool better = shared > bestShared ||
+                            (shared == bestShared && !best.empty() &&
+                             (extra < bestExtra || (extra == bestExtra && d < bestDistance)));
+        if (better) {
             best = std::string(m.name);
             bestShared = shared;
+            bestExtra = extra;
             bestDistance = d;
         }
     }

@@ -8,6 +8,38 @@
 
 namespace attnplan {
 
+namespace {
+
+// A log states no workload, so the load stays the open scenario's, but never more clients of the
+// log's context than its KV pool holds at once: a fresh review's 1M-context log read as 32
+// clients sending 1M tokens each, queued for minutes. The pool's conversations are the engine's
+// own figure where it prints one (vLLM's "Maximum concurrency"), else its KV tokens over the
+// context; at least one client.
+void loadWithinThePool(Scenario& s, const EngineLogCheck& c, int64_t context,
+                       std::vector<std::string>& notes)
+{
+    if (s.load.kind != "concurrent" || context <= 0 || c.logged <= 0)
+        return;
+    double fits = 0;
+    if (c.quantity == "maximum concurrency")
+        fits = c.logged;
+    else if (c.quantity == "KV tokens")
+        fits = c.logged / double(context);
+    else
+        return;
+    const int64_t clients =
+        s.load.value > 0 ? int64_t(std::llround(s.load.value)) : s.plan.concurrent;
+    const int64_t held = std::max<int64_t>(1, int64_t(std::floor(fits)));
+    if (clients <= held)
+        return;
+    s.load.value = double(held);
+    notes.push_back("the load: " + withCommas(held) + (held == 1 ? " client" : " clients") +
+                    " of the log's context (" + withCommas(context) +
+                    " tokens), what its KV pool holds at once, not " + withCommas(clients));
+}
+
+} // namespace
+
 Expected<LogScenario> scenarioFromEngineLog(const EngineLogFacts& log, const EngineLogCheck& c,
                                             const Scenario& base, const GpuCatalog& catalog,
                                             const std::string& modelSource)
@@ -121,6 +153,7 @@ Expected<LogScenario> scenarioFromEngineLog(const EngineLogFacts& log, const Eng
                                formatFixed(d.freeMemoryGiB, 2) + " GiB it measured free";
         }
         s.deployment = d;
+        loadWithinThePool(s, c, d.context, out.notes);
         return out;
     }
     // "auto" where the log's dtype is what the release picks by itself here: a plan on another
@@ -130,6 +163,7 @@ Expected<LogScenario> scenarioFromEngineLog(const EngineLogFacts& log, const Eng
     d.kvDtype = c.kvDtypeIsAuto ? std::string("auto") : dtypeName(in.kvDtype);
     d.availableKvGiB = double(c.kvBudgetBytes) / double(int64_t(1) << 30);
     s.deployment = d;
+    loadWithinThePool(s, c, d.context, out.notes);
     return out;
 }
 

@@ -100,6 +100,7 @@ private slots:
     void logIsNeverAppliedToTheOpenModel();
     void logSettingsCarryIntoTheDeployment();
     void logDrafterAndRanksCarryIntoTheDeployment();
+    void logLoadStaysWithinItsPool();
     void compareTablesAgreeOnMla();
     void aSecondLogReplacesTheFirst();
     void sglangLogLimitsReachTheWindow();
@@ -1217,6 +1218,31 @@ void TestAppCore::logDrafterAndRanksCarryIntoTheDeployment()
     QCOMPARE(d.dp, int64_t(2));
     QCOMPARE(d.ep, int64_t(4));
     QCOMPARE(d.gpus, int64_t(4));
+}
+
+// Issue 41, a fresh review's P2: a 1M-context log kept the open scenario's 32 clients, each
+// sending 1M tokens, and the latency queued for minutes. The load keeps the open scenario's
+// clients up to what the log's pool holds at its context: Qwen2-7B's 464,848 tokens hold
+// 464,848 / 16,384 = 28.4 conversations, so 32 becomes 28 and 9 stays 9.
+void TestAppCore::logLoadStaysWithinItsPool()
+{
+    for (const auto& [asked, expected] : {std::pair{int64_t(32), 28.0}, {int64_t(9), 0.0}}) {
+        AppSession session;
+        QVERIFY(session.models()->openBundled("qwen3-8b"));
+        ScenarioPlan plan = session.scenario().plan;
+        plan.concurrent = asked;
+        session.setPlanTarget(plan);
+        QString error, summary;
+        QVERIFY2(session.openEngineLogText(QString::fromUtf8(attnplan::testing::kQwen2VllmLog),
+                                           "vllm.log", &error, &summary),
+                 qPrintable(error));
+        QCOMPARE(session.scenario().load.value, expected);
+        QCOMPARE(session.scenario().plan.concurrent, asked);
+        const attnplan::Report* r = session.report();
+        QVERIFY(r && r->latency);
+        QCOMPARE(r->latencyLoad.load.value, expected > 0 ? expected : double(asked));
+        QCOMPARE(summary.contains("28 clients"), expected > 0);
+    }
 }
 
 // Issue 34, item 12: for an MLA model the options table's MQA is the shape table's MQA (K of

@@ -675,6 +675,11 @@ void TestRead::nearestModelToALogsName()
         closestBundledName("<drive>/models/chat/gemma4-26b-a4b-it-qat-q4.gguf");
     QVERIFY2(gemma.empty() || gemma.rfind("gemma", 0) == 0, gemma.c_str());
     QCOMPARE(closestBundledName("/data/models/chat/instruct-q4.gguf"), std::string());
+    // The same text model before a vision one that shares as many words (vLLM #34076's log).
+    QCOMPARE(closestBundledName("./Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8"),
+             std::string("qwen3-30b-a3b"));
+    QCOMPARE(closestBundledName("Qwen/Qwen3-VL-30B-A3B-Instruct-FP8"),
+             std::string("qwen3-vl-30b-a3b-instruct"));
 }
 
 // The fresh review: a model opened from a saved config ("google--gemma-4-26B-A4B_config.json"
