@@ -178,16 +178,18 @@ void AppSession::setDeployment(const ScenarioDeployment& deployment)
     // budget coming back, not one the user typed.
     const bool edited = std::abs(d.availableKvGiB - was.availableKvGiB) > 0.006;
     const bool cleared = was.availableKvGiB > 0 && !edited && sourceChanged;
-    if (cleared) {
+    if (cleared)
         d.availableKvGiB = 0;
-        // The log's batch limits were its GPU's tier: on another GPU (unless edited now), the
-        // engine's defaults; a new TP on the same GPU keeps them.
-        if (d.gpu != was.gpu || d.custom.memoryGiB != was.custom.memoryGiB) {
-            if (d.maxNumSeqs == was.maxNumSeqs)
-                d.maxNumSeqs = 0;
-            if (d.maxNumBatchedTokens == was.maxNumBatchedTokens)
-                d.maxNumBatchedTokens = 0;
-        }
+    // The scheduler limits a log's release chose for its GPU (LogScenario's gpuTier*): on
+    // another GPU, the release's own there, unless edited now. Limits the log's command typed
+    // are the user's flags and stay (a plan used on another GPU was sized with them).
+    if (d.gpu != was.gpu || d.custom.memoryGiB != was.custom.memoryGiB) {
+        if (m_logTierSeqs > 0 && d.maxNumSeqs == was.maxNumSeqs && d.maxNumSeqs == m_logTierSeqs)
+            d.maxNumSeqs = 0;
+        if (m_logTierBatched > 0 && d.maxNumBatchedTokens == was.maxNumBatchedTokens &&
+            d.maxNumBatchedTokens == m_logTierBatched)
+            d.maxNumBatchedTokens = 0;
+        m_logTierSeqs = m_logTierBatched = 0;
     }
     // The free memory an engine measured belongs to that GPU and layout too.
     if (d.freeMemoryGiB > 0 && d.freeMemoryGiB == was.freeMemoryGiB &&
@@ -338,6 +340,7 @@ bool AppSession::applyScenario(const Scenario& scenario, QString* error)
     }
     m_scenario = scenario;
     m_applying = false;
+    m_logTierSeqs = m_logTierBatched = 0; // a log's (openEngineLogText) are set after this
     // A log's comparison comes with the scenario it opened (openEngineLog sets it); any other
     // scenario has none.
     m_logCheck = std::exchange(m_nextLogCheck, QString());
@@ -489,6 +492,8 @@ bool AppSession::openEngineLogText(const QString& text, const QString& path, QSt
         m_nextLogCheck.clear();
         return false;
     }
+    m_logTierSeqs = applied->gpuTierMaxNumSeqs;
+    m_logTierBatched = applied->gpuTierMaxNumBatchedTokens;
     m_path.clear();
     setModified(true);
     // The budget is said to be the log's only where the deployment took it (a vLLM log); the

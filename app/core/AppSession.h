@@ -164,6 +164,9 @@ private:
     bool m_modified = false;
     bool m_applying = false;
     QString m_logCheck, m_nextLogCheck;
+    // The scheduler limits the open log's release chose for its GPU (LogScenario.h): cleared
+    // with the GPU. 0: none.
+    int64_t m_logTierSeqs = 0, m_logTierBatched = 0;
     bool m_logCheckOff = false, m_nextLogCheckOff = false;
     QString m_refusedEntry;
     bool m_plansWanted = true;

@@ -24,6 +24,10 @@ CompareController::CompareController(AppSession* session)
            {tr("State / conversation"), Unit::Bytes,
             tr("What linear-attention and Mamba layers keep per conversation, whatever its "
                "length (0 without them)")},
+           {tr("Held / conversation, per GPU"), Unit::Bytes,
+            tr("What the engine pages for one request of the average length on one GPU, "
+               "block-rounded: a sliding layer holds its window plus the prompt chunks in flight, "
+               "not the window alone. The KV budget over this is the conversations")},
            {tr("Conversations / replica"), Unit::Count,
             tr("Paged, at the average request length, on the chosen GPU plan")},
            {tr("Decode / token (batch 1)"), Unit::Seconds,
@@ -87,13 +91,21 @@ void CompareController::refresh()
     // vLLM reserves a request's sliding layers the window plus the prefill in flight.
     if (r->capacity)
         m_assumptions +=
-            tr(". Sliding-window conversations count what vLLM reserves a request on each "
-               "sliding layer: the window plus the prompt chunks in flight (up to %1 tokens "
-               "each), not the window alone")
+            tr(". A sliding-window shape's conversations follow what vLLM holds a request "
+               "(Held / conversation): a sliding layer keeps the window plus the prompt chunks "
+               "in flight (up to %1 tokens each), not the window alone")
                 .arg(QLocale().toString(r->capacity->maxNumBatchedTokens));
-    if (!m_fits)
+    // Memory that does not hold the weights or a cache asks for GPUs; a setting the model does
+    // not take (MTP on a model without its modules, EP on a dense one) asks for that setting
+    // (a fresh review was told to change the GPUs for a drafter the model lacks).
+    const std::string& field = r->capacityError.field;
+    if (!m_fits && (field.empty() || field == "gpus" || field == "tp"))
         m_assumptions = tr("This deployment does not fit (%1): change the GPUs or TP on Memory & "
                            "GPUs. The table still compares the shapes' KV per token.")
+                            .arg(QString::fromStdString(r->capacityError.message));
+    else if (!m_fits)
+        m_assumptions = tr("No plan: %1. Change that setting on Memory & GPUs (its field is "
+                           "marked). The table still compares the shapes' KV per token.")
                             .arg(QString::fromStdString(r->capacityError.message));
     QVector<QVector<QVariant>> rows;
     QVector<QString> tips;
@@ -103,6 +115,7 @@ void CompareController::refresh()
     for (const CompareRow& c : r->compare) {
         rows.push_back({q(c.shape), q(c.kvHeads), double(c.kvBytesPerToken),
                         double(c.kvBytesAtContext), double(c.stateBytes),
+                        c.heldBytesPerGpu > 0 ? QVariant(double(c.heldBytesPerGpu)) : QVariant(),
                         c.conversations ? QVariant(double(*c.conversations)) : QVariant(),
                         splits(c) ? QVariant(c.decodeSecondsPerToken) : QVariant()});
         tips.push_back(q(c.error));

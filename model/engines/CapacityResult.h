@@ -29,6 +29,7 @@ struct CapacityResult
     int64_t layersPerGpu = 0;
     int64_t kvBytesPerTokenPerGpu = 0;     // all local layers, after TP and replication
     int64_t kvBytesPerConversation = 0;    // per GPU, maxModelLen tokens, block-rounded, windows
+    int64_t kvBytesPerAverageRequest = 0;  // the same at averageTokens: what `conversations` divide
     int64_t stateBytesPerConversation = 0; // per GPU, whatever the length (linear attention, Mamba)
     int64_t kvBlocks = 0;                  // num_gpu_blocks
     int64_t kvCacheTokens = 0;             // "GPU KV cache size: N tokens", as vLLM logs it

@@ -3,6 +3,7 @@
 #include "base/Checked.h"
 #include "base/LogText.h"
 #include "base/Units.h"
+#include "engines/vllm/VllmEngine.h"
 #include "read/ModelSource.h"
 
 #include <algorithm>
@@ -187,6 +188,28 @@ std::string engineLogText(const std::string& source, const EngineLogFacts& log,
             out << "    " << log.unplaced[i] << "\n";
     }
     return out.str();
+}
+
+LoggedSchedulerLimits loggedSchedulerLimits(const EngineLogCheck& c, const GpuSpec& gpu,
+                                            int64_t context)
+{
+    const DeploymentInputs& in = c.deployment;
+    EngineDefaults own;
+    if (const EngineProfile* profile = findEngineProfile(c.release))
+        own = vllmServeDefaults(*profile, ModelSpec{}, gpu, context, in.offline);
+    else
+        return {};
+    LoggedSchedulerLimits out;
+    auto keep = [](int64_t typed, int64_t printed, int64_t release, bool& ofTheLogsGpu) {
+        if (typed > 0)
+            return typed;
+        ofTheLogsGpu = printed > 0 && printed != release;
+        return ofTheLogsGpu ? printed : int64_t(0);
+    };
+    out.maxNumSeqs = keep(c.typedMaxNumSeqs, in.maxNumSeqs, own.maxNumSeqs, out.seqsOfTheLogsGpu);
+    out.maxNumBatchedTokens = keep(c.typedMaxNumBatchedTokens, in.maxNumBatchedTokens,
+                                   own.maxNumBatchedTokens, out.batchedOfTheLogsGpu);
+    return out;
 }
 
 } // namespace attnplan

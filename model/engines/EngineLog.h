@@ -48,4 +48,20 @@ Expected<EngineLogCheck> checkEngineLog(const EngineLogFacts& log, const ModelSp
 std::string engineLogText(const std::string& source, const EngineLogFacts& log,
                           const EngineLogCheck& check, size_t unplacedShown = 5);
 
+// The scheduler limits (most requests at once, batched tokens) a scenario of the log sets on
+// `gpu` at `context`: the ones the command typed are the user's launch flags, kept on any GPU;
+// the ones the engine chose itself, printed, only where its release would choose otherwise on
+// `gpu` (an A100 the log does not name reads as a custom 78 GiB device, which the release
+// gives its large-GPU batch): those belong to the log's GPU (`ofTheLogsGpu`). 0: the release's
+// own on whatever GPU the scenario runs.
+struct LoggedSchedulerLimits
+{
+    int64_t maxNumSeqs = 0;
+    int64_t maxNumBatchedTokens = 0;
+    bool seqsOfTheLogsGpu = false;
+    bool batchedOfTheLogsGpu = false;
+};
+LoggedSchedulerLimits loggedSchedulerLimits(const EngineLogCheck& check, const GpuSpec& gpu,
+                                            int64_t context);
+
 } // namespace attnplan

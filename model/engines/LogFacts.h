@@ -63,6 +63,11 @@ struct EngineLogCheck
     bool weightDtypeIsAuto = false;
     bool kvDtypeIsAuto = false;
     int64_t kvBudgetBytes = 0; // per GPU, as the engine sized it
+    // vLLM's scheduler limits as the command typed them (its non-default args): a scenario pins
+    // these; 0: the release chose its own for the GPU (printed, not typed), which a scenario
+    // leaves to the release on whatever GPU it runs.
+    int64_t typedMaxNumSeqs = 0;
+    int64_t typedMaxNumBatchedTokens = 0;
     // The device memory the log implies, GiB, for a GPU the catalog does not have (vLLM:
     // (weights + KV) / utilization; TensorRT-LLM: the total it printed), and how, in words.
     double impliedGpuGiB = 0;

@@ -89,10 +89,18 @@ Expected<LogScenario> scenarioFromEngineLog(const EngineLogFacts& log, const Eng
         s.plan.engine.clear(); // an earlier log's engine does not answer for this one
         // vLLM's own settings as the log ran them, so that the command reproduces it.
         d.utilization = in.utilization;
-        if (in.maxNumBatchedTokens > 0)
-            d.maxNumBatchedTokens = in.maxNumBatchedTokens;
-        if (in.maxNumSeqs > 0)
-            d.maxNumSeqs = in.maxNumSeqs;
+        // Its scheduler limits: typed ones kept on any GPU (a plan used on another GPU was
+        // sized with them: a fresh review's P1); the ones the release chose itself only where
+        // it would choose otherwise here (a Qwen2.5-7B log's 2,048 and 256 followed the
+        // scenario onto an H200), and the session drops those with the GPU.
+        if (auto g = scenarioGpu(d, catalog)) {
+            const LoggedSchedulerLimits limits = loggedSchedulerLimits(c, *g, d.context);
+            d.maxNumSeqs = limits.maxNumSeqs;
+            d.maxNumBatchedTokens = limits.maxNumBatchedTokens;
+            out.gpuTierMaxNumSeqs = limits.seqsOfTheLogsGpu ? limits.maxNumSeqs : 0;
+            out.gpuTierMaxNumBatchedTokens =
+                limits.batchedOfTheLogsGpu ? limits.maxNumBatchedTokens : 0;
+        }
         if (in.blockSize > 0)
             d.blockSize = in.blockSize;
         d.enforceEager = in.enforceEager;

@@ -18,6 +18,11 @@ struct LogScenario
 {
     Scenario scenario;
     std::vector<std::string> notes; // what could not be carried over, in words
+    // vLLM's scheduler limits the log printed but its command did not type, pinned because the
+    // release would choose otherwise on the scenario's GPU: they belong to the log's GPU (the
+    // session clears them when the GPU changes); 0: none pinned.
+    int64_t gpuTierMaxNumSeqs = 0;
+    int64_t gpuTierMaxNumBatchedTokens = 0;
 };
 
 // `base` gives what the log does not state (the prompt, the plan target). `modelSource` is how

@@ -98,6 +98,7 @@ std::vector<CompareRow> compareVariants(const ModelSpec& s, const DeploymentInpu
         auto r = planCapacity(vs, in);
         if (r) {
             row.conversations = r->conversations;
+            row.heldBytesPerGpu = r->kvBytesPerAverageRequest;
         } else {
             row.error = r.error();
             row.errorField = r.field();

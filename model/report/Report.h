@@ -56,9 +56,13 @@ struct CompareRow
     int64_t kvBytesAtContext = 0;
     int64_t stateBytes = 0; // per conversation, whatever its length (linear attention, Mamba)
     std::optional<int64_t> conversations; // on the deployment; none when it does not fit
-    std::string error;                    // why not
-    std::string errorField;               // "tp": the shape cannot split at this TP
-    double decodeSecondsPerToken = 0;     // batch 1 at the context (step model)
+    // What the engine pages for one request of the average length, per GPU (the budget over it
+    // is `conversations`): a sliding layer's window plus what is in flight, block-rounded; 0
+    // where the engine does not page by request (or it does not fit).
+    int64_t heldBytesPerGpu = 0;
+    std::string error;                // why not
+    std::string errorField;           // "tp": the shape cannot split at this TP
+    double decodeSecondsPerToken = 0; // batch 1 at the context (step model)
     // Decode at batch 1 against context: 24 contexts log-spaced from 1,024 to the model's window
     // (at least 2,048), the same for every row (Compare's chart).
     std::vector<std::pair<int64_t, double>> decodeCurve;

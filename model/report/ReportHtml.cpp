@@ -299,6 +299,7 @@ std::string reportHtml(const Report& r)
         for (const CompareRow& c : r.compare) {
             rows.push_back({escape(c.shape), escape(c.kvHeads), withCommas(c.kvBytesPerToken),
                             gib(c.kvBytesAtContext),
+                            c.heldBytesPerGpu > 0 ? gib(c.heldBytesPerGpu) : "–",
                             c.conversations ? withCommas(*c.conversations) : escape(c.error),
                             escape(formatSeconds(c.decodeSecondsPerToken))});
             Series s{c.shortName, {}};
@@ -307,8 +308,8 @@ std::string reportHtml(const Report& r)
             curves.push_back(std::move(s));
         }
         h << "<h2>Attention shapes</h2>\n"
-          << table({"shape", "KV heads", "KV B/token", "KV at context", "conversations",
-                    "decode/token"},
+          << table({"shape", "KV heads", "KV B/token", "KV at context",
+                    "held / conversation per GPU", "conversations", "decode/token"},
                    rows)
           << svgChart("Decode time per token at batch 1", "context (tokens)", "seconds", curves);
     }

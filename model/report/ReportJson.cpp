@@ -377,6 +377,7 @@ ojson reportObject(const Report& r)
              {"kv_bytes_per_token", c.kvBytesPerToken},
              {"kv_bytes_at_context", c.kvBytesAtContext},
              {"state_bytes", c.stateBytes},
+             {"held_bytes_per_gpu", c.heldBytesPerGpu},
              {"conversations", c.conversations ? ojson(*c.conversations) : ojson(nullptr)},
              {"decode_seconds_per_token", c.decodeSecondsPerToken},
              {"decode_curve", decodeCurveArray(c.decodeCurve)},

@@ -101,6 +101,8 @@ private slots:
     void logSettingsCarryIntoTheDeployment();
     void logDrafterAndRanksCarryIntoTheDeployment();
     void logLoadStaysWithinItsPool();
+    void logTypedLimitsStayPrintedOnesFollowTheGpu();
+    void compareNamesTheSettingNotTheGpus();
     void compareTablesAgreeOnMla();
     void aSecondLogReplacesTheFirst();
     void sglangLogLimitsReachTheWindow();
@@ -1243,6 +1245,89 @@ void TestAppCore::logLoadStaysWithinItsPool()
         QCOMPARE(r->latencyLoad.load.value, expected > 0 ? expected : double(asked));
         QCOMPARE(summary.contains("28 clients"), expected > 0);
     }
+}
+
+// Issue 41, a fresh review's P1 and P2: the DeepSeek-V4 log's typed --max-num-seqs 64 and
+// --max-num-batched-tokens 4096 were dropped when a plan on a B300 was used (its row was sized
+// with them: 32 conversations promised, 25 given); a Qwen2.5-7B log's 2,048 and 256, which
+// vLLM chose itself for its small GPU, followed the scenario onto an H200.
+void TestAppCore::logTypedLimitsStayPrintedOnesFollowTheGpu()
+{
+    const QString base = QString::fromUtf8(attnplan::testing::kQwen2VllmLog);
+    QVERIFY(base.contains("'gpu_memory_utilization': 0.5}"));
+    {
+        AppSession session;
+        QString log = base;
+        log.replace("'gpu_memory_utilization': 0.5}",
+                    "'gpu_memory_utilization': 0.5, 'max_num_seqs': 64, "
+                    "'max_num_batched_tokens': 4096}");
+        QString error, summary;
+        QVERIFY2(session.openEngineLogText(log, "vllm.log", &error, &summary), qPrintable(error));
+        QCOMPARE(session.scenario().deployment.maxNumSeqs, qint64(64));
+        QCOMPARE(session.scenario().deployment.maxNumBatchedTokens, qint64(4096));
+        ScenarioDeployment other = session.scenario().deployment;
+        other.gpu = "H200";
+        session.setDeployment(other);
+        QCOMPARE(session.scenario().deployment.maxNumSeqs, qint64(64));
+        QCOMPARE(session.scenario().deployment.maxNumBatchedTokens, qint64(4096));
+        QVERIFY(session.report() && session.report()->capacity);
+        QCOMPARE(session.report()->capacity->maxNumSeqs, qint64(64));
+    }
+    {
+        // Utilization 0.9: (14.25 + 24.83) GiB / 0.9 = a 43 GiB device, below vLLM's 70 GiB
+        // tier, where the release itself picks 2,048 and 256: nothing is pinned.
+        AppSession session;
+        QString log = base;
+        log.replace("'gpu_memory_utilization': 0.5}", "'gpu_memory_utilization': 0.9}");
+        QString error, summary;
+        QVERIFY2(session.openEngineLogText(log, "vllm.log", &error, &summary), qPrintable(error));
+        const ScenarioDeployment& d = session.scenario().deployment;
+        QCOMPARE(QString::fromStdString(d.gpu), QString("custom"));
+        QVERIFY2(d.custom.memoryGiB < 70, qPrintable(QString::number(d.custom.memoryGiB)));
+        QCOMPARE(d.maxNumSeqs, qint64(0));
+        QCOMPARE(d.maxNumBatchedTokens, qint64(0));
+        QVERIFY(session.report() && session.report()->capacity);
+        QCOMPARE(session.report()->capacity->maxNumBatchedTokens, qint64(2048));
+        QCOMPARE(session.report()->capacity->maxNumSeqs, qint64(256));
+        ScenarioDeployment other = d;
+        other.gpu = "H200";
+        session.setDeployment(other);
+        QCOMPARE(session.report()->capacity->maxNumBatchedTokens, qint64(8192));
+    }
+}
+
+// Issue 41, a fresh review's P2: after the DeepSeek-V4 log (MTP, 2 drafted) Gemma 3 refuses
+// the drafter at its field (kept, not dropped: tst_gui layoutAndDrafterFollowTheForm), and the
+// Compare tab told the user to change the GPUs or TP. It names the setting instead.
+void TestAppCore::compareNamesTheSettingNotTheGpus()
+{
+    AppSession session;
+    QVERIFY(session.models()->openBundled("deepseek-v3"));
+    ScenarioDeployment d = session.scenario().deployment;
+    d.gpu = "H200";
+    d.gpus = 8;
+    d.tp = 8;
+    d.speculation = {"mtp", 1, 0};
+    session.setDeployment(d);
+    QVERIFY(session.report() && session.report()->capacity);
+    QVERIFY(session.compare()->assumptions().startsWith("Each shape"));
+    QVERIFY(session.models()->openBundled("gemma-3-27b-it"));
+    QCOMPARE(QString::fromStdString(session.scenario().deployment.speculation.method),
+             QString("mtp"));
+    const QString caption = session.compare()->assumptions();
+    QVERIFY2(caption.startsWith("No plan: ") && caption.contains("has no MTP modules") &&
+                 caption.contains("Change that setting") && !caption.contains("GPUs or TP"),
+             qPrintable(caption));
+    // Memory that does not hold the weights still asks for GPUs.
+    QVERIFY(session.models()->openBundled("llama-3.1-70b"));
+    d = session.scenario().deployment;
+    d.speculation = {};
+    d.gpu = "H100 SXM";
+    d.gpus = 1;
+    d.tp = 1;
+    session.setDeployment(d);
+    QVERIFY2(session.compare()->assumptions().contains("change the GPUs or TP"),
+             qPrintable(session.compare()->assumptions()));
 }
 
 // Issue 34, item 12: for an MLA model the options table's MQA is the shape table's MQA (K of

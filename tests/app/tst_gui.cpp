@@ -994,7 +994,7 @@ void TestGui::compareSaysPerReplicaAndWhatDoesNotFit()
             mqa = options->model()->index(r, 2).data().toString();
     QVERIFY(child<QLabel>(&window, "compareCaption")
                 ->text()
-                .contains("Sliding-window conversations count what vLLM reserves"));
+                .contains("A sliding-window shape's conversations follow what vLLM holds"));
     QVERIFY2(mqa.contains("per replica") && mqa.contains("at TP 8 every GPU keeps its own copy") &&
                  mqa.contains("this model's 8, so MQA gains nothing here"),
              qPrintable(mqa));

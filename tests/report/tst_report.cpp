@@ -29,6 +29,7 @@ private slots:
     void scenarioErrorsNameTheKey();
     void engineFlagsAreTheEnginesOwn();
     void reportCapacityIsTheEngines();
+    void compareRowsHoldWhatTheyDivide();
     void hybridModelsCarryTheirState();
     void headlineIsTheServingModelAtItsBatch();
     void latencyRunsWhatTheEngineHolds();
@@ -195,6 +196,36 @@ void TestReport::hybridModelsCarryTheirState()
     QVERIFY(d && d->capacity);
     QCOMPARE(d->capacity->stateBytesPerConversation, qint64(0));
     QCOMPARE(d->compare.front().stateBytes, qint64(0));
+}
+
+// Issue 41, a fresh review's P2: Compare's sliding-window row showed an eighth of GQA's KV at
+// context and not eight times the conversations, with nothing on screen to divide. Each row now
+// carries what vLLM pages a request per GPU, and the conversations are the budget over it.
+// Llama-3.1-8B, 32k, H100, vLLM 0.33 (async scheduling: two 8,192-token chunks in flight):
+// GQA holds 32,768 x 131,072 B; the 4,096 window holds ceil((4,095 + 16,384) / 16) + 1 = 1,281
+// blocks of 16 tokens x 131,072 B = 2,686,451,712 B.
+void TestReport::compareRowsHoldWhatTheyDivide()
+{
+    const ModelSpec m = load("configs/llama-3.1-8b.json");
+    auto r = buildReport(defaultScenario(), m, builtinGpuCatalog(), builtinPriceCatalog());
+    QVERIFY(r && r->capacity);
+    QCOMPARE(r->compare.front().heldBytesPerGpu, qint64(32768) * 131072);
+    const CompareRow* swa = nullptr;
+    for (const CompareRow& c : r->compare) {
+        QVERIFY2(c.conversations && c.heldBytesPerGpu > 0, c.shape.c_str());
+        // The shape's own budget (fewer KV heads, smaller projections, more room) over what one
+        // holds, to within a block's rounding of the pool.
+        const auto own = planCapacity(c.spec, r->deployment);
+        QVERIFY(own);
+        const int64_t budget = own->memory.kvBudget;
+        QVERIFY2(*c.conversations <= budget / c.heldBytesPerGpu &&
+                     *c.conversations + 1 >= budget / c.heldBytesPerGpu,
+                 c.shape.c_str());
+        if (c.shortName.rfind("SWA", 0) == 0)
+            swa = &c;
+    }
+    QVERIFY(swa);
+    QCOMPARE(swa->heldBytesPerGpu, qint64(1281) * 16 * 131072);
 }
 
 QTEST_GUILESS_MAIN(TestReport)

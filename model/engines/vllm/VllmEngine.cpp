@@ -920,6 +920,7 @@ Expected<CapacityResult> planVllm(const ModelSpec& s, const DeploymentInputs& in
         // so conversations_reserved is its floor and conversations its value at the average.
         r.kvBytesPerConversation = paging.bytesPerRequest(in.maxModelLen);
         const int64_t perAverage = paging.bytesPerRequest(avg);
+        r.kvBytesPerAverageRequest = perAverage;
         r.conversations = paging.blocks / paging.blocksPerRequest(avg);
         r.conversationsReserved = paging.blocks / paging.blocksPerRequest(in.maxModelLen);
         r.reservedFillFraction = double(perAverage) / double(r.kvBytesPerConversation);

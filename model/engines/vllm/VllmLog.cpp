@@ -36,6 +36,10 @@ template <typename Get> void readSettings(VllmLogFacts& f, Get get, bool engineC
           std::pair{"block_size", &f.blockSize}})
         if (auto v = toInteger(get(key)))
             *target = v;
+    if (!engineConfig) {
+        f.typedMaxNumSeqs = toInteger(get("max_num_seqs"));
+        f.typedMaxNumBatchedTokens = toInteger(get("max_num_batched_tokens"));
+    }
     if (auto v = toReal(get("gpu_memory_utilization")))
         f.utilization = v;
     for (auto [key, target] :
@@ -516,6 +520,8 @@ Expected<EngineLogCheck> checkVllmLog(const VllmLogFacts& v, const ModelSpec* gi
         if (const EngineProfile* p = findEngineProfile(in.engine); p && p->v1)
             in.maxNumSeqs = p->smallGpuMaxNumSeqs;
     c.deployment = in;
+    c.typedMaxNumSeqs = v.typedMaxNumSeqs.value_or(0);
+    c.typedMaxNumBatchedTokens = v.typedMaxNumBatchedTokens.value_or(0);
     if (v.weightsGiB && v.availableKvGiB && in.utilization > 0) {
         c.impliedGpuGiB = std::round((*v.weightsGiB + *v.availableKvGiB) / in.utilization);
         c.impliedGpuNote = "the log names no GPU: a custom GPU of about " +

@@ -25,6 +25,9 @@ struct VllmLogFacts
     std::optional<int64_t> maxModelLen;
     std::optional<int64_t> maxNumBatchedTokens;
     std::optional<int64_t> maxNumSeqs;
+    // The two as the command typed them (the non-default args); unset: vLLM chose them itself.
+    std::optional<int64_t> typedMaxNumBatchedTokens;
+    std::optional<int64_t> typedMaxNumSeqs;
     std::optional<int64_t> tp;
     std::optional<int64_t> pp;
     std::vector<int64_t> ppLayerPartition; // VLLM_PP_LAYER_PARTITION=16,32: layers per stage
