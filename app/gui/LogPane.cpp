@@ -1,10 +1,14 @@
 #include "LogPane.h"
 
 #include "AppSession.h"
+#include "ModelController.h"
 #include "read/BundledModels.h"
+#include "spec/ModelSpec.h"
 
 #include <QComboBox>
 #include <QDialogButtonBox>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QFontDatabase>
 #include <QFormLayout>
 #include <QGuiApplication>
@@ -13,6 +17,7 @@
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QScreen>
+#include <QSignalBlocker>
 #include <QSplitter>
 #include <QVBoxLayout>
 
@@ -40,8 +45,13 @@ LogPane::LogPane(AppSession* session, QWidget* parent)
     m_reading->setReadOnly(true);
     m_reading->setLineWrapMode(QPlainTextEdit::WidgetWidth);
     m_state->setWordWrap(true);
-    // The model the log names, or one of the library's for a log that names none attnplan has.
+    // The model the log names; the model open in the window or a config file of the user's (a
+    // fresh review's SGLang log of a Qwen3.5-27B-class model read +14.9% without it, +0.84% with
+    // the config, and the pane offered only the library); or one of the library's.
     m_model->addItem(tr("the model the log names"), QString());
+    m_model->addItem(tr("the open model"), QString());
+    m_model->addItem(tr("a config file…"), QString());
+    m_model->insertSeparator(kFirstBundled);
     for (const QString& n : AppSession::bundledModelNames())
         m_model->addItem(n, QStringLiteral("bundled:") + n);
     m_model->setToolTip(tr("The model the log ran; the log's own name where attnplan has it"));
@@ -67,9 +77,22 @@ LogPane::LogPane(AppSession* session, QWidget* parent)
     connect(m_apply, &QPushButton::clicked, this, &LogPane::apply);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     connect(m_text, &QPlainTextEdit::textChanged, this, &LogPane::textEdited);
-    connect(m_model, &QComboBox::currentIndexChanged, this, [this] {
-        if (!m_showing)
-            check();
+    connect(m_model, &QComboBox::currentIndexChanged, this, [this](int at) {
+        if (m_showing)
+            return;
+        if (at == kConfigFile) {
+            const QString path =
+                QFileDialog::getOpenFileName(this, tr("The model's config.json"), QString(),
+                                             tr("Model configs (*.json);;All files (*)"));
+            const QSignalBlocker quiet(m_model);
+            if (path.isEmpty()) {
+                m_model->setCurrentIndex(0);
+            } else {
+                setModelFile(path);
+                return;
+            }
+        }
+        check();
     });
     // Room for a log's long lines, within the screen.
     const QRect room = QGuiApplication::primaryScreen()
@@ -78,10 +101,34 @@ LogPane::LogPane(AppSession* session, QWidget* parent)
     resize(std::min(1000, room.width() - 40), std::min(720, room.height() - 40));
 }
 
+void LogPane::setModelFile(const QString& path)
+{
+    // Its own row after the file entry, chosen, and kept for the next log.
+    const int at = kConfigFile + 1;
+    if (!m_fileRow) {
+        m_model->insertItem(at, QString());
+        m_fileRow = true;
+    }
+    m_model->setItemText(at, tr("config: %1").arg(QFileInfo(path).fileName()));
+    m_model->setItemData(at, path);
+    m_model->setItemData(at, path, Qt::ToolTipRole);
+    m_showing = true;
+    m_model->setCurrentIndex(at);
+    m_showing = false;
+    check();
+}
+
 void LogPane::showLog(const QString& text, const QString& source)
 {
     m_showing = true;
     m_source = source;
+    // The open model, by its name, for a log that names another or none.
+    const QString open = m_session->models()->currentSource();
+    const auto spec = m_session->model();
+    m_model->setItemText(kOpenModel,
+                         spec ? tr("the open model: %1").arg(QString::fromStdString(spec->name))
+                              : tr("the open model (none)"));
+    m_model->setItemData(kOpenModel, open);
     m_model->setCurrentIndex(0);
     m_text->setPlainText(text);
     m_showing = false;

@@ -27,6 +27,9 @@ public:
     void showLog(const QString& text, const QString& source);
     // Whether the last check read the text (Apply is on).
     bool checked() const;
+    // The model the log ran from a config file of the user's (what the picker's "a config
+    // file…" opens), chosen and the log checked with it.
+    void setModelFile(const QString& path);
     // Asked before a log replaces the scenario (unsaved edits: save, discard or cancel).
     void setConfirm(std::function<bool()> confirm) { m_confirm = std::move(confirm); }
 
@@ -39,6 +42,11 @@ private:
     void apply();
     void textEdited();
 
+    // The picker's rows: the log's own model, the open one, a config file, then the library.
+    static constexpr int kOpenModel = 1;
+    static constexpr int kConfigFile = 2;
+    static constexpr int kFirstBundled = 3;
+
     AppSession* m_session;
     QPlainTextEdit* m_text;
     QComboBox* m_model;
@@ -48,5 +56,6 @@ private:
     QPushButton* m_apply;
     QString m_source;
     bool m_showing = false;
+    bool m_fileRow = false; // a config file chosen: its row follows kConfigFile
     std::function<bool()> m_confirm;
 };

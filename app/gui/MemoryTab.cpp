@@ -670,16 +670,22 @@ void MemoryTab::showLoad()
     const attnplan::Report* rep = m_plan->session()->report();
     const attnplan::ScenarioPlan& t = m_plan->target();
     const QLocale locale;
-    // The fields' defaults say what 0 stands for, from the report's resolved load.
-    m_loadValue->setSpecialValueText(tr("the plan target's %1").arg(t.concurrent));
-    m_loadInput->setSpecialValueText(
-        rep && rep->latency
-            ? tr("the average request (%1)").arg(locale.toString(rep->latencyLoad.inputTokens))
-            : tr("the average request"));
-    m_loadOutput->setSpecialValueText(
-        rep && rep->latency
-            ? tr("the plan's (%1)").arg(locale.toString(rep->latencyLoad.outputTokens))
-            : tr("the plan's"));
+    // The fields' defaults say what 0 stands for, from the report's resolved load. A new
+    // special text rewrites the field from its value: never over text refused as typed (a
+    // fresh review's out-of-range load showed the old value, and the tab said nothing fits).
+    auto special = [](QAbstractSpinBox* box, const QString& text) {
+        if (box->specialValueText() != text && EntryGuard::refusal(box).isEmpty())
+            box->setSpecialValueText(text);
+    };
+    special(m_loadValue, tr("the plan target's %1").arg(t.concurrent));
+    special(m_loadInput,
+            rep && rep->latency
+                ? tr("the average request (%1)").arg(locale.toString(rep->latencyLoad.inputTokens))
+                : tr("the average request"));
+    special(m_loadOutput,
+            rep && rep->latency
+                ? tr("the plan's (%1)").arg(locale.toString(rep->latencyLoad.outputTokens))
+                : tr("the plan's"));
     if (rep && !rep->latency && !rep->latencyError.empty())
         m_latency->setText(tr("No latency: %1").arg(QString::fromStdString(rep->latencyError)));
 }
@@ -704,6 +710,7 @@ void MemoryTab::showPlan()
         m_error->show();
         m_summary->clear();
         m_command->clear();
+        m_command->setPlaceholderText(tr("No command: %1").arg(refused));
         m_card->setText(tr("No plan: %1").arg(refused));
         return;
     }
@@ -733,7 +740,9 @@ void MemoryTab::showPlan()
         m_error->show();
         m_summary->setText(fixes);
         m_command->clear();
-        m_command->setPlaceholderText(tr("No command: nothing fits"));
+        m_command->setPlaceholderText(m_plan->error().isEmpty()
+                                          ? tr("No command: nothing fits")
+                                          : tr("No command: %1").arg(m_plan->error()));
         // The reason in words, not a JSON key (review D20): the error without its "capacity: ".
         QString reason = m_plan->error();
         if (reason.startsWith(QStringLiteral("capacity: ")))

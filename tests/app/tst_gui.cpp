@@ -153,6 +153,8 @@ private slots:
     void fp4WeightsAsTheCliHasThem();
     void exportShortcutFromATextField();
     void layoutAndDrafterFollowTheForm();
+    void refusedLoadStaysAsTyped();
+    void logPaneTakesTheOpenModelOrAFile();
     void scenarioTpOutsideTheComboIsShown();
     void unsavedEditsAreAskedAbout();
     void badModelAtStartIsSaid();
@@ -1860,6 +1862,40 @@ void TestGui::plansViewSortsAndChooses()
     QVERIFY(!child<QPushButton>(&window, "usePlan")->isEnabled());
 }
 
+// A fresh review's P2s: a load typed out of range vanished from its field (it showed the old
+// value, outlined), and the tab then said "Not one conversation fits at any context" and "No
+// command: nothing fits" for a deployment that fits. The text stays as typed, and every figure
+// withheld says why.
+void TestGui::refusedLoadStaysAsTyped()
+{
+    AppSession session;
+    MainWindow window(&session);
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    window.resize(1600, 1000);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto* value = child<QDoubleSpinBox>(&window, "loadValue");
+    auto* input = child<QSpinBox>(&window, "loadInput");
+    typeInto(value, "200");
+    QCOMPARE(session.scenario().load.value, 200.0);
+    for (auto* box : std::initializer_list<QAbstractSpinBox*>{value, input}) {
+        const QString huge = QStringLiteral("99999999999999999999999");
+        typeInto(box, huge);
+        QCOMPARE(box->findChild<QLineEdit*>()->text(), huge);
+        const QString card = child<QLabel>(&window, "resultCard")->text();
+        QVERIFY2(card.startsWith("No plan: ") && card.contains(huge), qPrintable(card));
+        QVERIFY2(
+            !child<QLineEdit>(&window, "launchCommand")->placeholderText().contains("nothing fits"),
+            qPrintable(child<QLineEdit>(&window, "launchCommand")->placeholderText()));
+        for (QLabel* empty : window.findChildren<QLabel*>("emptyState"))
+            QVERIFY2(!empty->text().contains("Not one conversation fits"),
+                     qPrintable(empty->text()));
+        typeInto(box, "100");
+        QVERIFY(session.report());
+    }
+    QCOMPARE(session.scenario().load.inputTokens, qint64(100));
+}
+
 // The load the latency is for (review P2 11 and 18): its own fields, not the plan target's;
 // the card and the line under the box give the report's latency with the load in words.
 void TestGui::loadDrivesTheLatency()
@@ -2308,6 +2344,42 @@ void TestGui::firstWindowFitsTheScreen()
 // the what-ifs, every line not placed) without touching the scenario; an edit clears the reading
 // until it is checked again; Apply to scenario opens it. A pasted log whose model is not at hand
 // gets the library's nearest name offered, and is read only with the model the user chooses.
+// A fresh review's P2: the pane's picker offered only the library, so a log of a model the
+// user has as a config (SGLang's Qwen3.5-27B-class log: +14.9% without it, +0.84% with it)
+// was right only in the CLI. The open model and a config file are offered too.
+void TestGui::logPaneTakesTheOpenModelOrAFile()
+{
+    const QString config = QStringLiteral(ATTNPLAN_SOURCE_DIR "/configs/llama-3.1-8b.json");
+    AppSession session;
+    MainWindow window(&session);
+    QVERIFY(session.models()->open(config));
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QString text = QString::fromUtf8(attnplan::testing::kSglangLlama31Log);
+    text.replace("model_path='meta-llama/Llama-3.1-8B'", "model_path='/ckpt/my-own-8b'");
+    window.showLogPane();
+    LogPane* pane = window.logPane();
+    QVERIFY(pane);
+    pane->showLog(text, "pasted log");
+    auto* reading = child<QPlainTextEdit>(pane, "logReading");
+    auto* model = child<QComboBox>(pane, "logModel");
+    QVERIFY2(!reading->toPlainText().contains("-> meta-llama/Llama-3.1-8B"),
+             qPrintable(reading->toPlainText()));
+    QVERIFY2(model->itemText(1) == "the open model: llama-3.1-8b", qPrintable(model->itemText(1)));
+    model->setCurrentIndex(1);
+    QVERIFY2(reading->toPlainText().contains("attnplan 21,626 (+0.00%)"),
+             qPrintable(reading->toPlainText()));
+    // Another model open; the config chosen from a file reads the log the same.
+    QVERIFY(session.models()->openBundled("qwen3-8b"));
+    pane->showLog(text, "pasted log");
+    QVERIFY(model->itemText(1).startsWith("the open model: Qwen/Qwen3-8B"));
+    pane->setModelFile(config);
+    QCOMPARE(model->currentText(), QString("config: llama-3.1-8b.json"));
+    QVERIFY2(reading->toPlainText().contains("attnplan 21,626 (+0.00%)"),
+             qPrintable(reading->toPlainText()));
+    QVERIFY(child<QPushButton>(pane, "logApply")->isEnabled());
+}
+
 void TestGui::logPaneReadsThenApplies()
 {
     AppSession session;
