@@ -67,6 +67,9 @@ struct EngineLogCheck
     // these; 0: the release chose its own for the GPU (printed, not typed), which a scenario
     // leaves to the release on whatever GPU it runs.
     int64_t typedMaxNumSeqs = 0;
+    // The requests a server of fixed slots runs at once (llama.cpp's -np, or the sequences it
+    // reports); 0: the engine batches what its memory holds.
+    int64_t serverSlots = 0;
     int64_t typedMaxNumBatchedTokens = 0;
     // The device memory the log implies, GiB, for a GPU the catalog does not have (vLLM:
     // (weights + KV) / utilization; TensorRT-LLM: the total it printed), and how, in words.

@@ -14,19 +14,24 @@ namespace {
 // log's context than its KV pool holds at once: a fresh review's 1M-context log read as 32
 // clients sending 1M tokens each, queued for minutes. The pool's conversations are the engine's
 // own figure where it prints one (vLLM's "Maximum concurrency"), else its KV tokens over the
-// context; at least one client.
+// context; a server of fixed slots (llama.cpp's -np), its slots; at least one client.
 void loadWithinThePool(Scenario& s, const EngineLogCheck& c, int64_t context,
                        std::vector<std::string>& notes)
 {
-    if (s.load.kind != "concurrent" || context <= 0 || c.logged <= 0)
+    if (s.load.kind != "concurrent" || context <= 0)
         return;
     double fits = 0;
-    if (c.quantity == "maximum concurrency")
+    std::string what = "what its KV pool holds at once";
+    if (c.serverSlots > 0) {
+        fits = double(c.serverSlots);
+        what = "the slots its server runs";
+    } else if (c.quantity == "maximum concurrency" && c.logged > 0) {
         fits = c.logged;
-    else if (c.quantity == "KV tokens")
+    } else if (c.quantity == "KV tokens" && c.logged > 0) {
         fits = c.logged / double(context);
-    else
+    } else {
         return;
+    }
     const int64_t clients =
         s.load.value > 0 ? int64_t(std::llround(s.load.value)) : s.plan.concurrent;
     const int64_t held = std::max<int64_t>(1, int64_t(std::floor(fits)));
@@ -34,8 +39,8 @@ void loadWithinThePool(Scenario& s, const EngineLogCheck& c, int64_t context,
         return;
     s.load.value = double(held);
     notes.push_back("the load: " + withCommas(held) + (held == 1 ? " client" : " clients") +
-                    " of the log's context (" + withCommas(context) +
-                    " tokens), what its KV pool holds at once, not " + withCommas(clients));
+                    " of the log's context (" + withCommas(context) + " tokens), " + what +
+                    ", not " + withCommas(clients));
 }
 
 } // namespace
@@ -131,6 +136,7 @@ Expected<LogScenario> scenarioFromEngineLog(const EngineLogFacts& log, const Eng
                             "): the Memory tab sizes vLLM at that context; the plans are " +
                             c.release + "'s");
         s.deployment = d;
+        loadWithinThePool(s, c, d.context, out.notes);
         return out;
     }
     d.tp = in.tp > 0 ? in.tp : 1;

@@ -1245,6 +1245,16 @@ void TestAppCore::logLoadStaysWithinItsPool()
         QCOMPARE(r->latencyLoad.load.value, expected > 0 ? expected : double(asked));
         QCOMPARE(summary.contains("28 clients"), expected > 0);
     }
+    // llama-server with -np 4: its four slots, not 32 clients queueing behind them.
+    AppSession session;
+    QVERIFY(session.models()->openBundled("qwen3-8b"));
+    QString error, summary;
+    QVERIFY2(session.openEngineLogText(QString::fromUtf8(attnplan::testing::kLlamaCpp9016Log),
+                                       "llama.log", &error, &summary, "bundled:llama-3.1-8b"),
+             qPrintable(error));
+    QCOMPARE(session.scenario().load.value, 4.0);
+    QVERIFY2(summary.contains("4 clients") && summary.contains("the slots its server runs"),
+             qPrintable(summary));
 }
 
 // Issue 41, a fresh review's P1 and P2: the DeepSeek-V4 log's typed --max-num-seqs 64 and

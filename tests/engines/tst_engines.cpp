@@ -1108,6 +1108,15 @@ void TestEngines::engineLogReadsWhatItCan()
     // And its second: "MiB free" with no number before it read past the line's start.
     QVERIFY(
         !parseEngineLog("llama_model_loader: x\n  DevMiB freeVIDIA GeForce\n").llamaCpp.freeMiB);
+    // --fit's trials name the layers they tried, not the model's (a fresh review's stand-in of
+    // 21 layers): only the model's own n_layer counts.
+    const EngineLogFacts fit = parseEngineLog(
+        "llama_model_loader: loaded meta data\n"
+        "0.05.920.458 I common_params_fit_impl: id=0, n_layer=33, n_part= 0, overflow_type=4\n"
+        "0.10.828.426 I common_params_fit_impl: set ngl_per_device_high[0].n_layer=21\n"
+        "0.11.945.774 I print_info: n_layer               = 32\n"
+        "0.11.945.775 I common_params_fit_impl: id=0, n_layer=20, n_part= 0\n");
+    QCOMPARE(fit.llamaCpp.nLayer, std::optional<int64_t>(32));
 }
 
 // Without the logged budget: our V1 memory model alone (weights, one 2,048-token profiling

@@ -80,7 +80,10 @@ void readLlamaCppLogLine(LogFacts& f, LlamaCppLogFacts& own, std::string_view li
             f.architecture = *v;
     if (auto v = metaNumber(line, "n_ctx_train"))
         own.nCtxTrain = v;
-    if (auto v = metaNumber(line, "n_layer"))
+    // --fit's trials ("common_params_fit_impl: id=0, n_layer=21, ...", b7000+) are the layers it
+    // tried to offload, not the model's: a fresh review's stand-in model had 21 layers from one.
+    const bool fitTrial = has(line, "params_fit") || has(line, "fit_params");
+    if (auto v = metaNumber(line, "n_layer"); v && !fitTrial)
         own.nLayer = v;
     if (auto v = metaNumber(line, "block_count"); v && !own.nLayer)
         own.nLayer = v;
@@ -342,6 +345,7 @@ Expected<EngineLogCheck> checkLlamaCppLog(const LogFacts& log, const LlamaCppLog
     LlamaServerInputs& server = editEngineOptions(c.deployment).llamaCpp;
     server = in;
     server.parallel = std::max<int64_t>(0, slots);
+    c.serverSlots = std::max<int64_t>(0, slots);
     // The weights' type as loaded, from the model buffers' bits a parameter (a Q4_K_M GGUF about
     // 4.8, Q8_0 8.5): what another engine on the same GPU would have to load to fit as it did.
     // Not from a stand-in (its parameters are not the model's: a fresh review read "1586.1 bits a
