@@ -4,6 +4,7 @@
 #include "base/EmbeddedResources.h"
 #include "base/FieldReader.h"
 #include "base/JsonFile.h"
+#include "base/Units.h"
 
 #include <algorithm>
 #include <cctype>
@@ -102,7 +103,6 @@ GpuSpec customGpu(const GpuCatalog& catalog, int64_t memoryBytes, double bf16Tfl
 {
     const GpuSpec* h100 = catalog.find("H100 SXM");
     GpuSpec g = h100 ? *h100 : GpuSpec{};
-    g.name = "custom GPU";
     g.aliases.clear();
     g.pricePerHour.reset();
     g.memoryBytes = memoryBytes;
@@ -114,6 +114,15 @@ GpuSpec customGpu(const GpuCatalog& catalog, int64_t memoryBytes, double bf16Tfl
     if (bandwidthBytesPerSecond > 0)
         g.bandwidthBytesPerSecond = bandwidthBytesPerSecond;
     g.source = "entered by the user; unset rates from the H100 SXM entry";
+    // Named with its memory and whose rates it borrows: a fresh review's log of an unnamed
+    // GPU read "2 x custom GPU" with an H100's latency and nothing saying so.
+    const bool ownCompute = bf16Tflops > 0, ownBandwidth = bandwidthBytesPerSecond > 0;
+    g.name = "custom GPU (" + formatGiB(double(memoryBytes)) +
+             (ownCompute && ownBandwidth ? std::string()
+              : ownCompute               ? "; H100 SXM's bandwidth"
+              : ownBandwidth             ? "; H100 SXM's compute"
+                                         : "; H100 SXM's compute and bandwidth") +
+             ")";
     g.asOf.clear();
     return g;
 }

@@ -1299,6 +1299,12 @@ void TestAppCore::logTypedLimitsStayPrintedOnesFollowTheGpu()
         QVERIFY(session.report() && session.report()->capacity);
         QCOMPARE(session.report()->capacity->maxNumBatchedTokens, qint64(2048));
         QCOMPARE(session.report()->capacity->maxNumSeqs, qint64(256));
+        // The device the log implies says whose rates its latency borrows (a fresh review read
+        // "custom GPU" with an H100's latency and nothing saying so).
+        const QString name = QString::fromStdString(session.report()->deployment.gpu.name);
+        QVERIFY2(name.startsWith("custom GPU (4") &&
+                     name.endsWith(" GiB; H100 SXM's compute and bandwidth)"),
+                 qPrintable(name));
         ScenarioDeployment other = d;
         other.gpu = "H200";
         session.setDeployment(other);

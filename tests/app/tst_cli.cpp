@@ -1176,7 +1176,7 @@ void TestCli::reportCustomGpuAndDefaults()
     QCOMPARE(json(reopened)["capacity"].toObject(), r["capacity"].toObject());
     QCOMPARE(dep["utilization"].toDouble(), 0.92); // vLLM 0.33's default (0.21 on), written out
     QCOMPARE(dep["average_tokens"].toInteger(), 0);
-    QCOMPARE(r["capacity"].toObject()["gpu"].toString(), QStringLiteral("custom GPU"));
+    QCOMPARE(r["capacity"].toObject()["gpu"].toString(), QStringLiteral("custom GPU (48.00 GiB)"));
     QCOMPARE(r["capacity"].toObject()["memory_total_bytes"].toInteger(), qint64(48) << 30);
     // The default prompt: the support bot on Claude Sonnet 4.6 (current; 4.5 was retired).
     QCOMPARE(r["cost"].toObject()["price"].toString(),
