@@ -1255,6 +1255,19 @@ void TestAppCore::logLoadStaysWithinItsPool()
     QCOMPARE(session.scenario().load.value, 4.0);
     QVERIFY2(summary.contains("4 clients") && summary.contains("the slots its server runs"),
              qPrintable(summary));
+    // A GPU the catalog lacks, with the free memory it measured: a device of that memory, not
+    // the open H100 (the fresh review's RTX 3060 Laptop log): 5,173 MiB = 5.06 GiB rounded up.
+    QString laptop = QString::fromUtf8(attnplan::testing::kLlamaCpp9016Log);
+    laptop.replace("NVIDIA GeForce RTX 3090", "NVIDIA GeForce RTX 3060 Laptop GPU");
+    laptop += "llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 3060 "
+              "Laptop GPU) - 5173 MiB free\n";
+    QVERIFY2(
+        session.openEngineLogText(laptop, "llama.log", &error, &summary, "bundled:llama-3.1-8b"),
+        qPrintable(error));
+    QCOMPARE(QString::fromStdString(session.scenario().deployment.gpu), QString("custom"));
+    QCOMPARE(session.scenario().deployment.custom.memoryGiB, 5.06);
+    QVERIFY2(summary.contains("a custom GPU of the 5.06 GiB it measured free"),
+             qPrintable(summary));
 }
 
 // Issue 41, a fresh review's P1 and P2: the DeepSeek-V4 log's typed --max-num-seqs 64 and

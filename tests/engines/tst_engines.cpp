@@ -1115,8 +1115,19 @@ void TestEngines::engineLogReadsWhatItCan()
         "0.05.920.458 I common_params_fit_impl: id=0, n_layer=33, n_part= 0, overflow_type=4\n"
         "0.10.828.426 I common_params_fit_impl: set ngl_per_device_high[0].n_layer=21\n"
         "0.11.945.774 I print_info: n_layer               = 32\n"
-        "0.11.945.775 I common_params_fit_impl: id=0, n_layer=20, n_part= 0\n");
+        "0.11.945.775 I common_params_fit_impl: id=0, n_layer=20, n_part= 0\n"
+        "0.10.828.429 I common_params_fit_impl:   - Vulkan1 (NVIDIA GeForce RTX 3060 Laptop GPU): "
+        "20 layers,   4080 MiB used,   1092 MiB free\n");
     QCOMPARE(fit.llamaCpp.nLayer, std::optional<int64_t>(32));
+    // The free memory is --fit's reading before the load, not what it leaves once fitted.
+    const EngineLogFacts fitted = parseEngineLog(
+        "llama_model_loader: loaded meta data\n"
+        "0.02.545.826 I common_params_fit_impl: projected to use 5856 MiB of device memory vs. "
+        "5173 MiB of free device memory\n"
+        "0.10.828.429 I common_params_fit_impl:   - Vulkan1 (NVIDIA GeForce RTX 3060 Laptop GPU): "
+        "20 layers,   4080 MiB used,   1092 MiB free\n");
+    QCOMPARE(fitted.llamaCpp.freeMiB, std::optional<double>(5173));
+    QCOMPARE(fitted.gpuName, std::string("NVIDIA GeForce RTX 3060 Laptop GPU"));
 }
 
 // Without the logged budget: our V1 memory model alone (weights, one 2,048-token profiling

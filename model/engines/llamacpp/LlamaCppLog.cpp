@@ -120,14 +120,19 @@ void readLlamaCppLogLine(LogFacts& f, LlamaCppLogFacts& own, std::string_view li
         const size_t at = line.find("Device 0: ") + 10;
         f.gpuName = trim(line.substr(at, line.find(',', at) - at));
     }
-    if (has(line, "MiB free")) {
-        // fuzz_engine_log's second find: "MiB free" without the space before it.
-        const size_t free = line.find(" MiB free");
-        size_t p = free == std::string_view::npos ? 0 : free;
+    // --fit reads the free memory before it loads ("... vs. 5173 MiB of free device memory");
+    // what it prints once fitted ("20 layers, 4080 MiB used, 1092 MiB free") is after.
+    for (std::string_view key : {" MiB free", " MiB of free device memory"}) {
+        const size_t free = line.find(key);
+        if (free == std::string_view::npos || own.freeMiB ||
+            (fitTrial && key == std::string_view(" MiB free")))
+            continue;
+        size_t p = free;
         while (p > 0 && (isDigit(line[p - 1]) || line[p - 1] == '.'))
             --p;
-        if (!own.freeMiB && free != std::string_view::npos)
-            own.freeMiB = numberAt(line, p);
+        own.freeMiB = numberAt(line, p);
+    }
+    if (has(line, "MiB free")) {
         const size_t open = line.find('(');
         if (f.gpuName.empty() && open != std::string_view::npos) {
             const size_t close = line.find_first_of("()", open + 1);
@@ -345,6 +350,16 @@ Expected<EngineLogCheck> checkLlamaCppLog(const LogFacts& log, const LlamaCppLog
     LlamaServerInputs& server = editEngineOptions(c.deployment).llamaCpp;
     server = in;
     server.parallel = std::max<int64_t>(0, slots);
+    // A device the catalog does not have: one of the free memory the log measured before it
+    // loaded, not whichever GPU was open (a fresh review's 6 GB RTX 3060 Laptop log was
+    // planned on an 80 GB H100).
+    if (own.freeMiB && *own.freeMiB > 0) {
+        c.impliedGpuGiB = std::ceil(*own.freeMiB / 1024 * 100) / 100;
+        c.impliedGpuNote = "the log's GPU" +
+                           (log.gpuName.empty() ? std::string() : " (\"" + log.gpuName + "\")") +
+                           " is not in the catalog: a custom GPU of the " +
+                           formatFixed(c.impliedGpuGiB, 2) + " GiB it measured free before loading";
+    }
     c.serverSlots = std::max<int64_t>(0, slots);
     // The weights' type as loaded, from the model buffers' bits a parameter (a Q4_K_M GGUF about
     // 4.8, Q8_0 8.5): what another engine on the same GPU would have to load to fit as it did.
