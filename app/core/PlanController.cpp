@@ -133,6 +133,21 @@ void PlanController::setInputs(const ScenarioDeployment& inputs)
     m_session->setDeployment(inputs);
 }
 
+int PlanController::rowInUse() const
+{
+    const Report* r = m_session->report();
+    if (!r)
+        return -1;
+    const ScenarioDeployment& d = inputs();
+    for (size_t i = 0; i < r->plan.size(); ++i) {
+        const PlanRow& p = r->plan[i];
+        if (p.feasible && p.gpu == d.gpu && p.tp == d.tp && p.dp == d.dp && p.ep == d.ep &&
+            p.tp * p.dp * p.pp == d.gpus && p.replicas == std::max<int64_t>(1, d.replicas))
+            return int(i);
+    }
+    return -1;
+}
+
 bool PlanController::applyPlan(int row)
 {
     const Report* r = m_session->report();

@@ -34,6 +34,9 @@ public:
     const attnplan::GpuCatalog& catalog() const;
     QStringList gpuNames() const;
     const attnplan::ScenarioDeployment& inputs() const;
+    // The plan row the deployment is (its GPU, layout and replicas), or -1: what the Plans tab
+    // marks as chosen after "Use this plan" searched the plans again.
+    int rowInUse() const;
     const attnplan::ScenarioPlan& target() const;
     std::shared_ptr<const attnplan::ModelSpec> model() const;
 

@@ -249,8 +249,11 @@ void PlansTab::refresh()
     m_plans->replace(points);
     Charts::fitAxes(chart);
     Charts::setEmptyText(m_trade, points.isEmpty() ? tr("No plan meets the target") : QString());
-    // The rows are new: nothing chosen stays chosen.
+    // The rows are new: the one the deployment is stays chosen (a fresh review's plan vanished
+    // from the table after "Use this plan"), else none.
     m_table->setCurrentIndex({});
+    if (const int inUse = m_plan->rowInUse(); inUse >= 0)
+        choose(inUse);
     showChosen();
 }
 

@@ -641,6 +641,14 @@ void TestGui::planRowAppliesWithReplicas()
     const QString card = child<QLabel>(&window, "resultCard")->text();
     QVERIFY2(card.contains("on 10 × H100 SXM (1 replica of TP 2 × PP 5)"), qPrintable(card));
     QVERIFY(session.report()->capacity->batch >= 50);
+    // The plan used stays chosen in the table searched again (a fresh review's P1 part).
+    window.tabs()->setCurrentIndex(1);
+    QVERIFY(table->currentIndex().isValid());
+    QCOMPARE(table->model()->index(table->currentIndex().row(), 0).data().toString(),
+             QString("H100 SXM"));
+    QCOMPARE(table->model()->index(table->currentIndex().row(), 1).data().toInt(), 10);
+    QVERIFY(child<QPushButton>(&window, "usePlan")->isEnabled());
+    window.tabs()->setCurrentIndex(0);
     // Three replicas: three times the conversations on three times the GPUs.
     const qint64 one = session.report()->capacity->batch;
     typeInto(child<QSpinBox>(&window, "replicas"), "3");
