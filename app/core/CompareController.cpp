@@ -210,12 +210,16 @@ void CompareController::fillOptions(const ModelSpec& s, const DeploymentInputs& 
                                        .arg(s.numKvHeads)
                                  : QString())
                   : QString();
+    // Conversations only where the deployment holds some (a fresh review read "– conversations
+    // per replica instead of –").
+    const QString conversations = o.conversations || o.mqaConversations
+                                      ? tr(": %1 conversations per replica instead of %2")
+                                            .arg(count(o.mqaConversations), count(o.conversations))
+                                      : tr(" (neither fits this deployment)");
     rows.push_back({tr("A GQA or MQA model"), tr("Shares each KV head among query heads"),
-                    tr("This model keeps %1 B per token (%2); MQA would keep %3 B: %4 "
-                       "conversations per replica instead of %5%6")
+                    tr("This model keeps %1 B per token (%2); MQA would keep %3 B%4%5")
                         .arg(q(withCommas(o.kvBytesPerToken)), q(o.attention),
-                             q(withCommas(o.mqaKvBytesPerToken)), count(o.mqaConversations),
-                             count(o.conversations), replicated)});
+                             q(withCommas(o.mqaKvBytesPerToken)), conversations, replicated)});
     rows.push_back({tr("FlashAttention kernels"), tr("Tiles in fast memory, no n x n matrix"),
                     tr("At %1 tokens one head's score matrix would be %2 in bf16, per layer; %3 "
                        "heads x %4 layers never stored")

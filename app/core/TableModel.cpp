@@ -68,6 +68,10 @@ QString TableModel::format(const QVariant& v, Unit unit)
         return QString::number(x, 'f', 3);
     case Unit::Count:
     case Unit::Tokens:
+        // A rate below 10 keeps two decimals (a 1M-context plan's 0.42 tokens/s per GPU read
+        // "0", and the column could not be compared); a whole count stays whole.
+        if (std::abs(x) < 10 && x != std::round(x))
+            return QLocale().toString(x, 'f', 2);
         return std::abs(x) >= 1e6 ? QString::fromStdString(formatCount(x))
                                   : QLocale().toString(qlonglong(std::llround(x)));
     case Unit::Bytes:

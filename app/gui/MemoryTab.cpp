@@ -682,12 +682,18 @@ void MemoryTab::showLoad()
             rep && rep->latency
                 ? tr("the average request (%1)").arg(locale.toString(rep->latencyLoad.inputTokens))
                 : tr("the average request"));
+    // The output is the plan target's whether or not a latency came of it.
     special(m_loadOutput,
-            rep && rep->latency
-                ? tr("the plan's (%1)").arg(locale.toString(rep->latencyLoad.outputTokens))
-                : tr("the plan's"));
-    if (rep && !rep->latency && !rep->latencyError.empty())
-        m_latency->setText(tr("No latency: %1").arg(QString::fromStdString(rep->latencyError)));
+            tr("the plan's (%1)")
+                .arg(locale.toString(rep && rep->latency ? rep->latencyLoad.outputTokens
+                                                         : std::max<int64_t>(2, t.outputTokens))));
+    if (rep && !rep->latency && !rep->latencyError.empty()) {
+        // The error names its section ("latency: ..."), which the words before it already say.
+        QString why = QString::fromStdString(rep->latencyError);
+        if (why.startsWith(QLatin1String("latency: ")))
+            why = why.mid(9);
+        m_latency->setText(tr("No latency: %1").arg(why));
+    }
 }
 
 void MemoryTab::showPlan()

@@ -103,6 +103,7 @@ private slots:
     void logLoadStaysWithinItsPool();
     void logTypedLimitsStayPrintedOnesFollowTheGpu();
     void compareNamesTheSettingNotTheGpus();
+    void smallRatesKeepTheirDecimals();
     void compareTablesAgreeOnMla();
     void aSecondLogReplacesTheFirst();
     void sglangLogLimitsReachTheWindow();
@@ -1357,6 +1358,18 @@ void TestAppCore::compareNamesTheSettingNotTheGpus()
     session.setDeployment(d);
     QVERIFY2(session.compare()->assumptions().contains("change the GPUs or TP"),
              qPrintable(session.compare()->assumptions()));
+}
+
+// Issue 41, a fresh review's P3: a 1M-context plan's tokens/s per GPU read 0 or 1 and could not be
+// compared. A count below 10 that is not whole keeps two decimals; whole counts stay whole.
+void TestAppCore::smallRatesKeepTheirDecimals()
+{
+    using Unit = TableModel::Unit;
+    const QLocale l;
+    QCOMPARE(TableModel::format(0.4242, Unit::Count), l.toString(0.42, 'f', 2));
+    QCOMPARE(TableModel::format(7.0, Unit::Count), QString("7"));
+    QCOMPARE(TableModel::format(12.6, Unit::Count), QString("13"));
+    QCOMPARE(TableModel::format(2048.0, Unit::Tokens), l.toString(2048));
 }
 
 // Issue 34, item 12: for an MLA model the options table's MQA is the shape table's MQA (K of
