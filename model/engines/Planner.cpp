@@ -364,17 +364,30 @@ std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catal
             }
         rows.push_back(std::move(plain));
     }
-    // A unified-memory device is planned alone unless clusters of them are asked for.
-    if (!target.unifiedClusters)
-        for (PlanRow& row : rows)
-            if (const GpuSpec* g = catalog.find(row.gpu);
-                g && g->unifiedMemory && row.feasible && row.totalGpus > 1) {
-                row.feasible = false;
-                row.reason = std::to_string(row.totalGpus) +
-                             " devices needed: plans of several unified-memory devices are left "
-                             "out unless asked (--unified-clusters)";
-                row.launchCommand.clear();
+    // A unified-memory device is planned alone unless clusters of them are asked for: one row
+    // says so, not one for each layout that needed a cluster (a fresh review's report listed
+    // each device twice, its TP and its DP cluster).
+    if (!target.unifiedClusters) {
+        std::vector<std::string> refused;
+        for (auto it = rows.begin(); it != rows.end();) {
+            const GpuSpec* g = catalog.find(it->gpu);
+            if (!g || !g->unifiedMemory || !it->feasible || it->totalGpus <= 1) {
+                ++it;
+                continue;
             }
+            if (std::find(refused.begin(), refused.end(), it->gpu) != refused.end()) {
+                it = rows.erase(it);
+                continue;
+            }
+            refused.push_back(it->gpu);
+            it->feasible = false;
+            it->reason = std::to_string(it->totalGpus) +
+                         " devices needed: plans of several unified-memory devices are left "
+                         "out unless asked (--unified-clusters)";
+            it->launchCommand.clear();
+            ++it;
+        }
+    }
     std::stable_sort(rows.begin(), rows.end(), [](const PlanRow& a, const PlanRow& b) {
         if (a.feasible != b.feasible)
             return a.feasible;

@@ -318,12 +318,13 @@ std::string reportHtml(const Report& r)
         std::vector<std::vector<std::string>> rows;
         for (const PlanRow& p : r.plan) {
             if (!p.feasible) {
-                rows.push_back({escape(p.gpu), "–", "–", "–", "–", "–", escape(p.reason)});
+                rows.push_back({escape(p.gpu), "–", "–", "–", "–", "–", "–", escape(p.reason)});
                 continue;
             }
             rows.push_back(
                 {escape(p.gpu), std::to_string(p.replicas) + " × " + escape(planLayoutText(p)),
-                 withCommas(p.totalGpus), p.dollarsPerHour ? money(*p.dollarsPerHour) : "–",
+                 withCommas(p.totalGpus), withCommas(p.replicas * p.conversationsPerReplica),
+                 p.dollarsPerHour ? money(*p.dollarsPerHour) : "–",
                  escape(formatSeconds(p.ttftSeconds)), escape(formatSeconds(p.tpotSeconds)),
                  code(p.launchCommand)});
         }
@@ -332,7 +333,8 @@ std::string reportHtml(const Report& r)
                   ? " or " + formatFixed(r.target.requestsPerSecond, 2) + " requests/s"
                   : std::string())
           << "</h2>\n"
-          << table({"GPU", "layout", "GPUs", "$/hour", "TTFT", "TPOT", "command"}, rows);
+          << table({"GPU", "layout", "GPUs", "conversations", "$/hour", "TTFT", "TPOT", "command"},
+                   rows);
     }
 
     if (r.cost) {

@@ -1018,6 +1018,17 @@ void TestCli::planLeavesOutClustersOfUnifiedMemory()
                          "DGX Spark (GB10)", "--json"});
     QCOMPARE(one.exitCode, 0);
     QCOMPARE(rowsOf(one)["DGX Spark (GB10)"]["total_gpus"].toInt(), 1);
+    // An MoE model plans a DP layout beside TP: a device left out is one row, not one a layout
+    // (a fresh review's report listed each unified-memory device twice).
+    const Run moe =
+        cli({"plan", "qwen3-30b-a3b", "--context", "32768", "--concurrent", "200", "--json"});
+    QCOMPARE(moe.exitCode, 0);
+    QHash<QString, int> seen;
+    for (const QJsonValue v : json(moe)["plans"].toArray())
+        if (!v["feasible"].toBool())
+            ++seen[v["gpu"].toString()];
+    QCOMPARE(seen.value("DGX Spark (GB10)"), 1);
+    QCOMPARE(seen.value("Apple M4 (32GB)"), 1);
     QCOMPARE(rowsOf(one)["DGX Spark (GB10)"]["feasible"].toBool(), true);
 }
 
