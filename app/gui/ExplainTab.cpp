@@ -101,6 +101,16 @@ ExplainTab::ExplainTab(ExplainController* explain, QWidget* parent)
         Charts::lineChart(explain->sqrtDkModel(), 0, {3, 4}, true, true,
                           tr("Gradient reaching the scores"), tr("d_k"), tr("mean Jacobian norm"));
     m_charts = {it, saturation, gradient};
+    // Until the experiment (run when the tab is first shown, on a worker) is done, the two
+    // charts say so: empty axes drew their titles over each other at the top left.
+    auto running = [saturation, gradient, model = explain->sqrtDkModel()] {
+        const QString why =
+            model->rowCount() > 0 ? QString() : tr("Running the sqrt(d_k) experiment…");
+        Charts::setEmptyText(saturation, why);
+        Charts::setEmptyText(gradient, why);
+    };
+    running();
+    connect(explain->sqrtDkModel(), &QAbstractItemModel::modelReset, this, running);
 
     auto* grid = new QGridLayout(this);
     auto* left = new QVBoxLayout;

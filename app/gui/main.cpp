@@ -1,9 +1,11 @@
 #include "AppSession.h"
+#include "ExplainController.h"
 #include "LogPane.h"
 #include "MainWindow.h"
 #include "MeasureController.h"
 #include "ModelController.h"
 #include "PlanController.h"
+#include "TableModel.h"
 #include "price/PriceCatalog.h"
 #include "read/BundledModels.h"
 #include "serve/GpuCatalog.h"
@@ -71,6 +73,16 @@ void takeScreenshot(QApplication& app, MainWindow& window, AppSession& session, 
             c.decodeTokens = {16384};
             window.measure()->start(c);
         });
+    } else if (window.tabs()->tabText(window.tabs()->currentIndex()).remove('&') == "Explain" &&
+               session.explain()->sqrtDkModel()->rowCount() == 0) {
+        // The Explain tab once its sqrt(d_k) experiment has filled the charts.
+        QObject::connect(session.explain()->sqrtDkModel(), &QAbstractItemModel::modelReset, &app,
+                         [&, file] {
+                             QTimer::singleShot(300, &app, [&, file] {
+                                 window.grab().save(file);
+                                 app.quit();
+                             });
+                         });
     } else {
         QTimer::singleShot(800, &app, [&, file] {
             // The start-up log pane when --log opened it, else the window.

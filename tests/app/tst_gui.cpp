@@ -8,6 +8,7 @@
 #include "ComputeController.h"
 #include "CostController.h"
 #include "EngineLogFixtures.h"
+#include "ExplainController.h"
 #include "LogPane.h"
 #include "MainWindow.h"
 #include "MeasureController.h"
@@ -155,6 +156,7 @@ private slots:
     void layoutAndDrafterFollowTheForm();
     void refusedLoadStaysAsTyped();
     void logPaneTakesTheOpenModelOrAFile();
+    void explainSaysItsExperimentIsRunning();
     void scenarioTpOutsideTheComboIsShown();
     void unsavedEditsAreAskedAbout();
     void badModelAtStartIsSaid();
@@ -2352,6 +2354,35 @@ void TestGui::firstWindowFitsTheScreen()
 // the what-ifs, every line not placed) without touching the scenario; an edit clears the reading
 // until it is checked again; Apply to scenario opens it. A pasted log whose model is not at hand
 // gets the library's nearest name offered, and is read only with the model the user chooses.
+// The sqrt(d_k) experiment runs when the Explain tab is first shown: until it is done its two
+// charts say so (empty axes drew their titles over each other, seen in the screenshots), then
+// draw it.
+void TestGui::explainSaysItsExperimentIsRunning()
+{
+    AppSession session;
+    MainWindow window(&session);
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    int explainTab = -1;
+    for (int i = 0; i < window.tabs()->count(); ++i)
+        if (window.tabs()->tabText(i).remove('&') == "Explain")
+            explainTab = i;
+    QVERIFY(explainTab >= 0);
+    window.tabs()->setCurrentIndex(explainTab);
+    QCoreApplication::processEvents();
+    auto running = [&window] {
+        int n = 0;
+        for (QLabel* l : window.findChildren<QLabel*>("emptyState"))
+            n += l->isVisible() && l->text().startsWith("Running the sqrt(d_k) experiment");
+        return n;
+    };
+    QCOMPARE(session.explain()->sqrtDkModel()->rowCount(), 0);
+    QCOMPARE(running(), 2);
+    QTRY_VERIFY_WITH_TIMEOUT(session.explain()->sqrtDkModel()->rowCount() > 0, 30000);
+    QCOMPARE(running(), 0);
+}
+
 // A fresh review's P2: the pane's picker offered only the library, so a log of a model the
 // user has as a config (SGLang's Qwen3.5-27B-class log: +14.9% without it, +0.84% with it)
 // was right only in the CLI. The open model and a config file are offered too.
