@@ -24,7 +24,7 @@ CompareController::CompareController(AppSession* session)
            {tr("State / conversation"), Unit::Bytes,
             tr("What linear-attention and Mamba layers keep per conversation, whatever its "
                "length (0 without them)")},
-           {tr("Held / conversation, per GPU"), Unit::Bytes,
+           {tr("Held / conversation"), Unit::Bytes,
             tr("What the engine pages for one request of the average length on one GPU, "
                "block-rounded: a sliding layer holds its window plus the prompt chunks in flight, "
                "not the window alone. The KV budget over this is the conversations")},
