@@ -238,6 +238,15 @@ void MeasureTab::showOffload()
     }
     const QString name = QString::fromStdString(model->name);
     const QString gpu = QString::fromStdString(report->deployment.gpu.name);
+    const auto desktop =
+        offloadedDecode(*model, report->deployment, defaultHostBandwidth().bytesPerSecond, 4096);
+    if (!desktop) {
+        // Said before any measurement too (a fresh review was offered to measure a dense
+        // Gemma 3's routed experts).
+        m_offload->setText(
+            tr("Experts in host memory: %1 has no routed experts to keep there.").arg(name));
+        return;
+    }
     if (!last || last->copyGbps <= 0) {
         m_offload->setText(tr("Experts in host memory: measure to see how fast %1 would decode "
                               "with its routed experts in this machine's memory.")
@@ -251,8 +260,6 @@ void MeasureTab::showOffload()
             tr("Experts in host memory: %1 has no routed experts to keep there.").arg(name));
         return;
     }
-    const auto desktop =
-        offloadedDecode(*model, report->deployment, defaultHostBandwidth().bytesPerSecond, 4096);
     m_offload->setText(
         tr("Experts in host memory: with the routed experts of its %1 MoE layers read from this "
            "machine's memory at its measured copy, %2 GB/s (%3 MB of %8 experts a token), and the "
