@@ -299,18 +299,21 @@ std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catal
             for (const Candidate& c : candidates) {
                 if ((c.dp > 1) != dataParallel)
                     continue;
-                // TTFT and TPOT at that load by the serving model (serve/Latency.h): each
-                // replica a closed loop of `batch` clients on the engine's own KV budget and
-                // limits.
+                // TTFT and TPOT at that load as the deployment's own latency gives them once
+                // the plan is used (latencyUnderEngine, the one rule the Memory tab and `latency`
+                // run): each replica a closed loop of `batch` clients, each the average request
+                // less the output where both would pass max_model_len. (A search of its own,
+                // with the whole context as the prompt and its own limits, promised 1.98 s
+                // where the used plan gave 1.55 s: a fresh review's P1.)
                 LatencyInputs lq;
-                lq.inputTokens = avg;
                 lq.outputTokens = std::max<int64_t>(2, target.outputTokens);
+                lq.inputTokens =
+                    std::max<int64_t>(1, std::min(avg, target.context - lq.outputTokens));
                 lq.load = {LatencyLoad::Kind::Concurrent, double(c.batch), 0};
-                lq.kvBudgetBytes = c.capacity.memory.kvBudget;
-                lq.maxBatch = c.fitting;
-                lq.maxNumTokens =
-                    std::max<int64_t>(64, c.capacity.maxNumBatchedTokens * c.capacity.dp);
-                const auto latency = servingLatency(s, c.vin, lq);
+                const auto engineLatency = latencyUnderEngine(s, c.vin, lq);
+                const std::optional<LatencyResult> latency =
+                    engineLatency ? std::optional<LatencyResult>(engineLatency->result)
+                                  : std::nullopt;
                 const double ttft = latency ? latency->ttftSeconds : c.capacity.ttftSeconds;
                 const double tpot =
                     latency ? latency->tpotSeconds : decodeStepTime(s, c.vin, c.batch, avg).seconds;

@@ -422,14 +422,19 @@ std::string latencySentence(const Report& r)
     if (!r.latency)
         return {};
     const auto engine = findServingEngine(r.latencyEngine);
+    // An open loop past what the deployment serves: the rate it can serve and the run the TTFT
+    // is for (the latency's own note), not only that requests queue.
+    std::string queue = "; more than the deployment runs at once: requests queue";
+    for (const std::string& n : r.latency->notes)
+        if (n.rfind("the rate passes", 0) == 0)
+            queue = "; " + n;
     return "At " + loadText(r.latencyLoad.load) + ", " + withCommas(r.latencyLoad.inputTokens) +
            " tokens in and " + withCommas(r.latencyLoad.outputTokens) + " out, under " +
            (engine ? engine->label : r.latencyEngine) + ": time to first token " +
            formatSeconds(r.latency->ttftSeconds) + ", per output token " +
            formatSeconds(r.latency->tpotSeconds) + ", " +
            formatFixed(r.latency->outputTokensPerSecond, 0) + " output tokens/s" +
-           (r.latency->saturated ? "; more than the deployment runs at once: requests queue" : "") +
-           ".";
+           (r.latency->saturated ? queue : std::string()) + ".";
 }
 
 } // namespace attnplan

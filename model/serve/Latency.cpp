@@ -314,9 +314,15 @@ Expected<LatencyResult> servingLatency(const ModelSpec& s, const DeploymentInput
             X = std::min(R, mu);
             B = cap;
             r.saturated = rho >= 1;
-            r.notes.push_back(r.saturated
-                                  ? "the rate passes what the deployment serves: requests queue"
-                                  : "the running batch is at its limit: requests wait for a slot");
+            // Above mu the wait is the backlog of this run, so it says the rate it can serve and
+            // the run the TTFT is for (a fresh review could not tell why the TTFT moved).
+            r.notes.push_back(
+                r.saturated
+                    ? "the rate passes what the deployment serves (at most " +
+                          formatFixed(mu * double(replicas), 2) +
+                          " requests/s): requests queue, and the TTFT is the mean over a run of " +
+                          withCommas(std::llround(N * replicas)) + " requests, growing with it"
+                    : "the running batch is at its limit: requests wait for a slot");
         }
         const double drain =
             ttft + (O - 1) * f.perToken(f.seconds(std::max(B, 1.0) / 2, I + O / 2, 0, 0));

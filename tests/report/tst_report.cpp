@@ -30,6 +30,8 @@ private slots:
     void engineFlagsAreTheEnginesOwn();
     void reportCapacityIsTheEngines();
     void compareRowsHoldWhatTheyDivide();
+    void overloadedRateSaysWhatItServes();
+    void planRowsPromiseWhatTheUsedPlanGives();
     void hybridModelsCarryTheirState();
     void headlineIsTheServingModelAtItsBatch();
     void latencyRunsWhatTheEngineHolds();
@@ -226,6 +228,66 @@ void TestReport::compareRowsHoldWhatTheyDivide()
     }
     QVERIFY(swa);
     QCOMPARE(swa->heldBytesPerGpu, qint64(1281) * 16 * 131072);
+}
+
+// Issue 41, a fresh review's P2: at a request rate past what the deployment serves the TTFT is
+// the backlog of a finite run, and moved with the run's length, which nothing on screen said.
+// The sentence gives the rate it serves (the report's own throughput at saturation) and the run.
+void TestReport::overloadedRateSaysWhatItServes()
+{
+    const ModelSpec m = load("configs/llama-3.1-8b.json");
+    Scenario s = defaultScenario();
+    s.load.kind = "requests_per_second";
+    s.load.value = 100;
+    s.load.inputTokens = 2000;
+    auto r = buildReport(s, m, builtinGpuCatalog(), builtinPriceCatalog());
+    QVERIFY(r && r->latency && r->latency->saturated);
+    const std::string served = formatFixed(r->latency->requestsPerSecond, 2);
+    const std::string sentence = latencySentence(*r);
+    QVERIFY2(sentence.find("the rate passes what the deployment serves (at most " + served +
+                           " requests/s)") != std::string::npos &&
+                 sentence.find("the mean over a run of 1,000 requests") != std::string::npos,
+             sentence.c_str());
+    // Below it, nothing of the kind.
+    s.load.value = 1;
+    auto calm = buildReport(s, m, builtinGpuCatalog(), builtinPriceCatalog());
+    QVERIFY(calm && calm->latency && !calm->latency->saturated);
+    QVERIFY(latencySentence(*calm).find("passes") == std::string::npos);
+}
+
+// Issue 41, a fresh review's P1: DeepSeek-V3 at 32k under vLLM 0.15.0 for 32 conversations,
+// the B300 row "TP 2 x DP 2, EP 4" promised TTFT 1.98 s; used, the deployment's latency said
+// 1.55 s. Every feasible row's TTFT and TPOT are the latency its deployment gives once used.
+void TestReport::planRowsPromiseWhatTheUsedPlanGives()
+{
+    const ModelSpec m = load("configs/deepseek-v3.json");
+    Scenario s = defaultScenario();
+    s.model = "deepseek-v3";
+    s.deployment.engine = "vllm@0.15.0";
+    s.deployment.utilization = 0.9;
+    auto r = buildReport(s, m, builtinGpuCatalog(), builtinPriceCatalog());
+    QVERIFY(r);
+    int checked = 0;
+    for (const PlanRow& p : r->plan) {
+        if (!p.feasible || p.replicas != 1 || (p.gpu != "B300" && p.gpu != "H200"))
+            continue;
+        Scenario used = s;
+        used.deployment.gpu = p.gpu;
+        used.deployment.tp = p.tp;
+        used.deployment.dp = p.dp;
+        used.deployment.ep = p.ep;
+        used.deployment.gpus = p.tp * p.dp * p.pp;
+        used.deployment.replicas = p.replicas;
+        auto u = buildReport(used, m, builtinGpuCatalog(), builtinPriceCatalog(), false);
+        QVERIFY(u && u->latency);
+        QVERIFY2(std::fabs(u->latency->ttftSeconds / p.ttftSeconds - 1) < 1e-9,
+                 (p.gpu + " " + planLayoutText(p) + ": " + std::to_string(p.ttftSeconds) +
+                  " against " + std::to_string(u->latency->ttftSeconds))
+                     .c_str());
+        QVERIFY(std::fabs(u->latency->tpotSeconds / p.tpotSeconds - 1) < 1e-9);
+        ++checked;
+    }
+    QVERIFY(checked >= 2);
 }
 
 QTEST_GUILESS_MAIN(TestReport)
