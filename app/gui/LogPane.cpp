@@ -183,8 +183,10 @@ void LogPane::check()
     // for the user to confirm or change (never the model open in the window).
     const QString nearest = AppSession::nearestBundledModel(error);
     m_model->setFocus();
-    const int at = m_model->findText(nearest);
-    if (at <= 0 || !model.isEmpty()) {
+    // Only a library row (the separator's text is empty too: a fresh review read "the
+    // library's nearest name, , is chosen below").
+    const int at = nearest.isEmpty() ? -1 : m_model->findText(nearest);
+    if (at <= kConfigFile || !model.isEmpty()) {
         m_state->setText(tr("This log names no model attnplan has: choose the model it ran, then "
                             "Check."));
         return;

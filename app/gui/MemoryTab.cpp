@@ -21,6 +21,7 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QEvent>
+#include <QFontMetrics>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -129,6 +130,14 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
     m_card->setWordWrap(true);
     m_card->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_card->setStyleSheet(QStringLiteral("QLabel { font-size: 15pt; font-weight: 600; }"));
+    {
+        // Two lines held whatever it says: a one-line refusal moved every field up under the
+        // pointer (a fresh review's next click landed in the wrong field).
+        QFont big = m_card->font();
+        big.setPointSizeF(15);
+        big.setWeight(QFont::DemiBold);
+        m_card->setMinimumHeight(2 * QFontMetrics(big).lineSpacing());
+    }
     m_card->setToolTip(tr("Paged conversations of the average request that fit at once on one "
                           "replica (capped by max_num_seqs); the time to first token and per "
                           "output token at the load of the Load box (the serving model)"));
