@@ -307,8 +307,7 @@ std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catal
                 // where the used plan gave 1.55 s: a fresh review's P1.)
                 LatencyInputs lq;
                 lq.outputTokens = std::max<int64_t>(2, target.outputTokens);
-                lq.inputTokens =
-                    std::max<int64_t>(1, std::min(avg, target.context - lq.outputTokens));
+                lq.inputTokens = defaultPromptTokens(avg, target.context, lq.outputTokens);
                 lq.load = {LatencyLoad::Kind::Concurrent, double(c.batch), 0};
                 const auto engineLatency = latencyUnderEngine(s, c.vin, lq);
                 const std::optional<LatencyResult> latency =

@@ -242,13 +242,11 @@ Expected<Report> buildReport(const Scenario& scenario, const ModelSpec& model,
         q.outputTokens =
             std::max<int64_t>(2, scenario.load.outputTokens > 0 ? scenario.load.outputTokens
                                                                 : scenario.plan.outputTokens);
-        // Unset, the prompt is the average request, less the output where both would pass
-        // max_model_len (a request of the whole context has no room left to answer in).
-        q.inputTokens =
-            scenario.load.inputTokens > 0
-                ? scenario.load.inputTokens
-                : std::max<int64_t>(1, std::min(r.deployment.averageRequest(),
-                                                r.deployment.maxModelLen - q.outputTokens));
+        // Unset, the prompt is the average request as the plan rows take it.
+        q.inputTokens = scenario.load.inputTokens > 0
+                            ? scenario.load.inputTokens
+                            : defaultPromptTokens(r.deployment.averageRequest(),
+                                                  r.deployment.maxModelLen, q.outputTokens);
         q.load.kind = loadKindFromName(scenario.load.kind).value_or(LatencyLoad::Kind::Concurrent);
         q.load.value =
             scenario.load.value > 0 ? scenario.load.value : double(scenario.plan.concurrent);

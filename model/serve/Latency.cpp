@@ -154,6 +154,11 @@ constexpr std::pair<LatencyLoad::Kind, const char*> kLoadNames[] = {
 };
 } // namespace
 
+int64_t defaultPromptTokens(int64_t averageRequest, int64_t maxModelLen, int64_t outputTokens)
+{
+    return std::max<int64_t>(1, std::min(averageRequest, maxModelLen - outputTokens));
+}
+
 const char* loadKindName(LatencyLoad::Kind kind)
 {
     for (const auto& [k, name] : kLoadNames)

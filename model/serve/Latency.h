@@ -39,6 +39,11 @@ struct LatencyLoad
 // The loads by the names the scenario, the CLI's JSON and the report use: "concurrent",
 // "requests_per_second", "batch", "max_load". One table.
 const char* loadKindName(LatencyLoad::Kind kind);
+
+// A load's prompt where none is given: the average request, less the output where both would
+// pass max_model_len (a request of the whole context has no room left to answer in, and the
+// engine refuses it); at least one token. The report's load and every plan row's take it.
+int64_t defaultPromptTokens(int64_t averageRequest, int64_t maxModelLen, int64_t outputTokens);
 std::optional<LatencyLoad::Kind> loadKindFromName(const std::string& name);
 
 // One pool of a disaggregated deployment, measured alone with the other given all it needs
