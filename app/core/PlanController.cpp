@@ -195,6 +195,15 @@ void PlanController::setGpu(const QString& name)
     m_session->setDeployment(d);
 }
 
+void PlanController::setPlanEngine(const QString& engine)
+{
+    ScenarioPlan p = target();
+    if (p.engine == engine.toStdString())
+        return;
+    p.engine = engine.toStdString();
+    m_session->setPlanTarget(p);
+}
+
 void PlanController::setContext(qint64 tokens)
 {
     ScenarioDeployment d = inputs();

@@ -72,6 +72,9 @@ public:
 public slots:
     void setInputs(const attnplan::ScenarioDeployment& inputs);
     void setGpu(const QString& name);
+    // The engine the plans (and, when not vLLM, the headline) are for: "" the deployment's, or
+    // a family or release findServingEngine takes ("sglang", "sglang@0.5.15").
+    void setPlanEngine(const QString& engine);
     void setContext(qint64 tokens);
     // Planning from the other end, into planModel() (kept current as inputs change).
     void planForTarget(qint64 concurrent, double requestsPerSecond, double maxTtft, double maxTpot,

@@ -40,6 +40,11 @@
 
 #include <algorithm>
 
+namespace {
+// The Engine field's items for the engines beside vLLM: the plans' engine, not a deployment's.
+const QString kOtherEngine = QStringLiteral("plans:");
+} // namespace
+
 MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
     : QWidget(parent), m_plan(plan), m_gpu(new QComboBox), m_customMemory(new QDoubleSpinBox),
       m_gpus(new QSpinBox), m_replicas(new QSpinBox), m_tp(new QComboBox), m_dp(new QSpinBox),
@@ -173,8 +178,9 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
             m_syncing = false;
         }
     });
-    for (QComboBox* c : {m_gpu, m_tp, m_weightDtype, m_kvDtype, m_engine, m_specMethod})
+    for (QComboBox* c : {m_gpu, m_tp, m_weightDtype, m_kvDtype, m_specMethod})
         connect(c, &QComboBox::currentIndexChanged, this, &MemoryTab::pushInputs);
+    connect(m_engine, &QComboBox::currentIndexChanged, this, &MemoryTab::chooseEngine);
     for (QSpinBox* s :
          std::initializer_list<QSpinBox*>{m_gpus, m_replicas, m_dp, m_ep, m_specTokens, m_context,
                                           m_average, m_maxNumSeqs, m_maxBatched})
@@ -182,12 +188,6 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
     for (QDoubleSpinBox* s :
          {m_customMemory, m_customTflops, m_customBandwidth, m_utilization, m_availableKv})
         connect(s, &QDoubleSpinBox::valueChanged, this, &MemoryTab::pushInputs);
-    connect(m_engine, &QComboBox::currentIndexChanged, this, [this] {
-        const auto e =
-            attnplan::findServingEngine(m_engine->currentData().toString().toStdString());
-        if (!m_syncing && e)
-            m_utilization->setValue(e->defaultUtilization);
-    });
     for (QWidget* w : std::initializer_list<QWidget*>{
              m_context, m_average, m_tp, m_dp, m_ep, m_specMethod, m_specTokens, m_gpus,
              m_utilization, m_gpu, m_weightDtype, m_kvDtype, m_maxNumSeqs, m_maxBatched})
@@ -267,6 +267,12 @@ QGroupBox* MemoryTab::buildDeploymentForm()
         m_engine->setItemData(m_engine->count() - 1, QString::fromStdString(e.note),
                               Qt::ToolTipRole);
     }
+    // The other engines answer the headline with vLLM's count beside it; the fields below stay
+    // vLLM's (the third and fourth reviews read "vLLM" here under an SGLang log's headline).
+    m_engine->insertSeparator(m_engine->count());
+    for (const attnplan::ServingEngine& e : attnplan::planOnlyEngines())
+        m_engine->addItem(tr("%1 (vLLM beside it)").arg(QString::fromStdString(e.label)),
+                          kOtherEngine + QString::fromStdString(e.family));
     m_availableKv->setRange(0, 100000);
     m_availableKv->setDecimals(2);
     m_availableKv->setSuffix(tr(" GiB"));
@@ -376,9 +382,7 @@ void MemoryTab::syncFromController()
     m_kvDtype->setCurrentText(QString::fromStdString(in.kvDtype));
     // A release the list lacks is shown as it is, never silently replaced by "latest" (which
     // the next edit would then push).
-    if (m_engine->findData(QString::fromStdString(in.engine)) < 0)
-        m_engine->addItem(QString::fromStdString(in.engine), QString::fromStdString(in.engine));
-    m_engine->setCurrentIndex(m_engine->findData(QString::fromStdString(in.engine)));
+    syncEngine();
     const auto e = attnplan::findServingEngine(in.engine);
     m_utilization->setValue(in.utilization.value_or(e ? e->defaultUtilization : 0.9));
     m_context->setValue(int(std::min<qint64>(in.context, 1 << 30)));
@@ -396,6 +400,49 @@ void MemoryTab::syncFromController()
     m_loadInput->setValue(int(std::min<int64_t>(load.inputTokens, 1 << 30)));
     m_loadOutput->setValue(int(std::min<int64_t>(load.outputTokens, 1 << 30)));
     m_syncing = false;
+}
+
+void MemoryTab::syncEngine()
+{
+    const bool was = m_syncing;
+    m_syncing = true;
+    // The plans' engine when it is not vLLM (headlineEngineRow's rule), else the deployment's
+    // release. A release the list lacks is shown as it is, never silently replaced by "latest"
+    // (which the next edit would then push).
+    QString data = QString::fromStdString(m_plan->inputs().engine);
+    QString text = data;
+    const std::string& planned = m_plan->target().engine;
+    if (const auto e = attnplan::findServingEngine(planned); e && !e->sizesDeployment) {
+        data = kOtherEngine + QString::fromStdString(planned);
+        text = tr("%1 (vLLM beside it)").arg(QString::fromStdString(e->label)) +
+               (planned != e->family ? QStringLiteral(", %1").arg(QString::fromStdString(planned))
+                                     : QString());
+    }
+    if (m_engine->findData(data) < 0)
+        m_engine->addItem(text, data);
+    m_engine->setCurrentIndex(m_engine->findData(data));
+    m_syncing = was;
+}
+
+void MemoryTab::chooseEngine()
+{
+    if (m_syncing)
+        return;
+    const QString data = m_engine->currentData().toString();
+    if (data.startsWith(kOtherEngine)) {
+        m_plan->setPlanEngine(data.mid(kOtherEngine.size()));
+        return;
+    }
+    // A vLLM release: the headline answers for it, so the plans' other engine goes.
+    if (const auto e = attnplan::findServingEngine(m_plan->target().engine);
+        e && !e->sizesDeployment)
+        m_plan->setPlanEngine(QString());
+    if (const auto e = attnplan::findServingEngine(data.toStdString())) {
+        m_syncing = true;
+        m_utilization->setValue(e->defaultUtilization);
+        m_syncing = false;
+    }
+    pushInputs();
 }
 
 void MemoryTab::pushInputs()
@@ -432,7 +479,8 @@ void MemoryTab::pushInputs()
     in.replicas = m_replicas->value();
     in.weightDtype = m_weightDtype->currentText().toStdString();
     in.kvDtype = m_kvDtype->currentText().toStdString();
-    in.engine = m_engine->currentData().toString().toStdString();
+    if (const QString engine = m_engine->currentData().toString(); !engine.startsWith(kOtherEngine))
+        in.engine = engine.toStdString();
     in.utilization = m_utilization->value();
     in.context = m_context->value();
     in.averageTokens = m_average->value();
@@ -666,6 +714,7 @@ void MemoryTab::showHostSide()
 
 void MemoryTab::showResults()
 {
+    syncEngine(); // the Plans tab's engine, an undo
     showPlan();
     // After the plan: hidden where it failed or a field is refused, recomputed otherwise.
     showHostSide();
@@ -784,63 +833,11 @@ void MemoryTab::showPlan()
     m_maxNumSeqs->setSpecialValueText(tr("engine default (%1)").arg(locale.toString(r.maxNumSeqs)));
     m_maxBatched->setSpecialValueText(
         tr("engine default (%1)").arg(locale.toString(r.maxNumBatchedTokens)));
-    // The answer: what the engine runs at once, min(memory, max_num_seqs), the limit named.
-    const QString length =
-        in.averageRequest() < in.maxModelLen
-            ? tr("averaging %1 (max %2)")
-                  .arg(s(shortTokens(in.averageRequest())), s(shortTokens(in.maxModelLen)))
-            : tr("of %1").arg(s(shortTokens(in.maxModelLen)));
-    const QString limit =
-        r.limitedBy == "max_num_seqs"
-            ? tr(" (max_num_seqs; memory holds %1)").arg(locale.toString(r.conversations))
-            : QString();
-    // Replicas serve the same traffic: the answer counts all of them, and names the split.
-    const int64_t replicas = m_plan->inputs().replicas;
-    const QString split =
-        replicas > 1 || r.pp > 1 || in.dp > 1 || in.ep > 1
-            ? tr(" (%1 of TP %2%3%4)")
-                  .arg(TableModel::counted(replicas, tr("replica"), tr("replicas")))
-                  .arg(in.tp)
-                  .arg(in.dp > 1 ? tr(" × DP %1").arg(in.dp) : QString())
-                  .arg((r.pp > 1 ? tr(" × PP %1").arg(r.pp) : QString()) +
-                       (in.ep > 1 ? tr(", EP %1").arg(in.ep) : QString()))
-            : QString();
-    // One latency on screen, the scenario's load's, said with its load (the review read two
-    // unlabelled ones that disagreed).
-    const QString latency = report ? s(attnplan::latencyHeadline(*report)) : QString();
-    m_card->setText(
-        tr("%1 %2 on %3 × %4%5%6 with %7%8")
-            .arg(TableModel::counted(r.batch * replicas, tr("conversation"), tr("conversations")),
-                 length)
-            .arg(in.gpus * replicas)
-            .arg(s(in.gpu.name), split, limit,
-                 // The engine this answer is for, by the release row that ran (a log of
-                 // another engine opens here as vLLM; its own engine is in the table below).
-                 s(findServingEngine(r.engine) ? findServingEngine(r.engine)->label : r.engine),
-                 latency.isEmpty() ? QString() : QStringLiteral(" · ") + latency));
-    // Not one request of the context fits: the engine refuses to start. No headline figures,
-    // no command to copy; what would fit instead (review P2 10).
+    // The answer (Report.h headlineSentence, the HTML report's too): what the engine runs at
+    // once, the limit named, the split, the engine and the one latency with its load.
     const bool servesNothing = r.conversations < 1;
-    if (servesNothing)
-        m_card->setText(tr("Does not fit: not one conversation %1 on %2 × %3 with %4")
-                            .arg(length)
-                            .arg(in.gpus * replicas)
-                            .arg(s(in.gpu.name),
-                                 s(findServingEngine(r.engine) ? findServingEngine(r.engine)->label
-                                                               : r.engine)));
-    // The plan box names another engine (a log of SGLang, TensorRT-LLM or llama.cpp sets it):
-    // the answer is that engine's, from the engines table, with vLLM's beside it.
-    if (const auto other = m_plan->headlineEngine()) {
-        m_card->setText(other->error.empty()
-                            ? tr("%1 %2 on %3 × %4 with %5 · vLLM on the same: %6")
-                                  .arg(TableModel::counted(other->conversations, tr("conversation"),
-                                                           tr("conversations")),
-                                       length)
-                                  .arg(in.gpus)
-                                  .arg(s(in.gpu.name), s(other->engine))
-                                  .arg(r.batch)
-                            : tr("%1: %2").arg(s(other->engine), s(other->error)));
-    }
+    if (report)
+        m_card->setText(s(attnplan::headlineSentence(*report)));
     const QString heads =
         m_plan->model() && m_plan->model()->mla.enabled()
             ? tr("one latent KV per token, %1")

@@ -33,6 +33,10 @@ public:
 
 private:
     void pushInputs();
+    // The Engine field names the engine the headline answers for: a vLLM release (the
+    // deployment's), or another engine the plans name (a log's SGLang); choosing one sets that.
+    void chooseEngine();
+    void syncEngine();
     void markFields();
     QGroupBox* buildDeploymentForm();
     QTableView* buildEnginesTable();

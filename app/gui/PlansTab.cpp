@@ -239,6 +239,9 @@ void PlansTab::choose(int row)
 
 void PlansTab::refresh()
 {
+    // The engine set elsewhere (the Memory tab's Engine field, a log) is this field's too.
+    if (m_engine->currentData().toString() != QString::fromStdString(m_plan->target().engine))
+        syncFromController();
     // The plans' points, from the trade model (a plan row each).
     QChart* chart = m_trade->chart();
     TableModel* trade = m_plan->tradeModel();

@@ -193,6 +193,8 @@ Expected<PriceSheet> scenarioPrice(const LayoutFile& prompt, const PriceCatalog&
 Expected<Report> buildReport(const Scenario& scenario, const ModelSpec& model,
                              const GpuCatalog& gpus, const PriceCatalog& prices, bool withPlans)
 {
+    if (const auto widened = scenarioSpec(model, scenario.deployment))
+        return buildReport(scenario, *widened, gpus, prices, withPlans);
     Report r;
     r.inputs = scenario;
     r.model = model;
@@ -433,6 +435,62 @@ std::string latencySentence(const Report& r)
            formatSeconds(r.latency->tpotSeconds) + ", " +
            formatFixed(r.latency->outputTokensPerSecond, 0) + " output tokens/s" +
            (r.latency->saturated ? queue : std::string()) + ".";
+}
+
+namespace {
+
+std::string counted(int64_t n, const char* one, const char* many)
+{
+    return withCommas(n) + " " + (n == 1 ? one : many);
+}
+
+std::string engineLabelOf(const std::string& engine)
+{
+    const std::optional<ServingEngine> e = findServingEngine(engine);
+    return e ? e->label : engine;
+}
+
+} // namespace
+
+std::string headlineSentence(const Report& r)
+{
+    if (!r.capacity)
+        return {};
+    const CapacityResult& c = *r.capacity;
+    const DeploymentInputs& in = r.deployment;
+    const int64_t replicas = std::max<int64_t>(1, r.inputs.deployment.replicas);
+    const std::string length = in.averageRequest() < in.maxModelLen
+                                   ? "averaging " + shortTokens(in.averageRequest()) + " (max " +
+                                         shortTokens(in.maxModelLen) + ")"
+                                   : "of " + shortTokens(in.maxModelLen);
+    const std::string where =
+        " on " + std::to_string(in.gpus * replicas) + " × " + in.gpu.name +
+        // Replicas serve the same traffic: the count is all of them, and the split is named.
+        (replicas > 1 || c.pp > 1 || in.dp > 1 || in.ep > 1
+             ? " (" + counted(replicas, "replica", "replicas") + " of TP " + std::to_string(in.tp) +
+                   (in.dp > 1 ? " × DP " + std::to_string(in.dp) : std::string()) +
+                   (c.pp > 1 ? " × PP " + std::to_string(c.pp) : std::string()) +
+                   (in.ep > 1 ? ", EP " + std::to_string(in.ep) : std::string()) + ")"
+             : std::string());
+    // One latency, the scenario's load's, said with its load; it ran under the headline's engine.
+    const std::string latency = r.latency ? " · " + latencyHeadline(r) : std::string();
+    // The plans name another engine (a log of SGLang, TensorRT-LLM or llama.cpp): its row of the
+    // engines table answers, with vLLM's count on the same GPUs beside it.
+    if (const auto other = headlineEngineRow(r.engines, r.inputs.plan.engine)) {
+        if (!other->error.empty())
+            return other->engine + ": " + other->error;
+        return counted(other->conversations * replicas, "conversation", "conversations") + " " +
+               length + where + " with " + other->engine + latency +
+               " · vLLM on the same: " + withCommas(c.batch * replicas);
+    }
+    if (c.conversations < 1)
+        return "Does not fit: not one conversation " + length + where + " with " +
+               engineLabelOf(c.engine);
+    return counted(c.batch * replicas, "conversation", "conversations") + " " + length + where +
+           (c.limitedBy == "max_num_seqs"
+                ? " (max_num_seqs; memory holds " + withCommas(c.conversations) + ")"
+                : std::string()) +
+           " with " + engineLabelOf(c.engine) + latency;
 }
 
 } // namespace attnplan

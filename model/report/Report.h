@@ -222,6 +222,11 @@ std::string loadText(const LatencyLoad& load);
 // report show.
 std::string latencyHeadline(const Report& report);
 std::string latencySentence(const Report& report);
+// The one sentence a scenario answers with, the app's card and the HTML report's headline:
+// "28 conversations of 32k on 1 × H100 SXM with vLLM 0.33.0 · at 32 clients at once: ...".
+// Under the engine the plans name when it is not vLLM (a log's), with vLLM's count beside it;
+// "Does not fit: ..." when not one conversation of the context fits; empty without a capacity.
+std::string headlineSentence(const Report& report);
 
 // The one schema (README, "Reports"): snake_case keys, units in the key names (_bytes,
 // _seconds, _tokens, dollars as _dollars or per_request/monthly), top-level keys inputs, model,

@@ -213,27 +213,9 @@ std::string reportHtml(const Report& r)
     h << ". Exact where the config decides (parameters, bytes, KV per token); the memory of a "
          "release is modelled, and times are the step model's estimates.</p>\n";
 
-    // The headline: the engine the plans name when one does (a log's), else the deployment's.
-    const std::optional<EngineRow> other = headlineEngineRow(r.engines, r.inputs.plan.engine);
-    std::string headline;
-    if (other && other->error.empty())
-        headline = withCommas(other->conversations * replicas) + " conversations of " +
-                   withCommas(in.averageRequest()) + " tokens on " +
-                   std::to_string(in.gpus * replicas) + " × " + in.gpu.name + " with " +
-                   other->engine;
-    else if (other)
-        headline = other->engine + ": " + other->error;
-    else if (r.capacity && r.capacity->conversations < 1)
-        headline = "Does not fit: not one conversation of " + withCommas(in.averageRequest()) +
-                   " tokens on " + std::to_string(in.gpus * replicas) + " × " + in.gpu.name +
-                   " with " + engineLabel(r.capacity->engine);
-    else if (r.capacity)
-        headline = withCommas(r.capacity->batch * replicas) + " conversations of " +
-                   withCommas(in.averageRequest()) + " tokens on " +
-                   std::to_string(in.gpus * replicas) + " × " + in.gpu.name + " with " +
-                   engineLabel(r.capacity->engine) +
-                   (r.latency ? " · " + latencyHeadline(r) : std::string());
-    else
+    // The headline: the app's card (Report.h headlineSentence).
+    std::string headline = headlineSentence(r);
+    if (headline.empty())
         headline = "Does not fit: " + r.capacityError.message;
     h << "<p class=\"headline\">" << escape(headline) << "</p>\n";
     if (!r.fitFixes.empty())

@@ -174,6 +174,7 @@ private slots:
     void outOfRangeEntryIsKeptAndRefused();
     void hybridBlocksAsPaged();
     void logWithoutItsModelAsksForOne();
+    void engineFieldNamesTheHeadlinesEngine();
     void vllmLogReleaseStaysInTheForm();
     void costMarkerFollowsTheTraffic();
     void gpuRentIsTheScenarios();
@@ -1626,7 +1627,66 @@ void TestGui::logWithoutItsModelAsksForOne()
     const QString card = child<QLabel>(&window, "resultCard")->text();
     QVERIFY2(card.contains("with llama.cpp (llama.cpp@b") && card.contains("vLLM on the same"),
              qPrintable(card));
+    // With the one latency, the load's under that engine (the fourth review found none in a
+    // llama.cpp or SGLang scenario's headline), the sentence the HTML report heads with.
+    const attnplan::Report* report = session.report();
+    QVERIFY(report && report->latency);
+    QVERIFY2(card.contains(" · at 4 clients at once: TTFT "), qPrintable(card));
+    QCOMPARE(card, QString::fromStdString(attnplan::headlineSentence(*report)));
+    QVERIFY(QString::fromStdString(attnplan::reportHtml(*report))
+                .contains("<p class=\"headline\">" + card.toHtmlEscaped() + "</p>"));
     QVERIFY(child<QLineEdit>(&window, "launchCommand")->text().startsWith("llama-server"));
+}
+
+// Issue 41 (the third and fourth reviews): an SGLang or llama.cpp log's scenario answered for
+// that engine while the Memory tab's Engine field read "vLLM, latest release". The field names the
+// engine the headline answers for, the Plans tab's field agrees, and choosing either engine there
+// moves the headline.
+void TestGui::engineFieldNamesTheHeadlinesEngine()
+{
+    AppSession session;
+    MainWindow window(&session);
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QString error, summary;
+    QVERIFY2(session.openEngineLogText(QString::fromUtf8(attnplan::testing::kLlamaCpp9016Log),
+                                       "llama.log", &error, &summary, "bundled:llama-3.1-8b"),
+             qPrintable(error));
+    window.tabs()->setCurrentIndex(1); // Plans, built when first shown
+    auto* planEngine = child<QComboBox>(&window, "planEngine");
+    window.tabs()->setCurrentIndex(0);
+    auto* engine = child<QComboBox>(&window, "engine");
+    auto* card = child<QLabel>(&window, "resultCard");
+    QVERIFY2(engine->currentText().startsWith("llama.cpp") &&
+                 engine->currentText().contains("llama.cpp@b3000"),
+             qPrintable(engine->currentText()));
+    QCOMPARE(planEngine->currentData().toString(), QString("llama.cpp@b3000"));
+    QVERIFY2(card->text().contains("with llama.cpp"), qPrintable(card->text()));
+    // vLLM in the Memory tab's field: the headline is vLLM's, and so are the plans.
+    engine->setCurrentIndex(engine->findData("vllm"));
+    QCOMPARE(QString::fromStdString(session.scenario().plan.engine), QString());
+    QCOMPARE(QString::fromStdString(session.scenario().deployment.engine), QString("vllm"));
+    QVERIFY2(card->text().contains("with vLLM") && !card->text().contains("vLLM on the same"),
+             qPrintable(card->text()));
+    QCOMPARE(planEngine->currentData().toString(), QString());
+    // SGLang there: the plans and the headline are SGLang's, vLLM's count beside it.
+    const int sglang = engine->findText("SGLang", Qt::MatchStartsWith);
+    QVERIFY(sglang > 0);
+    engine->setCurrentIndex(sglang);
+    QCOMPARE(QString::fromStdString(session.scenario().plan.engine), QString("sglang"));
+    QCOMPARE(QString::fromStdString(session.scenario().deployment.engine), QString("vllm"));
+    QVERIFY2(card->text().contains("with SGLang") && card->text().contains("vLLM on the same"),
+             qPrintable(card->text()));
+    QCOMPARE(planEngine->currentData().toString(), QString("sglang"));
+    // And back from the Plans tab's field: the Memory tab's follows.
+    planEngine->setCurrentIndex(0);
+    QCOMPARE(QString::fromStdString(session.scenario().plan.engine), QString());
+    QCOMPARE(engine->currentData().toString(), QString("vllm"));
+    // Undo restores SGLang in both.
+    session.undo();
+    QCOMPARE(engine->currentText(), engine->itemText(sglang));
+    QCOMPARE(planEngine->currentData().toString(), QString("sglang"));
 }
 
 // Issue 34 (the third review): the release a vLLM log ran is the form's engine, and stays so

@@ -441,6 +441,10 @@ void TestReport::htmlReportIsTheReports()
         auto escaped = [](const std::string& raw) {
             return QString::fromStdString(raw).toHtmlEscaped();
         };
+        if (r->capacity)
+            QVERIFY2(
+                text.contains("<p class=\"headline\">" + escaped(headlineSentence(*r)) + "</p>"),
+                qPrintable(QString::fromUtf8(b.name.data())));
         if (r->capacity && !headlineEngineRow(r->engines, s.plan.engine)) {
             const QString headline = QString::number(r->capacity->batch) + " conversations";
             QVERIFY2(text.contains("<p class=\"headline\">" + headline),
