@@ -130,7 +130,15 @@ bool AppSession::stepTo(std::vector<Scenario>& from, std::vector<Scenario>& to, 
 
 std::shared_ptr<const ModelSpec> AppSession::model() const
 {
-    return m_models->model();
+    // The scenario's model (Scenario.h scenarioSpec): a stand-in's window widened to its log's.
+    const auto read = m_models->model();
+    if (!read || m_scenario.deployment.modelWindow <= 0)
+        return read;
+    if (m_widened.first != read || !m_widened.second ||
+        m_widened.second->maxContext !=
+            std::max(read->maxContext, m_scenario.deployment.modelWindow))
+        m_widened = {read, scenarioSpec(*read, m_scenario.deployment)};
+    return m_widened.second ? m_widened.second : read;
 }
 
 void AppSession::modelOpened()
@@ -144,13 +152,16 @@ void AppSession::modelOpened()
     // the dtypes it loaded, the free memory and fraction its engine measured).
     ScenarioDeployment& d = m_scenario.deployment;
     EngineFlags kept = d.engineFlags;
-    if (d.availableKvGiB > 0 || d.freeMemoryGiB > 0 || forgetMeasuredFlags(kept)) {
+    d.modelWindow = 0; // a stand-in's window was for the model it stood in for
+    if (d.availableKvGiB > 0 || d.freeMemoryGiB > 0 || d.loadedWeightsGiB > 0 ||
+        forgetMeasuredFlags(kept)) {
         if (d.availableKvGiB > 0) {
             d.weightDtype = "auto";
             d.kvDtype = "auto";
         }
         d.availableKvGiB = 0;
         d.freeMemoryGiB = 0;
+        d.loadedWeightsGiB = 0;
         d.engineFlags = kept;
         emit scenarioReplaced();
         emit notice(tr("The start-up log's memory figures were that model's: the memory is "
@@ -196,6 +207,11 @@ void AppSession::setDeployment(const ScenarioDeployment& deployment)
         (d.gpu != was.gpu || d.tp != was.tp || d.gpus != was.gpus ||
          d.custom.memoryGiB != was.custom.memoryGiB))
         d.freeMemoryGiB = 0;
+    // And the weights it loaded, to that GPU, layout and dtype.
+    if (d.loadedWeightsGiB > 0 && d.loadedWeightsGiB == was.loadedWeightsGiB &&
+        (d.gpu != was.gpu || d.tp != was.tp || d.gpus != was.gpus || d.ep != was.ep ||
+         d.weightDtype != was.weightDtype || d.custom.memoryGiB != was.custom.memoryGiB))
+        d.loadedWeightsGiB = 0;
     // So does a rental price typed for it: cleared, and said.
     QString rentNotice;
     if (d.dollarsPerGpuHour > 0 && d.dollarsPerGpuHour == was.dollarsPerGpuHour &&

@@ -167,6 +167,10 @@ private:
     // The scheduler limits the open log's release chose for its GPU (LogScenario.h): cleared
     // with the GPU. 0: none.
     int64_t m_logTierSeqs = 0, m_logTierBatched = 0;
+    // The model read and the scenario's widened copy of it (model()), kept while both hold.
+    mutable std::pair<std::shared_ptr<const attnplan::ModelSpec>,
+                      std::shared_ptr<const attnplan::ModelSpec>>
+        m_widened;
     bool m_logCheckOff = false, m_nextLogCheckOff = false;
     QString m_refusedEntry;
     bool m_plansWanted = true;

@@ -68,6 +68,22 @@ std::optional<ModelSpec> modelNamed(const std::string& name, std::string* source
     return std::nullopt;
 }
 
+std::optional<DType> weightsNamedIn(const std::string& name)
+{
+    const std::string last = name.substr(name.find_last_of('/') + 1);
+    std::optional<DType> found;
+    size_t at = 0;
+    while (at <= last.size()) {
+        const size_t end = std::min(last.find_first_of("-_.", at), last.size());
+        // 16-bit words ("BF16") name what a checkpoint is anyway; only a quantization counts.
+        if (const auto t = parseDType(std::string_view(last).substr(at, end - at));
+            t && dtypeBits(*t) < 16)
+            found = t;
+        at = end + 1;
+    }
+    return found;
+}
+
 int64_t snapTo256(double bytes)
 {
     if (!(bytes > 0 && bytes < double(int64_t(1) << 30)))

@@ -33,6 +33,9 @@ std::string modelNotAtHand(const std::string& name);
 // A per-token size the log implies, to the nearest 256 B; 0 when it is no size a model has
 // (over 1 GiB a token, or not a number).
 int64_t snapTo256(double bytes);
+// The weights' type a checkpoint's name states ("Qwen3-Coder-30B-A3B-Instruct-FP8", "-AWQ",
+// "-NVFP4"), read as a word of the name's last component; none where it states none.
+std::optional<DType> weightsNamedIn(const std::string& name);
 std::string giB(double v); // "24.83 GiB"
 // The same pool's requests of 4k, 32k and 128k tokens at once, never past the model's window.
 void addRequestWhatIfs(EngineLogCheck& c, const ModelSpec& spec, int64_t poolTokens);

@@ -75,6 +75,9 @@ struct EngineLogCheck
     // (weights + KV) / utilization; TensorRT-LLM: the total it printed), and how, in words.
     double impliedGpuGiB = 0;
     std::string impliedGpuNote;
+    // The max_model_len the log's engine took past the window of the config given (a stand-in
+    // for its own checkpoint, whose window was that long); 0: within it.
+    int64_t modelWindow = 0;
 };
 
 } // namespace attnplan

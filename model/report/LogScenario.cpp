@@ -117,6 +117,10 @@ Expected<LogScenario> scenarioFromEngineLog(const EngineLogFacts& log, const Eng
     }
     d.replicas = 1;
     d.averageTokens = 0;
+    // The stand-in config's window, widened to what the log's checkpoint ran (the check does
+    // the same): without it the applied log was refused for the config's 40,960 tokens, not
+    // for what vLLM refused it for.
+    d.modelWindow = c.modelWindow;
     if (row && row->allocatesUpFront) {
         // The server allocates its cache up front for n_ctx over its slots: that is not a
         // budget over requests, so the Memory tab models the deployment's engine on the log's
@@ -158,6 +162,13 @@ Expected<LogScenario> scenarioFromEngineLog(const EngineLogFacts& log, const Eng
         // it), not as a vLLM budget. A GPU the log does not name is a device of that free memory.
         if (in.freeMemoryBytes)
             d.freeMemoryGiB = double(*in.freeMemoryBytes) / double(int64_t(1) << 30);
+        // The weights and the pool's dtype as that engine loaded them: an SGLang log's bf16 pool
+        // opened as the checkpoint's fp8 scheme, and its 51.86 GiB of weights as the 4-bit
+        // count, and the engines table's row was not the pane's (a fourth review's P2).
+        if (in.weightBytes)
+            d.loadedWeightsGiB = double(*in.weightBytes) / double(int64_t(1) << 30);
+        d.weightDtype = c.weightDtypeIsAuto ? std::string("auto") : dtypeName(in.weightDtype);
+        d.kvDtype = c.kvDtypeIsAuto ? std::string("auto") : dtypeName(in.kvDtype);
         d.engineFlags = scenarioEngineFlags(in);
         if (keptBase && d.freeMemoryGiB > 0) {
             d.gpu = "custom";

@@ -43,6 +43,15 @@ std::string scenarioModelPath(const Scenario& s)
     return s.model;
 }
 
+std::shared_ptr<const ModelSpec> scenarioSpec(const ModelSpec& spec, const ScenarioDeployment& d)
+{
+    if (d.modelWindow <= 0 || spec.maxContext <= 0 || d.modelWindow <= spec.maxContext)
+        return nullptr;
+    auto widened = std::make_shared<ModelSpec>(spec);
+    widened->maxContext = d.modelWindow;
+    return widened;
+}
+
 Expected<GpuSpec> scenarioGpu(const ScenarioDeployment& d, const GpuCatalog& catalog)
 {
     if (d.gpu == "custom")
@@ -85,6 +94,8 @@ Expected<DeploymentInputs> resolveDeployment(const ScenarioDeployment& d, const 
     in.kvOffloadBytes = int64_t(d.kvOffloadGiB * double(int64_t(1) << 30));
     if (d.freeMemoryGiB > 0)
         in.freeMemoryBytes = int64_t(d.freeMemoryGiB * double(int64_t(1) << 30));
+    if (d.loadedWeightsGiB > 0)
+        in.weightBytes = int64_t(d.loadedWeightsGiB * double(int64_t(1) << 30));
     auto flagged = withEngineFlags(std::move(in), d.engineFlags);
     if (!flagged)
         return flagged.failure();

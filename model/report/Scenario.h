@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -63,6 +64,13 @@ struct ScenarioDeployment
     // log's "avail mem"), in GiB; 0: the estimate. A log of those engines sets it; it holds for
     // its GPU only.
     double freeMemoryGiB = 0;
+    // The weights per GPU as that engine loaded them (an SGLang log's two "avail mem" figures),
+    // in GiB; 0: computed from the checkpoint. It holds for its model, GPU and dtype only.
+    double loadedWeightsGiB = 0;
+    // The model's window where the config is a stand-in for a checkpoint that allows more (a
+    // log's Qwen3-Coder ran 262,144 tokens on Qwen3-30B-A3B's 40,960-token config), in tokens;
+    // 0: the config's. It belongs to the model: another model drops it.
+    int64_t modelWindow = 0;
     Efficiencies efficiency;
     // Self-hosting's rent per GPU-hour, US dollars; 0: the catalog's for the GPU. A price
     // belongs to its GPU: the app clears it when the GPU changes.
@@ -110,6 +118,10 @@ Scenario defaultScenario();
 
 // The model path a scenario names, resolved against its folder when relative and present.
 std::string scenarioModelPath(const Scenario& scenario);
+
+// The model as the scenario runs it: the config's, with its window widened to modelWindow where
+// that is longer. Null where nothing changes (use the spec as read).
+std::shared_ptr<const ModelSpec> scenarioSpec(const ModelSpec& spec, const ScenarioDeployment& d);
 
 // The GPU a scenario names: a catalog entry, or a custom GPU. Error field "gpu".
 Expected<GpuSpec> scenarioGpu(const ScenarioDeployment& d, const GpuCatalog& catalog);

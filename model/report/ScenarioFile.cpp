@@ -94,6 +94,8 @@ void readDeployment(const json& d, ScenarioDeployment& o)
                          "kv_offloading_gib",
                          "llama_cpp_slots",
                          "free_memory_gib",
+                         "loaded_weights_gib",
+                         "model_window",
                          "sglang_mem_fraction_static",
                          "engine_flags",
                          "compute_efficiency",
@@ -145,6 +147,8 @@ void readDeployment(const json& d, ScenarioDeployment& o)
     o.enforceEager = r.boolean("enforce_eager", false);
     o.dcp = r.integer("decode_context_parallel_size", 1, 1024, 1);
     o.freeMemoryGiB = r.real("free_memory_gib", 0, 1 << 20, 0);
+    o.loadedWeightsGiB = r.real("loaded_weights_gib", 0, 1 << 20, 0);
+    o.modelWindow = r.integer("model_window", 0, int64_t(1) << 30, 0);
     o.engineFlags = engineFlagsField(r);
     o.speculation.method = r.text("speculative_method", "none");
     if (o.speculation.method == "none")

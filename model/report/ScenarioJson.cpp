@@ -45,6 +45,8 @@ nlohmann::ordered_json detail::scenarioObject(const Scenario& s)
                                  ? nlohmann::ordered_json(d.speculation.acceptance)
                                  : nlohmann::ordered_json(nullptr);
     dep["free_memory_gib"] = d.freeMemoryGiB;
+    dep["loaded_weights_gib"] = d.loadedWeightsGiB;
+    dep["model_window"] = d.modelWindow;
     dep["engine_flags"] = d.engineFlags;
     dep["compute_efficiency"] = d.efficiency.compute;
     dep["memory_efficiency"] = d.efficiency.memory;

@@ -107,6 +107,8 @@ private slots:
     void compareTablesAgreeOnMla();
     void aSecondLogReplacesTheFirst();
     void sglangLogLimitsReachTheWindow();
+    void sglangLogKeepsItsWeightsAndPool();
+    void standInKeepsTheLogsWindowAndWeights();
     void llamaLogKeepsItsWeightsType();
 };
 
@@ -1472,6 +1474,72 @@ void TestAppCore::sglangLogLimitsReachTheWindow()
     QVERIFY(headline->conversations <= 6);
     QVERIFY2(QString::fromStdString(headline->command).contains("--max-running-requests 6"),
              headline->command.c_str());
+}
+
+// Issue 41, the fourth review: vLLM issue #34076's log (Qwen3-Coder-30B-A3B-Instruct-FP8, which
+// attnplan does not bundle) applied on the suggested Qwen3-30B-A3B was refused for that config's
+// 40,960 positions, not for what vLLM refused it for (262,144 tokens need 24 GiB of KV, 3.18 GiB
+// available), and its FP8 weights stayed bf16. The scenario keeps the checkpoint's window and the
+// weights its name states; opening another model drops the window.
+void TestAppCore::standInKeepsTheLogsWindowAndWeights()
+{
+    AppSession session;
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    const QString log = QStringLiteral(
+        "`vllm serve ./Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8 --gpu-memory-utilization 0.9 "
+        "--pipeline-parallel-size 2`\n"
+        "vllm-0.15.2rc1.dev93+g11a4c9d30.cu128-cp312-cp312-linux_x86_64.whl\n"
+        "(EngineCore_DP0 pid=1094) ValueError: To serve at least one request with the models's max "
+        "seq len (262144), (24.0 GiB KV cache is needed, which is larger than the available KV "
+        "cache memory (3.18 GiB). Based on the available memory, the estimated maximum model "
+        "length is 34736.\n");
+    QString error, summary;
+    QVERIFY2(session.openEngineLogText(log, "vllm.log", &error, &summary, "bundled:qwen3-30b-a3b"),
+             qPrintable(error));
+    const ScenarioDeployment& d = session.scenario().deployment;
+    QCOMPARE(d.context, qint64(262144));
+    QCOMPARE(d.modelWindow, qint64(262144));
+    QCOMPARE(QString::fromStdString(d.weightDtype), QString("fp8"));
+    QCOMPARE(session.model()->maxContext, qint64(262144));
+    // Refused as vLLM refused it: not one request of the context in the KV it had.
+    const attnplan::Report* r = session.report();
+    QVERIFY2(r && r->capacity, r ? r->capacityError.message.c_str() : "no report");
+    QCOMPARE(r->capacity->conversations, qint64(0));
+    QVERIFY(!r->fitFixes.empty());
+    QVERIFY(QString::fromStdString(attnplan::headlineSentence(*r)).startsWith("Does not fit"));
+    // Another model is read as its own config says.
+    QVERIFY(session.models()->openBundled("qwen3-8b"));
+    QCOMPARE(session.scenario().deployment.modelWindow, qint64(0));
+    QCOMPARE(session.model()->maxContext, qint64(40960));
+}
+
+// Issue 41, the fourth review: an applied SGLang log's engines-table row was 554,438 tokens
+// against the pane's 539,625. The scenario took the checkpoint's weights and KV scheme, not the
+// weights the log loaded and the pool's dtype it printed. Here 20.00 - 3.00 = 17 GiB loaded (the
+// bf16 count is 14.96) and an fp16 pool: rest = 3.00 - 20 x 0.12 = 0.60 GiB, 4,915 tokens.
+void TestAppCore::sglangLogKeepsItsWeightsAndPool()
+{
+    AppSession session;
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    QString log = QString::fromUtf8(attnplan::testing::kSglangLlama31Log);
+    log.replace("avail mem=5.04 GB", "avail mem=3.00 GB");
+    log.replace("KV Cache is allocated. #tokens: 21626",
+                "KV Cache is allocated. dtype: torch.float16, #tokens: 4915");
+    QString error, summary;
+    QVERIFY2(session.openEngineLogText(log, "sglang.log", &error, &summary), qPrintable(error));
+    const ScenarioDeployment& d = session.scenario().deployment;
+    QCOMPARE(d.loadedWeightsGiB, 17.0);
+    QCOMPARE(QString::fromStdString(d.kvDtype), QString("fp16"));
+    const auto headline = session.plan()->headlineEngine();
+    QVERIFY(headline && headline->error.empty());
+    QCOMPARE(headline->kvTokens, qint64(4915));
+    QVERIFY2(session.logCheck().contains("logged 4,915, attnplan 4,915"),
+             qPrintable(session.logCheck()));
+    // The weights it loaded were that GPU's: another GPU computes them again.
+    ScenarioDeployment other = d;
+    other.gpu = "H200";
+    session.setDeployment(other);
+    QCOMPARE(session.scenario().deployment.loadedWeightsGiB, 0.0);
 }
 
 // The fresh review's P1: a llama.cpp log of a 4-bit GGUF opened as a bf16 vLLM plan that "does

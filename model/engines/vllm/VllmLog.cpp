@@ -417,15 +417,39 @@ Expected<EngineLogCheck> checkVllmLog(const VllmLogFacts& v, const ModelSpec* gi
                           " tokens; the log's engine took max_model_len " +
                           withCommas(*v.maxModelLen) + ", its checkpoint's window");
         spec->maxContext = *v.maxModelLen;
+        c.modelWindow = *v.maxModelLen;
     }
     c.modelUsed = spec->name;
     const GpuSpec* gpu = v.gpuName.empty() ? nullptr : catalog.find(v.gpuName);
+    // No GPU the catalog knows: a device of the memory the log's weights and KV at its
+    // utilization imply, as an applied scenario runs it (the pane said "an H100 SXM" while Apply
+    // made a custom 90 GiB GPU: a fourth review's P2), else an H100 SXM.
+    std::optional<GpuSpec> implied;
+    const double utilization = v.utilization.value_or(findEngineProfile(c.release)->utilization);
+    if (!gpu && v.weightsGiB && v.availableKvGiB && utilization > 0) {
+        c.impliedGpuGiB = std::round((*v.weightsGiB + *v.availableKvGiB) / utilization);
+        c.impliedGpuNote = "the log names no GPU the catalog knows: a custom GPU of about " +
+                           formatFixed(c.impliedGpuGiB, 0) + " GiB, what its weights and KV at " +
+                           "utilization " + formatFixed(utilization, 2) +
+                           " imply, with an H100 SXM's compute and bandwidth";
+        implied = customGpu(catalog, int64_t(c.impliedGpuGiB * kGiB), 0, 0);
+        gpu = &*implied;
+        c.notes.push_back(c.impliedGpuNote);
+    }
     if (!gpu) {
         gpu = catalog.find("H100 SXM");
         c.notes.push_back("the log names no GPU the catalog knows: sized on an H100 SXM (the "
                           "logged available KV memory decides the pool where it is printed)");
     }
     DeploymentInputs in = vllmLogDeployment(v, *spec, *gpu);
+    // A stand-in config of 16-bit weights for a checkpoint whose name states its quantization
+    // (a Qwen3-Coder "-FP8" log sized on Qwen3-30B-A3B's bf16 config): the weights as named.
+    if (const auto named = weightsNamedIn(v.model);
+        named && given && dtypeBits(in.weightDtype) >= 16 && *named != in.weightDtype) {
+        in.weightDtype = *named;
+        c.inputs.push_back("weights " + std::string(dtypeName(*named)) + " (the model's name, " +
+                           v.model.substr(v.model.find_last_of('/') + 1) + ")");
+    }
     auto r = planCapacity(*spec, in);
     if (!r)
         return Error{r.error()};
@@ -522,13 +546,6 @@ Expected<EngineLogCheck> checkVllmLog(const VllmLogFacts& v, const ModelSpec* gi
     c.deployment = in;
     c.typedMaxNumSeqs = v.typedMaxNumSeqs.value_or(0);
     c.typedMaxNumBatchedTokens = v.typedMaxNumBatchedTokens.value_or(0);
-    if (v.weightsGiB && v.availableKvGiB && in.utilization > 0) {
-        c.impliedGpuGiB = std::round((*v.weightsGiB + *v.availableKvGiB) / in.utilization);
-        c.impliedGpuNote = "the log names no GPU: a custom GPU of about " +
-                           formatFixed(c.impliedGpuGiB, 0) +
-                           " GiB, what its weights and KV at utilization " +
-                           formatFixed(in.utilization, 2) + " imply";
-    }
     addRequestWhatIfs(c, *spec, r->kvCacheTokens);
     c.whatIf.emplace_back("max_num_seqs", withCommas(r->maxNumSeqs));
     return c;
