@@ -24,6 +24,7 @@
 #include <QVXYModelMapper>
 #include <QValueAxis>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -495,6 +496,29 @@ void fitAxes(QChart* chart)
                 // A log axis starts a decade below the shortest bar's, so that it shows.
                 fit(a, qobject_cast<QLogValueAxis*>(a) ? ylo / 2 : ylo, yhi);
     } else {
+        // Points drawn as markers keep their whole marker inside the plot: a margin of about a
+        // fortieth of the span (a fourth review found the Plans chart's top points cut in half);
+        // a log axis then takes the next decade only for a point that close to its edge.
+        const QList<QAbstractSeries*> all = chart->series();
+        const bool scattered = std::any_of(all.begin(), all.end(), [](QAbstractSeries* s) {
+            return !isMarker(s) && qobject_cast<QScatterSeries*>(s) != nullptr;
+        });
+        auto pad = [](const QAbstractAxis* a, double& lo, double& hi) {
+            if (!(lo <= hi) || !std::isfinite(lo) || !std::isfinite(hi))
+                return;
+            if (isLog(a) && lo > 0) {
+                const double f = std::pow(std::max(hi / lo, 2.0), 0.012);
+                lo /= f, hi *= f;
+            } else {
+                const double span = hi > lo ? hi - lo : std::max(std::abs(hi), 1e-12);
+                lo = lo >= 0 ? std::max(0.0, lo - span / 40) : lo - span / 40;
+                hi += span / 40;
+            }
+        };
+        if (scattered) {
+            pad(ax, xlo, xhi);
+            pad(ay, ylo, yhi);
+        }
         for (QAbstractAxis* a : chart->axes(Qt::Horizontal))
             fit(a, xlo, xhi);
         for (QAbstractAxis* a : chart->axes(Qt::Vertical))

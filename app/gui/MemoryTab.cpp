@@ -303,6 +303,7 @@ QGroupBox* MemoryTab::buildDeploymentForm()
     m_gpu->setMinimumContentsLength(10);
     m_engine->setMinimumContentsLength(14);
     auto* form = new QFormLayout;
+    m_form = form;
     form->addRow(tr("&GPU"), m_gpu);
     form->addRow(tr("Custom memory"), m_customMemory);
     form->addRow(tr("Custom bf16"), m_customTflops);
@@ -362,9 +363,7 @@ void MemoryTab::syncFromController()
     m_customMemory->setValue(in.custom.memoryGiB);
     m_customTflops->setValue(in.custom.bf16Tflops);
     m_customBandwidth->setValue(in.custom.bandwidthGBps);
-    for (QWidget* w :
-         std::initializer_list<QWidget*>{m_customMemory, m_customTflops, m_customBandwidth})
-        w->setEnabled(m_gpu->currentText() == QLatin1String("custom"));
+    showCustomRows();
     m_gpus->setValue(int(in.gpus));
     m_replicas->setValue(int(std::min<int64_t>(in.replicas, 4096)));
     // A TP the combo does not offer (a scenario's 3) is shown as it is, outlined by the plan's
@@ -400,6 +399,18 @@ void MemoryTab::syncFromController()
     m_loadInput->setValue(int(std::min<int64_t>(load.inputTokens, 1 << 30)));
     m_loadOutput->setValue(int(std::min<int64_t>(load.outputTokens, 1 << 30)));
     m_syncing = false;
+}
+
+// A custom GPU's memory, rate and bandwidth rows, only where the GPU is custom: greyed, they
+// showed 80 GiB beside an H100 and pushed the figures below a 700-pixel screen (fourth review).
+void MemoryTab::showCustomRows()
+{
+    const bool custom = m_gpu->currentText() == QLatin1String("custom");
+    for (QWidget* w :
+         std::initializer_list<QWidget*>{m_customMemory, m_customTflops, m_customBandwidth}) {
+        w->setEnabled(custom);
+        m_form->setRowVisible(w, custom);
+    }
 }
 
 void MemoryTab::syncEngine()
@@ -487,9 +498,7 @@ void MemoryTab::pushInputs()
     in.availableKvGiB = m_availableKv->value();
     in.maxNumSeqs = m_maxNumSeqs->value();
     in.maxNumBatchedTokens = m_maxBatched->value();
-    for (QWidget* w :
-         std::initializer_list<QWidget*>{m_customMemory, m_customTflops, m_customBandwidth})
-        w->setEnabled(m_gpu->currentText() == QLatin1String("custom"));
+    showCustomRows();
     m_plan->setInputs(in);
 }
 

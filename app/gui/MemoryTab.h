@@ -5,6 +5,7 @@
 class PlanController;
 class QComboBox;
 class QDoubleSpinBox;
+class QFormLayout;
 class QGroupBox;
 class QLabel;
 class QTableView;
@@ -37,6 +38,7 @@ private:
     // deployment's), or another engine the plans name (a log's SGLang); choosing one sets that.
     void chooseEngine();
     void syncEngine();
+    void showCustomRows();
     void markFields();
     QGroupBox* buildDeploymentForm();
     QTableView* buildEnginesTable();
@@ -70,6 +72,7 @@ private:
     TokenSpinBox* m_average;
     QDoubleSpinBox* m_customTflops;
     QDoubleSpinBox* m_customBandwidth;
+    QFormLayout* m_form = nullptr;
     QLabel* m_card;
     QSpinBox* m_maxNumSeqs;
     QSpinBox* m_maxBatched;

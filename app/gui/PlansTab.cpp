@@ -22,6 +22,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLineSeries>
 #include <QPushButton>
 #include <QScatterSeries>
 #include <QSortFilterProxyModel>
@@ -95,6 +96,11 @@ PlansTab::PlansTab(PlanController* plan, QWidget* parent)
                            "output tokens a second per GPU. The line joins the plans no other "
                            "beats on both; click a point to choose its plan."));
     QChart* chart = m_trade->chart();
+    // The front's plans as points too: a front of one plan (best on both axes, DeepSeek-V3's
+    // B300) is no line, and a fourth review saw no front at all.
+    for (QAbstractSeries* s : chart->series())
+        if (auto* front = qobject_cast<QLineSeries*>(s))
+            front->setPointsVisible(true);
     m_plans = new QScatterSeries(chart);
     m_plans->setName(tr("plans"));
     m_plans->setMarkerSize(8);
@@ -107,6 +113,16 @@ PlansTab::PlansTab(PlanController* plan, QWidget* parent)
         for (QAbstractAxis* a : chart->axes())
             s->attachAxis(a);
     }
+    // The front over the plans' points: its plans are plans too, and drawn first they were
+    // hidden under their own points.
+    for (QAbstractSeries* s : chart->series())
+        if (auto* front = qobject_cast<QLineSeries*>(s)) {
+            chart->removeSeries(front);
+            chart->addSeries(front);
+            for (QAbstractAxis* a : chart->axes())
+                front->attachAxis(a);
+            break;
+        }
     Charts::applyColours(chart);
     m_chosen->setColor(QColor(0xdc, 0x26, 0x26));
     connect(m_plans, &QScatterSeries::clicked, this, [this, chart](const QPointF& at) {

@@ -34,6 +34,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QBarSet>
+#include <QCategoryAxis>
 #include <QChart>
 #include <QChartView>
 #include <QCheckBox>
@@ -140,6 +141,8 @@ private slots:
     void llamaPlanUsesItsSlots();
     void undoAndRedoScenarioEdits();
     void plansViewSortsAndChooses();
+    void scatterPointsKeepAMargin();
+    void customRowsOnlyForACustomGpu();
     void loadDrivesTheLatency();
     void hybridSaysItsState();
     void servingNothingSaysWhatWouldFit();
@@ -1847,6 +1850,69 @@ void TestGui::chartsFollowAModelWithFewerCurves()
 // start); sorted by any column; the throughput-against-latency chart has a point a feasible plan
 // and the front no plan beats; choosing a point chooses its row, marks it and gives its command
 // in full.
+// Issue 41, the fourth review: at 1024x700 the Memory tab's figures were below the form, which
+// showed a custom GPU's three rows greyed (80 GiB beside an H100). They show only for a custom GPU,
+// and the figures start within the first screen.
+void TestGui::customRowsOnlyForACustomGpu()
+{
+    AppSession session;
+    MainWindow window(&session);
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    window.resize(1024, 700);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto* memory = child<QDoubleSpinBox>(&window, "customMemory");
+    auto* gpu = child<QComboBox>(&window, "gpu");
+    QVERIFY(!memory->isVisible());
+    auto* summary = child<QLabel>(&window, "planSummary");
+    auto* scroll = qobject_cast<QScrollArea*>(summary->parentWidget()->parentWidget());
+    for (QWidget* w = summary->parentWidget(); w && !scroll; w = w->parentWidget())
+        scroll = qobject_cast<QScrollArea*>(w);
+    QVERIFY(scroll);
+    QTRY_VERIFY(summary->mapTo(scroll->viewport(), QPoint(0, 0)).y() <
+                scroll->viewport()->height() - summary->fontMetrics().height());
+    gpu->setCurrentIndex(gpu->findText("custom"));
+    QVERIFY(memory->isVisible() && memory->isEnabled());
+    QCOMPARE(QString::fromStdString(session.scenario().deployment.gpu), QString("custom"));
+    gpu->setCurrentIndex(gpu->findText("H200"));
+    QVERIFY(!memory->isVisible());
+}
+
+// Issue 41, the fourth review: the Plans chart cut its top points in half (a plan at 98 tokens/s
+// on an axis that ends at 100). A chart of points keeps a margin inside its axes, linear or log.
+void TestGui::scatterPointsKeepAMargin()
+{
+    for (const bool log : {true, false}) {
+        TableModel model(
+            {{"x", TableModel::Unit::Seconds, {}}, {"y", TableModel::Unit::Count, {}}});
+        model.setRows({{0.2, 5.0}, {0.9, 98.0}});
+        QChartView* view = Charts::lineChart(&model, 0, {1}, log, log, "t", "x", "y");
+        QChart* chart = view->chart();
+        auto* points = new QScatterSeries(chart);
+        chart->addSeries(points);
+        for (QAbstractAxis* a : chart->axes())
+            points->attachAxis(a);
+        points->replace({Charts::toChart(chart, QPointF(0.1, 100.0)),
+                         Charts::toChart(chart, QPointF(1.0, 1.0))});
+        Charts::fitAxes(chart);
+        auto* x = qobject_cast<QCategoryAxis*>(chart->axes(Qt::Horizontal).value(0));
+        auto* y = qobject_cast<QCategoryAxis*>(chart->axes(Qt::Vertical).value(0));
+        QVERIFY(x && y);
+        for (const QPointF& p : points->points()) {
+            QVERIFY2(
+                p.x() > x->min() && p.x() < x->max(),
+                qPrintable(QStringLiteral("%1 in %2..%3").arg(p.x()).arg(x->min()).arg(x->max())));
+            QVERIFY2(
+                p.y() > y->min() || (!log && p.y() == 0) || y->min() == 0,
+                qPrintable(QStringLiteral("%1 in %2..%3").arg(p.y()).arg(y->min()).arg(y->max())));
+            QVERIFY2(
+                p.y() < y->max(),
+                qPrintable(QStringLiteral("%1 in %2..%3").arg(p.y()).arg(y->min()).arg(y->max())));
+        }
+        delete view;
+    }
+}
+
 void TestGui::plansViewSortsAndChooses()
 {
     AppSession session;
@@ -1887,6 +1953,27 @@ void TestGui::plansViewSortsAndChooses()
             points = qobject_cast<QScatterSeries*>(series);
     QVERIFY(points);
     QCOMPARE(points->count(), feasible);
+    // Every point whole inside the plot (the fourth review found the top ones cut in half), and
+    // the front's plans drawn as points, so a front of one plan shows.
+    auto* xAxis = qobject_cast<QCategoryAxis*>(chart->chart()->axes(Qt::Horizontal).value(0));
+    auto* yAxis = qobject_cast<QCategoryAxis*>(chart->chart()->axes(Qt::Vertical).value(0));
+    QVERIFY(xAxis && yAxis);
+    auto inside = [](const QCategoryAxis* a, double v) {
+        const double margin = (a->max() - a->min()) / 40;
+        return v > a->min() + margin && v < a->max() - margin;
+    };
+    for (const QPointF& p : points->points())
+        QVERIFY2(inside(xAxis, p.x()) && inside(yAxis, p.y()),
+                 qPrintable(QStringLiteral("%1,%2 in x %3..%4, y %5..%6")
+                                .arg(p.x())
+                                .arg(p.y())
+                                .arg(xAxis->min())
+                                .arg(xAxis->max())
+                                .arg(yAxis->min())
+                                .arg(yAxis->max())));
+    for (QAbstractSeries* series : chart->chart()->series())
+        if (auto* line = qobject_cast<QLineSeries*>(series); line && series->name() != "chosen")
+            QVERIFY2(line->pointsVisible(), qPrintable(series->name()));
     const std::vector<size_t> front = planParetoFront(plans);
     QVERIFY(!front.empty());
     for (const PlanRow& p : plans) {
