@@ -932,6 +932,18 @@ void TestEngines::vllmLogFormats()
     QCOMPARE(*d.availableKvBytes, qint64(12.02 * kGiB));
     QCOMPARE(parseVllmLog("").lines, qint64(0));
     QVERIFY(!parseVllmLog("hello\nworld").hasFigures());
+    // The GPUs an issue pastes above its log (collect_env's "GPU 0: ...", or vLLM #34076's
+    // "0: NVIDIA GeForce RTX 5070 Ti 16303MiB"): one type is that GPU; two are both named, which
+    // the catalog does not plan (the fourth review: "GPU not named").
+    const VllmLogFacts env = parseVllmLog("GPU 0: NVIDIA H100 80GB HBM3\n"
+                                          "GPU 1: NVIDIA H100 80GB HBM3\n");
+    QCOMPARE(env.gpuName, std::string("NVIDIA H100 80GB HBM3"));
+    QCOMPARE(builtinGpuCatalog().find(env.gpuName)->name, std::string("H100 SXM"));
+    const VllmLogFacts mixed = parseVllmLog("0: NVIDIA GeForce RTX 5070 Ti 16303MiB\n"
+                                            "1: NVIDIA GeForce RTX 5090 D 32607MiB\n"
+                                            "1: not a GPU\n");
+    QCOMPARE(mixed.gpuName, std::string("NVIDIA GeForce RTX 5070 Ti + NVIDIA GeForce RTX 5090 D"));
+    QVERIFY(!builtinGpuCatalog().find(mixed.gpuName));
 }
 
 // Every log in ../shared/vllm-logs/README.md, read from its quoted text alone (the GPU from the

@@ -315,9 +315,39 @@ std::string VllmLogFacts::engineName() const
     return "vllm@" + version;
 }
 
+namespace {
+
+// A GPU of the environment a report pastes above its log: collect_env's "GPU 0: NVIDIA H100 80GB
+// HBM3", or "0: NVIDIA GeForce RTX 5070 Ti 16303MiB" (vLLM #34076); empty for any other line.
+std::string listedGpu(std::string_view line)
+{
+    while (!line.empty() && (line.front() == ' ' || line.front() == '\t'))
+        line.remove_prefix(1);
+    if (line.rfind("GPU ", 0) == 0)
+        line.remove_prefix(4);
+    size_t digits = 0;
+    while (digits < line.size() && std::isdigit(static_cast<unsigned char>(line[digits])))
+        ++digits;
+    if (digits == 0 || line.substr(digits, 2) != ": ")
+        return {};
+    std::string_view name = line.substr(digits + 2);
+    if (name.rfind("NVIDIA ", 0) != 0 && name.rfind("AMD ", 0) != 0 && name.rfind("Tesla ", 0) != 0)
+        return {};
+    // A trailing memory figure ("16303MiB") is not part of the name.
+    if (const size_t last = name.rfind(' ');
+        last != std::string_view::npos && name.size() > 3 && name.substr(name.size() - 3) == "MiB")
+        name = name.substr(0, last);
+    while (!name.empty() && name.back() == ' ')
+        name.remove_suffix(1);
+    return std::string(name.substr(0, 200));
+}
+
+} // namespace
+
 VllmLogFacts parseVllmLog(std::string_view text)
 {
     VllmLogFacts f;
+    std::vector<std::string> listed; // the environment's GPUs, in order
     size_t start = 0;
     while (start < text.size()) {
         size_t end = text.find('\n', start);
@@ -327,9 +357,20 @@ VllmLogFacts parseVllmLog(std::string_view text)
         if (!line.empty() && line.back() == '\r')
             line.remove_suffix(1);
         ++f.lines;
-        readLine(f, line);
+        if (std::string gpu = listedGpu(line); !gpu.empty() && listed.size() < 64)
+            listed.push_back(std::move(gpu));
+        else
+            readLine(f, line);
         start = end + 1;
     }
+    // One type: that GPU. Two types in one pipeline (#34076's RTX 5070 Ti and RTX 5090 D): both
+    // named, which no catalog entry is, so the check says what it sizes on instead.
+    std::vector<std::string> types;
+    for (const std::string& g : listed)
+        if (std::find(types.begin(), types.end(), g) == types.end()) {
+            f.gpuName += (types.empty() ? "" : " + ") + g;
+            types.push_back(g);
+        }
     return f;
 }
 
@@ -425,10 +466,17 @@ Expected<EngineLogCheck> checkVllmLog(const VllmLogFacts& v, const ModelSpec* gi
     // utilization imply, as an applied scenario runs it (the pane said "an H100 SXM" while Apply
     // made a custom 90 GiB GPU: a fourth review's P2), else an H100 SXM.
     std::optional<GpuSpec> implied;
+    const std::string unplanned = v.gpuName.empty()
+                                      ? std::string("the log names no GPU the catalog knows")
+                                  : v.gpuName.find(" + ") != std::string::npos
+                                      ? "the log's GPUs (" + v.gpuName +
+                                            ") are two types in one pipeline, which attnplan "
+                                            "does not plan"
+                                      : "the log's GPU (" + v.gpuName + ") is not in the catalog";
     const double utilization = v.utilization.value_or(findEngineProfile(c.release)->utilization);
     if (!gpu && v.weightsGiB && v.availableKvGiB && utilization > 0) {
         c.impliedGpuGiB = std::round((*v.weightsGiB + *v.availableKvGiB) / utilization);
-        c.impliedGpuNote = "the log names no GPU the catalog knows: a custom GPU of about " +
+        c.impliedGpuNote = unplanned + ": a custom GPU of about " +
                            formatFixed(c.impliedGpuGiB, 0) + " GiB, what its weights and KV at " +
                            "utilization " + formatFixed(utilization, 2) +
                            " imply, with an H100 SXM's compute and bandwidth";
@@ -438,8 +486,8 @@ Expected<EngineLogCheck> checkVllmLog(const VllmLogFacts& v, const ModelSpec* gi
     }
     if (!gpu) {
         gpu = catalog.find("H100 SXM");
-        c.notes.push_back("the log names no GPU the catalog knows: sized on an H100 SXM (the "
-                          "logged available KV memory decides the pool where it is printed)");
+        c.notes.push_back(unplanned + ": sized on an H100 SXM (the logged available KV memory "
+                                      "decides the pool where it is printed)");
     }
     DeploymentInputs in = vllmLogDeployment(v, *spec, *gpu);
     // A stand-in config of 16-bit weights for a checkpoint whose name states its quantization
