@@ -393,6 +393,7 @@ void MemoryTab::syncFromController()
     const int row = m_loadKind->findData(QString::fromStdString(load.kind));
     m_loadKind->setCurrentIndex(row >= 0 ? row : 0);
     const auto kind = attnplan::loadKindFromName(load.kind);
+    m_loadValue->setDecimals(kind == attnplan::LatencyLoad::Kind::RequestsPerSecond ? 2 : 0);
     m_loadValue->setMinimum(kind == attnplan::LatencyLoad::Kind::RequestsPerSecond ? 0.01 : 0);
     m_loadValue->setValue(load.value);
     m_loadValue->setEnabled(kind != attnplan::LatencyLoad::Kind::MaxLoad);
@@ -584,7 +585,7 @@ QGroupBox* MemoryTab::buildLoadBox()
     m_loadValue = new QDoubleSpinBox;
     m_loadValue->setObjectName(QStringLiteral("loadValue"));
     m_loadValue->setRange(0, 1e6);
-    m_loadValue->setDecimals(2);
+    m_loadValue->setDecimals(0); // clients; a rate takes two
     m_loadValue->setToolTip(tr("Clients each sending a request as soon as the last is answered, "
                                "or requests arriving a second (Poisson)"));
     m_loadInput = new QSpinBox;
@@ -623,7 +624,12 @@ QGroupBox* MemoryTab::buildLoadBox()
             m_loadValue->setValue(std::max(0.01, r->latency->requestsPerSecond));
         }
         m_loadValue->setEnabled(kind != attnplan::LatencyLoad::Kind::MaxLoad);
-        m_loadValue->setMinimum(rate ? 0.01 : 0);
+        {
+            // Clients and a batch are whole; a rate has its hundredths (a review read "32.00").
+            const QSignalBlocker quiet(m_loadValue);
+            m_loadValue->setDecimals(rate ? 2 : 0);
+            m_loadValue->setMinimum(rate ? 0.01 : 0);
+        }
         pushLoad();
     });
     connect(m_loadValue, &QDoubleSpinBox::valueChanged, this, &MemoryTab::pushLoad);

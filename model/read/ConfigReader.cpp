@@ -14,6 +14,7 @@
 #include "read/Safetensors.h"
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <set>
 
@@ -591,7 +592,18 @@ std::string stemName(const std::string& path)
         if (!parent.empty() && parent != ".")
             return parent;
     }
-    return p.stem().string();
+    // A config saved under Hugging Face's own separator for "/" ("nvidia--Qwen3.6-27B-NVFP4",
+    // as its cache names folders), with "_config" after it: the repository it came from.
+    std::string stem = p.stem().string();
+    for (const char* tail : {"_config", "-config", ".config"})
+        if (stem.size() > std::strlen(tail) &&
+            stem.compare(stem.size() - std::strlen(tail), std::string::npos, tail) == 0)
+            stem.resize(stem.size() - std::strlen(tail));
+    if (const size_t at = stem.find("--");
+        at != std::string::npos && at > 0 && at + 2 < stem.size() &&
+        stem.find("--", at + 2) == std::string::npos && stem.rfind("models", 0) != 0)
+        stem.replace(at, 2, "/");
+    return stem;
 }
 
 } // namespace

@@ -171,7 +171,7 @@ h1 { font-size: 1.5em; margin-bottom: 0.2em; } h2 { font-size: 1.15em; margin-to
 table { border-collapse: collapse; margin: 0.5em 0; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: left; vertical-align: top; }
 td { font-variant-numeric: tabular-nums; }
-code { font: 12px ui-monospace, monospace; white-space: pre-wrap; word-break: break-all; }
+code { font: 12px ui-monospace, monospace; white-space: pre-wrap; overflow-wrap: anywhere; }
 .note { color: #555; } .warn { color: #b45309; }
 figure { margin: 0.5em 0; } svg text { font: 11px system-ui, sans-serif; fill: #333; }
 svg .t { font-size: 13px; font-weight: 600; } svg .xt { text-anchor: middle; }

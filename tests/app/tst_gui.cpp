@@ -2076,6 +2076,8 @@ void TestGui::loadDrivesTheLatency()
     auto line = [&] { return child<QLabel>(&window, "latencyLine")->text(); };
     typeInto(child<QDoubleSpinBox>(&window, "loadValue"), "4");
     QCOMPARE(session.scenario().load.value, 4.0);
+    // Clients are whole: "4", not "4.00" (a fourth review's P3); a rate keeps its hundredths.
+    QCOMPARE(child<QDoubleSpinBox>(&window, "loadValue")->cleanText(), QString("4"));
     QCOMPARE(session.report()->latencyLoad.load.value, 4.0);
     QCOMPARE(session.scenario().plan.concurrent, qint64(32)); // the plan target is its own
     const LatencyResult* l = &*session.report()->latency;
@@ -2101,6 +2103,7 @@ void TestGui::loadDrivesTheLatency()
                              QString::fromStdString(formatSeconds(l->ttftSeconds))),
              qPrintable(card()));
     QVERIFY2(line().startsWith("At 2.50 requests/s, 1,000 tokens in"), qPrintable(line()));
+    QCOMPARE(child<QDoubleSpinBox>(&window, "loadValue")->cleanText(), QString("2.50"));
     // A deployment with no plan shows no latency of the last one (a fresh review read the
     // previous figures under "No plan").
     typeInto(child<QSpinBox>(&window, "context"), "200000");

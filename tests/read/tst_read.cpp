@@ -697,6 +697,18 @@ void TestRead::launchCommandsNameTheCheckpoint()
     QCOMPARE(s.servedAs(), std::string("MODEL_DIR"));
     s.repoId = "acme/Foo-7B";
     QCOMPARE(s.servedAs(), std::string("acme/Foo-7B"));
+    // And the model is named so on screen (a fourth review's P3: "nvidia--Qwen3.6-27B-NVFP4_config"
+    // in the title and the pane), where the config does not name itself.
+    const std::string config =
+        R"({"model_type":"llama","hidden_size":4096,"num_hidden_layers":32,)"
+        R"("num_attention_heads":32,"num_key_value_heads":8,"vocab_size":128256,)"
+        R"("intermediate_size":14336,"max_position_embeddings":8192})";
+    const auto saved = parseModelConfig(config, "/c/nvidia--Qwen3.6-27B-NVFP4_config.json", "");
+    QVERIFY(saved);
+    QCOMPARE(saved->name, std::string("nvidia/Qwen3.6-27B-NVFP4"));
+    QCOMPARE(saved->repoId, std::string("nvidia/Qwen3.6-27B-NVFP4"));
+    QCOMPARE(parseModelConfig(config, "/c/mine.json", "")->name, std::string("mine"));
+    QCOMPARE(parseModelConfig(config, "/c/a--b--c.json", "")->name, std::string("a--b--c"));
 }
 
 #include "tst_read.moc"
