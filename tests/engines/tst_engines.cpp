@@ -1108,6 +1108,28 @@ void TestEngines::engineLogReadsWhatItCan()
     QCOMPARE(c.release, std::string("sglang@0.4.0"));
     QCOMPARE(qint64(c.computed), qint64(13.6 * 1024 * 1024 * 1024 / 131072));
     QCOMPARE(c.logged, 111411.0);
+    // A hybrid model's log with no model at hand and no "Mamba Cache is allocated" line (the
+    // GB10 Qwen3.8-27B log, +14.9% without the states): the pools took 80 - (30 + 1) = 49 GiB,
+    // the K + V printed 40 GiB, so the states are 9 GiB; rest = 80 - 100 x 0.2 = 60 GiB, and
+    // 60 - 9 = 51 GiB at 40 GiB / 655,360 = 65,536 B a token is 835,584 tokens.
+    const EngineLogFacts hybrid = parseEngineLog(
+        "sglang==0.5.4\n"
+        "[2026-08-23 10:00:00] server_args=ServerArgs(model_path='/ckpt/mine', "
+        "mem_fraction_static=0.80, tp_size=1, page_size=1)\n"
+        "[2026-08-23 10:00:01] Load weight begin. avail mem=100.00 GB\n"
+        "[2026-08-23 10:00:05] Load weight end. type=Qwen3_5ForConditionalGeneration, "
+        "avail mem=80.00 GB, mem usage=20.00 GB.\n"
+        "[2026-08-23 10:00:06] KV Cache is allocated. dtype: torch.bfloat16, #tokens: 655359, "
+        "K size: 20.00 GB, V size: 20.00 GB\n"
+        "[2026-08-23 10:00:06] Using hybrid linear attention backend for hybrid GDN models.\n"
+        "[2026-08-23 10:00:09] Capture cuda graph end. Time elapsed: 3.00 s. mem usage=1.00 GB. "
+        "avail mem=30.00 GB.\n");
+    const EngineLogCheck h = checkEngineLog(hybrid, nullptr, builtinGpuCatalog()).value();
+    QCOMPARE(h.release, std::string("sglang@0.5.4"));
+    QVERIFY2(std::abs(h.computed - 835584) <= 1, qPrintable(QString::number(h.computed)));
+    QVERIFY(std::any_of(h.notes.begin(), h.notes.end(), [](const std::string& n) {
+        return n.find("request states, 9.00 GiB: the pools took 49.00 GiB") != std::string::npos;
+    }));
     // fuzz_engine_log's find: a model-less TensorRT-LLM log whose figures pass 64 bits is an
     // error in words, not an abort.
     const auto huge = checkEngineLog(

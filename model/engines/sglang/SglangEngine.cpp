@@ -144,7 +144,7 @@ Expected<bool> takeStatePool(EnginePlan& p, const ModelSpec& s, const Deployment
                          "gpus"};
         p.kvBudgetBytes = int64_t(rest) - *sg.statePoolBytes;
         p.warnings.push_back("request states of " + formatGiB(double(*sg.statePoolBytes)) +
-                             " (as the log printed them) beside the KV");
+                             " (from the log) beside the KV");
     } else if (s.stateLayerCount() > 0) {
         if (release->fraction != SglangRelease::Fraction::MibReserve)
             return Error{"sglang: " + std::string("SGLang ") + release->version +

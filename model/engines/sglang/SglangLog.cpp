@@ -145,6 +145,12 @@ void readSglangLogLine(LogFacts& f, SglangLogFacts& own, std::string_view line)
         if (conv + ssm > 0)
             own.statePoolGiB = conv + ssm;
     }
+    if (!own.graphAvailGiB && has(line, "graph end") && has(line, "avail mem=")) {
+        own.graphAvailGiB = numberAfter(line, "avail mem=");
+        own.graphUsageGiB = numberAfter(line, "mem usage=");
+        if (!own.graphUsageGiB)
+            own.graphAvailGiB.reset();
+    }
     if (has(line, "KV Cache is allocated")) {
         if (auto n = integerAfter(line, "#tokens:"))
             f.kvTokens = n;
@@ -195,6 +201,7 @@ Expected<EngineLogCheck> checkSglangLog(const LogFacts& log, const SglangLogFact
     const int64_t page = own.pageSize.value_or(own.argPageSize.value_or(1));
     std::optional<ModelSpec> spec =
         given ? std::optional<ModelSpec>(*given) : modelNamed(log.model, &c.modelSource);
+    std::optional<double> stateFromTheDrop; // GiB, where the model is not at hand
     if (!spec) {
         if (!own.kSizeGiB || !log.kvTokens)
             return Error{modelNotAtHand(log.model) +
@@ -208,10 +215,26 @@ Expected<EngineLogCheck> checkSglangLog(const LogFacts& log, const SglangLogFact
         c.notes.push_back(modelNotAtHand(log.model) +
                           ": its bytes per token are the log's K + V sizes over "
                           "its tokens, to the nearest 256 B (give --model for the exact cell)");
-        if (own.hybridState && !own.statePoolGiB)
+        // A hybrid model's request states beside the KV, where the log prints no "Mamba Cache
+        // is allocated" line and the model is not at hand: what the pools took (the avail mem
+        // the weights left, less what was free before the first CUDA graph) less the K + V the
+        // log printed.
+        const double pools =
+            own.graphAvailGiB ? *own.availAfterGiB - (*own.graphAvailGiB + *own.graphUsageGiB) : 0;
+        const double kv = *own.kSizeGiB + own.vSizeGiB.value_or(0);
+        if (own.hybridState && !own.statePoolGiB && pools > kv) {
+            stateFromTheDrop = pools - kv;
+            c.notes.push_back("a hybrid model's request states, " + giB(*stateFromTheDrop) +
+                              ": the pools took " + giB(pools) + " (avail mem " +
+                              giB(*own.availAfterGiB) + " after the weights, " +
+                              giB(*own.graphAvailGiB + *own.graphUsageGiB) +
+                              " before the first CUDA graph), less the K + V printed (" + giB(kv) +
+                              "); give --model for the states by its layers");
+        } else if (own.hybridState && !own.statePoolGiB) {
             c.notes.push_back("a hybrid model's request states (its Mamba or linear-attention "
                               "pool) are not counted: the log prints no \"Mamba Cache is "
                               "allocated\" line and the model is not at hand (give --model)");
+        }
     } else {
         c.modelUsed = spec->name;
     }
@@ -255,6 +278,8 @@ Expected<EngineLogCheck> checkSglangLog(const LogFacts& log, const SglangLogFact
         sg.chunkedPrefillSize = *own.argChunk;
     if (own.statePoolGiB)
         sg.statePoolBytes = int64_t(*own.statePoolGiB * kGiB);
+    else if (stateFromTheDrop)
+        sg.statePoolBytes = int64_t(*stateFromTheDrop * kGiB);
     sg.disableRadixCache = own.disableRadixCache;
     sg.maxMambaCacheSize = own.maxMambaCacheSize;
     sg.mambaFullMemoryRatio = own.mambaFullMemoryRatio;

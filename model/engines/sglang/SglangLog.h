@@ -39,6 +39,9 @@ struct SglangLogFacts
     std::string kvDtype;      // the pool's torch dtype as printed: "bfloat16", "float8_e4m3fn"
     bool hybridState = false; // the log speaks of a Mamba / linear-attention pool
     std::optional<double> statePoolGiB; // "Mamba Cache is allocated": conv + ssm state
+    // The first CUDA graph capture's "mem usage=X GB, avail mem=Y GB": X + Y was free when the
+    // pools were done, so what the pools took is the weights' avail mem less that.
+    std::optional<double> graphUsageGiB, graphAvailGiB;
 
     bool operator==(const SglangLogFacts&) const = default;
 };
