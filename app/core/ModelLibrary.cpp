@@ -100,9 +100,28 @@ void ModelLibrary::setRecent(const QStringList& sources)
     rebuildRecent();
 }
 
-void ModelLibrary::addRecent(const QString& source)
+namespace {
+
+// One spelling a source: a bundled name with its "bundled:" (a scenario names it bare), a file or
+// folder by its canonical path (a fourth review found one model listed twice in Recent).
+QString recentKey(const QString& source)
 {
-    m_recent.removeAll(source);
+    if (source.startsWith(QLatin1String("bundled:")))
+        return source;
+    const QFileInfo file(source);
+    if (file.exists())
+        return file.canonicalFilePath();
+    if (attnplan::findBundledModel(source.toStdString()))
+        return QStringLiteral("bundled:") + source;
+    return source;
+}
+
+} // namespace
+
+void ModelLibrary::addRecent(const QString& given)
+{
+    const QString source = recentKey(given);
+    m_recent.removeIf([&source](const QString& s) { return recentKey(s) == source; });
     m_recent.prepend(source);
     m_recent = m_recent.mid(0, kMaxRecent);
     rebuildRecent();

@@ -722,6 +722,12 @@ void TestAppCore::modelLibraryListsBundledRecentAndCache()
     lib.addRecent(src("configs/llama-2-7b-hf.json"));
     lib.addRecent("bundled:gpt2-large"); // moves to the top, no duplicate
     QCOMPARE(lib.recent(), (QStringList{"bundled:gpt2-large", src("configs/llama-2-7b-hf.json")}));
+    // Nor as spelled otherwise: a bundled name bare (as a scenario names it), a path through
+    // "..", both the same model (a fourth review's Recent listed one twice).
+    lib.addRecent("gpt2-large");
+    const QFileInfo config(src("configs/llama-2-7b-hf.json"));
+    lib.addRecent(config.absolutePath() + "/../configs/" + config.fileName());
+    QCOMPARE(lib.recent(), (QStringList{config.canonicalFilePath(), "bundled:gpt2-large"}));
     QSignalSpy scanned(&lib, &ModelLibrary::cacheScanned);
     lib.rescanCache(hub.path());
     QVERIFY(scanned.wait(5000)); // scanned on a worker thread

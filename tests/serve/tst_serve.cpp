@@ -66,6 +66,7 @@ private slots:
     void latencyMechanismsByHand();
     void latencyAtALoad();
     void aLoneRequestDecodesAtBatchOne();
+    void oneSlotQueuesInTheFirstToken();
     void aRateThroughCapacityQueuesUpward();
     void publishedLatencyRows();
     void cachedPrefixStillAttended();
@@ -479,6 +480,36 @@ void TestServe::aLoneRequestDecodesAtBatchOne()
     const LatencyResult client = servingLatency(s, in, q).value();
     QVERIFY2(std::fabs(client.tpotSeconds / one - 1) < 0.01,
              qPrintable(QString("%1 against %2").arg(client.tpotSeconds).arg(one)));
+}
+
+// Issue 41, a fifth review's P1: a server of one slot (llama-server -np 1, vLLM --max-num-seqs 1)
+// read 7.2 ms a token at one client and 10.5 ms at four, and served less. With one slot no prompt
+// rides in the running request's steps: the next one prefills after it. The clients beyond the
+// slot wait in the time to first token; the time per token and the rate stay a lone request's.
+void TestServe::oneSlotQueuesInTheFirstToken()
+{
+    const ModelSpec s = readModel("llama-3.1-8b").value();
+    DeploymentInputs in;
+    in.gpu = *builtinGpuCatalog().find("H100 SXM");
+    in.maxModelLen = 32768;
+    LatencyInputs q;
+    q.maxBatch = 1;
+    q.inputTokens = 30000;
+    q.outputTokens = 256;
+    q.load = {LatencyLoad::Kind::Concurrent, 1, 0};
+    const LatencyResult one = servingLatency(s, in, q).value();
+    q.load = {LatencyLoad::Kind::Concurrent, 4, 0};
+    const LatencyResult four = servingLatency(s, in, q).value();
+    QCOMPARE(four.batchCap, 1.0);
+    QVERIFY2(std::fabs(four.tpotSeconds / one.tpotSeconds - 1) < 1e-9,
+             qPrintable(QString("%1 against %2").arg(four.tpotSeconds).arg(one.tpotSeconds)));
+    QVERIFY(four.outputTokensPerSecond >= one.outputTokensPerSecond * (1 - 1e-9));
+    QVERIFY(four.outputTokensPerSecond < one.outputTokensPerSecond * 1.05);
+    // Each of four waits for the three ahead: 4 x 30,000-token prefills and 3 x 255 tokens.
+    const double service = 1 / four.requestsPerSecond;
+    QVERIFY2(std::fabs(four.ttftSeconds - (service * 4 - 255 * four.tpotSeconds)) <
+                 0.02 * four.ttftSeconds,
+             qPrintable(QString("%1 s, a service %2 s").arg(four.ttftSeconds).arg(service)));
 }
 
 // A request rate through the deployment's capacity (a fresh review: Llama-3.1-8B on one H100 at
