@@ -139,12 +139,42 @@ PlanRow planLlamaCppOn(const ModelSpec& s, const GpuSpec& gpu, const PlanTarget&
         row.hostSource = vin.host.source;
     }
     const int64_t avg = target.averageTokens > 0 ? target.averageTokens : target.context;
-    row.ttftSeconds = prefillTime(s, vin, avg).seconds;
-    const int64_t running = std::min<int64_t>(slots, target.concurrent);
-    row.tpotSeconds = decodeStepTime(s, vin, running, avg).seconds;
-    if (row.tpotSeconds > 0)
+    // TTFT and TPOT as the plan gives them once used (latencyUnderEngine, the one rule the
+    // Memory tab and `latency` run): llama-server with these slots on this GPU, each replica a
+    // closed loop of its share of the clients, the average request less the output as the
+    // prompt. (A prefill and a decode step of their own promised TTFT 24.6 ms and TPOT 6.4 ms on
+    // an MI355X where the used plan gave 50.5 and 8.0: a fifth review's P1.)
+    DeploymentInputs used = base;
+    used.gpu = gpu;
+    used.tp = used.dp = used.ep = 1;
+    used.gpus = perReplica;
+    used.maxModelLen = target.context;
+    used.averageTokens = target.averageTokens;
+    if (gpu.name != base.gpu.name) { // what a log measured belongs to its GPU
+        used.freeMemoryBytes.reset();
+        used.weightBytes.reset();
+    }
+    LlamaServerInputs& served = editEngineOptions(used).llamaCpp;
+    served.parallel = slots;
+    served.kvUnified = true;
+    served.context = 0; // each slot the context, as the used plan's -np gives it
+    LatencyInputs lq;
+    lq.outputTokens = std::max<int64_t>(2, target.outputTokens);
+    lq.inputTokens = defaultPromptTokens(avg, target.context, lq.outputTokens);
+    const int64_t running = std::min<int64_t>(slots, (target.concurrent + replicas - 1) / replicas);
+    lq.load = {LatencyLoad::Kind::Concurrent, double(running), 0};
+    if (auto latency = latencyUnderEngine(s, used, lq)) {
+        row.ttftSeconds = latency->result.ttftSeconds;
+        row.tpotSeconds = latency->result.tpotSeconds;
         row.outputTokensPerSecondPerGpu =
-            double(running) / row.tpotSeconds / double(std::max<int64_t>(1, perReplica));
+            latency->result.outputTokensPerSecond / double(std::max<int64_t>(1, perReplica));
+    } else {
+        row.ttftSeconds = prefillTime(s, vin, avg).seconds;
+        row.tpotSeconds = decodeStepTime(s, vin, running, avg).seconds;
+        if (row.tpotSeconds > 0)
+            row.outputTokensPerSecondPerGpu =
+                double(running) / row.tpotSeconds / double(std::max<int64_t>(1, perReplica));
+    }
     row.launchCommand = p->command + (perReplica > 1 ? " -sm layer" : "");
     if (gpu.pricePerHour)
         row.dollarsPerHour = *gpu.pricePerHour * double(row.totalGpus);

@@ -288,6 +288,35 @@ void TestReport::planRowsPromiseWhatTheUsedPlanGives()
         ++checked;
     }
     QVERIFY(checked >= 2);
+    // llama.cpp's plans too (a fifth review's P1: an MI355X row promised TTFT 24.6 ms and TPOT
+    // 6.4 ms, used it gave 50.5 and 8.0): used, with its slots, at the plan's clients.
+    const ModelSpec llama = load("configs/llama-3.1-8b.json");
+    Scenario l = defaultScenario();
+    l.model = "llama-3.1-8b";
+    l.deployment.context = 8192;
+    l.plan.engine = "llama.cpp";
+    auto lr = buildReport(l, llama, builtinGpuCatalog(), builtinPriceCatalog());
+    QVERIFY(lr);
+    int llamaChecked = 0;
+    for (const PlanRow& p : lr->plan) {
+        if (!p.feasible || (p.gpu != "H100 SXM" && p.gpu != "L40S"))
+            continue;
+        Scenario used = l;
+        used.deployment.gpu = p.gpu;
+        used.deployment.gpus = p.tp * p.dp * p.pp;
+        used.deployment.replicas = p.replicas; // L40S: two of 16 clients each
+        for (const auto& [flag, value] : p.engineFlags)
+            used.deployment.engineFlags[flag] = value;
+        auto u = buildReport(used, llama, builtinGpuCatalog(), builtinPriceCatalog(), false);
+        QVERIFY(u && u->latency);
+        QVERIFY2(std::fabs(u->latency->ttftSeconds / p.ttftSeconds - 1) < 1e-9,
+                 (p.gpu + ": " + std::to_string(p.ttftSeconds) + " against " +
+                  std::to_string(u->latency->ttftSeconds))
+                     .c_str());
+        QVERIFY(std::fabs(u->latency->tpotSeconds / p.tpotSeconds - 1) < 1e-9);
+        ++llamaChecked;
+    }
+    QCOMPARE(llamaChecked, 2);
 }
 
 QTEST_GUILESS_MAIN(TestReport)
