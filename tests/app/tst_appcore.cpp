@@ -109,6 +109,7 @@ private slots:
     void sglangLogLimitsReachTheWindow();
     void sglangLogKeepsItsWeightsAndPool();
     void standInKeepsTheLogsWindowAndWeights();
+    void impliedGpuHoldsWhatTheLogBudgets();
     void llamaLogKeepsItsWeightsType();
 };
 
@@ -1517,6 +1518,43 @@ void TestAppCore::standInKeepsTheLogsWindowAndWeights()
     QVERIFY(session.models()->openBundled("qwen3-8b"));
     QCOMPARE(session.scenario().deployment.modelWindow, qint64(0));
     QCOMPARE(session.model()->maxContext, qint64(40960));
+}
+
+// Issue 41, a fifth review's P1: a log that names no GPU applied as a custom GPU of (weights +
+// KV) / utilization, 90 GiB for the DeepSeek-V4 log, whose breakdown (87.68 GiB) then ran past
+// its 85.50 GiB line, and a utilization edit read "Does not fit". The GPU holds everything the
+// engine budgets; where vLLM 0.21+ prints its "equivalent" utilization, the memory is its own
+// arithmetic: 1.58 GiB of graphs over 0.9500 - 0.9334 = 95.19 GiB.
+void TestAppCore::impliedGpuHoldsWhatTheLogBudgets()
+{
+    {
+        AppSession session;
+        QString error, summary;
+        QVERIFY2(session.openEngineLogText(QString::fromUtf8(attnplan::testing::kQwen2VllmLog),
+                                           "vllm.log", &error, &summary),
+                 qPrintable(error));
+        QCOMPARE(QString::fromStdString(session.scenario().deployment.gpu), QString("custom"));
+        const attnplan::Report* r = session.report();
+        QVERIFY(r && r->capacity);
+        const attnplan::MemoryBreakdown& m = r->capacity->memory;
+        QVERIFY2(m.weights + m.activation + m.overhead + m.cudaGraphs + m.kvBudget <= m.usable,
+                 qPrintable(QString("%1 over %2")
+                                .arg(double(m.weights + m.activation + m.overhead + m.cudaGraphs +
+                                            m.kvBudget))
+                                .arg(double(m.usable))));
+        QVERIFY(double(m.usable - (m.weights + m.activation + m.overhead + m.cudaGraphs +
+                                   m.kvBudget)) < 0.02 * double(int64_t(1) << 30));
+    }
+    QString log = QString::fromUtf8(attnplan::testing::kQwen2VllmLog);
+    log += "(Worker pid=1) INFO [gpu_model_runner.py:6639] Estimated CUDA graph memory: 1.58 GiB "
+           "total\n"
+           "(Worker pid=1) INFO [gpu_worker.py:553] CUDA graph memory profiling is enabled "
+           "(default since v0.21.0). The current --gpu-memory-utilization=0.9500 is equivalent "
+           "to --gpu-memory-utilization=0.9334 without CUDA graph memory profiling.\n";
+    AppSession session;
+    QString error, summary;
+    QVERIFY2(session.openEngineLogText(log, "vllm.log", &error, &summary), qPrintable(error));
+    QCOMPARE(session.scenario().deployment.custom.memoryGiB, 95.19);
 }
 
 // Issue 41, the fourth review: an applied SGLang log's engines-table row was 554,438 tokens

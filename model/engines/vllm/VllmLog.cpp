@@ -240,6 +240,7 @@ void readLine(VllmLogFacts& f, std::string_view line)
     // equivalent to ... 0.9417 without CUDA graph memory profiling": the first is the setting).
     if (auto v = numberAfter(line, "The current --gpu-memory-utilization=")) {
         f.utilization = v;
+        f.equivalentUtilization = numberAfter(line, "is equivalent to --gpu-memory-utilization=");
         placed = true;
     } else if (const size_t at = line.find("gpu_memory_utilization=");
                at != std::string_view::npos &&
@@ -474,15 +475,28 @@ Expected<EngineLogCheck> checkVllmLog(const VllmLogFacts& v, const ModelSpec* gi
                                             "does not plan"
                                       : "the log's GPU (" + v.gpuName + ") is not in the catalog";
     const double utilization = v.utilization.value_or(findEngineProfile(c.release)->utilization);
-    if (!gpu && v.weightsGiB && v.availableKvGiB && utilization > 0) {
-        c.impliedGpuGiB = std::round((*v.weightsGiB + *v.availableKvGiB) / utilization);
-        c.impliedGpuNote = unplanned + ": a custom GPU of about " +
-                           formatFixed(c.impliedGpuGiB, 0) + " GiB, what its weights and KV at " +
-                           "utilization " + formatFixed(utilization, 2) +
-                           " imply, with an H100 SXM's compute and bandwidth";
+    // vLLM 0.21's own arithmetic where it prints it: the "equivalent" utilization is the
+    // setting less the CUDA graphs' estimate over the device's memory, so the memory is the
+    // estimate over the difference (DeepSeek-V4's 1.58 GiB over 0.9500 - 0.9334: 95.18 GiB, its
+    // RTX PRO 6000's 94.97 within the four printed decimals).
+    const bool fromGraphs =
+        v.cudaGraphGiB && v.equivalentUtilization && utilization - *v.equivalentUtilization > 1e-4;
+    if (!gpu && fromGraphs) {
+        c.impliedGpuGiB =
+            std::ceil(*v.cudaGraphGiB / (utilization - *v.equivalentUtilization) * 100) / 100;
+        c.impliedGpuNote = unplanned + ": a custom GPU of " + formatFixed(c.impliedGpuGiB, 2) +
+                           " GiB, what its CUDA graph estimate (" +
+                           formatFixed(*v.cudaGraphGiB, 2) + " GiB) and utilization " +
+                           formatFixed(utilization, 4) + " \"equivalent to " +
+                           formatFixed(*v.equivalentUtilization, 4) +
+                           "\" imply, with an H100 SXM's compute and bandwidth";
+    } else if (!gpu && v.weightsGiB && v.availableKvGiB && utilization > 0) {
+        // A first guess from the weights and KV; refined below with the rest the engine budgets.
+        c.impliedGpuGiB = std::ceil((*v.weightsGiB + *v.availableKvGiB) / utilization);
+    }
+    if (c.impliedGpuGiB > 0) {
         implied = customGpu(catalog, int64_t(c.impliedGpuGiB * kGiB), 0, 0);
         gpu = &*implied;
-        c.notes.push_back(c.impliedGpuNote);
     }
     if (!gpu) {
         gpu = catalog.find("H100 SXM");
@@ -498,9 +512,47 @@ Expected<EngineLogCheck> checkVllmLog(const VllmLogFacts& v, const ModelSpec* gi
         c.inputs.push_back("weights " + std::string(dtypeName(*named)) + " (the model's name, " +
                            v.model.substr(v.model.find_last_of('/') + 1) + ")");
     }
+    // A printed 2,048 batched tokens is `vllm serve`'s default below the large-GPU tier
+    // (arg_utils.py get_batch_defaults), which pairs it with max_num_seqs 256 (1,024 before
+    // 0.8.4): the server in the log ran at most that many at once, whatever GPU it now opens on
+    // (and its activations were sized for that many).
+    if (in.maxNumSeqs == 0 && in.maxNumBatchedTokens == 2048)
+        if (const EngineProfile* p = findEngineProfile(in.engine); p && p->v1)
+            in.maxNumSeqs = p->smallGpuMaxNumSeqs;
     auto r = planCapacity(*spec, in);
     if (!r)
         return Error{r.error()};
+    if (c.impliedGpuGiB > 0 && !fromGraphs) {
+        // Everything the engine budgets under the utilization line: weights, activations,
+        // non-torch memory, CUDA graphs and the KV it printed (a fifth review's custom 90 GiB
+        // GPU held a stack of 87.68 GiB under its 85.50 GiB line). The release's limits (and so
+        // the activations) follow the device's memory: sized again on the GPU found, until it
+        // holds itself.
+        double budgeted = 0;
+        for (int i = 0; i < 4; ++i) {
+            const MemoryBreakdown& m = r->memory;
+            budgeted =
+                double(m.weights + m.activation + m.overhead + m.cudaGraphs + m.kvBudget) / kGiB;
+            const double next = std::ceil(budgeted / utilization * 100) / 100;
+            if (next == c.impliedGpuGiB)
+                break;
+            c.impliedGpuGiB = next;
+            implied = customGpu(catalog, int64_t(next * kGiB), 0, 0);
+            in.gpu = *implied;
+            auto again = planCapacity(*spec, in);
+            if (!again)
+                return Error{again.error()};
+            r = std::move(again);
+        }
+        c.impliedGpuNote = unplanned + ": a custom GPU of " + formatFixed(c.impliedGpuGiB, 2) +
+                           " GiB, what its weights, KV, activations, non-torch memory and CUDA "
+                           "graphs (" +
+                           formatFixed(budgeted, 2) + " GiB) at utilization " +
+                           formatFixed(utilization, 2) +
+                           " imply, with an H100 SXM's compute and bandwidth";
+    }
+    if (c.impliedGpuGiB > 0)
+        c.notes.push_back(c.impliedGpuNote);
     c.inputs.push_back("max_model_len " + withCommas(in.maxModelLen) + ", TP " +
                        std::to_string(in.tp) +
                        (in.stages() > 1 ? ", PP " + std::to_string(in.stages()) : std::string()) +
@@ -585,12 +637,6 @@ Expected<EngineLogCheck> checkVllmLog(const VllmLogFacts& v, const ModelSpec* gi
         c.notes.push_back(w);
     if (!in.availableKvBytes)
         in.availableKvBytes = r->memory.kvBudget;
-    // A printed 2,048 batched tokens is `vllm serve`'s default below the large-GPU tier
-    // (arg_utils.py get_batch_defaults), which pairs it with max_num_seqs 256 (1,024 before
-    // 0.8.4): the server in the log ran at most that many at once, whatever GPU it now opens on.
-    if (in.maxNumSeqs == 0 && in.maxNumBatchedTokens == 2048)
-        if (const EngineProfile* p = findEngineProfile(in.engine); p && p->v1)
-            in.maxNumSeqs = p->smallGpuMaxNumSeqs;
     c.deployment = in;
     c.typedMaxNumSeqs = v.typedMaxNumSeqs.value_or(0);
     c.typedMaxNumBatchedTokens = v.typedMaxNumBatchedTokens.value_or(0);

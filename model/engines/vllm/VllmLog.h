@@ -45,13 +45,16 @@ struct VllmLogFacts
     std::optional<bool> enforceEager;
     std::optional<bool> prefixCaching;
     std::string mambaCacheMode;
-    std::optional<double> weightsGiB;      // "Model loading took X GiB" (V0: "... X GB")
-    std::optional<double> totalGpuGiB;     // V0's total_gpu_memory, or "(free/total GiB)"
-    std::optional<double> availableKvGiB;  // "Available KV cache memory: X GiB" (V0: kv_cache_size)
-    std::optional<double> cudaGraphGiB;    // "Estimated CUDA graph memory: X GiB total"
-    std::optional<int64_t> attentionBlock; // "Setting attention block size to N tokens"
-    std::optional<int64_t> kvCacheTokens;  // "GPU KV cache size: N tokens"
-    std::optional<int64_t> gpuBlocks;      // V0 "# GPU blocks: N"
+    std::optional<double> weightsGiB;     // "Model loading took X GiB" (V0: "... X GB")
+    std::optional<double> totalGpuGiB;    // V0's total_gpu_memory, or "(free/total GiB)"
+    std::optional<double> availableKvGiB; // "Available KV cache memory: X GiB" (V0: kv_cache_size)
+    std::optional<double> cudaGraphGiB;   // "Estimated CUDA graph memory: X GiB total"
+    // 0.21+: "--gpu-memory-utilization=0.9500 is equivalent to --gpu-memory-utilization=0.9334
+    // without CUDA graph memory profiling": the second, util - graphs / total.
+    std::optional<double> equivalentUtilization;
+    std::optional<int64_t> attentionBlock;    // "Setting attention block size to N tokens"
+    std::optional<int64_t> kvCacheTokens;     // "GPU KV cache size: N tokens"
+    std::optional<int64_t> gpuBlocks;         // V0 "# GPU blocks: N"
     std::optional<int64_t> concurrencyTokens; // the N of "Maximum concurrency for N tokens"
     std::optional<double> maxConcurrency;     // its X
     // A start-up that failed the KV check (_check_enough_kv_cache_memory's ValueError): the
