@@ -1866,6 +1866,7 @@ void TestCli::launchCommandRoundTrips_data()
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("commandKey");
     QTest::addColumn<QString>("operand"); // where the command names a placeholder model
+    QTest::addColumn<QString>("says");    // a flag the command must keep
     QTest::newRow("vllm") << QStringList{"--tp",
                                          "2",
                                          "--context",
@@ -1880,6 +1881,7 @@ void TestCli::launchCommandRoundTrips_data()
                                          "4096",
                                          "--enforce-eager"}
                           << "vllm_command"
+                          << ""
                           << "";
     QTest::newRow("vllm eagle3") << QStringList{"--context",
                                                 "16384",
@@ -1888,6 +1890,7 @@ void TestCli::launchCommandRoundTrips_data()
                                                 "--num-speculative-tokens",
                                                 "2"}
                                  << "vllm_command"
+                                 << ""
                                  << "";
     QTest::newRow("vllm lora offload") << QStringList{"--context",
                                                       "8192",
@@ -1899,6 +1902,7 @@ void TestCli::launchCommandRoundTrips_data()
                                                       "--cpu-offload-gb",
                                                       "2"}
                                        << "vllm_command"
+                                       << ""
                                        << "";
     QTest::newRow("sglang ngram") << QStringList{"--engine",
                                                  "sglang",
@@ -1909,10 +1913,12 @@ void TestCli::launchCommandRoundTrips_data()
                                                  "--num-speculative-tokens",
                                                  "4"}
                                   << "launch_command"
+                                  << ""
                                   << "";
     QTest::newRow("vllm fp8 weights")
         << QStringList{"--context", "32768", "--weight-dtype", "fp8", "--block-size", "32"}
         << "vllm_command"
+        << ""
         << "";
     QTest::newRow("sglang") << QStringList{"--engine",
                                            "sglang",
@@ -1931,6 +1937,7 @@ void TestCli::launchCommandRoundTrips_data()
                                            "--kv-dtype",
                                            "fp8"}
                             << "launch_command"
+                            << ""
                             << "";
     QTest::newRow("trtllm pytorch") << QStringList{"--engine",
                                                    "trtllm",
@@ -1945,10 +1952,12 @@ void TestCli::launchCommandRoundTrips_data()
                                                    "--kv-cache-free-gpu-memory-fraction",
                                                    "0.8"}
                                     << "launch_command"
+                                    << ""
                                     << "";
     QTest::newRow("trtllm engine")
         << QStringList{"--engine", "trtllm", "--trtllm-runtime", "tensorrt", "--context", "8192"}
         << "launch_command"
+        << ""
         << "";
     QTest::newRow("llama.cpp")
         << QStringList{"--engine",       "llama.cpp", "--context",      "8192",
@@ -1956,7 +1965,20 @@ void TestCli::launchCommandRoundTrips_data()
                        "--cache-type-v", "q8_0",      "--flash-attn",   "on",
                        "--gpu-layers",   "20",        "--weight-dtype", "int4"}
         << "llama_server_command"
-        << "llama-3.1-8b";
+        << "llama-3.1-8b"
+        << "";
+    // The settings that size a pool stay in the command (a fifth review: SGLang's
+    // --disable-radix-cache and llama-server's -ub 2048 were dropped, the figures kept them).
+    QTest::newRow("sglang radix off")
+        << QStringList{"--engine", "sglang", "--context", "8192", "--disable-radix-cache"}
+        << "launch_command"
+        << ""
+        << "--disable-radix-cache";
+    QTest::newRow("llama.cpp ubatch")
+        << QStringList{"--engine", "llama.cpp", "--context", "8192", "--ubatch", "2048"}
+        << "llama_server_command"
+        << "llama-3.1-8b"
+        << " -ub 2048";
 }
 
 // DeepSeek-V3 on 8 x H200 as each engine spells DP 8 + EP 8: the printed command holds the
@@ -2073,12 +2095,14 @@ void TestCli::launchCommandRoundTrips()
     QFETCH(QStringList, args);
     QFETCH(QString, commandKey);
     QFETCH(QString, operand);
+    QFETCH(QString, says);
     const QStringList gpu{"--gpu", "H100 SXM", "--json"};
     const Run first = cli(QStringList{"capacity", "llama-3.1-8b"} + gpu + args);
     QVERIFY2(first.exitCode == 0, first.err.constData());
     const QJsonObject a = json(first);
     const QString command = a[commandKey].toString().section("  #", 0, 0);
     QVERIFY2(!command.isEmpty(), first.out.left(400).constData());
+    QVERIFY2(says.isEmpty() || command.contains(says), qPrintable(command));
     QStringList again{"capacity"};
     if (!operand.isEmpty())
         again << operand;

@@ -158,6 +158,10 @@ std::string llamaServerCommand(const LlamaServerInputs& in, const LlamaServerPla
         cmd << " -np " << in.parallel;
     if (in.kvUnified && in.parallel > 0)
         cmd << " -kvu";
+    // The micro-batch sizes the compute buffers beside the KV (a log's -ub 2048: 797 MB of
+    // them, 482 MB at the default 512).
+    if (in.ubatch != 512)
+        cmd << " -ub " << in.ubatch;
     if (in.cacheTypeK != "f16")
         cmd << " --cache-type-k " << in.cacheTypeK;
     if (in.cacheTypeV != "f16")

@@ -355,6 +355,15 @@ Expected<EnginePlan> planSglang(const ModelSpec& s, const DeploymentInputs& in,
         cmd << " --chunked-prefill-size " << *sg.chunkedPrefillSize;
     if (sg.maxRunningRequests)
         cmd << " --max-running-requests " << *sg.maxRunningRequests;
+    // The state pool's settings, which size it and so the KV beside it (a fifth review's
+    // Qwen3.8-27B log held 554,438 tokens with --disable-radix-cache, 333,632 without, and the
+    // command left it out).
+    if (sg.disableRadixCache)
+        cmd << " --disable-radix-cache";
+    if (sg.maxMambaCacheSize)
+        cmd << " --max-mamba-cache-size " << *sg.maxMambaCacheSize;
+    if (sg.mambaFullMemoryRatio)
+        cmd << " --mamba-full-memory-ratio " << formatExact(*sg.mambaFullMemoryRatio);
     if (sg.hierarchicalCache) {
         cmd << " --enable-hierarchical-cache";
         if (sg.hicacheSizeGB > 0)
