@@ -16,6 +16,7 @@
 
 #include <QApplication>
 #include <QBoxLayout>
+#include <QChart>
 #include <QChartView>
 #include <QClipboard>
 #include <QComboBox>
@@ -832,6 +833,23 @@ void MemoryTab::showPlan()
     m_error->hide();
     const CapacityResult& r = m_plan->result();
     const DeploymentInputs& in = m_plan->deployment();
+    {
+        // The charts are the deployment's vLLM's; where the headline answers for another engine
+        // (an SGLang or llama.cpp log), they say so (a fifth review read vLLM's bar and curve
+        // under an SGLang headline as that engine's).
+        const auto other = m_plan->headlineEngine();
+        const QString vllm = QString::fromStdString(
+            findServingEngine(r.engine) ? findServingEngine(r.engine)->label : r.engine);
+        m_charts[0]->chart()->setTitle(
+            other ? tr("Where one GPU's memory goes under %1 (beside %2's answer)")
+                        .arg(vllm, QString::fromStdString(other->engine))
+                  : tr("Where one GPU's memory goes"));
+        m_charts[1]->chart()->setTitle(
+            other ? tr("Conversations per replica against context under %1").arg(vllm)
+                  : tr("Conversations per replica against context"));
+        if (auto* label = qobject_cast<QLabel*>(m_form->labelForField(m_utilization)))
+            label->setText(other ? tr("vLLM's &utilization") : tr("&Utilization"));
+    }
     const QLocale locale;
     const double gib = double(int64_t(1) << 30);
     Charts::setCapacity(

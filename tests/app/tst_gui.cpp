@@ -1682,10 +1682,19 @@ void TestGui::engineFieldNamesTheHeadlinesEngine()
     QVERIFY2(card->text().contains("with SGLang") && card->text().contains("vLLM on the same"),
              qPrintable(card->text()));
     QCOMPARE(planEngine->currentData().toString(), QString("sglang"));
+    // The charts below are vLLM's, and say so beside SGLang's answer (a fifth review's P2).
+    const QList<QChartView*> charts = window.findChildren<QChartView*>();
+    auto titled = [&](const QString& words) {
+        return std::any_of(charts.begin(), charts.end(),
+                           [&](QChartView* v) { return v->chart()->title().contains(words); });
+    };
+    QVERIFY(titled("Where one GPU's memory goes under vLLM"));
+    QVERIFY(titled("(beside SGLang"));
     // And back from the Plans tab's field: the Memory tab's follows.
     planEngine->setCurrentIndex(0);
     QCOMPARE(QString::fromStdString(session.scenario().plan.engine), QString());
     QCOMPARE(engine->currentData().toString(), QString("vllm"));
+    QVERIFY(!titled("under vLLM") && titled("Where one GPU's memory goes"));
     // Undo restores SGLang in both.
     session.undo();
     QCOMPARE(engine->currentText(), engine->itemText(sglang));
