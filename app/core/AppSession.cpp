@@ -322,6 +322,12 @@ void AppSession::recompute()
     auto r = buildReport(m_scenario, *spec, m_gpus, m_prices, m_plansWanted);
     if (r) {
         m_report = std::move(r).value();
+        // The log this scenario is, while it is (the check clears with the first edit).
+        if (!m_logCheck.isEmpty()) {
+            m_report->provenance.push_back(m_logCheck.toStdString());
+            for (const QString& n : m_logNotes)
+                m_report->provenance.push_back(n.toStdString());
+        }
         m_reportError = {};
     } else {
         m_report.reset();
@@ -360,6 +366,7 @@ bool AppSession::applyScenario(const Scenario& scenario, QString* error)
     // A log's comparison comes with the scenario it opened (openEngineLog sets it); any other
     // scenario has none.
     m_logCheck = std::exchange(m_nextLogCheck, QString());
+    m_logNotes = std::exchange(m_nextLogNotes, QStringList());
     m_logCheckOff = std::exchange(m_nextLogCheckOff, false);
     emit scenarioReplaced();
     recompute();
@@ -504,8 +511,12 @@ bool AppSession::openEngineLogText(const QString& text, const QString& path, QSt
                          .arg(QLocale().toString(c.computed, 'f', 0))
                          .arg(100 * c.difference(), 0, 'f', 2);
     m_nextLogCheckOff = std::abs(c.difference()) > 0.05;
+    m_nextLogNotes.clear();
+    for (const std::string& n : applied->notes)
+        m_nextLogNotes << q(n);
     if (!applyScenario(applied->scenario, error)) {
         m_nextLogCheck.clear();
+        m_nextLogNotes.clear();
         return false;
     }
     m_logTierSeqs = applied->gpuTierMaxNumSeqs;

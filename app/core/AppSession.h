@@ -164,6 +164,7 @@ private:
     bool m_modified = false;
     bool m_applying = false;
     QString m_logCheck, m_nextLogCheck;
+    QStringList m_logNotes, m_nextLogNotes; // what applying the log assumed (LogScenario notes)
     // The scheduler limits the open log's release chose for its GPU (LogScenario.h): cleared
     // with the GPU. 0: none.
     int64_t m_logTierSeqs = 0, m_logTierBatched = 0;

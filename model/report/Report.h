@@ -161,6 +161,10 @@ std::vector<FlopsPoint> flopsCurve(const ModelSpec& spec, double layerCrossover)
 struct Report
 {
     Scenario inputs; // as resolved: defaults filled in
+    // Where the inputs came from, where that is not the scenario itself: a start-up log's
+    // figure beside attnplan's and what applying it assumed (the app sets these while the
+    // scenario is the log's). The HTML report says them under the headline.
+    std::vector<std::string> provenance;
     ModelSpec model;
     ModelFacts facts;
     DeploymentInputs deployment;

@@ -218,6 +218,14 @@ std::string reportHtml(const Report& r)
     if (headline.empty())
         headline = "Does not fit: " + r.capacityError.message;
     h << "<p class=\"headline\">" << escape(headline) << "</p>\n";
+    // A scenario opened from a start-up log says so, with the log's figure beside attnplan's (a
+    // fifth review's report called the logged KV "modelled" and named no log).
+    if (!r.provenance.empty()) {
+        h << "<h2>From a start-up log</h2>\n<ul class=\"note\">\n";
+        for (const std::string& p : r.provenance)
+            h << "<li>" << escape(p) << "</li>\n";
+        h << "</ul>\n";
+    }
     if (!r.fitFixes.empty())
         h << "<p>Fits with: " << escape(fitFixesText(r.fitFixes)) << ".</p>\n";
     if (r.latency)
@@ -289,11 +297,16 @@ std::string reportHtml(const Report& r)
                 s.points.emplace_back(double(ctx), t);
             curves.push_back(std::move(s));
         }
+        // The decode time of a shape is one request's at the whole context, not the headline's
+        // at its load (a fifth review read 11.1 ms here against the headline's 4.3): said so.
         h << "<h2>Attention shapes</h2>\n"
           << table({"shape", "KV heads", "KV B/token", "KV at context",
-                    "held / conversation per GPU", "conversations", "decode/token"},
+                    "held / conversation per GPU", "conversations",
+                    "decode step, one request at " + shortTokens(in.maxModelLen)},
                    rows)
-          << svgChart("Decode time per token at batch 1", "context (tokens)", "seconds", curves);
+          << "<p class=\"note\">Each shape's decode is one step of one request alone at that "
+             "context; the headline's time per token is the load's, with its drafted tokens.</p>\n"
+          << svgChart("Decode step at batch 1", "context (tokens)", "time per step", curves);
     }
 
     if (!r.plan.empty()) {

@@ -110,6 +110,7 @@ private slots:
     void sglangLogKeepsItsWeightsAndPool();
     void standInKeepsTheLogsWindowAndWeights();
     void impliedGpuHoldsWhatTheLogBudgets();
+    void reportSaysItsLog();
     void llamaLogKeepsItsWeightsType();
 };
 
@@ -1518,6 +1519,31 @@ void TestAppCore::standInKeepsTheLogsWindowAndWeights()
     QVERIFY(session.models()->openBundled("qwen3-8b"));
     QCOMPARE(session.scenario().deployment.modelWindow, qint64(0));
     QCOMPARE(session.model()->maxContext, qint64(40960));
+}
+
+// Issue 41, a fifth review's P2: a report exported from a log's scenario never said so (it called
+// the logged KV "modelled" and named no log). While the scenario is the log's, the report carries
+// the log's figure beside attnplan's and what applying it assumed; the first edit drops them.
+void TestAppCore::reportSaysItsLog()
+{
+    AppSession session;
+    QString error, summary;
+    QVERIFY2(session.openEngineLogText(QString::fromUtf8(attnplan::testing::kQwen2VllmLog),
+                                       "vllm.log", &error, &summary),
+             qPrintable(error));
+    const attnplan::Report* r = session.report();
+    QVERIFY(r && r->provenance.size() >= 2);
+    QCOMPARE(QString::fromStdString(r->provenance.front()), session.logCheck());
+    QVERIFY(QString::fromStdString(r->provenance[1]).contains("custom GPU"));
+    const QString html = QString::fromStdString(attnplan::reportHtml(*r));
+    QVERIFY(html.contains("<h2>From a start-up log</h2>"));
+    QVERIFY(html.contains(session.logCheck().toHtmlEscaped()));
+    ScenarioDeployment d = session.scenario().deployment;
+    d.context = 8192;
+    session.setDeployment(d);
+    QVERIFY(session.report()->provenance.empty());
+    QVERIFY(!QString::fromStdString(attnplan::reportHtml(*session.report()))
+                 .contains("From a start-up log"));
 }
 
 // Issue 41, a fifth review's P1: a log that names no GPU applied as a custom GPU of (weights +

@@ -470,6 +470,11 @@ void TestReport::htmlReportIsTheReports()
         // Commands wrap between their flags, a word broken only where it alone is too long (the
         // fourth review read "--max-model-l" / "en").
         QVERIFY(!text.contains("break-all") && text.contains("overflow-wrap: anywhere"));
+        // The shapes' decode is said to be one request at the whole context, not the load's (a
+        // fifth review read it against the headline's time per token).
+        if (!r->compare.empty())
+            QVERIFY(text.contains(QString::fromStdString("decode step, one request at " +
+                                                         shortTokens(r->deployment.maxModelLen))));
         auto escaped = [](const std::string& raw) {
             return QString::fromStdString(raw).toHtmlEscaped();
         };
