@@ -838,14 +838,14 @@ void MemoryTab::showPlan()
         // (an SGLang or llama.cpp log), they say so (a fifth review read vLLM's bar and curve
         // under an SGLang headline as that engine's).
         const auto other = m_plan->headlineEngine();
-        const QString vllm = QString::fromStdString(
+        const QString sized = QString::fromStdString(
             findServingEngine(r.engine) ? findServingEngine(r.engine)->label : r.engine);
         m_charts[0]->chart()->setTitle(
             other ? tr("Where one GPU's memory goes under %1 (beside %2's answer)")
-                        .arg(vllm, QString::fromStdString(other->engine))
+                        .arg(sized, QString::fromStdString(other->engine))
                   : tr("Where one GPU's memory goes"));
         m_charts[1]->chart()->setTitle(
-            other ? tr("Conversations per replica against context under %1").arg(vllm)
+            other ? tr("Conversations per replica against context under %1").arg(sized)
                   : tr("Conversations per replica against context"));
         if (auto* label = qobject_cast<QLabel*>(m_form->labelForField(m_utilization)))
             label->setText(other ? tr("vLLM's &utilization") : tr("&Utilization"));
