@@ -14,6 +14,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
@@ -50,10 +51,25 @@ int runLog(const std::vector<std::string>& argv)
                                           model ? *a.value("model") : std::string());
         if (!made)
             return fail(path + ": " + made.error());
+        // A model given by path is written relative to the scenario's folder, where `report` and
+        // the app look for it (a fifth review's scenario named it relative to where the CLI ran,
+        // and the app could not open it).
+        Scenario scenario = made->scenario;
+        {
+            namespace fs = std::filesystem;
+            std::error_code ec;
+            const fs::path model(scenario.model);
+            if (fs::exists(model, ec)) {
+                const fs::path folder = fs::absolute(fs::path(*out), ec).parent_path();
+                const fs::path relative = fs::relative(fs::absolute(model, ec), folder, ec);
+                scenario.model =
+                    (!ec && !relative.empty() ? relative : fs::absolute(model, ec)).string();
+            }
+        }
         const std::string tmp = *out + ".tmp";
         {
             std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-            f << scenarioToJson(made->scenario);
+            f << scenarioToJson(scenario);
             f.close();
             if (!f || std::rename(tmp.c_str(), out->c_str()) != 0) {
                 std::remove(tmp.c_str());

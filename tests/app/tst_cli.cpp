@@ -537,6 +537,22 @@ void TestCli::logCommandReadsEveryEngine()
     const Run text = cli({"log", path});
     QCOMPARE(text.exitCode, 0);
     QVERIFY2(text.out.contains("KV MiB: logged 1,024, attnplan 1,024 (+0.00%)"), text.out);
+    // --scenario names a model given by path from the scenario's folder, where `report` and the
+    // app look (a fifth review's scenario named it from where the CLI ran: the app could not
+    // open it).
+    QDir().mkpath(dir.filePath("out"));
+    const QString given = QDir::current().relativeFilePath(src("configs/llama-3.1-8b.json"));
+    const Run made = cli({"log", path, "--model", given, "--scenario", dir.filePath("out/s.json")});
+    QCOMPARE(made.exitCode, 0);
+    const Run report = cli({"report", dir.filePath("out/s.json"), "--json"});
+    QVERIFY2(report.exitCode == 0, report.err.constData());
+    const QJsonObject saved = QJsonDocument::fromJson([&] {
+                                  QFile f(dir.filePath("out/s.json"));
+                                  f.open(QIODevice::ReadOnly);
+                                  return f.readAll();
+                              }())
+                                  .object();
+    QVERIFY(QFileInfo(dir.filePath("out/" + saved["model"].toString())).exists());
     const QString junk = dir.filePath("junk.log");
     attnplan::testing::writeFile(junk, "hello\n");
     const Run bad = cli({"log", junk});

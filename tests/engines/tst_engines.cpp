@@ -1139,6 +1139,15 @@ void TestEngines::engineLogReadsWhatItCan()
                        "max tokens in paged KV cache (1)\n"),
         nullptr, builtinGpuCatalog());
     QVERIFY(!huge);
+    // The build as `llama-server --version` prints it, or a release tag beside "build" (a fifth
+    // review's b9849 log was dated b7474 by its KV lines).
+    QCOMPARE(*parseEngineLog("llama_model_loader: x\nversion: 9849 (799fcc04a)\n").llamaCpp.build,
+             qint64(9849));
+    QCOMPARE(*parseEngineLog("llama_model_loader: x\nRuntime: Vulkan backend (b9849 Ubuntu "
+                             "build, GNU 11.4.0)\n")
+                  .llamaCpp.build,
+             qint64(9849));
+    QVERIFY(!parseEngineLog("llama_model_loader: x\nbuild the b2b thing\n").llamaCpp.build);
     // And its second: "MiB free" with no number before it read past the line's start.
     QVERIFY(
         !parseEngineLog("llama_model_loader: x\n  DevMiB freeVIDIA GeForce\n").llamaCpp.freeMiB);

@@ -8,6 +8,7 @@
 #include "spec/Architecture.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
@@ -68,6 +69,26 @@ void readLlamaCppLogLine(LogFacts& f, LlamaCppLogFacts& own, std::string_view li
         own.build = integerAfter(line, "build: ");
     else if (has(line, "build ") && has(line, " with "))
         own.build = integerAfter(line, "build ");
+    // `llama-server --version` ("version: 9849 (799fcc04a)"), or a release tag beside the word
+    // build ("b9849 Ubuntu build"): a fifth review's log said b9849 and was dated b7474.
+    if (!own.build && has(line, "version: "))
+        if (auto v = integerAfter(line, "version: "); v && *v > 1 && has(line, " ("))
+            own.build = v;
+    if (!own.build && (has(line, "build") || has(line, "Build"))) {
+        for (size_t at = line.find('b'); at != std::string_view::npos;
+             at = line.find('b', at + 1)) {
+            const bool starts = at == 0 || !std::isalnum(static_cast<unsigned char>(line[at - 1]));
+            size_t end = at + 1;
+            while (end < line.size() && std::isdigit(static_cast<unsigned char>(line[end])))
+                ++end;
+            const bool ends =
+                end == line.size() || !std::isalnum(static_cast<unsigned char>(line[end]));
+            if (starts && ends && end - at - 1 >= 3 && end - at - 1 <= 6) {
+                own.build = std::stoll(std::string(line.substr(at + 1, end - at - 1)));
+                break;
+            }
+        }
+    }
     if (has(line, "args: ") || (has(line, "llama-server") && has(line, " -")) ||
         (line.rfind("> ", 0) == 0 && has(line, " -")))
         readLlamaArgs(f, own, line);
