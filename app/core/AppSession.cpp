@@ -639,14 +639,33 @@ QStringList AppSession::bundledModelNames()
     return names;
 }
 
-QString AppSession::nearestBundledModel(const QString& logError)
+QString AppSession::nearestBundledModel(const QString& logError, bool* byArchitecture)
 {
+    if (byArchitecture)
+        *byArchitecture = false;
     static const QRegularExpression quoted(QStringLiteral("\"([^\"]+)\""));
+    QStringList said;
     for (auto it = quoted.globalMatch(logError); it.hasNext();)
-        if (const std::string near =
-                attnplan::closestBundledName(it.next().captured(1).toStdString());
-            !near.empty())
+        said << it.next().captured(1);
+    for (const QString& s : said)
+        if (const std::string near = attnplan::closestBundledName(s.toStdString()); !near.empty())
             return QString::fromStdString(near);
+    // No name near: one of the architecture the log states (a fifth review's SGLang log of a
+    // Qwen3_5ForConditionalGeneration and a gemma4 GGUF were offered nothing).
+    const QString name = said.isEmpty() ? QString() : said.front();
+    // The architecture as the log states it, else as a GGUF's name spells its type
+    // ("gemma4-26b-a4b-it-qat-q4.gguf": gemma4, the model_type).
+    QStringList candidates = said;
+    candidates << name.section(QLatin1Char('/'), -1)
+                      .split(QRegularExpression(QStringLiteral("[-_. ]")), Qt::SkipEmptyParts);
+    for (const QString& s : candidates)
+        if (const std::string same =
+                attnplan::bundledModelOfArchitecture(s.toStdString(), name.toStdString());
+            !same.empty()) {
+            if (byArchitecture)
+                *byArchitecture = true;
+            return QString::fromStdString(same);
+        }
     return {};
 }
 

@@ -130,7 +130,7 @@ public:
     // The bundled models' names, sorted (the log pickers' list), and the one nearest the first
     // quoted name in a log's error (the model the log prints), or empty.
     static QStringList bundledModelNames();
-    static QString nearestBundledModel(const QString& logError);
+    static QString nearestBundledModel(const QString& logError, bool* byArchitecture = nullptr);
 
 signals:
     void reportChanged();

@@ -77,10 +77,21 @@ QString EntryGuard::refusal(const QAbstractSpinBox* box)
     for (const QWidget* field : fields)
         for (const QWidget* p = field ? field->parentWidget() : nullptr; p && name.isEmpty();
              p = p->parentWidget())
-            if (auto* form = qobject_cast<QFormLayout*>(p->layout()))
+            if (auto* form = qobject_cast<QFormLayout*>(p->layout())) {
                 if (auto* label =
                         qobject_cast<QLabel*>(form->labelForField(const_cast<QWidget*>(field))))
                     name = label->text().remove(QLatin1Char('&'));
+                // A field in a row of its own layout (the load's kind and value): that row's
+                // label (a fifth review's refused load named no field).
+                for (int row = 0; row < form->rowCount() && name.isEmpty(); ++row) {
+                    QLayoutItem* item = form->itemAt(row, QFormLayout::FieldRole);
+                    if (item && item->layout() &&
+                        item->layout()->indexOf(const_cast<QWidget*>(field)) >= 0)
+                        if (auto* label =
+                                qobject_cast<QLabel*>(form->labelForField(item->layout())))
+                            name = label->text().remove(QLatin1Char('&'));
+                }
+            }
     const QString what = tr("\u201c%1\u201d is not a value this field takes (%2)")
                              .arg(typed(box).trimmed(), range(box));
     return name.isEmpty() ? what : tr("%1: %2").arg(name, what);

@@ -181,7 +181,8 @@ void LogPane::check()
     }
     // The model is what is missing: the library's nearest to the name the log prints, chosen
     // for the user to confirm or change (never the model open in the window).
-    const QString nearest = AppSession::nearestBundledModel(error);
+    bool byArchitecture = false;
+    const QString nearest = AppSession::nearestBundledModel(error, &byArchitecture);
     m_model->setFocus();
     // Only a library row (the separator's text is empty too: a fresh review read "the
     // library's nearest name, , is chosen below").
@@ -196,9 +197,15 @@ void LogPane::check()
     m_showing = true;
     m_model->setCurrentIndex(at);
     m_showing = false;
-    m_state->setText(tr("This log names no model attnplan has. The library's nearest name, %1, is "
-                        "chosen below: Check reads the log with it, or choose the model it ran.")
-                         .arg(nearest));
+    m_state->setText(
+        byArchitecture
+            ? tr("This log names no model attnplan has. %1 is of the architecture it states, not "
+                 "of its size: Check reads the log with it, or choose the model it ran (a config "
+                 "file of its own is exact).")
+                  .arg(nearest)
+            : tr("This log names no model attnplan has. The library's nearest name, %1, is "
+                 "chosen below: Check reads the log with it, or choose the model it ran.")
+                  .arg(nearest));
 }
 
 void LogPane::apply()

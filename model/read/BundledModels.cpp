@@ -161,6 +161,26 @@ std::string closestBundledName(std::string_view name)
     return best;
 }
 
+std::string bundledModelOfArchitecture(std::string_view architecture, std::string_view name)
+{
+    if (architecture.size() < 3)
+        return {};
+    const std::string quoted = "\"" + std::string(architecture) + "\"";
+    const std::string k = lower(name);
+    std::string best;
+    size_t bestDistance = 0;
+    for (const BundledModel& m : bundledModels()) {
+        if (m.config.find(quoted) == std::string_view::npos)
+            continue;
+        const size_t d = editDistance(k, lower(m.name));
+        if (best.empty() || d < bestDistance) {
+            best = std::string(m.name);
+            bestDistance = d;
+        }
+    }
+    return best;
+}
+
 Expected<ModelSpec> readBundledModel(const BundledModel& model)
 {
     const std::string label = "configs/" + std::string(model.name) + ".json";

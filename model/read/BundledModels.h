@@ -38,6 +38,11 @@ std::vector<std::string> nearestBundledNames(std::string_view key, size_t count 
 // llama-3.1-8b: meta, llama, 3, 8b), at least two; ties go to the nearer spelling. A suggestion
 // for a person to confirm, never a silent substitute. Empty when none shares two words.
 std::string closestBundledName(std::string_view name);
+// Where no name is near: the bundled model of the same architecture (a config that names it, as
+// "architectures" or "model_type" do: "Qwen3_5ForConditionalGeneration", "gemma4"), the nearest
+// in spelling to `name` among them; empty when none. A stand-in of that shape, not of that size:
+// the caller says so.
+std::string bundledModelOfArchitecture(std::string_view architecture, std::string_view name);
 
 // The ModelSpec of a bundled model: its config read as any config.json is, named by its
 // repository id, with exact weight bytes where its index is bundled.

@@ -60,6 +60,9 @@ Expected<LogScenario> scenarioFromEngineLog(const EngineLogFacts& log, const Eng
     else
         return Error{"the log names no model attnplan has" +
                          (log.model.empty() ? std::string() : " (it names \"" + log.model + "\")") +
+                         (log.architecture.empty()
+                              ? std::string()
+                              : "; its architecture is \"" + log.architecture + "\"") +
                          ": choose the model it ran",
                      "model"};
     const DeploymentInputs& in = c.deployment;

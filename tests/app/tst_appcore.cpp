@@ -111,6 +111,7 @@ private slots:
     void standInKeepsTheLogsWindowAndWeights();
     void impliedGpuHoldsWhatTheLogBudgets();
     void reportSaysItsLog();
+    void logOfNoModelOffersItsArchitecture();
     void llamaLogKeepsItsWeightsType();
 };
 
@@ -1519,6 +1520,32 @@ void TestAppCore::standInKeepsTheLogsWindowAndWeights()
     QVERIFY(session.models()->openBundled("qwen3-8b"));
     QCOMPARE(session.scenario().deployment.modelWindow, qint64(0));
     QCOMPARE(session.model()->maxContext, qint64(40960));
+}
+
+// Issue 41, a fifth review's P2: the SGLang GB10 log (a Qwen3.8-27B no config exists for, of
+// Qwen3_5ForConditionalGeneration) and the gemma4 GGUF log were offered no model from the
+// library: one of the architecture each states is, said to be of that shape and not that size.
+void TestAppCore::logOfNoModelOffersItsArchitecture()
+{
+    const QString root = src("../shared/engine-logs-2026/raw/");
+    if (!QFileInfo::exists(root))
+        QSKIP("../shared/engine-logs-2026 is not here (a user's clone): CI checks these");
+    for (const auto& [file, family] :
+         {std::pair{"sglang-mudler-vllmcpp-0.5.15-gb10-qwen3.8-27b.log", "qwen3.5-"},
+          {"llamacpp-hilbertraum391-gemma4-26b-a4b-rtx3090-vulkan-b9849.log", "gemma-4-"}}) {
+        QFile f(root + file);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        AppSession session;
+        QString error, summary;
+        bool needsModel = false;
+        QVERIFY(!session.openEngineLogText(QString::fromUtf8(f.readAll()), file, &error, &summary,
+                                           {}, &needsModel));
+        QVERIFY2(needsModel, qPrintable(error));
+        bool byArchitecture = false;
+        const QString offered = AppSession::nearestBundledModel(error, &byArchitecture);
+        QVERIFY2(offered.startsWith(family), qPrintable(error + " -> " + offered));
+        QVERIFY(byArchitecture);
+    }
 }
 
 // Issue 41, a fifth review's P2: a report exported from a log's scenario never said so (it called

@@ -2057,6 +2057,9 @@ void TestGui::refusedLoadStaysAsTyped()
         QCOMPARE(box->findChild<QLineEdit*>()->text(), huge);
         const QString card = child<QLabel>(&window, "resultCard")->text();
         QVERIFY2(card.startsWith("No plan: ") && card.contains(huge), qPrintable(card));
+        // Named by its row's label, the load's value too (in a row with its kind).
+        QVERIFY2(card.startsWith(box == value ? "No plan: Load: " : "No plan: Tokens in: "),
+                 qPrintable(card));
         QCoreApplication::processEvents();
         QCOMPARE(replicas->mapTo(&window, QPoint()).y(), formTop);
         QVERIFY2(
@@ -2567,6 +2570,14 @@ void TestGui::logPaneTakesTheOpenModelOrAFile()
     window.showLogPane();
     LogPane* pane = window.logPane();
     QVERIFY(pane);
+    // Its architecture stated, a library model of it is offered, said to be of that shape only
+    // (a fifth review's P2); unstated, nothing is.
+    pane->showLog(text, "pasted log");
+    QVERIFY2(child<QLabel>(pane, "logState")
+                 ->text()
+                 .contains("is of the architecture it states, not of its size"),
+             qPrintable(child<QLabel>(pane, "logState")->text()));
+    text.replace("type=LlamaForCausalLM, ", "");
     pane->showLog(text, "pasted log");
     auto* reading = child<QPlainTextEdit>(pane, "logReading");
     auto* model = child<QComboBox>(pane, "logModel");

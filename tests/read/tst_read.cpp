@@ -680,6 +680,16 @@ void TestRead::nearestModelToALogsName()
              std::string("qwen3-30b-a3b"));
     QCOMPARE(closestBundledName("Qwen/Qwen3-VL-30B-A3B-Instruct-FP8"),
              std::string("qwen3-vl-30b-a3b-instruct"));
+    // Where no name is near, a model of the architecture the log states (a fifth review's
+    // SGLang log of a Qwen3_5ForConditionalGeneration and a gemma4 GGUF were offered nothing).
+    const std::string qwen =
+        bundledModelOfArchitecture("Qwen3_5ForConditionalGeneration", "/workspace/qwen3.8-27b-hf");
+    QVERIFY2(qwen.rfind("qwen3.5-", 0) == 0, qwen.c_str());
+    const std::string gemma4 =
+        bundledModelOfArchitecture("gemma4", "gemma4-26b-a4b-it-qat-q4.gguf");
+    QVERIFY2(gemma4.rfind("gemma-4-", 0) == 0, gemma4.c_str());
+    QCOMPARE(bundledModelOfArchitecture("NoSuchForCausalLM", "x"), std::string());
+    QCOMPARE(bundledModelOfArchitecture("", "x"), std::string());
 }
 
 // The fresh review: a model opened from a saved config ("google--gemma-4-26B-A4B_config.json"
