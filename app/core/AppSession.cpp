@@ -171,6 +171,23 @@ void AppSession::modelOpened()
     setModified(true);
 }
 
+void AppSession::setPlanDeployment(const ScenarioDeployment& deployment,
+                                   const std::map<std::string, std::string>& given)
+{
+    // A copy: the flags may be a row of the report setDeployment rebuilds.
+    const std::map<std::string, std::string> planFlags = given;
+    std::map<std::string, std::optional<std::string>> before;
+    for (const auto& [flag, value] : planFlags) {
+        const auto at = m_scenario.deployment.engineFlags.find(flag);
+        before[flag] = at == m_scenario.deployment.engineFlags.end()
+                           ? std::nullopt
+                           : std::optional<std::string>(at->second);
+    }
+    setDeployment(deployment);
+    m_planFlags = planFlags;
+    m_flagsBeforePlan = std::move(before);
+}
+
 void AppSession::setDeployment(const ScenarioDeployment& deployment)
 {
     const UndoStep step(this);
@@ -201,6 +218,21 @@ void AppSession::setDeployment(const ScenarioDeployment& deployment)
             d.maxNumBatchedTokens == m_logTierBatched)
             d.maxNumBatchedTokens = 0;
         m_logTierSeqs = m_logTierBatched = 0;
+        // A used plan's slots were for its GPU: on another, what they were before the plan (a
+        // sixth review's hidden -np 31 said Gemma-4 does not fit the RTX 3090 its log ran on).
+        for (const auto& [flag, value] : m_planFlags) {
+            const auto now = d.engineFlags.find(flag);
+            const auto then = was.engineFlags.find(flag);
+            if (now == d.engineFlags.end() || now->second != value ||
+                then == was.engineFlags.end() || then->second != value)
+                continue; // edited since: the user's
+            if (const auto before = m_flagsBeforePlan[flag])
+                now->second = *before;
+            else
+                d.engineFlags.erase(now);
+        }
+        m_planFlags.clear();
+        m_flagsBeforePlan.clear();
     }
     // The free memory an engine measured belongs to that GPU and layout too.
     if (d.freeMemoryGiB > 0 && d.freeMemoryGiB == was.freeMemoryGiB &&

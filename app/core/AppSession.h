@@ -10,6 +10,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -65,6 +66,10 @@ public:
 
     // Edits: each recomputes the Report and emits reportChanged.
     void setDeployment(const attnplan::ScenarioDeployment& deployment);
+    // A plan used: its deployment, with the engine flags it sized for its GPU (llama-server's
+    // slots, -np 31 -kvu) given back to what they were when the GPU changes again.
+    void setPlanDeployment(const attnplan::ScenarioDeployment& deployment,
+                           const std::map<std::string, std::string>& planFlags);
     // The roofline's efficiencies from a calibration (those it measured; the others are kept),
     // or back to the planner's defaults.
     void useEfficiencies(const attnplan::Calibration& calibration);
@@ -168,6 +173,9 @@ private:
     // The scheduler limits the open log's release chose for its GPU (LogScenario.h): cleared
     // with the GPU. 0: none.
     int64_t m_logTierSeqs = 0, m_logTierBatched = 0;
+    // The flags a used plan set for its GPU, and what each was before (absent: none).
+    std::map<std::string, std::string> m_planFlags;
+    std::map<std::string, std::optional<std::string>> m_flagsBeforePlan;
     // The model read and the scenario's widened copy of it (model()), kept while both hold.
     mutable std::pair<std::shared_ptr<const attnplan::ModelSpec>,
                       std::shared_ptr<const attnplan::ModelSpec>>

@@ -163,9 +163,10 @@ bool PlanController::applyPlan(int row)
     d.replicas = p.replicas;
     // llama-server's slots and unified cache as the plan has them: without them the command
     // shown after "Use this plan" ran one slot (the fresh review's P1).
-    for (const auto& [flag, value] : p.engineFlags)
+    const std::map<std::string, std::string> flags = p.engineFlags; // p goes with the report
+    for (const auto& [flag, value] : flags)
         d.engineFlags[flag] = value;
-    m_session->setDeployment(d);
+    m_session->setPlanDeployment(d, flags);
     emit deploymentApplied();
     return true;
 }

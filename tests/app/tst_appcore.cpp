@@ -112,6 +112,7 @@ private slots:
     void impliedGpuHoldsWhatTheLogBudgets();
     void reportSaysItsLog();
     void logOfNoModelOffersItsArchitecture();
+    void usedPlansSlotsStayWithItsGpu();
     void llamaLogKeepsItsWeightsType();
 };
 
@@ -1520,6 +1521,41 @@ void TestAppCore::standInKeepsTheLogsWindowAndWeights()
     QVERIFY(session.models()->openBundled("qwen3-8b"));
     QCOMPARE(session.scenario().deployment.modelWindow, qint64(0));
     QCOMPARE(session.model()->maxContext, qint64(40960));
+}
+
+// Issue 41, a sixth review's P1: a llama.cpp plan used on two A100s set -np 31 -kvu; back on the
+// log's RTX 3090 the hidden 31 slots said the model does not fit the GPU its log ran on. A used
+// plan's slots belong to its GPU: on another, the flags are what they were before the plan.
+void TestAppCore::usedPlansSlotsStayWithItsGpu()
+{
+    AppSession session;
+    QVERIFY(session.models()->openBundled("qwen3-8b"));
+    QString error, summary;
+    QVERIFY2(session.openEngineLogText(QString::fromUtf8(attnplan::testing::kLlamaCpp9016Log),
+                                       "llama.log", &error, &summary, "bundled:llama-3.1-8b"),
+             qPrintable(error));
+    const auto before = session.scenario().deployment.engineFlags;
+    QCOMPARE(before.at("parallel"), std::string("4"));
+    QVERIFY(session.report() && !session.report()->plan.empty());
+    int row = -1;
+    const auto& plans = session.report()->plan;
+    for (size_t i = 0; i < plans.size(); ++i)
+        if (plans[i].feasible && plans[i].gpu == "H100 SXM")
+            row = int(i);
+    QVERIFY(row >= 0);
+    const std::string planSlots = plans[size_t(row)].engineFlags.at("parallel");
+    QVERIFY(planSlots != "4");
+    QVERIFY(session.plan()->applyPlan(row));
+    QCOMPARE(session.scenario().deployment.engineFlags.at("parallel"), planSlots);
+    QCOMPARE(session.scenario().deployment.engineFlags.count("kv-unified"), size_t(1));
+    // Back to the log's GPU: the log's four slots, no unified cache, and it fits again.
+    ScenarioDeployment d = session.scenario().deployment;
+    d.gpu = "RTX 3090";
+    session.setDeployment(d);
+    QCOMPARE(session.scenario().deployment.engineFlags, before);
+    const auto headline = session.plan()->headlineEngine();
+    QVERIFY(headline);
+    QVERIFY2(headline->error.empty(), headline->error.c_str());
 }
 
 // Issue 41, a fifth review's P2: the SGLang GB10 log (a Qwen3.8-27B no config exists for, of
