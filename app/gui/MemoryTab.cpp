@@ -838,8 +838,7 @@ void MemoryTab::showPlan()
         // (an SGLang or llama.cpp log), they say so (a fifth review read vLLM's bar and curve
         // under an SGLang headline as that engine's).
         const auto other = m_plan->headlineEngine();
-        const QString sized = QString::fromStdString(
-            findServingEngine(r.engine) ? findServingEngine(r.engine)->label : r.engine);
+        const QString sized = QString::fromStdString(attnplan::engineLabel(r.engine));
         m_charts[0]->chart()->setTitle(
             other ? tr("Where one GPU's memory goes under %1 (beside %2's answer)")
                         .arg(sized, QString::fromStdString(other->engine))
@@ -892,10 +891,7 @@ void MemoryTab::showPlan()
     // The headline answers for another engine (the plan box's, a log's): these lines are the
     // deployment's own engine's, and say so (the sixteenth review read them as the headline's).
     if (m_plan->headlineEngine())
-        text = tr("<i>The deployment's %1:</i><br>")
-                   .arg(s(findServingEngine(r.engine) ? findServingEngine(r.engine)->label
-                                                      : r.engine)) +
-               text;
+        text = tr("<i>The deployment's %1:</i><br>").arg(s(attnplan::engineLabel(r.engine))) + text;
     // The start-up log this scenario came from: its figure beside attnplan's, in the warning
     // colour when they are more than 5% apart (the review trusted a headline 22x the log's).
     if (const QString log = m_plan->session()->logCheck(); !log.isEmpty())

@@ -418,6 +418,12 @@ std::optional<EngineRow> headlineEngineRow(const std::vector<EngineRow>& rows,
     return std::nullopt;
 }
 
+std::string engineLabel(const std::string& engine)
+{
+    const std::optional<ServingEngine> e = findServingEngine(engine);
+    return e ? e->label : engine;
+}
+
 std::string servingEngineFamily(EngineKind kind)
 {
     switch (kind) {

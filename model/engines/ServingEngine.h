@@ -141,6 +141,8 @@ std::optional<EngineRow> headlineEngineRow(const std::vector<EngineRow>& rows,
                                            const std::string& planEngine);
 // The name findServingEngine takes for an engine's newest release: "vllm", "sglang", ...
 std::string servingEngineFamily(EngineKind kind);
+// An engine or release as a person reads it ("vLLM 0.33.0"): its row's label, else the name.
+std::string engineLabel(const std::string& engine);
 // Whether the engine keeps weights in host memory that the host side (--host-memory, --cpu,
 // --host-bandwidth) applies to: llama-server's layers and experts.
 bool usesHostSide(const ServingEngine& engine);

@@ -421,7 +421,6 @@ std::string latencySentence(const Report& r)
 {
     if (!r.latency)
         return {};
-    const auto engine = findServingEngine(r.latencyEngine);
     // An open loop past what the deployment serves: the rate it can serve and the run the TTFT
     // is for (the latency's own note), not only that requests queue.
     std::string queue = "; more than the deployment runs at once: requests queue";
@@ -430,7 +429,7 @@ std::string latencySentence(const Report& r)
             queue = "; " + n;
     return "At " + loadText(r.latencyLoad.load) + ", " + withCommas(r.latencyLoad.inputTokens) +
            " tokens in and " + withCommas(r.latencyLoad.outputTokens) + " out, under " +
-           (engine ? engine->label : r.latencyEngine) + ": time to first token " +
+           engineLabel(r.latencyEngine) + ": time to first token " +
            formatSeconds(r.latency->ttftSeconds) + ", per output token " +
            formatSeconds(r.latency->tpotSeconds) + ", " +
            formatFixed(r.latency->outputTokensPerSecond, 0) + " output tokens/s" +
@@ -442,12 +441,6 @@ namespace {
 std::string counted(int64_t n, const char* one, const char* many)
 {
     return withCommas(n) + " " + (n == 1 ? one : many);
-}
-
-std::string engineLabelOf(const std::string& engine)
-{
-    const std::optional<ServingEngine> e = findServingEngine(engine);
-    return e ? e->label : engine;
 }
 
 } // namespace
@@ -485,12 +478,12 @@ std::string headlineSentence(const Report& r)
     }
     if (c.conversations < 1)
         return "Does not fit: not one conversation " + length + where + " with " +
-               engineLabelOf(c.engine);
+               engineLabel(c.engine);
     return counted(c.batch * replicas, "conversation", "conversations") + " " + length + where +
            (c.limitedBy == "max_num_seqs"
                 ? " (max_num_seqs; memory holds " + withCommas(c.conversations) + ")"
                 : std::string()) +
-           " with " + engineLabelOf(c.engine) + latency;
+           " with " + engineLabel(c.engine) + latency;
 }
 
 } // namespace attnplan

@@ -186,12 +186,6 @@ svg .grid { stroke: #e5e7eb; } svg .frame { fill: none; stroke: #9ca3af; }
 </style>
 )";
 
-std::string engineLabel(const std::string& engine)
-{
-    const std::optional<ServingEngine> e = findServingEngine(engine);
-    return e ? e->label : engine;
-}
-
 } // namespace
 
 std::string reportHtml(const Report& r)
