@@ -327,7 +327,7 @@ DeploymentInputs deploymentFrom(const CliArgs& a, const ModelSpec& spec, const G
     }
     DeploymentInputs in = resolved.value();
     if (!engine->sizesDeployment)
-        in.engine = engine->name;
+        in.engine = engineRunName(engineName);
     readEngineFlags(CliFlags(a), in, *engine);
     if (!engine->allocatesUpFront)
         if (auto v = a.integer("available-kv-bytes", 1, int64_t(1) << 50))
@@ -471,6 +471,7 @@ int runPlan(const std::vector<std::string>& argv)
     t.concurrent = a.integer("concurrent", 1, 1 << 24).value_or(1);
     t.requestsPerSecond = a.number("requests-per-second", 0, 1e7).value_or(0);
     t.outputTokens = a.integer("output-tokens", 1, 1 << 24).value_or(256);
+    t.promptTokens = a.integer("input-tokens", 1, int64_t(1) << 24).value_or(0);
     t.maxTtftSeconds = a.number("max-ttft", 0, 1e6).value_or(0);
     t.maxTpotSeconds = a.number("max-tpot", 0, 1e6).value_or(0);
     t.unifiedClusters = a.flag("unified-clusters");

@@ -144,6 +144,9 @@ std::vector<Option> planOptions()
     o.insert(o.end() - 1,
              {{"concurrent", "N", "conversations at once (default 1)"},
               {"requests-per-second", "R", "a request rate instead, by Little's law"},
+              {"input-tokens", "N",
+               "prompt tokens per request, for the rows' latency (default: the average request "
+               "less the output)"},
               {"output-tokens", "N", "output tokens per request (default 256)"},
               {"max-ttft", "S", "the longest time to first token allowed, in seconds"},
               {"max-tpot", "S", "the longest time per output token allowed, in seconds"},

@@ -174,6 +174,12 @@ void AppSession::modelOpened()
 void AppSession::setPlanDeployment(const ScenarioDeployment& deployment,
                                    const std::map<std::string, std::string>& given)
 {
+    const UndoStep step(this);
+    // The plan as its row was timed: the target's clients (a sixth review's used plan kept a
+    // log's one client, and showed 74.5 ms where the row said 100 ms). The request's tokens are
+    // the load's already, rows and all.
+    m_scenario.load.kind = loadKindName(LatencyLoad::Kind::Concurrent);
+    m_scenario.load.value = 0;
     // A copy: the flags may be a row of the report setDeployment rebuilds.
     const std::map<std::string, std::string> planFlags = given;
     std::map<std::string, std::optional<std::string>> before;
@@ -395,6 +401,8 @@ bool AppSession::applyScenario(const Scenario& scenario, QString* error)
     m_scenario = scenario;
     m_applying = false;
     m_logTierSeqs = m_logTierBatched = 0; // a log's (openEngineLogText) are set after this
+    m_planFlags.clear();                  // a plan used on the scenario before is not this one's
+    m_flagsBeforePlan.clear();
     // A log's comparison comes with the scenario it opened (openEngineLog sets it); any other
     // scenario has none.
     m_logCheck = std::exchange(m_nextLogCheck, QString());
@@ -553,6 +561,13 @@ bool AppSession::openEngineLogText(const QString& text, const QString& path, QSt
     }
     m_logTierSeqs = applied->gpuTierMaxNumSeqs;
     m_logTierBatched = applied->gpuTierMaxNumBatchedTokens;
+    // The layers the log's GPU held (-ngl, or what --fit chose) are that GPU's, as a used plan's
+    // slots are: on another GPU, every layer again unless edited.
+    if (const auto at = m_scenario.deployment.engineFlags.find("gpu-layers");
+        at != m_scenario.deployment.engineFlags.end()) {
+        m_planFlags = {{at->first, at->second}};
+        m_flagsBeforePlan = {{at->first, std::nullopt}};
+    }
     m_path.clear();
     setModified(true);
     // The budget is said to be the log's only where the deployment took it (a vLLM log); the

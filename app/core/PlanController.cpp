@@ -118,6 +118,25 @@ QString PlanController::latencyLine() const
     return r ? q(latencySentence(*r)) : QString();
 }
 
+QString PlanController::rowsTimedWith() const
+{
+    const Report* r = m_session->report();
+    if (!r)
+        return {};
+    const QLocale l;
+    const ScenarioLoad& load = m_session->scenario().load;
+    const int64_t in = planPromptTokens(r->target);
+    const int64_t out = planOutputTokens(r->target);
+    return tr("Each row's TTFT and TPOT: %1 at once, each request %2 tokens in (%3) and %4 out "
+              "(%5). The Memory tab's load sets the tokens; \u201cUse this plan\u201d sets its "
+              "clients to the target's.")
+        .arg(r->target.concurrent == 1 ? tr("1 client")
+                                       : tr("%1 clients").arg(l.toString(r->target.concurrent)),
+             l.toString(in),
+             load.inputTokens > 0 ? tr("the load's") : tr("the average request less the output"),
+             l.toString(out), load.outputTokens > 0 ? tr("the load's") : tr("the plan's"));
+}
+
 std::optional<EngineRow> PlanController::headlineEngine() const
 {
     return headlineEngineRow(m_engineRows, target().engine);

@@ -54,6 +54,8 @@ public:
     std::optional<attnplan::EngineRow> headlineEngine() const;
     // The latency at the scenario's load (serve/Latency.h), in one line; empty when none.
     QString latencyLine() const;
+    // The request and load every plan row is timed with, in words, and where they come from.
+    QString rowsTimedWith() const;
     AppSession* session() const { return m_session; }
 
     TableModel* memoryModel() const { return m_memory; } // 1 row: GiB per GPU

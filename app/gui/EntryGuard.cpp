@@ -167,8 +167,9 @@ bool EntryGuard::eventFilter(QObject* watched, QEvent* event)
         return false;
     }
     // A keystroke Qt's validator would drop without a word ("5" after "1." in a 0-1 field, "-"
-    // in a count) is kept when the text still looks like a number: leaving the field then
-    // refuses it in words, rather than planning with "1.".
+    // in a count, the "x" of "8x" in a token count) is kept: leaving the field then refuses it in
+    // words, rather than planning with "1." or "8" (a sixth review's context "8x" became 8, and
+    // "abc" left the previous value with no message).
     if (event->type() == QEvent::KeyPress) {
         auto* key = static_cast<QKeyEvent*>(event);
         const QString t = key->text();
@@ -184,13 +185,7 @@ bool EntryGuard::eventFilter(QObject* watched, QEvent* event)
             next.insert(pos, t);
             QString copy = next;
             int at = pos + 1;
-            static const QString numberish = QStringLiteral("0123456789.,_ -+kKmMeE");
-            bool number = true;
-            for (QChar c : next)
-                number =
-                    number && (numberish.contains(c) || QLocale().groupSeparator().contains(c) ||
-                               QLocale().decimalPoint().contains(c));
-            if (number && box->validate(copy, at) == QValidator::Invalid) {
+            if (box->validate(copy, at) == QValidator::Invalid) {
                 edit->setText(next);
                 edit->setCursorPosition(pos + 1);
                 return true;

@@ -423,13 +423,14 @@ void MemoryTab::syncEngine()
     // release. A release the list lacks is shown as it is, never silently replaced by "latest"
     // (which the next edit would then push).
     QString data = QString::fromStdString(m_plan->inputs().engine);
-    QString text = data;
+    const auto own = attnplan::findServingEngine(m_plan->inputs().engine);
+    QString text = own ? QString::fromStdString(own->label) : data;
     const std::string& planned = m_plan->target().engine;
     if (const auto e = attnplan::findServingEngine(planned); e && !e->sizesDeployment) {
         data = kOtherEngine + QString::fromStdString(planned);
-        text = tr("%1 (vLLM beside it)").arg(QString::fromStdString(e->label)) +
-               (planned != e->family ? QStringLiteral(", %1").arg(QString::fromStdString(planned))
-                                     : QString());
+        // The label names the release (a log's printed one, and the row modelling it): the
+        // name after it said the same again (a sixth review's near-duplicate entries).
+        text = tr("%1 (vLLM beside it)").arg(QString::fromStdString(e->label));
     }
     if (m_engine->findData(data) < 0)
         m_engine->addItem(text, data);
@@ -619,10 +620,20 @@ QGroupBox* MemoryTab::buildLoadBox()
         const auto kind =
             attnplan::loadKindFromName(m_loadKind->currentData().toString().toStdString());
         const bool rate = kind == attnplan::LatencyLoad::Kind::RequestsPerSecond;
+        const bool wasRate = attnplan::loadKindFromName(m_plan->session()->scenario().load.kind) ==
+                             attnplan::LatencyLoad::Kind::RequestsPerSecond;
         const attnplan::Report* r = m_plan->session()->report();
-        if (!m_syncing && rate && m_loadValue->value() == 0 && r && r->latency) {
+        // Clients are not a rate, nor a rate clients (a sixth review's 32 clients became 32.00
+        // requests/s): a rate starts at what the clients sent, clients at the plan target's.
+        if (!m_syncing && rate && !wasRate && r && r->latency) {
             const QSignalBlocker quiet(m_loadValue);
+            m_loadValue->setMinimum(0.01);
+            m_loadValue->setDecimals(2);
             m_loadValue->setValue(std::max(0.01, r->latency->requestsPerSecond));
+        } else if (!m_syncing && !rate && wasRate) {
+            const QSignalBlocker quiet(m_loadValue);
+            m_loadValue->setMinimum(0);
+            m_loadValue->setValue(0);
         }
         m_loadValue->setEnabled(kind != attnplan::LatencyLoad::Kind::MaxLoad);
         {
@@ -828,6 +839,17 @@ void MemoryTab::showPlan()
         if (reason.startsWith(QStringLiteral("capacity: ")))
             reason = reason.mid(10);
         m_card->setText(tr("No plan: %1").arg(reason));
+        // The engine the headline answers for (a log's llama.cpp with layers in RAM) may serve
+        // where the deployment's vLLM does not: its answer and command, vLLM's refusal below.
+        if (const auto other = m_plan->headlineEngine(); other && other->error.empty() && report) {
+            m_card->setText(QString::fromStdString(attnplan::headlineSentence(*report)));
+            m_command->setText(QString::fromStdString(other->command));
+            m_command->setCursorPosition(0);
+            m_error->setText(
+                tr("The deployment's %1: %2")
+                    .arg(QString::fromStdString(attnplan::engineLabel(report->deployment.engine)),
+                         reason));
+        }
         return;
     }
     m_error->hide();

@@ -35,8 +35,8 @@
 PlansTab::PlansTab(PlanController* plan, QWidget* parent)
     : QWidget(parent), m_plan(plan), m_concurrent(new QSpinBox), m_rps(new QDoubleSpinBox),
       m_maxTtft(new QDoubleSpinBox), m_maxTpot(new QDoubleSpinBox), m_engine(new QComboBox),
-      m_unified(new QCheckBox(tr("Clusters of DGX Sparks or Jetsons"))), m_table(new QTableView),
-      m_sorted(new QSortFilterProxyModel(this)), m_command(new QLineEdit),
+      m_unified(new QCheckBox(tr("Clusters of DGX Sparks or Jetsons"))), m_timedWith(new QLabel),
+      m_table(new QTableView), m_sorted(new QSortFilterProxyModel(this)), m_command(new QLineEdit),
       m_use(new QPushButton(tr("Use this plan")))
 {
     m_concurrent->setObjectName(QStringLiteral("targetConcurrent"));
@@ -84,6 +84,11 @@ PlansTab::PlansTab(PlanController* plan, QWidget* parent)
     auto* left = new QVBoxLayout;
     left->addWidget(target);
     left->addWidget(searched);
+    // The request the rows are timed with, and where it comes from (a sixth review's rows said
+    // 403 ms where the used plan, with the Memory tab's 12 tokens in, said 26 ms).
+    m_timedWith->setObjectName(QStringLiteral("rowsTimedWith"));
+    m_timedWith->setWordWrap(true);
+    left->addWidget(m_timedWith);
     left->addStretch(1);
 
     // Throughput against latency over the plans, the front drawn, the chosen plan marked.
@@ -225,7 +230,10 @@ void PlansTab::syncFromController()
     const QString engine = QString::fromStdString(t.engine);
     int at = m_engine->findData(engine);
     if (at < 0) {
-        m_engine->addItem(engine, engine); // a release a scenario names
+        // A release a scenario names, by its label ("llama.cpp b9849 (modelled as llama.cpp
+        // b7474)"): its bare name read as a near-duplicate of the row's (a sixth review).
+        const auto e = attnplan::findServingEngine(t.engine);
+        m_engine->addItem(e ? QString::fromStdString(e->label) : engine, engine);
         at = m_engine->count() - 1;
     }
     m_engine->setCurrentIndex(at);
@@ -266,6 +274,7 @@ void PlansTab::refresh()
         points << Charts::toChart(chart, QPointF(trade->index(i, 0).data().toDouble(),
                                                  trade->index(i, 1).data().toDouble()));
     m_plans->replace(points);
+    m_timedWith->setText(m_plan->rowsTimedWith());
     Charts::fitAxes(chart);
     Charts::setEmptyText(m_trade, points.isEmpty() ? tr("No plan meets the target") : QString());
     // The rows are new: the one the deployment is stays chosen (a fresh review's plan vanished

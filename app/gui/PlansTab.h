@@ -7,6 +7,7 @@ class QChartView;
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
+class QLabel;
 class QLineEdit;
 class QPushButton;
 class QScatterSeries;
@@ -45,6 +46,7 @@ private:
     QDoubleSpinBox* m_maxTpot;
     QComboBox* m_engine;
     QCheckBox* m_unified;
+    QLabel* m_timedWith; // the request the rows are timed with
     QTableView* m_table;
     QSortFilterProxyModel* m_sorted;
     QLineEdit* m_command;

@@ -214,4 +214,26 @@ std::vector<int> parseReleaseNumber(const std::string& text)
     return parts;
 }
 
+bool betweenRows(const std::string& asked, const std::string& rowName)
+{
+    const size_t at = asked.find('@');
+    const size_t rowAt = rowName.find('@');
+    if (at == std::string::npos || asked == rowName)
+        return false;
+    if (rowAt == std::string::npos)
+        return true; // vllm-v0's row, asked as vllm@0.7
+    auto number = [](std::string v) {
+        if (!v.empty() && v[0] == 'b')
+            v.erase(0, 1);
+        return parseReleaseNumber(v);
+    };
+    const std::vector<int> wanted = number(asked.substr(at + 1));
+    return wanted.empty() || wanted != number(rowName.substr(rowAt + 1));
+}
+
+std::string releaseName(const std::string& asked, const std::string& rowName)
+{
+    return betweenRows(asked, rowName) ? asked : rowName;
+}
+
 } // namespace attnplan

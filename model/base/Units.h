@@ -32,6 +32,12 @@ std::string shortTokens(int64_t tokens);
 // {0, 21, 0, 0}, so that a release typed as X.Y is X.Y.0 in every comparison (2 to 4 parts
 // typed); empty on anything else.
 std::vector<int> parseReleaseNumber(const std::string& text);
+// Whether "family@release" (as asked: "vllm@0.22.0", "llama.cpp@b9849") names a release other
+// than its row's ("vllm@0.21.0"): X.Y and X.Y.0 are one release, a family's bare name is its row.
+bool betweenRows(const std::string& asked, const std::string& rowName);
+// The name a result runs under: the release asked for where it lies between rows (its row's
+// rules, its own name), else the row's.
+std::string releaseName(const std::string& asked, const std::string& rowName);
 
 // The one "newest row at or below" of every engine's release table: the last of `rows` (oldest
 // first) whose release, read by `versionOf(row)`, is at or below `wanted` (X.Y is X.Y.0); null

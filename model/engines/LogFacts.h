@@ -43,6 +43,9 @@ struct EngineLogCheck
 {
     std::string engine;  // "SGLang", "TensorRT-LLM", "llama.cpp", "vLLM"
     std::string release; // the row used: "sglang@0.4.0", "llama.cpp@b3000"
+    // The release as printed, by the name findServingEngine takes ("sglang@0.5.15", run by
+    // `release`'s rules); empty where none is printed. The scenario a log opens runs this one.
+    std::string printedRelease;
     std::string releaseReason;
     std::string modelUsed;   // the spec's name, or "sized from the log's own KV lines"
     std::string modelSource; // what readModel() opened it by ("gemma-3-4b-it", a path); empty:

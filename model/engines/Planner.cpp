@@ -32,6 +32,19 @@ std::string planHostText(const PlanRow& row)
            formatFixed(row.hostBytesPerSecond / 1e9, 1) + " GB/s (" + row.hostSource + ")";
 }
 
+int64_t planPromptTokens(const PlanTarget& target)
+{
+    if (target.promptTokens > 0)
+        return target.promptTokens;
+    const int64_t average = target.averageTokens > 0 ? target.averageTokens : target.context;
+    return defaultPromptTokens(average, target.context, planOutputTokens(target));
+}
+
+int64_t planOutputTokens(const PlanTarget& target)
+{
+    return std::max<int64_t>(2, target.outputTokens);
+}
+
 std::string planLayoutText(const PlanRow& r)
 {
     std::string t;
@@ -159,8 +172,8 @@ PlanRow planLlamaCppOn(const ModelSpec& s, const GpuSpec& gpu, const PlanTarget&
     served.kvUnified = true;
     served.context = 0; // each slot the context, as the used plan's -np gives it
     LatencyInputs lq;
-    lq.outputTokens = std::max<int64_t>(2, target.outputTokens);
-    lq.inputTokens = defaultPromptTokens(avg, target.context, lq.outputTokens);
+    lq.outputTokens = planOutputTokens(target);
+    lq.inputTokens = planPromptTokens(target);
     const int64_t running = std::min<int64_t>(slots, (target.concurrent + replicas - 1) / replicas);
     lq.load = {LatencyLoad::Kind::Concurrent, double(running), 0};
     if (auto latency = latencyUnderEngine(s, used, lq)) {
@@ -336,8 +349,8 @@ std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catal
                 // with the whole context as the prompt and its own limits, promised 1.98 s
                 // where the used plan gave 1.55 s: a fresh review's P1.)
                 LatencyInputs lq;
-                lq.outputTokens = std::max<int64_t>(2, target.outputTokens);
-                lq.inputTokens = defaultPromptTokens(avg, target.context, lq.outputTokens);
+                lq.outputTokens = planOutputTokens(target);
+                lq.inputTokens = planPromptTokens(target);
                 lq.load = {LatencyLoad::Kind::Concurrent, double(c.batch), 0};
                 const auto engineLatency = latencyUnderEngine(s, c.vin, lq);
                 const std::optional<LatencyResult> latency =

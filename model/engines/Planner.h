@@ -18,8 +18,11 @@ struct PlanTarget
     int64_t averageTokens = 0;    // 0 = context
     int64_t concurrent = 1;       // conversations at once
     double requestsPerSecond = 0; // alternative target: by Little's law
-    int64_t outputTokens = 256;   // per request, for requestsPerSecond
-    double maxTtftSeconds = 0;    // 0 = no ceiling
+    int64_t outputTokens = 256;   // per request: the rows' latency, and requestsPerSecond's
+    // Each request's prompt, for the rows' TTFT and TPOT; 0: the average request less the output
+    // (defaultPromptTokens). The app's load sets it, so that a row and the plan once used agree.
+    int64_t promptTokens = 0;
+    double maxTtftSeconds = 0; // 0 = no ceiling
     double maxTpotSeconds = 0;
     // Plans of several unified-memory devices (DGX Spark, Jetson: Ethernet between them, memory
     // shared with the OS), which a practitioner does not build unless asked; one such device
@@ -69,6 +72,10 @@ inline constexpr int64_t kMaxPipelineStages = 8;
 std::string planSearchSpace();
 // The replica's layout in words: "TP 8", "TP 2 x PP 2", "DP 8, EP 8".
 std::string planLayoutText(const PlanRow& row);
+// The request every row is timed with: the target's prompt, else the average request less the
+// output where both would pass the context; and at least two output tokens.
+int64_t planPromptTokens(const PlanTarget& target);
+int64_t planOutputTokens(const PlanTarget& target);
 // What the row keeps in host memory and how fast the CPU reads it, in words ("host memory:
 // 16.51 GiB (...), read at 51.6 GB/s (source)"); empty where nothing stays there.
 std::string planHostText(const PlanRow& row);

@@ -67,20 +67,41 @@ ServingEngine llamaRow(const LlamaCppBuild& b)
                          true};
 }
 
+// A release between two rows ("vllm@0.22.0", a log's printed "sglang@0.5.15") runs the rules of
+// the row at or below it, and its label says both: "vLLM 0.22.0 (modelled as
+// vLLM 0.21.0)". A sixth review read "vLLM 0.21.0" in the headline of a 0.22.0 log and had to
+// guess that it was a profile, not the release it ran. A row's own name, a family's name, or the
+// same release written shorter ("vllm@0.21" for 0.21.0) is the row.
+ServingEngine asAsked(ServingEngine row, const std::string& name)
+{
+    const size_t at = name.find('@');
+    if (at == std::string::npos)
+        return row;
+    // The newest row named by its release is that release, not "≥" it: the family's name is the
+    // one that follows new rows.
+    if (const size_t ge = row.label.find("≥ "); ge != std::string::npos)
+        row.label.erase(ge, std::string("≥ ").size());
+    if (!betweenRows(name, row.name))
+        return row;
+    row.label = row.label.substr(0, row.label.find(' ')) + " " + name.substr(at + 1) +
+                " (modelled as " + row.label + ")";
+    return row; // its name stays the row's: what the release tables and lists key on
+}
+
 } // namespace
 
 std::optional<ServingEngine> findServingEngine(const std::string& name)
 {
     if (const EngineProfile* p = findEngineProfile(name))
-        return vllmRow(*p);
+        return asAsked(vllmRow(*p), name);
     // SGLang budgets mem_fraction_static and TensorRT-LLM free_gpu_memory_fraction of their
     // own (engines/sglang, engines/trtllm); llama.cpp allocates its context up front.
     if (const SglangRelease* r = findSglangRelease(name))
-        return sglangRow(*r);
+        return asAsked(sglangRow(*r), name);
     if (const TrtllmRelease* r = findTrtllmRelease(name))
-        return trtllmRow(*r);
+        return asAsked(trtllmRow(*r), name);
     if (const LlamaCppBuild* b = findLlamaCppBuild(name); b && !name.empty())
-        return llamaRow(*b);
+        return asAsked(llamaRow(*b), name);
     return std::nullopt;
 }
 
@@ -191,6 +212,7 @@ Expected<ServingLimits> servingLimits(const ModelSpec& s, const DeploymentInputs
         auto r = planCapacity(s, in);
         if (!r)
             return r.failure();
+        l.engine = r->engine; // the release asked for, run by its row's rules
         l.kvBudgetBytes = r->memory.kvBudget;
         l.maxBatch = r->maxNumSeqs * r->dp;
         l.maxNumTokens = r->maxNumBatchedTokens * r->dp;
@@ -215,7 +237,7 @@ Expected<ServingLimits> servingLimits(const ModelSpec& s, const DeploymentInputs
             return Error{std::string(kLlamaNoDpEp), in.dp > 1 ? "dp" : "ep"};
         if (in.speculation.enabled())
             return Error{"llama-server's draft model (-md) is not modelled", "speculative_method"};
-        const LlamaServerInputs q = llamaServerInputs(in, engine->name);
+        const LlamaServerInputs q = llamaServerInputs(in, in.engine);
         auto p = planLlamaServer(s, q);
         if (!p)
             return p.failure();
@@ -244,10 +266,12 @@ std::vector<EngineRow> compareEngines(const ModelSpec& s, const DeploymentInputs
     if (!vllm || vllm->kind != EngineKind::Vllm)
         vllm = findServingEngine("vllm");
     DeploymentInputs vin = in;
-    vin.engine = vllm->name;
+    // A release between rows keeps its name ("vllm@0.22.0"), its row's rules.
+    const auto named = findServingEngine(in.engine);
+    vin.engine = named && named->kind == EngineKind::Vllm ? engineRunName(in.engine) : vllm->name;
     {
         EngineRow row;
-        row.engine = "vLLM (" + vllm->name + ")";
+        row.engine = "vLLM (" + vin.engine + ")";
         row.family = "vllm";
         if (auto r = planCapacity(s, vin)) {
             row.kvTokens = r->kvCacheTokens;
@@ -272,7 +296,7 @@ std::vector<EngineRow> compareEngines(const ModelSpec& s, const DeploymentInputs
             named && named->kind == (sglang ? EngineKind::Sglang : EngineKind::Trtllm))
             other.engine = in.engine;
         if (asked && asked->kind == (sglang ? EngineKind::Sglang : EngineKind::Trtllm))
-            other.engine = asked->name;
+            other.engine = release;
         // Free memory measured by one engine (a log's: SGLang's is before its weights load)
         // is that engine's; the other sizes from its own estimate.
         if (!asked || asked->kind != (sglang ? EngineKind::Sglang : EngineKind::Trtllm))
@@ -297,9 +321,9 @@ std::vector<EngineRow> compareEngines(const ModelSpec& s, const DeploymentInputs
         row.family = "llama.cpp";
         std::string build;
         if (auto named = findServingEngine(in.engine); named && named->kind == EngineKind::LlamaCpp)
-            build = named->name;
+            build = in.engine;
         if (asked && asked->kind == EngineKind::LlamaCpp)
-            build = asked->name;
+            build = release;
         const LlamaServerInputs l = llamaServerInputs(in, build);
         auto p = planLlamaServer(s, l);
         if (!p) {
@@ -339,7 +363,8 @@ Expected<EngineLatency> latencyUnderEngine(const ModelSpec& s, const DeploymentI
     // (its budget and batch limits do not depend on the length).
     // A request longer than max_model_len is one the engine refuses, not one it serves slowly.
     if (in.maxModelLen > 0 && load.inputTokens + load.outputTokens > in.maxModelLen)
-        return Error{"latency: a request of " + withCommas(load.inputTokens) + " tokens in and " +
+        return Error{"latency: a request of " + withCommas(load.inputTokens) +
+                         (load.inputTokens == 1 ? " token" : " tokens") + " in and " +
                          withCommas(load.outputTokens) + " out passes max_model_len " +
                          withCommas(in.maxModelLen) + ": the engine refuses it",
                      "input_tokens"};
@@ -416,6 +441,12 @@ std::optional<EngineRow> headlineEngineRow(const std::vector<EngineRow>& rows,
         if (auto e = findServingEngine(r.family); e && family && e->kind == family->kind)
             return r;
     return std::nullopt;
+}
+
+std::string engineRunName(const std::string& asked)
+{
+    const std::optional<ServingEngine> e = findServingEngine(asked);
+    return e ? releaseName(asked, e->name) : asked;
 }
 
 std::string engineLabel(const std::string& engine)

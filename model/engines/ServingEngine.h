@@ -29,7 +29,8 @@ struct ServingEngine
 {
     EngineKind kind = EngineKind::Vllm;
     std::string name;  // the row: "vllm@0.10.0", "vllm-v0"; the engine's name where it has one
-    std::string label; // for people: "vLLM 0.10.0", "SGLang"
+    std::string label; // for people: "vLLM 0.10.0", "SGLang"; a release between rows says both,
+                       // "vLLM 0.22.0 (modelled as vLLM 0.21.0)"
     double defaultUtilization = 0.9; // the share of GPU memory the engine plans with by default
     std::string note;                // what the row holds, with its source
     std::string family; // the engine's newest release as findServingEngine takes it: "sglang"
@@ -143,6 +144,10 @@ std::optional<EngineRow> headlineEngineRow(const std::vector<EngineRow>& rows,
 std::string servingEngineFamily(EngineKind kind);
 // An engine or release as a person reads it ("vLLM 0.33.0"): its row's label, else the name.
 std::string engineLabel(const std::string& engine);
+// The name a deployment runs under: a release as asked ("vllm@0.22.0", its row's rules, its own
+// label), a family's name as its newest row ("vllm" -> "vllm@0.33.0"); the name itself where
+// none resolves.
+std::string engineRunName(const std::string& asked);
 // Whether the engine keeps weights in host memory that the host side (--host-memory, --cpu,
 // --host-bandwidth) applies to: llama-server's layers and experts.
 bool usesHostSide(const ServingEngine& engine);

@@ -90,10 +90,16 @@ Expected<LogScenario> scenarioFromEngineLog(const EngineLogFacts& log, const Eng
     }
     const auto row = findServingEngine(c.release);
     const bool sizesDeployment = row && row->sizesDeployment;
+    // The release the log printed, run by its row's rules and labelled so ("vLLM 0.22.0
+    // (modelled as vLLM 0.21.0)"): a sixth review read the row's 0.21.0 in every headline of a
+    // 0.22.0 log.
+    const std::string release = !c.printedRelease.empty() && findServingEngine(c.printedRelease)
+                                    ? c.printedRelease
+                                    : c.release;
     if (sizesDeployment) {
-        // The release row the printed release runs (vllm@0.10.1.1 -> vllm@0.10.0), as the form's
-        // engine list names it: a name it lacks fell back to "latest" on the next edit.
-        d.engine = row->name;
+        // The printed release (vllm@0.10.1.1, run by 0.10.0's row); the form's engine list shows a
+        // name it lacks as it is (MemoryTab::syncEngine), never "latest".
+        d.engine = release;
         s.plan.engine.clear(); // an earlier log's engine does not answer for this one
         // vLLM's own settings as the log ran them, so that the command reproduces it.
         d.utilization = in.utilization;
@@ -116,7 +122,7 @@ Expected<LogScenario> scenarioFromEngineLog(const EngineLogFacts& log, const Eng
         d.offline = in.offline;
     } else {
         // The Memory tab sizes with vLLM; the log's engine and release plan (plan.engine).
-        s.plan.engine = c.release;
+        s.plan.engine = release;
     }
     d.replicas = 1;
     d.averageTokens = 0;
@@ -141,7 +147,7 @@ Expected<LogScenario> scenarioFromEngineLog(const EngineLogFacts& log, const Eng
                             formatFixed(double(c.kvBudgetBytes) / double(int64_t(1) << 20), 0) +
                             " MiB for n_ctx " + withCommas(log.context.value_or(d.context)) +
                             "): the Memory tab sizes vLLM at that context; the plans are " +
-                            c.release + "'s");
+                            release + "'s");
         s.deployment = d;
         loadWithinThePool(s, c, d.context, out.notes);
         return out;

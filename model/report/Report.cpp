@@ -2,6 +2,7 @@
 
 #include "base/Units.h"
 #include "engines/EngineCli.h"
+#include "price/LayoutReader.h"
 #include "read/ConfigReader.h"
 #include "read/ModelSource.h"
 
@@ -231,7 +232,11 @@ Expected<Report> buildReport(const Scenario& scenario, const ModelSpec& model,
     r.target.averageTokens = r.deployment.averageTokens;
     r.target.concurrent = scenario.plan.concurrent;
     r.target.requestsPerSecond = scenario.plan.requestsPerSecond;
-    r.target.outputTokens = scenario.plan.outputTokens;
+    // The request the load sends is the one the plan rows are timed with: a row and the plan
+    // once used agree (a sixth review's rows stayed at the average request after Tokens in 12).
+    r.target.outputTokens =
+        scenario.load.outputTokens > 0 ? scenario.load.outputTokens : scenario.plan.outputTokens;
+    r.target.promptTokens = scenario.load.inputTokens;
     r.target.maxTtftSeconds = scenario.plan.maxTtftSeconds;
     r.target.maxTpotSeconds = scenario.plan.maxTpotSeconds;
     r.target.unifiedClusters = scenario.plan.unifiedClusters;
@@ -241,14 +246,9 @@ Expected<Report> buildReport(const Scenario& scenario, const ModelSpec& model,
         // The latency at the scenario's load: a closed loop of the plan's conversations by
         // default, each with the deployment's average request in and the plan's output out.
         LatencyInputs& q = r.latencyLoad;
-        q.outputTokens =
-            std::max<int64_t>(2, scenario.load.outputTokens > 0 ? scenario.load.outputTokens
-                                                                : scenario.plan.outputTokens);
-        // Unset, the prompt is the average request as the plan rows take it.
-        q.inputTokens = scenario.load.inputTokens > 0
-                            ? scenario.load.inputTokens
-                            : defaultPromptTokens(r.deployment.averageRequest(),
-                                                  r.deployment.maxModelLen, q.outputTokens);
+        // The request the plan rows are timed with (unset, the average request less the output).
+        q.outputTokens = planOutputTokens(r.target);
+        q.inputTokens = planPromptTokens(r.target);
         q.load.kind = loadKindFromName(scenario.load.kind).value_or(LatencyLoad::Kind::Concurrent);
         q.load.value =
             scenario.load.value > 0 ? scenario.load.value : double(scenario.plan.concurrent);
@@ -257,8 +257,8 @@ Expected<Report> buildReport(const Scenario& scenario, const ModelSpec& model,
         // with that engine's own limits, as `attnplan-cli latency --engine` runs it.
         DeploymentInputs served = r.deployment;
         if (!scenario.plan.engine.empty())
-            if (auto e = findServingEngine(scenario.plan.engine))
-                served.engine = e->name;
+            if (findServingEngine(scenario.plan.engine))
+                served.engine = engineRunName(scenario.plan.engine);
         if (auto latency = latencyUnderEngine(model, served, q)) {
             q = latency->load;
             r.latencyEngine = latency->limits.engine;
@@ -277,8 +277,8 @@ void planReport(Report& r, const GpuCatalog& gpus)
 {
     DeploymentInputs planBase = planningBase(r.deployment);
     if (!r.inputs.plan.engine.empty())
-        if (auto e = findServingEngine(r.inputs.plan.engine))
-            planBase.engine = e->name;
+        if (findServingEngine(r.inputs.plan.engine))
+            planBase.engine = engineRunName(r.inputs.plan.engine);
     r.plan = planDeployments(r.model, gpus, r.target, planBase);
     r.planned = true;
 }
@@ -355,6 +355,11 @@ SelfHosting selfHostingFor(const Report& r, const LayoutFile& prompt)
 void repriceReport(Report& r, const LayoutFile& prompt, const PriceCatalog& prices)
 {
     r.inputs.prompt = prompt;
+    // The sample prompt every scenario starts with (a support bot's, on a catalog price) is not
+    // the user's: a deployment's HTML report leaves its cost and warnings out (a sixth review's
+    // report priced a "product manual" of 21,390 tokens beside a 4,096-token deployment).
+    static const std::string sample = layoutToJson(defaultScenario().prompt);
+    r.samplePrompt = layoutToJson(prompt) == sample;
     r.cost.reset();
     r.costError = {};
     if (auto price = scenarioPrice(prompt, prices)) {
@@ -447,9 +452,12 @@ std::string counted(int64_t n, const char* one, const char* many)
 
 std::string headlineSentence(const Report& r)
 {
-    if (!r.capacity)
+    const auto other = headlineEngineRow(r.engines, r.inputs.plan.engine);
+    // vLLM's refusal is not the answer where another engine's row is (a sixth review's llama.cpp
+    // log, 20 of 33 layers in VRAM, said "No plan: weights alone exceed" of vLLM).
+    if (!r.capacity && !(other && other->error.empty()))
         return {};
-    const CapacityResult& c = *r.capacity;
+    const CapacityResult c = r.capacity ? *r.capacity : CapacityResult{};
     const DeploymentInputs& in = r.deployment;
     const int64_t replicas = std::max<int64_t>(1, r.inputs.deployment.replicas);
     const std::string length = in.averageRequest() < in.maxModelLen
@@ -469,12 +477,12 @@ std::string headlineSentence(const Report& r)
     const std::string latency = r.latency ? " · " + latencyHeadline(r) : std::string();
     // The plans name another engine (a log of SGLang, TensorRT-LLM or llama.cpp): its row of the
     // engines table answers, with vLLM's count on the same GPUs beside it.
-    if (const auto other = headlineEngineRow(r.engines, r.inputs.plan.engine)) {
+    if (other) {
         if (!other->error.empty())
             return other->engine + ": " + other->error;
         return counted(other->conversations * replicas, "conversation", "conversations") + " " +
-               length + where + " with " + other->engine + latency +
-               " · vLLM on the same: " + withCommas(c.batch * replicas);
+               length + where + " with " + other->engine + latency + " · vLLM on the same: " +
+               (r.capacity ? withCommas(c.batch * replicas) : std::string("does not fit"));
     }
     if (c.conversations < 1)
         return "Does not fit: not one conversation " + length + where + " with " +

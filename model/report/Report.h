@@ -196,6 +196,9 @@ struct Report
     PriceSheet price;
     std::optional<PromptCost> cost;
     Error costError; // when cost is empty
+    // The prompt is the sample every scenario starts with, not one the user set: the HTML
+    // report leaves its cost and warnings out.
+    bool samplePrompt = false;
     std::vector<std::string> warnings;
 };
 

@@ -326,7 +326,11 @@ std::string reportHtml(const Report& r)
                    rows);
     }
 
-    if (r.cost) {
+    if (r.samplePrompt) {
+        h << "<h2>Hosted API</h2>\n<p class=\"note\">Not priced: the prompt is the sample every "
+             "scenario starts with. Set one on the Cost tab (or the scenario's \"prompt\") to "
+             "price it on a hosted API.</p>\n";
+    } else if (r.cost) {
         const PromptCost& c = *r.cost;
         h << "<h2>Hosted API: " << escape(r.price.id) << "</h2>\n"
           << table({"", "per request", "a month"},
@@ -336,14 +340,21 @@ std::string reportHtml(const Report& r)
     } else if (!r.costError.message.empty()) {
         h << "<h2>Hosted API</h2>\n<p class=\"note\">" << escape(r.costError.message) << "</p>\n";
     }
-    if (r.selfHosting.priced())
+    if (r.selfHosting.priced() && !r.samplePrompt) // a request of the sample prompt
         h << "<p>Self-hosted on " << r.selfHosting.gpus << " × " << escape(r.selfHosting.gpu)
           << " at " << money(r.selfHosting.dollarsPerHour)
           << "/hour: " << money(r.selfHosting.cost.perRequest) << " a request at full load.</p>\n";
 
-    if (!r.warnings.empty()) {
+    // The sample prompt's own warnings are not this deployment's.
+    std::vector<std::string> warnings;
+    for (const std::string& w : r.warnings)
+        if (!(r.samplePrompt && r.cost &&
+              std::find(r.cost->warnings.begin(), r.cost->warnings.end(), w) !=
+                  r.cost->warnings.end()))
+            warnings.push_back(w);
+    if (!warnings.empty()) {
         h << "<h2>Warnings</h2>\n<ul>\n";
-        for (const std::string& w : r.warnings)
+        for (const std::string& w : warnings)
             h << "<li>" << escape(w) << "</li>\n";
         h << "</ul>\n";
     }

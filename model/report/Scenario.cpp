@@ -74,7 +74,7 @@ Expected<DeploymentInputs> resolveDeployment(const ScenarioDeployment& d, const 
         return Error{"unknown engine profile \"" + d.engine +
                          "\" (expected vllm, vllm@X.Y[.Z] for a release, or vllm-v0)",
                      "engine"};
-    in.engine = engine->name;
+    in.engine = engineRunName(d.engine); // a release between rows keeps its name
     in.utilization = d.utilization.value_or(engine->defaultUtilization);
     in.offline = d.offline;
     auto gpu = scenarioGpu(d, catalog);

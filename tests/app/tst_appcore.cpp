@@ -1178,8 +1178,10 @@ void TestAppCore::logSettingsCarryIntoTheDeployment()
     QCOMPARE(*d.utilization, 0.5);
     QCOMPARE(d.maxNumBatchedTokens, qint64(2048));
     QCOMPARE(d.context, qint64(16384));
-    // The row the printed release (0.10.1.1) runs, as the form's engine list names it.
-    QCOMPARE(QString::fromStdString(d.engine), QString("vllm@0.10.0"));
+    // The printed release (0.10.1.1), run by its row's rules (0.10.0) and labelled so.
+    QCOMPARE(QString::fromStdString(d.engine), QString("vllm@0.10.1.1"));
+    QCOMPARE(attnplan::engineLabel(d.engine),
+             std::string("vLLM 0.10.1.1 (modelled as vLLM 0.10.0)"));
     QCOMPARE(QString::fromStdString(attnplan::findServingEngine(d.engine)->name),
              QString("vllm@0.10.0"));
     const QString command = session.plan()->launchCommand();

@@ -335,7 +335,8 @@ void TestCli::capacityFromALoggedBudget()
                        QString::number(qint64(24.83 * 1024 * 1024 * 1024)), "--json"});
     QCOMPARE(r.exitCode, 0);
     const QJsonObject j = json(r);
-    QCOMPARE(j["engine"].toString(), QString("vllm@0.10.0"));
+    // The release asked for, run by its row's rules (0.10.0).
+    QCOMPARE(j["engine"].toString(), QString("vllm@0.10.1.1"));
     QCOMPARE(j["max_num_batched_tokens"].toInteger(), 2048); // A100: the small defaults
     QCOMPARE(j["max_num_seqs"].toInteger(), 256);
     QVERIFY(std::abs(j["kv_cache_tokens"].toDouble() / 464848 - 1) < 0.005);
@@ -1164,6 +1165,23 @@ void TestCli::reportSectionsAreTheCommands()
         json(cli({"plan", "qwen2.5-7b-instruct", "--context", "16384", "--average-tokens", "3000",
                   "--concurrent", "64", "--engine", "vllm@0.9.0", "--kv-dtype", "fp8", "--json"}));
     QCOMPARE(report["plan"].toObject()["rows"].toArray(), plan["plans"].toArray());
+    // A load's request times the rows too, as `plan --input-tokens --output-tokens` does (a
+    // sixth review's rows stayed at the average request after the load's 12 tokens in).
+    const QString loaded = writeScenario(dir, QStringLiteral("loaded.json"), R"({
+        "attnplan_scenario": 1, "model": "qwen2.5-7b-instruct",
+        "deployment": {"gpu": "A100 80GB", "context": 16384, "average_tokens": 3000},
+        "plan": {"concurrent": 64}, "load": {"input_tokens": 12, "output_tokens": 100}})");
+    const QJsonArray loadedRows =
+        json(cli({"report", loaded, "--json"}))["plan"].toObject()["rows"].toArray();
+    QCOMPARE(loadedRows,
+             json(cli({"plan", "qwen2.5-7b-instruct", "--context", "16384", "--average-tokens",
+                       "3000", "--concurrent", "64", "--input-tokens", "12", "--output-tokens",
+                       "100", "--json"}))["plans"]
+                 .toArray());
+    QVERIFY(loadedRows !=
+            json(cli({"plan", "qwen2.5-7b-instruct", "--context", "16384", "--average-tokens",
+                      "3000", "--concurrent", "64", "--json"}))["plans"]
+                .toArray());
 
     // Compare: the configured shape first, the same numbers as the capacity section.
     const QJsonArray compare = report["compare"].toArray();

@@ -138,6 +138,7 @@ private slots:
     void headlineIsWhatRunsAtOnce();
     void kvDtypeTheEngineCannotRunIsRefused();
     void planRowAppliesWithReplicas();
+    void usedPlanRunsAtItsRowsLoad();
     void llamaPlanUsesItsSlots();
     void undoAndRedoScenarioEdits();
     void plansViewSortsAndChooses();
@@ -175,8 +176,10 @@ private slots:
     // Issue 34: the form does what the user did, not what the wheel or a clamp did.
     void wheelOverTheFormScrollsThePage();
     void outOfRangeEntryIsKeptAndRefused();
+    void lettersInACountAreRefused();
     void hybridBlocksAsPaged();
     void logWithoutItsModelAsksForOne();
+    void partialOffloadLogKeepsItsLayers();
     void engineFieldNamesTheHeadlinesEngine();
     void vllmLogReleaseStaysInTheForm();
     void costMarkerFollowsTheTraffic();
@@ -612,6 +615,61 @@ void TestGui::layoutAndDrafterFollowTheForm()
     method->setCurrentIndex(0);
     QVERIFY(!tokens->isEnabled());
     QCOMPARE(session.scenario().deployment.speculation.tokens, qint64(0));
+}
+
+// A sixth review: after a log's one client and Tokens in 12, a used plan showed TTFT 74.5 ms where
+// its row said 100 ms (the load stayed one client), and rows timed with the average request said
+// 403 ms where the used plan said 26 ms. The rows take the load's request and say so; using one
+// sets the clients to the target's, so the Memory tab shows what the row promised.
+void TestGui::usedPlanRunsAtItsRowsLoad()
+{
+    AppSession session;
+    MainWindow window(&session);
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    window.resize(1600, 1000);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    typeInto(child<QAbstractSpinBox>(&window, "loadValue"), "1");
+    typeInto(child<QSpinBox>(&window, "loadInput"), "12");
+    QCOMPARE(session.scenario().load.value, 1.0);
+    QCOMPARE(session.scenario().load.inputTokens, qint64(12));
+    window.tabs()->setCurrentIndex(1);
+    typeInto(child<QSpinBox>(&window, "targetConcurrent"), "32");
+    const QString timed = child<QLabel>(&window, "rowsTimedWith")->text();
+    QVERIFY2(timed.contains("32 clients at once, each request 12 tokens in (the load's)"),
+             qPrintable(timed));
+    auto* table = child<QTableView>(&window, "planTable");
+    int row = -1;
+    for (int r = 0; r < table->model()->rowCount(); ++r)
+        if (table->model()->index(r, 0).data().toString() == "A100 40GB")
+            row = r;
+    QVERIFY(row >= 0);
+    const PlanRow* promised = nullptr;
+    for (const PlanRow& p : session.report()->plan)
+        if (p.gpu == "A100 40GB")
+            promised = &p;
+    QVERIFY(promised && promised->feasible);
+    const double ttft = promised->ttftSeconds, tpot = promised->tpotSeconds;
+    const QModelIndex cell = table->model()->index(row, 0);
+    table->scrollTo(cell);
+    QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, table->visualRect(cell).center());
+    QTest::mouseClick(child<QPushButton>(&window, "usePlan"), Qt::LeftButton);
+    QTRY_COMPARE(session.scenario().deployment.gpu, std::string("A100 40GB"));
+    QCOMPARE(session.scenario().load.value, 0.0);
+    QCOMPARE(session.scenario().load.inputTokens, qint64(12));
+    const Report* r = session.report();
+    QVERIFY(r && r->latency);
+    QVERIFY2(std::fabs(r->latency->ttftSeconds - ttft) < 1e-9 * ttft,
+             qPrintable(QString("%1 against %2").arg(r->latency->ttftSeconds).arg(ttft)));
+    QVERIFY2(std::fabs(r->latency->tpotSeconds - tpot) < 1e-9 * tpot,
+             qPrintable(QString("%1 against %2").arg(r->latency->tpotSeconds).arg(tpot)));
+    window.tabs()->setCurrentIndex(0);
+    QTRY_COMPARE(child<QAbstractSpinBox>(&window, "loadValue")->text(),
+                 QString("the plan target's 32"));
+    // One undo step gives back the deployment and the load together.
+    session.undo();
+    QCOMPARE(session.scenario().load.value, 1.0);
+    QVERIFY(session.scenario().deployment.gpu != "A100 40GB");
 }
 
 void TestGui::planRowAppliesWithReplicas()
@@ -1572,6 +1630,48 @@ void TestGui::outOfRangeEntryIsKeptAndRefused()
     QVERIFY(session.report() != nullptr);
 }
 
+// A sixth review: letters typed into Context, Tokens in or Tokens out were dropped without a word
+// ("8x" planned 8 tokens of context, "x7y" 7 tokens out, "abc" left the last value). Each stays
+// as typed and is refused by its field's name, as Load and Utilization were.
+void TestGui::lettersInACountAreRefused()
+{
+    AppSession session;
+    MainWindow window(&session);
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto* context = child<QSpinBox>(&window, "context");
+    auto* input = child<QSpinBox>(&window, "loadInput");
+    auto* output = child<QSpinBox>(&window, "loadOutput");
+    auto* card = child<QLabel>(&window, "resultCard");
+    QVERIFY(context && input && output && card);
+    const struct
+    {
+        QAbstractSpinBox* box;
+        const char* text;
+        const char* label;
+    } cases[] = {{context, "8x", "Context"},
+                 {context, "abc", "Context"},
+                 {input, "12x", "Tokens in"},
+                 {input, "abc", "Tokens in"},
+                 {output, "x7y", "Tokens out"}};
+    for (const auto& c : cases) {
+        const std::string before = attnplan::scenarioToJson(session.scenario());
+        typeInto(c.box, QString::fromLatin1(c.text));
+        QCOMPARE(c.box->findChild<QLineEdit*>()->text(), QString::fromLatin1(c.text));
+        QVERIFY2(c.box->property("entryRefused").toBool(), c.text);
+        QVERIFY2(card->text().contains(QString::fromLatin1(c.label)) &&
+                     card->text().contains(QString::fromLatin1(c.text)),
+                 qPrintable(card->text()));
+        QCOMPARE(attnplan::scenarioToJson(session.scenario()), before);
+        // A value that reads is taken again (the next case starts from a readable form).
+        typeInto(c.box, c.box == context ? QStringLiteral("8k") : QStringLiteral("100"));
+        QTRY_VERIFY(!c.box->property("entryRefused").toBool());
+        typeInto(c.box, c.box == context ? QStringLiteral("8192") : QStringLiteral("100"));
+    }
+    QCOMPARE(session.scenario().deployment.context, qint64(8192));
+}
+
 // Issue 34, item 13: a hybrid model's KV blocks are the attention block as paged (raised to
 // hold a state page), as the CLI prints, not the 16 tokens of the setting.
 void TestGui::hybridBlocksAsPaged()
@@ -1641,6 +1741,48 @@ void TestGui::logWithoutItsModelAsksForOne()
     QVERIFY(child<QLineEdit>(&window, "launchCommand")->text().startsWith("llama-server"));
 }
 
+// A sixth review: llama.cpp's log of Qwen3.5-9B on a 6 GB RTX 3060 Laptop (--fit chose 20 of 33
+// layers in VRAM) applied as every layer on the GPU: "No plan: weights alone exceed the usable
+// memory", and the llama.cpp row "lower -ngl". The scenario keeps the 20 layers (-ngl 20) and
+// answers for llama.cpp, with vLLM's refusal said as the deployment's.
+void TestGui::partialOffloadLogKeepsItsLayers()
+{
+    const QString path =
+        attnplan::testing::src("../shared/engine-logs-2026/raw/"
+                               "llamacpp-hilbertraum391-qwen3.5-9b-rtx3060laptop-vulkan-b9849.log");
+    if (!QFileInfo::exists(path))
+        QSKIP("../shared/engine-logs-2026 is not here (a user's clone): CI checks these");
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    AppSession session;
+    MainWindow window(&session);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QString error, summary;
+    QVERIFY2(session.openEngineLogText(QString::fromUtf8(f.readAll()), "3060.log", &error, &summary,
+                                       "bundled:qwen3.5-9b"),
+             qPrintable(error));
+    const auto& flags = session.scenario().deployment.engineFlags;
+    QVERIFY(flags.count("gpu-layers"));
+    QCOMPARE(flags.at("gpu-layers"), std::string("20"));
+    const QString card = child<QLabel>(&window, "resultCard")->text();
+    QVERIFY2(card.startsWith("1 conversation of 8k on 1 × custom GPU") &&
+                 card.contains("with llama.cpp (llama.cpp@b") &&
+                 card.contains("vLLM on the same: does not fit"),
+             qPrintable(card));
+    QVERIFY2(child<QLineEdit>(&window, "launchCommand")->text().contains(" -ngl 20"),
+             qPrintable(child<QLineEdit>(&window, "launchCommand")->text()));
+    const attnplan::Report* r = session.report();
+    QVERIFY(r && r->latency);
+    QCOMPARE(card, QString::fromStdString(attnplan::headlineSentence(*r)));
+    // The 20 layers were that GPU's: on an RTX 3090 every layer is in VRAM again.
+    child<QComboBox>(&window, "gpu")->setCurrentText("RTX 3090");
+    QTRY_COMPARE(session.scenario().deployment.gpu, std::string("RTX 3090"));
+    QVERIFY(!session.scenario().deployment.engineFlags.count("gpu-layers"));
+    QVERIFY2(!child<QLineEdit>(&window, "launchCommand")->text().contains("-ngl"),
+             qPrintable(child<QLineEdit>(&window, "launchCommand")->text()));
+}
+
 // Issue 41 (the third and fourth reviews): an SGLang or llama.cpp log's scenario answered for
 // that engine while the Memory tab's Engine field read "vLLM, latest release". The field names the
 // engine the headline answers for, the Plans tab's field agrees, and choosing either engine there
@@ -1661,10 +1803,11 @@ void TestGui::engineFieldNamesTheHeadlinesEngine()
     window.tabs()->setCurrentIndex(0);
     auto* engine = child<QComboBox>(&window, "engine");
     auto* card = child<QLabel>(&window, "resultCard");
-    QVERIFY2(engine->currentText().startsWith("llama.cpp") &&
-                 engine->currentText().contains("llama.cpp@b3000"),
-             qPrintable(engine->currentText()));
-    QCOMPARE(planEngine->currentData().toString(), QString("llama.cpp@b3000"));
+    // The build the log printed, and the row that models it (a sixth review read the row as the
+    // build it ran).
+    QCOMPARE(engine->currentText(),
+             QString("llama.cpp b3579 (modelled as llama.cpp b3000) (vLLM beside it)"));
+    QCOMPARE(planEngine->currentData().toString(), QString("llama.cpp@b3579"));
     QVERIFY2(card->text().contains("with llama.cpp"), qPrintable(card->text()));
     // vLLM in the Memory tab's field: the headline is vLLM's, and so are the plans.
     engine->setCurrentIndex(engine->findData("vllm"));
@@ -1715,7 +1858,14 @@ void TestGui::vllmLogReleaseStaysInTheForm()
     attnplan::testing::writeFile(path, attnplan::testing::kQwen2VllmLog);
     QVERIFY(window.openEngineLog(path));
     auto* engine = child<QComboBox>(&window, "engine");
-    QCOMPARE(engine->currentData().toString(), QString("vllm@0.10.0"));
+    // The release it printed, and the row that models it, in the field and the headline (a sixth
+    // review read the row's release as the one its log ran).
+    QCOMPARE(engine->currentData().toString(), QString("vllm@0.10.1.1"));
+    QCOMPARE(engine->currentText(), QString("vLLM 0.10.1.1 (modelled as vLLM 0.10.0)"));
+    QVERIFY2(child<QLabel>(&window, "resultCard")
+                 ->text()
+                 .contains("with vLLM 0.10.1.1 (modelled as vLLM 0.10.0)"),
+             qPrintable(child<QLabel>(&window, "resultCard")->text()));
     // The log's figure beside attnplan's stays on the Memory tab (the fresh review found it only
     // in a status message), until the scenario is edited.
     auto* summary = child<QLabel>(&window, "planSummary");
@@ -1727,8 +1877,9 @@ void TestGui::vllmLogReleaseStaysInTheForm()
     typeInto(context, "8k");
     QTRY_COMPARE(session.scenario().deployment.context, qint64(8192));
     QVERIFY2(!summary->text().contains("logged"), qPrintable(summary->text()));
-    QCOMPARE(QString::fromStdString(session.scenario().deployment.engine), QString("vllm@0.10.0"));
-    QCOMPARE(engine->currentData().toString(), QString("vllm@0.10.0"));
+    QCOMPARE(QString::fromStdString(session.scenario().deployment.engine),
+             QString("vllm@0.10.1.1"));
+    QCOMPARE(engine->currentData().toString(), QString("vllm@0.10.1.1"));
 }
 
 // Issue 34 (the ninth review): 0 requests a day takes the Cost chart's "(yours)" marker away;
@@ -2104,10 +2255,16 @@ void TestGui::loadDrivesTheLatency()
     QVERIFY2(line().startsWith("At 4 clients at once, 1,000 tokens in and 100 out, under vLLM"),
              qPrintable(line()));
     // A rate: the field starts from the rate those clients made, then takes the one typed.
+    // A typed client count is not a rate (a sixth review's 32 clients became 32.00 requests/s):
+    // the rate is the one those 4 clients sent.
     auto* kind = child<QComboBox>(&window, "loadKind");
+    const double sent = session.report()->latency->requestsPerSecond;
     kind->setCurrentIndex(kind->findData(QStringLiteral("requests_per_second")));
     QCOMPARE(session.scenario().load.kind, std::string("requests_per_second"));
-    QVERIFY(session.scenario().load.value > 0);
+    QVERIFY2(std::fabs(session.scenario().load.value -
+                       std::max(0.01, std::round(sent * 100) / 100)) < 1e-9,
+             qPrintable(QString("%1 against %2").arg(session.scenario().load.value).arg(sent)));
+    QVERIFY(session.scenario().load.value != 4.0);
     typeInto(child<QDoubleSpinBox>(&window, "loadValue"), "2.5");
     QCOMPARE(session.report()->latencyLoad.load.kind, LatencyLoad::Kind::RequestsPerSecond);
     l = &*session.report()->latency;
@@ -2483,6 +2640,18 @@ void TestGui::exportReportThroughTheMenu()
              qPrintable(html.left(2000)));
     QVERIFY(html.contains(QString::fromStdString(latencySentence(r)).toHtmlEscaped()));
     QVERIFY(!html.contains(" | "));
+    // The Cost tab's sample prompt, never touched, is not priced in a deployment's report, nor
+    // are its warnings given (a sixth review's report had a "product manual" of 21,390 tokens
+    // and $21,051 a month beside a 4,096-token deployment); a prompt the user set is.
+    QVERIFY(html.contains("Not priced: the prompt is the sample"));
+    QVERIFY2(!html.contains("product manual") && !html.contains("a month"),
+             qPrintable(html.mid(html.indexOf("<h2>Hosted API"), 600)));
+    attnplan::LayoutFile prompt = session.scenario().prompt;
+    prompt.layout.requestsPerDay = 500;
+    session.setPrompt(prompt);
+    const QString priced = QString::fromUtf8(session.reportBytes("html"));
+    QVERIFY(priced.contains("<h2>Hosted API: ") && priced.contains("a month"));
+    QVERIFY(!priced.contains("Not priced"));
     // The data: its own item, JSON first, no HTML.
     QAction* data = window.findChild<QAction*>("exportData");
     QVERIFY(data && file->actions().contains(data));

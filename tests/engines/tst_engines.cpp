@@ -320,7 +320,11 @@ void TestEngines::sglangAndTrtllmPools()
     QCOMPARE(op.swaTokens, qint64(double(op.kvTokens) * 0.8));
     g.engine = "sglang@0.4.2";
     const EnginePlan old = planSglang(oss, g, {}).value();
-    QCOMPARE(old.release, std::string("sglang@0.4.0"));
+    // The release asked for keeps its name, run by its row's rules (a sixth review read the row
+    // as the release its log ran).
+    QCOMPARE(old.release, std::string("sglang@0.4.2"));
+    QCOMPARE(findServingEngine(old.release)->name, std::string("sglang@0.4.0"));
+    QCOMPARE(engineLabel(old.release), std::string("SGLang 0.4.2 (modelled as SGLang 0.4.0)"));
     QCOMPARE(old.swaTokens, qint64(0));
 
     // Qwen3.5-9B's 24 Gated-DeltaNet layers keep, per request, a convolution state of
@@ -1562,6 +1566,12 @@ void TestEngines::releaseTypedAsXYIsXY0()
     QCOMPARE(QString::fromStdString(findServingEngine("vllm@0.33")->name), QString("vllm@0.33.0"));
     QCOMPARE(QString::fromStdString(findServingEngine("vllm@0.8")->name), QString("vllm@0.8.0"));
     QCOMPARE(QString::fromStdString(findServingEngine("vllm@0.22")->name), QString("vllm@0.21.0"));
+    // Its label says the release asked for and the row that models it; a row's own release,
+    // however written, is the row's label.
+    QCOMPARE(engineLabel("vllm@0.22.0"), std::string("vLLM 0.22.0 (modelled as vLLM 0.21.0)"));
+    QCOMPARE(engineLabel("vllm@0.21"), std::string("vLLM 0.21.0"));
+    QCOMPARE(engineLabel("llama.cpp@b9849").rfind("llama.cpp b9849 (modelled as llama.cpp ", 0),
+             size_t(0));
     QCOMPARE(QString::fromStdString(findServingEngine("vllm@0.10.1.1")->name),
              QString("vllm@0.10.0"));
     QCOMPARE(QString::fromStdString(findServingEngine("vllm@0.7")->name), QString("vllm-v0"));

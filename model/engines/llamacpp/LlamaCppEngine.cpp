@@ -269,7 +269,8 @@ Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerI
     const LlamaCppBuild* build = findLlamaCppBuild(in.build);
     if (!build)
         return Error{"--engine " + in.build + ": expected llama.cpp or llama.cpp@bNNNN", "engine"};
-    p.build = "llama.cpp@b" + std::to_string(build->build);
+    // A build between rows keeps its name (ServingEngine.h label): "llama.cpp@b9849".
+    p.build = releaseName(in.build, "llama.cpp@b" + std::to_string(build->build));
     if (in.parallel == 0 || in.parallel < -1 || in.parallel > 4096)
         return Error{"--parallel: expected 1 to 4,096 slots"};
     if (in.context < 0)

@@ -132,8 +132,12 @@ void readLlamaCppLogLine(LogFacts& f, LlamaCppLogFacts& own, std::string_view li
         own.kvUnified = fieldAfter(line, "kv_unified").value_or("") == "true";
     if (has(line, "offloaded ") && has(line, " layers to GPU")) {
         const size_t slash = line.find('/', line.find("offloaded "));
-        if (slash != std::string_view::npos)
+        if (slash != std::string_view::npos) {
             own.offloadedLayers = integerAt(line, slash + 1);
+            const size_t count = line.find_first_of("0123456789", line.find("offloaded "));
+            if (count < slash)
+                own.gpuLayers = integerAt(line, count);
+        }
     }
     // Device names and free memory: "Device 0: NVIDIA GeForce RTX 3090, compute capability",
     // "CUDA0 : NVIDIA ... (8187 MiB, 7106 MiB free)", "using device CUDA0 (NAME) - 7100 MiB free".
@@ -233,6 +237,7 @@ Expected<EngineLogCheck> checkLlamaCppLog(const LogFacts& log, const LlamaCppLog
     if (own.build && *own.build > 1) {
         build = int(*own.build);
         c.releaseReason = "printed build " + std::to_string(build);
+        c.printedRelease = "llama.cpp@b" + std::to_string(build);
     } else {
         build = own.kvLineForm == "llama_kv_cache_unified" ? 5800
                 : own.kvLineForm == "llama_kv_cache"       ? 7474
@@ -346,6 +351,15 @@ Expected<EngineLogCheck> checkLlamaCppLog(const LogFacts& log, const LlamaCppLog
         c.inputs.push_back("no command line: n_ctx " + withCommas(log.context.value_or(0)) +
                            " and " + std::to_string(in.parallel) +
                            " sequence(s) as the log reports them");
+    }
+    // Layers left in RAM (-ngl, or what --fit chose, which is on by default since 2026): the
+    // deployment keeps them there (a sixth review's 3060 Laptop log of 20/33 layers applied as
+    // every layer in VRAM, and did not fit the GPU it ran on).
+    if (own.gpuLayers && own.offloadedLayers && *own.gpuLayers < *own.offloadedLayers) {
+        in.gpuLayers = *own.gpuLayers;
+        c.inputs.push_back("offloaded " + std::to_string(*own.gpuLayers) + " of " +
+                           std::to_string(*own.offloadedLayers) + " layers to the GPU: -ngl " +
+                           std::to_string(*own.gpuLayers) + ", the rest in RAM");
     }
     if (own.freeMiB)
         in.freeMemoryBytes = int64_t(*own.freeMiB * kMiB);

@@ -21,7 +21,9 @@ struct LlamaCppLogFacts
     std::optional<int64_t> build; // the build number (0 or 1 printed by packaged builds: unknown)
     std::string kvLineForm; // "llama_kv_cache_init", "llama_kv_cache_unified", "llama_kv_cache"
     std::optional<int64_t> nCtxTrain, nLayer, nHeadKv, nEmbdHeadK, nEmbdKGqa, nEmbdVGqa, nSwa;
-    std::optional<int64_t> nSeqMax, nUbatch, offloadedLayers;
+    // "offloaded 20/33 layers to GPU": offloadedLayers is the 33 (the layers and the output),
+    // gpuLayers the 20 (-ngl, as typed or as --fit chose it).
+    std::optional<int64_t> nSeqMax, nUbatch, offloadedLayers, gpuLayers;
     std::optional<bool> flashAttn, kvUnified;
     std::string typeK, typeV;
     std::optional<double> kvMiB;   // the whole KV cache, all devices

@@ -194,11 +194,15 @@ Expected<EnginePlan> planSglang(const ModelSpec& s, const DeploymentInputs& in,
         return Error{"sglang: " + limit.error(), limit.field()};
     const int64_t pp = in.stages();
     const SglangRelease* release = findSglangRelease(in.engine);
+    // A release between rows keeps its name (ServingEngine.h label): "sglang@0.5.15".
+    const bool named = release != nullptr;
     if (!release)
         release = &sglangReleases().back();
     EnginePlan p;
     p.engine = "sglang";
     p.release = std::string("sglang@") + release->version;
+    if (named)
+        p.release = releaseName(in.engine, p.release);
     const double gpuMiB = double(in.gpu.memoryBytes) / (1024.0 * 1024.0);
     const SglangMemoryDefaults d = sglangMemoryDefaults(gpuMiB, in.tp, pp);
     p.memoryFraction =

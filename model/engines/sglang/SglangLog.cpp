@@ -186,6 +186,8 @@ Expected<EngineLogCheck> checkSglangLog(const LogFacts& log, const SglangLogFact
                                    : log.date.empty() ? sglangReleases().back()
                                                       : sglangReleaseOn(log.date);
     c.release = std::string("sglang@") + release.version;
+    if (printed)
+        c.printedRelease = "sglang@" + log.version;
     c.releaseReason = printed            ? "printed " + log.version
                       : log.date.empty() ? "no date or version printed: the newest row"
                                          : "dated " + log.date + " (no version printed)";

@@ -86,6 +86,8 @@ Expected<EnginePlan> planTrtllm(const ModelSpec& s, const DeploymentInputs& in,
         return Error{"trtllm: " + limit.error(), limit.field()};
     const int64_t pp = in.stages();
     const TrtllmRelease* release = findTrtllmRelease(in.engine);
+    // A release between rows keeps its name (ServingEngine.h label): "trtllm@1.2.1".
+    const bool named = release != nullptr;
     if (!release)
         release = &trtllmReleases().back();
     const std::string runtime = trt.runtime.empty() ? release->runtime : trt.runtime;
@@ -95,6 +97,8 @@ Expected<EnginePlan> planTrtllm(const ModelSpec& s, const DeploymentInputs& in,
     EnginePlan p;
     p.engine = "trtllm";
     p.release = std::string("trtllm@") + release->version;
+    if (named)
+        p.release = releaseName(in.engine, p.release);
     p.runtime = runtime;
     p.memoryFraction = trt.freeGpuMemoryFraction;
     p.blockTokens = std::max<int64_t>(1, trt.tokensPerBlock);

@@ -97,9 +97,13 @@ Expected<EngineLogCheck> checkTrtllmLog(const LogFacts& log, const TrtllmLogFact
     c.engine = "TensorRT-LLM";
     const bool pytorch = own.pytorchBackend || own.peakGiB;
     const TrtllmRelease* release = nullptr;
-    if (!log.version.empty())
-        release = findTrtllmRelease(
-            "trtllm@" + log.version.substr(0, log.version.find_first_not_of("0123456789.")));
+    if (!log.version.empty()) {
+        c.printedRelease =
+            "trtllm@" + log.version.substr(0, log.version.find_first_not_of("0123456789."));
+        release = findTrtllmRelease(c.printedRelease);
+        if (!release)
+            c.printedRelease.clear();
+    }
     if (!release)
         release = pytorch ? &trtllmReleases().back() : &trtllmReleases().front();
     c.release = std::string("trtllm@") + release->version;

@@ -871,7 +871,8 @@ Expected<CapacityResult> planVllm(const ModelSpec& s, const DeploymentInputs& in
     try {
         CapacityResult r;
         r.pp = pp;
-        r.engine = engine.name;
+        // A release between rows keeps its name (ServingEngine.h label): "vllm@0.22.0".
+        r.engine = releaseName(in.engine, engine.name);
         const EngineDefaults defaults =
             vllmServeDefaults(engine, s, in.gpu, in.maxModelLen, in.offline);
         r.blockSize = in.blockSize > 0 ? in.blockSize : defaults.blockSize;

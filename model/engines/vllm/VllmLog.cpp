@@ -445,6 +445,8 @@ Expected<EngineLogCheck> checkVllmLog(const VllmLogFacts& v, const ModelSpec* gi
     c.engine = "vLLM";
     const VllmLogRelease release = vllmLogRelease(v);
     c.release = release.engine;
+    if (release.reason == "printed")
+        c.printedRelease = release.engine;
     c.releaseReason = release.reason;
     std::optional<ModelSpec> spec =
         given ? std::optional<ModelSpec>(*given) : modelNamed(v.model, &c.modelSource);
