@@ -7,6 +7,7 @@
 #include "engines/ServingEngine.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -167,11 +168,57 @@ std::optional<std::string> CliArgs::value(const std::string& name) const
     return it->second;
 }
 
+namespace {
+
+// A byte count as the runtimes and logs print it: 44.58GiB, 48 GB, 512MiB (binary units are
+// 1024s, decimal ones 1000s); nullopt for anything else.
+std::optional<double> byteSize(const std::string& text)
+{
+    char* end = nullptr;
+    const double d = std::strtod(text.c_str(), &end);
+    if (end == text.c_str() || !std::isfinite(d))
+        return std::nullopt;
+    std::string unit(end);
+    unit.erase(0, unit.find_first_not_of(' '));
+    for (char& c : unit)
+        c = char(std::tolower(static_cast<unsigned char>(c)));
+    static const std::pair<const char*, double> units[] = {
+        {"b", 1},           {"kb", 1e3},           {"mb", 1e6},
+        {"gb", 1e9},        {"tb", 1e12},          {"kib", 1024.0},
+        {"mib", 1048576.0}, {"gib", 1073741824.0}, {"tib", 1099511627776.0}};
+    for (const auto& [name, scale] : units)
+        if (unit == name)
+            return d * scale;
+    return std::nullopt;
+}
+
+// The options whose value is a byte count (BYTES in the help).
+bool takesBytes(const std::string& name)
+{
+    auto ends = [&](const std::string& tail) {
+        return name.size() >= tail.size() &&
+               name.compare(name.size() - tail.size(), tail.size(), tail) == 0;
+    };
+    return ends("-bytes") || ends("-memory") || name == "host-cache-size";
+}
+
+} // namespace
+
 std::optional<int64_t> CliArgs::integer(const std::string& name, int64_t min, int64_t max) const
 {
     auto v = value(name);
     if (!v)
         return std::nullopt;
+    // A byte count with its unit, as nvidia-smi and the engines' logs print it (a sixth review's
+    // --gpu-memory 44.58GiB was "expected an integer"): to the nearest byte.
+    if (takesBytes(name) && !v->empty() && std::isalpha(static_cast<unsigned char>(v->back())))
+        if (const auto bytes = byteSize(*v)) {
+            const double d = std::round(*bytes);
+            if (d < static_cast<double>(min) || d > static_cast<double>(max))
+                throw UsageError("--" + name + ": " + *v + " is out of range (expected " +
+                                 std::to_string(min) + " to " + std::to_string(max) + " bytes)");
+            return static_cast<int64_t>(d);
+        }
     // Accept 4096, 4_096, 4,096 and exact scientific forms such as 1e6.
     std::string s;
     for (char c : *v)

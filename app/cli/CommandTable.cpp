@@ -343,8 +343,8 @@ std::string overallUsage()
            "  --help     this text           --version  attnplan-cli's version\n\n"
            "MODEL is a config.json, a model folder, a Hugging Face cache folder, or a bundled "
            "model's name\nor repository id (attnplan-cli models). Sizes in bytes, times in "
-           "seconds, money in US dollars.\nCounts take 32k, 128K, 1M (k = 1,024) and 4,096. "
-           "Exit status: 0 success, 2 bad input or usage.\n";
+           "seconds, money in US dollars.\nCounts take 32k, 128K, 1M (k = 1,024) and 4,096; "
+           "byte sizes 44.58GiB and 48GB too.\nExit status: 0 success, 2 bad input or usage.\n";
     return out.str();
 }
 

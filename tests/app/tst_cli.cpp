@@ -126,6 +126,7 @@ private slots:
     void kvOffloadingRoundTrip();
     void pricesCheckRefusesAnUnusableFile();
     void releaseTypedAsXYRunsXY0();
+    void byteCountsWithTheirUnits();
     void gpuNamesAsTheToolsPrintThem();
     void enginesOwnFlagSpellings();
     void launchCommandRoundTrips_data();
@@ -1817,6 +1818,30 @@ void TestCli::pricesCheckRefusesAnUnusableFile()
     QCOMPARE(check.exitCode, 2);
     QVERIFY2(check.err.contains("no usable price entry"), check.err.constData());
     QCOMPARE(cli({"prices", "--prices", path}).exitCode, 2);
+}
+
+// A sixth review: --gpu-memory 44.58GiB (as a log prints it) was "expected an integer". A byte
+// option takes binary and decimal units, to the nearest byte; a count option does not.
+void TestCli::byteCountsWithTheirUnits()
+{
+    auto memory = [&](const QString& typed) {
+        const QJsonObject j = json(
+            cli({"capacity", "llama-3.1-8b", "--gpu-memory", typed, "--context", "8k", "--json"}));
+        return j["memory_total_bytes"].toInteger();
+    };
+    QCOMPARE(memory("44.58GiB"), qint64(std::llround(44.58 * 1073741824.0)));
+    QCOMPARE(memory("44.58 GiB"), memory("44.58GiB"));
+    QCOMPARE(memory("48GB"), qint64(48000000000));
+    QCOMPARE(memory("49152MiB"), qint64(49152) << 20);
+    for (const char* bad : {"44.58GiX", "GiB", "44.58.1GiB"}) {
+        const Run r = cli({"capacity", "llama-3.1-8b", "--gpu-memory", bad, "--context", "8k"});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("--gpu-memory"), r.err.constData());
+    }
+    const Run count = cli(
+        {"capacity", "llama-3.1-8b", "--gpu", "H100", "--context", "8k", "--max-num-seqs", "4GiB"});
+    QCOMPARE(count.exitCode, 2);
+    QVERIFY2(count.err.contains("--max-num-seqs"), count.err.constData());
 }
 
 // Issue 34, item 1, as the README writes it: vllm@0.21 runs 0.21.0 at utilization 0.92.
