@@ -269,6 +269,9 @@ std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catal
                     tp * dp * pp != base.gpus) {
                     in.availableKvBytes.reset();
                     in.freeMemoryBytes.reset(); // what an engine measured free, likewise
+                    // And the weights it loaded per GPU (a seventh review: SGLang's 51.86 GiB
+                    // on one GB10 made every 40-48 GB GPU "does not fit" at any TP).
+                    in.weightBytes.reset();
                 }
                 in.gpu = gpu;
                 in.tp = tp;

@@ -419,7 +419,8 @@ std::string latencyHeadline(const Report& r)
         return {};
     return "at " + loadText(r.latencyLoad.load) + ": TTFT " +
            formatSeconds(r.latency->ttftSeconds) + " · " + formatSeconds(r.latency->tpotSeconds) +
-           "/token" + (r.latency->saturated ? " (queueing)" : "");
+           "/token" + (r.latency->saturated ? " (queueing)" : "") +
+           (r.latency->understated.empty() ? "" : " (" + r.latency->understated + ")");
 }
 
 std::string latencySentence(const Report& r)
@@ -429,16 +430,21 @@ std::string latencySentence(const Report& r)
     // An open loop past what the deployment serves: the rate it can serve and the run the TTFT
     // is for (the latency's own note), not only that requests queue.
     std::string queue = "; more than the deployment runs at once: requests queue";
+    // The latency's other notes as the CLI prints them (a seventh review: the app dropped "the
+    // batch runs in 4 waves" and "the 12 layers left on the CPU are timed as if on the GPU").
+    std::string notes;
     for (const std::string& n : r.latency->notes)
         if (n.rfind("the rate passes", 0) == 0)
             queue = "; " + n;
+        else
+            notes += " Note: " + n + ".";
     return "At " + loadText(r.latencyLoad.load) + ", " + withCommas(r.latencyLoad.inputTokens) +
            " tokens in and " + withCommas(r.latencyLoad.outputTokens) + " out, under " +
            engineLabel(r.latencyEngine) + ": time to first token " +
            formatSeconds(r.latency->ttftSeconds) + ", per output token " +
            formatSeconds(r.latency->tpotSeconds) + ", " +
            formatFixed(r.latency->outputTokensPerSecond, 0) + " output tokens/s" +
-           (r.latency->saturated ? queue : std::string()) + ".";
+           (r.latency->saturated ? queue : std::string()) + "." + notes;
 }
 
 namespace {

@@ -92,6 +92,9 @@ struct LatencyResult
     double kvTransferSeconds = 0;    // a request's KV between the pools (disaggregated only)
     bool saturated = false;          // the load exceeds what the deployment serves: queues grow
     std::vector<std::string> notes;
+    // What the figures leave out that makes them too fast, said beside them wherever they are
+    // shown (the headline, the latency line): "12 layers on the CPU timed as on the GPU".
+    std::string understated;
 };
 
 // Little's law for the running batch.

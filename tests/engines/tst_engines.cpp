@@ -113,6 +113,7 @@ private slots:
     void impossiblePlansAreErrors();
     void plannerFindsSmallestDeployment();
     void plannerHonoursLatencyCeilings();
+    void loggedWeightsStayOnTheirGpu();
     void vllmCommandMatchesPlan();
     // Issue 34: numbers that were the wrong ones for what the user typed.
     void releaseTypedAsXYIsXY0();
@@ -1511,6 +1512,26 @@ void TestEngines::plannerHonoursLatencyCeilings()
     QCOMPARE(rows.size(), size_t(1));
     QVERIFY(!rows[0].feasible);
     QVERIFY(QString::fromStdString(rows[0].reason).contains("per output token"));
+}
+
+// A seventh review: an SGLang log's weights as loaded on one GB10 (51.86 GiB) were applied to every
+// GPU and split the plans searched, so every 40-48 GB GPU "does not fit". A log's per-GPU weights
+// hold for its GPU and split only; the others are modelled.
+void TestEngines::loggedWeightsStayOnTheirGpu()
+{
+    PlanTarget t;
+    t.context = 8192;
+    t.concurrent = 8;
+    DeploymentInputs base = on("H200", 8192);
+    base.weightBytes = int64_t(120) << 30; // measured on the H200, more than an A100 holds
+    GpuCatalog two;
+    two.gpus = {*builtinGpuCatalog().find("A100 40GB"), *builtinGpuCatalog().find("H200")};
+    const ModelSpec s = load("configs/llama-3.1-8b.json");
+    const auto rows = planDeployments(s, two, t, base);
+    QCOMPARE(rows.size(), size_t(2));
+    QVERIFY2(rows[0].feasible, rows[0].reason.c_str());
+    QCOMPARE(rows[0].totalGpus, qint64(1));
+    QVERIFY(!rows[1].feasible || rows[1].totalGpus > 1); // on its own GPU the figure holds
 }
 
 void TestEngines::vllmCommandMatchesPlan()

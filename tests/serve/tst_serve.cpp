@@ -582,6 +582,20 @@ void TestServe::latencyAtALoad()
     const LatencyResult batch = servingLatency(s, in, q).value();
     QVERIFY(std::fabs(batch.tpotSeconds - StepModel(s, in).seconds(8, 5250, 0, 0)) < 1e-12);
     QCOMPARE(batch.decodeBatch, 8.0);
+    // A batch of 32 under a limit of 8 runs in four waves of 8, each waiting for the whole of
+    // the ones before (a seventh review: the first wave's TTFT was everyone's): the mean TTFT is
+    // the wave's own plus 1.5 waves, by hand from the single wave.
+    q.maxBatch = 8;
+    q.load = {LatencyLoad::Kind::Batch, 32, 0};
+    const LatencyResult waves = servingLatency(s, in, q).value();
+    const double wave = batch.ttftSeconds + double(q.outputTokens - 1) * batch.tpotSeconds;
+    QVERIFY2(
+        std::fabs(waves.ttftSeconds - (batch.ttftSeconds + 1.5 * wave)) < 1e-9,
+        qPrintable(
+            QString("%1 against %2").arg(waves.ttftSeconds).arg(batch.ttftSeconds + 1.5 * wave)));
+    QVERIFY(std::fabs(waves.tpotSeconds - batch.tpotSeconds) < 1e-12);
+    QVERIFY(std::fabs(waves.requestsPerSecond - 32 / (4 * wave)) < 1e-9);
+    q.maxBatch = 0;
     q.load = {LatencyLoad::Kind::MaxLoad, 0, 5000};
     const LatencyResult max = servingLatency(s, in, q).value();
     QCOMPARE(max.decodeBatch, max.batchCap);
