@@ -545,8 +545,9 @@ bool AppSession::openEngineLogText(const QString& text, const QString& path, QSt
             *error = tr("%1: %2").arg(path, q(applied.error()));
         return false;
     }
-    m_nextLogCheck = tr("%1 log (%2): %3 logged %4, attnplan %5 (%6%)")
-                         .arg(q(c.engine), q(c.release), q(c.quantity))
+    // The release by its one label (EngineLog.h logReleaseLabel), as the headline names it.
+    m_nextLogCheck = tr("%1 log: %2 logged %3, attnplan %4 (%5%)")
+                         .arg(q(logReleaseLabel(c)), q(c.quantity))
                          .arg(QLocale().toString(c.logged, 'f', 0))
                          .arg(QLocale().toString(c.computed, 'f', 0))
                          .arg(100 * c.difference(), 0, 'f', 2);
@@ -574,8 +575,8 @@ bool AppSession::openEngineLogText(const QString& text, const QString& path, QSt
     // other engines' logs set their own rows (a llama.cpp log said "the KV budget of 0.25 GiB
     // per GPU is the log's" over vLLM's modelled 61 GiB, the fresh review's P2).
     if (summary)
-        *summary = tr("%1 log (%2): %3 logged %4, attnplan %5 (%6%)")
-                       .arg(q(c.engine), q(c.release), q(c.quantity))
+        *summary = tr("%1 log: %2 logged %3, attnplan %4 (%5%)")
+                       .arg(q(logReleaseLabel(c)), q(c.quantity))
                        .arg(c.logged, 0, 'f', 0)
                        .arg(c.computed, 0, 'f', 0)
                        .arg(100 * c.difference(), 0, 'f', 2) +

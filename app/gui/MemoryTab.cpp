@@ -758,8 +758,12 @@ void MemoryTab::showLoad()
     // The fields' defaults say what 0 stands for, from the report's resolved load. A new
     // special text rewrites the field from its value: never over text refused as typed (a
     // fresh review's out-of-range load showed the old value, and the tab said nothing fits).
+    // Nor over a field being typed in (a seventh review: another field's refusal recomputed,
+    // the new special text put back the old 2,000 under the first key, and "987" became
+    // 287,000); it follows when the value is taken.
     auto special = [](QAbstractSpinBox* box, const QString& text) {
-        if (box->specialValueText() != text && EntryGuard::refusal(box).isEmpty())
+        if (box->specialValueText() != text && EntryGuard::refusal(box).isEmpty() &&
+            !box->hasFocus())
             box->setSpecialValueText(text);
     };
     special(m_loadValue, tr("the plan target's %1").arg(t.concurrent));

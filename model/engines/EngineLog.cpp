@@ -3,6 +3,7 @@
 #include "base/Checked.h"
 #include "base/LogText.h"
 #include "base/Units.h"
+#include "engines/ServingEngine.h"
 #include "engines/vllm/VllmEngine.h"
 #include "read/ModelSource.h"
 
@@ -149,6 +150,13 @@ Expected<EngineLogCheck> checkEngineLog(const EngineLogFacts& log, const ModelSp
     return out;
 }
 
+std::string logReleaseLabel(const EngineLogCheck& c)
+{
+    // One wording for the release wherever it is shown: the pane's, the headline's, the
+    // latency line's (a seventh review read sglang@0.5.4, sglang@0.5.15 and "modelled as").
+    return engineLabel(!c.printedRelease.empty() ? c.printedRelease : c.release);
+}
+
 std::string engineLogText(const std::string& source, const EngineLogFacts& log,
                           const EngineLogCheck& c, size_t unplacedShown)
 {
@@ -159,7 +167,7 @@ std::string engineLogText(const std::string& source, const EngineLogFacts& log,
     };
     std::ostringstream out;
     out << source << ": a " << c.engine << " start-up log\n"
-        << "  release    " << c.release << " (" << c.releaseReason << ")\n"
+        << "  release    " << logReleaseLabel(c) << ", " << c.releaseReason << "\n"
         << "  model      " << (log.model.empty() ? std::string("not named") : log.model)
         << (c.modelUsed != log.model ? " -> " + c.modelUsed : std::string()) << "\n"
         << "  GPU        " << (log.gpuName.empty() ? std::string("not named") : log.gpuName)

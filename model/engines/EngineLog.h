@@ -45,6 +45,8 @@ Expected<EngineLogCheck> checkEngineLog(const EngineLogFacts& log, const ModelSp
 // the engine and release, the model and GPU, the settings, the logged figure against attnplan's
 // with the difference, each input with where it came from, the notes, the what-ifs on the same
 // budget, and the lines not placed (the first `unplacedShown`, with their count).
+// The release a log ran, as every label names it: "SGLang 0.5.15 (modelled as SGLang 0.5.4)".
+std::string logReleaseLabel(const EngineLogCheck& c);
 std::string engineLogText(const std::string& source, const EngineLogFacts& log,
                           const EngineLogCheck& check, size_t unplacedShown = 5);
 

@@ -1143,7 +1143,7 @@ void TestGui::startUpLogOpensAsAScenario()
     QCOMPARE(session.scenario().deployment.context, qint64(8192));
     QVERIFY(window.isWindowModified());
     const QString status = window.statusBar()->currentMessage();
-    QVERIFY2(status.startsWith("SGLang log (sglang@0.4.0): KV tokens logged 21626, attnplan "
+    QVERIFY2(status.startsWith("SGLang 0.4.0 log: KV tokens logged 21626, attnplan "
                                "21626 (0.00%)"),
              qPrintable(status));
     // SGLang's row: the log's tokens (within 0.5%: the row's weights are computed, the check's
@@ -1628,6 +1628,15 @@ void TestGui::outOfRangeEntryIsKeptAndRefused()
     QTRY_VERIFY(!batched->hasFocus());
     QVERIFY(!batched->property("entryRefused").toBool());
     QVERIFY(session.report() != nullptr);
+    // A KV budget no GPU of this memory holds is refused by its field, not headlined (a seventh
+    // review's 99,999 GiB on an RTX 3090 claimed 282,090 conversations).
+    child<QComboBox>(&window, "gpu")->setCurrentText("RTX 3090");
+    typeInto(child<QDoubleSpinBox>(&window, "availableKv"), "99999");
+    const QString headline = child<QLabel>(&window, "resultCard")->text();
+    QVERIFY2(headline.startsWith("No plan: the KV budget given (99999.00 GiB per GPU) is more "
+                                 "than RTX 3090's whole memory"),
+             qPrintable(headline));
+    QVERIFY(!headline.contains("282,090"));
 }
 
 // A sixth review: letters typed into Context, Tokens in or Tokens out were dropped without a word
@@ -1670,6 +1679,21 @@ void TestGui::lettersInACountAreRefused()
         typeInto(c.box, c.box == context ? QStringLiteral("8192") : QStringLiteral("100"));
     }
     QCOMPARE(session.scenario().deployment.context, qint64(8192));
+    // Two fields refused, then the first retyped key by key (a seventh review: "987" became
+    // 287,000, the old 2,000 put back under the first key when the second refusal took over).
+    typeInto(input, "2000");
+    typeInto(output, "500");
+    typeInto(input, "abc");
+    typeInto(output, "-5");
+    QVERIFY(input->property("entryRefused").toBool() && output->property("entryRefused").toBool());
+    input->setFocus();
+    QTRY_VERIFY(input->hasFocus());
+    QTest::keyClick(input, Qt::Key_A, Qt::ControlModifier);
+    for (const char* key : {"9", "8", "7"})
+        QTest::keyClicks(input, key);
+    QCOMPARE(input->findChild<QLineEdit*>()->text(), QString("987"));
+    QTest::keyClick(input, Qt::Key_Enter);
+    QCOMPARE(session.scenario().load.inputTokens, qint64(987));
 }
 
 // Issue 34, item 13: a hybrid model's KV blocks are the attention block as paged (raised to
@@ -1876,7 +1900,8 @@ void TestGui::vllmLogReleaseStaysInTheForm()
     // in a status message), until the scenario is edited.
     auto* summary = child<QLabel>(&window, "planSummary");
     QVERIFY2(summary->text().contains(
-                 "vLLM log (vllm@0.10.1.1): KV tokens logged 464,848, attnplan 464,928"),
+                 "vLLM 0.10.1.1 (modelled as vLLM 0.10.0) log: KV tokens logged 464,848, attnplan "
+                 "464,928"),
              qPrintable(summary->text()));
     QVERIFY(!session.logCheck().isEmpty());
     auto* context = child<QSpinBox>(&window, "context");
@@ -2794,7 +2819,7 @@ void TestGui::logPaneReadsThenApplies()
     QVERIFY(pane && pane->isVisible());
     auto* reading = child<QPlainTextEdit>(pane, "logReading");
     const QString text = reading->toPlainText();
-    QVERIFY2(text.startsWith(path + ": a SGLang start-up log\n  release    sglang@0.4.0"),
+    QVERIFY2(text.startsWith(path + ": a SGLang start-up log\n  release    SGLang 0.4.0, "),
              qPrintable(text));
     QVERIFY2(text.contains("  KV tokens: logged 21,626, attnplan 21,626 (+0.00%)\n"),
              qPrintable(text));
@@ -2832,7 +2857,7 @@ void TestGui::logPaneReadsThenApplies()
     QVERIFY(!pane->isVisible());
     QCOMPARE(session.model()->name, std::string("meta-llama/Llama-3.1-8B"));
     QCOMPARE(session.scenario().deployment.context, qint64(8192));
-    QVERIFY2(window.statusBar()->currentMessage().startsWith("SGLang log (sglang@0.4.0)"),
+    QVERIFY2(window.statusBar()->currentMessage().startsWith("SGLang 0.4.0 log"),
              qPrintable(window.statusBar()->currentMessage()));
     // Pasted, of a model attnplan does not have: read with the library's nearest, said so.
     window.showLogPane();

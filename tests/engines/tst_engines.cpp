@@ -1731,7 +1731,13 @@ void TestEngines::loggedBudgetMustFitTheGpu()
             return w.find("does not hold here") != std::string::npos;
         });
     };
+    // More than the T4's whole memory is refused (a seventh review's 99,999 GiB on an RTX 3090
+    // headlined 282,090 conversations); within it, beside the weights, said.
+    const auto whole = planCapacity(s, in);
+    QVERIFY(!whole && whole.field() == "available_kv");
+    in.availableKvBytes = int64_t(10 * kGiB);
     QVERIFY(said(planCapacity(s, in).value()));
+    in.availableKvBytes = int64_t(24.83 * kGiB);
     in.gpu = *builtinGpuCatalog().find("A100 80GB");
     QVERIFY(!said(planCapacity(s, in).value()));
     // bf16 on a T4 or a V100 is no plan: vLLM refuses --dtype bfloat16 below compute

@@ -776,6 +776,13 @@ Expected<bool> vllmMemory(const EngineProfile& engine, const ModelSpec& s,
                        : cudaGraphEstimateBytes(engine, s, r.maxNumSeqs, r.maxNumBatchedTokens,
                                                 in.enforceEager);
     if (in.availableKvBytes) {
+        // A budget no GPU of this memory holds is a typo, not a log's figure: refused (a seventh
+        // review's 99,999 GiB on an RTX 3090 headlined 282,090 conversations).
+        if (*in.availableKvBytes > m.total)
+            return Error{"the KV budget given (" + formatGiB(double(*in.availableKvBytes)) +
+                             " per GPU) is more than " + in.gpu.name + "'s whole memory (" +
+                             formatGiB(double(m.total)) + ")",
+                         "available_kv"};
         m.kvBudget = *in.availableKvBytes;
         // A budget logged on another GPU or for other weights may not hold here: where
         // the weights and that KV exceed the GPU, said (not refused: a log's budget is
