@@ -92,8 +92,18 @@ QString EntryGuard::refusal(const QAbstractSpinBox* box)
                             name = label->text().remove(QLatin1Char('&'));
                 }
             }
-    const QString what = tr("\u201c%1\u201d is not a value this field takes (%2)")
-                             .arg(typed(box).trimmed(), range(box));
+    // What 0 stands for where the field has a word for it (a seventh review found by trial that
+    // an empty Tokens in wanted 0, "the average request").
+    QString lowest;
+    if (const auto* s = qobject_cast<const QSpinBox*>(box))
+        lowest = QLocale().toString(s->minimum());
+    else if (const auto* d = qobject_cast<const QDoubleSpinBox*>(box))
+        lowest = QLocale().toString(d->minimum(), 'f', d->decimals());
+    const QString zero = box->specialValueText().isEmpty() || lowest.isEmpty()
+                             ? QString()
+                             : tr("; %1 is \u201c%2\u201d").arg(lowest, box->specialValueText());
+    const QString what = tr("\u201c%1\u201d is not a value this field takes (%2%3)")
+                             .arg(typed(box).trimmed(), range(box), zero);
     return name.isEmpty() ? what : tr("%1: %2").arg(name, what);
 }
 

@@ -939,6 +939,8 @@ void MemoryTab::showPlan()
     m_command->setText(other           ? (other->error.empty() ? s(other->command) : QString())
                        : servesNothing ? QString()
                                        : m_plan->launchCommand());
+    // From its start: a long SGLang command showed its end, mid-word (a seventh review's P3).
+    m_command->setCursorPosition(0);
     m_command->setPlaceholderText(servesNothing ? tr("No command: the engine would refuse to start")
                                                 : QString());
 }

@@ -443,7 +443,7 @@ std::string latencySentence(const Report& r)
            engineLabel(r.latencyEngine) + ": time to first token " +
            formatSeconds(r.latency->ttftSeconds) + ", per output token " +
            formatSeconds(r.latency->tpotSeconds) + ", " +
-           formatFixed(r.latency->outputTokensPerSecond, 0) + " output tokens/s" +
+           withCommas(std::llround(r.latency->outputTokensPerSecond)) + " output tokens/s" +
            (r.latency->saturated ? queue : std::string()) + "." + notes;
 }
 

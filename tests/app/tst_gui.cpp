@@ -1694,6 +1694,13 @@ void TestGui::lettersInACountAreRefused()
     QCOMPARE(input->findChild<QLineEdit*>()->text(), QString("987"));
     QTest::keyClick(input, Qt::Key_Enter);
     QCOMPARE(session.scenario().load.inputTokens, qint64(987));
+    // An emptied field says what its lowest value stands for (a seventh review found by trial
+    // that 0 is the average request).
+    QTest::keyClick(input, Qt::Key_A, Qt::ControlModifier);
+    QTest::keyClick(input, Qt::Key_Delete);
+    QTest::keyClick(input, Qt::Key_Enter);
+    QVERIFY2(input->toolTip().contains("0 is \u201cthe average request"),
+             qPrintable(input->toolTip()));
 }
 
 // Issue 34, item 13: a hybrid model's KV blocks are the attention block as paged (raised to
