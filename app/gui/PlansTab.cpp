@@ -32,11 +32,34 @@
 #include <cmath>
 #include <limits>
 
+namespace {
+
+// Rows with nothing in the sorted column (no plan, no price) go last in either order: sorted by
+// TPOT or $/hour descending they came first, and the plans were off the screen (the sixth and
+// seventh reviews).
+class ValuesFirst final : public QSortFilterProxyModel
+{
+public:
+    using QSortFilterProxyModel::QSortFilterProxyModel;
+
+protected:
+    bool lessThan(const QModelIndex& a, const QModelIndex& b) const override
+    {
+        const bool hasA = a.data(sortRole()).isValid();
+        const bool hasB = b.data(sortRole()).isValid();
+        if (hasA != hasB) // a descending sort reads lessThan(b, a)
+            return sortOrder() == Qt::AscendingOrder ? hasA : hasB;
+        return QSortFilterProxyModel::lessThan(a, b);
+    }
+};
+
+} // namespace
+
 PlansTab::PlansTab(PlanController* plan, QWidget* parent)
     : QWidget(parent), m_plan(plan), m_concurrent(new QSpinBox), m_rps(new QDoubleSpinBox),
       m_maxTtft(new QDoubleSpinBox), m_maxTpot(new QDoubleSpinBox), m_engine(new QComboBox),
       m_unified(new QCheckBox(tr("Clusters of DGX Sparks or Jetsons"))), m_timedWith(new QLabel),
-      m_table(new QTableView), m_sorted(new QSortFilterProxyModel(this)), m_command(new QLineEdit),
+      m_table(new QTableView), m_sorted(new ValuesFirst(this)), m_command(new QLineEdit),
       m_use(new QPushButton(tr("Use this plan")))
 {
     m_concurrent->setObjectName(QStringLiteral("targetConcurrent"));

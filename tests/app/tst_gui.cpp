@@ -2143,6 +2143,11 @@ void TestGui::plansViewSortsAndChooses()
     }
     QCOMPARE(feasible, int(std::count_if(plans.begin(), plans.end(),
                                          [](const PlanRow& p) { return p.feasible; })));
+    // Descending too, the rows with no plan last (they came first, above the plans).
+    header->setSortIndicator(tpot, Qt::DescendingOrder);
+    for (int r = 0; r < table->model()->rowCount(); ++r)
+        QCOMPARE(table->model()->index(r, tpot).data().isValid(), r < feasible);
+    header->setSortIndicator(tpot, Qt::AscendingOrder);
     // The chart: a point a feasible plan; the front beats or ties every plan, hand-checked.
     auto* chart = child<QChartView>(&window, "tradeChart");
     QScatterSeries* points = nullptr;
