@@ -18,22 +18,7 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 } // namespace
 
 PlanController::PlanController(AppSession* session)
-    : QObject(session), m_session(session),
-      m_memory(new TableModel(
-          {{tr("Weights"), Unit::GiB,
-            tr("Weight bytes per GPU: parameters x bytes, or the checkpoint's exact size, / (TP x "
-               "PP)")},
-           {tr("Activations"), Unit::GiB,
-            tr("Activation peak of the profiling batch (max_num_batched_tokens tokens), per GPU")},
-           {tr("Non-torch"), Unit::GiB,
-            tr("CUDA context, NCCL and all-reduce buffers: 0.35 GiB, +0.5 GiB with TP")},
-           {tr("CUDA graphs"), Unit::GiB,
-            tr("The engine's CUDA-graph reservation, where it subtracts one from the KV cache "
-               "(vLLM 0.21 and later estimate it at start-up)")},
-           {tr("KV cache"), Unit::GiB,
-            tr("What is left: total x utilization - weights - activations - non-torch - CUDA "
-               "graphs")}},
-          this)),
+    : QObject(session), m_session(session), m_memory(new TableModel({}, this)),
       m_conversations(new TableModel(
           {{tr("Context"), Unit::Tokens, tr("max_model_len, tokens")},
            {tr("Paged"), Unit::Count,
@@ -262,12 +247,6 @@ void PlanController::refresh()
         m_deployment = r->deployment;
     if (m_ok) {
         m_result = *r->capacity;
-        const MemoryBreakdown& m = m_result.memory;
-        m_memory->setRows(
-            {{double(m.weights) / kGiB, double(m.activation) / kGiB, double(m.overhead) / kGiB,
-              double(m.cudaGraphs) / kGiB, double(m.kvBudget) / kGiB}});
-    } else {
-        m_memory->setRows({});
     }
     if (r && spec)
         fillConversationCurve();
@@ -304,6 +283,28 @@ void PlanController::refresh()
                                q(e.error.empty() ? e.command : e.error)});
     m_engines->setRows(engines);
     m_engineRows = r ? r->engines : std::vector<EngineRow>{};
+    // The bar is the answering engine's (a log's SGLang or llama.cpp, the plan box's), else the
+    // deployment's vLLM: its own parts, which that engine's rules size (a seventh review read
+    // vLLM's bar under an SGLang headline, and a blank one where only llama.cpp fits).
+    m_bar = {};
+    m_barEngine.clear();
+    std::optional<EngineRow> row = headlineEngine();
+    for (const EngineRow& e : m_engineRows)
+        if (!row && e.family == deploymentEngineFamily())
+            row = e;
+    if (row && row->error.empty() && !row->memory.parts.empty()) {
+        m_bar = row->memory;
+        m_barEngine = q(row->engine);
+    }
+    QVector<TableModel::Column> parts;
+    QVector<QVariant> values;
+    for (const MemoryPart& part : m_bar.parts) {
+        parts.push_back({q(part.name), Unit::GiB, q(part.help)});
+        values.push_back(double(part.bytes) / kGiB);
+    }
+    m_memory->setColumns(parts);
+    m_memory->setRows(values.isEmpty() ? QVector<QVector<QVariant>>{}
+                                       : QVector<QVector<QVariant>>{values});
     if (!m_ok)
         emit planFailed(m_error);
     emit resultsChanged();

@@ -58,7 +58,13 @@ public:
     QString rowsTimedWith() const;
     AppSession* session() const { return m_session; }
 
-    TableModel* memoryModel() const { return m_memory; } // 1 row: GiB per GPU
+    // One GPU's memory under the engine the headline answers for (headlineEngine(), else the
+    // deployment's vLLM): one column a part (its name and help), one row of GiB; no row where
+    // that engine cannot run the deployment. memoryBar() has its lines, memoryBarEngine() its
+    // name as the engines table gives it.
+    TableModel* memoryModel() const { return m_memory; }
+    const attnplan::EngineMemory& memoryBar() const { return m_bar; }
+    QString memoryBarEngine() const { return m_barEngine; }
     TableModel* conversationCurve() const { return m_conversations; }
     TableModel* planModel() const { return m_plan; }
     // The plans' trade: time per output token against output tokens a second per GPU, one row
@@ -110,4 +116,6 @@ private:
     TableModel* m_front;
     TableModel* m_engines;
     std::vector<attnplan::EngineRow> m_engineRows;
+    attnplan::EngineMemory m_bar;
+    QString m_barEngine;
 };

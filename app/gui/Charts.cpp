@@ -27,6 +27,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 namespace Charts {
 
@@ -359,13 +360,15 @@ void mapBars(QChart* chart, QAbstractBarSeries* series, TableModel* model, int f
 // labelColumn (or stay fixed when labelColumn < 0) and the value axis refits on every reset.
 QChart* barChartBase(QAbstractBarSeries* series, TableModel* model, int first, int last,
                      int labelColumn, bool horizontal, bool logValues, const QString& title,
-                     const QString& valueTitle, const QStringList& fixedCategories = {})
+                     const QString& valueTitle, const QStringList& fixedCategories = {},
+                     std::optional<Unit> valueUnit = {})
 {
     auto* chart = new QChart;
     chart->setTitle(title);
     series->setParent(chart);
     chart->addSeries(series);
-    mapBars(chart, series, model, first, last);
+    if (first >= 0)
+        mapBars(chart, series, model, first, last);
     auto* cats = new QBarCategoryAxis;
     cats->append(fixedCategories);
     chart->addAxis(cats, horizontal ? Qt::AlignLeft : Qt::AlignBottom);
@@ -379,7 +382,8 @@ QChart* barChartBase(QAbstractBarSeries* series, TableModel* model, int first, i
         la->setTitleText(valueTitle);
         values = la;
     } else {
-        values = makeAxis(false, model->columns().value(first).unit, valueTitle);
+        values =
+            makeAxis(false, valueUnit.value_or(model->columns().value(first).unit), valueTitle);
     }
     chart->addAxis(values, horizontal ? Qt::AlignBottom : Qt::AlignLeft);
     series->attachAxis(values);
@@ -399,14 +403,30 @@ QChart* barChartBase(QAbstractBarSeries* series, TableModel* model, int first, i
 
 } // namespace
 
-QChartView* stackedBar(TableModel* model, const QString& title, const QString& valueTitle)
+QChartView* stackedBar(TableModel* model, const QString& title, const QString& valueTitle,
+                       Unit unit)
 {
     auto* series = new QStackedBarSeries;
     series->setLabelsVisible(true);
     series->setLabelsFormat(QStringLiteral("@value"));
     series->setLabelsPrecision(3);
-    QChart* chart = barChartBase(series, model, 0, model->columnCount() - 1, -1, false, false,
-                                 title, valueTitle, {QObject::tr("one GPU")});
+    // No mapper: the columns change with each reset (one engine's parts, then another's), and
+    // the bar is made again from them.
+    QChart* chart = barChartBase(series, model, -1, -1, -1, false, false, title, valueTitle,
+                                 {QObject::tr("one GPU")}, unit);
+    auto fill = [chart, series, model] {
+        series->clear();
+        for (int c = 0; c < model->columnCount(); ++c) {
+            auto* set = new QBarSet(model->columns().value(c).title);
+            if (model->rowCount() > 0)
+                set->append(model->number(0, c));
+            series->append(set);
+        }
+        applyColours(chart);
+        fitAxes(chart);
+    };
+    QObject::connect(model, &QAbstractItemModel::modelReset, series, fill);
+    fill();
     QChartView* view = viewFor(chart);
     chart->legend()->setAlignment(Qt::AlignRight);
     // A value label only where the segment is tall enough to hold it.
@@ -598,6 +618,21 @@ void setCapacity(QChartView* view, double capacity, const QString& name, bool bu
     for (QAbstractSeries* s : chart->series())
         if (isMarker(s) && s->property("attnplanBudget").toBool() == budget)
             line = qobject_cast<QLineSeries*>(s);
+    if (budget && capacity <= 0) {
+        // An engine with no limit of its own below the GPU's (llama-server): no dotted line.
+        if (line) {
+            const QList<QAbstractAxis*> axes = line->attachedAxes();
+            chart->removeSeries(line);
+            delete line;
+            for (QAbstractAxis* a : axes)
+                if (a->property("attnplanHidden").toBool()) {
+                    chart->removeAxis(a);
+                    delete a;
+                }
+        }
+        fitAxes(chart);
+        return;
+    }
     if (!line) {
         line = new QLineSeries(chart);
         line->setProperty("attnplanMarker", true);

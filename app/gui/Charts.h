@@ -19,8 +19,10 @@ namespace Charts {
 QChartView* lineChart(TableModel* model, int xColumn, const QList<int>& yColumns, bool logX,
                       bool logY, const QString& title, const QString& xTitle,
                       const QString& yTitle);
-// One bar stacked from every column, labelled with its value.
-QChartView* stackedBar(TableModel* model, const QString& title, const QString& valueTitle);
+// One bar stacked from every column, labelled with its value; the columns may change with each
+// reset (one engine's parts, then another's), their values in `unit`.
+QChartView* stackedBar(TableModel* model, const QString& title, const QString& valueTitle,
+                       TableModel::Unit unit);
 // Horizontal bars, one per row; labelFormat ("@value") shows each bar's value.
 QChartView* barChart(TableModel* model, int labelColumn, int valueColumn, const QString& title,
                      const QString& valueTitle, bool logValues = false,
@@ -41,7 +43,8 @@ void setMarker(QChartView* view, double at, const QString& name, bool vertical =
 // the previous value under the user's name).
 void clearMarker(QChartView* view, bool vertical = true);
 // The stacked bar's capacity line at `capacity` (the value axis' unit), dashed; with `budget`,
-// a second, dotted line (what the engine may use: total x utilization).
+// a second, dotted line (what the engine may use: total x utilization), which a `capacity` of 0
+// removes.
 void setCapacity(QChartView* view, double capacity, const QString& name, bool budget = false);
 // Replaces the chart by `reason` (or shows it again with an empty reason).
 void setEmptyText(QChartView* view, const QString& reason);

@@ -42,6 +42,20 @@
 #include <algorithm>
 
 namespace {
+// The answering engine's name and the settings that sized its pools, one a line (the library's
+// words: EngineRow.settings), for the summary under the form.
+QString engineSettingsText(const attnplan::EngineRow& row)
+{
+    QString text =
+        QStringLiteral("<b>%1</b>").arg(QString::fromStdString(row.engine).toHtmlEscaped());
+    if (!row.error.empty())
+        return text + QObject::tr(" cannot run this deployment: %1")
+                          .arg(QString::fromStdString(row.error).toHtmlEscaped());
+    for (const std::string& line : row.settings)
+        text += QStringLiteral("<br>") + QString::fromStdString(line).toHtmlEscaped();
+    return text;
+}
+
 // The Engine field's items for the engines beside vLLM: the plans' engine, not a deployment's.
 const QString kOtherEngine = QStringLiteral("plans:");
 } // namespace
@@ -106,20 +120,14 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
     left->addWidget(buildHostBox());
     left->addStretch(1);
 
-    QChartView* memoryChart =
-        Charts::stackedBar(plan->memoryModel(), tr("Where one GPU's memory goes"), tr("GiB"));
+    QChartView* memoryChart = Charts::stackedBar(
+        plan->memoryModel(), tr("Where one GPU's memory goes"), tr("GiB"), TableModel::Unit::GiB);
     QChartView* conversationChart =
         Charts::lineChart(plan->conversationCurve(), 0, {1, 2}, true, true,
                           tr("Conversations per replica against context"),
                           tr("max_model_len (tokens)"), tr("conversations"));
     m_charts = {memoryChart, conversationChart};
     memoryChart->setMinimumWidth(300);
-    memoryChart->setToolTip(
-        tr("One GPU's memory as vLLM budgets it: weights (per GPU after TP and PP), the "
-           "profiled activation peak, non-torch memory (CUDA context, NCCL), the CUDA-graph "
-           "reservation and the KV cache that is left; together they fill total × utilization, "
-           "the dotted line. The dashed line is the GPU's whole memory as the runtime reports "
-           "it."));
     conversationChart->setToolTip(
         tr("Requests that fit at once on one replica at each max_model_len: paged (blocks of "
            "the engine's size, holding the average request) and reserved (every request holding "
@@ -130,8 +138,9 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
         Charts::applyColours(conversationChart->chart());
     }
     auto* charts = new QHBoxLayout;
-    charts->addWidget(memoryChart, 2);
-    charts->addWidget(conversationChart, 3);
+    // The bar's legend names up to seven parts and two lines: as wide as the curve.
+    charts->addWidget(memoryChart, 1);
+    charts->addWidget(conversationChart, 1);
     // The answer first, in large type.
     m_card->setWordWrap(true);
     m_card->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -333,9 +342,197 @@ QGroupBox* MemoryTab::buildDeploymentForm()
     form->addRow(tr("KV from a log"), m_availableKv);
     form->addRow(tr("Batch limit"), m_maxNumSeqs);
     form->addRow(tr("Batched tokens"), m_maxBatched);
+    buildEngineSettings();
     auto* inputs = new QGroupBox(tr("Deployment"));
     inputs->setLayout(form);
     return inputs;
+}
+
+void MemoryTab::buildEngineSettings()
+{
+    auto count = [](int most, const QString& fallback) {
+        auto* box = new QSpinBox;
+        box->setRange(0, most);
+        box->setGroupSeparatorShown(true);
+        box->setSpecialValueText(fallback);
+        return box;
+    };
+    auto fraction = [](int decimals, const QString& fallback) {
+        auto* box = new QDoubleSpinBox;
+        box->setRange(0, 1);
+        box->setDecimals(decimals);
+        box->setSingleStep(0.01);
+        box->setSpecialValueText(fallback);
+        return box;
+    };
+    auto cacheType = [] {
+        auto* box = new QComboBox;
+        // llama-server's --cache-type-k/-v choices (common/arg.cpp kv_cache_types); f16 its own.
+        box->addItems({"f16", "bf16", "q8_0", "q5_1", "q5_0", "q4_1", "q4_0", "iq4_nl", "f32"});
+        return box;
+    };
+    struct Row
+    {
+        QWidget* field;
+        const char* family;
+        const char* flag;
+        QString label;
+        QString help;
+        const char* name;
+    };
+    auto* ngl = count(100000, tr("all layers"));
+    ngl->setMinimum(-1); // 0 is a count (no layer on the GPU); below it, -ngl's default
+    const QList<Row> rows{
+        {fraction(3, tr("SGLang's default")), "sglang", "mem-fraction-static",
+         tr("mem_fraction_static"),
+         tr("--mem-fraction-static: the share of the free memory at start SGLang takes for the "
+            "weights and its pools (0.05 to 1); its default depends on the GPU and release"),
+         "sglangMemFraction"},
+        {count(1 << 20, tr("from the pool")), "sglang", "max-running-requests",
+         tr("max_running_requests"),
+         tr("--max-running-requests: the most requests SGLang runs at once; by default from the "
+            "pool's tokens"),
+         "sglangMaxRunning"},
+        {count(1 << 24, tr("SGLang's default")), "sglang", "chunked-prefill-size",
+         tr("chunked_prefill_size"),
+         tr("--chunked-prefill-size: the prompt tokens one step prefills; by default from the "
+            "GPU's "
+            "memory"),
+         "sglangChunk"},
+        {fraction(2, tr("0.90 (default)")), "trtllm", "kv-cache-free-gpu-memory-fraction",
+         tr("free_gpu_memory_fraction"),
+         tr("--kv_cache_free_gpu_memory_fraction: the share of the memory free after the weights "
+            "and activations that the KV cache takes (0.01 to 1)"),
+         "trtllmMemFraction"},
+        {count(1 << 20, tr("2,048 (default)")), "trtllm", "max-batch-size", tr("max_batch_size"),
+         tr("--max_batch_size: the most requests TensorRT-LLM runs at once"), "trtllmMaxBatch"},
+        {count(1 << 24, tr("8,192 (default)")), "trtllm", "max-num-tokens", tr("max_num_tokens"),
+         tr("--max_num_tokens: the tokens one step carries"), "trtllmMaxTokens"},
+        {ngl, "llama.cpp", "gpu-layers", tr("GPU layers (-ngl)"),
+         tr("-ngl: the layers whose weights and KV are in VRAM, from the last; the rest run on "
+            "the CPU from host memory"),
+         "llamaGpuLayers"},
+        {count(4096, tr("auto (4 slots)")), "llama.cpp", "parallel", tr("Slots (-np)"),
+         tr("-np: the conversations llama-server serves at once, each a share of -c"),
+         "llamaSlots"},
+        {cacheType(), "llama.cpp", "cache-type-k", tr("K cache type"),
+         tr("--cache-type-k: the K cache's type (q8_0 about halves it; f16 the default)"),
+         "llamaCacheK"},
+        {cacheType(), "llama.cpp", "cache-type-v", tr("V cache type"),
+         tr("--cache-type-v: the V cache's type (a quantized V cache needs flash attention)"),
+         "llamaCacheV"},
+    };
+    for (const Row& r : rows) {
+        r.field->setObjectName(QString::fromLatin1(r.name));
+        r.field->setToolTip(r.help);
+        r.field->setProperty("help", r.help);
+        m_form->addRow(r.label, r.field);
+        m_form->setRowVisible(r.field, false);
+        m_engineSettings.push_back({r.field, QString::fromLatin1(r.family), r.flag});
+        if (auto* box = qobject_cast<QSpinBox*>(r.field))
+            connect(box, &QSpinBox::valueChanged, this, &MemoryTab::pushInputs);
+        else if (auto* box = qobject_cast<QDoubleSpinBox*>(r.field))
+            connect(box, &QDoubleSpinBox::valueChanged, this, &MemoryTab::pushInputs);
+        else if (auto* box = qobject_cast<QComboBox*>(r.field))
+            connect(box, &QComboBox::currentIndexChanged, this, &MemoryTab::pushInputs);
+    }
+}
+
+QString MemoryTab::answeringFamily() const
+{
+    const auto other = attnplan::findServingEngine(m_plan->target().engine);
+    return other && !other->sizesDeployment
+               ? QString::fromStdString(other->family)
+               : QString::fromStdString(attnplan::deploymentEngineFamily());
+}
+
+void MemoryTab::showEngineRows()
+{
+    const QString family = answeringFamily();
+    for (const EngineSetting& e : m_engineSettings)
+        m_form->setRowVisible(e.field, e.family == family);
+    // vLLM's own: its utilization, a vLLM log's KV budget and its batch limits.
+    for (QWidget* w :
+         std::initializer_list<QWidget*>{m_utilization, m_availableKv, m_maxNumSeqs, m_maxBatched})
+        m_form->setRowVisible(w,
+                              family == QString::fromStdString(attnplan::deploymentEngineFamily()));
+}
+
+namespace {
+
+// A setting's field against its flag: the flag's value as the field holds it, and back.
+std::optional<std::string> fieldFlag(const QWidget* field)
+{
+    if (auto* box = qobject_cast<const QSpinBox*>(field))
+        return box->value() == box->minimum() ? std::nullopt
+                                              : std::optional(std::to_string(box->value()));
+    if (auto* box = qobject_cast<const QDoubleSpinBox*>(field))
+        return box->value() == box->minimum()
+                   ? std::nullopt
+                   : std::optional(QString::number(box->value(), 'g', 6).toStdString());
+    if (auto* box = qobject_cast<const QComboBox*>(field))
+        return box->currentIndex() <= 0 ? std::nullopt
+                                        : std::optional(box->currentText().toStdString());
+    return std::nullopt;
+}
+
+bool sameFlag(const std::optional<std::string>& field,
+              const std::map<std::string, std::string>& flags, const std::string& name)
+{
+    const auto it = flags.find(name);
+    if (it == flags.end() || !field)
+        return it == flags.end() && !field;
+    if (*field == it->second)
+        return true;
+    // "0.80" and "0.8" are one value.
+    bool a = false, b = false;
+    const double x = QString::fromStdString(*field).toDouble(&a);
+    const double y = QString::fromStdString(it->second).toDouble(&b);
+    return a && b && x == y;
+}
+
+} // namespace
+
+void MemoryTab::syncEngineSettings()
+{
+    const bool was = m_syncing;
+    m_syncing = true;
+    const auto& flags = m_plan->session()->scenario().deployment.engineFlags;
+    for (const EngineSetting& e : m_engineSettings) {
+        auto* spin = qobject_cast<QAbstractSpinBox*>(e.field);
+        if (spin && !EntryGuard::refusal(spin).isEmpty())
+            continue;
+        if (sameFlag(fieldFlag(e.field), flags, e.flag))
+            continue;
+        const auto it = flags.find(e.flag);
+        const QString v = it == flags.end() ? QString() : QString::fromStdString(it->second);
+        if (auto* box = qobject_cast<QSpinBox*>(e.field))
+            box->setValue(v.isEmpty() ? box->minimum() : v.toInt());
+        else if (auto* box = qobject_cast<QDoubleSpinBox*>(e.field))
+            box->setValue(v.isEmpty() ? box->minimum() : v.toDouble());
+        else if (auto* box = qobject_cast<QComboBox*>(e.field)) {
+            if (!v.isEmpty() && box->findText(v) < 0)
+                box->addItem(v); // a type this list lacks, shown as it is
+            box->setCurrentIndex(v.isEmpty() ? 0 : box->findText(v));
+        }
+    }
+    m_syncing = was;
+}
+
+void MemoryTab::writeEngineSettings(std::map<std::string, std::string>& flags) const
+{
+    const QString family = answeringFamily();
+    for (const EngineSetting& e : m_engineSettings) {
+        if (e.family != family)
+            continue;
+        const std::optional<std::string> v = fieldFlag(e.field);
+        if (sameFlag(v, flags, e.flag))
+            continue;
+        if (v)
+            flags[e.flag] = *v;
+        else
+            flags.erase(e.flag);
+    }
 }
 
 // The same deployment on each serving engine, each sizing its KV its own way.
@@ -390,6 +587,8 @@ void MemoryTab::syncFromController()
     m_availableKv->setValue(in.availableKvGiB);
     m_maxNumSeqs->setValue(int(in.maxNumSeqs));
     m_maxBatched->setValue(int(std::min<qint64>(in.maxNumBatchedTokens, 1 << 30)));
+    syncEngineSettings();
+    showEngineRows();
     const attnplan::ScenarioLoad& load = m_plan->session()->scenario().load;
     const int row = m_loadKind->findData(QString::fromStdString(load.kind));
     m_loadKind->setCurrentIndex(row >= 0 ? row : 0);
@@ -501,6 +700,7 @@ void MemoryTab::pushInputs()
     in.availableKvGiB = m_availableKv->value();
     in.maxNumSeqs = m_maxNumSeqs->value();
     in.maxNumBatchedTokens = m_maxBatched->value();
+    writeEngineSettings(in.engineFlags);
     showCustomRows();
     m_plan->setInputs(in);
 }
@@ -524,18 +724,33 @@ void MemoryTab::markFields()
                                           {QStringLiteral("max_num_seqs"), m_maxNumSeqs},
                                           {QStringLiteral("available_kv"), m_availableKv},
                                           {QStringLiteral("max_num_batched_tokens"), m_maxBatched}};
+    // vLLM's refusal marks its field only where vLLM answers: under llama.cpp's answer (a log's
+    // 20 layers on a 6 GB laptop GPU) the GPUs field outlined in red read as the answer's fault.
+    const auto other = m_plan->headlineEngine();
+    const bool deploymentAnswers = !other || !other->error.empty();
     for (auto it = fields.begin(); it != fields.end(); ++it) {
         // A field that keeps text it cannot read (EntryGuard) says so before anything else.
         const QString refusedHere =
             EntryGuard::refusal(qobject_cast<QAbstractSpinBox*>(it.value()));
-        const bool marked =
-            !refusedHere.isEmpty() || (!m_plan->ok() && it.key() == m_plan->errorField());
+        const bool marked = !refusedHere.isEmpty() || (!m_plan->ok() && deploymentAnswers &&
+                                                       it.key() == m_plan->errorField());
         it.value()->setProperty("invalid", marked);
         it.value()->setStyleSheet(marked ? QStringLiteral("border: 2px solid #dc2626;")
                                          : QString());
         it.value()->setToolTip(!refusedHere.isEmpty() ? refusedHere
                                : marked               ? m_plan->error()
                                                       : it.value()->property("help").toString());
+    }
+    // An engine's flag the library refused names itself first ("mem-fraction-static: ...").
+    for (const EngineSetting& e : m_engineSettings) {
+        auto* spin = qobject_cast<QAbstractSpinBox*>(e.field);
+        const QString refusedHere = spin ? EntryGuard::refusal(spin) : QString();
+        if (!refusedHere.isEmpty())
+            continue; // EntryGuard's outline and words
+        const bool marked = m_plan->errorField() == QLatin1String("engine_flags") &&
+                            m_plan->error().startsWith(QString::fromStdString(e.flag) + ':');
+        e.field->setStyleSheet(marked ? QStringLiteral("border: 2px solid #dc2626;") : QString());
+        e.field->setToolTip(marked ? m_plan->error() : e.field->property("help").toString());
     }
 }
 
@@ -741,10 +956,56 @@ void MemoryTab::showHostSide()
 
 void MemoryTab::showResults()
 {
-    syncEngine(); // the Plans tab's engine, an undo
+    syncEngine();         // the Plans tab's engine, an undo
+    syncEngineSettings(); // a flag a GPU change dropped, an undo
+    showEngineRows();
     showPlan();
     // After the plan: hidden where it failed or a field is refused, recomputed otherwise.
     showHostSide();
+}
+
+void MemoryTab::showMemoryBar()
+{
+    // The bar is the answering engine's (PlanController::memoryBar): vLLM's profile, SGLang's
+    // pools, llama-server's offloaded layers, each with its own limit as the dotted line.
+    const auto other = m_plan->headlineEngine();
+    QChartView* view = m_charts[0];
+    if (m_plan->memoryModel()->rowCount() == 0) {
+        const QString why =
+            other && !other->error.empty() ? QString::fromStdString(other->error) : m_plan->error();
+        Charts::setEmptyText(view, tr("No plan: %1").arg(why));
+        return;
+    }
+    Charts::setEmptyText(view, QString());
+    // On two lines: one line cut the engine's name off in a 300-pixel chart.
+    view->chart()->setTitle(other ? tr("Where one GPU's memory goes<br>under %1")
+                                        .arg(m_plan->memoryBarEngine().toHtmlEscaped())
+                                  : tr("Where one GPU's memory goes"));
+    const attnplan::EngineMemory& bar = m_plan->memoryBar();
+    const QLocale locale;
+    const double gib = double(int64_t(1) << 30);
+    Charts::setCapacity(view, double(bar.gpuBytes) / gib,
+                        tr("GPU %1 GiB").arg(locale.toString(double(bar.gpuBytes) / gib, 'f', 1)));
+    // What the engine may use: the parts below it fill it (review P2 12).
+    Charts::setCapacity(view, double(bar.plannedBytes) / gib,
+                        tr("%1 = %2 GiB")
+                            .arg(QString::fromStdString(bar.plannedLabel),
+                                 locale.toString(double(bar.plannedBytes) / gib, 'f', 1)),
+                        true);
+    QString tip =
+        tr("One GPU's memory as %1 budgets it, bottom up:").arg(m_plan->memoryBarEngine());
+    for (const attnplan::MemoryPart& part : bar.parts)
+        tip += QStringLiteral("\n• %1: %2")
+                   .arg(QString::fromStdString(part.name), QString::fromStdString(part.help));
+    if (bar.plannedBytes > 0)
+        tip += tr("\nThe dotted line is what the engine plans within (%1); the dashed one the "
+                  "GPU's whole memory as the runtime reports it.")
+                   .arg(QString::fromStdString(bar.plannedLabel));
+    for (const attnplan::MemoryPart& part : bar.host)
+        tip += tr("\nBeside it in host memory: %1 (%2)")
+                   .arg(QString::fromStdString(attnplan::formatGiB(double(part.bytes))),
+                        QString::fromStdString(part.help));
+    view->setToolTip(tip);
 }
 
 void MemoryTab::showLoad()
@@ -809,6 +1070,17 @@ void MemoryTab::showPlan()
         m_card->setText(tr("No plan: %1").arg(refused));
         return;
     }
+    {
+        // The curve is the deployment's vLLM's; where the headline answers for another engine
+        // (an SGLang or llama.cpp log), it says so, whether or not vLLM fits (a fifth review read
+        // vLLM's curve under an SGLang headline as that engine's).
+        const QString sized = QString::fromStdString(
+            attnplan::engineLabel(attnplan::engineRunName(m_plan->inputs().engine)));
+        m_charts[1]->chart()->setTitle(
+            m_plan->headlineEngine()
+                ? tr("Conversations per replica against context under %1").arg(sized)
+                : tr("Conversations per replica against context"));
+    }
     bool anyConversations = false;
     for (int r = 0; r < m_plan->conversationCurve()->rowCount(); ++r)
         anyConversations |= m_plan->conversationCurve()->number(r, 1) > 0;
@@ -821,8 +1093,7 @@ void MemoryTab::showPlan()
                           tr("%1 (this plan)")
                               .arg(Charts::tickLabel(double(m_plan->deployment().maxModelLen),
                                                      TableModel::Unit::Tokens)));
-    Charts::setEmptyText(m_charts[0],
-                         m_plan->ok() ? QString() : tr("No plan: %1").arg(m_plan->error()));
+    showMemoryBar();
     // What would make a deployment that serves nothing fit (the report's, Planner.h fitFixes).
     const attnplan::Report* report = m_plan->session()->report();
     const QString fixes = report && !report->fitFixes.empty()
@@ -849,6 +1120,9 @@ void MemoryTab::showPlan()
             m_card->setText(QString::fromStdString(attnplan::headlineSentence(*report)));
             m_command->setText(QString::fromStdString(other->command));
             m_command->setCursorPosition(0);
+            m_summary->setText(fixes.isEmpty() ? engineSettingsText(*other)
+                                               : QStringLiteral("<b>%1</b><br>").arg(fixes) +
+                                                     engineSettingsText(*other));
             m_error->setText(
                 tr("The deployment's %1: %2")
                     .arg(QString::fromStdString(attnplan::engineLabel(report->deployment.engine)),
@@ -859,33 +1133,7 @@ void MemoryTab::showPlan()
     m_error->hide();
     const CapacityResult& r = m_plan->result();
     const DeploymentInputs& in = m_plan->deployment();
-    {
-        // The charts are the deployment's vLLM's; where the headline answers for another engine
-        // (an SGLang or llama.cpp log), they say so (a fifth review read vLLM's bar and curve
-        // under an SGLang headline as that engine's).
-        const auto other = m_plan->headlineEngine();
-        const QString sized = QString::fromStdString(attnplan::engineLabel(r.engine));
-        m_charts[0]->chart()->setTitle(
-            other ? tr("Where one GPU's memory goes under %1 (beside %2's answer)")
-                        .arg(sized, QString::fromStdString(other->engine))
-                  : tr("Where one GPU's memory goes"));
-        m_charts[1]->chart()->setTitle(
-            other ? tr("Conversations per replica against context under %1").arg(sized)
-                  : tr("Conversations per replica against context"));
-        if (auto* label = qobject_cast<QLabel*>(m_form->labelForField(m_utilization)))
-            label->setText(other ? tr("vLLM's &utilization") : tr("&Utilization"));
-    }
     const QLocale locale;
-    const double gib = double(int64_t(1) << 30);
-    Charts::setCapacity(
-        m_charts[0], double(r.memory.total) / gib,
-        tr("GPU %1 GiB").arg(locale.toString(double(r.memory.total) / gib, 'f', 1)));
-    // What the engine may use: the segments fill it (review P2 12).
-    Charts::setCapacity(m_charts[0], double(r.memory.usable) / gib,
-                        tr("× %1 = %2 GiB")
-                            .arg(locale.toString(in.utilization, 'f', 2),
-                                 locale.toString(double(r.memory.usable) / gib, 'f', 1)),
-                        true);
     auto s = [](const std::string& x) { return QString::fromStdString(x); };
     // The engine's defaults, shown where the user left the field at 0.
     m_maxNumSeqs->setSpecialValueText(tr("engine default (%1)").arg(locale.toString(r.maxNumSeqs)));
@@ -916,8 +1164,11 @@ void MemoryTab::showPlan()
                  locale.toString(r.kvCacheTokens), locale.toString(r.kvBytesPerTokenPerGpu), heads);
     // The headline answers for another engine (the plan box's, a log's): these lines are the
     // deployment's own engine's, and say so (the sixteenth review read them as the headline's).
-    if (m_plan->headlineEngine())
-        text = tr("<i>The deployment's %1:</i><br>").arg(s(attnplan::engineLabel(r.engine))) + text;
+    if (const auto other = m_plan->headlineEngine())
+        text = engineSettingsText(*other) +
+               tr("<br><i>Beside it, the deployment's %1:</i><br>")
+                   .arg(s(attnplan::engineLabel(r.engine))) +
+               text;
     // The start-up log this scenario came from: its figure beside attnplan's, in the warning
     // colour when they are more than 5% apart (the review trusted a headline 22x the log's).
     if (const QString log = m_plan->session()->logCheck(); !log.isEmpty())

@@ -2,6 +2,9 @@
 
 #include <QWidget>
 
+#include <map>
+#include <string>
+
 class PlanController;
 class QComboBox;
 class QDoubleSpinBox;
@@ -52,6 +55,23 @@ private:
     int cpuMoeFlag() const;
     void setCpuMoeFlag(int layers);
     void showPlan();
+    // The answering engine's own settings (the scenario's engine flags: SGLang's
+    // --mem-fraction-static, llama-server's -ngl and cache types, ...) stand in the form where
+    // vLLM's utilization, KV budget and batch limits stand when vLLM answers (a seventh review
+    // found SGLang's knobs only inside its command line).
+    void buildEngineSettings();
+    // The fields from the scenario's flags (after an edit, undo or a GPU change that dropped
+    // one), never over one holding a refused text.
+    void syncEngineSettings();
+    // The answering engine's rows shown, the others hidden.
+    void showEngineRows();
+    // Into `flags`: each shown setting whose value is not what its flag already says.
+    void writeEngineSettings(std::map<std::string, std::string>& flags) const;
+    // The engine the headline answers for, as findServingEngine names its family ("sglang",
+    // "trtllm", "llama.cpp"), or "vllm".
+    QString answeringFamily() const;
+    // The one-GPU bar's title, lines and empty state, for whichever engine answers.
+    void showMemoryBar();
 
     PlanController* m_plan;
     QComboBox* m_gpu;
@@ -89,5 +109,13 @@ private:
     QLabel* m_hostLine = nullptr;
     QList<QChartView*> m_charts;
     QBoxLayout* m_columns = nullptr;
+    struct EngineSetting
+    {
+        QWidget* field; // a QSpinBox, QDoubleSpinBox or QComboBox; its lowest value or first
+                        // item is the engine's default (no flag)
+        QString family;
+        std::string flag;
+    };
+    QList<EngineSetting> m_engineSettings;
     bool m_syncing = false;
 };

@@ -8,6 +8,24 @@
 
 namespace attnplan {
 
+// One GPU's memory as an engine budgets it, bottom up, and the line it plans within: the app's
+// memory bar for whichever engine answers (vLLM's profile, SGLang's pools, TensorRT-LLM's,
+// llama-server's offloaded layers), each part as that engine's own rule sizes it.
+struct MemoryPart
+{
+    std::string name;
+    int64_t bytes = 0;
+    std::string help; // what the part holds and where its size comes from
+};
+struct EngineMemory
+{
+    std::vector<MemoryPart> parts; // one GPU's
+    int64_t gpuBytes = 0;          // the GPU's memory as the runtime reports it
+    int64_t plannedBytes = 0;      // the engine's own limit, where it has one (0: none)
+    std::string plannedLabel;      // that limit's setting: "× 0.90", "mem_fraction_static 0.800"
+    std::vector<MemoryPart> host;  // host memory it keeps (llama-server's layers on the CPU)
+};
+
 // What a deployment holds and runs under vLLM (engines/vllm/VllmEngine.h): the memory, the
 // paged KV cache as vLLM logs it, the conversations and the roofline's times at that batch.
 struct CapacityResult
@@ -83,6 +101,10 @@ struct EnginePlan
     int64_t hostKvBytes = 0;          // their host memory, per GPU
     std::string command;
     std::vector<std::string> warnings;
+    EngineMemory memory; // one GPU's, as this engine's pools take it
+    // The settings that sized the pools, each with its value and where it came from, for people:
+    // "mem_fraction_static 0.800 (given)".
+    std::vector<std::string> settings;
 };
 
 // One row per engine for the same deployment: what each would hold and run.
@@ -94,7 +116,9 @@ struct EngineRow
     int64_t conversations = 0;
     int64_t maxRunning = 0;
     std::string command;
-    std::string error; // why this engine cannot run the deployment
+    std::string error;                 // why this engine cannot run the deployment
+    EngineMemory memory;               // where one GPU's memory goes under it
+    std::vector<std::string> settings; // what sized it (EnginePlan.settings)
 };
 
 } // namespace attnplan

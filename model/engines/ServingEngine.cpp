@@ -256,6 +256,74 @@ Expected<ServingLimits> servingLimits(const ModelSpec& s, const DeploymentInputs
     return Error{"unknown engine", "engine"};
 }
 
+namespace {
+
+// vLLM's budget (engines/vllm's profile run) as parts of one GPU, the utilization its line.
+EngineMemory vllmMemory(const CapacityResult& r, double utilization)
+{
+    const MemoryBreakdown& m = r.memory;
+    EngineMemory e;
+    e.gpuBytes = m.total;
+    e.plannedBytes = m.usable;
+    e.plannedLabel = "× " + formatFixed(utilization, 2);
+    e.parts = {
+        {"Weights", m.weights,
+         "weight bytes per GPU: parameters x bytes, or the checkpoint's exact size, / (TP x PP)"},
+        {"Activations", m.activation,
+         "activation peak of the profiling batch (max_num_batched_tokens tokens), per GPU"},
+        {"Non-torch", m.overhead, "CUDA context, NCCL and all-reduce buffers"},
+        {"CUDA graphs", m.cudaGraphs,
+         "the engine's CUDA-graph reservation, where it subtracts one from the KV cache (vLLM "
+         "0.21 and later estimate it at start-up)"},
+        {"KV cache", m.kvBudget,
+         "what is left: total x utilization - weights - activations - non-torch - CUDA graphs"}};
+    return e;
+}
+
+// llama-server's device buffers (the offloaded layers' weights, their KV cells, the recurrent
+// state) on one GPU, and what stays in host memory.
+EngineMemory llamaServerMemory(const LlamaServerPlan& p, const GpuSpec& gpu, int64_t layers)
+{
+    EngineMemory e;
+    e.gpuBytes = gpu.memoryBytes;
+    const int64_t onGpu = std::min(p.gpuLayers, layers);
+    e.parts.push_back({"Weights", p.vramBytes - p.vramKvBytes - p.vramStateBytes,
+                       "the weights of the " + std::to_string(onGpu) + " of " +
+                           std::to_string(layers) +
+                           " layers offloaded (-ngl), with the output layer where it is too"});
+    e.parts.push_back({"KV cache", p.vramKvBytes,
+                       "the offloaded layers' KV cells (-c, --cache-type-k/-v), allocated at "
+                       "start"});
+    if (p.vramStateBytes > 0)
+        e.parts.push_back({"Recurrent state", p.vramStateBytes,
+                           "one state a slot for the recurrent layers, f32"});
+    if (p.ramBytes > 0)
+        e.host.push_back({"Host memory", p.ramBytes,
+                          "the layers left on the CPU, their KV, the token embedding and any "
+                          "experts kept there"});
+    return e;
+}
+
+std::vector<std::string> llamaServerSettings(const LlamaServerPlan& p, const LlamaServerInputs& l,
+                                             int64_t layers)
+{
+    std::vector<std::string> out;
+    const int64_t onGpu = std::min(p.gpuLayers, layers);
+    out.push_back("-ngl " + (l.gpuLayers >= layers ? std::string("all") : std::to_string(onGpu)) +
+                  ": " + std::to_string(onGpu) + " of " + std::to_string(layers) +
+                  " layers on the GPU (" + formatGiB(double(p.vramBytes)) + "), " +
+                  formatGiB(double(p.ramBytes)) + " in host memory");
+    out.push_back("-c " + withCommas(p.context) + " over " + withCommas(p.slotCount) +
+                  (p.slotCount == 1 ? " slot" : " slots") +
+                  (p.unified ? " sharing one cache"
+                             : " of " + withCommas(p.contextPerSlot) + " tokens each"));
+    out.push_back("KV cache " + formatBytes(double(p.kvBytes)) + " (K " + l.cacheTypeK + ", V " +
+                  l.cacheTypeV + ")");
+    return out;
+}
+
+} // namespace
+
 std::vector<EngineRow> compareEngines(const ModelSpec& s, const DeploymentInputs& in,
                                       const std::string& release)
 {
@@ -278,6 +346,12 @@ std::vector<EngineRow> compareEngines(const ModelSpec& s, const DeploymentInputs
             row.conversations = std::min(r->conversations, r->maxNumSeqs * r->dp);
             row.maxRunning = r->maxNumSeqs * r->dp;
             row.command = r->launchCommand;
+            row.memory = vllmMemory(*r, vin.utilization);
+            row.settings = {"gpu_memory_utilization " + formatFixed(vin.utilization, 2),
+                            "KV cache " + withCommas(r->kvCacheTokens) + " tokens in " +
+                                withCommas(r->kvBlocks) + " blocks",
+                            "max_num_seqs " + withCommas(r->maxNumSeqs) +
+                                ", max_num_batched_tokens " + withCommas(r->maxNumBatchedTokens)};
         } else {
             row.error = r.error();
         }
@@ -309,6 +383,8 @@ std::vector<EngineRow> compareEngines(const ModelSpec& s, const DeploymentInputs
             row.conversations = e->conversations;
             row.maxRunning = e->maxRunning * e->dp;
             row.command = e->command;
+            row.memory = e->memory;
+            row.settings = e->settings;
         } else {
             row.error = e.error();
         }
@@ -349,6 +425,8 @@ std::vector<EngineRow> compareEngines(const ModelSpec& s, const DeploymentInputs
                                                            : 0;
             row.maxRunning = p->slotCount;
             row.command = p->command;
+            row.memory = llamaServerMemory(*p, in.gpu, s.numLayers);
+            row.settings = llamaServerSettings(*p, l, s.numLayers);
         }
         rows.push_back(row);
     }

@@ -143,11 +143,13 @@ Expected<LogScenario> scenarioFromEngineLog(const EngineLogFacts& log, const Eng
         // ran).
         if (const std::optional<DType> w = loggedServerWeights(in))
             d.weightDtype = dtypeName(*w);
-        out.notes.push_back("llama.cpp allocates its cache up front (" +
-                            formatFixed(double(c.kvBudgetBytes) / double(int64_t(1) << 20), 0) +
-                            " MiB for n_ctx " + withCommas(log.context.value_or(d.context)) +
-                            "): the Memory tab sizes vLLM at that context; the plans are " +
-                            release + "'s");
+        out.notes.push_back(
+            "llama.cpp allocates its cache up front (" +
+            formatFixed(double(c.kvBudgetBytes) / double(int64_t(1) << 20), 0) + " MiB for n_ctx " +
+            withCommas(log.context.value_or(d.context)) +
+            "): the scenario's context is that n_ctx, and the headline, the memory bar and the "
+            "plans are " +
+            release + "'s, vLLM's figure beside them");
         s.deployment = d;
         loadWithinThePool(s, c, d.context, out.notes);
         return out;

@@ -120,6 +120,21 @@ void typeInto(QAbstractSpinBox* box, const QString& text)
     QTest::keyClick(box, Qt::Key_Enter);
 }
 
+// The one-GPU bar's parts, by name, in GiB (empty while the chart shows its empty state).
+QMap<QString, double> memoryBar(QWidget* window)
+{
+    QMap<QString, double> parts;
+    for (QChartView* v : window->findChildren<QChartView*>()) {
+        if (!v->chart()->title().startsWith("Where one GPU's memory goes"))
+            continue;
+        for (QAbstractSeries* series : v->chart()->series())
+            if (auto* bars = qobject_cast<QAbstractBarSeries*>(series); bars && bars->isVisible())
+                for (QBarSet* set : bars->barSets())
+                    parts[set->label()] = set->count() ? set->at(0) : 0;
+    }
+    return parts;
+}
+
 } // namespace
 
 class TestGui : public QObject
@@ -180,6 +195,7 @@ private slots:
     void hybridBlocksAsPaged();
     void logWithoutItsModelAsksForOne();
     void partialOffloadLogKeepsItsLayers();
+    void answeringEngineHasItsBarAndSettings();
     void engineFieldNamesTheHeadlinesEngine();
     void vllmLogReleaseStaysInTheForm();
     void costMarkerFollowsTheTraffic();
@@ -729,10 +745,15 @@ void TestGui::planRowAppliesWithReplicas()
     engine->setCurrentIndex(engine->findData(QStringLiteral("llama.cpp")));
     QCOMPARE(session.scenario().plan.engine, std::string("llama.cpp"));
     window.tabs()->setCurrentIndex(0);
-    // The lines under the form are the deployment's own engine's, and say so.
-    QTRY_VERIFY2(
-        child<QLabel>(&window, "planSummary")->text().startsWith("<i>The deployment's vLLM"),
-        qPrintable(child<QLabel>(&window, "planSummary")->text().left(80)));
+    // The lines under the form say that llama.cpp cannot run this layout, then give the
+    // deployment's own engine's figures, and say so.
+    QTRY_VERIFY2(child<QLabel>(&window, "planSummary")
+                     ->text()
+                     .startsWith("<b>llama.cpp</b> cannot run this deployment: sized for one GPU"),
+                 qPrintable(child<QLabel>(&window, "planSummary")->text().left(120)));
+    QVERIFY(child<QLabel>(&window, "planSummary")
+                ->text()
+                .contains("<i>Beside it, the deployment's vLLM 0.33.0:</i>"));
     bool found = false;
     for (const PlanRow& p : session.report()->plan)
         if (p.gpu == "H100 SXM" && p.feasible) {
@@ -1803,6 +1824,12 @@ void TestGui::partialOffloadLogKeepsItsLayers()
              qPrintable(card));
     QVERIFY2(child<QLineEdit>(&window, "launchCommand")->text().contains(" -ngl 20"),
              qPrintable(child<QLineEdit>(&window, "launchCommand")->text()));
+    // The bar is llama-server's 20 layers though vLLM does not fit (a seventh review found it
+    // empty), and -ngl is the form's.
+    const QMap<QString, double> bar = memoryBar(&window);
+    QVERIFY2(bar.value("Weights") > 0 && bar.value("KV cache") > 0,
+             qPrintable(QStringList(bar.keys()).join(", ")));
+    QCOMPARE(child<QSpinBox>(&window, "llamaGpuLayers")->value(), 20);
     const attnplan::Report* r = session.report();
     QVERIFY(r && r->latency);
     QCOMPARE(card, QString::fromStdString(attnplan::headlineSentence(*r)));
@@ -1816,8 +1843,97 @@ void TestGui::partialOffloadLogKeepsItsLayers()
     child<QComboBox>(&window, "gpu")->setCurrentText("RTX 3090");
     QTRY_COMPARE(session.scenario().deployment.gpu, std::string("RTX 3090"));
     QVERIFY(!session.scenario().deployment.engineFlags.count("gpu-layers"));
+    QCOMPARE(child<QSpinBox>(&window, "llamaGpuLayers")->value(), -1); // "all layers"
     QVERIFY2(!child<QLineEdit>(&window, "launchCommand")->text().contains("-ngl"),
              qPrintable(child<QLineEdit>(&window, "launchCommand")->text()));
+}
+
+// A seventh review's P2: for an SGLang or llama.cpp scenario the Memory tab's bar, lines and form
+// were vLLM's (utilization 0.92, "Batch limit engine default (1,024)") under SGLang's headline;
+// SGLang's --mem-fraction-static and llama-server's -ngl and cache types were only in the
+// command; and where vLLM did not fit, the bar was empty though llama.cpp fit. The bar is the
+// answering engine's, by its own rules; its settings are the form's fields, and they set it.
+void TestGui::answeringEngineHasItsBarAndSettings()
+{
+    AppSession session;
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    MainWindow window(&session);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QString error, summary;
+    QVERIFY2(session.openEngineLogText(QString::fromUtf8(attnplan::testing::kSglangLlama31Log),
+                                       "sglang.log", &error, &summary),
+             qPrintable(error));
+    QCOMPARE(session.scenario().deployment.engineFlags.at("mem-fraction-static"),
+             std::string("0.88"));
+    auto row = session.plan()->headlineEngine();
+    QVERIFY(row && row->error.empty());
+    QMap<QString, double> bar = memoryBar(&window);
+    QCOMPARE(bar.keys(), (QList<QString>{"Before the start", "Held back", "KV pool", "Weights"}));
+    // The pool holds the log's tokens at Llama-3.1-8B's 131,072 bytes a token (2 x 32 layers x 8
+    // KV heads x 128 x 2 bytes), worked by hand.
+    const double gib = double(int64_t(1) << 30);
+    QCOMPARE(int64_t(bar["KV pool"] * gib / 131072.0), row->kvTokens);
+    QCOMPARE(row->kvTokens, qint64(21626));
+    // The parts fill the GPU: what SGLang does not take for its pools is held back.
+    double sum = 0;
+    for (double v : bar)
+        sum += v;
+    QVERIFY2(std::abs(sum * gib - double(row->memory.gpuBytes)) < 1024.0 * 1024,
+             qPrintable(QString::number(sum)));
+    // The form has SGLang's settings, the log's 0.88 in the first, and not vLLM's.
+    auto* fraction = child<QDoubleSpinBox>(&window, "sglangMemFraction");
+    QVERIFY(fraction->isVisible());
+    QCOMPARE(fraction->value(), 0.88);
+    QVERIFY(child<QSpinBox>(&window, "sglangMaxRunning")->isVisible());
+    QVERIFY(!child<QDoubleSpinBox>(&window, "utilization")->isVisible());
+    QVERIFY(!child<QSpinBox>(&window, "maxNumSeqs")->isVisible());
+    QVERIFY(!child<QSpinBox>(&window, "llamaGpuLayers")->isVisible());
+    QVERIFY2(child<QLabel>(&window, "planSummary")
+                 ->text()
+                 .contains("mem_fraction_static 0.880 (given)<br>max_total_num_tokens 21,626"),
+             qPrintable(child<QLabel>(&window, "planSummary")->text()));
+    // Typed, it sets the flag, SGLang's pool and command follow, and one undo puts it back.
+    typeInto(fraction, "0.8");
+    QTRY_COMPARE(session.scenario().deployment.engineFlags.at("mem-fraction-static"),
+                 std::string("0.8"));
+    QVERIFY2(
+        child<QLineEdit>(&window, "launchCommand")->text().contains("--mem-fraction-static 0.800"),
+        qPrintable(child<QLineEdit>(&window, "launchCommand")->text()));
+    // SGLang's pool is what is left of the fraction of the free memory at start
+    // (profile_max_num_token): 0.08 less of it is 0.08 x that memory less pool.
+    const double freeAtStart = double(row->memory.gpuBytes) - bar["Before the start"] * gib;
+    const QMap<QString, double> lower = memoryBar(&window);
+    QVERIFY2(std::abs((bar["KV pool"] - lower["KV pool"]) * gib - 0.08 * freeAtStart) < 4096,
+             qPrintable(QString::number((bar["KV pool"] - lower["KV pool"]) * gib)));
+    QVERIFY(session.plan()->headlineEngine()->kvTokens < 21626);
+    session.undo();
+    QCOMPARE(fraction->value(), 0.88);
+    QCOMPARE(session.plan()->headlineEngine()->kvTokens, qint64(21626));
+
+    // llama.cpp: its offloaded layers' weights and KV, no line below the GPU's; the cache types
+    // are fields, and a q8_0 K cache is 34 bytes a 32 values against f16's 64.
+    QVERIFY2(session.openEngineLogText(QString::fromUtf8(attnplan::testing::kLlamaCpp9016Log),
+                                       "llama.log", &error, &summary, "bundled:llama-3.1-8b"),
+             qPrintable(error));
+    QTRY_VERIFY(child<QComboBox>(&window, "llamaCacheK")->isVisible());
+    QVERIFY(!child<QDoubleSpinBox>(&window, "sglangMemFraction")->isVisible());
+    QVERIFY(child<QSpinBox>(&window, "llamaGpuLayers")->isVisible());
+    bar = memoryBar(&window);
+    QCOMPARE(bar.keys(), (QList<QString>{"KV cache", "Weights"}));
+    const double f16 = bar["KV cache"];
+    child<QComboBox>(&window, "llamaCacheK")->setCurrentText("q8_0");
+    QCOMPARE(session.scenario().deployment.engineFlags.at("cache-type-k"), std::string("q8_0"));
+    QVERIFY2(child<QLineEdit>(&window, "launchCommand")->text().contains("q8_0"),
+             qPrintable(child<QLineEdit>(&window, "launchCommand")->text()));
+    QCOMPARE(memoryBar(&window)["KV cache"] / f16, (34.0 / 32 + 2) / 4);
+    // -ngl 16 of 32: the weights on the GPU about halve, and the rest is said to be in RAM.
+    const double weights = memoryBar(&window)["Weights"];
+    typeInto(child<QSpinBox>(&window, "llamaGpuLayers"), "16");
+    QTRY_COMPARE(session.scenario().deployment.engineFlags.at("gpu-layers"), std::string("16"));
+    QVERIFY(memoryBar(&window)["Weights"] < 0.6 * weights);
+    QVERIFY2(child<QLabel>(&window, "planSummary")->text().contains("-ngl 16: 16 of 32 layers"),
+             qPrintable(child<QLabel>(&window, "planSummary")->text()));
 }
 
 // Issue 41 (the third and fourth reviews): an SGLang or llama.cpp log's scenario answered for
@@ -1862,19 +1978,21 @@ void TestGui::engineFieldNamesTheHeadlinesEngine()
     QVERIFY2(card->text().contains("with SGLang") && card->text().contains("vLLM on the same"),
              qPrintable(card->text()));
     QCOMPARE(planEngine->currentData().toString(), QString("sglang"));
-    // The charts below are vLLM's, and say so beside SGLang's answer (a fifth review's P2).
+    // The bar is SGLang's own (a seventh review's P2); the curve stays vLLM's, and says so
+    // beside SGLang's answer (a fifth review's P2).
     const QList<QChartView*> charts = window.findChildren<QChartView*>();
     auto titled = [&](const QString& words) {
         return std::any_of(charts.begin(), charts.end(),
                            [&](QChartView* v) { return v->chart()->title().contains(words); });
     };
-    QVERIFY(titled("Where one GPU's memory goes under vLLM"));
-    QVERIFY(titled("(beside SGLang"));
+    QVERIFY(titled("Where one GPU's memory goes<br>under SGLang (sglang@"));
+    QVERIFY(titled("Conversations per replica against context under vLLM"));
     // And back from the Plans tab's field: the Memory tab's follows.
     planEngine->setCurrentIndex(0);
     QCOMPARE(QString::fromStdString(session.scenario().plan.engine), QString());
     QCOMPARE(engine->currentData().toString(), QString("vllm"));
-    QVERIFY(!titled("under vLLM") && titled("Where one GPU's memory goes"));
+    QVERIFY(!titled("under vLLM") && !titled("under SGLang") &&
+            titled("Where one GPU's memory goes"));
     // Undo restores SGLang in both.
     session.undo();
     QCOMPARE(engine->currentText(), engine->itemText(sglang));

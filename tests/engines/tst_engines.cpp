@@ -54,6 +54,7 @@ class TestEngines : public QObject
     Q_OBJECT
 
 private slots:
+    void engineMemoryPartsAddUp();
     void logsNameWhatTheyPrint();
     void lessonFifteenConversations();
     void layoutsDeepSeekV3TpAgainstDpEp();
@@ -1662,6 +1663,69 @@ void TestEngines::llamaCppRowTakesTheWeightsSetting()
     QVERIFY2(llama.error.empty(), llama.error.c_str());
     d.weightDtype = DType::BF16;
     QVERIFY(!compareEngines(s, d).back().error.empty());
+}
+
+// Issue 41 (a seventh review's P2): each engine's one-GPU bar, by its own rules. vLLM's parts fill
+// total x utilization; SGLang's and TensorRT-LLM's fill the GPU (what their fractions leave is
+// held back or left free), SGLang's pool holding its tokens; llama-server's are its VRAM.
+void TestEngines::engineMemoryPartsAddUp()
+{
+    const ModelSpec s = load("configs/qwen3-32b.json");
+    DeploymentInputs d = on("H100 SXM", 32768);
+    const auto rows = compareEngines(s, d);
+    QCOMPARE(rows.size(), size_t(4));
+    auto sum = [](const EngineMemory& m) {
+        int64_t total = 0;
+        for (const MemoryPart& p : m.parts)
+            total += p.bytes;
+        return total;
+    };
+    auto part = [](const EngineMemory& m, const std::string& name) {
+        for (const MemoryPart& p : m.parts)
+            if (p.name == name)
+                return p.bytes;
+        return int64_t(-1);
+    };
+    for (const EngineRow& r : rows) {
+        QVERIFY2(r.error.empty(), r.error.c_str());
+        QCOMPARE(r.memory.gpuBytes, d.gpu.memoryBytes);
+        QVERIFY(!r.settings.empty());
+    }
+    const CapacityResult vllm = planCapacity(s, d).value();
+    QCOMPARE(rows[0].memory.plannedBytes, vllm.memory.usable);
+    QVERIFY(std::abs(sum(rows[0].memory) - vllm.memory.usable) <= 4);
+    QCOMPARE(part(rows[0].memory, "KV cache"), vllm.memory.kvBudget);
+    // SGLang: the parts are the GPU; the pool's tokens at Qwen3-32B's bf16 cell of 2 x 64 layers
+    // x 8 KV heads x 128 x 2 bytes = 262,144 bytes, by hand.
+    QVERIFY(std::abs(sum(rows[1].memory) - d.gpu.memoryBytes) <= 4);
+    const EnginePlan sg = planSglang(s, d, SglangInputs{}).value();
+    QCOMPARE(sg.bytesPerToken, int64_t(262144));
+    QCOMPARE(part(rows[1].memory, "KV pool") / 262144, sg.kvTokens);
+    QVERIFY(rows[1].memory.plannedBytes < d.gpu.memoryBytes);
+    QVERIFY2(rows[1].settings.front().rfind("mem_fraction_static ", 0) == 0,
+             rows[1].settings.front().c_str());
+    // TensorRT-LLM: the parts are the GPU; the cache 0.9 of what the weights and activations
+    // leave, the 0.1 left free.
+    QVERIFY(std::abs(sum(rows[2].memory) - d.gpu.memoryBytes) <= 4);
+    const double cache = double(part(rows[2].memory, "KV cache"));
+    QVERIFY(std::abs(cache / 9 - double(part(rows[2].memory, "Left free"))) < 2);
+    // llama-server: its VRAM, and in host memory with every layer offloaded only the token
+    // embedding (151,936 x 5,120 x 2 bytes, by hand); with 32 of 64 layers, about half the
+    // weights move to the host.
+    DeploymentInputs half = d;
+    half.maxModelLen = 8192;
+    const auto full = compareEngines(s, half).back();
+    editEngineOptions(half).llamaCpp.gpuLayers = 32;
+    const auto cut = compareEngines(s, half).back();
+    QVERIFY2(cut.error.empty(), cut.error.c_str());
+    QCOMPARE(full.memory.host.size(), size_t(1));
+    QCOMPARE(full.memory.host[0].bytes, int64_t(151936) * 5120 * 2);
+    QCOMPARE(cut.memory.host.size(), size_t(1));
+    const double ratio =
+        double(part(cut.memory, "KV cache")) / double(part(full.memory, "KV cache"));
+    QCOMPARE(ratio, 0.5);
+    QVERIFY(part(cut.memory, "Weights") < part(full.memory, "Weights") * 0.6);
+    QCOMPARE(full.memory.plannedBytes, int64_t(0));
 }
 
 // Issue 34, item 11: SGLang's and TensorRT-LLM's commands load the weights their KV figures

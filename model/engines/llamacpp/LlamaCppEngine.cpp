@@ -419,6 +419,8 @@ Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerI
     int64_t gpuWeights = 0, cpuWeights = 0; // the layers' own, by where they run
     for (int64_t i = 0; i < layers; ++i)
         (i >= layers - p.gpuLayers ? gpuWeights : cpuWeights) += layerBytes(i);
+    p.vramKvBytes = kvGpu;
+    p.vramStateBytes = p.gpuLayers > 0 ? p.stateBytes : 0;
     p.vramBytes = checkedAdd(gpuWeights, kvGpu, "VRAM") - expertsOnCpu +
                   (outputOnGpu ? (head > 0 ? head : embedding) : 0) +
                   (p.gpuLayers > 0 ? p.stateBytes : 0);

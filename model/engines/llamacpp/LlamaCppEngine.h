@@ -28,6 +28,8 @@ struct LlamaServerPlan
     DType weightDtype = DType::BF16;
     int64_t vramBytes = 0;        // weights and KV of the offloaded layers (+ the output layer)
     int64_t ramBytes = 0;         // the rest, with the token embedding
+    int64_t vramKvBytes = 0;      // of vramBytes: the offloaded layers' KV cells
+    int64_t vramStateBytes = 0;   // of vramBytes: the recurrent state, when layers are offloaded
     int64_t cpuExpertBytes = 0;   // of ramBytes: --n-cpu-moe's expert tensors in host memory
     int64_t expertBytes = 0;      // every routed expert tensor, wherever it is
     int64_t hostExpertLayers = 0; // layers whose experts are in host memory (any rule)

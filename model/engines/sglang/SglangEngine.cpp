@@ -333,6 +333,53 @@ Expected<EnginePlan> planSglang(const ModelSpec& s, const DeploymentInputs& in,
     p.dp = std::max<int64_t>(1, in.dp);
     p.conversations *= p.dp;
     p.conversationsSharingPrefix *= p.dp;
+    // One GPU as these pools take it: what the CUDA context and NCCL held before the start, the
+    // weights, the request states and the KV pool (together mem_fraction_static of the free
+    // memory at start), and the rest of it, held back for activations and CUDA graphs.
+    {
+        const int64_t states = int64_t(rest) - p.kvBudgetBytes;
+        const int64_t total = in.gpu.memoryBytes;
+        const int64_t before = std::max<int64_t>(0, total - int64_t(startFree));
+        const int64_t heldBack = std::max<int64_t>(
+            0, total - before - int64_t(weights) - std::max<int64_t>(0, states) - p.kvBudgetBytes);
+        EngineMemory& m = p.memory;
+        m.gpuBytes = total;
+        m.parts.push_back({"Before the start", before,
+                           in.freeMemoryBytes ? "the GPU's memory less the free memory the log "
+                                                "printed at start (CUDA context, NCCL)"
+                                              : "the CUDA context and NCCL: 0.5 GiB, an estimate"});
+        m.parts.push_back({"Weights", int64_t(weights), "weight bytes per GPU, the drafter's too"});
+        if (states > 0)
+            m.parts.push_back({"Request states", states,
+                               "the Mamba / linear-attention state pool (MambaPool), taken from "
+                               "the KV share first"});
+        m.parts.push_back({"KV pool", p.kvBudgetBytes,
+                           "what is left of mem_fraction_static x the free memory at start"});
+        m.parts.push_back({"Held back", heldBack,
+                           "1 - mem_fraction_static of the free memory at start: activations, "
+                           "CUDA graphs and whatever else SGLang allocates outside its pools"});
+        m.plannedBytes = total - heldBack;
+        m.plannedLabel = "mem_fraction_static " + formatFixed(p.memoryFraction, 3);
+        const std::string rule = release->version;
+        p.settings.push_back("mem_fraction_static " + formatFixed(p.memoryFraction, 3) +
+                             (sg.memFractionStatic ? " (given)"
+                                                   : " (SGLang " + rule + "'s default on " +
+                                                         formatGiB(double(in.gpu.memoryBytes)) +
+                                                         " at TP " + std::to_string(in.tp) + ")"));
+        p.settings.push_back("max_total_num_tokens " + withCommas(p.kvTokens) + ": a pool of " +
+                             formatGiB(double(p.kvBudgetBytes)) + ", " +
+                             formatBytes(double(p.bytesPerToken)) + " a token");
+        if (p.swaTokens > 0)
+            p.settings.push_back("sliding-window pool " + withCommas(p.swaTokens) + " tokens");
+        if (p.stateSlots > 0)
+            p.settings.push_back("request states " + withCommas(p.stateSlots) + " x " +
+                                 formatBytes(double(p.stateBytesPerRequest)));
+        p.settings.push_back("max_running_requests " + withCommas(p.maxRunning * p.dp) +
+                             (sg.maxRunningRequests ? " (given)" : " (from the pool)"));
+        p.settings.push_back("chunked_prefill_size " +
+                             withCommas(sg.chunkedPrefillSize.value_or(d.chunkedPrefillSize)) +
+                             (sg.chunkedPrefillSize ? " (given)" : " (default for this GPU)"));
+    }
     std::ostringstream cmd;
     cmd << "python -m sglang.launch_server --model-path " << s.servedAs();
     // SGLang's --tp counts every rank of a stage; --dp with --enable-dp-attention splits them

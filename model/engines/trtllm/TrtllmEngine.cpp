@@ -182,6 +182,41 @@ Expected<EnginePlan> planTrtllm(const ModelSpec& s, const DeploymentInputs& in,
     p.dp = std::max<int64_t>(1, in.dp);
     p.conversations *= p.dp;
     p.conversationsSharingPrefix *= p.dp;
+    // One GPU as the cache manager takes it: the weights and the activation peak, the KV cache
+    // (free_gpu_memory_fraction of what they leave free) with any Mamba states taken from it,
+    // the rest of the free memory left to the runtime, and what lay below the free memory
+    // (CUDA context, runtime buffers).
+    {
+        const int64_t total = in.gpu.memoryBytes;
+        const int64_t states = p.stateSlots * p.stateBytesPerRequest;
+        const int64_t leftFree = std::max<int64_t>(0, int64_t(free) - int64_t(kv));
+        EngineMemory& m = p.memory;
+        m.gpuBytes = total;
+        m.parts.push_back({"Weights", int64_t(weights), "weight bytes per GPU, the drafter's too"});
+        m.parts.push_back({"Activations", int64_t(activation),
+                           "the activation peak of max_num_tokens, an estimate"});
+        if (states > 0)
+            m.parts.push_back({"Request states", states,
+                               "max_batch_size Mamba states, set aside from the KV share"});
+        m.parts.push_back({"KV cache", p.kvBudgetBytes,
+                           "free_gpu_memory_fraction of the memory free after the weights and "
+                           "activations"});
+        m.parts.push_back(
+            {"Left free", leftFree, "1 - free_gpu_memory_fraction of that free memory"});
+        const int64_t counted =
+            int64_t(weights) + int64_t(activation) + states + p.kvBudgetBytes + leftFree;
+        if (total > counted)
+            m.parts.insert(m.parts.begin(), {"Before the start", total - counted,
+                                             "CUDA context, NCCL and the runtime's buffers"});
+        p.settings.push_back("free_gpu_memory_fraction " +
+                             formatFixed(trt.freeGpuMemoryFraction, 2) + " of " + formatGiB(free) +
+                             (in.freeMemoryBytes ? " free (from the log)" : " free (estimated)"));
+        p.settings.push_back("max_tokens " + withCommas(p.kvTokens) + ": " +
+                             formatBytes(double(p.bytesPerToken)) + " a token, blocks of " +
+                             withCommas(p.blockTokens));
+        p.settings.push_back("max_batch_size " + withCommas(trt.maxBatchSize) +
+                             ", max_num_tokens " + withCommas(trt.maxNumTokens));
+    }
     if (s.slidingLayerCount() > 0)
         p.warnings.push_back("sliding-window layers sized as full attention (TensorRT-LLM's "
                              "variable-window pools are not modelled)");
