@@ -376,7 +376,13 @@ void AppSession::recompute()
 
 void AppSession::setModified(bool modified)
 {
-    if (m_applying || m_modified == modified)
+    if (m_applying)
+        return;
+    // Back where it was saved (undo, redo, or the value typed again): not modified (a seventh
+    // review's title kept its "*" after Undo, Undo, Redo, Redo, and closing asked to save).
+    if (modified && !m_savedJson.empty() && scenarioToJson(m_scenario) == m_savedJson)
+        modified = false;
+    if (m_modified == modified)
         return;
     m_modified = modified;
     emit documentChanged();
@@ -425,6 +431,7 @@ bool AppSession::openScenario(const QString& path, QString* error)
         return false;
     m_path = path;
     m_modified = false;
+    m_savedJson = scenarioToJson(m_scenario);
     emit documentChanged();
     return true;
 }
@@ -609,6 +616,7 @@ bool AppSession::restore(const QString& json, const QString& path, QString* erro
     auto onDisk = m_path.isEmpty() ? Expected<Scenario>(Error{""})
                                    : readScenario(QFile::encodeName(m_path).toStdString());
     m_modified = !onDisk || scenarioToJson(onDisk.value()) != scenarioToJson(s.value());
+    m_savedJson = m_modified ? std::string() : scenarioToJson(m_scenario);
     clearUndo(); // the last session's scenario is where this one starts, not an edit
     emit documentChanged();
     return true;
@@ -628,6 +636,7 @@ bool AppSession::saveScenario(const QString& path, QString* error)
         return false;
     m_path = path;
     m_modified = false;
+    m_savedJson = scenarioToJson(m_scenario);
     emit documentChanged();
     return true;
 }

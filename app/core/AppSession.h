@@ -113,6 +113,7 @@ public:
     void startClean()
     {
         setModified(false);
+        m_savedJson.clear(); // an untouched start is not a saved document to return to
         clearUndo();
     }
 
@@ -186,6 +187,9 @@ private:
     // Scenarios before each edit (newest last), and those undone; an edit inside an edit
     // (useEfficiencies -> setDeployment, openScenario -> applyScenario) is one step.
     std::vector<attnplan::Scenario> m_undo, m_redo;
+    // The scenario as last saved or opened from its file (JSON); empty when it has none: an edit
+    // that comes back to it is no longer a change.
+    std::string m_savedJson;
     int m_editDepth = 0;
     bool m_undoing = false;
 

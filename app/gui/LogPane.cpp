@@ -1,4 +1,5 @@
 #include "LogPane.h"
+#include "Folders.h"
 
 #include "AppSession.h"
 #include "ModelController.h"
@@ -81,9 +82,10 @@ LogPane::LogPane(AppSession* session, QWidget* parent)
         if (m_showing)
             return;
         if (at == kConfigFile) {
-            const QString path =
-                QFileDialog::getOpenFileName(this, tr("The model's config.json"), QString(),
-                                             tr("Model configs (*.json);;All files (*)"));
+            const QString path = Folders::remember(
+                "models", QFileDialog::getOpenFileName(
+                              this, tr("The model's config.json"), Folders::suggest("models"),
+                              tr("Model configs (*.json);;All files (*)")));
             const QSignalBlocker quiet(m_model);
             if (path.isEmpty()) {
                 m_model->setCurrentIndex(0);

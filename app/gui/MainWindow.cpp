@@ -1,4 +1,5 @@
 #include "MainWindow.h"
+#include "Folders.h"
 
 #include "EntryGuard.h"
 #include "base/TextFile.h"
@@ -278,9 +279,11 @@ void MainWindow::buildMenus()
                     &MainWindow::openScenarioDialog);
     file->addAction(tr("Open start-up &log (vLLM, SGLang, TensorRT-LLM, llama.cpp)..."),
                     QKeySequence(tr("Ctrl+L")), this, [this] {
-                        const QString path = QFileDialog::getOpenFileName(
-                            this, tr("Open an engine's start-up log"), QString(),
-                            tr("Logs (*.log *.txt);;All files (*)"));
+                        const QString path = Folders::remember(
+                            "logs",
+                            QFileDialog::getOpenFileName(this, tr("Open an engine's start-up log"),
+                                                         Folders::suggest("logs"),
+                                                         tr("Logs (*.log *.txt);;All files (*)")));
                         if (!path.isEmpty())
                             showLogPane(path);
                     });
@@ -294,8 +297,10 @@ void MainWindow::buildMenus()
                     [this] { saveScenarioDialog(true); });
     file->addSeparator();
     file->addAction(tr("&Import prices (attnplan or LiteLLM JSON)..."), this, [this] {
-        const QString path = QFileDialog::getOpenFileName(
-            this, tr("Import prices"), QString(), tr("Price lists (*.json);;All files (*)"));
+        const QString path = Folders::remember(
+            "prices",
+            QFileDialog::getOpenFileName(this, tr("Import prices"), Folders::suggest("prices"),
+                                         tr("Price lists (*.json);;All files (*)")));
         if (path.isEmpty())
             return;
         QStringList messages;
@@ -478,20 +483,23 @@ void MainWindow::setDarkPalette(bool dark)
 
 void MainWindow::openFile()
 {
-    const QString path = QFileDialog::getOpenFileName(
-        this, tr("Open config.json"), QSettings().value("models/lastFolder").toString(),
-        tr("Models (*.json *.gguf);;Model configs (*.json);;GGUF files (*.gguf);;All files (*)"));
+    const QString path = Folders::remember(
+        "models",
+        QFileDialog::getOpenFileName(this, tr("Open config.json"), Folders::suggest("models"),
+                                     tr("Models (*.json *.gguf);;Model configs (*.json);;GGUF "
+                                        "files (*.gguf);;All files (*)")));
     if (path.isEmpty())
         return;
-    QSettings().setValue("models/lastFolder", QFileInfo(path).absolutePath());
     if (m_models->open(path))
         m_library->addRecent(path);
 }
 
 void MainWindow::openFolder()
 {
-    const QString dir = QFileDialog::getExistingDirectory(
-        this, tr("Open a model folder or Hugging Face cache folder"));
+    const QString dir = Folders::remember(
+        "models", QFileDialog::getExistingDirectory(
+                      this, tr("Open a model folder or Hugging Face cache folder"),
+                      Folders::suggest("models")));
     if (!dir.isEmpty() && m_models->open(dir))
         m_library->addRecent(dir);
 }
@@ -543,12 +551,15 @@ void MainWindow::showError(const QString& message)
 
 void MainWindow::exportReport(bool data)
 {
-    const QString path = data ? QFileDialog::getSaveFileName(
-                                    this, tr("Export data"), QStringLiteral("attnplan-report.json"),
-                                    tr("JSON (*.json);;CSV (*.csv);;Markdown (*.md)"))
-                              : QFileDialog::getSaveFileName(this, tr("Export report"),
-                                                             QStringLiteral("attnplan-report.html"),
-                                                             tr("HTML (*.html)"));
+    const QString path = Folders::remember(
+        "exports", data ? QFileDialog::getSaveFileName(
+                              this, tr("Export data"),
+                              Folders::suggest("exports", QStringLiteral("attnplan-report.json")),
+                              tr("JSON (*.json);;CSV (*.csv);;Markdown (*.md)"))
+                        : QFileDialog::getSaveFileName(
+                              this, tr("Export report"),
+                              Folders::suggest("exports", QStringLiteral("attnplan-report.html")),
+                              tr("HTML (*.html)")));
     if (path.isEmpty())
         return;
     QString error;
@@ -693,9 +704,13 @@ void MainWindow::openScenarioDialog()
 {
     if (!confirmDiscard())
         return;
-    const QString path = QFileDialog::getOpenFileName(
-        this, tr("Open scenario"), QFileInfo(m_session->scenarioPath()).absolutePath(),
-        tr("Scenarios (*.json);;All files (*)"));
+    const QString path = Folders::remember(
+        "scenarios",
+        QFileDialog::getOpenFileName(this, tr("Open scenario"),
+                                     m_session->scenarioPath().isEmpty()
+                                         ? Folders::suggest("scenarios")
+                                         : QFileInfo(m_session->scenarioPath()).absolutePath(),
+                                     tr("Scenarios (*.json);;All files (*)")));
     if (!path.isEmpty())
         openScenario(path);
 }
@@ -704,9 +719,13 @@ bool MainWindow::saveScenarioDialog(bool askForName)
 {
     QString path = m_session->scenarioPath();
     if (askForName || path.isEmpty())
-        path = QFileDialog::getSaveFileName(this, tr("Save scenario"),
-                                            path.isEmpty() ? QStringLiteral("scenario.json") : path,
-                                            tr("Scenarios (*.json)"));
+        path = Folders::remember(
+            "scenarios",
+            QFileDialog::getSaveFileName(
+                this, tr("Save scenario"),
+                path.isEmpty() ? Folders::suggest("scenarios", QStringLiteral("scenario.json"))
+                               : path,
+                tr("Scenarios (*.json)")));
     return !path.isEmpty() && saveScenario(path);
 }
 

@@ -1,5 +1,6 @@
 // MainWindow's exports: a chart of the current tab as PNG or SVG, and a table as
 // tab-separated text on the clipboard (the numbers as shown).
+#include "Folders.h"
 #include "MainWindow.h"
 
 #include "AppSession.h"
@@ -43,9 +44,12 @@ void MainWindow::exportChart(bool svg)
             return;
         view = views[titles.indexOf(pick)];
     }
-    const QString path = QFileDialog::getSaveFileName(
-        this, tr("Save chart"), view->chart()->title().left(40) + (svg ? ".svg" : ".png"),
-        svg ? tr("SVG (*.svg)") : tr("PNG (*.png)"));
+    const QString path = Folders::remember(
+        "exports",
+        QFileDialog::getSaveFileName(
+            this, tr("Save chart"),
+            Folders::suggest("exports", view->chart()->title().left(40) + (svg ? ".svg" : ".png")),
+            svg ? tr("SVG (*.svg)") : tr("PNG (*.png)")));
     if (path.isEmpty())
         return;
     QByteArray bytes;

@@ -1,4 +1,5 @@
 #include "MeasureTab.h"
+#include "Folders.h"
 
 #include "AppSession.h"
 #include "Charts.h"
@@ -336,8 +337,11 @@ void MeasureTab::saveCalibration()
     const auto& cal = m_measure->calibration();
     if (!cal)
         return;
-    const QString path = QFileDialog::getSaveFileName(
-        this, tr("Save calibration"), QStringLiteral("calibration.json"), tr("JSON (*.json)"));
+    const QString path = Folders::remember(
+        "exports",
+        QFileDialog::getSaveFileName(
+            this, tr("Save calibration"),
+            Folders::suggest("exports", QStringLiteral("calibration.json")), tr("JSON (*.json)")));
     if (path.isEmpty())
         return;
     QFile f(path);

@@ -288,7 +288,7 @@ std::string reportHtml(const Report& r)
                             escape(formatSeconds(c.decodeSecondsPerToken))});
             Series s{c.shortName, {}};
             for (const auto& [ctx, t] : c.decodeCurve)
-                s.points.emplace_back(double(ctx), t);
+                s.points.emplace_back(double(ctx), t * 1e3); // in ms: its axis says so
             curves.push_back(std::move(s));
         }
         // The decode time of a shape is one request's at the whole context, not the headline's
@@ -300,7 +300,7 @@ std::string reportHtml(const Report& r)
                    rows)
           << "<p class=\"note\">Each shape's decode is one step of one request alone at that "
              "context; the headline's time per token is the load's, with its drafted tokens.</p>\n"
-          << svgChart("Decode step at batch 1", "context (tokens)", "time per step", curves);
+          << svgChart("Decode step at batch 1", "context (tokens)", "ms per step", curves);
     }
 
     if (!r.plan.empty()) {

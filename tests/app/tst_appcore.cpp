@@ -933,6 +933,18 @@ void TestAppCore::scenarioSavedReopensToTheSameNumbers()
     QCOMPARE(QByteArray::fromStdString(reportJson(fromDisk.value())), before);
     fresh.plan()->setContext(8192);
     QVERIFY(fresh.isModified());
+    // Back where it was saved, by undo or by typing the value again, it is not a change (a
+    // seventh review's title kept its "*" after Undo, Undo, Redo, Redo); away again, it is.
+    QVERIFY(fresh.undo());
+    QVERIFY(!fresh.isModified());
+    QVERIFY(fresh.redo());
+    QVERIFY(fresh.isModified());
+    fresh.plan()->setContext(24576);
+    QVERIFY(!fresh.isModified());
+    fresh.plan()->setContext(16384);
+    QVERIFY(fresh.isModified());
+    QVERIFY(fresh.undo());
+    QVERIFY(!fresh.isModified());
 }
 
 void TestAppCore::brokenScenarioKeepsTheCurrentOne()

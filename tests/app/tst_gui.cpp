@@ -9,6 +9,7 @@
 #include "CostController.h"
 #include "EngineLogFixtures.h"
 #include "ExplainController.h"
+#include "Folders.h"
 #include "LogPane.h"
 #include "MainWindow.h"
 #include "MeasureController.h"
@@ -196,6 +197,7 @@ private slots:
     void logWithoutItsModelAsksForOne();
     void partialOffloadLogKeepsItsLayers();
     void answeringEngineHasItsBarAndSettings();
+    void fileDialogsOpenWhereTheirKindWas();
     void engineFieldNamesTheHeadlinesEngine();
     void vllmLogReleaseStaysInTheForm();
     void costMarkerFollowsTheTraffic();
@@ -1934,6 +1936,25 @@ void TestGui::answeringEngineHasItsBarAndSettings()
     QVERIFY(memoryBar(&window)["Weights"] < 0.6 * weights);
     QVERIFY2(child<QLabel>(&window, "planSummary")->text().contains("-ngl 16: 16 of 32 layers"),
              qPrintable(child<QLabel>(&window, "planSummary")->text()));
+}
+
+// A seventh review's P3: every log's dialog opened in the working folder, so each log of one
+// folder meant typing its path again. Each kind of file opens where that kind last was.
+void TestGui::fileDialogsOpenWhereTheirKindWas()
+{
+    QTemporaryDir logs, exports;
+    QCOMPARE(Folders::suggest("test-logs"), QString());
+    QCOMPARE(Folders::suggest("test-exports", "r.html"), QString("r.html"));
+    Folders::remember("test-logs", logs.filePath("a.log"));
+    Folders::remember("test-exports", exports.filePath("r.html"));
+    QCOMPARE(Folders::suggest("test-logs"), QFileInfo(logs.path()).absoluteFilePath());
+    QCOMPARE(Folders::suggest("test-exports", "data.json"),
+             QDir(QFileInfo(exports.path()).absoluteFilePath()).filePath("data.json"));
+    // A dialog cancelled keeps the folder; a folder since removed is not offered.
+    Folders::remember("test-logs", QString());
+    QCOMPARE(Folders::suggest("test-logs"), QFileInfo(logs.path()).absoluteFilePath());
+    logs.remove();
+    QCOMPARE(Folders::suggest("test-logs"), QString());
 }
 
 // Issue 41 (the third and fourth reviews): an SGLang or llama.cpp log's scenario answered for
