@@ -22,10 +22,13 @@
 
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QRegularExpression>
 #include <QSaveFile>
 
 #include <cmath>
+#include <functional>
 
 using namespace attnplan;
 
@@ -90,6 +93,64 @@ private:
     bool m_outer;
     Scenario m_before;
 };
+
+namespace {
+
+// The settings two scenarios differ in, by their keys in the scenario file: "GPU", "context",
+// "mem-fraction-static" (an engine flag's own name); the model alone where that changed.
+QString describeChange(const Scenario& from, const Scenario& to)
+{
+    if (from.model != to.model)
+        return QObject::tr("model");
+    const QJsonObject a =
+        QJsonDocument::fromJson(QByteArray::fromStdString(scenarioToJson(from))).object();
+    const QJsonObject b =
+        QJsonDocument::fromJson(QByteArray::fromStdString(scenarioToJson(to))).object();
+    QStringList keys;
+    std::function<void(const QJsonValue&, const QJsonValue&, const QString&)> walk =
+        [&](const QJsonValue& x, const QJsonValue& y, const QString& key) {
+            if (x == y)
+                return;
+            if (x.isObject() && y.isObject() && !key.endsWith(QLatin1String("prompt"))) {
+                const QJsonObject xo = x.toObject(), yo = y.toObject();
+                QStringList names = xo.keys() + yo.keys();
+                names.removeDuplicates();
+                for (const QString& n : names)
+                    walk(xo.value(n), yo.value(n), n);
+                return;
+            }
+            keys << key;
+        };
+    walk(a, b, QString());
+    static const QHash<QString, QString> words{{"gpu", QObject::tr("GPU")},
+                                               {"tp", QObject::tr("TP")},
+                                               {"dp", QObject::tr("DP")},
+                                               {"ep", QObject::tr("EP")},
+                                               {"gpus", QObject::tr("GPUs")},
+                                               {"kv_dtype", QObject::tr("KV cache type")},
+                                               {"weight_dtype", QObject::tr("weights")},
+                                               {"prompt", QObject::tr("prompt")},
+                                               {"max_num_seqs", QObject::tr("batch limit")}};
+    QStringList said;
+    for (const QString& k : keys)
+        said << words.value(k, QString(k).replace(QLatin1Char('_'), QLatin1Char(' ')));
+    said.removeDuplicates();
+    if (said.size() > 2)
+        return QObject::tr("%1 settings").arg(said.size());
+    return said.join(QObject::tr(" and "));
+}
+
+} // namespace
+
+QString AppSession::undoText() const
+{
+    return m_undo.empty() ? QString() : describeChange(m_undo.back(), m_scenario);
+}
+
+QString AppSession::redoText() const
+{
+    return m_redo.empty() ? QString() : describeChange(m_scenario, m_redo.back());
+}
 
 void AppSession::clearUndo()
 {

@@ -124,6 +124,10 @@ public:
     bool redo(QString* error = nullptr);
     bool canUndo() const { return !m_undo.empty(); }
     bool canRedo() const { return !m_redo.empty(); }
+    // What undo or redo would change, in a few words for the Edit menu ("context", "GPU and TP",
+    // "7 settings"); empty where there is nothing to undo or redo.
+    QString undoText() const;
+    QString redoText() const;
     void clearUndo();
 
     // The report of the current scenario, by suffix: .json, .md or .csv; the bytes

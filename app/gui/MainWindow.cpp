@@ -346,9 +346,13 @@ void MainWindow::buildMenus()
         edit->addAction(tr("&Redo"), QKeySequence::Redo, this, [=] { undoOrRedo(false); });
     undo->setObjectName(QStringLiteral("undoAction"));
     redo->setObjectName(QStringLiteral("redoAction"));
+    // Each says what it would change ("Undo context"; a seventh review found them unnamed).
     auto enable = [this, undo, redo] {
         undo->setEnabled(m_session->canUndo());
         redo->setEnabled(m_session->canRedo());
+        const QString u = m_session->undoText(), r = m_session->redoText();
+        undo->setText(u.isEmpty() ? tr("&Undo") : tr("&Undo %1").arg(u));
+        redo->setText(r.isEmpty() ? tr("&Redo") : tr("&Redo %1").arg(r));
     };
     enable();
     connect(m_session, &AppSession::undoChanged, this, enable);

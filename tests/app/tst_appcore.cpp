@@ -943,6 +943,12 @@ void TestAppCore::scenarioSavedReopensToTheSameNumbers()
     QVERIFY(!fresh.isModified());
     fresh.plan()->setContext(16384);
     QVERIFY(fresh.isModified());
+    // The Edit menu says what each would change.
+    QCOMPARE(fresh.undoText(), QString("context"));
+    fresh.plan()->setGpu("H100 SXM");
+    QCOMPARE(fresh.undoText(), QString("GPU"));
+    QVERIFY(fresh.undo());
+    QCOMPARE(fresh.redoText(), QString("GPU"));
     QVERIFY(fresh.undo());
     QVERIFY(!fresh.isModified());
 }
