@@ -227,6 +227,16 @@ void AppSession::modelOpened()
         emit scenarioReplaced();
         emit notice(tr("The start-up log's memory figures were that model's: the memory is "
                        "modelled again for this one"));
+    } else if (d.weightDtype != "auto" || d.kvDtype != "auto") {
+        // The dtypes are the deployment's and stay; said, since the model panel shows the
+        // checkpoint's (a seventh review's switch kept int4 without a word).
+        QStringList kept;
+        if (d.weightDtype != "auto")
+            kept << tr("weights %1").arg(q(d.weightDtype));
+        if (d.kvDtype != "auto")
+            kept << tr("KV cache %1").arg(q(d.kvDtype));
+        emit notice(tr("The deployment keeps %1 for this model (auto: the checkpoint's)")
+                        .arg(kept.join(tr(" and "))));
     }
     recompute();
     setModified(true);

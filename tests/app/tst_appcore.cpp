@@ -114,6 +114,7 @@ private slots:
     void logOfNoModelOffersItsArchitecture();
     void usedPlansSlotsStayWithItsGpu();
     void llamaLogKeepsItsWeightsType();
+    void modelSwitchSaysTheDtypesItKeeps();
 };
 
 void TestAppCore::reorderingSegmentsRaisesAndClearsTheCacheWarning()
@@ -1713,6 +1714,30 @@ void TestAppCore::llamaLogKeepsItsWeightsType()
     QCOMPARE(QString::fromStdString(session.scenario().deployment.weightDtype), QString("int4"));
     QVERIFY(session.report()->capacity.has_value());
     QCOMPARE(session.report()->deployment.weightDtype, attnplan::DType::INT4);
+}
+
+// A seventh review's P3: switching the model kept int4 weights without a word, while the model
+// panel showed the new checkpoint's bf16. The dtypes stay the deployment's, and the switch says so.
+void TestAppCore::modelSwitchSaysTheDtypesItKeeps()
+{
+    AppSession session;
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    ScenarioDeployment d = session.scenario().deployment;
+    d.weightDtype = "int4";
+    session.setDeployment(d);
+    QSignalSpy notices(&session, &AppSession::notice);
+    QVERIFY(session.models()->openBundled("qwen2.5-32b-instruct"));
+    QCOMPARE(notices.count(), 1);
+    QCOMPARE(notices.at(0).at(0).toString(),
+             QString("The deployment keeps weights int4 for this model (auto: the checkpoint's)"));
+    QCOMPARE(QString::fromStdString(session.scenario().deployment.weightDtype), QString("int4"));
+    // With auto dtypes there is nothing to say.
+    d = session.scenario().deployment;
+    d.weightDtype = "auto";
+    session.setDeployment(d);
+    notices.clear();
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    QCOMPARE(notices.count(), 0);
 }
 
 #include "tst_appcore.moc"
