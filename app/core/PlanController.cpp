@@ -142,14 +142,8 @@ int PlanController::rowInUse() const
     const Report* r = m_session->report();
     if (!r)
         return -1;
-    const ScenarioDeployment& d = inputs();
-    for (size_t i = 0; i < r->plan.size(); ++i) {
-        const PlanRow& p = r->plan[i];
-        if (p.feasible && p.gpu == d.gpu && p.tp == d.tp && p.dp == d.dp && p.ep == d.ep &&
-            p.tp * p.dp * p.pp == d.gpus && p.replicas == std::max<int64_t>(1, d.replicas))
-            return int(i);
-    }
-    return -1;
+    const std::optional<size_t> row = planRowInUse(*r);
+    return row ? int(*row) : -1;
 }
 
 bool PlanController::applyPlan(int row)

@@ -289,8 +289,8 @@ EngineMemory llamaServerMemory(const LlamaServerPlan& p, const GpuSpec& gpu, int
     const int64_t onGpu = std::min(p.gpuLayers, layers);
     e.parts.push_back({"Weights", p.vramBytes - p.vramKvBytes - p.vramStateBytes,
                        "the weights of the " + std::to_string(onGpu) + " of " +
-                           std::to_string(layers) +
-                           " layers offloaded (-ngl), with the output layer where it is too"});
+                           std::to_string(layers) + " layers offloaded (-ngl)" +
+                           (p.outputOnGpu ? ", and the output layer" : "")});
     e.parts.push_back({"KV cache", p.vramKvBytes,
                        "the offloaded layers' KV cells (-c, --cache-type-k/-v), allocated at "
                        "start"});
@@ -309,10 +309,11 @@ std::vector<std::string> llamaServerSettings(const LlamaServerPlan& p, const Lla
 {
     std::vector<std::string> out;
     const int64_t onGpu = std::min(p.gpuLayers, layers);
-    out.push_back("-ngl " + (l.gpuLayers >= layers ? std::string("all") : std::to_string(onGpu)) +
-                  ": " + std::to_string(onGpu) + " of " + std::to_string(layers) +
-                  " layers on the GPU (" + formatGiB(double(p.vramBytes)) + "), " +
-                  formatGiB(double(p.ramBytes)) + " in host memory");
+    out.push_back(
+        "-ngl " + (l.gpuLayers > layers ? std::string("all") : std::to_string(l.gpuLayers)) + ": " +
+        std::to_string(onGpu) + " of " + std::to_string(layers) + " layers" +
+        (p.outputOnGpu ? " and the output layer" : "") + " on the GPU (" +
+        formatGiB(double(p.vramBytes)) + "), " + formatGiB(double(p.ramBytes)) + " in host memory");
     out.push_back("-c " + withCommas(p.context) + " over " + withCommas(p.slotCount) +
                   (p.slotCount == 1 ? " slot" : " slots") +
                   (p.unified ? " sharing one cache"
@@ -483,16 +484,20 @@ Expected<EngineLatency> latencyUnderEngine(const ModelSpec& s, const DeploymentI
         return r.failure();
     e.result = r.value();
     if (engine && engine->kind == EngineKind::LlamaCpp) {
-        const LlamaServerInputs& l = engineOptions(in).llamaCpp;
-        if (l.gpuLayers < s.numLayers) {
+        const LlamaServerInputs l = llamaServerInputs(in, engine->name);
+        // The repeating layers the build leaves on the CPU (the output layer may take one of
+        // -ngl's count: LlamaCppBuild.outputFirst).
+        const auto plan = planLlamaServer(s, l);
+        const int64_t onCpu = plan ? s.numLayers - plan->gpuLayers : 0;
+        if (onCpu > 0) {
             e.result.notes.push_back("-ngl " + std::to_string(l.gpuLayers) + ": the " +
-                                     std::to_string(s.numLayers - l.gpuLayers) +
+                                     std::to_string(onCpu) +
                                      " layers left on the CPU are timed as if on the GPU (whole "
                                      "layers on the CPU are not modelled; only experts are)");
             // The app showed 4.9 ms/token for 12 of 32 layers in a laptop's RAM with no word
             // (a seventh review's P1): the headline says it too.
-            e.result.understated = "too fast: " + std::to_string(s.numLayers - l.gpuLayers) +
-                                   " layers on the CPU timed as on the GPU";
+            e.result.understated =
+                "too fast: " + std::to_string(onCpu) + " layers on the CPU timed as on the GPU";
         }
     }
     if (!hostExperts && in.host.bytesPerSecond > 0 && engine &&

@@ -501,3 +501,19 @@ std::string headlineSentence(const Report& r)
 }
 
 } // namespace attnplan
+
+namespace attnplan {
+
+std::optional<size_t> planRowInUse(const Report& r)
+{
+    const ScenarioDeployment& d = r.inputs.deployment;
+    for (size_t i = 0; i < r.plan.size(); ++i) {
+        const PlanRow& p = r.plan[i];
+        if (p.feasible && p.gpu == d.gpu && p.tp == d.tp && p.dp == d.dp && p.ep == d.ep &&
+            p.tp * p.dp * p.pp == d.gpus && p.replicas == std::max<int64_t>(1, d.replicas))
+            return i;
+    }
+    return std::nullopt;
+}
+
+} // namespace attnplan

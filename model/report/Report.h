@@ -234,6 +234,9 @@ std::string latencySentence(const Report& report);
 // Under the engine the plans name when it is not vLLM (a log's), with vLLM's count beside it;
 // "Does not fit: ..." when not one conversation of the context fits; empty without a capacity.
 std::string headlineSentence(const Report& report);
+// The plan row the report's own deployment is (its GPU, TP, DP, EP, pipeline stages and
+// replicas), or none: the app's Plans tab keeps it chosen, the HTML report marks it.
+std::optional<size_t> planRowInUse(const Report& report);
 
 // The one schema (README, "Reports"): snake_case keys, units in the key names (_bytes,
 // _seconds, _tokens, dollars as _dollars or per_request/monthly), top-level keys inputs, model,

@@ -305,6 +305,7 @@ std::string reportHtml(const Report& r)
 
     if (!r.plan.empty()) {
         std::vector<std::vector<std::string>> rows;
+        const std::optional<size_t> chosen = planRowInUse(r);
         for (const PlanRow& p : r.plan) {
             if (!p.feasible) {
                 rows.push_back({escape(p.gpu), "–", "–", "–", "–", "–", "–", escape(p.reason)});
@@ -316,6 +317,12 @@ std::string reportHtml(const Report& r)
                  p.dollarsPerHour ? money(*p.dollarsPerHour) : "–",
                  escape(formatSeconds(p.ttftSeconds)), escape(formatSeconds(p.tpotSeconds)),
                  code(p.launchCommand)});
+            // The deployment the headline answers for, where it is one of the plans (a seventh
+            // review could not tell which row had been used).
+            if (chosen && &p == &r.plan[*chosen]) {
+                rows.back()[0] = "<b>" + rows.back()[0] + "</b> (this deployment)";
+                rows.back()[1] = "<b>" + rows.back()[1] + "</b>";
+            }
         }
         h << "<h2>Plans for " << withCommas(r.target.concurrent) << " conversations"
           << (r.target.requestsPerSecond > 0

@@ -344,13 +344,28 @@ ojson reportObject(const Report& r)
         j["capacity"] = {{"error", r.capacityError.message},
                          {"error_field", nullable(r.capacityError.field)}};
     auto engines = ojson::array();
-    for (const EngineRow& e : r.engines)
+    for (const EngineRow& e : r.engines) {
+        // One GPU as this engine takes it (the app's bar), and the settings that sized it.
+        auto parts = ojson::array(), host = ojson::array();
+        for (const MemoryPart& m : e.memory.parts)
+            parts.push_back({{"name", m.name}, {"bytes", m.bytes}});
+        for (const MemoryPart& m : e.memory.host)
+            host.push_back({{"name", m.name}, {"bytes", m.bytes}});
         engines.push_back({{"engine", e.engine},
                            {"kv_cache_tokens", e.error.empty() ? ojson(e.kvTokens) : ojson()},
                            {"conversations", e.error.empty() ? ojson(e.conversations) : ojson()},
                            {"max_running", e.error.empty() ? ojson(e.maxRunning) : ojson()},
                            {"launch_command", nullable(e.command)},
-                           {"error", nullable(e.error)}});
+                           {"error", nullable(e.error)},
+                           {"memory_per_gpu",
+                            e.error.empty() ? ojson{{"parts", parts},
+                                                    {"gpu_bytes", e.memory.gpuBytes},
+                                                    {"planned_bytes", e.memory.plannedBytes},
+                                                    {"planned_by", nullable(e.memory.plannedLabel)},
+                                                    {"host", host}}
+                                            : ojson()},
+                           {"settings", e.settings}});
+    }
     j["engines"] = engines;
     if (r.latency) {
         const LatencyInputs& q = r.latencyLoad;

@@ -54,6 +54,7 @@ class TestEngines : public QObject
     Q_OBJECT
 
 private slots:
+    void partialOffloadMatchesItsLog();
     void engineMemoryPartsAddUp();
     void logsNameWhatTheyPrint();
     void lessonFifteenConversations();
@@ -237,15 +238,25 @@ void TestEngines::llamaServerSizing()
     QCOMPARE(p.kvBytesV, qint64(32) * 32768 * (1024 / 32 * 18));
     in.cacheTypeK = "q3_k";
     QVERIFY(!planLlamaServer(llama, in));
-    // -ngl 16 offloads the last 16 layers with their KV; the rest stays in RAM.
+    // -ngl 16 offloads the last 16 layers with their KV (build 7474); the rest stays in RAM.
     in = LlamaServerInputs{};
     in.context = 32768;
     in.gpuLayers = 16;
+    in.build = "llama.cpp@b7474";
     p = planLlamaServer(llama, in).value();
     QCOMPARE(p.gpuLayers, qint64(16));
+    QVERIFY(!p.outputOnGpu);
     const qint64 kvPerLayer = qint64(32768) * 2048 * 2;
     QVERIFY(p.vramBytes > 16 * kvPerLayer && p.ramBytes > 16 * kvPerLayer);
     QCOMPARE(p.vramBytes + p.ramBytes, weightBytes(llama, DType::BF16) + p.kvBytes);
+    // Build 9849 counts the output layer first: 15 repeating layers and the output, as its log
+    // says ("offloading output layer", "offloading 19 repeating layers" for -ngl 20).
+    in.build = "llama.cpp@b9849";
+    const LlamaServerPlan first = planLlamaServer(llama, in).value();
+    QCOMPARE(first.gpuLayers, qint64(15));
+    QVERIFY(first.outputOnGpu);
+    QCOMPARE(first.vramBytes + first.ramBytes, weightBytes(llama, DType::BF16) + first.kvBytes);
+    QCOMPARE(p.vramKvBytes - first.vramKvBytes, kvPerLayer); // one layer fewer
 }
 
 // SGLang's default mem_fraction_static (ServerArgs._handle_gpu_memory_settings), worked from
@@ -1592,7 +1603,7 @@ void TestEngines::releaseTypedAsXYIsXY0()
     // however written, is the row's label.
     QCOMPARE(engineLabel("vllm@0.22.0"), std::string("vLLM 0.22.0 (modelled as vLLM 0.21.0)"));
     QCOMPARE(engineLabel("vllm@0.21"), std::string("vLLM 0.21.0"));
-    QCOMPARE(engineLabel("llama.cpp@b9849").rfind("llama.cpp b9849 (modelled as llama.cpp ", 0),
+    QCOMPARE(engineLabel("llama.cpp@b8000").rfind("llama.cpp b8000 (modelled as llama.cpp ", 0),
              size_t(0));
     QCOMPARE(QString::fromStdString(findServingEngine("vllm@0.10.1.1")->name),
              QString("vllm@0.10.0"));
@@ -1665,6 +1676,32 @@ void TestEngines::llamaCppRowTakesTheWeightsSetting()
     QVERIFY(!compareEngines(s, d).back().error.empty());
 }
 
+// An eighth review's P1: Qwen3.5-9B as a 4-bit GGUF with -ngl 20 on a 6 GB laptop GPU. Its
+// embedding and output sized at 16 bits put 3.91 GiB on the GPU and 4.17 GiB in RAM where the
+// b9849 log (hilbertraum391) printed 3,393.11 MiB and 2,286.14 MiB (+96 MiB KV, +20.94 MiB
+// state), and -ngl took 20 repeating layers where the build offloads the output and 19. The
+// log's own buffers are the reference: KV and state to the byte, the weights within 5%.
+void TestEngines::partialOffloadMatchesItsLog()
+{
+    const ModelSpec s = load("configs/qwen3.5-9b.json");
+    LlamaServerInputs in;
+    in.build = "llama.cpp@b9849";
+    in.context = 8192;
+    in.parallel = 1;
+    in.gpuLayers = 20;
+    in.weightDtype = DType::INT4;
+    const LlamaServerPlan p = planLlamaServer(s, in).value();
+    const double mib = 1024.0 * 1024.0;
+    QCOMPARE(p.gpuLayers, qint64(19));
+    QVERIFY(p.outputOnGpu);
+    QCOMPARE(double(p.vramKvBytes) / mib, 160.0);
+    QCOMPARE(double(p.vramStateBytes) / mib, 29.3125);
+    const double gpuWeights = double(p.vramBytes - p.vramKvBytes - p.vramStateBytes) / mib;
+    QVERIFY2(std::abs(gpuWeights / 3393.11 - 1) < 0.05, qPrintable(QString::number(gpuWeights)));
+    const double host = double(p.ramBytes) / mib;
+    QVERIFY2(std::abs(host / (2286.14 + 96 + 20.94) - 1) < 0.05, qPrintable(QString::number(host)));
+}
+
 // Issue 41 (a seventh review's P2): each engine's one-GPU bar, by its own rules. vLLM's parts fill
 // total x utilization; SGLang's and TensorRT-LLM's fill the GPU (what their fractions leave is
 // held back or left free), SGLang's pool holding its tokens; llama-server's are its VRAM.
@@ -1715,7 +1752,8 @@ void TestEngines::engineMemoryPartsAddUp()
     DeploymentInputs half = d;
     half.maxModelLen = 8192;
     const auto full = compareEngines(s, half).back();
-    editEngineOptions(half).llamaCpp.gpuLayers = 32;
+    // 33 of 65 (the newest build counts the output layer first): 32 repeating layers.
+    editEngineOptions(half).llamaCpp.gpuLayers = 33;
     const auto cut = compareEngines(s, half).back();
     QVERIFY2(cut.error.empty(), cut.error.c_str());
     QCOMPARE(full.memory.host.size(), size_t(1));

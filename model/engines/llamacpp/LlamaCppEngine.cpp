@@ -50,27 +50,31 @@ const std::vector<LlamaCppBuild>& llamaCppBuilds()
     // The sources: llama.cpp's PRs, and its source as vendored at named upstream commits in
     // ollama/ollama (llama/llama.cpp); builds marked "about" are bounded, not exact.
     static const std::vector<LlamaCppBuild> rows = {
-        {0, C::Fixed512, false, false, false, false,
+        {0, C::Fixed512, false, false, false, false, false,
          "-c 512 when unset (PR #148, 2023); one KV pool that -np splits logically; n_ctx padded "
          "to 32, 256 with flash attention"},
-        {3000, C::Training, false, false, false, false,
+        {3000, C::Training, false, false, false, false, false,
          "-c unset: the model's n_ctx_train (issue #8817; build 3579's log; the change from 512 "
          "lies between builds 2554 and 3579, about 3000)"},
-        {4020, C::Fixed4096, false, false, false, false,
+        {4020, C::Fixed4096, false, false, false, false, false,
          "-c unset: 4096 (PR #10136, 2024-11-02, about build 4020)"},
-        {5450, C::Fixed4096, true, false, false, false,
+        {5450, C::Fixed4096, true, false, false, false, false,
          "sliding-window layers keep min(n_ctx, window x slots + ubatch) cells "
          "(llama_kv_cache_unified_iswa, PR #13194, 2025-05-20, about build 5450); Phi-3's "
          "window is disabled (PR #13676) in this and every later build"},
-        {5800, C::Fixed4096, true, true, false, false,
+        {5800, C::Fixed4096, true, true, false, false, false,
          "an explicit -np N gives N streams of n_ctx / N cells each (PR #14363, high-throughput "
          "mode, about build 5800); -kvu keeps one"},
-        {7000, C::Fixed4096, true, true, true, true,
+        {7000, C::Fixed4096, true, true, true, true, false,
          "-np unset: 4 slots over one unified cache (PR #16736, between builds 6840 and 7079); "
          "n_ctx and each stream padded to 256"},
-        {7474, C::TrainingFit, true, true, true, true,
+        {7474, C::TrainingFit, true, true, true, true, false,
          "-c unset: n_ctx_train, and --fit (on by default) cuts it to keep 1 GiB free, down to "
          "4,096 (PR #16653, llama_params_fit_impl; build 7474 has it)"},
+        {9849, C::TrainingFit, true, true, true, true, true,
+         "-ngl N offloads the output layer first, then N - 1 repeating layers (build 9849's "
+         "log: \"offloading output layer to GPU\", \"offloading 19 repeating layers to GPU\", "
+         "\"offloaded 20/33 layers\"; the first build that does so is not known here)"},
     };
     return rows;
 }
@@ -261,6 +265,48 @@ std::optional<GgufMix> ggufMix(const ModelSpec& s, DType t)
     return m;
 }
 
+// The same GGUF where the tensor-by-tensor rule does not reach (state layers, MLA, widths that
+// are not whole 256-blocks): the token embedding at the base type and the output at Q6_K
+// (Q4_K_M) or Q8_0, as llama_tensor_get_type assigns them, and the layers at the base type with
+// the ffn_down of the layers use_more_bits picks at Q6_K: an estimate of the layers (their
+// small tensors, some in f32, are not told apart), not of the embedding and output, which
+// a 16-bit sizing took at 2 bytes (Qwen3.5-9B's two 248,320 x 4,096 tables put 2.7 GB too
+// many into a 5.6 GB file).
+std::optional<GgufMix> ggufMixEstimate(const ModelSpec& s, DType t)
+{
+    if (t != DType::INT4 && t != DType::INT8 && t != DType::FP8)
+        return std::nullopt;
+    const ParameterCount c = countParameters(s);
+    const int64_t n = s.numLayers, h = s.hiddenSize;
+    const bool q4 = t == DType::INT4;
+    auto q4k = [](int64_t p) { return p / 256 * 144 + (p % 256) * 144 / 256; };
+    auto q6k = [](int64_t p) { return p / 256 * 210 + (p % 256) * 210 / 256; };
+    auto q80 = [](int64_t p) { return p / 32 * 34 + (p % 32) * 34 / 32; };
+    auto base = [&](int64_t p) { return q4 ? q4k(p) : q80(p); };
+    auto more = [&](int64_t i) { return i < n / 8 || i >= 7 * n / 8 || (i - n / 8) % 3 == 2; };
+    GgufMix m;
+    m.embedding = base(c.embedding);
+    m.head = c.lmHead > 0 ? (q4 ? q6k(c.lmHead) : q80(c.lmHead)) : 0;
+    int64_t bumped = 0; // the extra bytes of the ffn_down tensors at Q6_K
+    for (int64_t i = 0; q4 && i < n; ++i) {
+        const LayerSpec& l = s.layers[size_t(i)];
+        if (!more(i))
+            continue;
+        const int64_t ffn = l.ffnWidth > 0 ? l.ffnWidth : s.intermediateSize;
+        if (l.hasDenseMlp())
+            bumped += q6k(h * ffn) - q4k(h * ffn);
+        if (l.hasExperts()) {
+            const int64_t down = s.moe.experts * h * s.moe.expertIntermediate;
+            bumped += q6k(down) - q4k(down);
+            m.experts += q6k(down) - q4k(down);
+        }
+    }
+    m.experts += base(c.routedExperts);
+    const int64_t rest = std::max<int64_t>(0, c.total - c.embedding - c.lmHead - c.routedExperts);
+    m.total = m.embedding + m.head + base(rest) + base(c.routedExperts) + bumped;
+    return m;
+}
+
 } // namespace
 
 Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerInputs& in)
@@ -315,10 +361,15 @@ Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerI
             p.warnings.push_back("this build keeps every sliding-window layer at full length "
                                  "(the window is a mask only before build 5450)");
     }
-    // Layers hold KV from the last ones backwards on the GPU (-ngl N offloads layers
-    // n_layer - N .. n_layer - 1, with their KV; the output layer only when N > n_layer).
+    // Layers hold KV from the last ones backwards on the GPU: -ngl N counts the output layer as
+    // one of n_layer + 1. Before the build row that offloads it first, N repeating layers
+    // (n_layer - N .. n_layer - 1, with their KV) and the output only when N > n_layer; from
+    // it, the output and N - 1 repeating layers. p.gpuLayers counts the repeating ones.
     const int64_t layers = s.numLayers;
-    p.gpuLayers = std::clamp<int64_t>(in.gpuLayers, 0, layers);
+    const bool outputOnGpu = build->outputFirst ? in.gpuLayers > 0 : in.gpuLayers > layers;
+    p.outputOnGpu = outputOnGpu;
+    p.gpuLayers = std::clamp<int64_t>(
+        build->outputFirst && in.gpuLayers <= layers ? in.gpuLayers - 1 : in.gpuLayers, 0, layers);
     const ParameterCount c = countParameters(s);
     // The weights as the user set them (a GGUF of that type), else the checkpoint's; a GGUF
     // file's own tensor sizes always win.
@@ -335,8 +386,9 @@ Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerI
     p.ggufFileType = mxfp4Gguf ? "MXFP4_MOE" : "";
     // A 4-bit or 8-bit weight choice without a file is the Q4_K_M or Q8_0 GGUF the command
     // names, sized tensor by tensor where the model's shapes allow (ggufMix).
-    const std::optional<GgufMix> mix =
-        s.gguf || mxfp4Gguf ? std::nullopt : ggufMix(s, p.weightDtype);
+    std::optional<GgufMix> mix = s.gguf || mxfp4Gguf ? std::nullopt : ggufMix(s, p.weightDtype);
+    if (!mix && !s.gguf && !mxfp4Gguf)
+        mix = ggufMixEstimate(s, p.weightDtype);
     const int64_t computedExperts = s.gguf && s.exactExpertBytes ? *s.exactExpertBytes
                                     : mix                        ? mix->experts
                                           : routedExpertBytes(s, p.weightDtype);
@@ -415,15 +467,23 @@ Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerI
     // sequence (max(1, n_seq_max)), convolution and recurrent state both in f32.
     p.stateBytes = checkedMul(stateBytesPerSequence(s, DType::F32).total(),
                               std::max<int64_t>(1, p.slotCount), "state bytes");
-    const bool outputOnGpu = in.gpuLayers > layers;
     int64_t gpuWeights = 0, cpuWeights = 0; // the layers' own, by where they run
     for (int64_t i = 0; i < layers; ++i)
         (i >= layers - p.gpuLayers ? gpuWeights : cpuWeights) += layerBytes(i);
     p.vramKvBytes = kvGpu;
-    p.vramStateBytes = p.gpuLayers > 0 ? p.stateBytes : 0;
+    // The recurrent state of the offloaded layers (llama_memory_recurrent keeps each layer's on
+    // its device: b9849's log, 29.31 of 50.25 MiB for 14 of 24 state layers on the GPU).
+    {
+        int64_t stateLayers = 0, onGpu = 0;
+        for (int64_t i = 0; i < layers; ++i)
+            if (s.layers[size_t(i)].keepsState()) {
+                ++stateLayers;
+                onGpu += i >= layers - p.gpuLayers ? 1 : 0;
+            }
+        p.vramStateBytes = stateLayers > 0 ? p.stateBytes * onGpu / stateLayers : 0;
+    }
     p.vramBytes = checkedAdd(gpuWeights, kvGpu, "VRAM") - expertsOnCpu +
-                  (outputOnGpu ? (head > 0 ? head : embedding) : 0) +
-                  (p.gpuLayers > 0 ? p.stateBytes : 0);
+                  (outputOnGpu ? (head > 0 ? head : embedding) : 0) + p.vramStateBytes;
     // --fit (on by default from build 7474): an unset context is cut, by whole tokens of its KV,
     // until the device keeps 1 GiB free, but not below 4,096 (llama_params_fit_impl).
     const int64_t gib = int64_t(1) << 30;
@@ -444,8 +504,8 @@ Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerI
                                    " tokens to keep 1 GiB of the device free");
         return cutPlan;
     }
-    p.ramBytes =
-        checkedAdd(cpuWeights, kvCpu, "RAM") + embedding + (outputOnGpu ? 0 : head) + expertsOnCpu;
+    p.ramBytes = checkedAdd(cpuWeights, kvCpu, "RAM") + embedding + (outputOnGpu ? 0 : head) +
+                 expertsOnCpu + (p.stateBytes - p.vramStateBytes);
     // With mmap (the default) the CPU's weights are one mapping of the file from its first CPU
     // tensor to its last (llama_model_loader::get_mapping_range), what the log's "CPU_Mapped
     // model buffer size" counts: in GGUF order token_embd, the layers, output_norm and output,

@@ -22,7 +22,8 @@ struct LlamaServerPlan
     int64_t kvBytesK = 0;
     int64_t kvBytesV = 0;
     int64_t kvBytes = 0;
-    int64_t gpuLayers = 0;    // layers offloaded (weights and KV in VRAM)
+    int64_t gpuLayers = 0;    // repeating layers offloaded (weights and KV in VRAM)
+    bool outputOnGpu = false; // the output layer too (-ngl counts it: LlamaCppBuild.outputFirst)
     int64_t weightBytes = 0;  // all layers' weights, as sized (a GGUF's exact bytes where given)
     std::string ggufFileType; // the GGUF sized without a file, where not the weights' dtype's
     DType weightDtype = DType::BF16;
@@ -75,6 +76,9 @@ struct LlamaCppBuild
     bool streams;      // an explicit -np gives each slot its own stream (non-unified)
     bool autoSlots;    // -np unset: 4 slots over one unified cache (else 1 slot)
     bool pad256;       // n_ctx padded to 256 always (else 32, or 256 with flash attention)
+    // -ngl N offloads the output layer first, then N - 1 repeating layers (else N repeating
+    // layers, and the output only when N > n_layer).
+    bool outputFirst;
     const char* note;
 };
 const std::vector<LlamaCppBuild>& llamaCppBuilds(); // oldest first
