@@ -70,12 +70,12 @@ public:
         : m_session(session), m_outer(session->m_editDepth++ == 0 && !session->m_undoing)
     {
         if (m_outer)
-            m_before = session->m_scenario;
+            m_before = session->undoEntry();
     }
     ~UndoStep()
     {
         --m_session->m_editDepth;
-        if (!m_outer || scenarioToJson(m_before) == scenarioToJson(m_session->m_scenario))
+        if (!m_outer || scenarioToJson(m_before.scenario) == scenarioToJson(m_session->m_scenario))
             return;
         constexpr size_t kMaxSteps = 100;
         auto& undo = m_session->m_undo;
@@ -91,8 +91,14 @@ public:
 private:
     AppSession* m_session;
     bool m_outer;
-    Scenario m_before;
+    AppSession::UndoEntry m_before;
 };
+
+AppSession::UndoEntry AppSession::undoEntry() const
+{
+    return {m_scenario,    m_logCheck,       m_logNotes,  m_logCheckOff,
+            m_logTierSeqs, m_logTierBatched, m_planFlags, m_flagsBeforePlan};
+}
 
 namespace {
 
@@ -144,12 +150,12 @@ QString describeChange(const Scenario& from, const Scenario& to)
 
 QString AppSession::undoText() const
 {
-    return m_undo.empty() ? QString() : describeChange(m_undo.back(), m_scenario);
+    return m_undo.empty() ? QString() : describeChange(m_undo.back().scenario, m_scenario);
 }
 
 QString AppSession::redoText() const
 {
-    return m_redo.empty() ? QString() : describeChange(m_scenario, m_redo.back());
+    return m_redo.empty() ? QString() : describeChange(m_scenario, m_redo.back().scenario);
 }
 
 void AppSession::clearUndo()
@@ -171,18 +177,18 @@ bool AppSession::redo(QString* error)
 
 // Undo and redo are one move: the newest scenario of `from` is applied, and the one it replaces
 // goes onto `to`; nothing moves if it cannot open again.
-bool AppSession::stepTo(std::vector<Scenario>& from, std::vector<Scenario>& to, QString* error)
+bool AppSession::stepTo(std::vector<UndoEntry>& from, std::vector<UndoEntry>& to, QString* error)
 {
     if (from.empty())
         return false;
-    const Scenario now = m_scenario;
+    UndoEntry now = undoEntry();
     m_undoing = true;
-    const bool ok = applyScenario(from.back(), error);
+    const bool ok = applyScenarioWith(from.back().scenario, &from.back(), error);
     m_undoing = false;
     if (!ok)
         return false;
     from.pop_back();
-    to.push_back(now);
+    to.push_back(std::move(now));
     setModified(true);
     emit documentChanged();
     emit undoChanged();
@@ -461,6 +467,11 @@ void AppSession::setModified(bool modified)
 
 bool AppSession::applyScenario(const Scenario& scenario, QString* error)
 {
+    return applyScenarioWith(scenario, nullptr, error);
+}
+
+bool AppSession::applyScenarioWith(const Scenario& scenario, const UndoEntry* side, QString* error)
+{
     const UndoStep step(this);
     m_applying = true;
     const QString source = QFile::decodeName(scenarioModelPath(scenario).c_str());
@@ -485,6 +496,15 @@ bool AppSession::applyScenario(const Scenario& scenario, QString* error)
     m_logCheck = std::exchange(m_nextLogCheck, QString());
     m_logNotes = std::exchange(m_nextLogNotes, QStringList());
     m_logCheckOff = std::exchange(m_nextLogCheckOff, false);
+    if (side) {
+        m_logCheck = side->logCheck;
+        m_logNotes = side->logNotes;
+        m_logCheckOff = side->logCheckOff;
+        m_logTierSeqs = side->logTierSeqs;
+        m_logTierBatched = side->logTierBatched;
+        m_planFlags = side->planFlags;
+        m_flagsBeforePlan = side->flagsBeforePlan;
+    }
     emit scenarioReplaced();
     recompute();
     return true;

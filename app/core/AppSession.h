@@ -159,9 +159,26 @@ signals:
 
 private:
     friend class UndoStep;
+    // A scenario as undo keeps it, with what the session knew of where its settings came from:
+    // the log it was applied from (its comparison, notes and tier limits) and the flags a used
+    // plan or a log set for its GPU (an eighth review's undo back to a log's state lost its
+    // comparison line, and a GPU change then kept the log's -ngl).
+    struct UndoEntry
+    {
+        attnplan::Scenario scenario;
+        QString logCheck;
+        QStringList logNotes;
+        bool logCheckOff = false;
+        int64_t logTierSeqs = 0, logTierBatched = 0;
+        std::map<std::string, std::string> planFlags;
+        std::map<std::string, std::optional<std::string>> flagsBeforePlan;
+    };
+    UndoEntry undoEntry() const;
     void modelOpened();
-    bool stepTo(std::vector<attnplan::Scenario>& from, std::vector<attnplan::Scenario>& to,
-                QString* error);
+    bool stepTo(std::vector<UndoEntry>& from, std::vector<UndoEntry>& to, QString* error);
+    // applyScenario, with the session's knowledge of it put back from `side` (undo, redo).
+    bool applyScenarioWith(const attnplan::Scenario& scenario, const UndoEntry* side,
+                           QString* error);
     void recompute();
     void setModified(bool modified);
 
@@ -190,7 +207,7 @@ private:
     bool m_plansWanted = true;
     // Scenarios before each edit (newest last), and those undone; an edit inside an edit
     // (useEfficiencies -> setDeployment, openScenario -> applyScenario) is one step.
-    std::vector<attnplan::Scenario> m_undo, m_redo;
+    std::vector<UndoEntry> m_undo, m_redo;
     // The scenario as last saved or opened from its file (JSON); empty when it has none: an edit
     // that comes back to it is no longer a change.
     std::string m_savedJson;

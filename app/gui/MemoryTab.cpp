@@ -422,6 +422,10 @@ void MemoryTab::buildEngineSettings()
          tr("--cache-type-v: the V cache's type (a quantized V cache needs flash attention)"),
          "llamaCacheV"},
     };
+    // The words an engine's refusal names the setting by ("lower -ngl"): that field is marked.
+    ngl->setProperty("namedBy", QStringLiteral("-ngl"));
+    rows[0].field->setProperty("namedBy", QStringLiteral("mem_fraction_static"));
+    rows[4].field->setProperty("namedBy", QStringLiteral("--max-batch-size"));
     for (const Row& r : rows) {
         r.field->setObjectName(QString::fromLatin1(r.name));
         r.field->setToolTip(r.help);
@@ -727,7 +731,7 @@ void MemoryTab::markFields()
     // vLLM's refusal marks its field only where vLLM answers: under llama.cpp's answer (a log's
     // 20 layers on a 6 GB laptop GPU) the GPUs field outlined in red read as the answer's fault.
     const auto other = m_plan->headlineEngine();
-    const bool deploymentAnswers = !other || !other->error.empty();
+    const bool deploymentAnswers = !other;
     for (auto it = fields.begin(); it != fields.end(); ++it) {
         // A field that keeps text it cannot read (EntryGuard) says so before anything else.
         const QString refusedHere =
@@ -741,16 +745,22 @@ void MemoryTab::markFields()
                                : marked               ? m_plan->error()
                                                       : it.value()->property("help").toString());
     }
-    // An engine's flag the library refused names itself first ("mem-fraction-static: ...").
+    // An engine's flag the library refused names itself first ("mem-fraction-static: ..."); the
+    // answering engine's refusal marks the setting it names ("lower -ngl").
+    const QString answerRefused =
+        other && !other->error.empty() ? QString::fromStdString(other->error) : QString();
     for (const EngineSetting& e : m_engineSettings) {
         auto* spin = qobject_cast<QAbstractSpinBox*>(e.field);
         const QString refusedHere = spin ? EntryGuard::refusal(spin) : QString();
         if (!refusedHere.isEmpty())
             continue; // EntryGuard's outline and words
-        const bool marked = m_plan->errorField() == QLatin1String("engine_flags") &&
-                            m_plan->error().startsWith(QString::fromStdString(e.flag) + ':');
+        const QString named = e.field->property("namedBy").toString();
+        const bool marked = (m_plan->errorField() == QLatin1String("engine_flags") &&
+                             m_plan->error().startsWith(QString::fromStdString(e.flag) + ':')) ||
+                            (!named.isEmpty() && answerRefused.contains(named));
         e.field->setStyleSheet(marked ? QStringLiteral("border: 2px solid #dc2626;") : QString());
-        e.field->setToolTip(marked ? m_plan->error() : e.field->property("help").toString());
+        e.field->setToolTip(marked ? (answerRefused.isEmpty() ? m_plan->error() : answerRefused)
+                                   : e.field->property("help").toString());
     }
 }
 
@@ -1116,10 +1126,15 @@ void MemoryTab::showPlan()
         m_card->setText(tr("No plan: %1").arg(reason));
         // The engine the headline answers for (a log's llama.cpp with layers in RAM) may serve
         // where the deployment's vLLM does not: its answer and command, vLLM's refusal below.
-        if (const auto other = m_plan->headlineEngine(); other && other->error.empty() && report) {
+        // Where it does not serve either, its own refusal is the answer (an eighth review read
+        // vLLM's "add GPUs, raise TP" under llama-server's "lower -ngl").
+        if (const auto other = m_plan->headlineEngine(); other && report) {
             m_card->setText(QString::fromStdString(attnplan::headlineSentence(*report)));
             m_command->setText(QString::fromStdString(other->command));
             m_command->setCursorPosition(0);
+            if (!other->error.empty())
+                m_command->setPlaceholderText(
+                    tr("No command: %1").arg(QString::fromStdString(other->error)));
             m_summary->setText(fixes.isEmpty() ? engineSettingsText(*other)
                                                : QStringLiteral("<b>%1</b><br>").arg(fixes) +
                                                      engineSettingsText(*other));
@@ -1192,6 +1207,9 @@ void MemoryTab::showPlan()
                                        : m_plan->launchCommand());
     // From its start: a long SGLang command showed its end, mid-word (a seventh review's P3).
     m_command->setCursorPosition(0);
-    m_command->setPlaceholderText(servesNothing ? tr("No command: the engine would refuse to start")
-                                                : QString());
+    m_command->setPlaceholderText(
+        other && !other->error.empty()
+            ? tr("No command: %1").arg(QString::fromStdString(other->error))
+        : servesNothing ? tr("No command: the engine would refuse to start")
+                        : QString());
 }

@@ -403,6 +403,8 @@ std::vector<EngineRow> compareEngines(const ModelSpec& s, const DeploymentInputs
             build = release;
         const LlamaServerInputs l = llamaServerInputs(in, build);
         auto p = planLlamaServer(s, l);
+        if (p) // named by its build whether or not it runs the deployment
+            row.engine = "llama.cpp (" + p->build + ")";
         if (!p) {
             row.error = p.error();
         } else if (in.averageRequest() > in.maxModelLen) {

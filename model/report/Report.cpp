@@ -459,9 +459,18 @@ std::string counted(int64_t n, const char* one, const char* many)
 std::string headlineSentence(const Report& r)
 {
     const auto other = headlineEngineRow(r.engines, r.inputs.plan.engine);
+    // The answering engine's own refusal, whatever vLLM's (an eighth review's llama.cpp at -ngl
+    // 26 read vLLM's "add GPUs, raise TP" where llama-server said "lower -ngl"); its message
+    // without the engine's name a second time ("SGLang: sglang: ...").
+    if (other && !other->error.empty()) {
+        std::string why = other->error;
+        if (why.rfind(other->family + ": ", 0) == 0)
+            why.erase(0, other->family.size() + 2);
+        return "No plan with " + other->engine + ": " + why;
+    }
     // vLLM's refusal is not the answer where another engine's row is (a sixth review's llama.cpp
     // log, 20 of 33 layers in VRAM, said "No plan: weights alone exceed" of vLLM).
-    if (!r.capacity && !(other && other->error.empty()))
+    if (!r.capacity && !other)
         return {};
     const CapacityResult c = r.capacity ? *r.capacity : CapacityResult{};
     const DeploymentInputs& in = r.deployment;
@@ -484,8 +493,6 @@ std::string headlineSentence(const Report& r)
     // The plans name another engine (a log of SGLang, TensorRT-LLM or llama.cpp): its row of the
     // engines table answers, with vLLM's count on the same GPUs beside it.
     if (other) {
-        if (!other->error.empty())
-            return other->engine + ": " + other->error;
         return counted(other->conversations * replicas, "conversation", "conversations") + " " +
                length + where + " with " + other->engine + latency + " · vLLM on the same: " +
                (r.capacity ? withCommas(c.batch * replicas) : std::string("does not fit"));

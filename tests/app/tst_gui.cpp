@@ -749,10 +749,12 @@ void TestGui::planRowAppliesWithReplicas()
     window.tabs()->setCurrentIndex(0);
     // The lines under the form say that llama.cpp cannot run this layout, then give the
     // deployment's own engine's figures, and say so.
-    QTRY_VERIFY2(child<QLabel>(&window, "planSummary")
-                     ->text()
-                     .startsWith("<b>llama.cpp</b> cannot run this deployment: sized for one GPU"),
-                 qPrintable(child<QLabel>(&window, "planSummary")->text().left(120)));
+    QTRY_VERIFY2(
+        child<QLabel>(&window, "planSummary")
+            ->text()
+            .startsWith("<b>llama.cpp (llama.cpp@b9849)</b> cannot run this deployment: sized "
+                        "for one GPU"),
+        qPrintable(child<QLabel>(&window, "planSummary")->text().left(120)));
     QVERIFY(child<QLabel>(&window, "planSummary")
                 ->text()
                 .contains("<i>Beside it, the deployment's vLLM 0.33.0:</i>"));
@@ -1842,6 +1844,25 @@ void TestGui::partialOffloadLogKeepsItsLayers()
              qPrintable(card));
     QVERIFY2(child<QLabel>(&window, "latencyLine")->text().contains("Note: -ngl 20: the 13 layers"),
              qPrintable(child<QLabel>(&window, "latencyLine")->text()));
+    // Every layer on that 6 GB GPU does not fit: the answer is llama-server's refusal and its
+    // -ngl field is marked, not vLLM's "add GPUs" and the GPUs field (an eighth review's P2).
+    const QString logLine = session.logCheck();
+    QVERIFY(!logLine.isEmpty());
+    typeInto(child<QSpinBox>(&window, "llamaGpuLayers"), "33");
+    QTRY_COMPARE(session.scenario().deployment.engineFlags.at("gpu-layers"), std::string("33"));
+    const QString refused = child<QLabel>(&window, "resultCard")->text();
+    QVERIFY2(refused.startsWith("No plan with llama.cpp (llama.cpp@b9849): ") &&
+                 refused.contains("lower -ngl") && !refused.contains("raise TP"),
+             qPrintable(refused));
+    QVERIFY(child<QSpinBox>(&window, "llamaGpuLayers")->styleSheet().contains("#dc2626"));
+    QVERIFY(!child<QSpinBox>(&window, "gpus")->styleSheet().contains("#dc2626"));
+    QVERIFY2(child<QLineEdit>(&window, "launchCommand")->placeholderText().contains("lower -ngl"),
+             qPrintable(child<QLineEdit>(&window, "launchCommand")->placeholderText()));
+    session.undo();
+    QTRY_COMPARE(session.scenario().deployment.engineFlags.at("gpu-layers"), std::string("20"));
+    // Undo puts back what the session knew of the log's state: its comparison line, and that
+    // -ngl 20 was the log's GPU's (dropped with the GPU below).
+    QCOMPARE(session.logCheck(), logLine);
     // The 20 layers were that GPU's: on an RTX 3090 every layer is in VRAM again.
     child<QComboBox>(&window, "gpu")->setCurrentText("RTX 3090");
     QTRY_COMPARE(session.scenario().deployment.gpu, std::string("RTX 3090"));
