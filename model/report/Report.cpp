@@ -417,10 +417,22 @@ std::string latencyHeadline(const Report& r)
 {
     if (!r.latency)
         return {};
+    // A custom GPU (a log's card the catalog lacks) without its rates is timed at a stand-in's:
+    // said where the times are, not only in the GPU's name (an eighth review read 4.9 ms/token
+    // for a laptop GPU timed at a data-centre card's bandwidth).
+    const ScenarioDeployment& d = r.inputs.deployment;
+    const bool noCompute = d.custom.bf16Tflops <= 0, noBandwidth = d.custom.bandwidthGBps <= 0;
+    const std::string assumed = d.gpu == "custom" && (noCompute || noBandwidth)
+                                    ? std::string(" (assumed: the custom GPU's ") +
+                                          (noCompute && noBandwidth ? "compute and bandwidth"
+                                           : noCompute              ? "compute"
+                                                                    : "bandwidth") +
+                                          " not given)"
+                                    : std::string();
     return "at " + loadText(r.latencyLoad.load) + ": TTFT " +
            formatSeconds(r.latency->ttftSeconds) + " · " + formatSeconds(r.latency->tpotSeconds) +
            "/token" + (r.latency->saturated ? " (queueing)" : "") +
-           (r.latency->understated.empty() ? "" : " (" + r.latency->understated + ")");
+           (r.latency->understated.empty() ? "" : " (" + r.latency->understated + ")") + assumed;
 }
 
 std::string latencySentence(const Report& r)

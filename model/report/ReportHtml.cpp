@@ -227,13 +227,36 @@ std::string reportHtml(const Report& r)
     else if (!r.latencyError.empty())
         h << "<p class=\"warn\">Latency: " << escape(r.latencyError) << "</p>\n";
 
+    // The engine the headline answers for (a log's SGLang or llama.cpp) first, by its own pools
+    // and settings (EngineRow.memory, the app's bar): an eighth review's report put vLLM's 130
+    // conversations alone under "32 conversations with SGLang".
+    const auto other = headlineEngineRow(r.engines, r.inputs.plan.engine);
+    if (other && other->error.empty() && !other->memory.parts.empty()) {
+        const EngineMemory& m = other->memory;
+        std::vector<std::vector<std::string>> rows{{"GPU memory", gib(m.gpuBytes)}};
+        if (m.plannedBytes > 0)
+            rows.push_back(
+                {"what it plans within (" + escape(m.plannedLabel) + ")", gib(m.plannedBytes)});
+        for (const MemoryPart& part : m.parts)
+            rows.push_back(
+                {escape(part.name) + " <span class=\"note\">" + escape(part.help) + "</span>",
+                 gib(part.bytes)});
+        for (const MemoryPart& part : m.host)
+            rows.push_back({"in host memory: " + escape(part.name), gib(part.bytes)});
+        h << "<h2>Memory per GPU, as " << escape(other->engine) << " takes it</h2>\n"
+          << table({"", "GiB"}, rows) << "<ul>\n";
+        for (const std::string& line : other->settings)
+            h << "<li>" << escape(line) << "</li>\n";
+        h << "</ul>\n<p>Launch: " << code(other->command) << "</p>\n";
+    }
     if (r.capacity) {
         const CapacityResult& c = *r.capacity;
         const MemoryBreakdown& m = c.memory;
         // Named: under a llama.cpp, SGLang or TensorRT-LLM headline this is the deployment's
         // engine's allocation, not the headline's (the fresh review read vLLM's 252 GiB as the
-        // llama.cpp log's).
-        h << "<h2>Memory per GPU, as " << escape(engineLabel(in.engine)) << " allocates it</h2>\n"
+        // llama.cpp log's), and said to be beside it.
+        h << "<h2>Memory per GPU, as " << escape(engineLabel(in.engine)) << " allocates it"
+          << (other ? " (beside the headline's engine)" : "") << "</h2>\n"
           << table({"", "GiB"},
                    {{"GPU memory", gib(m.total)},
                     {"usable (utilization " + formatFixed(in.utilization, 2) + ")", gib(m.usable)},

@@ -1842,6 +1842,16 @@ void TestGui::partialOffloadLogKeepsItsLayers()
     // RAM with no word).
     QVERIFY2(card.contains("(too fast: 13 layers on the CPU timed as on the GPU)"),
              qPrintable(card));
+    // The laptop GPU the catalog lacks is timed at a stand-in's rates, and the headline says so
+    // beside the times (an eighth review's P2); its bandwidth typed, only the compute is.
+    QVERIFY2(card.contains("(assumed: the custom GPU's compute and bandwidth not given)"),
+             qPrintable(card));
+    typeInto(child<QDoubleSpinBox>(&window, "customBandwidth"), "336");
+    QTRY_VERIFY2(child<QLabel>(&window, "resultCard")
+                     ->text()
+                     .contains("(assumed: the custom GPU's compute not given)"),
+                 qPrintable(child<QLabel>(&window, "resultCard")->text()));
+    session.undo();
     QVERIFY2(child<QLabel>(&window, "latencyLine")->text().contains("Note: -ngl 20: the 13 layers"),
              qPrintable(child<QLabel>(&window, "latencyLine")->text()));
     // Every layer on that 6 GB GPU does not fit: the answer is llama-server's refusal and its
@@ -1917,6 +1927,16 @@ void TestGui::answeringEngineHasItsBarAndSettings()
                  ->text()
                  .contains("mem_fraction_static 0.880 (given)<br>max_total_num_tokens 21,626"),
              qPrintable(child<QLabel>(&window, "planSummary")->text()));
+    // The HTML report's memory section is SGLang's first, vLLM's beside it (an eighth review's
+    // report put vLLM's 130 conversations alone under SGLang's headline).
+    {
+        const QString html = QString::fromStdString(attnplan::reportHtml(*session.report()));
+        const qsizetype own = html.indexOf("<h2>Memory per GPU, as SGLang (sglang@");
+        const qsizetype beside = html.indexOf("allocates it (beside the headline's engine)");
+        QVERIFY(own > 0 && beside > own);
+        QVERIFY(html.indexOf("<li>mem_fraction_static 0.880 (given)</li>", own) > own);
+        QVERIFY(html.indexOf("KV pool <span", own) > own);
+    }
     // Typed, it sets the flag, SGLang's pool and command follow, and one undo puts it back.
     typeInto(fraction, "0.8");
     QTRY_COMPARE(session.scenario().deployment.engineFlags.at("mem-fraction-static"),
