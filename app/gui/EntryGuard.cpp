@@ -107,6 +107,13 @@ QString EntryGuard::refusal(const QAbstractSpinBox* box)
     return name.isEmpty() ? what : tr("%1: %2").arg(name, what);
 }
 
+void EntryGuard::recheck(QWidget* root)
+{
+    for (QAbstractSpinBox* box : root->findChildren<QAbstractSpinBox*>())
+        if (box->property("entryRefused").toBool() && reads(box))
+            mark(box, false);
+}
+
 void EntryGuard::mark(QAbstractSpinBox* box, bool refused)
 {
     // Unchanged, and not a new refused text (999... then -5: the message must follow): nothing.

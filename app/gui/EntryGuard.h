@@ -29,6 +29,9 @@ public:
     // A field's rules, applied when it is polished: focus by click or Tab only, and a spin box's
     // value taken when the user is done. Nothing for another widget.
     static void settle(QWidget* widget);
+    // The fields under `root` that the code has set since they were refused (an undo, an
+    // opened scenario): their text reads again, so the refusal goes, and entryChanged says so.
+    void recheck(QWidget* root);
 
 signals:
     // A field became refused, or read again.

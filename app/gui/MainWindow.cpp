@@ -244,6 +244,11 @@ MainWindow::MainWindow(AppSession* session, QWidget* parent)
     connect(m_models, &ModelController::modelChanged, this, &MainWindow::showModel);
     connect(m_models, &ModelController::loadFailed, this, &MainWindow::showError);
     connect(m_session, &AppSession::scenarioReplaced, m_memoryTab, &MemoryTab::syncFromController);
+    // An undo or an opened scenario sets the fields from the scenario: a refused text they held
+    // is gone, and with it the refusal (a ninth review's undo showed a valid-looking field under
+    // "No plan: Tokens in: 'abc'").
+    connect(m_session, &AppSession::scenarioReplaced, guard,
+            [this, guard] { guard->recheck(this); });
     connect(m_session, &AppSession::documentChanged, this, &MainWindow::updateTitle);
     connect(m_library, &ModelLibrary::cacheScanned, this, [this](int n) {
         statusBar()->showMessage(tr("%1 in the Hugging Face cache")

@@ -8,6 +8,7 @@
 #include "ComputeController.h"
 #include "CostController.h"
 #include "EngineLogFixtures.h"
+#include "EntryGuard.h"
 #include "ExplainController.h"
 #include "Folders.h"
 #include "LogPane.h"
@@ -193,6 +194,7 @@ private slots:
     void wheelOverTheFormScrollsThePage();
     void outOfRangeEntryIsKeptAndRefused();
     void lettersInACountAreRefused();
+    void undoClearsARefusedField();
     void hybridBlocksAsPaged();
     void logWithoutItsModelAsksForOne();
     void partialOffloadLogKeepsItsLayers();
@@ -1978,6 +1980,30 @@ void TestGui::answeringEngineHasItsBarAndSettings()
     QVERIFY(memoryBar(&window)["Weights"] < 0.6 * weights);
     QVERIFY2(child<QLabel>(&window, "planSummary")->text().contains("-ngl 16: 16 of 32 layers"),
              qPrintable(child<QLabel>(&window, "planSummary")->text()));
+}
+
+// A ninth review's P2: "abc" in Tokens in, then Edit > Undo: the field showed a valid value again
+// while the headline, bar and command still said "No plan: Tokens in: 'abc'". The value an undo
+// sets replaces the refused text, and the refusal with it.
+void TestGui::undoClearsARefusedField()
+{
+    AppSession session;
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    MainWindow window(&session);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto* card = child<QLabel>(&window, "resultCard");
+    typeInto(child<QSpinBox>(&window, "loadOutput"), "300");
+    QTRY_COMPARE(session.scenario().load.outputTokens, qint64(300));
+    const QString answer = card->text();
+    typeInto(child<QSpinBox>(&window, "loadInput"), "abc");
+    child<QSpinBox>(&window, "context")->setFocus(); // leaving the field refuses it
+    QTRY_VERIFY2(card->text().startsWith("No plan: Tokens in:"), qPrintable(card->text()));
+    QVERIFY(session.undo());
+    QCOMPARE(session.scenario().load.outputTokens, qint64(0));
+    QTRY_VERIFY2(!card->text().startsWith("No plan"), qPrintable(card->text()));
+    QVERIFY(EntryGuard::refusal(child<QSpinBox>(&window, "loadInput")).isEmpty());
+    QVERIFY(answer != card->text()); // the answer at the load before the 300 tokens out
 }
 
 // A seventh review's P3: every log's dialog opened in the working folder, so each log of one
