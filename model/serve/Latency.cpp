@@ -332,6 +332,34 @@ Expected<LatencyResult> servingLatency(const ModelSpec& s, const DeploymentInput
                           " requests/s): requests queue, and the TTFT is the mean over a run of " +
                           withCommas(std::llround(N * replicas)) + " requests, growing with it"
                     : "the running batch is at its limit: requests wait for a slot");
+        } else if (const double c = std::floor(cap); c >= 1 && B < c) {
+            // One slot serves one request at a time: no other request's prompt or token shares
+            // its steps, so it runs as one client does (TPOT 10.7 ms, not 14.1 with prefills
+            // mixed in that the slot cannot take).
+            if (c == 1) {
+                st = closedLoop(e, I, O, 1, 1, 0.0).s;
+                ttft = frontend + st.ttftEngine;
+                B = littleBatch(R, st.ttftEngine, O - 1, st.itl);
+            }
+            // Below the limit a request still waits while every slot is busy: `cap` slots, each
+            // held for a request's whole time S, are an M/D/c queue of offered load B (Little's
+            // R x S). Its wait: Erlang C's chance that all are busy, times S / (2 (c - B))
+            // (M/D/1's rho S / (2 (1 - rho)) for one slot), within a finite run's reach. It
+            // matters where slots are few: llama-server's -np 1 at 0.10/s showed one client's
+            // 2.54 s where the slot, busy half the time, keeps a request about 3 s more (a
+            // ninth review's P1); 256 slots at half load wait nothing worth a digit.
+            const double S = st.ttftEngine + (O - 1) * st.itl;
+            double erlangB = 1;
+            for (double k = 1; k <= c; ++k)
+                erlangB = B * erlangB / (k + B * erlangB);
+            const double busy = c * erlangB / (c - B * (1 - erlangB));
+            const double wait = std::min(busy * S / (2 * (c - B)), std::sqrt(N) * S / c);
+            ttft += wait;
+            if (wait > 0.05 * S)
+                r.notes.push_back((c == 1 ? std::string("the one slot is busy ")
+                                          : "all " + withCommas(int64_t(c)) + " slots are busy ") +
+                                  formatFixed(100 * busy, 0) +
+                                  "% of the time: a request waits for one");
         }
         const double drain =
             ttft + (O - 1) * f.perToken(f.seconds(std::max(B, 1.0) / 2, I + O / 2, 0, 0));
