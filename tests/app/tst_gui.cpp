@@ -1882,6 +1882,16 @@ void TestGui::partialOffloadLogKeepsItsLayers()
     QCOMPARE(child<QSpinBox>(&window, "llamaGpuLayers")->value(), -1); // "all layers"
     QVERIFY2(!child<QLineEdit>(&window, "launchCommand")->text().contains("-ngl"),
              qPrintable(child<QLineEdit>(&window, "launchCommand")->text()));
+    // The log's one slot and one client send the most that slot serves; the rate the Load box
+    // starts at is one it serves, not that rate queueing without end (a ninth review's 0.19/s
+    // at "at most 0.19", TTFT 169 s).
+    QCOMPARE(session.report()->latency->batchCap, 1.0);
+    auto* kind = child<QComboBox>(&window, "loadKind");
+    kind->setCurrentIndex(kind->findData(QStringLiteral("requests_per_second")));
+    QCOMPARE(session.scenario().load.kind, std::string("requests_per_second"));
+    QVERIFY(!session.report()->latency->saturated);
+    QVERIFY2(!child<QLabel>(&window, "resultCard")->text().contains("queueing"),
+             qPrintable(child<QLabel>(&window, "resultCard")->text()));
 }
 
 // A seventh review's P2: for an SGLang or llama.cpp scenario the Memory tab's bar, lines and form
@@ -2506,15 +2516,17 @@ void TestGui::loadDrivesTheLatency()
              qPrintable(line()));
     // A rate: the field starts from the rate those clients made, then takes the one typed.
     // A typed client count is not a rate (a sixth review's 32 clients became 32.00 requests/s):
-    // the rate is the one those 4 clients sent.
+    // the rate is four fifths of the one those 4 clients sent, rounded down: one the
+    // deployment serves (a ninth review's one slot took its full rate, 0.19/s, and queued).
     auto* kind = child<QComboBox>(&window, "loadKind");
     const double sent = session.report()->latency->requestsPerSecond;
     kind->setCurrentIndex(kind->findData(QStringLiteral("requests_per_second")));
     QCOMPARE(session.scenario().load.kind, std::string("requests_per_second"));
     QVERIFY2(std::fabs(session.scenario().load.value -
-                       std::max(0.01, std::round(sent * 100) / 100)) < 1e-9,
+                       std::max(0.01, std::floor(sent * 80) / 100)) < 1e-9,
              qPrintable(QString("%1 against %2").arg(session.scenario().load.value).arg(sent)));
     QVERIFY(session.scenario().load.value != 4.0);
+    QVERIFY(!session.report()->latency->saturated);
     typeInto(child<QDoubleSpinBox>(&window, "loadValue"), "2.5");
     QCOMPARE(session.report()->latencyLoad.load.kind, LatencyLoad::Kind::RequestsPerSecond);
     l = &*session.report()->latency;
