@@ -424,6 +424,7 @@ void MemoryTab::buildEngineSettings()
     };
     // The words an engine's refusal names the setting by ("lower -ngl"): that field is marked.
     ngl->setProperty("namedBy", QStringLiteral("-ngl"));
+    m_context->setProperty("namedBy", QStringLiteral("lower the context"));
     rows[0].field->setProperty("namedBy", QStringLiteral("mem_fraction_static"));
     rows[4].field->setProperty("namedBy", QStringLiteral("--max-batch-size"));
     for (const Row& r : rows) {
@@ -732,23 +733,27 @@ void MemoryTab::markFields()
     // 20 layers on a 6 GB laptop GPU) the GPUs field outlined in red read as the answer's fault.
     const auto other = m_plan->headlineEngine();
     const bool deploymentAnswers = !other;
+    // An engine's flag the library refused names itself first ("mem-fraction-static: ..."); the
+    // answering engine's refusal marks the setting it names ("lower -ngl", "lower the context").
+    const QString answerRefused =
+        other && !other->error.empty() ? QString::fromStdString(other->error) : QString();
     for (auto it = fields.begin(); it != fields.end(); ++it) {
         // A field that keeps text it cannot read (EntryGuard) says so before anything else.
         const QString refusedHere =
             EntryGuard::refusal(qobject_cast<QAbstractSpinBox*>(it.value()));
-        const bool marked = !refusedHere.isEmpty() || (!m_plan->ok() && deploymentAnswers &&
-                                                       it.key() == m_plan->errorField());
+        const QString named = it.value()->property("namedBy").toString();
+        const bool marked =
+            !refusedHere.isEmpty() ||
+            (!m_plan->ok() && deploymentAnswers && it.key() == m_plan->errorField()) ||
+            (!named.isEmpty() && answerRefused.contains(named));
         it.value()->setProperty("invalid", marked);
         it.value()->setStyleSheet(marked ? QStringLiteral("border: 2px solid #dc2626;")
                                          : QString());
         it.value()->setToolTip(!refusedHere.isEmpty() ? refusedHere
-                               : marked               ? m_plan->error()
-                                                      : it.value()->property("help").toString());
+                               : !marked              ? it.value()->property("help").toString()
+                               : deploymentAnswers    ? m_plan->error()
+                                                      : answerRefused);
     }
-    // An engine's flag the library refused names itself first ("mem-fraction-static: ..."); the
-    // answering engine's refusal marks the setting it names ("lower -ngl").
-    const QString answerRefused =
-        other && !other->error.empty() ? QString::fromStdString(other->error) : QString();
     for (const EngineSetting& e : m_engineSettings) {
         auto* spin = qobject_cast<QAbstractSpinBox*>(e.field);
         const QString refusedHere = spin ? EntryGuard::refusal(spin) : QString();

@@ -150,18 +150,28 @@ constexpr const char* kLlamaNoDpEp =
     "the layers over its GPUs (run copies of it as replicas)";
 
 // What llama-server offloads must fit the GPUs it splits its layers over; empty when it does.
-std::string llamaServerOverflow(const LlamaServerPlan& p, const DeploymentInputs& in)
+// The field to change: the context where its KV outweighs the offloaded weights (a ninth review
+// read "lower -ngl" for a 1M context whose 3.2 GiB of layers were not the problem), else -ngl.
+Error llamaServerOverflow(const ModelSpec& s, const LlamaServerPlan& p, const DeploymentInputs& in)
 {
     if (std::string why = hostSideRefusal(p, &in.gpu, in.host.memoryBytes); !why.empty())
-        return why;
+        return Error{why, "gpus"};
     const int64_t memory = checkedMul(in.gpu.memoryBytes, std::max<int64_t>(1, in.gpus), "memory");
     if (p.vramBytes <= memory)
         return {};
-    return "weights and KV (" + formatGiB(double(p.vramBytes)) + ") exceed " +
-           (in.gpus > 1 ? std::to_string(in.gpus) + " x " : std::string()) + in.gpu.name +
-           (p.expertBytes > p.cpuExpertBytes
-                ? "; keep more layers' experts in RAM (--n-cpu-moe), or lower -ngl"
-                : "; lower -ngl to keep layers in RAM");
+    std::string why = "weights and KV (" + formatGiB(double(p.vramBytes)) + ") exceed " +
+                      (in.gpus > 1 ? std::to_string(in.gpus) + " x " : std::string()) + in.gpu.name;
+    if (2 * p.vramKvBytes > p.vramBytes - p.vramStateBytes) {
+        why += "; the KV of " + withCommas(p.context) + " cells is " +
+               formatGiB(double(p.vramKvBytes)) + " of it";
+        if (s.maxPositionEmbeddings > 0 && p.contextPerSlot > s.maxPositionEmbeddings)
+            why += ", a context past the model's trained " + withCommas(s.maxPositionEmbeddings);
+        return Error{why + ": lower the context, or the K and V cache types", "context"};
+    }
+    return Error{why + (p.expertBytes > p.cpuExpertBytes
+                            ? "; keep more layers' experts in RAM (--n-cpu-moe), or lower -ngl"
+                            : "; lower -ngl to keep layers in RAM"),
+                 "gpus"};
 }
 
 } // namespace
@@ -241,8 +251,8 @@ Expected<ServingLimits> servingLimits(const ModelSpec& s, const DeploymentInputs
         auto p = planLlamaServer(s, q);
         if (!p)
             return p.failure();
-        if (const std::string why = llamaServerOverflow(*p, in); !why.empty())
-            return Error{why, "gpus"};
+        if (Error why = llamaServerOverflow(s, *p, in); !why.message.empty())
+            return why;
         l.engine = p->build;
         l.kvBudgetBytes = p->kvBytes;
         l.maxBatch = p->slotCount;
@@ -415,8 +425,8 @@ std::vector<EngineRow> compareEngines(const ModelSpec& s, const DeploymentInputs
         } else if (in.gpus > 1) {
             row.error = "sized for one GPU; llama.cpp splits layers across GPUs rather than "
                         "running tensor parallelism";
-        } else if (const std::string why = llamaServerOverflow(*p, in); !why.empty()) {
-            row.error = why;
+        } else if (Error why = llamaServerOverflow(s, *p, in); !why.message.empty()) {
+            row.error = why.message;
         } else {
             row.engine = "llama.cpp (" + p->build + ")";
             row.kvTokens = p->context;

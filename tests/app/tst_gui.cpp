@@ -1990,6 +1990,17 @@ void TestGui::answeringEngineHasItsBarAndSettings()
     QVERIFY(memoryBar(&window)["Weights"] < 0.6 * weights);
     QVERIFY2(child<QLabel>(&window, "planSummary")->text().contains("-ngl 16: 16 of 32 layers"),
              qPrintable(child<QLabel>(&window, "planSummary")->text()));
+    // A 1M context: its KV, not the layers, passes the GPU, so the refusal names the context
+    // and marks it, not -ngl (a ninth review read "lower -ngl" and -ngl outlined in red).
+    typeInto(child<QSpinBox>(&window, "context"), "1000000");
+    QTRY_COMPARE(session.scenario().deployment.context, qint64(1000000));
+    const QString card = child<QLabel>(&window, "resultCard")->text();
+    QVERIFY2(card.startsWith("No plan with llama.cpp") &&
+                 card.contains("a context past the model's trained 131,072: lower the context") &&
+                 !card.contains("-ngl"),
+             qPrintable(card));
+    QVERIFY(child<QSpinBox>(&window, "context")->styleSheet().contains("#dc2626"));
+    QVERIFY(!child<QSpinBox>(&window, "llamaGpuLayers")->styleSheet().contains("#dc2626"));
 }
 
 // A ninth review's P2: "abc" in Tokens in, then Edit > Undo: the field showed a valid value again
