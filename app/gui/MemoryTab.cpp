@@ -426,6 +426,7 @@ void MemoryTab::buildEngineSettings()
     ngl->setProperty("namedBy", QStringLiteral("-ngl"));
     m_context->setProperty("namedBy", QStringLiteral("lower the context"));
     rows[0].field->setProperty("namedBy", QStringLiteral("mem_fraction_static"));
+    rows[1].field->setProperty("namedBy", QStringLiteral("max_running_requests"));
     rows[4].field->setProperty("namedBy", QStringLiteral("--max-batch-size"));
     for (const Row& r : rows) {
         r.field->setObjectName(QString::fromLatin1(r.name));

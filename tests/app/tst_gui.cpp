@@ -1966,6 +1966,21 @@ void TestGui::answeringEngineHasItsBarAndSettings()
     session.undo();
     QCOMPARE(fraction->value(), 0.88);
     QCOMPARE(session.plan()->headlineEngine()->kvTokens, qint64(21626));
+    // A fraction below the weights' share of the free memory leaves no pool: the refusal says
+    // the fraction that gives one (the weights over the free memory at start), first (a ninth
+    // review's 0.30 was told only to add GPUs), and marks the field.
+    typeInto(fraction, "0.3");
+    QTRY_COMPARE(session.scenario().deployment.engineFlags.at("mem-fraction-static"),
+                 std::string("0.3"));
+    const QString least =
+        QString::number(std::ceil(bar["Weights"] * gib / freeAtStart * 100) / 100, 'f', 2);
+    const QString refusal = child<QLabel>(&window, "resultCard")->text();
+    QVERIFY2(refusal.startsWith("No plan with SGLang") &&
+                 refusal.contains("; raise mem_fraction_static above " + least + ", or add GPUs"),
+             qPrintable(refusal + " / " + least));
+    QVERIFY(fraction->styleSheet().contains("#dc2626"));
+    session.undo();
+    QCOMPARE(fraction->value(), 0.88);
 
     // llama.cpp: its offloaded layers' weights and KV, no line below the GPU's; the cache types
     // are fields, and a q8_0 K cache is 34 bytes a 32 values against f16's 64.

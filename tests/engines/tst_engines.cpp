@@ -2003,6 +2003,14 @@ void TestEngines::sglangStatePoolAsTyped()
     QCOMPARE(typed.stateSlots, int64_t(32));
     QCOMPARE(typed.kvTokens, tokensWith(32 * state));
     QVERIFY(typed.kvTokens > ratio.kvTokens);
+    // States that take the whole share leave no KV pool: the refusal names the setting that
+    // made them (a ninth review's 1,000 running requests were given no fix).
+    sg.maxRunningRequests = int64_t(rest / state) + 1;
+    const auto many = planSglang(s, in, sg);
+    QVERIFY(!many);
+    QVERIFY2(QString::fromStdString(many.error()).endsWith("; lower max_running_requests"),
+             many.error().c_str());
+    sg.maxRunningRequests = 32;
     sg.maxMambaCacheSize = 100;
     QCOMPARE(planSglang(s, in, sg).value().stateSlots, int64_t(100));
     sg = {};

@@ -155,13 +155,16 @@ Expected<bool> takeStatePool(EnginePlan& p, const ModelSpec& s, const Deployment
             std::max<int64_t>(1, stateBytesPerSequence(s, DType::BF16, in.tp).total() / pp);
         const double ratio = sg.mambaFullMemoryRatio.value_or(0.9);
         std::string why;
+        std::string lower = "raise mem_fraction_static"; // what frees the KV pool's share
         if (sg.maxMambaCacheSize) {
+            lower = "lower --max-mamba-cache-size";
             p.stateSlots = *sg.maxMambaCacheSize;
             why = "--max-mamba-cache-size";
         } else if (sg.disableRadixCache && sg.maxRunningRequests) {
             p.stateSlots = *sg.maxRunningRequests;
             why = "one a request: the radix cache is off, max_running_requests " +
                   withCommas(*sg.maxRunningRequests);
+            lower = "lower max_running_requests";
         } else {
             p.stateSlots = int64_t(rest * ratio / (1 + ratio)) / p.stateBytesPerRequest;
             why = "mamba_full_memory_ratio " + formatFixed(ratio, 2);
@@ -170,7 +173,7 @@ Expected<bool> takeStatePool(EnginePlan& p, const ModelSpec& s, const Deployment
         if (states >= rest)
             return Error{"sglang: " + withCommas(p.stateSlots) + " request states of " +
                              formatBytes(double(p.stateBytesPerRequest)) +
-                             " leave no memory for the KV pool on " + in.gpu.name,
+                             " leave no memory for the KV pool on " + in.gpu.name + "; " + lower,
                          "gpus"};
         p.kvBudgetBytes = int64_t(rest - states);
         p.warnings.push_back(withCommas(p.stateSlots) + " request states of " +
@@ -252,10 +255,19 @@ Expected<EnginePlan> planSglang(const ModelSpec& s, const DeploymentInputs& in,
     const double rest = in.availableKvBytes
                             ? double(*in.availableKvBytes)
                             : (startFree - weights) - startFree * (1 - p.memoryFraction);
-    if (rest <= 0)
+    if (rest <= 0) {
+        // The pool is what mem_fraction_static leaves of the free memory after the weights: a
+        // fraction above weights / free (with room for activations) gives it some, where the
+        // weights leave that room (a ninth review's 0.30 was told only to add GPUs).
+        const double least = in.availableKvBytes ? 1.0 : weights / startFree;
         return Error{"sglang: no memory left for the KV pool on " + in.gpu.name + " (weights " +
                      formatGiB(weights) + " per GPU at mem_fraction_static " +
-                     formatFixed(p.memoryFraction, 3) + "); add GPUs or raise TP"};
+                     formatFixed(p.memoryFraction, 3) + "); " +
+                     (least < 0.9 ? "raise mem_fraction_static above " +
+                                        formatFixed(std::ceil(least * 100) / 100, 2) +
+                                        ", or add GPUs or raise TP"
+                                  : std::string("add GPUs or raise TP"))};
+    }
     p.kvBudgetBytes = int64_t(rest);
     if (auto pool = takeStatePool(p, s, in, sg, *release, rest, pp); !pool)
         return pool.failure();
