@@ -119,6 +119,9 @@ struct EngineRow
     std::string error;                 // why this engine cannot run the deployment
     EngineMemory memory;               // where one GPU's memory goes under it
     std::vector<std::string> settings; // what sized it (EnginePlan.settings)
+    // The KV cache's types as this engine keeps them, where not the deployment's one dtype:
+    // llama-server's "K f16, V q8_0" (--cache-type-k/-v); empty: DeploymentInputs.kvDtype.
+    std::string kvCache;
 };
 
 } // namespace attnplan

@@ -440,6 +440,9 @@ std::vector<EngineRow> compareEngines(const ModelSpec& s, const DeploymentInputs
             row.command = p->command;
             row.memory = llamaServerMemory(*p, in.gpu, s.numLayers);
             row.settings = llamaServerSettings(*p, l, s.numLayers);
+            row.kvCache = l.cacheTypeK == l.cacheTypeV
+                              ? l.cacheTypeK
+                              : "K " + l.cacheTypeK + ", V " + l.cacheTypeV;
         }
         rows.push_back(row);
     }

@@ -192,13 +192,20 @@ std::string reportHtml(const Report& r)
 {
     const DeploymentInputs& in = r.deployment;
     const int64_t replicas = std::max<int64_t>(1, r.inputs.deployment.replicas);
+    // The engine the headline answers for (a log's SGLang or llama.cpp), whose terms the summary
+    // and the first memory section take.
+    const auto other = headlineEngineRow(r.engines, r.inputs.plan.engine);
+    // Its KV cache types: llama-server's f16 caches are not the deployment's bf16 (a ninth
+    // review read "KV cache bf16" above "K f16, V f16").
+    const std::string kvCache =
+        other && !other->kvCache.empty() ? other->kvCache : dtypeName(in.kvDtype);
     std::ostringstream h;
     h << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<title>attnplan: "
       << escape(r.model.name) << "</title>\n"
       << kStyle << "</head>\n<body>\n<h1>" << escape(r.model.name) << " on " << in.gpus * replicas
       << " × " << escape(in.gpu.name) << "</h1>\n<p class=\"note\">attnplan report: max_model_len "
       << withCommas(in.maxModelLen) << ", mean request " << withCommas(in.averageRequest())
-      << " tokens, weights " << dtypeName(in.weightDtype) << ", KV cache " << dtypeName(in.kvDtype)
+      << " tokens, weights " << dtypeName(in.weightDtype) << ", KV cache " << escape(kvCache)
       << ", " << escape(layoutText(in));
     if (in.speculation.enabled())
         h << ", speculative " << escape(in.speculation.method) << " × " << in.speculation.tokens;
@@ -230,7 +237,6 @@ std::string reportHtml(const Report& r)
     // The engine the headline answers for (a log's SGLang or llama.cpp) first, by its own pools
     // and settings (EngineRow.memory, the app's bar): an eighth review's report put vLLM's 130
     // conversations alone under "32 conversations with SGLang".
-    const auto other = headlineEngineRow(r.engines, r.inputs.plan.engine);
     if (other && other->error.empty() && !other->memory.parts.empty()) {
         const EngineMemory& m = other->memory;
         std::vector<std::vector<std::string>> rows{{"GPU memory", gib(m.gpuBytes)}};

@@ -1998,6 +1998,11 @@ void TestGui::answeringEngineHasItsBarAndSettings()
     QVERIFY2(child<QLineEdit>(&window, "launchCommand")->text().contains("q8_0"),
              qPrintable(child<QLineEdit>(&window, "launchCommand")->text()));
     QCOMPARE(memoryBar(&window)["KV cache"] / f16, (34.0 / 32 + 2) / 4);
+    // The report's summary gives llama-server's cache types, not the deployment's bf16 (a ninth
+    // review's P3).
+    QVERIFY2(QString::fromStdString(attnplan::reportHtml(*session.report()))
+                 .contains(", KV cache K q8_0, V f16, "),
+             "the summary's KV cache types");
     // -ngl 16 of 32: the weights on the GPU about halve, and the rest is said to be in RAM.
     const double weights = memoryBar(&window)["Weights"];
     typeInto(child<QSpinBox>(&window, "llamaGpuLayers"), "16");
