@@ -372,11 +372,9 @@ std::vector<EngineRow> compareEngines(const ModelSpec& s, const DeploymentInputs
         EngineRow row;
         row.engine = sglang ? "SGLang" : "TensorRT-LLM";
         row.family = sglang ? "sglang" : "trtllm";
-        DeploymentInputs other = in;
-        other.engine = sglang ? "sglang" : "trtllm";
         // A vLLM budget (a vLLM log's) is not theirs: each engine sizes its own pool from the
         // flags its command prints.
-        other.availableKvBytes.reset();
+        DeploymentInputs other = servedBy(in, sglang ? "sglang" : "trtllm");
         if (auto named = findServingEngine(in.engine);
             named && named->kind == (sglang ? EngineKind::Sglang : EngineKind::Trtllm))
             other.engine = in.engine;
@@ -550,6 +548,16 @@ std::string engineRunName(const std::string& asked)
 {
     const std::optional<ServingEngine> e = findServingEngine(asked);
     return e ? releaseName(asked, e->name) : asked;
+}
+
+DeploymentInputs servedBy(const DeploymentInputs& in, const std::string& engine)
+{
+    DeploymentInputs out = in;
+    out.engine = engine;
+    const std::optional<ServingEngine> e = findServingEngine(engine);
+    if (!e || !e->sizesDeployment)
+        out.availableKvBytes.reset();
+    return out;
 }
 
 std::string engineLabel(const std::string& engine)

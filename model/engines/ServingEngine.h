@@ -148,6 +148,10 @@ std::string engineLabel(const std::string& engine);
 // label), a family's name as its newest row ("vllm" -> "vllm@0.33.0"); the name itself where
 // none resolves.
 std::string engineRunName(const std::string& asked);
+// The deployment as another engine (a release name, engineRunName's) runs it: a KV budget given
+// (DeploymentInputs.availableKvBytes, a vLLM log's "Available KV cache memory") is the sizing
+// engine's, so any other engine sizes its pool from the flags its command prints.
+DeploymentInputs servedBy(const DeploymentInputs& in, const std::string& engine);
 // Whether the engine keeps weights in host memory that the host side (--host-memory, --cpu,
 // --host-bandwidth) applies to: llama-server's layers and experts.
 bool usesHostSide(const ServingEngine& engine);

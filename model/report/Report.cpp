@@ -255,10 +255,12 @@ Expected<Report> buildReport(const Scenario& scenario, const ModelSpec& model,
         q.replicas = std::max<int64_t>(1, scenario.deployment.replicas);
         // Under the engine the plans name (a log's, the plan box's), else the deployment's,
         // with that engine's own limits, as `attnplan-cli latency --engine` runs it.
+        // Another engine sizes its own pool: a vLLM log's budget timed SGLang's load at vLLM's
+        // one conversation (a tenth review's P1: TTFT 176 s under "16 conversations with SGLang").
         DeploymentInputs served = r.deployment;
         if (!scenario.plan.engine.empty())
             if (findServingEngine(scenario.plan.engine))
-                served.engine = engineRunName(scenario.plan.engine);
+                served = servedBy(r.deployment, engineRunName(scenario.plan.engine));
         if (auto latency = latencyUnderEngine(model, served, q)) {
             q = latency->load;
             r.latencyEngine = latency->limits.engine;
@@ -278,7 +280,7 @@ void planReport(Report& r, const GpuCatalog& gpus)
     DeploymentInputs planBase = planningBase(r.deployment);
     if (!r.inputs.plan.engine.empty())
         if (findServingEngine(r.inputs.plan.engine))
-            planBase.engine = engineRunName(r.inputs.plan.engine);
+            planBase = servedBy(planBase, engineRunName(r.inputs.plan.engine));
     r.plan = planDeployments(r.model, gpus, r.target, planBase);
     r.planned = true;
 }

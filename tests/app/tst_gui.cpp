@@ -205,6 +205,7 @@ private slots:
     void costMarkerFollowsTheTraffic();
     void gpuRentIsTheScenarios();
     void chartsFollowAModelWithFewerCurves();
+    void otherEngineTimesItsOwnPool();
 };
 
 namespace {
@@ -3173,4 +3174,46 @@ void TestGui::costTabSelfHostsWithThePrefixCache()
     window.tabs()->setCurrentIndex(4);
     QCOMPARE(session.report()->selfHosting.cachedPrefixTokens, qint64(0));
     QVERIFY2(!line->text().contains("prefix cache"), qPrintable(line->text()));
+}
+
+// A tenth review's P1: a vLLM log's KV budget (3.18 GiB, one conversation of 67k) stayed in
+// force when the headline's engine became SGLang, whose row held 16: the latency under SGLang
+// was vLLM's one conversation's, TTFT 176 s. Another engine sizes its own pool, so the latency
+// under it is the one the same scenario gives without the vLLM budget.
+void TestGui::otherEngineTimesItsOwnPool()
+{
+    const QString path =
+        attnplan::testing::src("../shared/engine-logs-2026/raw/"
+                               "vllm-34076-qwen3-coder-30b-a3b-fp8-pp2-5070ti-5090d.log");
+    if (!QFileInfo::exists(path))
+        QSKIP("../shared/engine-logs-2026 is not here (a user's clone): CI checks these");
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    AppSession session;
+    MainWindow window(&session);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QString error, summary;
+    QVERIFY2(session.openEngineLogText(QString::fromUtf8(f.readAll()), "pp2.log", &error, &summary,
+                                       "bundled:qwen3-30b-a3b"),
+             qPrintable(error));
+    QVERIFY(session.scenario().deployment.availableKvGiB > 0);
+    auto* engine = child<QComboBox>(&window, "engine");
+    engine->setCurrentIndex(engine->findData(QStringLiteral("plans:sglang")));
+    QTRY_COMPARE(session.scenario().plan.engine, std::string("sglang"));
+    const attnplan::Report* r = session.report();
+    QVERIFY(r && r->latency);
+    attnplan::Scenario without = session.scenario();
+    without.deployment.availableKvGiB = 0;
+    const attnplan::Report own =
+        attnplan::buildReport(without, *session.model(), session.gpuCatalog(),
+                              session.priceCatalog(), false)
+            .value();
+    QVERIFY(own.latency);
+    QCOMPARE(r->latency->batchCap, own.latency->batchCap);
+    QCOMPARE(r->latency->ttftSeconds, own.latency->ttftSeconds);
+    QVERIFY2(r->latency->batchCap > 1, qPrintable(QString::number(r->latency->batchCap)));
+    const auto row = session.plan()->headlineEngine();
+    QVERIFY(row && row->error.empty());
+    QVERIFY(r->latency->batchCap <= double(row->maxRunning));
 }
