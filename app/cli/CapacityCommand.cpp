@@ -413,8 +413,12 @@ int runCapacity(const std::vector<std::string>& argv)
               << "  " << r.engine << ": GPU KV cache size: " << withCommas(r.kvCacheTokens)
               << " tokens; max_num_batched_tokens " << withCommas(r.maxNumBatchedTokens)
               << ", max_num_seqs " << r.maxNumSeqs << "\n"
-              << "  Maximum concurrency for " << withCommas(in.maxModelLen)
-              << " tokens per request: " << formatFixed(r.maxConcurrency, 2) << "x\n"
+              << (r.startableModelLen > 0
+                      ? "  vLLM refuses to start: its check allows max_model_len " +
+                            withCommas(r.startableModelLen) + " at most under PP " +
+                            std::to_string(r.pp) + "\n"
+                      : "  Maximum concurrency for " + withCommas(in.maxModelLen) +
+                            " tokens per request: " + formatFixed(r.maxConcurrency, 2) + "x\n")
               << "  conversations at once: " << withCommas(r.batch)
               << (r.limitedBy == "max_num_seqs"
                       ? " (max_num_seqs; memory holds " + withCommas(r.conversations) + ")"

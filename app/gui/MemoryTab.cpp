@@ -1176,17 +1176,24 @@ void MemoryTab::showPlan()
                                                    : tr("on one GPU"))
             : TableModel::counted(r.kvHeadsPerGpu, tr("KV head"), tr("KV heads")) + tr(" per GPU") +
                   (r.kvReplicated ? tr(", replicated") : QString());
+    // A release whose start-up check refuses this max_model_len logs no concurrency (a tenth
+    // review read "would log Maximum concurrency 1.01x" for a length 0.15.2 refuses under PP).
+    const QString logs =
+        r.startableModelLen > 0
+            ? tr("vLLM refuses to start: its check allows max_model_len %1 at most under PP %2")
+                  .arg(locale.toString(r.startableModelLen), locale.toString(r.pp))
+            : tr("vLLM would log <i>Maximum concurrency %1x</i> (%2 tokens)")
+                  .arg(locale.toString(r.maxConcurrency, 'f', 2), locale.toString(r.kvCacheTokens));
     QString text =
         tr("<b>%1</b> paged and <b>%2</b> reserved conversations of %3 tokens<br>"
-           "%4 KV blocks of %5 tokens; vLLM would log <i>Maximum concurrency %6x</i> "
-           "(%7 tokens)<br>"
-           "KV per token per GPU: %8 B (%9)")
+           "%4 KV blocks of %5 tokens; %6<br>"
+           "KV per token per GPU: %7 B (%8)")
             .arg(locale.toString(r.conversations), locale.toString(r.conversationsReserved),
                  locale.toString(in.averageRequest()), locale.toString(r.kvBlocks),
                  // The block as paged: a hybrid model's attention block is raised to hold a
                  // state page (784 or 400 tokens, as the CLI prints), not the 16 of the setting.
-                 locale.toString(r.attentionBlockSize), locale.toString(r.maxConcurrency, 'f', 2),
-                 locale.toString(r.kvCacheTokens), locale.toString(r.kvBytesPerTokenPerGpu), heads);
+                 locale.toString(r.attentionBlockSize), logs,
+                 locale.toString(r.kvBytesPerTokenPerGpu), heads);
     // The headline answers for another engine (the plan box's, a log's): these lines are the
     // deployment's own engine's, and say so (the sixteenth review read them as the headline's).
     if (const auto other = m_plan->headlineEngine())

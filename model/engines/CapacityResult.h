@@ -66,6 +66,10 @@ struct CapacityResult
     double reservedFillFraction = 0;   // share of reserved memory holding real tokens
     double pagedOverReserved = 0;
     int64_t batch = 0; // min(conversations, maxNumSeqs): the decode batch, served at once
+    // Where the release's start-up check refuses max_model_len though the pool holds a request
+    // (PP's check over every stage's layers, EngineProfile.ppCheckWeighsAllLayers): the longest
+    // it starts with, and conversations are 0. 0: the check passes.
+    int64_t startableModelLen = 0;
     // What bounds `batch`: "memory" (the KV cache) or "max_num_seqs" (the engine's limit).
     std::string limitedBy = "memory";
     double ttftSeconds = 0;

@@ -491,9 +491,14 @@ std::vector<FitFix> fitFixes(const ModelSpec& spec, const DeploymentInputs& in)
         d.kvDtype = DType::FP8;
         tryFix(d, "an fp8 KV cache", "--kv-dtype fp8");
     }
-    // The longest context the cache holds one request of: what the engine's own error names.
-    if (base && base->kvCacheTokens >= 1024) {
-        for (int64_t ctx = base->kvCacheTokens / 1024 * 1024; ctx >= 1024; ctx -= 1024) {
+    // The longest context the cache holds one request of: what the engine's own error names
+    // (under PP, the longest its start-up check allows, where that is less).
+    const int64_t longest = base && base->startableModelLen > 0
+                                ? std::min(base->kvCacheTokens, base->startableModelLen)
+                            : base ? base->kvCacheTokens
+                                   : 0;
+    if (longest >= 1024) {
+        for (int64_t ctx = longest / 1024 * 1024; ctx >= 1024; ctx -= 1024) {
             DeploymentInputs d = in;
             d.maxModelLen = ctx;
             if (d.averageTokens > ctx)
@@ -504,7 +509,7 @@ std::vector<FitFix> fitFixes(const ModelSpec& spec, const DeploymentInputs& in)
                                  "--context " + std::to_string(ctx), r->batch});
                 break;
             }
-            if (base->kvCacheTokens / 1024 * 1024 - ctx >= 16 * 1024)
+            if (longest / 1024 * 1024 - ctx >= 16 * 1024)
                 break; // a bounded search: the cache's size is the answer within a few k
         }
     }

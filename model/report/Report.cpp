@@ -513,7 +513,11 @@ std::string headlineSentence(const Report& r)
     }
     if (c.conversations < 1)
         return "Does not fit: not one conversation " + length + where + " with " +
-               engineLabel(c.engine);
+               engineLabel(c.engine) +
+               (c.startableModelLen > 0 ? " (its start-up check allows max_model_len " +
+                                              withCommas(c.startableModelLen) +
+                                              " at most under PP " + std::to_string(c.pp) + ")"
+                                        : std::string());
     return counted(c.batch * replicas, "conversation", "conversations") + " " + length + where +
            (c.limitedBy == "max_num_seqs"
                 ? " (max_num_seqs; memory holds " + withCommas(c.conversations) + ")"

@@ -1538,6 +1538,35 @@ void TestAppCore::standInKeepsTheLogsWindowAndWeights()
     QCOMPARE(r->capacity->conversations, qint64(0));
     QVERIFY(!r->fitFixes.empty());
     QVERIFY(QString::fromStdString(attnplan::headlineSentence(*r)).startsWith("Does not fit"));
+    // A tenth review's P1: the context offered was 67k, which the stages' pool holds (69,456
+    // tokens) but 0.15.2's check refuses: it weighs all 48 layers, 98,304 B a token, against
+    // one stage's 3.18 GiB, and allows 34,720 (whole 16-token blocks, by hand). A context the
+    // release starts with is offered, and the 67k it refuses says why.
+    const double allowed = std::floor(3.18 * 1073741824.0 / (98304.0 * 16)) * 16;
+    QCOMPARE(allowed, 34720.0);
+    const auto fix = std::find_if(r->fitFixes.begin(), r->fitFixes.end(),
+                                  [](const auto& f) { return f.flag.rfind("--context ", 0) == 0; });
+    QVERIFY(fix != r->fitFixes.end());
+    const qint64 offered = std::stoll(fix->flag.substr(10));
+    QVERIFY2(offered <= allowed && offered > allowed - 2048, fix->flag.c_str());
+    ScenarioDeployment at = session.scenario().deployment;
+    at.context = offered;
+    session.setDeployment(at);
+    QVERIFY(session.report()->capacity && session.report()->capacity->conversations >= 1);
+    at.context = 68608;
+    session.setDeployment(at);
+    const attnplan::CapacityResult& refused = *session.report()->capacity;
+    QCOMPARE(refused.conversations, qint64(0));
+    QCOMPARE(double(refused.startableModelLen), allowed);
+    QVERIFY2(QString::fromStdString(attnplan::headlineSentence(*session.report()))
+                 .endsWith("(its start-up check allows max_model_len 34,720 at most under PP 2)"),
+             attnplan::headlineSentence(*session.report()).c_str());
+    // 0.10's check weighed a worker's own layers: on the same budget the stage's pool decides.
+    attnplan::DeploymentInputs older = session.report()->deployment;
+    QVERIFY(older.availableKvBytes);
+    older.engine = "vllm@0.10.2";
+    const auto before = attnplan::planCapacity(*session.model(), older);
+    QVERIFY(before && before->conversations >= 1 && before->startableModelLen == 0);
     // Another model is read as its own config says.
     QVERIFY(session.models()->openBundled("qwen3-8b"));
     QCOMPARE(session.scenario().deployment.modelWindow, qint64(0));

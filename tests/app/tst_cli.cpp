@@ -104,6 +104,7 @@ private slots:
     void costVolatileFirstWarns();
     void costRetrievalAndTokenEstimate();
     void costLayoutFile();
+    void ppCheckRefusesAsReleased();
     void costErrorsExit2_data();
     void costErrorsExit2();
     void benchContract();
@@ -239,6 +240,38 @@ void TestCli::costVolatileFirstWarns()
                                     "--volatile-first", "--requests-per-day", "1000", "--json"}));
     QCOMPARE(j["savings_fraction"].toDouble(), 0.0);
     QVERIFY(j["warnings"].toArray().first().toString().contains("never hits"));
+}
+
+// vLLM #34076: from 0.11 the start-up check weighs every PP stage's layers for max_model_len
+// against one stage's KV memory. Qwen3-30B-A3B's 48 layers keep 98,304 B a token; 3.18 GiB
+// (3,414,507,356 B) over that, in whole 16-token blocks, allows 34,720 (by hand), so 40,960
+// is refused though the stage's pool holds 69,456 tokens; 0.10.2 weighed a stage's own.
+void TestCli::ppCheckRefusesAsReleased()
+{
+    const QStringList args{"capacity",
+                           "qwen3-30b-a3b",
+                           "--gpu",
+                           "H100",
+                           "--gpus",
+                           "2",
+                           "--pp",
+                           "2",
+                           "--context",
+                           "40960",
+                           "--available-kv-bytes",
+                           "3414507356"};
+    const Run now = cli(args + QStringList{"--engine", "vllm@0.15.2"});
+    QCOMPARE(now.exitCode, 0);
+    QVERIFY2(now.out.contains("\n  vLLM refuses to start: its check allows max_model_len 34,720 "
+                              "at most under PP 2\n") &&
+                 now.out.contains("conversations at once: 0 ") &&
+                 now.out.contains("a context of 33k (--context 33792)"),
+             now.out.constData());
+    const Run before = cli(args + QStringList{"--engine", "vllm@0.10.2"});
+    QCOMPARE(before.exitCode, 0);
+    QVERIFY2(before.out.contains("Maximum concurrency for 40,960 tokens per request: 1.70x") &&
+                 !before.out.contains("refuses to start"),
+             before.out.constData());
 }
 
 void TestCli::costLayoutFile()

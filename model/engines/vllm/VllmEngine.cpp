@@ -820,7 +820,7 @@ Expected<bool> vllmMemory(const EngineProfile& engine, const ModelSpec& s,
 void addVllmWarnings(CapacityResult& r, const ModelSpec& s, const DeploymentInputs& in,
                      const KvPaging& paging, int64_t pp)
 {
-    if (r.conversationsReserved == 0)
+    if (r.conversationsReserved == 0 && r.startableModelLen == 0) // else its own reason
         r.warnings.push_back("not even one request of " + withCommas(in.maxModelLen) +
                              " tokens fits: vLLM refuses to start (max_model_len larger than "
                              "the KV cache); lower the context or add memory");
@@ -935,6 +935,32 @@ Expected<CapacityResult> planVllm(const ModelSpec& s, const DeploymentInputs& in
         r.pagedOverReserved = r.conversationsReserved > 0
                                   ? double(r.conversations) / double(r.conversationsReserved)
                                   : 0;
+        // Under PP a release's start-up check weighs every stage's layers (a stage's bytes x pp)
+        // for one request of max_model_len against one stage's pool: above what that allows,
+        // vLLM refuses to start though the stage's pool holds the request (a tenth review: the
+        // 0.15.2 log's 34,736 allowed, and attnplan offered 67k).
+        if (engine.ppCheckWeighsAllLayers && pp > 1) {
+            const auto checked = [&](int64_t tokens) {
+                return double(paging.bytesPerRequest(tokens)) * double(pp);
+            };
+            const double pool = double(r.memory.kvBudget);
+            if (checked(in.maxModelLen) > pool) {
+                int64_t lo = 0, hi = in.maxModelLen;
+                while (hi - lo > 1) {
+                    const int64_t mid = lo + (hi - lo) / 2;
+                    (checked(mid) <= pool ? lo : hi) = mid;
+                }
+                r.startableModelLen = std::max<int64_t>(1, lo);
+                r.conversations = r.conversationsReserved = 0;
+                r.pagedOverReserved = 0;
+                r.warnings.push_back(
+                    "vLLM refuses to start under PP " + std::to_string(pp) +
+                    ": its check weighs every stage's layers for one request of max_model_len " +
+                    withCommas(in.maxModelLen) + " (" + formatGiB(checked(in.maxModelLen)) +
+                    ") against one stage's KV memory (" + formatGiB(pool) +
+                    "), and allows at most " + withCommas(lo) + " (vLLM #34076)");
+            }
+        }
         // The offloading tier: each rank a tp x pp share of --kv-offloading-size, in blocks
         // of the GPU's (CPUOffloadingSpec: num_cpu_blocks = bytes // bytes per offloaded
         // block); a request found there reloads over PCIe instead of prefilling again.

@@ -52,9 +52,12 @@ struct EngineProfile
     bool hybridKvManager = true; // sliding, full and state layers paged in groups of their own
     bool kvOffloading = false;   // --kv-offloading-size: the native CPU offloading tier
     MlaBlocks mlaBlocks = MlaBlocks::CutlassBlackwell;
-    double utilization = 0.9;           // gpu_memory_utilization's default
-    bool ncclBeforeSnapshot = false;    // 0.11 (#25359): NCCL buffers are no longer non-KV memory
-    bool clampSeqsToBatch = false;      // 0.11.1 (#28665): max_num_seqs <= max_num_batched_tokens
+    double utilization = 0.9;        // gpu_memory_utilization's default
+    bool ncclBeforeSnapshot = false; // 0.11 (#25359): NCCL buffers are no longer non-KV memory
+    bool clampSeqsToBatch = false;   // 0.11.1 (#28665): max_num_seqs <= max_num_batched_tokens
+    // 0.11 (#23974, get_kv_cache_configs over the workers' merged specs): under PP the start-up
+    // check weighs every stage's layers for max_model_len against one worker's memory (#34076).
+    bool ppCheckWeighsAllLayers = false;
     double groupWithin = 1.0;           // 0.12 (#29303) 1.25, 0.18 (#36684) 1.5: one group size
                                         // (the larger) when the layer counts are this close
     bool kvDtypeFromCheckpoint = false; // ~0.14 (#30785): auto follows the checkpoint's KV scheme

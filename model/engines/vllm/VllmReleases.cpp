@@ -79,8 +79,15 @@ const std::vector<EngineProfile>& engineProfiles()
             [](EngineProfile& e) { e.decodeContextParallel = true; });
         row("0.11.0",
             "V0 removed; --kv-cache-memory-bytes (#21489); NCCL initialised before the "
-            "memory snapshot, so its buffers are no longer non-KV memory (#25359)",
-            [](EngineProfile& e) { e.ncclBeforeSnapshot = true; });
+            "memory snapshot, so its buffers are no longer non-KV memory (#25359); under "
+            "PP the start-up KV check weighs every stage's layers for max_model_len against "
+            "one worker's memory (#34076, open; logged by 0.15.2 and by a 2026-01 nightly in "
+            "#32105; the first release is inferred from #23974, which moved the check over the "
+            "workers' merged specs)",
+            [](EngineProfile& e) {
+                e.ncclBeforeSnapshot = true;
+                e.ppCheckWeighsAllLayers = true;
+            });
         row("0.11.1", "batch defaults clamp max_num_seqs to max_num_batched_tokens (#28665)",
             [](EngineProfile& e) { e.clampSeqsToBatch = true; });
         row("0.12.0",
