@@ -160,7 +160,12 @@ Expected<EngineLogCheck> checkTrtllmLog(const LogFacts& log, const TrtllmLogFact
     in.gpu = customGpu(catalog, int64_t(own.totalGiB.value_or(free / kGiB) * kGiB), 0, 0);
     if (const GpuSpec* g = log.gpuName.empty() ? nullptr : catalog.find(log.gpuName))
         in.gpu = *g;
-    in.maxModelLen = spec->maxContext > 0 ? std::min<int64_t>(spec->maxContext, 4096) : 4096;
+    // The length the log ran ("max sequence length=2049", max_seq_len=): an applied scenario
+    // is that deployment (a tenth review's log of --max-model-len 2048 opened at 4,096, half the
+    // requests of full length); else 4,096 within the model's window, a what-if.
+    in.maxModelLen = log.context && *log.context > 0 ? *log.context
+                     : spec->maxContext > 0          ? std::min<int64_t>(spec->maxContext, 4096)
+                                                     : 4096;
     in.kvDtype = perToken > 0 ? DType::BF16 : servingKvDType(*spec);
     in.weightDtype = servingWeightDType(*spec);
     in.freeMemoryBytes = int64_t(free);
