@@ -421,8 +421,16 @@ std::vector<EngineRow> compareEngines(const ModelSpec& s, const DeploymentInputs
         } else if (in.dp > 1 || in.ep > 1) {
             row.error = kLlamaNoDpEp;
         } else if (in.gpus > 1) {
-            row.error = "sized for one GPU; llama.cpp splits layers across GPUs rather than "
-                        "running tensor parallelism";
+            // A layer split is what llama-server does on several GPUs, and what a PP layout
+            // is: the reason is attnplan's, not a layout llama.cpp lacks (a tenth review read
+            // "rather than tensor parallelism" for TP 1 x PP 2).
+            row.error = in.tp > 1 ? "llama.cpp runs no tensor parallelism: it splits layers "
+                                    "across GPUs (--split-mode layer), which attnplan sizes on "
+                                    "one GPU only"
+                                  : "attnplan sizes llama-server on one GPU only: its layer "
+                                    "split over " +
+                                        std::to_string(in.gpus) +
+                                        " GPUs (--split-mode layer) is not modelled";
         } else if (Error why = llamaServerOverflow(s, *p, in); !why.message.empty()) {
             row.error = why.message;
         } else {

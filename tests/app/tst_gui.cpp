@@ -755,8 +755,8 @@ void TestGui::planRowAppliesWithReplicas()
     QTRY_VERIFY2(
         child<QLabel>(&window, "planSummary")
             ->text()
-            .startsWith("<b>llama.cpp (llama.cpp@b9849)</b> cannot run this deployment: sized "
-                        "for one GPU"),
+            .startsWith("<b>llama.cpp (llama.cpp@b9849)</b> cannot run this deployment: "
+                        "llama.cpp runs no tensor parallelism"),
         qPrintable(child<QLabel>(&window, "planSummary")->text().left(120)));
     QVERIFY(child<QLabel>(&window, "planSummary")
                 ->text()

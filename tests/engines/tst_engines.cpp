@@ -1674,6 +1674,17 @@ void TestEngines::llamaCppRowTakesTheWeightsSetting()
     QVERIFY2(llama.error.empty(), llama.error.c_str());
     d.weightDtype = DType::BF16;
     QVERIFY(!compareEngines(s, d).back().error.empty());
+    // Two GPUs: a PP layout is a layer split, which llama-server does; the row says attnplan
+    // does not size it, not that llama.cpp lacks tensor parallelism (a tenth review's P2), and
+    // TP says that.
+    d.weightDtype = DType::INT4;
+    d.gpus = 2; // stages(): gpus / (tp x dp) = 2
+    QCOMPARE(compareEngines(s, d).back().error,
+             std::string("attnplan sizes llama-server on one GPU only: its layer split over 2 "
+                         "GPUs (--split-mode layer) is not modelled"));
+    d.tp = 2;
+    QVERIFY(compareEngines(s, d).back().error.rfind("llama.cpp runs no tensor parallelism", 0) ==
+            0);
 }
 
 // An eighth review's P1: Qwen3.5-9B as a 4-bit GGUF with -ngl 20 on a 6 GB laptop GPU. Its
@@ -2210,6 +2221,9 @@ void TestEngines::trtllmExcerptWithoutFreeMemoryIsRead()
         QVERIFY2(std::fabs(c.computed - byHand) <= 32, qPrintable(QString::number(c.computed)));
         QVERIFY(std::fabs(c.difference()) < 0.001);
         QCOMPARE(c.deployment.availableKvBytes.value_or(0), int64_t(9.06 * 1073741824.0));
+        // The length it ran (--max-model-len 2048, "max sequence length=2049"), not a 4,096
+        // what-if (a tenth review's applied log held half the requests of full length).
+        QCOMPARE(c.deployment.maxModelLen, int64_t(2049));
     }
 }
 
