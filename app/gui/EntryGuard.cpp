@@ -144,8 +144,33 @@ bool EntryGuard::eventFilter(QObject* watched, QEvent* event)
     // every field takes the focus by click or Tab only.
     if (field && event->type() == QEvent::Polish)
         settle(widget);
+    // The wheel changes a field only while the user is at it: clicked or typed into since it
+    // took the focus, and not hidden since. A field that kept the focus from an edit before
+    // another tab was shown took the page's scroll once the page reached its end (a tenth
+    // review's -ngl went from 20 to 28 on a scroll).
+    const auto fieldOf = [](QWidget* w) -> QWidget* {
+        for (int depth = 0; w && depth < 2; ++depth, w = w->parentWidget())
+            if (qobject_cast<QAbstractSpinBox*>(w) || qobject_cast<QComboBox*>(w) ||
+                (qobject_cast<QAbstractSlider*>(w) && !qobject_cast<QScrollBar*>(w)))
+                return w;
+        return nullptr;
+    };
+    switch (event->type()) {
+    case QEvent::MouseButtonPress:
+    case QEvent::KeyPress:
+        if (QWidget* f = fieldOf(widget))
+            f->setProperty("wheelArmed", true);
+        break;
+    case QEvent::FocusOut:
+    case QEvent::Hide:
+        if (field)
+            widget->setProperty("wheelArmed", false);
+        break;
+    default:
+        break;
+    }
     if (event->type() == QEvent::Wheel) {
-        if (!field || widget->hasFocus())
+        if (!field || (widget->hasFocus() && widget->property("wheelArmed").toBool()))
             return false;
         // To the scroll area around the field, as if the field were not there.
         for (QWidget* p = widget->parentWidget(); p; p = p->parentWidget())

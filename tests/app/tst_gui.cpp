@@ -752,12 +752,11 @@ void TestGui::planRowAppliesWithReplicas()
     window.tabs()->setCurrentIndex(0);
     // The lines under the form say that llama.cpp cannot run this layout, then give the
     // deployment's own engine's figures, and say so.
-    QTRY_VERIFY2(
-        child<QLabel>(&window, "planSummary")
-            ->text()
-            .startsWith("<b>llama.cpp (llama.cpp@b9849)</b> cannot run this deployment: "
-                        "llama.cpp runs no tensor parallelism"),
-        qPrintable(child<QLabel>(&window, "planSummary")->text().left(120)));
+    QTRY_VERIFY2(child<QLabel>(&window, "planSummary")
+                     ->text()
+                     .startsWith("<b>llama.cpp (llama.cpp@b9849)</b> cannot run this deployment: "
+                                 "llama.cpp runs no tensor parallelism"),
+                 qPrintable(child<QLabel>(&window, "planSummary")->text().left(120)));
     QVERIFY(child<QLabel>(&window, "planSummary")
                 ->text()
                 .contains("<i>Beside it, the deployment's vLLM 0.33.0:</i>"));
@@ -1556,14 +1555,31 @@ void TestGui::wheelOverTheFormScrollsThePage()
             QVERIFY2(w->focusPolicy() != Qt::WheelFocus, qPrintable(w->objectName()));
     QCOMPARE(attnplan::scenarioToJson(session.scenario()), scenario);
     QTRY_VERIFY(area->verticalScrollBar()->value() > 0);
-    // With the keyboard focus, the field takes the wheel as Qt's own fields do.
-    engine->setFocus();
-    QTRY_VERIFY(engine->hasFocus());
-    const QPoint at = engine->rect().center();
-    QWheelEvent wheel(QPointF(at), QPointF(engine->mapToGlobal(at)), QPoint(), QPoint(0, -120),
-                      Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
-    QApplication::sendEvent(engine, &wheel);
-    QVERIFY(engine->currentIndex() != engineIndex);
+    const auto wheelOn = [](QWidget* w) {
+        const QPoint at = w->rect().center();
+        QWheelEvent wheel(QPointF(at), QPointF(w->mapToGlobal(at)), QPoint(), QPoint(0, 120),
+                          Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+        QApplication::sendEvent(w, &wheel);
+    };
+    // The focus alone is not the user at the field: a field that kept it from an edit before
+    // another tab was shown took the page's scroll (a tenth review's -ngl 20 became 28).
+    context->setFocus();
+    QTRY_VERIFY(context->hasFocus());
+    wheelOn(context);
+    QCOMPARE(context->value(), contextValue);
+    // Clicked into, the field takes the wheel as Qt's own fields do.
+    QTest::mouseClick(context->findChild<QLineEdit*>(), Qt::LeftButton);
+    QVERIFY(context->hasFocus());
+    wheelOn(context);
+    QVERIFY(context->value() != contextValue);
+    const int stepped = context->value();
+    // Another tab and back: the focus stays on the field, the wheel scrolls the page again.
+    window.tabs()->setCurrentIndex(1);
+    window.tabs()->setCurrentIndex(0);
+    context->setFocus();
+    QTRY_VERIFY(context->hasFocus());
+    wheelOn(context);
+    QCOMPARE(context->value(), stepped);
 }
 
 // Issue 34, item 10: an out-of-range context is kept as typed and refused in words, with no
