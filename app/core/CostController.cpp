@@ -185,6 +185,7 @@ CostController::SelfHosting CostController::selfHosting() const
     h.gpu = QString::fromStdString(s.gpu);
     h.gpus = s.gpus;
     h.batch = s.batch;
+    h.engine = QString::fromStdString(s.engine);
     h.tokensPerSecond = s.tokensPerSecond;
     h.prefillTokensPerSecond = s.prefillTokensPerSecond;
     h.cachedPrefixTokens = s.cachedPrefixTokens;

@@ -43,6 +43,7 @@ public:
         QString gpu;
         qint64 gpus = 0;
         qint64 batch = 0;
+        QString engine;                    // whose batch and times ("vLLM 0.15.0")
         double tokensPerSecond = 0;        // decode, the whole batch
         double prefillTokensPerSecond = 0; // this prompt's prefill on the replica (roofline)
         qint64 cachedPrefixTokens = 0;     // served by the engine's prefix cache

@@ -4,6 +4,7 @@
 #include "ComputeController.h"
 #include "TableModel.h"
 #include "base/Units.h"
+#include "engines/ServingEngine.h"
 
 #include <QChart>
 #include <QChartView>
@@ -22,6 +23,7 @@ ComputeTab::ComputeTab(ComputeController* compute, QWidget* parent)
         tr("FLOPs per token at each sequence length: the score-and-mix part (QKᵀ and weights × V "
            "over the full n × n matrix, all layers) grows with n; the projections and the MLP do "
            "not. The red points are where the first overtakes each."));
+    m_text->setObjectName(QStringLiteral("computeText"));
     m_text->setWordWrap(true);
     m_text->setTextInteractionFlags(Qt::TextSelectableByMouse);
     auto* layout = new QVBoxLayout(this);
@@ -78,7 +80,8 @@ void ComputeTab::refresh()
         text +=
             tr("<br>On %1 × %2: a %3-token prompt takes <b>%4</b> to the first token "
                "(%5-bound), then "
-               "<b>%6</b> per output token at batch %7 (%8-bound), with GEMMs at %9 TFLOP/s "
+               "<b>%6</b> per output token at batch %7 under %11 (%8-bound), with GEMMs at %9 "
+               "TFLOP/s "
                "and decode reading at %10 TB/s (the step model's fractions for this GPU's "
                "generation, scaled by the scenario's efficiencies).")
                 .arg(in.gpus)
@@ -89,7 +92,8 @@ void ComputeTab::refresh()
                 .arg(r.batch)
                 .arg(r.decodeMemoryBound ? tr("memory") : tr("compute"))
                 .arg(gemmFlopsPerSecond(in.gpu, in.weightDtype, in.efficiency) / 1e12, 0, 'f', 0)
-                .arg(decodeBytesPerSecond(in.gpu, in.efficiency) / 1e12, 0, 'f', 2);
+                .arg(decodeBytesPerSecond(in.gpu, in.efficiency) / 1e12, 0, 'f', 2)
+                .arg(str(attnplan::engineLabel(r.engine)));
     }
     m_text->setText(text);
 }

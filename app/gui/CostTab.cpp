@@ -437,7 +437,8 @@ void CostTab::updateSelfHosting()
     m_hosted->setText(
         atLoad +
         tr("%13 self-hosted on the current plan (%1 × %2 at $%3 an hour%4; prompt %5 tokens/s"
-           "%14, output %6 tokens/s at batch %7), always busy: $%8 a request, $%9 per million "
+           "%14, output %6 tokens/s at batch %7 under %15), always busy: $%8 a request, $%9 per "
+           "million "
            "tokens in and out. %10 charges $%11 a request ($%12 per million) with caching.")
             .arg(h.gpus)
             .arg(h.gpu)
@@ -455,6 +456,7 @@ void CostTab::updateSelfHosting()
             .arg(h.cachedPrefixTokens > 0
                      ? tr(", the stable %1 tokens from the engine's prefix cache")
                            .arg(locale.toString(h.cachedPrefixTokens))
-                     : QString()));
+                     : QString())
+            .arg(h.engine));
     m_hosted->setToolTip(h.priceFromCatalog ? h.priceSource : QString());
 }

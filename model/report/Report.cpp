@@ -326,6 +326,7 @@ SelfHosting selfHostingFor(const Report& r, const LayoutFile& prompt)
         return h;
     }
     h.batch = r.capacity->batch;
+    h.engine = engineLabel(r.capacity->engine);
     h.tokensPerSecond = r.capacity->tokensPerSecond;
     h.dollarsPerHour = h.dollarsPerGpuHour * double(h.gpus);
     h.model = r.model.name;

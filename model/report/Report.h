@@ -128,6 +128,9 @@ struct SelfHosting
     std::string gpu;
     int64_t gpus = 0;
     int64_t batch = 0;
+    // The engine whose batch and times these are (the deployment's, "vLLM 0.15.0"), said beside
+    // them: under another engine's headline a tenth review read vLLM's batch 66 as SGLang's.
+    std::string engine;
     double tokensPerSecond = 0;        // decode, the whole batch
     double prefillTokensPerSecond = 0; // the prompt's tokens over its prefill (step model)
     // The stable prefix the engine's prefix cache serves (prefixCachingByDefault): its KV is

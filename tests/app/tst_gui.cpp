@@ -3232,4 +3232,18 @@ void TestGui::otherEngineTimesItsOwnPool()
     const auto row = session.plan()->headlineEngine();
     QVERIFY(row && row->error.empty());
     QVERIFY(r->latency->batchCap <= double(row->maxRunning));
+    // The Compute and Cost tabs time the deployment's own engine: they say which, under
+    // SGLang's headline (a tenth review read vLLM's batch there as SGLang's).
+    const QString vllm =
+        " under " + QString::fromStdString(attnplan::engineLabel(r->capacity->engine));
+    window.tabs()->setCurrentIndex(2);
+    QTRY_VERIFY(window.findChild<QLabel*>("computeText"));
+    QVERIFY2(child<QLabel>(&window, "computeText")
+                 ->text()
+                 .contains("at batch " + QString::number(r->capacity->batch) + vllm),
+             qPrintable(child<QLabel>(&window, "computeText")->text()));
+    window.tabs()->setCurrentIndex(4);
+    QTRY_VERIFY(window.findChild<QLabel*>("selfHosting"));
+    QVERIFY2(child<QLabel>(&window, "selfHosting")->text().contains(vllm + ")"),
+             qPrintable(child<QLabel>(&window, "selfHosting")->text()));
 }
