@@ -79,6 +79,10 @@ struct LlamaServerInputs
     // as a 4-bit GGUF, fp8/int8 as Q8_0); empty: the checkpoint's own. A GGUF's own tensor
     // sizes always win.
     std::optional<DType> weightDtype;
+    // The weights as loaded where a log printed them (its "model buffer size" lines, all
+    // devices): the GGUF's estimated parts are scaled to that total; 0: the estimate. A GGUF's
+    // own tensor sizes always win.
+    int64_t loadedWeightBytes = 0;
     // Device memory free before the load (--fit shrinks an unset context to it); 0: unknown.
     int64_t freeMemoryBytes = 0;
 };

@@ -203,6 +203,9 @@ LlamaServerInputs llamaServerInputs(const DeploymentInputs& in, const std::strin
         l.context =
             l.parallel > 0 ? checkedMul(in.maxModelLen, l.parallel, "context") : in.maxModelLen;
     l.weightDtype = in.weightDtype; // the Weights setting, as a GGUF of that type
+    // The weights a log loaded (its model buffers, the scenario's loaded_weights_gib).
+    if (l.loadedWeightBytes == 0 && in.weightBytes)
+        l.loadedWeightBytes = *in.weightBytes;
     if (!build.empty())
         l.build = build;
     if (l.freeMemoryBytes == 0)

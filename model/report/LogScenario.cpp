@@ -143,6 +143,10 @@ Expected<LogScenario> scenarioFromEngineLog(const EngineLogFacts& log, const Eng
         // ran).
         if (const std::optional<DType> w = loggedServerWeights(in))
             d.weightDtype = dtypeName(*w);
+        // And their bytes, its model buffers (a tenth review read 14.79 GiB re-estimated against
+        // the 14.00 GiB Gemma-4 loaded).
+        if (in.weightBytes)
+            d.loadedWeightsGiB = double(*in.weightBytes) / double(int64_t(1) << 30);
         out.notes.push_back(
             "llama.cpp allocates its cache up front (" +
             formatFixed(double(c.kvBudgetBytes) / double(int64_t(1) << 20), 0) + " MiB for n_ctx " +

@@ -1891,6 +1891,20 @@ void TestEngines::engineLogs2026WhatWasTyped()
         load("../shared/engine-logs-2026/configs/google--gemma-4-26B-A4B_config.json");
     const EngineLogCheck gc = checkEngineLog(gemma, &g, builtinGpuCatalog()).value();
     QVERIFY2(std::fabs(gc.difference()) < 0.001, qPrintable(QString::number(gc.computed)));
+    // The weights as loaded (a tenth review's P2): the model buffers, each device's once (the
+    // capture's summary quotes the CPU_Mapped line again), 13,755.36 + 577.50 MiB; the plan of
+    // the applied deployment loads that, where the GGUF mix estimated 14.79 GiB.
+    QCOMPARE(gemma.llamaCpp.modelBuffers.size(), size_t(2));
+    QCOMPARE(gemma.llamaCpp.modelBufferMiB, 13755.36 + 577.50);
+    QVERIFY(gc.deployment.weightBytes);
+    const LlamaServerPlan applied =
+        planLlamaServer(g, llamaServerInputs(gc.deployment, gc.release)).value();
+    const double loaded =
+        double((applied.vramBytes - applied.vramKvBytes - applied.vramStateBytes) +
+               (applied.ramBytes - (applied.kvBytes - applied.vramKvBytes) -
+                (applied.stateBytes - applied.vramStateBytes))) /
+        enginelog::kMiB;
+    QVERIFY2(std::fabs(loaded - (13755.36 + 577.50)) < 1, qPrintable(QString::number(loaded)));
     const EngineLogFacts sg =
         parseEngineLog(text("sglang-mudler-vllmcpp-0.5.15-gb10-qwen3.8-27b.log"));
     QCOMPARE(QString::fromStdString(sg.version), QString("0.5.15"));

@@ -389,18 +389,28 @@ Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerI
     std::optional<GgufMix> mix = s.gguf || mxfp4Gguf ? std::nullopt : ggufMix(s, p.weightDtype);
     if (!mix && !s.gguf && !mxfp4Gguf)
         mix = ggufMixEstimate(s, p.weightDtype);
-    const int64_t computedExperts = s.gguf && s.exactExpertBytes ? *s.exactExpertBytes
-                                    : mix                        ? mix->experts
-                                          : routedExpertBytes(s, p.weightDtype);
+    int64_t computedExperts = s.gguf && s.exactExpertBytes ? *s.exactExpertBytes
+                              : mix                        ? mix->experts
+                                                           : routedExpertBytes(s, p.weightDtype);
     const int64_t nonExpertParams = std::max<int64_t>(1, c.total - c.routedExperts);
-    const int64_t weights = mxfp4Gguf ? computedExperts + nonExpertParams * 34 / 32
-                            : mix     ? mix->total
-                                      : weightBytesFor(s, p.weightDtype).bytes;
-    p.weightBytes = weights;
+    int64_t weights = mxfp4Gguf ? computedExperts + nonExpertParams * 34 / 32
+                      : mix     ? mix->total
+                                : weightBytesFor(s, p.weightDtype).bytes;
     const double restPerParam =
         double(std::max<int64_t>(0, weights - computedExperts)) / double(nonExpertParams);
-    const int64_t embedding = mix ? mix->embedding : int64_t(double(c.embedding) * restPerParam);
-    const int64_t head = mix ? mix->head : int64_t(double(c.lmHead) * restPerParam);
+    int64_t embedding = mix ? mix->embedding : int64_t(double(c.embedding) * restPerParam);
+    int64_t head = mix ? mix->head : int64_t(double(c.lmHead) * restPerParam);
+    // The weights a log loaded: every estimated part scaled to its total (a tenth review read
+    // 14.79 GiB of estimated Gemma-4 weights beside the log's 14.00 GiB of model buffers). The
+    // split between them stays the estimate's.
+    if (in.loadedWeightBytes > 0 && !s.gguf && weights > 0) {
+        const double scale = double(in.loadedWeightBytes) / double(weights);
+        computedExperts = int64_t(double(computedExperts) * scale);
+        embedding = int64_t(double(embedding) * scale);
+        head = int64_t(double(head) * scale);
+        weights = in.loadedWeightBytes;
+    }
+    p.weightBytes = weights;
     // --n-cpu-moe N: the first N layers' routed experts in host memory.
     int64_t expertLayers = 0;
     for (const LayerSpec& l : s.layers)

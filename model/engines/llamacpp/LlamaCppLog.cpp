@@ -179,8 +179,19 @@ void readLlamaCppLogLine(LogFacts& f, LlamaCppLogFacts& own, std::string_view li
             own.kvLineForm = name;
             break;
         }
-    if (has(line, "model buffer size"))
-        own.modelBufferMiB += numberAfter(line, "model buffer size =").value_or(0);
+    if (has(line, "model buffer size")) {
+        // The device: the word before "model buffer size" ("Vulkan0", "CPU_Mapped").
+        std::string_view before = line.substr(0, line.find("model buffer size"));
+        while (!before.empty() && (before.back() == ' ' || before.back() == '*'))
+            before.remove_suffix(1);
+        const size_t space = before.find_last_of(" \t*:");
+        const std::string device(space == std::string_view::npos ? before
+                                                                 : before.substr(space + 1));
+        own.modelBuffers[device] = numberAfter(line, "model buffer size =").value_or(0);
+        own.modelBufferMiB = 0;
+        for (const auto& [name, mib] : own.modelBuffers)
+            own.modelBufferMiB += mib;
+    }
     if (has(line, "KV buffer size"))
         own.kvBufferMiB += numberAfter(line, "KV buffer size =").value_or(0);
     // "llama_kv_cache: size = 760.00 MiB (8192 cells, ...)"; not the iswa's "creating ... KV
@@ -414,6 +425,21 @@ Expected<EngineLogCheck> checkLlamaCppLog(const LogFacts& log, const LlamaCppLog
                                     : DType::F32;
         server.weightDtype = t;
         c.deployment.weightDtype = t;
+        // And their bytes as loaded: an applied scenario's bar and -ngl lines take the log's
+        // model buffers, not the GGUF mix estimated again (a tenth review's P2: 14.79 GiB
+        // estimated against the 14.00 GiB Gemma-4 loaded). The buffers hold the file's tensors
+        // and, with a tied output on the GPU, a copy of the embedding: the file's bytes are the
+        // estimate's, scaled by the buffers over what the estimate loads at the log's layout.
+        LlamaServerInputs typed = in;
+        typed.weightDtype = t;
+        if (const auto q = planLlamaServer(*spec, typed)) {
+            const int64_t loaded =
+                (q->vramBytes - q->vramKvBytes - q->vramStateBytes) +
+                (q->ramBytes - (q->kvBytes - q->vramKvBytes) - (q->stateBytes - q->vramStateBytes));
+            if (loaded > 0)
+                c.deployment.weightBytes =
+                    int64_t(double(q->weightBytes) * (own.modelBufferMiB * kMiB) / double(loaded));
+        }
         c.inputs.push_back("weights " + formatFixed(bits, 1) + " bits a parameter in the model " +
                            "buffers: " + dtypeName(t));
     }

@@ -7,6 +7,7 @@
 #include "engines/LogFacts.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,9 +27,12 @@ struct LlamaCppLogFacts
     std::optional<int64_t> nSeqMax, nUbatch, offloadedLayers, gpuLayers;
     std::optional<bool> flashAttn, kvUnified;
     std::string typeK, typeV;
-    std::optional<double> kvMiB;   // the whole KV cache, all devices
-    double kvBufferMiB = 0;        // the sum of the devices' "KV buffer size" lines
-    double modelBufferMiB = 0;     // the sum of "model buffer size" lines: the weights as loaded
+    std::optional<double> kvMiB; // the whole KV cache, all devices
+    double kvBufferMiB = 0;      // the sum of the devices' "KV buffer size" lines
+    double modelBufferMiB = 0;   // the sum of "model buffer size" lines: the weights as loaded
+    // Each device's "model buffer size", once: a log quoted in its own summary repeats a line
+    // ("CPU_Mapped model buffer size = 577.50 MiB" twice in a 2026 capture).
+    std::map<std::string, double> modelBuffers;
     std::optional<double> freeMiB; // device memory free before the load, where printed
     bool commandLine = false;      // the launch arguments are in the log
     std::optional<int64_t> argParallel, argUbatch; // -c is the log's argContext
