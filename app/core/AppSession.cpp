@@ -596,7 +596,7 @@ Scenario logBase(const Scenario& current)
 
 bool AppSession::checkEngineLogText(const QString& text, const QString& source,
                                     const QString& model, QString* report, QString* error,
-                                    bool* needsModel) const
+                                    bool* needsModel, QString* caution) const
 {
     auto read = readLog(text, source, model, m_gpus, needsModel);
     if (!read) {
@@ -618,6 +618,8 @@ bool AppSession::checkEngineLogText(const QString& text, const QString& source,
             *error = tr("%1: %2").arg(source, q(applied.error()));
         return false;
     }
+    if (caution)
+        *caution = q(read->check.modelMismatch);
     return true;
 }
 

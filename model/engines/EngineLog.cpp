@@ -146,6 +146,25 @@ Expected<EngineLogCheck> checkEngineLog(const EngineLogFacts& log, const ModelSp
         const DeploymentInputs& d = out.deployment;
         out.weightDtypeIsAuto = d.weightDtype == autoWeightDType(d.engine, *spec, d.gpu);
         out.kvDtypeIsAuto = d.kvDtype == autoKvDType(d.engine, *spec, &d.gpu);
+        // A model the log cannot have run: a figure far off, or another layer count (a tenth
+        // review applied gemma-4-31b-it to a 26B log at +300% with nothing said).
+        std::vector<std::string> why;
+        if (std::fabs(out.difference()) > 0.25)
+            why.push_back(out.quantity + " " + (out.difference() > 0 ? "+" : "") +
+                          formatFixed(100 * out.difference(), 0) + "% from the log's");
+        // llama.cpp's layers: n_layer, else "offloaded N/M layers", M the layers and the output.
+        const LlamaCppLogFacts& l = log.llamaCpp;
+        const int64_t layers = l.nLayer            ? *l.nLayer
+                               : l.offloadedLayers ? *l.offloadedLayers - 1
+                                                   : 0;
+        if (*log.engine == EngineKind::LlamaCpp && layers > 0 && layers != spec->numLayers)
+            why.push_back("the log's model has " + std::to_string(layers) + " layers, " +
+                          spec->name + " " + std::to_string(spec->numLayers));
+        if (!why.empty()) {
+            out.modelMismatch = spec->name + " is likely not the model the log ran: ";
+            for (size_t i = 0; i < why.size(); ++i)
+                out.modelMismatch += (i ? "; " : "") + why[i];
+        }
     }
     return out;
 }
@@ -181,6 +200,8 @@ std::string engineLogText(const std::string& source, const EngineLogFacts& log,
     out << "  " << c.quantity << ": logged " << figure(c.logged) << ", attnplan "
         << figure(c.computed) << " (" << (c.difference() >= 0 ? "+" : "")
         << formatFixed(100 * c.difference(), 2) << "%)\n";
+    if (!c.modelMismatch.empty())
+        out << "  warning: " << c.modelMismatch << "\n";
     for (const std::string& i : c.inputs)
         out << "    from " << i << "\n";
     for (const std::string& n : c.notes)

@@ -81,6 +81,9 @@ struct EngineLogCheck
     // The max_model_len the log's engine took past the window of the config given (a stand-in
     // for its own checkpoint, whose window was that long); 0: within it.
     int64_t modelWindow = 0;
+    // Where the model used cannot be the one the log ran (attnplan's figure more than a quarter
+    // off the log's, or another layer count): in words, said beside Apply; empty otherwise.
+    std::string modelMismatch;
 };
 
 } // namespace attnplan

@@ -115,6 +115,7 @@ private slots:
     void usedPlansSlotsStayWithItsGpu();
     void llamaLogKeepsItsWeightsType();
     void modelSwitchSaysTheDtypesItKeeps();
+    void logCheckSaysAModelItCannotHaveRun();
 };
 
 void TestAppCore::reorderingSegmentsRaisesAndClearsTheCacheWarning()
@@ -1770,3 +1771,24 @@ void TestAppCore::modelSwitchSaysTheDtypesItKeeps()
 }
 
 #include "tst_appcore.moc"
+
+// A tenth review's P2: a 26B log checked with a 31B at +300% offered Apply with the plain hint.
+// The check says when the model cannot be the log's (a figure a quarter off, another layer
+// count): Llama-3.1-8B's llama.cpp log read with Qwen3-8B (36 layers of 8 x 128 against 32).
+void TestAppCore::logCheckSaysAModelItCannotHaveRun()
+{
+    AppSession session;
+    const QString log = QString::fromUtf8(attnplan::testing::kLlamaCpp9016Log);
+    QString report, error, caution;
+    QVERIFY2(session.checkEngineLogText(log, "llama.log", "bundled:llama-3.1-8b", &report, &error,
+                                        nullptr, &caution),
+             qPrintable(error));
+    QVERIFY2(caution.isEmpty(), qPrintable(caution));
+    QVERIFY2(session.checkEngineLogText(log, "llama.log", "bundled:qwen3-8b", &report, &error,
+                                        nullptr, &caution),
+             qPrintable(error));
+    QVERIFY2(caution.startsWith("Qwen/Qwen3-8B is likely not the model the log ran: ") &&
+                 caution.contains("the log's model has 32 layers, Qwen/Qwen3-8B 36"),
+             qPrintable(caution));
+    QVERIFY2(report.contains("\n  warning: " + caution + "\n"), qPrintable(report));
+}

@@ -3151,9 +3151,20 @@ void TestGui::logPaneReadsThenApplies()
     auto* model = child<QComboBox>(pane, "logModel");
     QVERIFY(model->currentText().startsWith("llama-3"));
     QVERIFY(!apply->isEnabled()); // offered, not read on the user's behalf
+    // A model of other layers, checked: said beside Apply, not the plain hint (a tenth review
+    // applied a 31B to a 26B log at +300% with nothing said).
+    model->setCurrentIndex(model->findText("qwen3-8b"));
+    QTest::mouseClick(check, Qt::LeftButton);
+    QVERIFY(apply->isEnabled());
+    QVERIFY2(child<QLabel>(pane, "logState")
+                 ->text()
+                 .startsWith("<b>Check the model:</b> Qwen/Qwen3-8B is likely not the model the "
+                             "log ran: "),
+             qPrintable(child<QLabel>(pane, "logState")->text()));
     model->setCurrentIndex(model->findText("llama-3.1-8b")); // the user's choice
     QTest::mouseClick(check, Qt::LeftButton);                // read with it
     QVERIFY(apply->isEnabled());
+    QVERIFY(child<QLabel>(pane, "logState")->text().startsWith("Apply to scenario opens it"));
     // The first log's scenario is unsaved: asked about before this one replaces it.
     asked = false;
     QTest::mouseClick(apply, Qt::LeftButton);
