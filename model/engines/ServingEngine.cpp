@@ -260,9 +260,13 @@ Expected<ServingLimits> servingLimits(const ModelSpec& s, const DeploymentInputs
         l.kvBudgetBytes = p->kvBytes;
         l.maxBatch = p->slotCount;
         l.maxNumTokens = 2048;
-        // Each slot holds its context (a unified cache: the slots' cells together, sliding
-        // layers their window), so every slot runs a request that fits it.
-        l.requestsHeld = p->slotCount;
+        // Split slots each hold n_ctx / slots cells, so every slot runs a request that fits one;
+        // a unified cache (-kvu) holds n_ctx cells for all of them, so only as many requests of
+        // the mean length as fit in it run at once, as the engines table counts them (a
+        // eleventh review's 4 slots decoded 4 requests of 16k in a cache of 16k).
+        const int64_t avg = std::max<int64_t>(1, in.averageRequest());
+        l.requestsHeld =
+            p->unified ? std::clamp<int64_t>(p->context / avg, 1, p->slotCount) : p->slotCount;
         return l;
     }
     }
@@ -485,7 +489,9 @@ Expected<EngineLatency> latencyUnderEngine(const ModelSpec& s, const DeploymentI
             hostSideOf(at.host, s, *plan, l);
     }
     const bool hostExperts = at.host.expertLayers > 0;
-    if (pages) {
+    // The requests the engine holds are counted at this load's mean length: for the paging
+    // engines, and for llama-server's unified cache.
+    if (pages || (engine && engine->kind == EngineKind::LlamaCpp && in.maxModelLen > 0)) {
         const double mean = double(load.inputTokens) + double(load.outputTokens) / 2;
         at.averageTokens = std::clamp<int64_t>(int64_t(std::ceil(mean)), 1, in.maxModelLen);
     }

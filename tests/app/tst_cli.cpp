@@ -1722,11 +1722,32 @@ void TestCli::hostSideFlags()
     QVERIFY2(text.out.contains("host memory: 16.51 GiB (the experts of 48 layers") &&
                  text.out.contains("read at 51.6 GB/s"),
              text.out.constData());
-    // The fresh review's P1s: latency runs as many requests as the plan's slots hold (a sliding
-    // model's unified cache capped it at 2 of 4); a unified-memory device refuses host experts.
-    const Run four = cli({"latency", "gpt-oss-120b", "--engine", "llama.cpp", "--gpu", "RTX 4090",
-                          "--context", "8192", "--input-tokens", "7936", "--output-tokens", "256",
-                          "--batch", "4", "-np", "4", "-kvu", "--n-cpu-moe", "48"});
+    // The fresh review's P1s: latency runs as many requests as the plan's unified cache holds,
+    // its full-attention layers' cells, not what the sliding ones would allow (2 of 4); four
+    // slots over one cache of 8,192 cells hold one request of 8,064 at once (an eleventh
+    // review's P1: all four decoded together), four over 32,768; a unified-memory device refuses
+    // host experts.
+    const QStringList fourArgs{"latency",
+                               "gpt-oss-120b",
+                               "--engine",
+                               "llama.cpp",
+                               "--gpu",
+                               "RTX 4090",
+                               "--input-tokens",
+                               "7936",
+                               "--output-tokens",
+                               "256",
+                               "--batch",
+                               "4",
+                               "-np",
+                               "4",
+                               "-kvu",
+                               "--n-cpu-moe",
+                               "48",
+                               "--context"};
+    const Run one = cli(fourArgs + QStringList{"8192"});
+    QVERIFY2(one.out.contains("running batch 1.0 (at most 1)"), one.out.constData());
+    const Run four = cli(fourArgs + QStringList{"32768"});
     QVERIFY2(four.out.contains("running batch 4.0"), four.out.constData());
     const Run unified = cli({"capacity", "gpt-oss-120b", "--engine", "llama.cpp", "--gpu",
                              "Apple M3 Pro (18GB)", "--context", "8192", "--n-cpu-moe", "48"});

@@ -125,6 +125,7 @@ private slots:
     void servingLimitsFollowTheEngine();
     void loggedBudgetMustFitTheGpu();
     void engineLogs2026WhatWasTyped();
+    void unifiedCacheRunsWhatItHolds();
     void aLoggedBudgetStaysWithItsGpu();
     void sglangStatePoolAsTyped();
     void failedVllmStartUpIsRead();
@@ -2997,3 +2998,26 @@ void TestEngines::llamaCppOverrideTensorRules()
 }
 
 #include "tst_engines.moc"
+
+// An eleventh review's P1: llama-server's four auto slots over one unified cache of 16,384 cells
+// decoded four requests of 16,256 tokens at once. The cache holds one (16,384 / (16,000 + 128)
+// = 1), so one runs and three wait, as the engines table counts it; requests of 2,128 tokens fit
+// 7 times, and the four slots are the limit.
+void TestEngines::unifiedCacheRunsWhatItHolds()
+{
+    const ModelSpec s = readModel("llama-3.1-8b").value();
+    DeploymentInputs in = on("RTX 3090", 16384);
+    in.engine = "llama.cpp";
+    in.weightDtype = DType::INT4;
+    LatencyInputs load;
+    load.load.kind = LatencyLoad::Kind::Concurrent;
+    load.load.value = 4;
+    load.inputTokens = 16000;
+    load.outputTokens = 256;
+    const EngineLatency longOnes = latencyUnderEngine(s, in, load).value();
+    QCOMPARE(longOnes.result.batchCap, 1.0);
+    QVERIFY(longOnes.result.saturated);
+    load.inputTokens = 2000;
+    const EngineLatency shortOnes = latencyUnderEngine(s, in, load).value();
+    QCOMPARE(shortOnes.result.batchCap, 4.0);
+}
