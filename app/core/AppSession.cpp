@@ -371,6 +371,23 @@ void AppSession::useDefaultEfficiencies()
 void AppSession::setPlanTarget(const ScenarioPlan& plan)
 {
     const UndoStep step(this);
+    // The free memory a log measured is its engine's (SGLang's before its weights load): another
+    // engine answering sizes from its own estimate, as its row of the engines table does (an
+    // eleventh review's TensorRT-LLM took SGLang's 111.73 GiB as free after the weights and put
+    // 96 GiB of KV beside 51.9 GiB of weights on a 121.6 GiB GPU).
+    const auto family = [](const std::string& name) {
+        const auto e = attnplan::findServingEngine(name);
+        return e ? e->family : std::string();
+    };
+    if (m_scenario.deployment.freeMemoryGiB > 0 &&
+        family(plan.engine) != family(m_scenario.plan.engine)) {
+        m_scenario.deployment.freeMemoryGiB = 0;
+        emit scenarioReplaced();
+        emit notice(tr("The free memory the log's engine measured was that engine's: %1 sizes "
+                       "from its own estimate")
+                        .arg(q(attnplan::engineLabel(
+                            plan.engine.empty() ? m_scenario.deployment.engine : plan.engine))));
+    }
     m_scenario.plan = plan;
     recompute();
     setModified(true);

@@ -116,6 +116,7 @@ private slots:
     void llamaLogKeepsItsWeightsType();
     void modelSwitchSaysTheDtypesItKeeps();
     void logCheckSaysAModelItCannotHaveRun();
+    void freeMemoryStaysWithItsEngine();
 };
 
 void TestAppCore::reorderingSegmentsRaisesAndClearsTheCacheWarning()
@@ -1791,4 +1792,34 @@ void TestAppCore::logCheckSaysAModelItCannotHaveRun()
                  caution.contains("the log's model has 32 layers, Qwen/Qwen3-8B 36"),
              qPrintable(caution));
     QVERIFY2(report.contains("\n  warning: " + caution + "\n"), qPrintable(report));
+}
+
+// An eleventh review's P1: after an SGLang log, TensorRT-LLM as the headline's engine took the
+// free memory SGLang measured before its weights loaded as its own after-load figure (1.57 M
+// tokens on a GPU holding 0.85 M). The measured free memory goes with the engine that measured
+// it: TensorRT-LLM answering sizes as its row did beside SGLang, from its own estimate.
+void TestAppCore::freeMemoryStaysWithItsEngine()
+{
+    AppSession session;
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    QString error, summary;
+    QVERIFY2(session.openEngineLogText(QString::fromUtf8(attnplan::testing::kSglangLlama31Log),
+                                       "sglang.log", &error, &summary),
+             qPrintable(error));
+    QVERIFY(session.scenario().deployment.freeMemoryGiB > 0);
+    const auto row = [&](const char* family) {
+        for (const auto& e : session.report()->engines)
+            if (e.family == family)
+                return e;
+        return attnplan::EngineRow{};
+    };
+    const qint64 beside = row("trtllm").kvTokens;
+    QVERIFY(beside > 0);
+    ScenarioPlan plan = session.scenario().plan;
+    plan.engine = "trtllm";
+    session.setPlanTarget(plan);
+    QCOMPARE(session.scenario().deployment.freeMemoryGiB, 0.0);
+    QCOMPARE(row("trtllm").kvTokens, beside);
+    session.undo();
+    QVERIFY(session.scenario().deployment.freeMemoryGiB > 0);
 }
