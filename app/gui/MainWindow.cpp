@@ -372,11 +372,13 @@ void MainWindow::buildMenus()
                         QKeySequence(tr("Ctrl+%1").arg(i + 1)), this,
                         [this, i] { m_tabs->setCurrentIndex(i); });
     view->addSeparator();
-    // The model library can go, for a small screen's room (View > Model library, Ctrl+Shift+L).
+    // The model library can go, for a small screen's room (View > Model library, Ctrl+Shift+M:
+    // Ctrl+Shift+L is File > Paste a start-up log, and one key for both did neither, an
+    // eleventh review's P2).
     if (auto* dock = findChild<QDockWidget*>(QStringLiteral("modelDock"))) {
         QAction* library = dock->toggleViewAction();
         library->setText(tr("Model &library"));
-        library->setShortcut(QKeySequence(tr("Ctrl+Shift+L")));
+        library->setShortcut(QKeySequence(tr("Ctrl+Shift+M")));
         library->setObjectName(QStringLiteral("libraryAction"));
         view->addAction(library);
     }

@@ -994,6 +994,12 @@ void MemoryTab::showMemoryBar()
         const QString why =
             other && !other->error.empty() ? QString::fromStdString(other->error) : m_plan->error();
         Charts::setEmptyText(view, tr("No plan: %1").arg(why));
+        // The refusing engine's title, not the last one that had a bar (an eleventh review read
+        // "under SGLang" above TensorRT-LLM's refusal).
+        view->chart()->setTitle(
+            other ? tr("Where one GPU's memory goes<br>under %1")
+                        .arg(QString::fromStdString(other->engine).toHtmlEscaped())
+                  : tr("Where one GPU's memory goes"));
         return;
     }
     Charts::setEmptyText(view, QString());
@@ -1116,11 +1122,16 @@ void MemoryTab::showPlan()
     showMemoryBar();
     // What would make a deployment that serves nothing fit (the report's, Planner.h fitFixes).
     const attnplan::Report* report = m_plan->session()->report();
-    const QString fixes = report && !report->fitFixes.empty()
-                              ? tr("Fits with: %1.")
-                                    .arg(QString::fromStdString(fitFixesText(report->fitFixes)))
-                                    .toHtmlEscaped()
-                              : QString();
+    // They are vLLM's: under another engine's headline they say so, and go once that engine
+    // serves (an eleventh review read vLLM's "TP 2 on 2 GPUs: 7 conversations" as llama.cpp's,
+    // and still after llama.cpp fit).
+    const auto answering = m_plan->headlineEngine();
+    const QString fixes =
+        !report || report->fitFixes.empty() || (answering && answering->error.empty())
+            ? QString()
+            : (answering ? tr("vLLM fits with: %1.") : tr("Fits with: %1."))
+                  .arg(QString::fromStdString(fitFixesText(report->fitFixes)))
+                  .toHtmlEscaped();
     if (!m_plan->ok()) {
         m_error->setText(m_plan->error());
         m_error->show();
