@@ -41,6 +41,11 @@ std::vector<AttentionVariant> attentionVariants(const ModelSpec& s)
         ModelSpec v = s;
         v.mla = {};
         v.numKvHeads = kv;
+        // Every attention layer: Gemma 4's global layers keep 2 KV heads of their own, and an
+        // MHA of them kept those 2 (an eleventh review: 430,080 B a token for 573,440).
+        for (LayerSpec& l : v.layers)
+            if (l.kvHeads > 0)
+                l.kvHeads = kv;
         if (s.mla.enabled()) {
             v.headDim = s.mla.qkHeadDim();
             for (LayerSpec& l : v.layers)

@@ -10,7 +10,10 @@
 #include "report/ScenarioFile.h"
 #include "serve/GpuCatalog.h"
 #include "serve/StepTime.h"
+#include "spec/Architecture.h"
 
+#include <QFileInfo>
+#include <QMap>
 #include <QRegularExpression>
 #include <QTest>
 #include <QXmlStreamReader>
@@ -24,6 +27,7 @@ class TestReport : public QObject
 
 private slots:
     void selfHostingReadsTheStablePrefixFromTheCache();
+    void variantsReshapeEveryLayer();
     void scenarioRoundTrips();
     void scenarioErrorsNameTheKey_data();
     void scenarioErrorsNameTheKey();
@@ -512,3 +516,21 @@ void TestReport::htmlReportIsTheReports()
 }
 
 #include "tst_report.moc"
+
+// An eleventh review's P2: Gemma-4-26B-A4B's MHA and MQA rows changed its 25 sliding layers (8 KV
+// heads of 256) but left its 5 global layers at their 2 KV heads of 512. By hand, in bf16, K and
+// V: MHA (16 heads) 25 x 2 x 16 x 256 x 2 + 5 x 2 x 16 x 512 x 2 = 573,440 B a token; MQA
+// 25 x 2 x 256 x 2 + 5 x 2 x 512 x 2 = 35,840; as configured 225,280.
+void TestReport::variantsReshapeEveryLayer()
+{
+    if (!QFileInfo::exists(src("../shared/configs-2026/google--gemma-4-26B-A4B_config.json")))
+        QSKIP("../shared/configs-2026 is not here (a user's clone): CI checks it");
+    const ModelSpec g = load("../shared/configs-2026/google--gemma-4-26B-A4B_config.json");
+    QMap<QString, int64_t> bytes;
+    for (const AttentionVariant& v : attentionVariants(g))
+        bytes[QString::fromStdString(v.shortName)] = kvBytesPerToken(v.spec, DType::BF16);
+    QCOMPARE(bytes.value("MHA"), int64_t(25 * 2 * 16 * 256 * 2 + 5 * 2 * 16 * 512 * 2));
+    QCOMPARE(bytes.value("MHA"), int64_t(573440));
+    QCOMPARE(bytes.value("MQA"), int64_t(35840));
+    QCOMPARE(kvBytesPerToken(g, DType::BF16), int64_t(225280));
+}
