@@ -149,6 +149,18 @@ constexpr const char* kLlamaNoDpEp =
     "llama.cpp runs neither data-parallel attention nor expert parallelism: one server splits "
     "the layers over its GPUs (run copies of it as replicas)";
 
+// The requests of `avg` tokens llama-server runs at once: split slots each hold n_ctx / slots
+// cells, so every slot runs one that fits a slot; a unified cache (-kvu) holds n_ctx cells for
+// all of them, so as many as fit in it, at most the slots. The engines table's conversations,
+// and the latency's running limit.
+int64_t llamaRequestsHeld(const LlamaServerPlan& p, int64_t avg)
+{
+    avg = std::max<int64_t>(1, avg);
+    return p.unified                 ? std::min<int64_t>(p.slotCount, p.context / avg)
+           : p.contextPerSlot >= avg ? p.slotCount
+                                     : 0;
+}
+
 // What llama-server offloads must fit the GPUs it splits its layers over; empty when it does.
 // The field to change: the context where its KV outweighs the offloaded weights (a ninth review
 // read "lower -ngl" for a 1M context whose 3.2 GiB of layers were not the problem), else -ngl.
@@ -260,13 +272,12 @@ Expected<ServingLimits> servingLimits(const ModelSpec& s, const DeploymentInputs
         l.kvBudgetBytes = p->kvBytes;
         l.maxBatch = p->slotCount;
         l.maxNumTokens = 2048;
-        // Split slots each hold n_ctx / slots cells, so every slot runs a request that fits one;
-        // a unified cache (-kvu) holds n_ctx cells for all of them, so only as many requests of
-        // the mean length as fit in it run at once, as the engines table counts them (a
-        // eleventh review's 4 slots decoded 4 requests of 16k in a cache of 16k).
-        const int64_t avg = std::max<int64_t>(1, in.averageRequest());
-        l.requestsHeld =
-            p->unified ? std::clamp<int64_t>(p->context / avg, 1, p->slotCount) : p->slotCount;
+        // A unified cache runs what it holds of the mean request, as the engines table counts
+        // it (an eleventh review's 4 slots decoded 4 requests of 16k in a cache of 16k); split
+        // slots one each (a request longer than a slot is refused before this).
+        l.requestsHeld = p->unified
+                             ? std::max<int64_t>(1, llamaRequestsHeld(*p, in.averageRequest()))
+                             : p->slotCount;
         return l;
     }
     }
@@ -443,12 +454,7 @@ std::vector<EngineRow> compareEngines(const ModelSpec& s, const DeploymentInputs
         } else {
             row.engine = "llama.cpp (" + p->build + ")";
             row.kvTokens = p->context;
-            // A unified cache holds the slots' sequences together; split slots hold one each,
-            // of context / slots tokens at most.
-            const int64_t avg = in.averageRequest();
-            row.conversations = p->unified ? std::min<int64_t>(p->slotCount, p->context / avg)
-                                : p->contextPerSlot >= avg ? p->slotCount
-                                                           : 0;
+            row.conversations = llamaRequestsHeld(*p, in.averageRequest());
             row.maxRunning = p->slotCount;
             row.command = p->command;
             row.memory = llamaServerMemory(*p, in.gpu, s.numLayers);
