@@ -84,12 +84,22 @@ void CompareController::refresh()
                         .arg(locale.toString(in.gpus), q(in.gpu.name), locale.toString(in.tp),
                              locale.toString(in.maxModelLen), locale.toString(in.averageRequest()),
                              QString::fromLatin1(dtypeName(in.kvDtype)), q(in.engine));
-    if (r->capacity && r->capacity->batch < r->capacity->conversations)
-        m_assumptions += tr("; max_num_seqs %1 caps a batch").arg(r->capacity->maxNumSeqs);
-    m_fits = r->capacity.has_value();
+    // Under another engine's headline the conversations are that engine's (compareVariants),
+    // and the caption says so: vLLM's settings no longer sized them.
+    const std::optional<EngineRow> other = headlineEngineRow(r->engines, r->inputs.plan.engine);
+    if (other) {
+        m_assumptions += tr(". Conversations per replica as %1 holds them, by its own pool and "
+                            "running limit")
+                             .arg(q(other->engine));
+        m_fits = other->error.empty();
+    } else {
+        if (r->capacity && r->capacity->batch < r->capacity->conversations)
+            m_assumptions += tr("; max_num_seqs %1 caps a batch").arg(r->capacity->maxNumSeqs);
+        m_fits = r->capacity.has_value();
+    }
     // The sliding-window shape holds fewer conversations than its KV at context suggests:
     // vLLM reserves a request's sliding layers the window plus the prefill in flight.
-    if (r->capacity)
+    if (r->capacity && !other)
         m_assumptions +=
             tr(". A sliding-window shape's conversations follow what vLLM holds a request "
                "(Held / conversation): a sliding layer keeps the window plus the prompt chunks "
@@ -99,14 +109,19 @@ void CompareController::refresh()
     // not take (MTP on a model without its modules, EP on a dense one) asks for that setting
     // (a fresh review was told to change the GPUs for a drafter the model lacks).
     const std::string& field = r->capacityError.field;
-    if (!m_fits && (field.empty() || field == "gpus" || field == "tp"))
+    const QString why = q(r->capacityError.message);
+    if (!m_fits && other) // the headline's refusal, with its fix there
+        m_assumptions = tr("No plan with %1: %2. The table still compares the shapes' KV per "
+                           "token.")
+                            .arg(q(other->engine), q(other->error));
+    else if (!m_fits && (field.empty() || field == "gpus" || field == "tp"))
         m_assumptions = tr("This deployment does not fit (%1): change the GPUs or TP on Memory & "
                            "GPUs. The table still compares the shapes' KV per token.")
-                            .arg(QString::fromStdString(r->capacityError.message));
+                            .arg(why);
     else if (!m_fits)
         m_assumptions = tr("No plan: %1. Change that setting on Memory & GPUs (its field is "
                            "marked). The table still compares the shapes' KV per token.")
-                            .arg(QString::fromStdString(r->capacityError.message));
+                            .arg(why);
     QVector<QVector<QVariant>> rows;
     QVector<QString> tips;
     // A shape that cannot split at this TP (6 KV heads on TP 8) has no conversations and no

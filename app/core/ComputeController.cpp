@@ -33,6 +33,7 @@ void ComputeController::refresh()
     if (!r || !spec) {
         m_flops->setRows({});
         m_hasPlan = false;
+        m_decodeError.clear();
         m_error = QString::fromStdString(m_session->reportError().message);
         emit resultsChanged();
         return;
@@ -47,9 +48,10 @@ void ComputeController::refresh()
         rows.push_back({double(p.tokens), p.quadratic, p.projections, p.layer});
     m_flops->setRows(rows);
     m_deployment = r->deployment;
-    m_hasPlan = r->capacity.has_value() && r->prefillAtContext.has_value();
+    m_hasPlan = r->batchDecode.has_value() && r->prefillAtContext.has_value();
+    m_decodeError = QString::fromStdString(r->batchDecodeError);
     if (m_hasPlan) {
-        m_plan = *r->capacity;
+        m_decode = *r->batchDecode;
         m_prefill = *r->prefillAtContext;
     }
     emit resultsChanged();

@@ -32,7 +32,10 @@ public:
     QString error() const { return m_error; }
     const attnplan::StepTime& prefill() const { return m_prefill; }
     const attnplan::DeploymentInputs& deployment() const { return m_deployment; }
-    const attnplan::CapacityResult& plan() const { return m_plan; }
+    // Decode at the batch the headline's engine runs (Report::batchDecode).
+    const attnplan::BatchDecode& decode() const { return m_decode; }
+    // Why there is no decode at a batch (the headline's engine refuses); empty with a plan.
+    QString decodeError() const { return m_decodeError; }
 
 signals:
     void resultsChanged();
@@ -47,7 +50,8 @@ private:
     double m_pairPerToken = 0;
     bool m_hasPlan = false;
     QString m_error;
+    QString m_decodeError;
     attnplan::StepTime m_prefill;
     attnplan::DeploymentInputs m_deployment;
-    attnplan::CapacityResult m_plan;
+    attnplan::BatchDecode m_decode;
 };

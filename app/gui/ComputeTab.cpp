@@ -75,7 +75,7 @@ void ComputeTab::refresh()
             .arg(str(withCommas(int64_t(xp))), str(withCommas(int64_t(xl))));
     if (m_compute->hasPlan()) {
         const DeploymentInputs& in = m_compute->deployment();
-        const CapacityResult& r = m_compute->plan();
+        const BatchDecode& r = m_compute->decode();
         const StepTime& pre = m_compute->prefill();
         text +=
             tr("<br>On %1 × %2: a %3-token prompt takes <b>%4</b> to the first token "
@@ -90,10 +90,12 @@ void ComputeTab::refresh()
                      pre.computeBound() ? tr("compute") : tr("memory"),
                      str(formatSeconds(r.tpotSeconds)))
                 .arg(r.batch)
-                .arg(r.decodeMemoryBound ? tr("memory") : tr("compute"))
+                .arg(r.memoryBound ? tr("memory") : tr("compute"))
                 .arg(gemmFlopsPerSecond(in.gpu, in.weightDtype, in.efficiency) / 1e12, 0, 'f', 0)
                 .arg(decodeBytesPerSecond(in.gpu, in.efficiency) / 1e12, 0, 'f', 2)
                 .arg(str(attnplan::engineLabel(r.engine)));
-    }
+    } else if (!m_compute->decodeError().isEmpty())
+        text += tr("<br>No prefill or decode time on this deployment: %1")
+                    .arg(m_compute->decodeError().toHtmlEscaped());
     m_text->setText(text);
 }

@@ -1096,17 +1096,15 @@ void MemoryTab::showPlan()
         m_card->setText(tr("No plan: %1").arg(refused));
         return;
     }
-    {
-        // The curve is the deployment's vLLM's; where the headline answers for another engine
-        // (an SGLang or llama.cpp log), it says so, whether or not vLLM fits (a fifth review read
-        // vLLM's curve under an SGLang headline as that engine's).
-        const QString sized = QString::fromStdString(
-            attnplan::engineLabel(attnplan::engineRunName(m_plan->inputs().engine)));
+    // The curve is the headline's engine's (conversationCurve): under another engine than the
+    // deployment's vLLM (an SGLang or llama.cpp log) the title names it, short enough not to be
+    // cut at 1024 px (an eleventh review read vLLM's 130 under llama.cpp's 1, its "under vLLM"
+    // elided).
+    if (const auto other = m_plan->headlineEngine())
         m_charts[1]->chart()->setTitle(
-            m_plan->headlineEngine()
-                ? tr("Conversations per replica against context under %1").arg(sized)
-                : tr("Conversations per replica against context"));
-    }
+            tr("Conversations against context, %1").arg(QString::fromStdString(other->engine)));
+    else
+        m_charts[1]->chart()->setTitle(tr("Conversations per replica against context"));
     bool anyConversations = false;
     for (int r = 0; r < m_plan->conversationCurve()->rowCount(); ++r)
         anyConversations |= m_plan->conversationCurve()->number(r, 1) > 0;

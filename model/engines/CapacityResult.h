@@ -128,4 +128,15 @@ struct EngineRow
     std::string kvCache;
 };
 
+// Decode at the deployment's batch under the engine the headline answers for (the Compute tab):
+// vLLM's capacity batch, or another engine's conversations (its engines-table row, capped by
+// its running limit), each timed by the one step model on the deployment that engine serves.
+struct BatchDecode
+{
+    std::string engine; // the release row: "vllm@0.33.0", "SGLang (sglang@0.5.4)"
+    int64_t batch = 0;
+    double tpotSeconds = 0;
+    bool memoryBound = false;
+};
+
 } // namespace attnplan

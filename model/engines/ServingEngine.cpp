@@ -353,20 +353,20 @@ std::vector<std::string> llamaServerSettings(const LlamaServerPlan& p, const Lla
 
 } // namespace
 
-std::vector<EngineRow> compareEngines(const ModelSpec& s, const DeploymentInputs& in,
-                                      const std::string& release)
+EngineRow compareEngine(const ModelSpec& s, const DeploymentInputs& in, EngineKind kind,
+                        const std::string& release)
 {
     const std::optional<ServingEngine> asked = findServingEngine(release);
-    std::vector<EngineRow> rows;
-    // The vLLM row runs the named vLLM release, else the newest.
-    std::optional<ServingEngine> vllm = findServingEngine(in.engine);
-    if (!vllm || vllm->kind != EngineKind::Vllm)
-        vllm = findServingEngine("vllm");
-    DeploymentInputs vin = in;
-    // A release between rows keeps its name ("vllm@0.22.0"), its row's rules.
-    const auto named = findServingEngine(in.engine);
-    vin.engine = named && named->kind == EngineKind::Vllm ? engineRunName(in.engine) : vllm->name;
-    {
+    if (kind == EngineKind::Vllm) {
+        // The vLLM row runs the named vLLM release, else the newest.
+        std::optional<ServingEngine> vllm = findServingEngine(in.engine);
+        if (!vllm || vllm->kind != EngineKind::Vllm)
+            vllm = findServingEngine("vllm");
+        DeploymentInputs vin = in;
+        // A release between rows keeps its name ("vllm@0.22.0"), its row's rules.
+        const auto named = findServingEngine(in.engine);
+        vin.engine =
+            named && named->kind == EngineKind::Vllm ? engineRunName(in.engine) : vllm->name;
         EngineRow row;
         row.engine = "vLLM (" + vin.engine + ")";
         row.family = "vllm";
@@ -384,9 +384,10 @@ std::vector<EngineRow> compareEngines(const ModelSpec& s, const DeploymentInputs
         } else {
             row.error = r.error();
         }
-        rows.push_back(row);
+        return row;
     }
-    for (bool sglang : {true, false}) {
+    if (kind == EngineKind::Sglang || kind == EngineKind::Trtllm) {
+        const bool sglang = kind == EngineKind::Sglang;
         EngineRow row;
         row.engine = sglang ? "SGLang" : "TensorRT-LLM";
         row.family = sglang ? "sglang" : "trtllm";
@@ -415,57 +416,71 @@ std::vector<EngineRow> compareEngines(const ModelSpec& s, const DeploymentInputs
         } else {
             row.error = e.error();
         }
-        rows.push_back(row);
+        return row;
     }
-    {
-        // llama-server on one GPU, every layer offloaded, four auto slots over the context.
-        EngineRow row;
-        row.engine = "llama.cpp";
-        row.family = "llama.cpp";
-        std::string build;
-        if (auto named = findServingEngine(in.engine); named && named->kind == EngineKind::LlamaCpp)
-            build = in.engine;
-        if (asked && asked->kind == EngineKind::LlamaCpp)
-            build = release;
-        const LlamaServerInputs l = llamaServerInputs(in, build);
-        auto p = planLlamaServer(s, l);
-        if (p) // named by its build whether or not it runs the deployment
-            row.engine = "llama.cpp (" + p->build + ")";
-        if (!p) {
-            row.error = p.error();
-        } else if (in.averageRequest() > in.maxModelLen) {
-            row.error = "the average request (" + withCommas(in.averageRequest()) +
-                        " tokens) is longer than the context (" + withCommas(in.maxModelLen) + ")";
-        } else if (in.dp > 1 || in.ep > 1) {
-            row.error = kLlamaNoDpEp;
-        } else if (in.gpus > 1) {
-            // A layer split is what llama-server does on several GPUs, and what a PP layout
-            // is: the reason is attnplan's, not a layout llama.cpp lacks (a tenth review read
-            // "rather than tensor parallelism" for TP 1 x PP 2).
-            row.error = in.tp > 1 ? "llama.cpp runs no tensor parallelism: it splits layers "
-                                    "across GPUs (--split-mode layer), which attnplan sizes on "
-                                    "one GPU only"
-                                  : "attnplan sizes llama-server on one GPU only: its layer "
-                                    "split over " +
-                                        std::to_string(in.gpus) +
-                                        " GPUs (--split-mode layer) is not modelled";
-        } else if (Error why = llamaServerOverflow(s, *p, in); !why.message.empty()) {
-            row.error = why.message;
-        } else {
-            row.engine = "llama.cpp (" + p->build + ")";
-            row.kvTokens = p->context;
-            row.conversations = llamaRequestsHeld(*p, in.averageRequest());
-            row.maxRunning = p->slotCount;
-            row.command = p->command;
-            row.memory = llamaServerMemory(*p, in.gpu, s.numLayers);
-            row.settings = llamaServerSettings(*p, l, s.numLayers);
-            row.kvCache = l.cacheTypeK == l.cacheTypeV
-                              ? l.cacheTypeK
-                              : "K " + l.cacheTypeK + ", V " + l.cacheTypeV;
-        }
-        rows.push_back(row);
+    // llama-server on one GPU, every layer offloaded, four auto slots over the context.
+    EngineRow row;
+    row.engine = "llama.cpp";
+    row.family = "llama.cpp";
+    std::string build;
+    if (auto named = findServingEngine(in.engine); named && named->kind == EngineKind::LlamaCpp)
+        build = in.engine;
+    if (asked && asked->kind == EngineKind::LlamaCpp)
+        build = release;
+    const LlamaServerInputs l = llamaServerInputs(in, build);
+    auto p = planLlamaServer(s, l);
+    if (p) // named by its build whether or not it runs the deployment
+        row.engine = "llama.cpp (" + p->build + ")";
+    if (!p) {
+        row.error = p.error();
+    } else if (in.averageRequest() > in.maxModelLen) {
+        row.error = "the average request (" + withCommas(in.averageRequest()) +
+                    " tokens) is longer than the context (" + withCommas(in.maxModelLen) + ")";
+    } else if (in.dp > 1 || in.ep > 1) {
+        row.error = kLlamaNoDpEp;
+    } else if (in.gpus > 1) {
+        // A layer split is what llama-server does on several GPUs, and what a PP layout
+        // is: the reason is attnplan's, not a layout llama.cpp lacks (a tenth review read
+        // "rather than tensor parallelism" for TP 1 x PP 2).
+        row.error = in.tp > 1 ? "llama.cpp runs no tensor parallelism: it splits layers "
+                                "across GPUs (--split-mode layer), which attnplan sizes on "
+                                "one GPU only"
+                              : "attnplan sizes llama-server on one GPU only: its layer "
+                                "split over " +
+                                    std::to_string(in.gpus) +
+                                    " GPUs (--split-mode layer) is not modelled";
+    } else if (Error why = llamaServerOverflow(s, *p, in); !why.message.empty()) {
+        row.error = why.message;
+    } else {
+        row.engine = "llama.cpp (" + p->build + ")";
+        row.kvTokens = p->context;
+        row.conversations = llamaRequestsHeld(*p, in.averageRequest());
+        row.maxRunning = p->slotCount;
+        row.command = p->command;
+        row.memory = llamaServerMemory(*p, in.gpu, s.numLayers);
+        row.settings = llamaServerSettings(*p, l, s.numLayers);
+        row.kvCache = l.cacheTypeK == l.cacheTypeV ? l.cacheTypeK
+                                                   : "K " + l.cacheTypeK + ", V " + l.cacheTypeV;
     }
+    return row;
+}
+
+std::vector<EngineRow> compareEngines(const ModelSpec& s, const DeploymentInputs& in,
+                                      const std::string& release)
+{
+    std::vector<EngineRow> rows;
+    for (EngineKind kind :
+         {EngineKind::Vllm, EngineKind::Sglang, EngineKind::Trtllm, EngineKind::LlamaCpp})
+        rows.push_back(compareEngine(s, in, kind, release));
     return rows;
+}
+
+std::optional<EngineKind> answeringEngineKind(const std::string& planEngine)
+{
+    const auto asked = findServingEngine(planEngine);
+    if (!asked || asked->kind == EngineKind::Vllm)
+        return std::nullopt;
+    return asked->kind;
 }
 
 Expected<EngineLatency> latencyUnderEngine(const ModelSpec& s, const DeploymentInputs& in,
@@ -557,12 +572,11 @@ bool usesHostSide(const ServingEngine& engine)
 std::optional<EngineRow> headlineEngineRow(const std::vector<EngineRow>& rows,
                                            const std::string& planEngine)
 {
-    const auto asked = findServingEngine(planEngine);
-    if (!asked || asked->kind == EngineKind::Vllm)
+    const std::optional<EngineKind> asked = answeringEngineKind(planEngine);
+    if (!asked)
         return std::nullopt;
-    const auto family = findServingEngine(servingEngineFamily(asked->kind));
     for (const EngineRow& r : rows)
-        if (auto e = findServingEngine(r.family); e && family && e->kind == family->kind)
+        if (auto e = findServingEngine(r.family); e && e->kind == *asked)
             return r;
     return std::nullopt;
 }

@@ -135,6 +135,13 @@ Expected<EngineLatency> latencyUnderEngine(const ModelSpec& spec, const Deployme
 // box's engine, a log's): that engine's row runs it rather than its newest.
 std::vector<EngineRow> compareEngines(const ModelSpec& spec, const DeploymentInputs& in,
                                       const std::string& release = {});
+// One row of compareEngines: the engine of `kind` alone (a curve of one engine's rows over
+// contexts need not plan the other three).
+EngineRow compareEngine(const ModelSpec& spec, const DeploymentInputs& in, EngineKind kind,
+                        const std::string& release = {});
+// The engine the plans name when it is another than the deployment's vLLM (a log's, the plan
+// box's): the one the headline answers for, and whose rows the report's shapes and curve take.
+std::optional<EngineKind> answeringEngineKind(const std::string& planEngine);
 
 // The row of the engines table that answers for the plans' engine (a log's, the plan box's),
 // when it is another engine than the deployment's vLLM; empty otherwise.

@@ -85,8 +85,10 @@ std::vector<AttentionVariant> attentionVariants(const ModelSpec& s)
     return variants;
 }
 
-std::vector<CompareRow> compareVariants(const ModelSpec& s, const DeploymentInputs& in)
+std::vector<CompareRow> compareVariants(const ModelSpec& s, const DeploymentInputs& in,
+                                        const std::string& planEngine)
 {
+    const std::optional<EngineKind> answering = answeringEngineKind(planEngine);
     std::vector<CompareRow> rows;
     for (const AttentionVariant& v : attentionVariants(s)) {
         const ModelSpec& vs = v.spec;
@@ -101,8 +103,14 @@ std::vector<CompareRow> compareVariants(const ModelSpec& s, const DeploymentInpu
         row.stateBytes =
             stateBytesPerSequence(vs, in.weightDtype == DType::F16 ? DType::F16 : DType::BF16)
                 .total();
-        auto r = planCapacity(vs, in);
-        if (r) {
+        if (answering) {
+            // What vLLM holds a request (heldBytesPerGpu) is not this engine's.
+            const EngineRow e = compareEngine(vs, in, *answering, planEngine);
+            if (e.error.empty())
+                row.conversations = e.conversations;
+            else
+                row.error = e.error;
+        } else if (auto r = planCapacity(vs, in)) {
             row.conversations = r->conversations;
             row.heldBytesPerGpu = r->kvBytesPerAverageRequest;
         } else {
@@ -196,6 +204,55 @@ Expected<PriceSheet> scenarioPrice(const LayoutFile& prompt, const PriceCatalog&
                  "prompt.price"};
 }
 
+namespace {
+
+// The deployment as the plans' engine (a log's, the plan box's) serves it, else as it is: the
+// latency, the plans and the Compute tab's batch each run under it. Another engine sizes its own
+// pool: a vLLM log's budget timed SGLang's load at vLLM's one conversation (a tenth review's P1:
+// TTFT 176 s under "16 conversations with SGLang").
+DeploymentInputs answeredBy(const DeploymentInputs& d, const std::string& planEngine)
+{
+    if (planEngine.empty() || !findServingEngine(planEngine))
+        return d;
+    return servedBy(d, engineRunName(planEngine));
+}
+
+void setBatchDecode(Report& r)
+{
+    const std::optional<EngineRow> other = headlineEngineRow(r.engines, r.inputs.plan.engine);
+    BatchDecode b;
+    if (other) {
+        if (!other->error.empty() || other->conversations < 1) {
+            r.batchDecodeError =
+                other->error.empty() ? other->engine + " holds no conversation" : other->error;
+            return;
+        }
+        b.engine = other->engine;
+        b.batch = other->maxRunning > 0 ? std::min(other->conversations, other->maxRunning)
+                                        : other->conversations;
+    } else if (r.capacity) {
+        b.engine = r.capacity->engine;
+        b.batch = r.capacity->batch;
+    } else {
+        r.batchDecodeError = r.capacityError.message;
+        return;
+    }
+    if (!other) { // vLLM's own, as its capacity timed it
+        b.tpotSeconds = r.capacity->tpotSeconds;
+        b.memoryBound = r.capacity->decodeMemoryBound;
+        r.batchDecode = b;
+        return;
+    }
+    const DeploymentInputs served = answeredBy(r.deployment, r.inputs.plan.engine);
+    const StepTime dec =
+        decodeStepTime(r.model, served, std::max<int64_t>(1, b.batch), served.averageRequest());
+    b.tpotSeconds = dec.seconds / tokensPerStep(served.speculation);
+    b.memoryBound = dec.memorySeconds >= dec.computeSeconds;
+    r.batchDecode = b;
+}
+
+} // namespace
+
 Expected<Report> buildReport(const Scenario& scenario, const ModelSpec& model,
                              const GpuCatalog& gpus, const PriceCatalog& prices, bool withPlans)
 {
@@ -223,10 +280,11 @@ Expected<Report> buildReport(const Scenario& scenario, const ModelSpec& model,
     if (!r.capacity || r.capacity->conversations < 1)
         r.fitFixes = fitFixes(model, r.deployment);
     r.engines = compareEngines(model, r.deployment, scenario.plan.engine);
-    r.compare = compareVariants(model, r.deployment);
-    r.conversations = conversationCurve(model, r.deployment);
+    r.compare = compareVariants(model, r.deployment, scenario.plan.engine);
+    r.conversations = conversationCurve(model, r.deployment, scenario.plan.engine);
     r.flops = flopsCurve(model, r.facts.crossover.againstLayer);
-    if (r.capacity)
+    setBatchDecode(r);
+    if (r.capacity || r.batchDecode)
         r.prefillAtContext = prefillTime(model, r.deployment, r.deployment.maxModelLen);
     try {
         r.options = lessonOptions(model, r.deployment, r.compare, r.capacity);
@@ -262,11 +320,8 @@ Expected<Report> buildReport(const Scenario& scenario, const ModelSpec& model,
         // with that engine's own limits, as `attnplan-cli latency --engine` runs it.
         // Another engine sizes its own pool: a vLLM log's budget timed SGLang's load at vLLM's
         // one conversation (a tenth review's P1: TTFT 176 s under "16 conversations with SGLang").
-        DeploymentInputs served = r.deployment;
-        if (!scenario.plan.engine.empty())
-            if (findServingEngine(scenario.plan.engine))
-                served = servedBy(r.deployment, engineRunName(scenario.plan.engine));
-        if (auto latency = latencyUnderEngine(model, served, q)) {
+        if (auto latency =
+                latencyUnderEngine(model, answeredBy(r.deployment, scenario.plan.engine), q)) {
             q = latency->load;
             r.latencyEngine = latency->limits.engine;
             r.latency = latency->result;
@@ -282,16 +337,15 @@ Expected<Report> buildReport(const Scenario& scenario, const ModelSpec& model,
 
 void planReport(Report& r, const GpuCatalog& gpus)
 {
-    DeploymentInputs planBase = planningBase(r.deployment);
-    if (!r.inputs.plan.engine.empty())
-        if (findServingEngine(r.inputs.plan.engine))
-            planBase = servedBy(planBase, engineRunName(r.inputs.plan.engine));
-    r.plan = planDeployments(r.model, gpus, r.target, planBase);
+    r.plan = planDeployments(r.model, gpus, r.target,
+                             answeredBy(planningBase(r.deployment), r.inputs.plan.engine));
     r.planned = true;
 }
 
-std::vector<ConversationPoint> conversationCurve(const ModelSpec& s, const DeploymentInputs& d)
+std::vector<ConversationPoint> conversationCurve(const ModelSpec& s, const DeploymentInputs& d,
+                                                 const std::string& planEngine)
 {
+    const std::optional<EngineKind> answering = answeringEngineKind(planEngine);
     std::vector<ConversationPoint> points;
     const int64_t top = std::max<int64_t>(s.maxContext, 1024);
     for (int64_t ctx : logSpacedTokens(512, top, 40)) {
@@ -299,7 +353,16 @@ std::vector<ConversationPoint> conversationCurve(const ModelSpec& s, const Deplo
         in.maxModelLen = ctx;
         in.averageTokens = in.averageTokens > 0 ? std::min(in.averageTokens, ctx) : 0;
         ConversationPoint p{ctx, 0, 0};
-        if (auto c = planCapacity(s, in)) {
+        if (answering) {
+            const EngineRow paged = compareEngine(s, in, *answering, planEngine);
+            if (paged.error.empty())
+                p.paged = paged.conversations;
+            in.averageTokens = ctx;
+            in.promptTokens = std::min(in.promptTokens, ctx);
+            const EngineRow whole = compareEngine(s, in, *answering, planEngine);
+            if (whole.error.empty())
+                p.reserved = whole.conversations;
+        } else if (auto c = planCapacity(s, in)) {
             p.paged = std::min(c->conversations, c->maxNumSeqs);
             p.reserved = std::min(c->conversationsReserved, c->maxNumSeqs);
         }

@@ -67,7 +67,11 @@ struct CompareRow
     // (at least 2,048), the same for every row (Compare's chart).
     std::vector<std::pair<int64_t, double>> decodeCurve;
 };
-std::vector<CompareRow> compareVariants(const ModelSpec& spec, const DeploymentInputs& in);
+// `planEngine` (the scenario's plan.engine) names the engine whose conversations the rows give
+// where it is another than vLLM (answeringEngineKind): its engines-table row for each shape, as
+// the headline answers for it (an eleventh review read vLLM's 130 under llama.cpp's 1).
+std::vector<CompareRow> compareVariants(const ModelSpec& spec, const DeploymentInputs& in,
+                                        const std::string& planEngine = {});
 
 // The lesson's table of options (Compare), each option's effect on this model and deployment in
 // numbers. Contexts: the deployment's (`context`), a short prompt of min(4,000, context), a
@@ -111,6 +115,8 @@ LessonOptions lessonOptions(const ModelSpec& spec, const DeploymentInputs& in,
 
 // Conversations against context on the deployment (the Memory tab's curve): what runs at once,
 // paged and as reserved strips, each capped by the engine's max_num_seqs; 0 where none fits.
+// Under another engine than vLLM (`planEngine`, as compareVariants) its engines-table row at
+// each context: the average request paged, and every request its whole context reserved.
 struct ConversationPoint
 {
     int64_t context = 0;
@@ -118,7 +124,8 @@ struct ConversationPoint
     int64_t reserved = 0;
 };
 // 40 contexts, log-spaced from 512 tokens to the model's window (at least 1,024).
-std::vector<ConversationPoint> conversationCurve(const ModelSpec& spec, const DeploymentInputs& in);
+std::vector<ConversationPoint> conversationCurve(const ModelSpec& spec, const DeploymentInputs& in,
+                                                 const std::string& planEngine = {});
 
 // The prompt served on the deployment instead of an API (the Cost tab): the replica's rent over
 // its prompt's prefill on the replica and its share of the batch's decode.
@@ -187,7 +194,10 @@ struct Report
     std::vector<ConversationPoint> conversations; // conversationCurve on the deployment
     std::vector<FlopsPoint> flops;                // flopsCurve
     std::optional<StepTime> prefillAtContext;     // with capacity: the context's prefill
-    std::optional<LessonOptions> options;         // empty with optionsError
+    // With a conversation under the headline's engine; else batchDecodeError says why.
+    std::optional<BatchDecode> batchDecode;
+    std::string batchDecodeError;
+    std::optional<LessonOptions> options; // empty with optionsError
     std::string optionsError;
     SelfHosting selfHosting; // follows the prompt (repriceReport)
     // Monthly cost against requests a day (the Cost tab's chart): 43 points from 10 to 10

@@ -292,8 +292,10 @@ std::string reportHtml(const Report& r)
             paged.points.emplace_back(double(p.context), double(p.paged));
             reserved.points.emplace_back(double(p.context), double(p.reserved));
         }
-        h << svgChart("Conversations at once against max_model_len", "context (tokens)",
-                      "conversations", {paged, reserved});
+        // The headline's engine's (conversationCurve), named where it is not vLLM.
+        h << svgChart("Conversations at once against max_model_len" +
+                          (other ? ", " + other->engine : std::string()),
+                      "context (tokens)", "conversations", {paged, reserved});
     }
 
     if (!r.engines.empty()) {
@@ -328,7 +330,11 @@ std::string reportHtml(const Report& r)
                     "decode step, one request at " + shortTokens(in.maxModelLen)},
                    rows)
           << "<p class=\"note\">Each shape's decode is one step of one request alone at that "
-             "context; the headline's time per token is the load's, with its drafted tokens.</p>\n"
+             "context; the headline's time per token is the load's, with its drafted tokens."
+          << (other ? " Conversations as " + escape(other->engine) +
+                          " holds them, by its own pool and running limit."
+                    : std::string())
+          << "</p>\n"
           << svgChart("Decode step at batch 1", "context (tokens)", "ms per step", curves);
     }
 

@@ -440,6 +440,13 @@ ojson reportObject(const Report& r)
             {"tokens", r.deployment.maxModelLen},   {"seconds", p->seconds},
             {"compute_seconds", p->computeSeconds}, {"memory_seconds", p->memorySeconds},
             {"comm_seconds", p->commSeconds},       {"fixed_seconds", p->fixedSeconds}};
+    if (const auto& b = r.batchDecode)
+        compute["decode_at_batch"] = {{"engine", b->engine},
+                                      {"batch", b->batch},
+                                      {"tpot_seconds", b->tpotSeconds},
+                                      {"memory_bound", b->memoryBound}};
+    else
+        compute["decode_at_batch"] = {{"error", r.batchDecodeError}};
     j["compute"] = compute;
     const SelfHosting& h = r.selfHosting;
     if (h.priced()) {

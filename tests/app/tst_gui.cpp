@@ -2137,21 +2137,22 @@ void TestGui::engineFieldNamesTheHeadlinesEngine()
     QVERIFY2(card->text().contains("with SGLang") && card->text().contains("vLLM on the same"),
              qPrintable(card->text()));
     QCOMPARE(planEngine->currentData().toString(), QString("sglang"));
-    // The bar is SGLang's own (a seventh review's P2); the curve stays vLLM's, and says so
-    // beside SGLang's answer (a fifth review's P2).
+    // The bar is SGLang's own (a seventh review's P2), and so is the curve, named short enough
+    // to be read at 1024 px (an eleventh review read vLLM's curve under SGLang's headline).
     const QList<QChartView*> charts = window.findChildren<QChartView*>();
     auto titled = [&](const QString& words) {
         return std::any_of(charts.begin(), charts.end(),
                            [&](QChartView* v) { return v->chart()->title().contains(words); });
     };
     QVERIFY(titled("Where one GPU's memory goes<br>under SGLang (sglang@"));
-    QVERIFY(titled("Conversations per replica against context under vLLM"));
+    QVERIFY(titled("Conversations against context, SGLang (sglang@"));
     // And back from the Plans tab's field: the Memory tab's follows.
     planEngine->setCurrentIndex(0);
     QCOMPARE(QString::fromStdString(session.scenario().plan.engine), QString());
     QCOMPARE(engine->currentData().toString(), QString("vllm"));
-    QVERIFY(!titled("under vLLM") && !titled("under SGLang") &&
-            titled("Where one GPU's memory goes"));
+    QVERIFY(!titled("under vLLM") && !titled("under SGLang") && !titled("SGLang (sglang@") &&
+            titled("Where one GPU's memory goes") &&
+            titled("Conversations per replica against context"));
     // Undo restores SGLang in both.
     session.undo();
     QCOMPARE(engine->currentText(), engine->itemText(sglang));
@@ -3255,16 +3256,44 @@ void TestGui::otherEngineTimesItsOwnPool()
     const auto row = session.plan()->headlineEngine();
     QVERIFY(row && row->error.empty());
     QVERIFY(r->latency->batchCap <= double(row->maxRunning));
-    // The Compute and Cost tabs time the deployment's own engine: they say which, under
-    // SGLang's headline (a tenth review read vLLM's batch there as SGLang's).
-    const QString vllm =
-        " under " + QString::fromStdString(attnplan::engineLabel(r->capacity->engine));
+    // The Compute tab times the batch SGLang runs (an eleventh review read vLLM's batch 130
+    // under llama.cpp's one conversation): its conversations within its running limit, timed
+    // by the step model on SGLang's deployment; vLLM's batch here is another.
+    const int64_t batch = std::min(row->conversations, row->maxRunning);
+    QVERIFY2(batch != r->capacity->batch, qPrintable(QString::number(batch)));
+    const auto served = attnplan::servedBy(r->deployment, attnplan::engineRunName("sglang"));
+    const double tpot =
+        attnplan::decodeStepTime(*session.model(), served, batch, served.averageRequest()).seconds;
     window.tabs()->setCurrentIndex(2);
     QTRY_VERIFY(window.findChild<QLabel*>("computeText"));
     QVERIFY2(child<QLabel>(&window, "computeText")
                  ->text()
-                 .contains("at batch " + QString::number(r->capacity->batch) + vllm),
+                 .contains(QString::fromStdString(attnplan::formatSeconds(tpot)) +
+                           "</b> per output token at batch " + QString::number(batch) + " under " +
+                           QString::fromStdString(row->engine)),
              qPrintable(child<QLabel>(&window, "computeText")->text()));
+    // Compare's shapes hold SGLang's conversations: "as configured" is the headline's row.
+    window.tabs()->setCurrentIndex(3);
+    QTRY_VERIFY(window.findChild<QTableView*>("compareTable"));
+    QAbstractItemModel* shapes = child<QTableView>(&window, "compareTable")->model();
+    QCOMPARE(shapes->data(shapes->index(0, 6), Qt::EditRole).toLongLong(), row->conversations);
+    QVERIFY2(child<QLabel>(&window, "compareCaption")
+                 ->text()
+                 .contains("as " + QString::fromStdString(row->engine) + " holds them"),
+             qPrintable(child<QLabel>(&window, "compareCaption")->text()));
+    // The Memory tab's curve at the deployment's context is the same row's.
+    const TableModel* curve = session.plan()->conversationCurve();
+    const int64_t context = r->deployment.maxModelLen;
+    bool atContext = false;
+    for (int i = 0; i < curve->rowCount(); ++i)
+        if (qint64(curve->number(i, 0)) == context) {
+            QCOMPARE(qint64(curve->number(i, 1)), row->conversations);
+            atContext = true;
+        }
+    QVERIFY2(atContext, qPrintable(QString::number(context)));
+    // The Cost tab's self-hosting stays the deployment's vLLM's, and says so.
+    const QString vllm =
+        " under " + QString::fromStdString(attnplan::engineLabel(r->capacity->engine));
     window.tabs()->setCurrentIndex(4);
     QTRY_VERIFY(window.findChild<QLabel*>("selfHosting"));
     QVERIFY2(child<QLabel>(&window, "selfHosting")->text().contains(vllm + ")"),
