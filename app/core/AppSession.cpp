@@ -663,11 +663,7 @@ bool AppSession::openEngineLogText(const QString& text, const QString& path, QSt
         return false;
     }
     // The release by its one label (EngineLog.h logReleaseLabel), as the headline names it.
-    m_nextLogCheck = tr("%1 log: %2 logged %3, attnplan %4 (%5%)")
-                         .arg(q(logReleaseLabel(c)), q(c.quantity))
-                         .arg(QLocale().toString(c.logged, 'f', 0))
-                         .arg(QLocale().toString(c.computed, 'f', 0))
-                         .arg(100 * c.difference(), 0, 'f', 2);
+    m_nextLogCheck = tr("%1 log: %2").arg(q(logReleaseLabel(c)), q(logCheckLine(c)));
     m_nextLogCheckOff = std::abs(c.difference()) > 0.05;
     m_nextLogNotes.clear();
     for (const std::string& n : applied->notes)
@@ -692,11 +688,7 @@ bool AppSession::openEngineLogText(const QString& text, const QString& path, QSt
     // other engines' logs set their own rows (a llama.cpp log said "the KV budget of 0.25 GiB
     // per GPU is the log's" over vLLM's modelled 61 GiB, the fresh review's P2).
     if (summary)
-        *summary = tr("%1 log: %2 logged %3, attnplan %4 (%5%)")
-                       .arg(q(logReleaseLabel(c)), q(c.quantity))
-                       .arg(c.logged, 0, 'f', 0)
-                       .arg(c.computed, 0, 'f', 0)
-                       .arg(100 * c.difference(), 0, 'f', 2) +
+        *summary = tr("%1 log: %2").arg(q(logReleaseLabel(c)), q(logCheckLine(c))) +
                    (applied->scenario.deployment.availableKvGiB > 0
                         ? tr("; the KV budget of %1 per GPU is the log's")
                               .arg(q(attnplan::formatGiB(double(c.kvBudgetBytes))))

@@ -116,6 +116,9 @@ struct EngineRow
 {
     std::string engine;
     std::string family; // the engine's name as findServingEngine takes it: "vllm", "sglang", ...
+    // The release it ran ("sglang@0.5.15"), whose engineLabel a sentence says ("SGLang 0.5.15
+    // (modelled as SGLang 0.5.4)"); empty where no release row planned it.
+    std::string release;
     int64_t kvTokens = 0;
     int64_t conversations = 0;
     int64_t maxRunning = 0;

@@ -176,14 +176,20 @@ std::string logReleaseLabel(const EngineLogCheck& c)
     return engineLabel(!c.printedRelease.empty() ? c.printedRelease : c.release);
 }
 
-std::string engineLogText(const std::string& source, const EngineLogFacts& log,
-                          const EngineLogCheck& c, size_t unplacedShown)
+std::string logCheckLine(const EngineLogCheck& c)
 {
     auto figure = [](double v) {
         return std::fabs(v - std::round(v)) < 1e-9 && std::fabs(v) < 1e15
                    ? withCommas(int64_t(std::llround(v)))
                    : formatFixed(v, 2);
     };
+    return c.quantity + ": logged " + figure(c.logged) + ", attnplan " + figure(c.computed) + " (" +
+           (c.difference() >= 0 ? "+" : "") + formatFixed(100 * c.difference(), 2) + "%)";
+}
+
+std::string engineLogText(const std::string& source, const EngineLogFacts& log,
+                          const EngineLogCheck& c, size_t unplacedShown)
+{
     std::ostringstream out;
     out << source << ": a " << c.engine << " start-up log\n"
         << "  release    " << logReleaseLabel(c) << ", " << c.releaseReason << "\n"
@@ -197,9 +203,7 @@ std::string engineLogText(const std::string& source, const EngineLogFacts& log,
             out << " " << k << "=" << v;
         out << "\n";
     }
-    out << "  " << c.quantity << ": logged " << figure(c.logged) << ", attnplan "
-        << figure(c.computed) << " (" << (c.difference() >= 0 ? "+" : "")
-        << formatFixed(100 * c.difference(), 2) << "%)\n";
+    out << "  " << logCheckLine(c) << "\n";
     if (!c.modelMismatch.empty())
         out << "  warning: " << c.modelMismatch << "\n";
     for (const std::string& i : c.inputs)

@@ -47,6 +47,9 @@ Expected<EngineLogCheck> checkEngineLog(const EngineLogFacts& log, const ModelSp
 // budget, and the lines not placed (the first `unplacedShown`, with their count).
 // The release a log ran, as every label names it: "SGLang 0.5.15 (modelled as SGLang 0.5.4)".
 std::string logReleaseLabel(const EngineLogCheck& c);
+// The logged figure against attnplan's, as every place says it: "KV tokens: logged 535,124,
+// attnplan 539,625 (+0.84%)" (the app's status bar printed "535124 ... (0.84%)").
+std::string logCheckLine(const EngineLogCheck& c);
 std::string engineLogText(const std::string& source, const EngineLogFacts& log,
                           const EngineLogCheck& check, size_t unplacedShown = 5);
 

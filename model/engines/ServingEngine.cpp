@@ -370,6 +370,7 @@ EngineRow compareEngine(const ModelSpec& s, const DeploymentInputs& in, EngineKi
         EngineRow row;
         row.engine = "vLLM (" + vin.engine + ")";
         row.family = "vllm";
+        row.release = vin.engine;
         if (auto r = planCapacity(s, vin)) {
             row.kvTokens = r->kvCacheTokens;
             row.conversations = std::min(r->conversations, r->maxNumSeqs * r->dp);
@@ -407,6 +408,7 @@ EngineRow compareEngine(const ModelSpec& s, const DeploymentInputs& in, EngineKi
                         : planTrtllm(s, other, engineOptions(in).trtllm);
         if (e) {
             row.engine += " (" + e->release + ")";
+            row.release = e->release;
             row.kvTokens = e->kvTokens;
             row.conversations = e->conversations;
             row.maxRunning = e->maxRunning * e->dp;
@@ -429,8 +431,10 @@ EngineRow compareEngine(const ModelSpec& s, const DeploymentInputs& in, EngineKi
         build = release;
     const LlamaServerInputs l = llamaServerInputs(in, build);
     auto p = planLlamaServer(s, l);
-    if (p) // named by its build whether or not it runs the deployment
+    if (p) { // named by its build whether or not it runs the deployment
         row.engine = "llama.cpp (" + p->build + ")";
+        row.release = p->build;
+    }
     if (!p) {
         row.error = p.error();
     } else if (in.averageRequest() > in.maxModelLen) {

@@ -537,6 +537,14 @@ std::string counted(int64_t n, const char* one, const char* many)
     return withCommas(n) + " " + (n == 1 ? one : many);
 }
 
+// The engine a headline answers for, as the Engine box names its release: "SGLang 0.5.15
+// (modelled as SGLang 0.5.4)" (an eleventh review read "SGLang (sglang@0.5.15)" as if a 0.5.15
+// row existed).
+std::string answeringLabel(const EngineRow& row)
+{
+    return row.release.empty() ? row.engine : engineLabel(row.release);
+}
+
 } // namespace
 
 std::string headlineSentence(const Report& r)
@@ -549,7 +557,7 @@ std::string headlineSentence(const Report& r)
         std::string why = other->error;
         if (why.rfind(other->family + ": ", 0) == 0)
             why.erase(0, other->family.size() + 2);
-        return "No plan with " + other->engine + ": " + why;
+        return "No plan with " + answeringLabel(*other) + ": " + why;
     }
     // vLLM's refusal is not the answer where another engine's row is (a sixth review's llama.cpp
     // log, 20 of 33 layers in VRAM, said "No plan: weights alone exceed" of vLLM).
@@ -577,7 +585,8 @@ std::string headlineSentence(const Report& r)
     // engines table answers, with vLLM's count on the same GPUs beside it.
     if (other) {
         return counted(other->conversations * replicas, "conversation", "conversations") + " " +
-               length + where + " with " + other->engine + latency + " · vLLM on the same: " +
+               length + where + " with " + answeringLabel(*other) + latency +
+               " · vLLM on the same: " +
                (r.capacity ? withCommas(c.batch * replicas) : std::string("does not fit"));
     }
     if (c.conversations < 1)

@@ -1163,7 +1163,8 @@ void TestAppCore::logIsNeverAppliedToTheOpenModel()
              qPrintable(error));
     QCOMPARE(QString::fromStdString(session.scenario().model), QString("llama-3.1-8b-instruct"));
     QCOMPARE(QString::fromStdString(session.scenario().deployment.gpu), QString("RTX 3090"));
-    QVERIFY2(summary.contains("KV MiB logged 1024, attnplan 1024"), qPrintable(summary));
+    QVERIFY2(summary.contains("KV MiB: logged 1,024, attnplan 1,024 (+0.00%)"),
+             qPrintable(summary));
     // llama-server's up-front cache is no vLLM budget: the log's n_ctx, no "KV from a log", the
     // plans for its build (it opened as vLLM at 32,768 with a 1 GiB budget: 0 conversations).
     // Its 4 slots of 8,192 / 4 tokens (this build splits -c over -np): the engines table's

@@ -1181,8 +1181,9 @@ void TestGui::startUpLogOpensAsAScenario()
     QCOMPARE(session.scenario().deployment.context, qint64(8192));
     QVERIFY(window.isWindowModified());
     const QString status = window.statusBar()->currentMessage();
-    QVERIFY2(status.startsWith("SGLang 0.4.0 log: KV tokens logged 21626, attnplan "
-                               "21626 (0.00%)"),
+    // Said as the pane and the CLI say it, separated and signed (an eleventh review's P3).
+    QVERIFY2(status.startsWith("SGLang 0.4.0 log: KV tokens: logged 21,626, attnplan "
+                               "21,626 (+0.00%)"),
              qPrintable(status));
     // SGLang's row: the log's tokens (within 0.5%: the row's weights are computed, the check's
     // are the log's own), at sglang@0.4.0 (the log's date), not the newest release's estimate on
@@ -1194,7 +1195,7 @@ void TestGui::startUpLogOpensAsAScenario()
     QVERIFY2(QString::fromStdString(sg.command).contains("--mem-fraction-static 0.880"),
              sg.command.c_str());
     const QString card = child<QLabel>(&window, "resultCard")->text();
-    QVERIFY2(card.contains("with SGLang (sglang@0.4.0)"), qPrintable(card));
+    QVERIFY2(card.contains("with SGLang 0.4.0"), qPrintable(card));
     const QString junk = dir.filePath("junk.log");
     attnplan::testing::writeFile(junk, "nothing here\n");
     QVERIFY(!window.openEngineLog(junk));
@@ -1814,7 +1815,7 @@ void TestGui::logWithoutItsModelAsksForOne()
     // The answer is the log's engine's (the fourth review: a vLLM answer for a llama.cpp log),
     // with vLLM's figure beside it, and the command is llama-server's.
     const QString card = child<QLabel>(&window, "resultCard")->text();
-    QVERIFY2(card.contains("with llama.cpp (llama.cpp@b") && card.contains("vLLM on the same"),
+    QVERIFY2(card.contains("with llama.cpp b") && card.contains("vLLM on the same"),
              qPrintable(card));
     // With the one latency, the load's under that engine (the fourth review found none in a
     // llama.cpp or SGLang scenario's headline), the sentence the HTML report heads with.
@@ -1853,7 +1854,7 @@ void TestGui::partialOffloadLogKeepsItsLayers()
     QCOMPARE(flags.at("gpu-layers"), std::string("20"));
     const QString card = child<QLabel>(&window, "resultCard")->text();
     QVERIFY2(card.startsWith("1 conversation of 8k on 1 × custom GPU") &&
-                 card.contains("with llama.cpp (llama.cpp@b") &&
+                 card.contains("with llama.cpp b") &&
                  card.contains("vLLM on the same: does not fit"),
              qPrintable(card));
     QVERIFY2(child<QLineEdit>(&window, "launchCommand")->text().contains(" -ngl 20"),
@@ -1891,7 +1892,7 @@ void TestGui::partialOffloadLogKeepsItsLayers()
     typeInto(child<QSpinBox>(&window, "llamaGpuLayers"), "33");
     QTRY_COMPARE(session.scenario().deployment.engineFlags.at("gpu-layers"), std::string("33"));
     const QString refused = child<QLabel>(&window, "resultCard")->text();
-    QVERIFY2(refused.startsWith("No plan with llama.cpp (llama.cpp@b9849): ") &&
+    QVERIFY2(refused.startsWith("No plan with llama.cpp b9849: ") &&
                  refused.contains("lower -ngl") && !refused.contains("raise TP"),
              qPrintable(refused));
     QVERIFY(child<QSpinBox>(&window, "llamaGpuLayers")->styleSheet().contains("#dc2626"));
@@ -2120,7 +2121,10 @@ void TestGui::engineFieldNamesTheHeadlinesEngine()
     QCOMPARE(engine->currentText(),
              QString("llama.cpp b3579 (modelled as llama.cpp b3000) (vLLM beside it)"));
     QCOMPARE(planEngine->currentData().toString(), QString("llama.cpp@b3579"));
-    QVERIFY2(card->text().contains("with llama.cpp"), qPrintable(card->text()));
+    // The headline names the release as the Engine box does (an eleventh review read "SGLang
+    // (sglang@0.5.15)" there beside "SGLang 0.5.15 (modelled as SGLang 0.5.4)").
+    QVERIFY2(card->text().contains("with llama.cpp b3579 (modelled as llama.cpp b3000)"),
+             qPrintable(card->text()));
     // vLLM in the Memory tab's field: the headline is vLLM's, and so are the plans.
     engine->setCurrentIndex(engine->findData("vllm"));
     QCOMPARE(QString::fromStdString(session.scenario().plan.engine), QString());
@@ -2185,8 +2189,8 @@ void TestGui::vllmLogReleaseStaysInTheForm()
     // in a status message), until the scenario is edited.
     auto* summary = child<QLabel>(&window, "planSummary");
     QVERIFY2(summary->text().contains(
-                 "vLLM 0.10.1.1 (modelled as vLLM 0.10.0) log: KV tokens logged 464,848, attnplan "
-                 "464,928"),
+                 "vLLM 0.10.1.1 (modelled as vLLM 0.10.0) log: KV tokens: logged 464,848, "
+                 "attnplan 464,928 (+0.02%)"),
              qPrintable(summary->text()));
     QVERIFY(!session.logCheck().isEmpty());
     auto* context = child<QSpinBox>(&window, "context");
