@@ -252,6 +252,14 @@ void applyColours(QChart* chart)
 {
     int i = 0;
     for (QAbstractSeries* s : chart->series()) {
+        // Points that name their colour (attnplanColour) keep it in either palette: the dark
+        // theme drew a chart's plans pale blue beside its blue front (an eleventh review's P3).
+        if (auto* points = qobject_cast<QScatterSeries*>(s))
+            if (const QVariant c = s->property("attnplanColour"); c.isValid()) {
+                points->setColor(c.value<QColor>());
+                points->setBorderColor(c.value<QColor>().darker(140));
+                continue;
+            }
         if (isMarker(s))
             continue;
         if (auto* line = qobject_cast<QLineSeries*>(s)) {

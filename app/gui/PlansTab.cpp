@@ -151,8 +151,10 @@ PlansTab::PlansTab(PlanController* plan, QWidget* parent)
                 front->attachAxis(a);
             break;
         }
+    // Green plans, the blue front over them, the chosen one red, in either palette.
+    m_plans->setProperty("attnplanColour", QColor(0x10, 0xb9, 0x81));
+    m_chosen->setProperty("attnplanColour", QColor(0xdc, 0x26, 0x26));
     Charts::applyColours(chart);
-    m_chosen->setColor(QColor(0xdc, 0x26, 0x26));
     connect(m_plans, &QScatterSeries::clicked, this, [this, chart](const QPointF& at) {
         // The nearest plan in the chart's coordinates.
         TableModel* trade = m_plan->tradeModel();

@@ -2459,6 +2459,24 @@ void TestGui::plansViewSortsAndChooses()
     for (QAbstractSeries* series : chart->chart()->series())
         if (auto* line = qobject_cast<QLineSeries*>(series); line && series->name() != "chosen")
             QVERIFY2(line->pointsVisible(), qPrintable(series->name()));
+    // The plans, the front and the chosen plan stay three colours in either palette (the dark
+    // theme drew the plans pale blue beside the blue front, an eleventh review's P3).
+    for (bool dark : {true, false}) {
+        window.setDarkPalette(dark);
+        QLineSeries* frontLine = nullptr;
+        QScatterSeries* chosen = nullptr;
+        for (QAbstractSeries* series : chart->chart()->series()) {
+            if (series->name() == "chosen")
+                chosen = qobject_cast<QScatterSeries*>(series);
+            else if (auto* line = qobject_cast<QLineSeries*>(series); line && !frontLine)
+                frontLine = line;
+        }
+        QVERIFY(frontLine && chosen);
+        QCOMPARE(points->color(), QColor(0x10, 0xb9, 0x81));
+        QCOMPARE(chosen->color(), QColor(0xdc, 0x26, 0x26));
+        QVERIFY(frontLine->pen().color() != points->color() &&
+                frontLine->pen().color() != chosen->color());
+    }
     const std::vector<size_t> front = planParetoFront(plans);
     QVERIFY(!front.empty());
     for (const PlanRow& p : plans) {
