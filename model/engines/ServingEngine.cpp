@@ -225,6 +225,14 @@ LlamaServerInputs llamaServerInputs(const DeploymentInputs& in, const std::strin
     return l;
 }
 
+double llamaKvBytesScale(const DeploymentInputs& in)
+{
+    const LlamaServerInputs l = engineOptions(in).llamaCpp;
+    const double k = cacheTypeBytesPerValue(l.cacheTypeK), v = cacheTypeBytesPerValue(l.cacheTypeV);
+    const double kv = double(dtypeBits(in.kvDtype)) / 8;
+    return k > 0 && v > 0 && kv > 0 ? (k + v) / (2 * kv) : 1;
+}
+
 Expected<ServingLimits> servingLimits(const ModelSpec& s, const DeploymentInputs& in)
 {
     const std::optional<ServingEngine> engine = findServingEngine(in.engine);
@@ -534,6 +542,10 @@ Expected<EngineLatency> latencyUnderEngine(const ModelSpec& s, const DeploymentI
         e.load.kvRequests = e.limits.requestsHeld;
     DeploymentInputs timed = in;
     timed.host = at.host;
+    // llama-server reads the KV it keeps, of its -ctk/-ctv types, not the deployment's dtype
+    // (a twelfth review's q4_0 K cache left TPOT where f16 had it).
+    if (engine && engine->kind == EngineKind::LlamaCpp)
+        timed.kvBytesScale = llamaKvBytesScale(in);
     auto r = servingLatency(s, timed, e.load);
     if (!r)
         return r.failure();
@@ -598,6 +610,7 @@ DeploymentInputs servedBy(const DeploymentInputs& in, const std::string& engine)
     const std::optional<ServingEngine> e = findServingEngine(engine);
     if (!e || !e->sizesDeployment)
         out.availableKvBytes.reset();
+    out.kvBytesScale = e && e->kind == EngineKind::LlamaCpp ? llamaKvBytesScale(out) : 1;
     return out;
 }
 

@@ -159,6 +159,9 @@ std::string engineRunName(const std::string& asked);
 // (DeploymentInputs.availableKvBytes, a vLLM log's "Available KV cache memory") is the sizing
 // engine's, so any other engine sizes its pool from the flags its command prints.
 DeploymentInputs servedBy(const DeploymentInputs& in, const std::string& engine);
+// llama-server's KV bytes a value (its -ctk and -ctv types, f16 unless set) over the
+// deployment's kvDtype: DeploymentInputs.kvBytesScale under it.
+double llamaKvBytesScale(const DeploymentInputs& in);
 // Whether the engine keeps weights in host memory that the host side (--host-memory, --cpu,
 // --host-bandwidth) applies to: llama-server's layers and experts.
 bool usesHostSide(const ServingEngine& engine);

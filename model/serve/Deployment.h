@@ -68,6 +68,9 @@ struct DeploymentInputs
     }
     DType weightDtype = DType::BF16;
     DType kvDtype = DType::BF16;
+    // The KV's bytes a value over kvDtype's, where an engine keeps other types than it
+    // (llama-server's -ctk/-ctv: q8_0 is 34 B a 32 values); the step model reads KV at it.
+    double kvBytesScale = 1;
     double utilization = 0.9;
     int64_t maxModelLen = 0;         // required: the context each request may reach
     int64_t maxNumBatchedTokens = 0; // the prefill chunk and profiling batch; 0 = engine default

@@ -124,8 +124,9 @@ StepModel::StepModel(const ModelSpec& s, const DeploymentInputs& in)
         in.host.expertBytesPerParam > 0 ? in.host.expertBytesPerParam : f.weightBytes;
     // KV a token keeps on one GPU: its share of the heads (a whole head when TP passes them),
     // MLA's latent whole on every GPU; a pipeline stage keeps its layers'.
-    f.kvPerToken = double(kvBytesPerTokenPerGpu(s, f.tp, in.kvDtype)) / double(f.pp);
-    const double whole = double(kvBytesPerTokenPerGpu(s, 1, in.kvDtype));
+    f.kvPerToken =
+        double(kvBytesPerTokenPerGpu(s, f.tp, in.kvDtype)) * in.kvBytesScale / double(f.pp);
+    const double whole = double(kvBytesPerTokenPerGpu(s, 1, in.kvDtype)) * in.kvBytesScale;
     f.kvShare = whole > 0 ? f.kvPerToken / whole : 0;
     const DType act = in.weightDtype == DType::F16 ? DType::F16 : DType::BF16;
     f.statePerSequence = double(stateBytesPerSequence(s, act, f.tp).total()) / double(f.pp);
@@ -140,12 +141,13 @@ StepModel::StepModel(const ModelSpec& s, const DeploymentInputs& in)
         });
         if (g == m_groups.end())
             g = m_groups.insert(m_groups.end(), AttentionGroup{w, r, 0, 0, 0});
-        const double perLayer = double(kvBytesPerTokenOfLayer(s, l, in.kvDtype));
+        const double perLayer = double(kvBytesPerTokenOfLayer(s, l, in.kvDtype)) * in.kvBytesScale;
         g->layers += 1.0 / double(f.pp);
         g->entryBytes += perLayer * f.kvShare;
         if (compressed)
-            g->rawBytes +=
-                (perLayer - double(indexerBytesPerTokenOfLayer(s, l, in.kvDtype))) * f.kvShare;
+            g->rawBytes += (perLayer - double(indexerBytesPerTokenOfLayer(s, l, in.kvDtype)) *
+                                           in.kvBytesScale) *
+                           f.kvShare;
     }
     const double heads = double(s.numHeads);
     if (s.mla.enabled()) {

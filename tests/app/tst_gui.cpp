@@ -2023,8 +2023,25 @@ void TestGui::answeringEngineHasItsBarAndSettings()
     bar = memoryBar(&window);
     QCOMPARE(bar.keys(), (QList<QString>{"KV cache", "Weights"}));
     const double f16 = bar["KV cache"];
+    QVERIFY(session.report()->latency);
+    const double tpotF16 = session.report()->latency->tpotSeconds;
     child<QComboBox>(&window, "llamaCacheK")->setCurrentText("q8_0");
     QCOMPARE(session.scenario().deployment.engineFlags.at("cache-type-k"), std::string("q8_0"));
+    // The time per token reads the KV llama-server keeps: less of it (a twelfth review's P1:
+    // a q4_0 K cache left TPOT where f16 had it), and vLLM's KV cache box, which llama.cpp
+    // does not take, moves nothing.
+    QVERIFY(session.report()->latency);
+    const double tpotQ8 = session.report()->latency->tpotSeconds;
+    QVERIFY2(tpotQ8 < tpotF16, qPrintable(QString("%1 / %2").arg(tpotQ8).arg(tpotF16)));
+    {
+        auto* kv = child<QComboBox>(&window, "kvDtype");
+        kv->setCurrentIndex(kv->findText("fp8"));
+        QCOMPARE(session.scenario().deployment.kvDtype, std::string("fp8"));
+        QVERIFY(session.report()->latency);
+        QCOMPARE(session.report()->latency->tpotSeconds, tpotQ8);
+        session.undo();
+        QVERIFY(session.scenario().deployment.kvDtype != "fp8");
+    }
     QVERIFY2(child<QLineEdit>(&window, "launchCommand")->text().contains("q8_0"),
              qPrintable(child<QLineEdit>(&window, "launchCommand")->text()));
     QCOMPARE(memoryBar(&window)["KV cache"] / f16, (34.0 / 32 + 2) / 4);

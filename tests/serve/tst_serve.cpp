@@ -313,6 +313,18 @@ void TestServe::decodeReadsEachGpusOwnKv()
     };
     const double bw = 4.8e12 * 0.8723;
     QVERIFY(std::fabs(kvSeconds(l70, 8, 4) / (4 * 16384 * perGpu(l70, 8) / bw) - 1) < 1e-9);
+    // A cache kept in other types than the KV dtype (llama-server's -ctk q8_0 -ctv q8_0: 34 B a
+    // 32 values, DeploymentInputs.kvBytesScale) is read at its own bytes: 16,384 tokens of 4
+    // sequences cost 80 x 2 x 8 x 128 x 34/32 B each (a twelfth review's P1).
+    auto q80Seconds = [](const ModelSpec& s, int64_t batch) {
+        DeploymentInputs in = on("H200", 65536);
+        in.kvDtype = DType::F16;
+        in.kvBytesScale = (34.0 / 32) / 2;
+        return decodeStepTime(s, in, batch, 32768).memorySeconds -
+               decodeStepTime(s, in, batch, 16384).memorySeconds;
+    };
+    QVERIFY(std::fabs(q80Seconds(l70, 4) / (4 * 16384 * (80.0 * 2 * 8 * 128 * 34 / 32) / bw) - 1) <
+            1e-9);
     // The step pays for its all-reduces under TP, and nothing at TP 1.
     DeploymentInputs one = on("H200", 65536);
     QCOMPARE(decodeStepTime(l70, one, 4, 4096).commSeconds, 0.0);

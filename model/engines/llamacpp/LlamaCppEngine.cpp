@@ -44,6 +44,14 @@ Expected<int64_t> rowBytes(const std::string& typeName, int64_t values, const ch
 
 } // namespace
 
+double cacheTypeBytesPerValue(const std::string& type)
+{
+    const GgmlType* t = ggmlTypeByName(type);
+    if (!t || !allowedCacheType(type))
+        return 0;
+    return double(t->bytesPerBlock) / double(t->blockSize);
+}
+
 const std::vector<LlamaCppBuild>& llamaCppBuilds()
 {
     using C = LlamaCppBuild::DefaultContext;

@@ -47,6 +47,10 @@ struct LlamaServerPlan
 // per 32) x (KV heads x head dim) x cells. Full layers keep n_ctx cells; sliding-window layers
 // min(n_ctx_seq, window + n_ubatch) per slot, padded to 256 (llama_kv_cache_iswa). A quantized
 // V cache needs flash attention. Errors name the setting.
+// The bytes a value of a cache type -ctk/-ctv take ("q8_0": 34 / 32); 0 for a type llama-server
+// does not take.
+double cacheTypeBytesPerValue(const std::string& type);
+
 // Why a plan's host side cannot run, or empty: experts kept in host memory on a device whose
 // memory the CPU and GPU share (nothing is gained, and no PCIe lies between), or more in host
 // memory than `hostMemoryBytes` (--host-memory; 0: not given). capacity, latency and plan ask it.
