@@ -190,12 +190,19 @@ void CompareController::fillOptions(const ModelSpec& s, const DeploymentInputs& 
         return n ? QString::number(*n) : tr("–");
     };
     QVector<QVector<QVariant>> rows;
+    // An option that changes nothing at this context says so, not "134 MB instead of 134 MB"
+    // (an eleventh review's P3).
     rows.push_back(
         {tr("Short prompts, retrieval for the rest"), tr("Only the relevant text in the context"),
-         tr("%1 tokens instead of %2: KV %3 instead of %4, prefill %5 instead of %6 on %7")
-             .arg(q(withCommas(o.shortPromptTokens)), q(withCommas(o.context)),
-                  bytes(double(o.kvShortBytes)), bytes(double(o.kvContextBytes)),
-                  secs(o.prefillShortSeconds), secs(o.prefillContextSeconds), gpu)});
+         o.shortPromptTokens < o.context
+             ? tr("%1 tokens instead of %2: KV %3 instead of %4, prefill %5 instead of %6 on %7")
+                   .arg(q(withCommas(o.shortPromptTokens)), q(withCommas(o.context)),
+                        bytes(double(o.kvShortBytes)), bytes(double(o.kvContextBytes)),
+                        secs(o.prefillShortSeconds), secs(o.prefillContextSeconds), gpu)
+             : tr("A context of %1 tokens is already a short prompt (4,000 or fewer): KV %2, "
+                  "prefill %3 on %4")
+                   .arg(q(withCommas(o.context)), bytes(double(o.kvContextBytes)),
+                        secs(o.prefillContextSeconds), gpu)});
     // The API side at the scenario's provider's own read price (review P3 35: "0.1x" whatever
     // the provider).
     const Report* priced = m_session->report();
@@ -227,10 +234,11 @@ void CompareController::fillOptions(const ModelSpec& s, const DeploymentInputs& 
                   : QString();
     // Conversations only where the deployment holds some (a fresh review read "– conversations
     // per replica instead of –").
-    const QString conversations = o.conversations || o.mqaConversations
-                                      ? tr(": %1 conversations per replica instead of %2")
-                                            .arg(count(o.mqaConversations), count(o.conversations))
-                                      : tr(" (neither fits this deployment)");
+    const QString conversations =
+        o.configuredConversations || o.mqaConversations
+            ? tr(": %1 conversations per replica instead of %2")
+                  .arg(count(o.mqaConversations), count(o.configuredConversations))
+            : tr(" (neither fits this deployment)");
     rows.push_back({tr("A GQA or MQA model"), tr("Shares each KV head among query heads"),
                     tr("This model keeps %1 B per token (%2); MQA would keep %3 B%4%5")
                         .arg(q(withCommas(o.kvBytesPerToken)), q(o.attention),
@@ -243,21 +251,35 @@ void CompareController::fillOptions(const ModelSpec& s, const DeploymentInputs& 
                         .arg(s.numLayers)});
     rows.push_back(
         {tr("Sliding-window attention"), tr("Each layer looks back a fixed window"),
-         tr("A %1-token window on every layer: KV at %2 tokens %3 instead of %4; reach %5 tokens "
-            "through %6 layers")
-             .arg(q(withCommas(o.window)), q(withCommas(o.context)), bytes(double(o.kvWindowBytes)),
-                  bytes(double(o.kvContextBytes)), q(withCommas(o.reach)))
-             .arg(s.numLayers)});
+         o.kvWindowBytes != o.kvContextBytes
+             ? tr("A %1-token window on every layer: KV at %2 tokens %3 instead of %4; reach %5 "
+                  "tokens through %6 layers")
+                   .arg(q(withCommas(o.window)), q(withCommas(o.context)),
+                        bytes(double(o.kvWindowBytes)), bytes(double(o.kvContextBytes)),
+                        q(withCommas(o.reach)))
+                   .arg(s.numLayers)
+             : tr("A %1-token window on every layer keeps all of a %2-token context: KV %3 "
+                  "either way; it saves memory only on longer contexts (reach %4 tokens through "
+                  "%5 layers)")
+                   .arg(q(withCommas(o.window)), q(withCommas(o.context)),
+                        bytes(double(o.kvContextBytes)), q(withCommas(o.reach)))
+                   .arg(s.numLayers)});
     const Report* report = m_session->report();
     rows.push_back(
         {tr("A paged KV cache"), tr("Small blocks instead of reserved strips"),
-         o.conversations
-             ? tr("At an average of %1 tokens: %2 conversations paged against %3 reserved (%4x)")
-                   .arg(q(withCommas(in.averageRequest())))
-                   .arg(*o.conversations)
-                   .arg(o.conversationsReserved.value_or(0))
-                   .arg(o.pagedOverReserved, 0, 'f', 1)
-             : q(report->capacityError.message)});
+         // vLLM's blocks against its strips, said as vLLM's under another engine's headline
+         // (a twelfth review read vLLM's 147 beside llama.cpp's 32 as one engine's).
+         (headlineEngineRow(report->engines, report->inputs.plan.engine)
+              ? tr("%1 beside it: ").arg(q(engineLabel(engineRunName(in.engine))))
+              : QString()) +
+             (o.conversations
+                  ? tr("At an average of %1 tokens: %2 conversations paged against %3 reserved "
+                       "(%4x)")
+                        .arg(q(withCommas(in.averageRequest())))
+                        .arg(*o.conversations)
+                        .arg(o.conversationsReserved.value_or(0))
+                        .arg(o.pagedOverReserved, 0, 'f', 1)
+                  : q(report->capacityError.message))});
     rows.push_back({tr("A linear-time architecture"), tr("A recurrence with a fixed-size state"),
                     tr("No n² term: at %1 tokens the quadratic part is %2% of this model's "
                        "per-token FLOPs, and the cache stops growing")

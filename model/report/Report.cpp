@@ -165,6 +165,8 @@ LessonOptions lessonOptions(const ModelSpec& s, const DeploymentInputs& in,
         attentionPairFlops(s) * double(s.maxContext) * layers / (2.0 * mm.attention * layers);
     o.kvBytesPerToken = kvBytesPerToken(s, kt);
     o.attention = attentionKindName(s.attentionKind());
+    if (!compare.empty())
+        o.configuredConversations = compare.front().conversations;
     for (const CompareRow& c : compare)
         if (c.shortName == "MQA") {
             o.mqaKvBytesPerToken = c.kvBytesPerToken;

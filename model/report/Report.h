@@ -95,6 +95,8 @@ struct LessonOptions
     std::string attention; // "GQA", "MLA", ...
     int64_t mqaKvBytesPerToken = 0;
     std::optional<int64_t> mqaConversations, conversations;
+    // Compare's first row (as configured), the engine MQA's count is of: the headline's.
+    std::optional<int64_t> configuredConversations;
     bool mqaGainsNothing = false; // TP already replicates this model's KV heads on every GPU
     // FlashAttention: one head's score matrix at the context in bf16, never stored.
     double scoreMatrixBytes = 0;

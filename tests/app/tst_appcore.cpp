@@ -1442,6 +1442,28 @@ void TestAppCore::compareTablesAgreeOnMla()
              qPrintable(row));
     QVERIFY2(mqa->conversations && row.contains(QString::number(*mqa->conversations)),
              qPrintable(row));
+    // At a context of 2,048 the short prompt and a 4,096-token window change nothing, and say
+    // so, not "2,048 tokens instead of 2,048: KV 134 MB instead of 134 MB" (an eleventh
+    // review's P3).
+    ScenarioDeployment shorter = session.scenario().deployment;
+    shorter.context = 2048;
+    shorter.averageTokens = 0;
+    session.setDeployment(shorter);
+    auto option = [&](const QString& name) {
+        for (int i = 0; i < options->rowCount(); ++i)
+            if (options->value(i, 0).toString() == name)
+                return options->value(i, 2).toString();
+        return QString();
+    };
+    const QString shortPrompts = option("Short prompts, retrieval for the rest");
+    QVERIFY2(shortPrompts.startsWith("A context of 2,048 tokens is already a short prompt") &&
+                 !shortPrompts.contains("instead of"),
+             qPrintable(shortPrompts));
+    const QString window = option("Sliding-window attention");
+    QVERIFY2(window.startsWith("A 4,096-token window on every layer keeps all of a 2,048-token "
+                               "context") &&
+                 !window.contains("instead of"),
+             qPrintable(window));
 }
 
 // Issue 34 (the seventh review): a vLLM log opened after an SGLang one is answered by vLLM (the

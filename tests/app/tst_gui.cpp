@@ -3320,6 +3320,22 @@ void TestGui::otherEngineTimesItsOwnPool()
                  ->text()
                  .contains("as " + QString::fromStdString(row->engine) + " holds them"),
              qPrintable(child<QLabel>(&window, "compareCaption")->text()));
+    // The lesson's options set MQA against the same engine's count, and say vLLM's paging as
+    // vLLM's (a twelfth review read "32 conversations per replica instead of 147", llama.cpp's
+    // slots against vLLM's count).
+    QAbstractItemModel* options = child<QTableView>(&window, "optionsTable")->model();
+    auto option = [&](const QString& name) {
+        for (int i = 0; i < options->rowCount(); ++i)
+            if (options->index(i, 0).data().toString() == name)
+                return options->index(i, 2).data().toString();
+        return QString();
+    };
+    QVERIFY2(
+        option("A GQA or MQA model")
+            .contains(QString(" conversations per replica instead of %1").arg(row->conversations)),
+        qPrintable(option("A GQA or MQA model")));
+    QVERIFY2(option("A paged KV cache").startsWith("vLLM "),
+             qPrintable(option("A paged KV cache")));
     // The Memory tab's curve at the deployment's context is the same row's.
     const TableModel* curve = session.plan()->conversationCurve();
     const int64_t context = r->deployment.maxModelLen;
