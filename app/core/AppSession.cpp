@@ -375,12 +375,11 @@ void AppSession::setPlanTarget(const ScenarioPlan& plan)
     // engine answering sizes from its own estimate, as its row of the engines table does (an
     // eleventh review's TensorRT-LLM took SGLang's 111.73 GiB as free after the weights and put
     // 96 GiB of KV beside 51.9 GiB of weights on a 121.6 GiB GPU).
-    const auto family = [](const std::string& name) {
-        const auto e = attnplan::findServingEngine(name);
-        return e ? e->family : std::string();
-    };
+    // vLLM, SGLang and llama.cpp read it at start, before their weights; TensorRT-LLM after
+    // them: between the first three it stays (vLLM's start-up check weighs it, a twelfth
+    // review's vLLM was given 130 conversations it would not start for).
     if (m_scenario.deployment.freeMemoryGiB > 0 &&
-        family(plan.engine) != family(m_scenario.plan.engine)) {
+        !attnplan::freeMemoryHoldsFor(m_scenario.plan.engine, plan.engine)) {
         m_scenario.deployment.freeMemoryGiB = 0;
         emit scenarioReplaced();
         emit notice(tr("The free memory the log's engine measured was that engine's: %1 sizes "

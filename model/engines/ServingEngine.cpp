@@ -225,6 +225,15 @@ LlamaServerInputs llamaServerInputs(const DeploymentInputs& in, const std::strin
     return l;
 }
 
+bool freeMemoryHoldsFor(const std::string& measuredBy, const std::string& engine)
+{
+    const auto a = findServingEngine(measuredBy.empty() ? "vllm" : measuredBy);
+    const auto b = findServingEngine(engine.empty() ? "vllm" : engine);
+    if (!a || !b)
+        return false;
+    return a->kind == b->kind || (a->kind != EngineKind::Trtllm && b->kind != EngineKind::Trtllm);
+}
+
 double llamaKvBytesScale(const DeploymentInputs& in)
 {
     const LlamaServerInputs l = engineOptions(in).llamaCpp;

@@ -159,6 +159,10 @@ std::string engineRunName(const std::string& asked);
 // (DeploymentInputs.availableKvBytes, a vLLM log's "Available KV cache memory") is the sizing
 // engine's, so any other engine sizes its pool from the flags its command prints.
 DeploymentInputs servedBy(const DeploymentInputs& in, const std::string& engine);
+// Whether free memory measured under one engine (the plans' engine as named, "" for the
+// deployment's vLLM) holds for another: vLLM, SGLang and llama.cpp measure it at start, before
+// their weights load; TensorRT-LLM after them.
+bool freeMemoryHoldsFor(const std::string& measuredBy, const std::string& engine);
 // llama-server's KV bytes a value (its -ctk and -ctv types, f16 unless set) over the
 // deployment's kvDtype: DeploymentInputs.kvBytesScale under it.
 double llamaKvBytesScale(const DeploymentInputs& in);

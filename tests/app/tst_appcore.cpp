@@ -1845,4 +1845,11 @@ void TestAppCore::freeMemoryStaysWithItsEngine()
     QCOMPARE(row("trtllm").kvTokens, beside);
     session.undo();
     QVERIFY(session.scenario().deployment.freeMemoryGiB > 0);
+    // vLLM reads it at start as SGLang does: it stays (vLLM's start-up check weighs it:
+    // tst_gui vllmStartsOnlyOnWhatIsFree). This log's custom GPU is all free: vLLM starts.
+    const double free = session.scenario().deployment.freeMemoryGiB;
+    plan.engine.clear();
+    session.setPlanTarget(plan);
+    QCOMPARE(session.scenario().deployment.freeMemoryGiB, free);
+    QVERIFY2(session.report()->capacity, session.report()->capacityError.message.c_str());
 }

@@ -207,6 +207,7 @@ private slots:
     void chartsFollowAModelWithFewerCurves();
     void otherEngineTimesItsOwnPool();
     void vllmFixesAreSaidAsVllms();
+    void vllmStartsOnlyOnWhatIsFree();
 };
 
 namespace {
@@ -3353,6 +3354,47 @@ void TestGui::otherEngineTimesItsOwnPool()
     QTRY_VERIFY(window.findChild<QLabel*>("selfHosting"));
     QVERIFY2(child<QLabel>(&window, "selfHosting")->text().contains(vllm + ")"),
              qPrintable(child<QLabel>(&window, "selfHosting")->text()));
+}
+
+// A twelfth review's P2: after the SGLang GB10 log (111.73 GiB free at start of 121.63 GiB), the
+// Engine box on vLLM gave 130 conversations and a command at utilization 0.92, which vLLM's
+// start-up check refuses: 0.92 x 121.63 = 111.90 GiB asked of 111.73 free.
+void TestGui::vllmStartsOnlyOnWhatIsFree()
+{
+    const QString log = attnplan::testing::src(
+        "../shared/engine-logs-2026/raw/sglang-mudler-vllmcpp-0.5.15-gb10-qwen3.8-27b.log");
+    const QString config = attnplan::testing::src(
+        "../shared/engine-logs-2026/configs/nvidia--Qwen3.6-27B-NVFP4_config.json");
+    if (!QFileInfo::exists(log) || !QFileInfo::exists(config))
+        QSKIP("../shared/engine-logs-2026 is not here (a user's clone): CI checks these");
+    QFile f(log);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    AppSession session;
+    MainWindow window(&session);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QString error, summary;
+    QVERIFY2(session.openEngineLogText(QString::fromUtf8(f.readAll()), "gb10.log", &error, &summary,
+                                       config),
+             qPrintable(error));
+    const double free = session.scenario().deployment.freeMemoryGiB;
+    QVERIFY(std::fabs(free - 111.73) < 0.005);
+    auto* engine = child<QComboBox>(&window, "engine");
+    engine->setCurrentIndex(engine->findData(QStringLiteral("vllm")));
+    QTRY_COMPARE(session.scenario().plan.engine, std::string());
+    QCOMPARE(session.scenario().deployment.freeMemoryGiB, free);
+    const QString card = child<QLabel>(&window, "resultCard")->text();
+    QVERIFY2(card.contains("vLLM refuses to start: the free memory at start (111.73 GiB) is less "
+                           "than utilization x total (0.92 x 121.63 GiB = 111.90 GiB); lower "
+                           "--utilization to 0.91 or free the GPU"),
+             qPrintable(card));
+    QVERIFY(child<QLineEdit>(&window, "launchCommand")->text().isEmpty());
+    // The utilization it names starts it.
+    auto* utilization = child<QDoubleSpinBox>(&window, "utilization");
+    QVERIFY(utilization->styleSheet().contains("#dc2626"));
+    typeInto(utilization, "0.91");
+    QTRY_VERIFY(session.report()->capacity.has_value());
+    QVERIFY(!child<QLineEdit>(&window, "launchCommand")->text().isEmpty());
 }
 
 // An eleventh review's P2: under llama.cpp's headline the line under the form read vLLM's "Fits

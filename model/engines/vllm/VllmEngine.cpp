@@ -889,6 +889,26 @@ Expected<CapacityResult> planVllm(const ModelSpec& s, const DeploymentInputs& in
         // From 0.11.1 the default max_num_seqs never exceeds the batched tokens (#28665).
         if (engine.clampSeqsToBatch && in.maxNumSeqs <= 0)
             r.maxNumSeqs = std::min(r.maxNumSeqs, r.maxNumBatchedTokens);
+        // The free memory a log measured at start (an SGLang log's "avail mem" before its
+        // weights): below utilization x total vLLM does not start (a twelfth review was shown
+        // 130 conversations where 111.73 GiB free fell short of 0.92 x 121.63 GiB). A budget
+        // a vLLM log printed is one it started with.
+        if (engine.freeMemoryCheck && in.freeMemoryBytes && !in.availableKvBytes) {
+            const double requested = double(in.gpu.memoryBytes) * in.utilization;
+            if (double(*in.freeMemoryBytes) < requested) {
+                const double most =
+                    std::floor(double(*in.freeMemoryBytes) / double(in.gpu.memoryBytes) * 100) /
+                    100;
+                return Error{where + "vLLM refuses to start: the free memory at start (" +
+                                 formatGiB(double(*in.freeMemoryBytes)) +
+                                 ") is less than utilization x total (" +
+                                 formatFixed(in.utilization, 2) + " x " +
+                                 formatGiB(double(in.gpu.memoryBytes)) + " = " +
+                                 formatGiB(requested) + "); lower --utilization to " +
+                                 formatFixed(most, 2) + " or free the GPU",
+                             "utilization"};
+            }
+        }
         if (auto budget = vllmMemory(engine, s, in, drafter.value(), lora.value(), r); !budget)
             return Error{where + budget.error(), budget.field()};
         r.kvHeadsPerGpu = kvHeadsPerGpu(s, in.tp);

@@ -62,6 +62,10 @@ struct EngineProfile
                                         // (the larger) when the layer counts are this close
     bool kvDtypeFromCheckpoint = false; // ~0.14 (#30785): auto follows the checkpoint's KV scheme
     bool fp32AsBf16 = false; // 0.9.1 (#18751): fp32 checkpoints served in bf16 on Ampere+
+    // V1's start-up check (gpu_worker.py init_device): the free memory at start must cover
+    // utilization x total, else "Free memory on device ... is less than desired GPU memory
+    // utilization" (logged by 0.9.1 in #20305 and 0.24.0 in #48140; the first release inferred).
+    bool freeMemoryCheck = false;
     CudaGraphs cudaGraphs = CudaGraphs::NotSubtracted;
     bool tokensFromConcurrency = false; // 0.21 (#41069): "GPU KV cache size" = concurrency x len
     int64_t slidingInFlightBatches = 1; // 0.25 (#47728): async scheduling holds 2 chunks

@@ -67,8 +67,15 @@ const std::vector<EngineProfile>& engineProfiles()
             [](EngineProfile& e) { e.largeGpu = G::AtLeast70GiB; });
         row("0.9.0", "V1: A100 keeps the small defaults (#17885)",
             [](EngineProfile& e) { e.largeGpu = G::AtLeast70GiBNotA100; });
-        row("0.9.1", "fp32 checkpoints served in bf16 on Ampere and newer (#18751)",
-            [](EngineProfile& e) { e.fp32AsBf16 = true; });
+        row("0.9.1",
+            "fp32 checkpoints served in bf16 on Ampere and newer (#18751); start-up refuses "
+            "when the free memory is less than utilization x total (\"Free memory on device "
+            "... is less than desired GPU memory utilization\": 0.9.1 in #20305, 0.24.0 in "
+            "#48140; the first release is inferred)",
+            [](EngineProfile& e) {
+                e.fp32AsBf16 = true;
+                e.freeMemoryCheck = true;
+            });
         row("0.9.2",
             "V1 with the hybrid KV cache manager: sliding-window layers hold at most "
             "their window plus one chunk (#17996)",
