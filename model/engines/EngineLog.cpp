@@ -6,6 +6,7 @@
 #include "engines/ServingEngine.h"
 #include "engines/vllm/VllmEngine.h"
 #include "read/ModelSource.h"
+#include "serve/Memory.h"
 
 #include <algorithm>
 #include <cmath>
@@ -157,6 +158,19 @@ Expected<EngineLogCheck> checkEngineLog(const EngineLogFacts& log, const ModelSp
         const int64_t layers = l.nLayer            ? *l.nLayer
                                : l.offloadedLayers ? *l.offloadedLayers - 1
                                                    : 0;
+        // Weights the log loaded far from the config's (a twelfth review's stand-in NVFP4
+        // config, 21 GB, beside the log's 51.86 GiB of bf16): the times read the log's.
+        if (d.weightBytes && *d.weightBytes > 0) {
+            DeploymentInputs counted = d;
+            counted.weightBytes.reset();
+            const double c = double(weightBytesPerGpu(*spec, counted));
+            const double ratio = c > 0 ? double(*d.weightBytes) / c : 1;
+            if (ratio > 1.5 || ratio < 1 / 1.5)
+                why.push_back("the log loaded " + formatGiB(double(*d.weightBytes)) +
+                              " of weights a GPU, the config's " + dtypeName(d.weightDtype) +
+                              " weights are " + formatGiB(c) + " (" + formatFixed(ratio, 1) +
+                              "x; the memory and the times take the log's)");
+        }
         if (*log.engine == EngineKind::LlamaCpp && layers > 0 && layers != spec->numLayers)
             why.push_back("the log's model has " + std::to_string(layers) + " layers, " +
                           spec->name + " " + std::to_string(spec->numLayers));

@@ -3356,9 +3356,10 @@ void TestGui::otherEngineTimesItsOwnPool()
              qPrintable(child<QLabel>(&window, "selfHosting")->text()));
 }
 
-// A twelfth review's P2: after the SGLang GB10 log (111.73 GiB free at start of 121.63 GiB), the
-// Engine box on vLLM gave 130 conversations and a command at utilization 0.92, which vLLM's
-// start-up check refuses: 0.92 x 121.63 = 111.90 GiB asked of 111.73 free.
+// A twelfth review's P1 and P2 on the SGLang GB10 log: its latency was timed at the stand-in
+// config's 21 GB of fp4 beside the log's 51.86 GiB of bf16, unsaid; and (111.73 GiB free at
+// start of 121.63 GiB) the Engine box on vLLM gave 130 conversations and a command at
+// utilization 0.92, which vLLM's start-up check refuses: 0.92 x 121.63 = 111.90 GiB asked.
 void TestGui::vllmStartsOnlyOnWhatIsFree()
 {
     const QString log = attnplan::testing::src(
@@ -3369,16 +3370,28 @@ void TestGui::vllmStartsOnlyOnWhatIsFree()
         QSKIP("../shared/engine-logs-2026 is not here (a user's clone): CI checks these");
     QFile f(log);
     QVERIFY(f.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(f.readAll());
     AppSession session;
     MainWindow window(&session);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
-    QString error, summary;
-    QVERIFY2(session.openEngineLogText(QString::fromUtf8(f.readAll()), "gb10.log", &error, &summary,
-                                       config),
+    QString error, summary, report, caution;
+    // Beside Apply: the stand-in config's fp4 weights are not what the log loaded.
+    QVERIFY(
+        session.checkEngineLogText(text, "gb10.log", config, &report, &error, nullptr, &caution));
+    QVERIFY2(caution.contains("the log loaded 51.86 GiB of weights a GPU, the config's fp4 "
+                              "weights are 19.60 GiB (2.6x;"),
+             qPrintable(caution));
+    QVERIFY2(session.openEngineLogText(text, "gb10.log", &error, &summary, config),
              qPrintable(error));
     const double free = session.scenario().deployment.freeMemoryGiB;
     QVERIFY(std::fabs(free - 111.73) < 0.005);
+    // SGLang's time per token reads the 51.86 GiB the log loaded, not the stand-in config's
+    // 21 GB of fp4 (a twelfth review's P1: 166 ms, below 51.86 GiB / 273 GB/s = 204 ms).
+    QVERIFY(session.report()->latency);
+    const double floor = 51.86 * double(1LL << 30) / 273e9;
+    QVERIFY2(session.report()->latency->tpotSeconds > floor,
+             qPrintable(QString::number(session.report()->latency->tpotSeconds)));
     auto* engine = child<QComboBox>(&window, "engine");
     engine->setCurrentIndex(engine->findData(QStringLiteral("vllm")));
     QTRY_COMPARE(session.scenario().plan.engine, std::string());

@@ -325,6 +325,20 @@ void TestServe::decodeReadsEachGpusOwnKv()
     };
     QVERIFY(std::fabs(q80Seconds(l70, 4) / (4 * 16384 * (80.0 * 2 * 8 * 128 * 34 / 32) / bw) - 1) <
             1e-9);
+    // Weights a log loaded (DeploymentInputs.weightBytes) are read in place of the counted
+    // ones: twice the counted bytes add Llama-3.1-70B's 69.5 B bf16 non-embedding parameters
+    // x 2 B once more to a step (the LM head is read as counted).
+    {
+        DeploymentInputs in = on("H200", 65536);
+        const double counted = double(weightBytesPerGpu(l70, in));
+        const double before = decodeStepTime(l70, in, 1, 4096).memorySeconds;
+        in.weightBytes = int64_t(2 * counted);
+        const ParameterCount c = countParameters(l70);
+        const double extra = double(c.attention + c.denseMlp) * 2 / bw;
+        QVERIFY2(std::fabs((decodeStepTime(l70, in, 1, 4096).memorySeconds - before) / extra - 1) <
+                     1e-9,
+                 qPrintable(QString::number(extra)));
+    }
     // The step pays for its all-reduces under TP, and nothing at TP 1.
     DeploymentInputs one = on("H200", 65536);
     QCOMPARE(decodeStepTime(l70, one, 4, 4096).commSeconds, 0.0);
