@@ -240,6 +240,10 @@ MainWindow::MainWindow(AppSession* session, QWidget* parent)
         EntryGuard::settle(w);
     connect(m_session, &AppSession::notice, this,
             [this](const QString& text) { statusBar()->showMessage(text, 15000); });
+    // A message longer than the bar is cut there: the whole of it is its tooltip (a twelfth
+    // review's P3), gone with it.
+    connect(statusBar(), &QStatusBar::messageChanged, statusBar(),
+            [bar = statusBar()](const QString& text) { bar->setToolTip(text); });
 
     connect(m_models, &ModelController::modelChanged, this, &MainWindow::showModel);
     connect(m_models, &ModelController::loadFailed, this, &MainWindow::showError);

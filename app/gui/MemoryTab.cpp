@@ -1108,10 +1108,17 @@ void MemoryTab::showPlan()
     bool anyConversations = false;
     for (int r = 0; r < m_plan->conversationCurve()->rowCount(); ++r)
         anyConversations |= m_plan->conversationCurve()->number(r, 1) > 0;
-    Charts::setEmptyText(
-        m_charts[1], anyConversations
-                         ? QString()
-                         : tr("Not one conversation fits at any context: %1").arg(m_plan->error()));
+    // The reason is the curve's engine's: under TensorRT-LLM's refusal vLLM's empty error left
+    // "... at any context:" with nothing after it (a twelfth review's P3).
+    {
+        const auto other = m_plan->headlineEngine();
+        const QString why = other ? QString::fromStdString(other->error) : m_plan->error();
+        Charts::setEmptyText(m_charts[1],
+                             anyConversations ? QString()
+                             : why.isEmpty()
+                                 ? tr("Not one conversation fits at any context")
+                                 : tr("Not one conversation fits at any context: %1").arg(why));
+    }
     if (anyConversations)
         Charts::setMarker(m_charts[1], double(m_plan->deployment().maxModelLen),
                           tr("%1 (this plan)")

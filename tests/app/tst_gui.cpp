@@ -1186,6 +1186,8 @@ void TestGui::startUpLogOpensAsAScenario()
     QVERIFY2(status.startsWith("SGLang 0.4.0 log: KV tokens: logged 21,626, attnplan "
                                "21,626 (+0.00%)"),
              qPrintable(status));
+    // Whole in the tooltip, where the bar cuts it (a twelfth review's P3).
+    QCOMPARE(window.statusBar()->toolTip(), status);
     // SGLang's row: the log's tokens (within 0.5%: the row's weights are computed, the check's
     // are the log's own), at sglang@0.4.0 (the log's date), not the newest release's estimate on
     // some GPU (414,543 on an H100 in the review).
@@ -3447,4 +3449,14 @@ void TestGui::vllmFixesAreSaidAsVllms()
     QVERIFY(!session.plan()->headlineEngine()->error.empty());
     QVERIFY2(chart->chart()->title().endsWith("under TensorRT-LLM"),
              qPrintable(chart->chart()->title()));
+    // The conversations chart says TensorRT-LLM's reason, not vLLM's empty one after a colon
+    // (a twelfth review's P3).
+    QChartView* curve = nullptr;
+    for (QChartView* v : window.findChildren<QChartView*>())
+        if (v->chart()->title().startsWith("Conversations against context, TensorRT-LLM"))
+            curve = v;
+    QVERIFY(curve);
+    const QString empty = curve->findChild<QLabel*>("emptyState")->text();
+    QCOMPARE(empty, "Not one conversation fits at any context: " +
+                        QString::fromStdString(session.plan()->headlineEngine()->error));
 }

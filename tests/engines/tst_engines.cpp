@@ -1915,6 +1915,14 @@ void TestEngines::engineLogs2026WhatWasTyped()
     QVERIFY(std::any_of(sc.inputs.begin(), sc.inputs.end(), [](const std::string& i) {
         return i.find("typed --mem-fraction-static 0.80") != std::string::npos;
     }));
+    // A vLLM log's printed release is said with its number, as SGLang's (a twelfth review read
+    // "vLLM 0.22.0 (modelled as vLLM 0.21.0), printed" with nothing after it).
+    const EngineLogCheck vc =
+        checkEngineLog(parseEngineLog(text("codeidx-67144197265-qwen2.5-7b-v0.22.0.log")), nullptr,
+                       builtinGpuCatalog())
+            .value();
+    QCOMPARE(QString::fromStdString(vc.releaseReason), QString("printed 0.22.0"));
+    QCOMPARE(QString::fromStdString(vc.printedRelease), QString("vllm@0.22.0"));
     // The token line as concurrency x max_model_len from 0.20.1 (the row before 0.21.0).
     const EngineProfile* p0201 = findEngineProfile("vllm@0.20.1");
     QVERIFY(p0201 && p0201->tokensFromConcurrency);

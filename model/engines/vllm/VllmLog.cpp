@@ -379,7 +379,9 @@ VllmLogRelease vllmLogRelease(const VllmLogFacts& log)
 {
     const std::string named = log.engineName();
     if (!named.empty() && findEngineProfile(named))
-        return {named, log.v0 && log.version.empty() ? "V0's block lines" : "printed"};
+        return {named, log.v0 && log.version.empty() ? "V0's block lines"
+                       : log.version.empty()         ? "printed"
+                                                     : "printed " + log.version};
     const std::string build = log.version.empty() ? "" : " (a source build, " + log.version + ")";
     if (log.oneLine)
         return {"vllm",
@@ -445,7 +447,7 @@ Expected<EngineLogCheck> checkVllmLog(const VllmLogFacts& v, const ModelSpec* gi
     c.engine = "vLLM";
     const VllmLogRelease release = vllmLogRelease(v);
     c.release = release.engine;
-    if (release.reason == "printed")
+    if (release.reason.rfind("printed", 0) == 0)
         c.printedRelease = release.engine;
     c.releaseReason = release.reason;
     std::optional<ModelSpec> spec =
