@@ -36,7 +36,7 @@ shot() {
 for size in 1600x1000 1024x700; do
     # A screen of that size, as a user with that screen has.
     [ -n "$xvfb" ] && kill $xvfb 2>/dev/null && sleep 0.5
-    display=:97
+    display=${ATTNPLAN_SCREENSHOT_DISPLAY:-:97} # another where :97 is taken
     Xvfb $display -screen 0 "${size}x24" >/dev/null 2>&1 &
     xvfb=$!
     sleep 1
