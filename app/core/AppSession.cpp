@@ -378,8 +378,24 @@ void AppSession::setPlanTarget(const ScenarioPlan& plan)
     // vLLM, SGLang and llama.cpp read it at start, before their weights; TensorRT-LLM after
     // them: between the first three it stays (vLLM's start-up check weighs it, a twelfth
     // review's vLLM was given 130 conversations it would not start for).
-    if (m_scenario.deployment.freeMemoryGiB > 0 &&
-        !attnplan::freeMemoryHoldsFor(m_scenario.plan.engine, plan.engine)) {
+    ScenarioDeployment& d = m_scenario.deployment;
+    const auto asideHere = [&] {
+        return m_freeAside.gib > 0 && m_freeAside.model == m_scenario.model &&
+               m_freeAside.gpu == d.gpu && m_freeAside.tp == d.tp && m_freeAside.gpus == d.gpus &&
+               m_freeAside.customGiB == d.custom.memoryGiB;
+    };
+    if (d.freeMemoryGiB <= 0 && asideHere() &&
+        attnplan::freeMemoryHoldsFor(m_freeAside.measuredBy, plan.engine)) {
+        d.freeMemoryGiB = m_freeAside.gib;
+        m_freeAside = {};
+        emit scenarioReplaced();
+        emit notice(
+            tr("The free memory the log measured holds for %1 again")
+                .arg(q(attnplan::engineLabel(plan.engine.empty() ? d.engine : plan.engine))));
+    } else if (d.freeMemoryGiB > 0 &&
+               !attnplan::freeMemoryHoldsFor(m_scenario.plan.engine, plan.engine)) {
+        m_freeAside = {d.freeMemoryGiB, m_scenario.plan.engine, m_scenario.model, d.gpu, d.tp,
+                       d.gpus,          d.custom.memoryGiB};
         m_scenario.deployment.freeMemoryGiB = 0;
         emit scenarioReplaced();
         emit notice(tr("The free memory the log's engine measured was that engine's: %1 sizes "
@@ -489,6 +505,7 @@ bool AppSession::applyScenario(const Scenario& scenario, QString* error)
 bool AppSession::applyScenarioWith(const Scenario& scenario, const UndoEntry* side, QString* error)
 {
     const UndoStep step(this);
+    m_freeAside = {};
     m_applying = true;
     const QString source = QFile::decodeName(scenarioModelPath(scenario).c_str());
     QString reason;

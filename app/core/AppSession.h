@@ -198,6 +198,18 @@ private:
     // The scheduler limits the open log's release chose for its GPU (LogScenario.h): cleared
     // with the GPU. 0: none.
     int64_t m_logTierSeqs = 0, m_logTierBatched = 0;
+    // The free memory a log measured, set aside while an engine it does not hold for answers
+    // (TensorRT-LLM after an SGLang log), with what it was measured on: it comes back when an
+    // engine it holds for answers on the same model, GPU and layout (a twelfth review's vLLM
+    // answer changed with a detour through TensorRT-LLM). A new scenario drops it.
+    struct FreeMemoryAside
+    {
+        double gib = 0;
+        std::string measuredBy; // the plans' engine then
+        std::string model, gpu;
+        int64_t tp = 0, gpus = 0;
+        double customGiB = 0;
+    } m_freeAside;
     // The flags a used plan set for its GPU, and what each was before (absent: none).
     std::map<std::string, std::string> m_planFlags;
     std::map<std::string, std::optional<std::string>> m_flagsBeforePlan;
