@@ -315,7 +315,10 @@ DeploymentInputs deploymentFrom(const CliArgs& a, const ModelSpec& spec, const G
         }
     }
     d.weightDtype = a.value("weight-dtype").value_or("auto");
-    d.kvDtype = a.value("kv-dtype").value_or("auto");
+    // llama-server's cache types are its own (--cache-type-k/-v): --kv-dtype there is refused
+    // as unused, not dropped (a twelfth review's fp8 was taken and ignored).
+    if (takesKvDtype(*engine))
+        d.kvDtype = a.value("kv-dtype").value_or("auto");
     if (reportsTimes) {
         d.averageTokens = a.integer("average-tokens", 1, int64_t(1) << 34).value_or(0);
         d.efficiency.compute = efficiencyFrom(a, "compute-efficiency", true, d.efficiency.compute);

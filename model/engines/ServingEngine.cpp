@@ -594,6 +594,11 @@ bool usesHostSide(const ServingEngine& engine)
     return engine.kind == EngineKind::LlamaCpp;
 }
 
+bool takesKvDtype(const ServingEngine& engine)
+{
+    return engine.kind != EngineKind::LlamaCpp;
+}
+
 std::optional<EngineRow> headlineEngineRow(const std::vector<EngineRow>& rows,
                                            const std::string& planEngine)
 {

@@ -169,6 +169,9 @@ double llamaKvBytesScale(const DeploymentInputs& in);
 // Whether the engine keeps weights in host memory that the host side (--host-memory, --cpu,
 // --host-bandwidth) applies to: llama-server's layers and experts.
 bool usesHostSide(const ServingEngine& engine);
+// Whether the engine keeps the deployment's one KV dtype (--kv-dtype): llama-server keeps the
+// types of its -ctk and -ctv instead.
+bool takesKvDtype(const ServingEngine& engine);
 // The engine whose memory model sizes a deployment end to end (the scenario's
 // deployment.engine, the Memory tab's engine list): its release rows, newest first; and the
 // release a name resolves to, empty when the name is none of them.

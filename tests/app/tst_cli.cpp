@@ -1598,6 +1598,18 @@ void TestCli::unusedFlagsAreErrors()
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(message.toUtf8()), (extra.join(' ') + ": " + r.err).toUtf8());
     }
+    // latency too: llama.cpp's fp8 was taken and dropped (a twelfth review's P3).
+    const QStringList load{"--concurrent", "4", "--input-tokens", "1000", "--output-tokens", "100"};
+    const Run latency = cli(QStringList{"latency", "llama-3.1-8b", "--gpu", "L4", "--engine",
+                                        "llama.cpp", "--context", "8192", "--kv-dtype", "fp8"} +
+                            load);
+    QCOMPARE(latency.exitCode, 2);
+    QVERIFY2(latency.err.contains("--kv-dtype: not used by latency"), latency.err.constData());
+    QCOMPARE(cli(QStringList{"latency", "llama-3.1-8b", "--gpu", "L4", "--context", "8192",
+                             "--kv-dtype", "fp8"} +
+                 load)
+                 .exitCode,
+             0);
     // Each engine's own flags still work under it.
     QCOMPARE(cli(base + QStringList{"--engine", "sglang", "--mem-fraction-static", "0.8"}).exitCode,
              0);
