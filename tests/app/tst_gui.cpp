@@ -3415,6 +3415,15 @@ void TestGui::vllmStartsOnlyOnWhatIsFree()
     typeInto(utilization, "0.91");
     QTRY_VERIFY(session.report()->capacity.has_value());
     QVERIFY(!child<QLineEdit>(&window, "launchCommand")->text().isEmpty());
+    // llama.cpp sized at the log's weights names a file of them: 51.86 GiB over 27.4 B
+    // parameters is 2 B each, a BF16 GGUF, not the fp4 setting's Q4_K_M (a thirteenth review's
+    // P2).
+    engine->setCurrentIndex(engine->findData(QStringLiteral("plans:llama.cpp")));
+    QTRY_COMPARE(session.scenario().plan.engine, std::string("llama.cpp"));
+    const auto llama = session.plan()->headlineEngine();
+    QVERIFY(llama);
+    QVERIFY2(QString::fromStdString(llama->command).startsWith("llama-server -m MODEL-BF16.gguf "),
+             llama->command.c_str());
 }
 
 // An eleventh review's P2: under llama.cpp's headline the line under the form read vLLM's "Fits

@@ -417,6 +417,17 @@ Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerI
         embedding = int64_t(double(embedding) * scale);
         head = int64_t(double(head) * scale);
         weights = in.loadedWeightBytes;
+        // The file the command names is of those bytes a parameter, not the weight setting's
+        // (a thirteenth review read MODEL-Q4_K_M.gguf beside an SGLang log's 51.9 GiB of bf16):
+        // BF16 2 B, Q8_0 34/32, Q6_K 210/256, Q5_K_M about 0.71, Q4_K_M about 0.6.
+        if (!mxfp4Gguf) {
+            const double perParam = double(weights) / double(std::max<int64_t>(1, c.total));
+            p.ggufFileType = perParam >= 1.75   ? "BF16"
+                             : perParam >= 0.95 ? "Q8_0"
+                             : perParam >= 0.78 ? "Q6_K"
+                             : perParam >= 0.66 ? "Q5_K_M"
+                                                : "Q4_K_M";
+        }
     }
     p.weightBytes = weights;
     // --n-cpu-moe N: the first N layers' routed experts in host memory.
