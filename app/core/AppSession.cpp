@@ -371,6 +371,13 @@ void AppSession::useDefaultEfficiencies()
 void AppSession::setPlanTarget(const ScenarioPlan& plan)
 {
     const UndoStep step(this);
+    // Another engine answering is an edit of the log's scenario: its check and notes ("the
+    // headline, the memory bar and the plans are llama.cpp@b9849's") no longer describe it (a
+    // thirteenth review's report said so under vLLM's headline, and differed from the CLI's).
+    if (!m_applying && plan.engine != m_scenario.plan.engine) {
+        m_logCheck.clear();
+        m_logNotes.clear();
+    }
     // The free memory a log measured is its engine's (SGLang's before its weights load): another
     // engine answering sizes from its own estimate, as its row of the engines table does (an
     // eleventh review's TensorRT-LLM took SGLang's 111.73 GiB as free after the weights and put

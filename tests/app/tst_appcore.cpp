@@ -1676,6 +1676,17 @@ void TestAppCore::reportSaysItsLog()
     const QString html = QString::fromStdString(attnplan::reportHtml(*r));
     QVERIFY(html.contains("<h2>From a start-up log</h2>"));
     QVERIFY(html.contains(session.logCheck().toHtmlEscaped()));
+    // Another engine answering is an edit too (a thirteenth review's report kept "the headline
+    // ... are llama.cpp's" under vLLM's headline); undo brings the log's back.
+    {
+        ScenarioPlan plan = session.scenario().plan;
+        plan.engine = "sglang";
+        session.setPlanTarget(plan);
+        QVERIFY(session.report()->provenance.empty());
+        QVERIFY(session.logCheck().isEmpty());
+        session.undo();
+        QVERIFY(session.report()->provenance.size() >= 2);
+    }
     ScenarioDeployment d = session.scenario().deployment;
     d.context = 8192;
     session.setDeployment(d);
