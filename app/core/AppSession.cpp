@@ -94,6 +94,12 @@ private:
     AppSession::UndoEntry m_before;
 };
 
+AppSession::EditGroup::EditGroup(AppSession* session) : m_step(std::make_unique<UndoStep>(session))
+{
+}
+
+AppSession::EditGroup::~EditGroup() = default;
+
 AppSession::UndoEntry AppSession::undoEntry() const
 {
     return {m_scenario,    m_logCheck,       m_logNotes,  m_logCheckOff,

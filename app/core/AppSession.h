@@ -23,6 +23,7 @@ class MeasureController;
 class ModelController;
 class PlanController;
 class SummaryModel;
+class UndoStep;
 
 // The app's one session: the scenario being edited, the model it names, the catalogs, and the
 // Report computed from them (Report.h, the same struct `attnplan-cli report` prints). Every
@@ -35,6 +36,21 @@ class AppSession : public QObject
 public:
     explicit AppSession(QObject* parent = nullptr);
     ~AppSession() override;
+
+    // The edits made while one lives are one undo step: one user action that sets several
+    // things (the Engine box: the plans' engine, the deployment's engine and utilization) is
+    // undone at once (a thirteenth review's undo stopped at a state never on screen).
+    class EditGroup
+    {
+    public:
+        explicit EditGroup(AppSession* session);
+        ~EditGroup();
+        EditGroup(const EditGroup&) = delete;
+        EditGroup& operator=(const EditGroup&) = delete;
+
+    private:
+        std::unique_ptr<UndoStep> m_step;
+    };
 
     ModelController* models() const { return m_models; }
     PlanController* plan() const { return m_plan; }

@@ -234,11 +234,18 @@ void CompareController::fillOptions(const ModelSpec& s, const DeploymentInputs& 
                   : QString();
     // Conversations only where the deployment holds some (a fresh review read "– conversations
     // per replica instead of –").
+    // The same count either way says so, not "1 conversations per replica instead of 1" (a
+    // thirteenth review's P3: llama.cpp's slots, not the KV, were the limit).
+    auto conversationsOf = [&](const std::optional<int64_t>& n) {
+        return n ? TableModel::counted(*n, tr("conversation"), tr("conversations")) : tr("–");
+    };
     const QString conversations =
-        o.configuredConversations || o.mqaConversations
-            ? tr(": %1 conversations per replica instead of %2")
-                  .arg(count(o.mqaConversations), count(o.configuredConversations))
-            : tr(" (neither fits this deployment)");
+        !o.configuredConversations && !o.mqaConversations ? tr(" (neither fits this deployment)")
+        : o.configuredConversations == o.mqaConversations
+            ? tr(": %1 per replica either way, the KV not being the limit here")
+                  .arg(conversationsOf(o.mqaConversations))
+            : tr(": %1 per replica instead of %2")
+                  .arg(conversationsOf(o.mqaConversations), count(o.configuredConversations));
     rows.push_back({tr("A GQA or MQA model"), tr("Shares each KV head among query heads"),
                     tr("This model keeps %1 B per token (%2); MQA would keep %3 B%4%5")
                         .arg(q(withCommas(o.kvBytesPerToken)), q(o.attention),

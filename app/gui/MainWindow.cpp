@@ -301,7 +301,8 @@ void MainWindow::buildMenus()
         ->setObjectName(QStringLiteral("pasteLog"));
     m_recentScenarios = file->addMenu(tr("Recent scenarios"));
     file->addAction(tr("&Save scenario"), QKeySequence::Save, this,
-                    [this] { saveScenarioDialog(false); });
+                    [this] { saveScenarioDialog(false); })
+        ->setObjectName(QStringLiteral("saveScenario"));
     file->addAction(tr("Save scenario &as..."), QKeySequence::SaveAs, this,
                     [this] { saveScenarioDialog(true); });
     file->addSeparator();
@@ -423,8 +424,11 @@ bool MainWindow::eventFilter(QObject* watched, QEvent* event)
     if (event->type() == QEvent::ShortcutOverride && m_exportAction) {
         auto* key = static_cast<QKeyEvent*>(event);
         auto* widget = qobject_cast<QWidget*>(watched);
+        // Export and save run from any field (a thirteenth review's Ctrl+S did nothing while
+        // the Engine box had the focus).
         if (widget && widget->window() == this &&
-            QKeySequence(key->keyCombination()) == m_exportAction->shortcut())
+            (QKeySequence(key->keyCombination()) == m_exportAction->shortcut() ||
+             key->matches(QKeySequence::Save) || key->matches(QKeySequence::SaveAs)))
             return true; // not overridden: the action's shortcut runs
         // A number field's value is the scenario's once entered: Ctrl+Z there undoes the
         // scenario edit, not the field's typing (the fresh review pressed it and nothing changed).

@@ -652,6 +652,8 @@ void MemoryTab::chooseEngine()
         m_plan->setPlanEngine(data.mid(kOtherEngine.size()));
         return;
     }
+    // The plans' engine and the deployment's, one step to undo.
+    const AppSession::EditGroup step(m_plan->session());
     // A vLLM release: the headline answers for it, so the plans' other engine goes.
     if (const auto e = attnplan::findServingEngine(m_plan->target().engine);
         e && !e->sizesDeployment)

@@ -2145,6 +2145,21 @@ void TestGui::engineFieldNamesTheHeadlinesEngine()
     // (sglang@0.5.15)" there beside "SGLang 0.5.15 (modelled as SGLang 0.5.4)").
     QVERIFY2(card->text().contains("with llama.cpp b3579 (modelled as llama.cpp b3000)"),
              qPrintable(card->text()));
+    // llama-server's slots, not the KV, are its limit: MQA holds as many, said once (a
+    // thirteenth review read "1 conversations per replica instead of 1").
+    {
+        const TableModel* options = session.compare()->optionsModel();
+        QString mqa;
+        for (int i = 0; i < options->rowCount(); ++i)
+            if (options->value(i, 0).toString() == "A GQA or MQA model")
+                mqa = options->value(i, 2).toString();
+        const auto& shapes = session.report()->compare;
+        QVERIFY(!shapes.empty() && shapes.front().conversations);
+        QVERIFY2(mqa.contains(QString(": %1 conversation%2 per replica either way")
+                                  .arg(*shapes.front().conversations)
+                                  .arg(*shapes.front().conversations == 1 ? "" : "s")),
+                 qPrintable(mqa));
+    }
     // vLLM in the Memory tab's field: the headline is vLLM's, and so are the plans.
     engine->setCurrentIndex(engine->findData("vllm"));
     QCOMPARE(QString::fromStdString(session.scenario().plan.engine), QString());
@@ -2152,6 +2167,16 @@ void TestGui::engineFieldNamesTheHeadlinesEngine()
     QVERIFY2(card->text().contains("with vLLM") && !card->text().contains("vLLM on the same"),
              qPrintable(card->text()));
     QCOMPARE(planEngine->currentData().toString(), QString());
+    // One choice in the Engine box is one step to undo, back to the log's llama.cpp and its
+    // check (a thirteenth review's first undo landed on a state never on screen).
+    const std::string vllmDeployment = session.scenario().deployment.engine;
+    QVERIFY(session.logCheck().isEmpty());
+    session.undo();
+    QCOMPARE(QString::fromStdString(session.scenario().plan.engine), QString("llama.cpp@b3579"));
+    QVERIFY(!session.logCheck().isEmpty());
+    session.redo();
+    QCOMPARE(QString::fromStdString(session.scenario().plan.engine), QString());
+    QCOMPARE(session.scenario().deployment.engine, vllmDeployment);
     // SGLang there: the plans and the headline are SGLang's, vLLM's count beside it.
     const int sglang = engine->findText("SGLang", Qt::MatchStartsWith);
     QVERIFY(sglang > 0);
@@ -2755,6 +2780,29 @@ void TestGui::exportShortcutFromATextField()
     closer.start(50);
     QTest::keyClick(filter, Qt::Key_E, Qt::ControlModifier);
     QCOMPARE(triggered.count(), 1);
+    // Ctrl+S too, from a box that claims it (a thirteenth review's Engine box).
+    auto* save = window.findChild<QAction*>("saveScenario");
+    QVERIFY(save);
+    QSignalSpy saved(save, &QAction::triggered);
+    struct GreedyBox : QComboBox
+    {
+        bool event(QEvent* e) override
+        {
+            if (e->type() == QEvent::ShortcutOverride) {
+                e->accept();
+                return true;
+            }
+            return QComboBox::event(e);
+        }
+    };
+    auto* box = new GreedyBox;
+    window.statusBar()->addWidget(box);
+    box->show();
+    QApplication::setActiveWindow(&window);
+    box->setFocus();
+    QTRY_VERIFY(box->hasFocus());
+    QTest::keyClick(box, Qt::Key_S, Qt::ControlModifier);
+    QCOMPARE(saved.count(), 1);
 }
 
 // A deployment that serves nothing (review P2 10): Llama-3.3-70B bf16 on 2 x H100 at TP 2 and
