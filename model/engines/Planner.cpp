@@ -283,11 +283,24 @@ std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catal
                 // SGLang and TensorRT-LLM budget their own KV; the roofline is shared and runs
                 // on the newest vLLM's batch defaults.
                 DeploymentInputs vin = in;
-                if (kind != EngineKind::Vllm)
+                if (kind != EngineKind::Vllm) {
                     vin.engine = "vllm";
+                    // vLLM's start-up check is vLLM's: under another engine the free memory a
+                    // log measured sizes that engine's pool, not the roofline's (a fourteenth
+                    // review's GB10 needed 2 Sparks under SGLang, which ran on one).
+                    vin.freeMemoryBytes.reset();
+                }
                 auto r = planCapacity(s, vin);
-                if (!r && r.field() != "gpus" && r.field() != "tp" && !r.field().empty())
+                if (!r && r.field() != "gpus" && r.field() != "tp" && !r.field().empty()) {
                     refusal = r.error();
+                    // Said in the planned engine's words, not vLLM's (a fourteenth review read
+                    // "vLLM refuses --dtype bfloat16" in SGLang's plans).
+                    if (kind != EngineKind::Vllm &&
+                        (r.field() == "weight_dtype" || r.field() == "kv_dtype") &&
+                        (gpu.arch == "volta" || gpu.arch == "turing"))
+                        refusal = gpu.name + " has no bf16 (compute capability below 8.0): " +
+                                  "fp16 weights run";
+                }
                 if (!r || r->conversations < 1 || r->conversationsReserved < 1)
                     continue;
                 int64_t fitting = std::min(r->conversations, r->maxNumSeqs * r->dp);

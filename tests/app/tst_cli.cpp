@@ -105,6 +105,8 @@ private slots:
     void costRetrievalAndTokenEstimate();
     void costLayoutFile();
     void ppCheckRefusesAsReleased();
+    void otherEnginesPlanWithoutVllmsChecks();
+    void llamaPromptPaysItsOwnTokens();
     void costErrorsExit2_data();
     void costErrorsExit2();
     void benchContract();
@@ -240,6 +242,43 @@ void TestCli::costVolatileFirstWarns()
                                     "--volatile-first", "--requests-per-day", "1000", "--json"}));
     QCOMPARE(j["savings_fraction"].toDouble(), 0.0);
     QVERIFY(j["warnings"].toArray().first().toString().contains("never hits"));
+}
+
+// A fourteenth review's P1 and P2: under SGLang the plans' vLLM roofline applied vLLM's own
+// start-up check to the free memory an SGLang log measured (111.73 GiB free of a GB10's
+// 121.63, below vLLM's 0.92 x 121.63 = 111.90), so the GB10 that ran the log "needed 2
+// devices"; and a T4's refusal said "vLLM refuses --dtype bfloat16" in SGLang's plans.
+void TestCli::otherEnginesPlanWithoutVllmsChecks()
+{
+    const QStringList base{
+        "plan",  "llama-3.1-8b",     "--context", "2048",   "--concurrent",        "32",
+        "--gpu", "DGX Spark (GB10)", "--engine",  "sglang", "--free-memory-bytes", "111.73GiB"};
+    const Run sglang = cli(base);
+    QCOMPARE(sglang.exitCode, 0);
+    QVERIFY2(sglang.out.contains("DGX Spark (GB10): 1 GPU (1 replica(s) of TP 1)"),
+             sglang.out.constData());
+    const Run t4 = cli({"plan", "llama-3.1-8b", "--context", "2048", "--concurrent", "4", "--gpu",
+                        "T4", "--engine", "sglang"});
+    QVERIFY2(t4.out.contains("T4 has no bf16 (compute capability below 8.0): fp16 weights run") &&
+                 !t4.out.contains("vLLM refuses"),
+             t4.out.constData());
+}
+
+// A fourteenth review's P1: llama.cpp's prompt in chunks of 2,047 paid each chunk whole, so one
+// token more than a chunk doubled the TTFT (2,047: 58.8 ms, 2,048: 108 ms). The tokens past the
+// whole chunks are one step of their own: a token more costs about a decode step, and a prompt
+// of two whole chunks about twice one.
+void TestCli::llamaPromptPaysItsOwnTokens()
+{
+    auto ttft = [](int tokens) {
+        const Run r = cli({"latency", "llama-3.1-8b", "--gpu", "H100", "--engine", "llama.cpp",
+                           "--context", "16384", "--input-tokens", QString::number(tokens),
+                           "--output-tokens", "256", "--concurrent", "1", "--json"});
+        return json(r)["ttft_seconds"].toDouble();
+    };
+    const double a = ttft(2047), b = ttft(2048), c = ttft(4094);
+    QVERIFY2(b > a && b < 1.2 * a, qPrintable(QString("%1 -> %2").arg(a).arg(b)));
+    QVERIFY2(std::fabs(c / (2 * a) - 1) < 0.1, qPrintable(QString("%1, %2").arg(a).arg(c)));
 }
 
 // vLLM #34076: from 0.11 the start-up check weighs every PP stage's layers for max_model_len
