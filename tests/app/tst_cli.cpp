@@ -262,6 +262,16 @@ void TestCli::otherEnginesPlanWithoutVllmsChecks()
     QVERIFY2(t4.out.contains("T4 has no bf16 (compute capability below 8.0): fp16 weights run") &&
                  !t4.out.contains("vLLM refuses"),
              t4.out.constData());
+    // Each engine only where it runs: TensorRT-LLM on NVIDIA's GPUs, SGLang not on Apple's (a
+    // fourteenth review's P1: trtllm-serve planned on an MI300X and an M4).
+    const Run amd = cli({"plan", "llama-3.1-8b", "--context", "2048", "--concurrent", "4", "--gpu",
+                         "MI300X", "--engine", "trtllm"});
+    QVERIFY2(amd.out.contains("MI300X: no plan (trtllm: TensorRT-LLM runs on NVIDIA GPUs only"),
+             amd.out.constData());
+    const Run apple = cli({"plan", "llama-3.1-8b", "--context", "2048", "--concurrent", "1",
+                           "--gpu", "Apple M4 (32GB)", "--engine", "sglang"});
+    QVERIFY2(apple.out.contains("no plan (sglang: SGLang has no backend for Apple GPUs"),
+             apple.out.constData());
 }
 
 // A fourteenth review's P1: llama.cpp's prompt in chunks of 2,047 paid each chunk whole, so one

@@ -188,6 +188,10 @@ Expected<bool> takeStatePool(EnginePlan& p, const ModelSpec& s, const Deployment
 Expected<EnginePlan> planSglang(const ModelSpec& s, const DeploymentInputs& in,
                                 const SglangInputs& sg)
 {
+    // SGLang runs on CUDA and ROCm GPUs; it has no Metal backend (a fourteenth review was given
+    // a launch command on an Apple M4).
+    if (in.gpu.arch == "apple")
+        return Error{"sglang: SGLang has no backend for Apple GPUs (" + in.gpu.name + ")", "gpu"};
     if (auto split = checkParallelism(s, in.gpus, in.tp, in.dp, in.ep); !split)
         return Error{"sglang: " + split.error(), split.field()};
     if (auto limit = checkContext(s, in.maxModelLen, in.averageTokens,

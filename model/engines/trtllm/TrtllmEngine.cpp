@@ -60,6 +60,10 @@ const TrtllmRelease* findTrtllmRelease(const std::string& name)
 Expected<EnginePlan> planTrtllm(const ModelSpec& s, const DeploymentInputs& in,
                                 const TrtllmInputs& trt)
 {
+    // TensorRT-LLM is NVIDIA's: no ROCm or Apple backend (a fourteenth review was given a
+    // trtllm-serve command on an MI300X and an Apple M4).
+    if (in.gpu.arch.rfind("cdna", 0) == 0 || in.gpu.arch == "apple")
+        return Error{"trtllm: TensorRT-LLM runs on NVIDIA GPUs only, not " + in.gpu.name, "gpu"};
     if (auto split = checkParallelism(s, in.gpus, in.tp, in.dp, in.ep); !split)
         return Error{"trtllm: " + split.error(), split.field()};
     // enable_attention_dp runs attention on every rank alone: attention TP is 1 and each of
