@@ -208,6 +208,10 @@ struct Candidate
     int64_t fitting = 0; // conversations a replica holds at once
     int64_t batch = 0;   // running per replica at the target
     std::string command;
+    // As the plan's engine serves it, which times the row (vin is vLLM's roofline for SGLang
+    // and TensorRT-LLM: a fourteenth review's TensorRT-LLM rows carried vLLM's queueing, 12.81 s
+    // where TensorRT-LLM's own limits give 0.34 s).
+    DeploymentInputs served;
     DeploymentInputs vin; // as the serving model runs it
     CapacityResult capacity;
     size_t tried = 0; // its place in the search's order (stages, then TP)
@@ -335,9 +339,10 @@ std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catal
                             fitting,
                             std::min(fitting, (needed + replicas - 1) / replicas),
                             std::move(command),
+                            kind == EngineKind::Vllm ? vin : in,
                             std::move(vin),
-                            std::move(r.value())};
-                c.tried = candidates.size();
+                            std::move(r.value()),
+                            candidates.size()};
                 candidates.push_back(std::move(c));
             }
         }
@@ -368,7 +373,7 @@ std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catal
                 lq.outputTokens = planOutputTokens(target);
                 lq.inputTokens = planPromptTokens(target);
                 lq.load = {LatencyLoad::Kind::Concurrent, double(c.batch), 0};
-                const auto engineLatency = latencyUnderEngine(s, c.vin, lq);
+                const auto engineLatency = latencyUnderEngine(s, c.served, lq);
                 const std::optional<LatencyResult> latency =
                     engineLatency ? std::optional<LatencyResult>(engineLatency->result)
                                   : std::nullopt;

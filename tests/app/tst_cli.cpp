@@ -272,6 +272,21 @@ void TestCli::otherEnginesPlanWithoutVllmsChecks()
                            "--gpu", "Apple M4 (32GB)", "--engine", "sglang"});
     QVERIFY2(apple.out.contains("no plan (sglang: SGLang has no backend for Apple GPUs"),
              apple.out.constData());
+    // A row is timed by its own engine, as `latency --engine` times its layout (a fourteenth
+    // review's TensorRT-LLM row on 2 x H100 said vLLM's queueing TTFT 12.81 s, not 342 ms).
+    const QStringList load{"--input-tokens", "1792", "--output-tokens", "256"};
+    const Run plan = cli(QStringList{"plan", "llama-3.3-70b", "--context", "2048", "--concurrent",
+                                     "32", "--engine", "trtllm", "--gpu", "H100 SXM"} +
+                         load);
+    const Run latency =
+        cli(QStringList{"latency", "llama-3.3-70b", "--context", "2048", "--gpu", "H100 SXM",
+                        "--gpus", "2", "--tp", "2", "--engine", "trtllm", "--concurrent", "32"} +
+            load);
+    QVERIFY2(plan.out.contains("H100 SXM: 2 GPUs (1 replica(s) of TP 2)"), plan.out.constData());
+    const QRegularExpression times("TTFT [0-9.]+ m?s, TPOT [0-9.]+ m?s");
+    const QString timed = times.match(QString::fromUtf8(latency.out)).captured(0);
+    QVERIFY2(!timed.isEmpty() && plan.out.contains(timed.toUtf8()),
+             (timed + " / " + QString::fromUtf8(plan.out)).toUtf8());
 }
 
 // A fourteenth review's P1: llama.cpp's prompt in chunks of 2,047 paid each chunk whole, so one
