@@ -417,9 +417,11 @@ EngineRow compareEngine(const ModelSpec& s, const DeploymentInputs& in, EngineKi
             other.engine = in.engine;
         if (asked && asked->kind == (sglang ? EngineKind::Sglang : EngineKind::Trtllm))
             other.engine = release;
-        // Free memory measured by one engine (a log's: SGLang's is before its weights load)
-        // is that engine's; the other sizes from its own estimate.
-        if (!asked || asked->kind != (sglang ? EngineKind::Sglang : EngineKind::Trtllm))
+        // Free memory measured at start (an SGLang, vLLM-side or llama.cpp log's, before the
+        // weights load) holds for SGLang whichever engine answers; TensorRT-LLM's is after its
+        // weights, and holds for it alone (freeMemoryHoldsFor; a fourteenth review's SGLang
+        // row fell from 539,625 to 450,946 tokens once vLLM answered).
+        if (!freeMemoryHoldsFor(release, sglang ? "sglang" : "trtllm"))
             other.freeMemoryBytes.reset();
         auto e = sglang ? planSglang(s, other, engineOptions(in).sglang)
                         : planTrtllm(s, other, engineOptions(in).trtllm);

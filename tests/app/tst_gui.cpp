@@ -3442,6 +3442,14 @@ void TestGui::vllmStartsOnlyOnWhatIsFree()
     const double floor = 51.86 * double(1LL << 30) / 273e9;
     QVERIFY2(session.report()->latency->tpotSeconds > floor,
              qPrintable(QString::number(session.report()->latency->tpotSeconds)));
+    const auto sglangRow = [&] {
+        for (const auto& e : session.report()->engines)
+            if (e.family == "sglang")
+                return e;
+        return attnplan::EngineRow{};
+    };
+    const qint64 sglangTokens = sglangRow().kvTokens;
+    QVERIFY(sglangTokens > 0);
     // Through TensorRT-LLM, which measures after its weights and sets SGLang's figure aside,
     // then vLLM: the figure is back (a thirteenth review's vLLM answer changed with the path).
     auto* engine = child<QComboBox>(&window, "engine");
@@ -3451,6 +3459,9 @@ void TestGui::vllmStartsOnlyOnWhatIsFree()
     engine->setCurrentIndex(engine->findData(QStringLiteral("vllm")));
     QTRY_COMPARE(session.scenario().plan.engine, std::string());
     QCOMPARE(session.scenario().deployment.freeMemoryGiB, free);
+    // SGLang's row beside vLLM keeps the free memory SGLang measured (a fourteenth review's
+    // fell from 539,625 to 450,946 tokens once vLLM answered).
+    QCOMPARE(sglangRow().kvTokens, sglangTokens);
     const QString card = child<QLabel>(&window, "resultCard")->text();
     QVERIFY2(card.contains("vLLM refuses to start: the free memory at start (111.73 GiB) is less "
                            "than utilization x total (0.92 x 121.63 GiB = 111.90 GiB); lower "
