@@ -96,12 +96,20 @@ std::string giB(double v)
     return formatFixed(v, 2) + " GiB";
 }
 
-void addRequestWhatIfs(EngineLogCheck& c, const ModelSpec& spec, int64_t poolTokens)
+void addRequestWhatIfs(EngineLogCheck& c, const ModelSpec& spec, int64_t poolTokens,
+                       int64_t maxRunning)
 {
     for (int64_t ctx : {int64_t(4096), int64_t(32768), int64_t(131072)})
-        if (spec.maxContext <= 0 || ctx <= spec.maxContext) // never past the model's window
+        if (spec.maxContext <= 0 || ctx <= spec.maxContext) { // never past the model's window
+            const int64_t held = poolTokens / ctx;
             c.whatIf.emplace_back("requests of " + shortTokens(ctx) + " at once",
-                                  withCommas(poolTokens / ctx));
+                                  maxRunning > 0 && held > maxRunning
+                                      ? withCommas(maxRunning) +
+                                            " (max_running_requests; the KV "
+                                            "holds " +
+                                            withCommas(held) + ")"
+                                      : withCommas(held));
+        }
 }
 
 std::string modelNotAtHand(const std::string& name)

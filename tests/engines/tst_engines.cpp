@@ -1912,6 +1912,16 @@ void TestEngines::engineLogs2026WhatWasTyped()
     QVERIFY(sg.sglang.argMemFraction && std::fabs(*sg.sglang.argMemFraction - 0.80) < 1e-9);
     const EngineLogCheck sc = checkEngineLog(sg, nullptr, builtinGpuCatalog()).value();
     QCOMPARE(QString::fromStdString(sc.releaseReason), QString("printed 0.5.15"));
+    // Its what-ifs run no more at once than its --max-running-requests 32 (a fourteenth
+    // review read 131 requests of 4k): the pool's count beside it.
+    const auto fourK = std::find_if(sc.whatIf.begin(), sc.whatIf.end(), [](const auto& w) {
+        return w.first == "requests of 4k at once";
+    });
+    QVERIFY(fourK != sc.whatIf.end());
+    QVERIFY2(QString::fromStdString(fourK->second)
+                 .startsWith("32 (max_running_requests; the KV "
+                             "holds "),
+             fourK->second.c_str());
     QVERIFY(std::any_of(sc.inputs.begin(), sc.inputs.end(), [](const std::string& i) {
         return i.find("typed --mem-fraction-static 0.80") != std::string::npos;
     }));

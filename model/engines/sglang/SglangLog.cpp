@@ -317,7 +317,7 @@ Expected<EngineLogCheck> checkSglangLog(const LogFacts& log, const SglangLogFact
     in.availableKvBytes = plan->kvBudgetBytes;
     c.deployment = in;
     // The same pool for other request lengths and a half-size cache.
-    addRequestWhatIfs(c, *spec, plan->kvTokens);
+    addRequestWhatIfs(c, *spec, plan->kvTokens, plan->maxRunning * plan->dp);
     c.whatIf.emplace_back("fp8 KV cache (--kv-cache-dtype fp8_e4m3)",
                           withCommas(plan->kvTokens * 2) + " tokens");
     if (plan->maxRunning > 0)
