@@ -160,17 +160,11 @@ Expected<EngineLogCheck> checkEngineLog(const EngineLogFacts& log, const ModelSp
                                                    : 0;
         // Weights the log loaded far from the config's (a twelfth review's stand-in NVFP4
         // config, 21 GB, beside the log's 51.86 GiB of bf16): the times read the log's.
-        if (d.weightBytes && *d.weightBytes > 0) {
-            DeploymentInputs counted = d;
-            counted.weightBytes.reset();
-            const double c = double(weightBytesPerGpu(*spec, counted));
-            const double ratio = c > 0 ? double(*d.weightBytes) / c : 1;
-            if (ratio > 1.5 || ratio < 1 / 1.5)
-                why.push_back("the log loaded " + formatGiB(double(*d.weightBytes)) +
-                              " of weights a GPU, the config's " + dtypeName(d.weightDtype) +
-                              " weights are " + formatGiB(c) + " (" + formatFixed(ratio, 1) +
-                              "x; the memory and the times take the log's)");
-        }
+        if (const double ratio = loadedOverCountedWeights(*spec, d); ratio > 1.5 || ratio < 1 / 1.5)
+            why.push_back("the log loaded " + formatGiB(double(*d.weightBytes)) +
+                          " of weights a GPU, the config's " + dtypeName(d.weightDtype) +
+                          " weights are " + formatGiB(double(*d.weightBytes) / ratio) + " (" +
+                          formatFixed(ratio, 1) + "x; the memory and the times take the log's)");
         if (*log.engine == EngineKind::LlamaCpp && layers > 0 && layers != spec->numLayers)
             why.push_back("the log's model has " + std::to_string(layers) + " layers, " +
                           spec->name + " " + std::to_string(spec->numLayers));

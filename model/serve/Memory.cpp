@@ -63,6 +63,16 @@ int64_t activationPeakBytes(const ModelSpec& s, int64_t tokens, int64_t tp, int6
     return checkedFromDouble(std::max(attention, mlp) + sampler, "activation bytes");
 }
 
+double loadedOverCountedWeights(const ModelSpec& s, const DeploymentInputs& in)
+{
+    if (!in.weightBytes || *in.weightBytes <= 0)
+        return 1;
+    DeploymentInputs counted = in;
+    counted.weightBytes.reset();
+    const int64_t c = weightBytesPerGpu(s, counted);
+    return c > 0 ? double(*in.weightBytes) / double(c) : 1;
+}
+
 int64_t weightBytesPerGpu(const ModelSpec& s, const DeploymentInputs& in)
 {
     if (in.weightBytes)

@@ -80,6 +80,10 @@ int64_t nonTorchOverheadBytesV1(int64_t tp);
 // keeps whole (replicatedWeightExtraBytes); under data-parallel attention the routed experts
 // over tp x dp x pp and the rest over tp x pp; `weightBytes` when the user gave it.
 int64_t weightBytesPerGpu(const ModelSpec& spec, const DeploymentInputs& in);
+// The weights given (`weightBytes`, a log's as loaded) over those counted from the checkpoint at
+// the deployment's dtype and layout; 1 where none are given. The step model reads weights at it,
+// and a log check far from 1 says the config is likely not what the log loaded.
+double loadedOverCountedWeights(const ModelSpec& spec, const DeploymentInputs& in);
 
 // The request lengths vLLM accepts: max_model_len at most the model's own maximum
 // (max_position_embeddings after rope scaling, vllm/config: _get_and_verify_max_len), and an

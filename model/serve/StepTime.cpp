@@ -123,12 +123,7 @@ StepModel::StepModel(const ModelSpec& s, const DeploymentInputs& in)
     // Weights a log loaded (DeploymentInputs.weightBytes) are what a step reads: the counted
     // bytes scaled to them (a twelfth review's SGLang log loaded 51.86 GiB of bf16 while its
     // stand-in config gave 21 GB of fp4, and TPOT was timed below the floor of the former).
-    if (in.weightBytes && *in.weightBytes > 0) {
-        DeploymentInputs counted = in;
-        counted.weightBytes.reset();
-        if (const int64_t c = weightBytesPerGpu(s, counted); c > 0)
-            f.weightBytes *= double(*in.weightBytes) / double(c);
-    }
+    f.weightBytes *= loadedOverCountedWeights(s, in);
     f.expertWeightBytes =
         in.host.expertBytesPerParam > 0 ? in.host.expertBytesPerParam : f.weightBytes;
     // KV a token keeps on one GPU: its share of the heads (a whole head when TP passes them),
