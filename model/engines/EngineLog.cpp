@@ -164,7 +164,11 @@ Expected<EngineLogCheck> checkEngineLog(const EngineLogFacts& log, const ModelSp
             why.push_back("the log loaded " + formatGiB(double(*d.weightBytes)) +
                           " of weights a GPU, the config's " + dtypeName(d.weightDtype) +
                           " weights are " + formatGiB(double(*d.weightBytes) / ratio) + " (" +
-                          formatFixed(ratio, 1) + "x; the memory and the times take the log's)");
+                          formatFixed(ratio, 1) + "x; the memory and the times take the log's" +
+                          (loadedWeightDtype(*spec, d) != d.weightDtype
+                               ? std::string(", timed as ") + dtypeName(loadedWeightDtype(*spec, d))
+                               : std::string()) +
+                          ")");
         if (*log.engine == EngineKind::LlamaCpp && layers > 0 && layers != spec->numLayers)
             why.push_back("the log's model has " + std::to_string(layers) + " layers, " +
                           spec->name + " " + std::to_string(spec->numLayers));

@@ -73,6 +73,25 @@ double loadedOverCountedWeights(const ModelSpec& s, const DeploymentInputs& in)
     return c > 0 ? double(*in.weightBytes) / double(c) : 1;
 }
 
+DType loadedWeightDtype(const ModelSpec& s, const DeploymentInputs& in)
+{
+    if (!in.weightBytes || *in.weightBytes <= 0)
+        return in.weightDtype;
+    const auto distance = [&](DType t) {
+        DeploymentInputs counted = in;
+        counted.weightDtype = t;
+        return std::fabs(std::log(loadedOverCountedWeights(s, counted)));
+    };
+    DType best = in.weightDtype;
+    double nearest = distance(best);
+    for (DType t : {DType::BF16, DType::FP8, DType::FP4, DType::F32})
+        if (const double d = distance(t); d + std::log(1.25) < nearest) {
+            best = t;
+            nearest = d + std::log(1.25);
+        }
+    return best;
+}
+
 int64_t weightBytesPerGpu(const ModelSpec& s, const DeploymentInputs& in)
 {
     if (in.weightBytes)

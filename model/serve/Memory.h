@@ -84,6 +84,12 @@ int64_t weightBytesPerGpu(const ModelSpec& spec, const DeploymentInputs& in);
 // the deployment's dtype and layout; 1 where none are given. The step model reads weights at it,
 // and a log check far from 1 says the config is likely not what the log loaded.
 double loadedOverCountedWeights(const ModelSpec& spec, const DeploymentInputs& in);
+// The dtype whose counted weights come nearest those given (a log's as loaded): the
+// deployment's own unless another is nearer by more than a factor of 1.25. A stand-in NVFP4
+// config beside a log that loaded 51.86 GiB is timed at bf16's GEMM rate and bytes, not at
+// fp4's rate with its bytes scaled up (a fourteenth review's decode at 323 GB/s on a
+// 273 GB/s GB10).
+DType loadedWeightDtype(const ModelSpec& spec, const DeploymentInputs& in);
 
 // The request lengths vLLM accepts: max_model_len at most the model's own maximum
 // (max_position_embeddings after rope scaling, vllm/config: _get_and_verify_max_len), and an

@@ -119,11 +119,13 @@ StepModel::StepModel(const ModelSpec& s, const DeploymentInputs& in)
     }
     f.layers = double(s.numLayers) / double(f.pp);
     f.hidden = double(s.hiddenSize);
-    f.weightBytes = dtypeBytes(in.weightDtype);
-    // Weights a log loaded (DeploymentInputs.weightBytes) are what a step reads: the counted
-    // bytes scaled to them (a twelfth review's SGLang log loaded 51.86 GiB of bf16 while its
-    // stand-in config gave 21 GB of fp4, and TPOT was timed below the floor of the former).
-    f.weightBytes *= loadedOverCountedWeights(s, in);
+    // Weights a log loaded (DeploymentInputs.weightBytes) are what a step reads and computes:
+    // at the dtype whose count comes nearest them, its bytes scaled to them (a twelfth review's
+    // SGLang log loaded 51.86 GiB of bf16 while its stand-in config gave 21 GB of fp4, and TPOT
+    // was timed below the floor of the former).
+    DeploymentInputs loaded = in;
+    loaded.weightDtype = loadedWeightDtype(s, in);
+    f.weightBytes = dtypeBytes(loaded.weightDtype) * loadedOverCountedWeights(s, loaded);
     f.expertWeightBytes =
         in.host.expertBytesPerParam > 0 ? in.host.expertBytesPerParam : f.weightBytes;
     // KV a token keeps on one GPU: its share of the heads (a whole head when TP passes them),
@@ -179,7 +181,7 @@ StepModel::StepModel(const ModelSpec& s, const DeploymentInputs& in)
                 f.drafterKvPerToken += double(kvBytesPerTokenOfLayer(s, l, in.kvDtype, f.tp));
         }
     }
-    f.gemmRate = gemmFlopsPerSecond(in.gpu, in.weightDtype, in.efficiency);
+    f.gemmRate = gemmFlopsPerSecond(in.gpu, loaded.weightDtype, in.efficiency);
     f.attnRate =
         in.gpu.bf16Tflops * 1e12 * std::min(1.0, k.attention * computeScale(in.efficiency));
     f.bandwidth = decodeBytesPerSecond(in.gpu, in.efficiency);

@@ -63,6 +63,7 @@ private slots:
     void decodeReadsEachGpusOwnKv();
     void replicatedWeightsUnderTp();
     void stepTimeByHand();
+    void loggedWeightsAreTimedAtTheirDtype();
     void moeDecodeReadsOnlyTouchedExperts();
     void latencyMechanismsByHand();
     void latencyAtALoad();
@@ -366,6 +367,36 @@ void TestServe::replicatedWeightsUnderTp()
     const qint64 qsmall = (qc.norms + qc.routers) * 2;
     QCOMPARE(replicatedWeightExtraBytes(q, DType::BF16, 8),
              (qsmall - qsmall / 8) + (perRank - perRank * 4 / 8));
+}
+
+// A fourteenth review: a log that loaded bf16 weights beside a stand-in fp4 config was timed at
+// fp4's GEMM rate with fp4's per-parameter bytes scaled by loaded over counted, which left the
+// 16-bit embeddings and head unscaled: decode at 323 GB/s on a 273 GB/s GB10. Here Llama-2-7B
+// set to fp4 with the fp16 count given as loaded: the step reads and computes as fp16 does, and
+// reads at least the loaded weights less the input embedding (32,000 x 4,096 x 2 B).
+void TestServe::loggedWeightsAreTimedAtTheirDtype()
+{
+    const ModelSpec s = load("configs/llama-2-7b-hf.json");
+    DeploymentInputs f16 = on("H100 SXM", 4096);
+    f16.weightDtype = DType::F16;
+    f16.kvDtype = DType::F16;
+    DeploymentInputs logged = f16;
+    logged.weightDtype = DType::FP4;
+    logged.weightBytes = weightBytesPerGpu(s, f16);
+    QCOMPARE(loadedWeightDtype(s, logged), DType::BF16);
+    const double bw = decodeBytesPerSecond(f16.gpu, f16.efficiency);
+    const StepTime a = decodeStepTime(s, f16, 1, 1000), b = decodeStepTime(s, logged, 1, 1000);
+    QVERIFY(b.memorySeconds >= (double(*logged.weightBytes) - 32000.0 * 4096 * 2) / bw);
+    QVERIFY2(std::fabs(b.memorySeconds / a.memorySeconds - 1) < 1e-9,
+             qPrintable(QString::number(b.memorySeconds / a.memorySeconds)));
+    const StepTime pa = prefillTime(s, f16, 4096), pb = prefillTime(s, logged, 4096);
+    QVERIFY(std::fabs(pb.computeSeconds / pa.computeSeconds - 1) < 1e-9);
+    // Weights near the deployment's own count stay at its dtype: fp4 with 10% more loaded.
+    DeploymentInputs fp4 = logged;
+    fp4.weightBytes.reset();
+    fp4.weightBytes = int64_t(1.1 * double(weightBytesPerGpu(s, fp4)));
+    QCOMPARE(loadedWeightDtype(s, fp4), DType::FP4);
+    QCOMPARE(loadedWeightDtype(s, f16), DType::F16);
 }
 
 // The step model worked by hand. Llama-2-7B fp16 on an H100 SXM (989.4 TFLOP/s, 3.35 TB/s;
