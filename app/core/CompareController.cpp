@@ -25,9 +25,10 @@ CompareController::CompareController(AppSession* session)
             tr("What linear-attention and Mamba layers keep per conversation, whatever its "
                "length (0 without them)")},
            {tr("Held / conversation"), Unit::Bytes,
-            tr("What the engine pages for one request of the average length on one GPU, "
-               "block-rounded: a sliding layer holds its window plus the prompt chunks in flight, "
-               "not the window alone. The KV budget over this is the conversations")},
+            tr("What the engine holds for one request of the average length on one GPU: "
+               "vLLM's and TensorRT-LLM's blocks, SGLang's pages (a vLLM sliding layer holds its "
+               "window plus the prompt chunks in flight, not the window alone); llama-server's "
+               "KV buffer, allocated up front, over its slots")},
            {tr("Conversations / replica"), Unit::Count,
             tr("Paged, at the average request length, on the chosen GPU plan")},
            {tr("Decode / token (batch 1)"), Unit::Seconds,
@@ -89,7 +90,8 @@ void CompareController::refresh()
     const std::optional<EngineRow> other = headlineEngineRow(r->engines, r->inputs.plan.engine);
     if (other) {
         m_assumptions += tr(". Conversations per replica as %1 holds them, by its own pool and "
-                            "running limit")
+                            "running limit; Held / conversation is what it keeps one, KV at "
+                            "context the shape's own (windows applied)")
                              .arg(q(other->engine));
         m_fits = other->error.empty();
     } else {

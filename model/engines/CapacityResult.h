@@ -129,6 +129,11 @@ struct EngineRow
     // The KV cache's types as this engine keeps them, where not the deployment's one dtype:
     // llama-server's "K f16, V q8_0" (--cache-type-k/-v); empty: DeploymentInputs.kvDtype.
     std::string kvCache;
+    // KV one conversation of the average length holds on one GPU, as this engine keeps it:
+    // vLLM's blocks (CapacityResult.kvBytesPerAverageRequest), SGLang's pages, TensorRT-LLM's
+    // blocks; llama-server's KV buffer, allocated up front, over its slots (a fourteenth review
+    // read Compare's 377 MB window-only figure beside llama.cpp's 760 MiB of sliding cells).
+    int64_t heldBytesPerConversation = 0;
 };
 
 // Decode at the deployment's batch under the engine the headline answers for (the Compute tab):

@@ -394,6 +394,7 @@ EngineRow compareEngine(const ModelSpec& s, const DeploymentInputs& in, EngineKi
             row.maxRunning = r->maxNumSeqs * r->dp;
             row.command = r->launchCommand;
             row.memory = vllmMemory(*r, vin.utilization);
+            row.heldBytesPerConversation = r->kvBytesPerAverageRequest;
             row.settings = {"gpu_memory_utilization " + formatFixed(vin.utilization, 2),
                             "KV cache " + withCommas(r->kvCacheTokens) + " tokens in " +
                                 withCommas(r->kvBlocks) + " blocks",
@@ -434,6 +435,9 @@ EngineRow compareEngine(const ModelSpec& s, const DeploymentInputs& in, EngineKi
             row.command = e->command;
             row.memory = e->memory;
             row.settings = e->settings;
+            const int64_t page = std::max<int64_t>(1, e->blockTokens);
+            row.heldBytesPerConversation =
+                checkedMul(ceilDiv(in.averageRequest(), page) * page, e->bytesPerToken, "KV bytes");
         } else {
             row.error = e.error();
         }
@@ -482,6 +486,7 @@ EngineRow compareEngine(const ModelSpec& s, const DeploymentInputs& in, EngineKi
         row.command = p->command;
         row.memory = llamaServerMemory(*p, in.gpu, s.numLayers);
         row.settings = llamaServerSettings(*p, l, s.numLayers);
+        row.heldBytesPerConversation = p->vramKvBytes / std::max<int64_t>(1, p->slotCount);
         row.kvCache = l.cacheTypeK == l.cacheTypeV ? l.cacheTypeK
                                                    : "K " + l.cacheTypeK + ", V " + l.cacheTypeV;
     }

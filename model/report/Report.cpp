@@ -104,11 +104,12 @@ std::vector<CompareRow> compareVariants(const ModelSpec& s, const DeploymentInpu
             stateBytesPerSequence(vs, in.weightDtype == DType::F16 ? DType::F16 : DType::BF16)
                 .total();
         if (answering) {
-            // What vLLM holds a request (heldBytesPerGpu) is not this engine's.
+            // What this engine holds a request, not vLLM's.
             const EngineRow e = compareEngine(vs, in, *answering, planEngine);
-            if (e.error.empty())
+            if (e.error.empty()) {
                 row.conversations = e.conversations;
-            else
+                row.heldBytesPerGpu = e.heldBytesPerConversation;
+            } else
                 row.error = e.error;
         } else if (auto r = planCapacity(vs, in)) {
             row.conversations = r->conversations;

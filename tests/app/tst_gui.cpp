@@ -23,6 +23,7 @@
 #include "base/Units.h"
 #include "engines/Planner.h"
 #include "engines/ServingEngine.h"
+#include "engines/llamacpp/LlamaCppEngine.h"
 #include "kernels/Benchmark.h"
 #include "read/BundledModels.h"
 #include "report/Report.h"
@@ -206,6 +207,7 @@ private slots:
     void gpuRentIsTheScenarios();
     void chartsFollowAModelWithFewerCurves();
     void otherEngineTimesItsOwnPool();
+    void compareHoldsWhatTheEngineKeeps();
     void vllmFixesAreSaidAsVllms();
     void vllmStartsOnlyOnWhatIsFree();
 };
@@ -3304,6 +3306,47 @@ void TestGui::costTabSelfHostsWithThePrefixCache()
     window.tabs()->setCurrentIndex(4);
     QCOMPARE(session.report()->selfHosting.cachedPrefixTokens, qint64(0));
     QVERIFY2(!line->text().contains("prefix cache"), qPrintable(line->text()));
+}
+
+// A fourteenth review's P2: under llama.cpp Compare gave Gemma-3's conversation 377 MB (its KV at
+// the context, windows applied) and no held figure, beside llama.cpp's 760 MiB of sliding-window
+// cells. Held / conversation is now the answering engine's own: llama-server's KV buffer over its
+// slots, SGLang's pages of the average request.
+void TestGui::compareHoldsWhatTheEngineKeeps()
+{
+    AppSession session;
+    QVERIFY(session.models()->openBundled("gemma-3-4b-it"));
+    MainWindow window(&session);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto* engine = child<QComboBox>(&window, "engine");
+    engine->setCurrentIndex(engine->findData(QStringLiteral("plans:llama.cpp")));
+    QTRY_COMPARE(session.scenario().plan.engine, std::string("llama.cpp"));
+    const attnplan::Report* r = session.report();
+    QVERIFY(r);
+    const auto spec = session.model();
+    const auto served = attnplan::llamaServerInputs(r->deployment, "llama.cpp");
+    const auto plan = attnplan::planLlamaServer(*spec, served);
+    QVERIFY(plan);
+    window.tabs()->setCurrentIndex(3);
+    QTRY_VERIFY(window.findChild<QTableView*>("compareTable"));
+    QAbstractItemModel* shapes = child<QTableView>(&window, "compareTable")->model();
+    const qint64 held = shapes->data(shapes->index(0, 5), Qt::EditRole).toLongLong();
+    QCOMPARE(held, plan->vramKvBytes / plan->slotCount);
+    QVERIFY(held > 0);
+    QVERIFY2(child<QLabel>(&window, "compareCaption")
+                 ->text()
+                 .contains("Held / conversation is "
+                           "what it keeps one"),
+             qPrintable(child<QLabel>(&window, "compareCaption")->text()));
+    // SGLang's: the average request's pages of its cell.
+    engine->setCurrentIndex(engine->findData(QStringLiteral("plans:sglang")));
+    QTRY_COMPARE(session.scenario().plan.engine, std::string("sglang"));
+    const auto sglang = session.plan()->headlineEngine();
+    QVERIFY(sglang && sglang->error.empty());
+    QCOMPARE(shapes->data(shapes->index(0, 5), Qt::EditRole).toLongLong(),
+             sglang->heldBytesPerConversation);
+    QVERIFY(sglang->heldBytesPerConversation > 0);
 }
 
 // A tenth review's P1: a vLLM log's KV budget (3.18 GiB, one conversation of 67k) stayed in
