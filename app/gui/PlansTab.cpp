@@ -301,7 +301,15 @@ void PlansTab::refresh()
     m_plans->replace(points);
     m_timedWith->setText(m_plan->rowsTimedWith());
     Charts::fitAxes(chart);
-    Charts::setEmptyText(m_trade, points.isEmpty() ? tr("No plan meets the target") : QString());
+    // No report (a refused field, on any tab): its reason, naming the field, not "no plan
+    // meets the target" (a fourteenth review's P2).
+    const AppSession* session = m_plan->session();
+    QString empty;
+    if (points.isEmpty())
+        empty = !session->report() && !session->reportError().message.empty()
+                    ? tr("No plan: %1").arg(QString::fromStdString(session->reportError().message))
+                    : tr("No plan meets the target");
+    Charts::setEmptyText(m_trade, empty);
     // The rows are new: the one the deployment is stays chosen (a fresh review's plan vanished
     // from the table after "Use this plan"), else none.
     m_table->setCurrentIndex({});

@@ -208,6 +208,7 @@ private slots:
     void chartsFollowAModelWithFewerCurves();
     void otherEngineTimesItsOwnPool();
     void compareHoldsWhatTheEngineKeeps();
+    void plansLimitTakesItsUnit();
     void vllmFixesAreSaidAsVllms();
     void vllmStartsOnlyOnWhatIsFree();
 };
@@ -3347,6 +3348,37 @@ void TestGui::compareHoldsWhatTheEngineKeeps()
     QCOMPARE(shapes->data(shapes->index(0, 5), Qt::EditRole).toLongLong(),
              sglang->heldBytesPerConversation);
     QVERIFY(sglang->heldBytesPerConversation > 0);
+}
+
+// A fourteenth review's P2: "2 s" typed into Plans' time-to-first-token limit (Ctrl+A selects
+// the number, not the " s" it shows) was refused, and the chart then said "No plan meets the
+// target" without naming the field.
+void TestGui::plansLimitTakesItsUnit()
+{
+    AppSession session;
+    MainWindow window(&session);
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.tabs()->setCurrentIndex(1);
+    auto* ttft = child<QDoubleSpinBox>(&window, "targetMaxTtft");
+    auto* tpot = child<QDoubleSpinBox>(&window, "targetMaxTpot");
+    typeInto(ttft, "5");
+    QCOMPARE(ttft->value(), 5.0);
+    typeInto(ttft, "2 s");
+    QCOMPARE(ttft->value(), 2.0);
+    QVERIFY(EntryGuard::refusal(ttft).isEmpty());
+    typeInto(tpot, "0.05s");
+    QCOMPARE(tpot->value(), 0.05);
+    QVERIFY(session.report());
+    // A text that does not read is refused, and the chart names the field.
+    typeInto(ttft, "2 sec");
+    QVERIFY(!EntryGuard::refusal(ttft).isEmpty());
+    QTRY_VERIFY(!session.report());
+    auto* empty = child<QChartView>(&window, "tradeChart")->findChild<QLabel*>("emptyState");
+    QVERIFY(empty);
+    QTRY_VERIFY2(empty->text().startsWith("No plan: Max time to first token: "),
+                 qPrintable(empty->text()));
 }
 
 // A tenth review's P1: a vLLM log's KV budget (3.18 GiB, one conversation of 67k) stayed in
