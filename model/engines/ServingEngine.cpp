@@ -517,15 +517,24 @@ Expected<EngineLatency> latencyUnderEngine(const ModelSpec& s, const DeploymentI
     // The deployment's engine pages by its own rules (windows, compressed groups, states): its
     // limits are taken at this load's mean length, so that the requests it holds come with them
     // (its budget and batch limits do not depend on the length).
-    // A request longer than max_model_len is one the engine refuses, not one it serves slowly.
-    if (in.maxModelLen > 0 && load.inputTokens + load.outputTokens > in.maxModelLen)
+    // A request longer than max_model_len is one the engine refuses, not one it serves slowly;
+    // said in the engine's own word for the length (a fourteenth review read "max_model_len"
+    // under llama.cpp).
+    const auto engine = findServingEngine(in.engine);
+    if (in.maxModelLen > 0 && load.inputTokens + load.outputTokens > in.maxModelLen) {
+        const EngineKind kind = engine ? engine->kind : EngineKind::Vllm;
+        const std::string length = kind == EngineKind::LlamaCpp ? "the context (-c) "
+                                   : kind == EngineKind::Sglang ? "context_length "
+                                   : kind == EngineKind::Trtllm ? "max_seq_len "
+                                                                : "max_model_len ";
         return Error{"latency: a request of " + withCommas(load.inputTokens) +
                          (load.inputTokens == 1 ? " token" : " tokens") + " in and " +
-                         withCommas(load.outputTokens) + " out passes max_model_len " +
-                         withCommas(in.maxModelLen) + ": the engine refuses it",
+                         withCommas(load.outputTokens) + " out passes " + length +
+                         withCommas(in.maxModelLen) + ": " +
+                         (engine ? engine->label : std::string("the engine")) + " refuses it",
                      "input_tokens"};
+    }
     DeploymentInputs at = in;
-    const auto engine = findServingEngine(in.engine);
     const bool pages = engine && engine->sizesDeployment && in.maxModelLen > 0;
     // llama.cpp's --n-cpu-moe N, --cpu-moe, -ot ...=CPU: the MoE layers that keep their
     // experts in host memory, run there by the CPU (or copied over for a prompt's micro-batch).

@@ -363,7 +363,21 @@ std::string reportHtml(const Report& r)
           << (r.target.requestsPerSecond > 0
                   ? " or " + formatFixed(r.target.requestsPerSecond, 2) + " requests/s"
                   : std::string())
-          << "</h2>\n"
+          << "</h2>\n";
+        // The limits the plans were held to, said (a fourteenth review's P3: the table did not
+        // say its TTFT limit).
+        std::vector<std::string> limits;
+        if (r.target.maxTtftSeconds > 0)
+            limits.push_back("TTFT at most " + formatSeconds(r.target.maxTtftSeconds));
+        if (r.target.maxTpotSeconds > 0)
+            limits.push_back("TPOT at most " + formatSeconds(r.target.maxTpotSeconds));
+        h << "<p class=\"note\">"
+          << escape(limits.empty() ? std::string("No latency limit: each GPU's fewest that hold "
+                                                 "the conversations")
+                                   : "Held to " + limits.front() +
+                                         (limits.size() > 1 ? " and " + limits.back() : "") +
+                                         ": each GPU's fewest that meet it")
+          << "</p>\n"
           << table({"GPU", "layout", "GPUs", "conversations", "$/hour", "TTFT", "TPOT", "command"},
                    rows);
     }

@@ -319,6 +319,14 @@ void TestEngines::sglangAndTrtllmPools()
     // No SGLang release splits Gemma-3's pool (server_args.py turns hybrid SWA off for
     // Gemma-2/3): every layer full length, said. gpt-oss is split from 0.5.x (is_hybrid_swa_model:
     // sliding layers get 0.8 x the full layers' tokens), not in 0.4.x.
+    // Weights beyond the free memory (Llama-3.1-70B's 131 GiB of bf16 on one H100): the fix
+    // is GPUs, not a fraction (a fourteenth review was told of mem_fraction_static 0.883).
+    const auto over = planSglang(load("configs/llama-3.1-70b.json"), on("H100 SXM", 8192), {});
+    QVERIFY(!over);
+    QCOMPARE(over.field(), std::string("gpus"));
+    QVERIFY2(over.error().find("mem_fraction_static") == std::string::npos &&
+                 over.error().find("exceed the") != std::string::npos,
+             over.error().c_str());
     const ModelSpec gemma = load("configs/gemma-3-27b-it.json");
     DeploymentInputs g = on("H100 SXM", 32768);
     g.availableKvBytes = int64_t(10) << 30;
@@ -2257,6 +2265,13 @@ void TestEngines::trtllmExcerptWithoutFreeMemoryIsRead()
         // The length it ran (--max-model-len 2048, "max sequence length=2049"), not a 4,096
         // what-if (a tenth review's applied log held half the requests of full length).
         QCOMPARE(c.deployment.maxModelLen, int64_t(2049));
+        // At a fraction of 0.95 the pool grows in whole blocks of 32 (a fourteenth review read
+        // 313,390 tokens): 9.06 GiB x 0.95 / 0.9 / (23,040 B x 32) = 13,927.9, 13,927 blocks.
+        const auto at = std::find_if(c.whatIf.begin(), c.whatIf.end(), [](const auto& w) {
+            return w.first == "free_gpu_memory_fraction 0.95";
+        });
+        QVERIFY(at != c.whatIf.end());
+        QCOMPARE(at->second, std::string("445,664 tokens (13,927 blocks)"));
     }
 }
 

@@ -429,6 +429,18 @@ void TestReport::latencyRunsWhatTheEngineHolds()
     QVERIFY(over && !over->latency);
     QVERIFY2(over->latencyError.find("passes max_model_len 32,768") != std::string::npos,
              over->latencyError.c_str());
+    // Under llama.cpp, in its own word for the length (a fourteenth review's P3).
+    Scenario llama = defaultScenario();
+    llama.model = "llama-3.1-8b";
+    llama.plan.engine = "llama.cpp";
+    llama.deployment.context = 8192;
+    llama.load.inputTokens = 8192;
+    auto refused = buildReport(llama, readModel("llama-3.1-8b").value(), builtinGpuCatalog(),
+                               builtinPriceCatalog());
+    QVERIFY(refused && !refused->latency);
+    QVERIFY2(refused->latencyError.find("passes the context (-c) 8,192: llama.cpp") !=
+                 std::string::npos,
+             refused->latencyError.c_str());
 }
 
 // Issue 41: the HTML report, for every bundled model: well-formed (it parses as XML), self-
@@ -444,10 +456,16 @@ void TestReport::htmlReportIsTheReports()
         s.deployment.gpu = "H200";
         s.deployment.context = 8192;
         s.deployment.offline = checked % 7 == 3; // LLM(model="..."): quotes to escape
+        s.plan.maxTtftSeconds = checked % 2 ? 4 : 0;
         auto r = buildReport(s, m, builtinGpuCatalog(), builtinPriceCatalog());
         QVERIFY(r);
         const std::string html = reportHtml(r.value());
         const QString text = QString::fromStdString(html);
+        // The plans say the limit they were held to (a fourteenth review's P3).
+        if (!r->plan.empty())
+            QVERIFY2(
+                text.contains(checked % 2 ? "Held to TTFT at most 4.00 s" : "No latency limit"),
+                b.name.data());
         // The memory section names the engine whose allocation it is.
         QVERIFY2(!r->capacity ||
                      text.contains("<h2>Memory per GPU, as vLLM 0.33.0 allocates it</h2>"),

@@ -259,6 +259,13 @@ Expected<EnginePlan> planSglang(const ModelSpec& s, const DeploymentInputs& in,
     const double rest = in.availableKvBytes
                             ? double(*in.availableKvBytes)
                             : (startFree - weights) - startFree * (1 - p.memoryFraction);
+    // Weights beyond the free memory: no fraction helps, and none is named (a fourteenth
+    // review was told of mem_fraction_static 0.883 for weights larger than the GPU).
+    if (rest <= 0 && !in.availableKvBytes && weights >= startFree)
+        return Error{"sglang: the weights (" + formatGiB(weights) + " per GPU) exceed the " +
+                         formatGiB(startFree) + " free on " + in.gpu.name +
+                         ": add GPUs or raise TP, or choose smaller weights",
+                     "gpus"};
     if (rest <= 0) {
         // The pool is what mem_fraction_static leaves of the free memory after the weights: a
         // fraction above weights / free (with room for activations) gives it some, where the
