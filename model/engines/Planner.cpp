@@ -61,9 +61,8 @@ std::string planLayoutText(const PlanRow& r)
 
 namespace {
 
-// llama-server replicas: each one GPU, or layers split over up to 8 (-sm layer), with the
-// deployment's slots (-np, default 4) each holding the whole context; as many replicas as the
-// target needs. llama.cpp has no tensor parallelism: the split is pipeline-like.
+// llama-server replicas, each one GPU, with the deployment's slots (-np; unset, as many as the
+// GPU holds) each holding the whole context; as many replicas as the target needs.
 PlanRow planLlamaCppOn(const ModelSpec& s, const GpuSpec& gpu, const PlanTarget& target,
                        const DeploymentInputs& base)
 {
@@ -84,10 +83,8 @@ PlanRow planLlamaCppOn(const ModelSpec& s, const GpuSpec& gpu, const PlanTarget&
     }
     l.freeMemoryBytes = free;
     l.kvUnified = true; // every slot may reach the whole context
-    // -np as given; unset, as many slots as a replica of 1 to 8 GPUs holds beside the weights
-    // (up to the target), the replica size that needs the fewest GPUs in all (fewer stages on a
-    // tie): four slots a replica asked 8 H200s for 32 conversations of 2k of an 8B model, and a
-    // fixed 4 over a layer split asked 320 H200s for DeepSeek-V3's 256 conversations of 32k.
+    // -np as given; unset, as many slots as one GPU holds beside the weights, up to the target
+    // (a fixed 4 asked 8 H200s for 32 conversations of 2k of an 8B model).
     int64_t slots = l.parallel > 0 ? l.parallel : 4;
     if (l.parallel <= 0) {
         LlamaServerInputs one = l;
@@ -96,18 +93,10 @@ PlanRow planLlamaCppOn(const ModelSpec& s, const GpuSpec& gpu, const PlanTarget&
         if (auto p1 = planLlamaServer(s, one)) {
             const int64_t perSlot = std::max<int64_t>(1, p1->kvBytes + p1->stateBytes);
             const int64_t fixed = p1->vramBytes - p1->kvBytes - p1->stateBytes;
-            const int64_t wanted = std::max<int64_t>(1, target.concurrent);
-            int64_t fewest = 0;
-            for (int64_t g = 1; g <= kMaxPipelineStages; ++g) {
-                const int64_t fit = std::min(wanted, (g * room - fixed) / perSlot);
-                if (fit < 1)
-                    continue;
-                const int64_t total = (wanted + fit - 1) / fit * g;
-                if (fewest == 0 || total < fewest) {
-                    fewest = total;
-                    slots = fit;
-                }
-            }
+            const int64_t fit =
+                std::min(std::max<int64_t>(1, target.concurrent), (room - fixed) / perSlot);
+            if (fit >= 1)
+                slots = fit;
         }
     }
     l.parallel = slots;
@@ -121,10 +110,15 @@ PlanRow planLlamaCppOn(const ModelSpec& s, const GpuSpec& gpu, const PlanTarget&
         row.reason = why;
         return row;
     }
+    // One GPU a replica: a layer split (-sm layer) is what the deployment's llama.cpp row refuses
+    // ("attnplan sizes llama-server on one GPU only"), so a plan of one is not offered (a
+    // fourteenth review's "Use this plan" was refused for the plan it had just been offered).
     const int64_t perReplica = (p->vramBytes + room - 1) / room;
-    if (perReplica > kMaxPipelineStages) {
-        row.reason = "weights and KV (" + formatGiB(double(p->vramBytes)) + ") need more than " +
-                     std::to_string(kMaxPipelineStages) + " GPUs split by layer";
+    if (perReplica > 1) {
+        row.reason = "weights and KV (" + formatGiB(double(p->vramBytes)) + ") need " +
+                     std::to_string(perReplica) +
+                     " GPUs split by layer (--split-mode layer), which attnplan does not size: "
+                     "llama-server is planned on one GPU a replica";
         return row;
     }
     const int64_t replicas = (target.concurrent + slots - 1) / slots;
@@ -188,7 +182,7 @@ PlanRow planLlamaCppOn(const ModelSpec& s, const GpuSpec& gpu, const PlanTarget&
             row.outputTokensPerSecondPerGpu =
                 double(running) / row.tpotSeconds / double(std::max<int64_t>(1, perReplica));
     }
-    row.launchCommand = p->command + (perReplica > 1 ? " -sm layer" : "");
+    row.launchCommand = p->command;
     if (gpu.pricePerHour)
         row.dollarsPerHour = *gpu.pricePerHour * double(row.totalGpus);
     if (target.maxTtftSeconds > 0 && row.ttftSeconds > target.maxTtftSeconds) {

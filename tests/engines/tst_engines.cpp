@@ -116,6 +116,7 @@ private slots:
     void plannerFindsSmallestDeployment();
     void plannerHonoursLatencyCeilings();
     void loggedWeightsStayOnTheirGpu();
+    void llamaPlansAreOneGpuAReplica();
     void vllmCommandMatchesPlan();
     // Issue 34: numbers that were the wrong ones for what the user typed.
     void releaseTypedAsXYIsXY0();
@@ -1553,6 +1554,36 @@ void TestEngines::loggedWeightsStayOnTheirGpu()
     QVERIFY2(rows[0].feasible, rows[0].reason.c_str());
     QCOMPARE(rows[0].totalGpus, qint64(1));
     QVERIFY(!rows[1].feasible || rows[1].totalGpus > 1); // on its own GPU the figure holds
+}
+
+// A fourteenth review's P3: Plans offered llama.cpp layer splits over several GPUs that "Use this
+// plan" then refused (the deployment's llama.cpp row sizes one GPU). Llama-3.1-70B in bf16
+// (131 GiB) at 8k: no RTX 4090 holds it, said with the split it would need; an H200 (141 GB)
+// holds it on one GPU a replica.
+void TestEngines::llamaPlansAreOneGpuAReplica()
+{
+    PlanTarget t;
+    t.context = 8192;
+    t.concurrent = 4;
+    DeploymentInputs base = on("H200", 8192);
+    base.engine = "llama.cpp";
+    base.weightDtype = DType::BF16;
+    GpuCatalog two;
+    two.gpus = {*builtinGpuCatalog().find("RTX 4090"), *builtinGpuCatalog().find("H200")};
+    const auto rows = planDeployments(load("configs/llama-3.1-70b.json"), two, t, base);
+    QCOMPARE(rows.size(), size_t(2));
+    const auto row = [&](const std::string& gpu) {
+        return *std::find_if(rows.begin(), rows.end(),
+                             [&](const PlanRow& r) { return r.gpu == gpu; });
+    };
+    const PlanRow rtx = row("RTX 4090"), h200 = row("H200");
+    QVERIFY(!rtx.feasible);
+    QVERIFY2(rtx.reason.find("GPUs split by layer (--split-mode layer), which attnplan does not "
+                             "size") != std::string::npos,
+             rtx.reason.c_str());
+    QVERIFY2(h200.feasible, h200.reason.c_str());
+    QCOMPARE(h200.pp, qint64(1));
+    QCOMPARE(h200.totalGpus, h200.replicas);
 }
 
 void TestEngines::vllmCommandMatchesPlan()
