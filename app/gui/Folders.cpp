@@ -1,8 +1,11 @@
 #include "Folders.h"
 
+#include "read/HfCache.h"
+
 #include <QDir>
 #include <QFileInfo>
 #include <QSettings>
+#include <QStandardPaths>
 
 namespace Folders {
 
@@ -16,9 +19,20 @@ QString suggest(const QString& kind, const QString& name)
                                                           ? settings.value("models/lastFolder")
                                                           : QVariant())
             .toString();
-    if (folder.isEmpty() || !QFileInfo(folder).isDir())
-        return name;
-    return name.isEmpty() ? folder : QDir(folder).filePath(name);
+    // None yet (or gone): a folder of the user's, not the working folder the app was started
+    // in (a review's dialogs opened in the build folder): the Hugging Face cache for models,
+    // Documents for exports, else home.
+    QString start = folder;
+    if (start.isEmpty() || !QFileInfo(start).isDir()) {
+        const QString hub = QString::fromStdString(attnplan::defaultHfHubDir());
+        const QString documents =
+            QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+        start = kind == QLatin1String("models") && QFileInfo(hub).isDir() ? hub
+                : kind == QLatin1String("exports") && QFileInfo(documents).isDir()
+                    ? documents
+                    : QDir::homePath();
+    }
+    return name.isEmpty() ? start : QDir(start).filePath(name);
 }
 
 QString remember(const QString& kind, const QString& path)

@@ -8,8 +8,8 @@
 // dialog of the window.
 namespace Folders {
 
-// That folder with `name` in it (a save dialog's suggestion), or the folder alone; the working
-// folder's where the kind has none yet.
+// That folder with `name` in it (a save dialog's suggestion), or the folder alone; where the
+// kind has none yet, the Hugging Face cache (models), Documents (exports) or home.
 QString suggest(const QString& kind, const QString& name = {});
 // The dialog's answer: its folder is the kind's from now on. Returns `path`.
 QString remember(const QString& kind, const QString& path);

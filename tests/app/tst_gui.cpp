@@ -2110,8 +2110,9 @@ void TestGui::undoClearsARefusedField()
 void TestGui::fileDialogsOpenWhereTheirKindWas()
 {
     QTemporaryDir logs, exports;
-    QCOMPARE(Folders::suggest("test-logs"), QString());
-    QCOMPARE(Folders::suggest("test-exports", "r.html"), QString("r.html"));
+    // None yet: home, not the working folder (an older review's P3).
+    QCOMPARE(Folders::suggest("test-logs"), QDir::homePath());
+    QCOMPARE(Folders::suggest("test-exports", "r.html"), QDir(QDir::homePath()).filePath("r.html"));
     Folders::remember("test-logs", logs.filePath("a.log"));
     Folders::remember("test-exports", exports.filePath("r.html"));
     QCOMPARE(Folders::suggest("test-logs"), QFileInfo(logs.path()).absoluteFilePath());
@@ -2121,7 +2122,7 @@ void TestGui::fileDialogsOpenWhereTheirKindWas()
     Folders::remember("test-logs", QString());
     QCOMPARE(Folders::suggest("test-logs"), QFileInfo(logs.path()).absoluteFilePath());
     logs.remove();
-    QCOMPARE(Folders::suggest("test-logs"), QString());
+    QCOMPARE(Folders::suggest("test-logs"), QDir::homePath());
 }
 
 // Issue 41 (the third and fourth reviews): an SGLang or llama.cpp log's scenario answered for
