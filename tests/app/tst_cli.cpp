@@ -1540,6 +1540,18 @@ void TestCli::latencyHonoursTheEngineAndItsFlags()
     QVERIFY(third["kv_budget_bytes"].toDouble() < full["kv_budget_bytes"].toDouble() / 2);
     QVERIFY(third["output_tokens_per_second"].toDouble() <
             full["output_tokens_per_second"].toDouble());
+    // A rate past what the deployment serves runs at its capacity: its tokens are its requests'
+    // (a fifteenth review read 58 output tokens/s beside 0.32 requests/s x 256 = 82), within
+    // the last request's own time over a run of 1,000, and the saturated run's figure.
+    const QJsonObject over = run({"--requests-per-second", "1000", "--utilization", "0.3"});
+    QVERIFY(over["saturated"].toBool());
+    const double served = over["requests_per_second"].toDouble() * 200;
+    QVERIFY2(std::fabs(over["output_tokens_per_second"].toDouble() / served - 1) < 0.05,
+             qPrintable(QString::number(over["output_tokens_per_second"].toDouble()) + " vs " +
+                        QString::number(served)));
+    QVERIFY(std::fabs(over["output_tokens_per_second"].toDouble() /
+                          third["output_tokens_per_second"].toDouble() -
+                      1) < 0.05);
     // Flags latency has no use for, and another engine's, are refused by name.
     for (const QStringList& bad :
          {QStringList{"--concurrent", "4", "--engine", "sglang", "--utilization", "0.5"},
