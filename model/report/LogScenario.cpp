@@ -10,11 +10,13 @@ namespace attnplan {
 
 namespace {
 
-// A log states no workload, so the load stays the open scenario's, but never more clients of the
-// log's context than its KV pool holds at once: a fresh review's 1M-context log read as 32
-// clients sending 1M tokens each, queued for minutes. The pool's conversations are the engine's
-// own figure where it prints one (vLLM's "Maximum concurrency"), else its KV tokens over the
-// context; a server of fixed slots (llama.cpp's -np), its slots; at least one client.
+// A log states no workload, so the load stays the open scenario's. One that follows the plan
+// target (none typed) takes no more clients of the log's context than its KV pool holds at once:
+// a fresh review's 1M-context log read as 32 clients sending 1M tokens each, queued for minutes.
+// One the user typed is theirs, kept and said to queue (a fifteenth review's 200 clients became
+// 120 with nothing on screen saying so). The pool's conversations are the engine's own figure
+// where it prints one (vLLM's "Maximum concurrency"), else its KV tokens over the context; a
+// server of fixed slots (llama.cpp's -np), its slots; at least one client.
 void loadWithinThePool(Scenario& s, const EngineLogCheck& c, int64_t context,
                        std::vector<std::string>& notes)
 {
@@ -37,6 +39,12 @@ void loadWithinThePool(Scenario& s, const EngineLogCheck& c, int64_t context,
     const int64_t held = std::max<int64_t>(1, int64_t(std::floor(fits)));
     if (clients <= held)
         return;
+    if (s.load.value > 0) {
+        notes.push_back("the load: " + withCommas(clients) + " clients of the log's context (" +
+                        withCommas(context) + " tokens), more than " + what + " (" +
+                        withCommas(held) + "): the rest queue");
+        return;
+    }
     s.load.value = double(held);
     notes.push_back("the load: " + withCommas(held) + (held == 1 ? " client" : " clients") +
                     " of the log's context (" + withCommas(context) + " tokens), " + what +

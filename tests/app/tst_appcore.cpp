@@ -1282,6 +1282,23 @@ void TestAppCore::logLoadStaysWithinItsPool()
         QCOMPARE(r->latencyLoad.load.value, expected > 0 ? expected : double(asked));
         QCOMPARE(summary.contains("28 clients"), expected > 0);
     }
+    // A load the user typed is theirs: kept, and said to queue (a fifteenth review's 200
+    // clients became 28 with nothing on screen saying so).
+    {
+        AppSession session;
+        QVERIFY(session.models()->openBundled("qwen3-8b"));
+        attnplan::ScenarioLoad load = session.scenario().load;
+        load.value = 200;
+        session.setLoad(load);
+        QString error, summary;
+        QVERIFY2(session.openEngineLogText(QString::fromUtf8(attnplan::testing::kQwen2VllmLog),
+                                           "vllm.log", &error, &summary),
+                 qPrintable(error));
+        QCOMPARE(session.scenario().load.value, 200.0);
+        QVERIFY2(summary.contains("the load: 200 clients") && summary.contains("(28): the rest "
+                                                                               "queue"),
+                 qPrintable(summary));
+    }
     // llama-server with -np 4: its four slots, not 32 clients queueing behind them.
     AppSession session;
     QVERIFY(session.models()->openBundled("qwen3-8b"));
