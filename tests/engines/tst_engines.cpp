@@ -1600,6 +1600,19 @@ void TestEngines::vllmCommandMatchesPlan()
     QVERIFY(cmd.contains("--gpu-memory-utilization 0.95"));
     QVERIFY(cmd.contains("--kv-cache-dtype fp8"));
     QVERIFY(!cmd.contains("pipeline"));
+    // int4 weights, which vLLM does not quantize to at load: the command says the model must
+    // be a checkpoint quantized so, as SGLang's and TensorRT-LLM's do (a fifteenth review
+    // copied a command that loads the 16-bit checkpoint); fp8 is quantized at load.
+    in.weightDtype = DType::INT4;
+    const QString int4 = QString::fromStdString(
+        planCapacity(load("configs/mixtral-8x7b-v0.1.json"), in).value().launchCommand);
+    QVERIFY2(int4.endsWith("  # int4 weights: the model must name a checkpoint quantized so "
+                           "(AWQ, GPTQ or ModelOpt); vLLM does not quantize to it at load"),
+             qPrintable(int4));
+    in.weightDtype = DType::FP8;
+    const QString fp8 = QString::fromStdString(
+        planCapacity(load("configs/mixtral-8x7b-v0.1.json"), in).value().launchCommand);
+    QVERIFY(fp8.contains("--quantization fp8") && !fp8.contains("#"));
 }
 
 // Issue 34, item 1: a release typed as X.Y is X.Y.0, for every row of every engine: the row

@@ -551,6 +551,19 @@ namespace {
 
 // The command that starts this plan: the repository id (or the config's folder), and every
 // flag whose value differs from what this vLLM release would choose by itself.
+// int8, int4 and fp4 weights come only from a checkpoint quantized so: vLLM quantizes to fp8 at
+// load (--quantization fp8), not to these. Empty where the checkpoint is already of that dtype.
+std::string vllmCheckpointNote(const ModelSpec& s, const DeploymentInputs& in)
+{
+    const DType t = in.weightDtype;
+    if ((t != DType::INT4 && t != DType::INT8 && t != DType::FP4) ||
+        (s.checkpointDType && *s.checkpointDType == t))
+        return {};
+    return std::string(dtypeName(t)) +
+           " weights: the model must name a checkpoint quantized so (AWQ, GPTQ or ModelOpt); "
+           "vLLM does not quantize to it at load";
+}
+
 std::string launchCommand(const ModelSpec& s, const DeploymentInputs& in, const CapacityResult& r,
                           const EngineProfile& engine, const EngineDefaults& defaults)
 {
@@ -627,6 +640,10 @@ std::string launchCommand(const ModelSpec& s, const DeploymentInputs& in, const 
             set("mamba-cache-mode", in.mambaCacheMode);
         }
     }
+    // Weights vLLM does not quantize to at load: the model named must be a checkpoint quantized
+    // so, said on the command as SGLang's and TensorRT-LLM's are (a fifteenth review copied a
+    // command for int4 that loads the 16-bit checkpoint).
+    const std::string note = vllmCheckpointNote(s, in);
     std::ostringstream cmd;
     if (!in.offline) {
         cmd << "vllm serve " << model;
@@ -635,6 +652,8 @@ std::string launchCommand(const ModelSpec& s, const DeploymentInputs& in, const 
                 << (value.empty()     ? ""
                     : value[0] == '{' ? " '" + value + "'"
                                       : " " + value);
+        if (!note.empty())
+            cmd << "  # " << note;
         return cmd.str();
     }
     cmd << "LLM(model=\"" << model << "\"";
@@ -647,6 +666,8 @@ std::string launchCommand(const ModelSpec& s, const DeploymentInputs& in, const 
                                           : value);
     }
     cmd << ")";
+    if (!note.empty())
+        cmd << "  # " << note;
     return cmd.str();
 }
 
@@ -848,10 +869,8 @@ void addVllmWarnings(CapacityResult& r, const ModelSpec& s, const DeploymentInpu
         r.warnings.push_back("vLLM pads the hybrid KV cache's groups to " +
                              std::to_string(paging.groups()) + " x " +
                              std::to_string(paging.layersPerBlock) + " layers");
-    if ((in.weightDtype == DType::INT4 || in.weightDtype == DType::INT8) &&
-        !(s.checkpointDType && *s.checkpointDType == in.weightDtype))
-        r.warnings.push_back(std::string(dtypeName(in.weightDtype)) +
-                             " weights need a pre-quantized checkpoint (AWQ, GPTQ)");
+    if (const std::string note = vllmCheckpointNote(s, in); !note.empty())
+        r.warnings.push_back(note);
 }
 
 } // namespace
