@@ -15,6 +15,8 @@
 #include <QSpinBox>
 #include <QWheelEvent>
 
+#include <cmath>
+
 namespace {
 
 // The text a spin box shows, as typed.
@@ -52,6 +54,21 @@ void dropTypedUnit(QAbstractSpinBox* box)
     if (text.endsWith(suffix))
         text.chop(suffix.size());
     text = text.trimmed();
+    // Milliseconds in a field of seconds, as every time on screen is written ("20 ms" in a
+    // TPOT limit: a fifteenth review's was refused), in the field's own decimals.
+    auto* seconds = qobject_cast<QDoubleSpinBox*>(box);
+    if (seconds && unit == QLatin1String("s") && text.endsWith(QLatin1String("ms"))) {
+        bool ok = false;
+        const double ms = QLocale().toDouble(text.chopped(2).trimmed(), &ok);
+        if (!ok)
+            return;
+        QString candidate = QLocale().toString(ms / 1000, 'f', seconds->decimals()) + suffix;
+        int pos = 0;
+        if (std::fabs(ms / 1000 - QLocale().toDouble(candidate.chopped(suffix.size()))) < 1e-12 &&
+            box->validate(candidate, pos) == QValidator::Acceptable)
+            edit->setText(candidate);
+        return;
+    }
     if (!text.endsWith(unit, Qt::CaseInsensitive))
         return;
     text.chop(unit.size());

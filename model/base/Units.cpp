@@ -79,6 +79,12 @@ std::string formatCount(double v)
 
 std::string formatSeconds(double s)
 {
+    // Past a thousand seconds, with separators and in hours too (a fifteenth review read
+    // "TTFT 121693 s").
+    if (s >= 3600)
+        return withCommas(std::llround(s)) + " s (" + formatFixed(s / 3600, 1) + " h)";
+    if (s >= 1000)
+        return withCommas(std::llround(s)) + " s";
     if (s >= 1.0)
         return formatFixed(s, s >= 100 ? 0 : 2) + " s";
     if (s >= 1e-3)

@@ -476,11 +476,12 @@ std::string loadText(const LatencyLoad& load)
 {
     switch (load.kind) {
     case LatencyLoad::Kind::Concurrent:
-        return formatFixed(load.value, 0) + (load.value == 1 ? " client" : " clients") + " at once";
+        return withCommas(std::llround(load.value)) + (load.value == 1 ? " client" : " clients") +
+               " at once";
     case LatencyLoad::Kind::RequestsPerSecond:
         return formatFixed(load.value, 2) + " requests/s";
     case LatencyLoad::Kind::Batch:
-        return "a static batch of " + formatFixed(load.value, 0);
+        return "a static batch of " + withCommas(std::llround(load.value));
     case LatencyLoad::Kind::MaxLoad:
         return "the most it serves";
     }

@@ -3376,6 +3376,15 @@ void TestGui::plansLimitTakesItsUnit()
     QVERIFY(EntryGuard::refusal(ttft).isEmpty());
     typeInto(tpot, "0.05s");
     QCOMPARE(tpot->value(), 0.05);
+    // Milliseconds, as every time on screen is written (a fifteenth review's "20 ms"); a
+    // figure finer than the field's decimals is refused, not rounded.
+    typeInto(tpot, "20 ms");
+    QCOMPARE(tpot->value(), 0.02);
+    QVERIFY(EntryGuard::refusal(tpot).isEmpty());
+    typeInto(tpot, "20.5 ms");
+    QVERIFY(!EntryGuard::refusal(tpot).isEmpty());
+    typeInto(tpot, "0.05");
+    QVERIFY(EntryGuard::refusal(tpot).isEmpty());
     QVERIFY(session.report());
     // A text that does not read is refused, and the chart names the field.
     typeInto(ttft, "2 sec");

@@ -18,11 +18,25 @@ class TestBase : public QObject
 
 private slots:
     void tokenCountsAsPeopleWriteThem();
+    void secondsAsPeopleReadThem();
     void checkedArithmeticRefusesOverflow();
     void fieldReaderNamesTheFieldAndTheRange_data();
     void fieldReaderNamesTheFieldAndTheRange();
     void fieldReaderDefaultsAndUnknownKeys();
 };
+
+// Times as the app and the CLI print them; long ones with separators and in hours (a fifteenth
+// review read "TTFT 121693 s").
+void TestBase::secondsAsPeopleReadThem()
+{
+    QCOMPARE(formatSeconds(2.5e-5), std::string("25.0 µs"));
+    QCOMPARE(formatSeconds(0.0347), std::string("34.7 ms"));
+    QCOMPARE(formatSeconds(0.142), std::string("142 ms"));
+    QCOMPARE(formatSeconds(34.5), std::string("34.50 s"));
+    QCOMPARE(formatSeconds(567.2), std::string("567 s"));
+    QCOMPARE(formatSeconds(1527.4), std::string("1,527 s"));
+    QCOMPARE(formatSeconds(121693), std::string("121,693 s (33.8 h)"));
+}
 
 void TestBase::tokenCountsAsPeopleWriteThem()
 {

@@ -441,6 +441,9 @@ void TestReport::latencyRunsWhatTheEngineHolds()
     QVERIFY2(refused->latencyError.find("passes the context (-c) 8,192: llama.cpp") !=
                  std::string::npos,
              refused->latencyError.c_str());
+    // The load with separators (a fifteenth review read "1000000 clients at once").
+    QCOMPARE(loadText({LatencyLoad::Kind::Concurrent, 1e6, 0}),
+             std::string("1,000,000 clients at once"));
 }
 
 // Issue 41: the HTML report, for every bundled model: well-formed (it parses as XML), self-
