@@ -69,8 +69,13 @@ public:
     explicit UndoStep(AppSession* session)
         : m_session(session), m_outer(session->m_editDepth++ == 0 && !session->m_undoing)
     {
-        if (m_outer)
+        // The name is this step's whether or not it is the outermost (then it is lost, not
+        // left for the next edit).
+        const QString action = std::exchange(session->m_undoAction, QString());
+        if (m_outer) {
             m_before = session->undoEntry();
+            m_before.action = action;
+        }
     }
     ~UndoStep()
     {
@@ -102,8 +107,9 @@ AppSession::EditGroup::~EditGroup() = default;
 
 AppSession::UndoEntry AppSession::undoEntry() const
 {
-    return {m_scenario,    m_logCheck,       m_logNotes,  m_logCheckOff,
-            m_logTierSeqs, m_logTierBatched, m_planFlags, m_flagsBeforePlan};
+    return {m_scenario,    m_logCheck,        m_logNotes,
+            m_logCheckOff, m_logTierSeqs,     m_logTierBatched,
+            m_planFlags,   m_flagsBeforePlan, {}};
 }
 
 namespace {
@@ -156,12 +162,18 @@ QString describeChange(const Scenario& from, const Scenario& to)
 
 QString AppSession::undoText() const
 {
-    return m_undo.empty() ? QString() : describeChange(m_undo.back().scenario, m_scenario);
+    if (m_undo.empty())
+        return {};
+    return !m_undo.back().action.isEmpty() ? m_undo.back().action
+                                           : describeChange(m_undo.back().scenario, m_scenario);
 }
 
 QString AppSession::redoText() const
 {
-    return m_redo.empty() ? QString() : describeChange(m_scenario, m_redo.back().scenario);
+    if (m_redo.empty())
+        return {};
+    return !m_redo.back().action.isEmpty() ? m_redo.back().action
+                                           : describeChange(m_scenario, m_redo.back().scenario);
 }
 
 void AppSession::clearUndo()
@@ -188,6 +200,7 @@ bool AppSession::stepTo(std::vector<UndoEntry>& from, std::vector<UndoEntry>& to
     if (from.empty())
         return false;
     UndoEntry now = undoEntry();
+    now.action = from.back().action; // the same step, the other way
     m_undoing = true;
     const bool ok = applyScenarioWith(from.back().scenario, &from.back(), error);
     m_undoing = false;
@@ -257,6 +270,7 @@ void AppSession::modelOpened()
 void AppSession::setPlanDeployment(const ScenarioDeployment& deployment,
                                    const std::map<std::string, std::string>& given)
 {
+    m_undoAction = tr("Use this plan");
     const UndoStep step(this);
     // The plan as its row was timed: the target's clients (a sixth review's used plan kept a
     // log's one client, and showed 74.5 ms where the row said 100 ms). The request's tokens are
@@ -564,6 +578,7 @@ bool AppSession::openScenario(const QString& path, QString* error)
             *error = q(s.error());
         return false;
     }
+    m_undoAction = tr("open scenario");
     if (!applyScenario(s.value(), error))
         return false;
     m_path = path;
@@ -697,6 +712,7 @@ bool AppSession::openEngineLogText(const QString& text, const QString& path, QSt
     m_nextLogNotes.clear();
     for (const std::string& n : applied->notes)
         m_nextLogNotes << q(n);
+    m_undoAction = tr("open log");
     if (!applyScenario(applied->scenario, error)) {
         m_nextLogCheck.clear();
         m_nextLogNotes.clear();

@@ -191,6 +191,9 @@ private:
         int64_t logTierSeqs = 0, logTierBatched = 0;
         std::map<std::string, std::string> planFlags;
         std::map<std::string, std::optional<std::string>> flagsBeforePlan;
+        // What the step did, where it has a name ("Use this plan", "open log"): the Edit
+        // menu's words for it rather than the settings it changed.
+        QString action;
     };
     UndoEntry undoEntry() const;
     void modelOpened();
@@ -244,6 +247,7 @@ private:
     std::string m_savedJson;
     int m_editDepth = 0;
     bool m_undoing = false;
+    QString m_undoAction; // the name the next undo step takes (UndoEntry.action)
 
     ModelController* m_models;
     SummaryModel* m_summary;

@@ -954,6 +954,27 @@ void TestAppCore::scenarioSavedReopensToTheSameNumbers()
     QCOMPARE(fresh.redoText(), QString("GPU"));
     QVERIFY(fresh.undo());
     QVERIFY(!fresh.isModified());
+    // A named step says its name, both ways (a fifteenth review read "Undo 5 settings" for
+    // "Use this plan").
+    fresh.setPlansWanted(true);
+    int row = -1;
+    for (int i = 0; i < int(fresh.report()->plan.size()) && row < 0; ++i)
+        if (fresh.report()->plan[size_t(i)].feasible)
+            row = i;
+    QVERIFY(row >= 0);
+    QVERIFY(fresh.plan()->applyPlan(row));
+    QCOMPARE(fresh.undoText(), QString("Use this plan"));
+    QVERIFY(fresh.undo());
+    QCOMPARE(fresh.redoText(), QString("Use this plan"));
+    QVERIFY(fresh.redo());
+    QCOMPARE(fresh.undoText(), QString("Use this plan"));
+    fresh.plan()->setContext(8192);
+    QCOMPARE(fresh.undoText(), QString("context"));
+    QString summary;
+    QVERIFY2(fresh.openEngineLogText(QString::fromUtf8(attnplan::testing::kQwen2VllmLog),
+                                     "vllm.log", &error, &summary),
+             qPrintable(error));
+    QCOMPARE(fresh.undoText(), QString("open log"));
 }
 
 void TestAppCore::brokenScenarioKeepsTheCurrentOne()
