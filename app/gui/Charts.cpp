@@ -411,6 +411,23 @@ QChart* barChartBase(QAbstractBarSeries* series, TableModel* model, int first, i
 
 } // namespace
 
+namespace {
+
+// A stacked bar's value label only where the segment is tall enough to hold it: again after a
+// theme, which sets every label's colour (the dark palette piled the thin segments' labels into
+// a blob: a fifteenth review's P3).
+void labelTallSegments(QStackedBarSeries* series)
+{
+    double total = 0;
+    for (QBarSet* set : series->barSets())
+        total += set->count() ? set->at(0) : 0;
+    for (QBarSet* set : series->barSets())
+        set->setLabelColor(set->count() && set->at(0) > 0.08 * total ? QColor(Qt::white)
+                                                                     : QColor(Qt::transparent));
+}
+
+} // namespace
+
 QChartView* stackedBar(TableModel* model, const QString& title, const QString& valueTitle,
                        Unit unit)
 {
@@ -437,17 +454,9 @@ QChartView* stackedBar(TableModel* model, const QString& title, const QString& v
     fill();
     QChartView* view = viewFor(chart);
     chart->legend()->setAlignment(Qt::AlignRight);
-    // A value label only where the segment is tall enough to hold it.
-    auto hideSmall = [series] {
-        double total = 0;
-        for (QBarSet* set : series->barSets())
-            total += set->count() ? set->at(0) : 0;
-        for (QBarSet* set : series->barSets())
-            set->setLabelColor(set->count() && set->at(0) > 0.08 * total ? QColor(Qt::white)
-                                                                         : QColor(Qt::transparent));
-    };
-    QObject::connect(model, &QAbstractItemModel::modelReset, series, hideSmall);
-    hideSmall();
+    QObject::connect(model, &QAbstractItemModel::modelReset, series,
+                     [series] { labelTallSegments(series); });
+    labelTallSegments(series);
     return view;
 }
 
@@ -686,6 +695,9 @@ void applyTheme(QChart* chart, bool dark)
     chart->setBackgroundRoundness(0);
     chart->legend()->setVisible(legend);
     applyColours(chart);
+    for (QAbstractSeries* s : chart->series())
+        if (auto* stacked = qobject_cast<QStackedBarSeries*>(s))
+            labelTallSegments(stacked);
     for (QAbstractSeries* s : chart->series())
         if (isMarker(s))
             if (auto* line = qobject_cast<QLineSeries*>(s)) {

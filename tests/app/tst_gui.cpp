@@ -75,6 +75,7 @@
 #include <QSignalSpy>
 #include <QSlider>
 #include <QSpinBox>
+#include <QStackedBarSeries>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
@@ -209,6 +210,7 @@ private slots:
     void otherEngineTimesItsOwnPool();
     void compareHoldsWhatTheEngineKeeps();
     void plansLimitTakesItsUnit();
+    void thinSegmentsStayUnlabelledInEitherPalette();
     void vllmFixesAreSaidAsVllms();
     void vllmStartsOnlyOnWhatIsFree();
 };
@@ -3394,6 +3396,38 @@ void TestGui::plansLimitTakesItsUnit()
     QVERIFY(empty);
     QTRY_VERIFY2(empty->text().startsWith("No plan: Max time to first token: "),
                  qPrintable(empty->text()));
+}
+
+// A fifteenth review's P3: in the dark palette the memory bar's thin segments (weights,
+// activations and graphs on 2 x H200) were labelled, their values piled into a blob; the light
+// palette hid them. A theme sets every label's colour: the rule runs again after it.
+void TestGui::thinSegmentsStayUnlabelledInEitherPalette()
+{
+    AppSession session;
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    MainWindow window(&session);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QStackedBarSeries* bar = nullptr;
+    for (QChartView* v : window.findChildren<QChartView*>())
+        if (v->chart()->title().startsWith("Where one GPU's memory goes"))
+            for (QAbstractSeries* series : v->chart()->series())
+                if (auto* stacked = qobject_cast<QStackedBarSeries*>(series))
+                    bar = stacked;
+    QVERIFY(bar);
+    for (bool dark : {true, false, true}) {
+        window.setDarkPalette(dark);
+        double total = 0;
+        for (QBarSet* set : bar->barSets())
+            total += set->count() ? set->at(0) : 0;
+        int thin = 0;
+        for (QBarSet* set : bar->barSets())
+            if (set->count() && set->at(0) <= 0.08 * total) {
+                ++thin;
+                QVERIFY2(set->labelColor().alpha() == 0, qPrintable(set->label()));
+            }
+        QVERIFY(thin > 0);
+    }
 }
 
 // A tenth review's P1: a vLLM log's KV budget (3.18 GiB, one conversation of 67k) stayed in
