@@ -538,6 +538,20 @@ void MainWindow::showModel()
                "the model card.")
                 .arg(QString::fromStdString(model->modelType)));
     m_summary->setModel(model);
+    // The library's highlight is the open model's, or none (a fifteenth review's highlight stayed
+    // on the last library row after a config was opened from disk).
+    const QString source = m_models->currentSource();
+    const QModelIndexList row =
+        source.isEmpty() || m_libraryFilter->rowCount() == 0
+            ? QModelIndexList()
+            : m_libraryFilter->match(m_libraryFilter->index(0, 0), ModelLibrary::SourceRole, source,
+                                     1, Qt::MatchExactly | Qt::MatchRecursive);
+    if (row.isEmpty()) {
+        m_libraryView->selectionModel()->clear();
+    } else {
+        m_libraryView->setCurrentIndex(row.first());
+        m_libraryView->scrollTo(row.first());
+    }
     m_summaryView->resizeColumnToContents(0);
     m_summaryView->resizeRowsToContents();
     m_title->setText(QString::fromStdString(model->name));

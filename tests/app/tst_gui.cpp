@@ -15,6 +15,7 @@
 #include "MainWindow.h"
 #include "MeasureController.h"
 #include "ModelController.h"
+#include "ModelLibrary.h"
 #include "PlanController.h"
 #include "SegmentModel.h"
 #include "SummaryModel.h"
@@ -211,6 +212,7 @@ private slots:
     void compareHoldsWhatTheEngineKeeps();
     void plansLimitTakesItsUnit();
     void thinSegmentsStayUnlabelledInEitherPalette();
+    void libraryHighlightsTheOpenModel();
     void vllmFixesAreSaidAsVllms();
     void vllmStartsOnlyOnWhatIsFree();
 };
@@ -3428,6 +3430,32 @@ void TestGui::thinSegmentsStayUnlabelledInEitherPalette()
             }
         QVERIFY(thin > 0);
     }
+}
+
+// A fifteenth review's P3: the library kept highlighting the last row clicked after a config
+// was opened from disk. Its highlight is the open model's row, or none.
+void TestGui::libraryHighlightsTheOpenModel()
+{
+    AppSession session;
+    MainWindow window(&session);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto* view = child<QTreeView>(&window, "libraryView");
+    const auto highlighted = [view] {
+        return view->selectionModel()->selectedIndexes().isEmpty()
+                   ? QString()
+                   : view->currentIndex().data(ModelLibrary::SourceRole).toString();
+    };
+    QVERIFY(session.models()->openBundled("qwen3-32b"));
+    QCOMPARE(highlighted(), session.models()->currentSource());
+    QVERIFY(!highlighted().isEmpty());
+    QTemporaryDir dir;
+    QVERIFY(QFile::copy(attnplan::testing::src("configs/qwen3-30b-a3b.json"),
+                        dir.filePath("config.json")));
+    QVERIFY(session.models()->open(dir.filePath("config.json")));
+    const QString now = highlighted();
+    QVERIFY2(now.isEmpty() || now == session.models()->currentSource(), qPrintable(now));
+    QVERIFY(!now.contains("qwen3-32b"));
 }
 
 // A tenth review's P1: a vLLM log's KV budget (3.18 GiB, one conversation of 67k) stayed in
