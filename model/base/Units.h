@@ -11,7 +11,7 @@ namespace attnplan {
 // Display helpers shared by the CLI and the GUI. Decimal units (GB = 1e9 bytes) as GPU
 // datasheets and the lesson write them; binary (GiB) where an engine logs them.
 std::string withCommas(int64_t v);
-std::string formatBytes(double bytes); // "4.19 GB"
+std::string formatBytes(double bytes); // "3.90 GiB", "128 KiB"
 std::string formatGiB(double bytes);   // "3.81 GiB"
 std::string formatCount(double v);     // "8.03 B", "671 B", "131 K"
 std::string formatSeconds(double s);   // "12.3 ms"

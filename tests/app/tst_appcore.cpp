@@ -788,7 +788,7 @@ void TestAppCore::modelLibraryFiltersAsYouType()
     for (int r = 0; r < filter.rowCount(group); ++r)
         if (filter.index(r, 0, group).data().toString() == "qwen3-8b") {
             QCOMPARE(filter.index(r, 1, group).data().toString(), QString("8.19 B"));
-            QCOMPARE(filter.index(r, 2, group).data().toString(), QString("147 KB"));
+            QCOMPARE(filter.index(r, 2, group).data().toString(), QString("144 KiB"));
         }
     // Attention kind and size ranges.
     filter.setQuery("mla");
@@ -883,8 +883,9 @@ void TestAppCore::tableExports()
     TableModel t({{"Name", TableModel::Unit::Text, {}}, {"Bytes", TableModel::Unit::Bytes, {}}});
     t.setRows({{QString("a, b"), 4.2e9}, {QString("c"), 1000.0}});
     QCOMPARE(t.toCsv(), QString("Name,Bytes\n\"a, b\",4200000000\nc,1000\n"));
-    QVERIFY(t.toMarkdown().contains("| a, b | 4.20 GB |"));
-    QCOMPARE(t.data(t.index(0, 1), TableModel::FormattedRole).toString(), QString("4.20 GB"));
+    // Binary units, as every memory figure is written: 4.2e9 B = 3.91 GiB.
+    QVERIFY(t.toMarkdown().contains("| a, b | 3.91 GiB |"));
+    QCOMPARE(t.data(t.index(0, 1), TableModel::FormattedRole).toString(), QString("3.91 GiB"));
     QCOMPARE(t.data(t.index(0, 1), Qt::DisplayRole).toDouble(), 4.2e9); // charts read raw values
 }
 
