@@ -31,15 +31,17 @@ PlanController::PlanController(AppSession* session)
            {tr("GPUs"), Unit::Count, tr("Replicas x TP x DP x PP")},
            // The price next to the GPU count, where a narrow table still shows it.
            {tr("$ / hour"), Unit::Dollars, tr("When price_per_hour is set in your GPU catalog")},
-           {tr("TP"), Unit::Count, {}},
-           {tr("PP"), Unit::Count, {}},
-           {tr("DP"), Unit::Count,
-            tr("Attention data-parallel ranks, the experts spread over every rank (EP)")},
-           {tr("Per replica"), Unit::Count, tr("Conversations at once on one replica")},
+           // The figures a plan is chosen by before the layout's (a fifteenth review found TTFT,
+           // TPOT and tokens/s off-screen at 1024 x 700 behind TP, PP and DP).
            {tr("TTFT"), Unit::Seconds, {}},
            {tr("TPOT"), Unit::Seconds, {}},
            {tr("Tokens/s per GPU"), Unit::Count,
             tr("Output tokens a second at the target's load, the replica's over its GPUs")},
+           {tr("Per replica"), Unit::Count, tr("Conversations at once on one replica")},
+           {tr("TP"), Unit::Count, {}},
+           {tr("PP"), Unit::Count, {}},
+           {tr("DP"), Unit::Count,
+            tr("Attention data-parallel ranks, the experts spread over every rank (EP)")},
            {tr("Launch command, or why no plan"), Unit::Text, {}}},
           this)),
       m_trade(new TableModel({{tr("TPOT"), Unit::Seconds, {}},
@@ -254,9 +256,9 @@ void PlanController::refresh()
             if (p.feasible) {
                 rows.push_back({q(p.gpu), double(p.totalGpus),
                                 p.dollarsPerHour ? QVariant(*p.dollarsPerHour) : QVariant(),
-                                double(p.tp), double(p.pp), double(p.dp),
-                                double(p.conversationsPerReplica), p.ttftSeconds, p.tpotSeconds,
-                                p.outputTokensPerSecondPerGpu, planCommand(int(i))});
+                                p.ttftSeconds, p.tpotSeconds, p.outputTokensPerSecondPerGpu,
+                                double(p.conversationsPerReplica), double(p.tp), double(p.pp),
+                                double(p.dp), planCommand(int(i))});
                 trade.push_back({p.tpotSeconds, p.outputTokensPerSecondPerGpu, double(i)});
             } else {
                 rows.push_back({q(p.gpu), {}, {}, {}, {}, {}, {}, {}, {}, {}, planCommand(int(i))});

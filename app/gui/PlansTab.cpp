@@ -329,7 +329,7 @@ void PlansTab::showChosen()
     QList<QPointF> chosen;
     if (feasible) {
         TableModel* plans = m_plan->planModel();
-        const int tpot = 8, rate = 9; // planModel()'s TPOT and tokens/s columns
+        const int tpot = 4, rate = 5; // planModel()'s TPOT and tokens/s columns
         chosen << Charts::toChart(m_trade->chart(),
                                   QPointF(plans->index(row, tpot).data().toDouble(),
                                           plans->index(row, rate).data().toDouble()));
