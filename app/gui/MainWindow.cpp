@@ -273,6 +273,30 @@ void MainWindow::expandLibrary()
     m_libraryView->expandAll();
     for (int column : {0, 1, 2})
         m_libraryView->resizeColumnToContents(column);
+    highlightOpenModel(); // rows came or went (Recent, a cache scan, the filter)
+}
+
+// The library's highlight is the open model's row, or none (a fifteenth review's highlight stayed
+// on the last library row after a config was opened from disk).
+void MainWindow::highlightOpenModel()
+{
+    const QString source = m_models->currentSource();
+    const QModelIndexList row =
+        source.isEmpty() || m_libraryFilter->rowCount() == 0
+            ? QModelIndexList()
+            : m_libraryFilter->match(m_libraryFilter->index(0, 0), ModelLibrary::SourceRole, source,
+                                     1, Qt::MatchExactly | Qt::MatchRecursive);
+    if (row.isEmpty()) {
+        m_libraryView->selectionModel()->clear();
+        return;
+    }
+    if (m_libraryView->currentIndex() != row.first() ||
+        !m_libraryView->selectionModel()->isSelected(row.first()))
+        m_libraryView->setCurrentIndex(row.first());
+    // Its group's name in view too, where both fit (the Recent header scrolled away).
+    if (row.first().parent().isValid())
+        m_libraryView->scrollTo(row.first().parent());
+    m_libraryView->scrollTo(row.first());
 }
 
 void MainWindow::buildMenus()
@@ -538,20 +562,7 @@ void MainWindow::showModel()
                "the model card.")
                 .arg(QString::fromStdString(model->modelType)));
     m_summary->setModel(model);
-    // The library's highlight is the open model's, or none (a fifteenth review's highlight stayed
-    // on the last library row after a config was opened from disk).
-    const QString source = m_models->currentSource();
-    const QModelIndexList row =
-        source.isEmpty() || m_libraryFilter->rowCount() == 0
-            ? QModelIndexList()
-            : m_libraryFilter->match(m_libraryFilter->index(0, 0), ModelLibrary::SourceRole, source,
-                                     1, Qt::MatchExactly | Qt::MatchRecursive);
-    if (row.isEmpty()) {
-        m_libraryView->selectionModel()->clear();
-    } else {
-        m_libraryView->setCurrentIndex(row.first());
-        m_libraryView->scrollTo(row.first());
-    }
+    highlightOpenModel();
     m_summaryView->resizeColumnToContents(0);
     m_summaryView->resizeRowsToContents();
     m_title->setText(QString::fromStdString(model->name));

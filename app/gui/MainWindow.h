@@ -74,6 +74,7 @@ private:
     void openFolder();
     void showModel();
     void expandLibrary();
+    void highlightOpenModel();
     void showError(const QString& message);
     // The HTML report, or with `data` the JSON, CSV or Markdown tables.
     void exportReport(bool data);
