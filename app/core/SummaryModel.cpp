@@ -62,9 +62,15 @@ void SummaryModel::setModel(std::shared_ptr<const attnplan::ModelSpec> spec)
                      (w.exact ? " (exact)" : " (computed)"),
                  w.exact ? "From " + q(s.weightBytesSource) : "parameters x bytes per parameter"});
             m_rows.push_back(
-                {"KV per token", q(withCommas(kvBytesPerToken(s, kt))) + " B " + dtypeName(kt),
-                 s.mla.enabled() ? "(kv_lora_rank + qk_rope_head_dim) x layers x bytes"
-                                 : "2 (K and V) x layers x KV heads x head_dim x bytes"});
+                {"KV per token",
+                 q(withCommas(kvBytesPerToken(s, kt))) + " B " + dtypeName(kt) +
+                     (s.checkpointKvDType ? " (checkpoint)" : ""),
+                 QString(s.mla.enabled() ? "(kv_lora_rank + qk_rope_head_dim) x layers x bytes"
+                                         : "2 (K and V) x layers x KV heads x head_dim x bytes") +
+                     (s.checkpointKvDType
+                          ? "; in the KV cache dtype the checkpoint states (kv_cache_quant_algo or "
+                            "kv_cache_scheme), which vLLM's \"auto\" follows from 0.14"
+                          : "")});
             // Hybrid models: what their linear-attention or Mamba layers keep a conversation,
             // whatever its length (review P2 13: it showed only in one Compare column).
             if (const int64_t n = s.stateLayerCount(); n > 0) {

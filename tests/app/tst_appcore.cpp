@@ -73,6 +73,7 @@ private slots:
     void reportHoldsWhatTheTabsShow();
     void everyBundledConfigLoadsWithItsNumbers_data();
     void everyBundledConfigLoadsWithItsNumbers();
+    void cardSaysTheCheckpointsKvDtype();
     void changingGpuAndContextUpdatesConversations();
     void badConfigShowsReasonAndKeepsPreviousModel();
     void impossiblePlanIsReportedNotCrashed();
@@ -424,6 +425,30 @@ void TestAppCore::everyBundledConfigLoadsWithItsNumbers()
     if (c.active != c.total)
         QVERIFY(summary.value("Active parameters")
                     .startsWith(QString::fromStdString(withCommas(c.active))));
+}
+
+// An older review's P3: a checkpoint that states an fp8 KV cache (ModelOpt's
+// kv_cache_quant_algo) showed "KV per token ... fp8" on the card with nothing saying where the
+// fp8 came from. It says "(checkpoint)"; a config without one says nothing of the kind.
+void TestAppCore::cardSaysTheCheckpointsKvDtype()
+{
+    QTemporaryDir dir;
+    QVERIFY(QFile::copy(src("configs/gemma-4-31b-it.json"), dir.filePath("config.json")));
+    QFile quant(dir.filePath("hf_quant_config.json"));
+    QVERIFY(quant.open(QIODevice::WriteOnly));
+    quant.write(R"({"producer": {"name": "modelopt", "version": "0.37.0"},
+                    "quantization": {"quant_algo": "NVFP4", "kv_cache_quant_algo": "FP8",
+                                     "group_size": 16, "exclude_modules": ["lm_head"]}})");
+    quant.close();
+    ModelController models;
+    SummaryModel summary;
+    connect(&models, &ModelController::modelChanged, &summary, &SummaryModel::setModel);
+    QVERIFY(models.open(dir.path()));
+    QVERIFY2(summary.value("KV per token").endsWith(" B fp8 (checkpoint)"),
+             qPrintable(summary.value("KV per token")));
+    QVERIFY(models.openBundled("gemma-4-31b-it"));
+    QVERIFY2(!summary.value("KV per token").contains("checkpoint"),
+             qPrintable(summary.value("KV per token")));
 }
 
 void TestAppCore::changingGpuAndContextUpdatesConversations()
