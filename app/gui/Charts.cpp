@@ -139,7 +139,8 @@ QList<double> ticks(double& lo, double& hi, bool log, Unit unit)
     if (log) {
         lo = std::max(lo, 1e-15);
         hi = std::max(hi, lo * 1.0001);
-        if (unit == Unit::Tokens && lo >= 1) {
+        // Tokens and bytes on powers of two (bytes are said in KiB, MiB and GiB).
+        if ((unit == Unit::Tokens || unit == Unit::Bytes) && lo >= 1) {
             int k0 = int(std::floor(std::log2(lo))), k1 = int(std::ceil(std::log2(hi)));
             const int step = std::max(1, (k1 - k0 + 4) / 5);
             k0 -= ((k0 % step) + step) % step; // labels on 1k, 4k, 16k... when step is 2
@@ -165,7 +166,12 @@ QList<double> ticks(double& lo, double& hi, bool log, Unit unit)
     if (!(hi > lo))
         hi = lo + 1;
     const double raw = (hi - lo) / 5;
-    const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+    // Bytes step in 1-2-5 of the binary unit they are said in (200 KiB, not 195 KiB).
+    const double base =
+        unit == Unit::Bytes && raw >= 1024
+            ? std::pow(1024.0, std::min(5.0, std::floor(std::log(raw) / std::log(1024.0))))
+            : 1.0;
+    const double mag = base * std::pow(10.0, std::floor(std::log10(raw / base)));
     const double step = raw / mag <= 1   ? mag
                         : raw / mag <= 2 ? 2 * mag
                         : raw / mag <= 5 ? 5 * mag

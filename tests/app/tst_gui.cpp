@@ -213,6 +213,7 @@ private slots:
     void plansLimitTakesItsUnit();
     void thinSegmentsStayUnlabelledInEitherPalette();
     void libraryHighlightsTheOpenModel();
+    void byteAxesStepInBinaryUnits();
     void vllmFixesAreSaidAsVllms();
     void vllmStartsOnlyOnWhatIsFree();
 };
@@ -2414,6 +2415,27 @@ void TestGui::customRowsOnlyForACustomGpu()
     QCOMPARE(QString::fromStdString(session.scenario().deployment.gpu), QString("custom"));
     gpu->setCurrentIndex(gpu->findText("H200"));
     QVERIFY(!memory->isVisible());
+}
+
+// Bytes are said in KiB, MiB and GiB: an axis of them steps in round binary figures, not decimal
+// steps said in binary units ("0 B, 195 KiB, 391 KiB, 586 KiB" on Compare's KV chart), linear
+// or log.
+void TestGui::byteAxesStepInBinaryUnits()
+{
+    for (const bool log : {false, true}) {
+        TableModel model({{"x", TableModel::Unit::Count, {}}, {"y", TableModel::Unit::Bytes, {}}});
+        model.setRows({{1.0, 16384.0}, {2.0, 524288.0}});
+        QChartView* view = Charts::lineChart(&model, 0, {1}, false, log, "t", "x", "y");
+        Charts::fitAxes(view->chart());
+        auto* y = qobject_cast<QCategoryAxis*>(view->chart()->axes(Qt::Vertical).value(0));
+        QVERIFY(y);
+        const QStringList labels = y->categoriesLabels();
+        QVERIFY(labels.size() >= 3);
+        static const QRegularExpression round(QStringLiteral("^[0-9]+(\\.0+)? (B|KiB|MiB|GiB)$"));
+        for (const QString& label : labels)
+            QVERIFY2(round.match(label).hasMatch(), qPrintable(labels.join(", ")));
+        delete view;
+    }
 }
 
 // Issue 41, the fourth review: the Plans chart cut its top points in half (a plan at 98 tokens/s
