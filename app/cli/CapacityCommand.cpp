@@ -495,8 +495,8 @@ int runPlan(const std::vector<std::string>& argv)
         return 0;
     }
     std::cout << "Plans for " << s.name << ": " << withCommas(t.context) << " tokens, "
-              << t.concurrent << (t.concurrent == 1 ? " conversation" : " conversations")
-              << " at once\n";
+              << withCommas(t.concurrent)
+              << (t.concurrent == 1 ? " conversation" : " conversations") << " at once\n";
     for (const PlanRow& r : rows) {
         if (!r.feasible) {
             std::cout << "  " << r.gpu << ": no plan (" << r.reason << ")\n";

@@ -337,7 +337,25 @@ std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catal
                             std::move(vin),
                             std::move(r.value()),
                             candidates.size()};
+                // A latency limit may want more replicas than memory does, each running fewer
+                // of the clients: the same layout with more replicas (every count up to 7, then
+                // about 15% more each time) down to one client a replica (a sixteenth review's
+                // H200 had "no plan" at TPOT 20 ms where 11 replicas give 15.0 ms). Tried in the
+                // same order: the fewest GPUs first.
+                const Candidate fewest = c;
                 candidates.push_back(std::move(c));
+                if (target.maxTtftSeconds > 0 || target.maxTpotSeconds > 0)
+                    for (int64_t r = fewest.replicas + 1, last = fewest.batch; last > 1;
+                         r = std::max(r + 1, r * 115 / 100)) {
+                        const int64_t b = (needed + r - 1) / r;
+                        if (b >= last)
+                            continue;
+                        Candidate more = fewest;
+                        more.replicas = r;
+                        more.total = r * tp * dp * pp;
+                        more.batch = last = b;
+                        candidates.push_back(std::move(more));
+                    }
             }
         }
         // The fewest GPUs; among equals the fewest pipeline stages (less latency), then the

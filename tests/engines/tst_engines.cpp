@@ -117,6 +117,7 @@ private slots:
     void plannerHonoursLatencyCeilings();
     void loggedWeightsStayOnTheirGpu();
     void llamaPlansAreOneGpuAReplica();
+    void latencyLimitAddsReplicas();
     void vllmCommandMatchesPlan();
     // Issue 34: numbers that were the wrong ones for what the user typed.
     void releaseTypedAsXYIsXY0();
@@ -1584,6 +1585,45 @@ void TestEngines::llamaPlansAreOneGpuAReplica()
     QVERIFY2(h200.feasible, h200.reason.c_str());
     QCOMPARE(h200.pp, qint64(1));
     QCOMPARE(h200.totalGpus, h200.replicas);
+}
+
+// A sixteenth review's P1: with a TPOT limit the planner never added replicas: 32 clients of
+// Llama-3.1-8B at 32k on A100 80GB had "no plan" at 20 ms, where more replicas, each running
+// fewer of the clients, meet it. The row is feasible, within the limit, its TPOT the deployment's
+// own at the batch each replica runs, and no layout of fewer GPUs meets the limit.
+void TestEngines::latencyLimitAddsReplicas()
+{
+    PlanTarget t;
+    t.context = 32768;
+    t.concurrent = 32;
+    t.maxTpotSeconds = 0.020;
+    DeploymentInputs base = on("A100 80GB", 32768);
+    GpuCatalog one;
+    one.gpus = {*builtinGpuCatalog().find("A100 80GB")};
+    const ModelSpec s = load("configs/llama-3.1-8b.json");
+    const auto rows = planDeployments(s, one, t, base);
+    QVERIFY(!rows.empty());
+    const PlanRow& r = rows.front();
+    QVERIFY2(r.feasible, r.reason.c_str());
+    QVERIFY(r.tpotSeconds <= 0.020);
+    QVERIFY2(r.replicas > 1, qPrintable(QString::number(r.replicas)));
+    // Without the limit, the fewest GPUs run every client on one replica, far above 20 ms.
+    PlanTarget loose = t;
+    loose.maxTpotSeconds = 0;
+    const PlanRow free = planDeployments(s, one, loose, base).front();
+    QVERIFY(free.feasible && free.totalGpus < r.totalGpus && free.tpotSeconds > 0.020);
+    // The row's TPOT is the deployment's latency at the batch a replica runs.
+    DeploymentInputs used = base;
+    used.tp = r.tp;
+    used.gpus = r.tp * r.pp;
+    LatencyInputs lq;
+    lq.outputTokens = 256;
+    lq.inputTokens = 32768 - 256;
+    lq.load = {LatencyLoad::Kind::Concurrent, double((32 + r.replicas - 1) / r.replicas), 0};
+    const auto own = latencyUnderEngine(s, used, lq);
+    QVERIFY(own);
+    QVERIFY2(std::fabs(own->result.tpotSeconds / r.tpotSeconds - 1) < 1e-9,
+             qPrintable(QString::number(own->result.tpotSeconds)));
 }
 
 void TestEngines::vllmCommandMatchesPlan()
