@@ -241,7 +241,10 @@ void AppSession::modelOpened()
     d.modelWindow = 0; // a stand-in's window was for the model it stood in for
     if (d.availableKvGiB > 0 || d.freeMemoryGiB > 0 || d.loadedWeightsGiB > 0 ||
         forgetMeasuredFlags(kept)) {
-        if (d.availableKvGiB > 0) {
+        // The dtypes a log set (its budget's, or the weights as its server loaded them: a
+        // GGUF's int4) were that model's too (a sixteenth review's int4 stayed on Llama-3.1-8B,
+        // said to be "the checkpoint's").
+        if (d.availableKvGiB > 0 || d.loadedWeightsGiB > 0) {
             d.weightDtype = "auto";
             d.kvDtype = "auto";
         }
@@ -256,11 +259,17 @@ void AppSession::modelOpened()
         // The dtypes are the deployment's and stay; said, since the model panel shows the
         // checkpoint's (a seventh review's switch kept int4 without a word).
         QStringList kept;
+        const auto spec = m_models->model();
         if (d.weightDtype != "auto")
-            kept << tr("weights %1").arg(q(d.weightDtype));
+            kept << tr("weights %1").arg(q(d.weightDtype)) +
+                        (spec ? tr(" (the checkpoint's are %1)")
+                                    .arg(QString::fromLatin1(
+                                        attnplan::dtypeName(attnplan::servingWeightDType(*spec))))
+                              : QString());
         if (d.kvDtype != "auto")
             kept << tr("KV cache %1").arg(q(d.kvDtype));
-        emit notice(tr("The deployment keeps %1 for this model (auto: the checkpoint's)")
+        emit notice(tr("The deployment keeps %1 for this model, as set before; Auto takes the "
+                       "checkpoint's")
                         .arg(kept.join(tr(" and "))));
     }
     recompute();

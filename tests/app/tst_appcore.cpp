@@ -1843,6 +1843,11 @@ void TestAppCore::llamaLogKeepsItsWeightsType()
     QCOMPARE(QString::fromStdString(session.scenario().deployment.weightDtype), QString("int4"));
     QVERIFY(session.report()->capacity.has_value());
     QCOMPARE(session.report()->deployment.weightDtype, attnplan::DType::INT4);
+    // The GGUF's int4 was that model's, as its loaded weights were: another model is modelled
+    // at its own checkpoint's (a sixteenth review's Llama-3.1-8B kept int4, 4.3 GiB).
+    QVERIFY(session.models()->openBundled("qwen2.5-7b-instruct"));
+    QCOMPARE(QString::fromStdString(session.scenario().deployment.weightDtype), QString("auto"));
+    QCOMPARE(session.scenario().deployment.loadedWeightsGiB, 0.0);
 }
 
 // A seventh review's P3: switching the model kept int4 weights without a word, while the model
@@ -1858,7 +1863,8 @@ void TestAppCore::modelSwitchSaysTheDtypesItKeeps()
     QVERIFY(session.models()->openBundled("qwen2.5-32b-instruct"));
     QCOMPARE(notices.count(), 1);
     QCOMPARE(notices.at(0).at(0).toString(),
-             QString("The deployment keeps weights int4 for this model (auto: the checkpoint's)"));
+             QString("The deployment keeps weights int4 (the checkpoint's are bf16) for this "
+                     "model, as set before; Auto takes the checkpoint's"));
     QCOMPARE(QString::fromStdString(session.scenario().deployment.weightDtype), QString("int4"));
     // With auto dtypes there is nothing to say.
     d = session.scenario().deployment;
