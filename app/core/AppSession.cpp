@@ -483,11 +483,12 @@ bool AppSession::importPrices(const QString& path, QStringList* messages)
     return true;
 }
 
-void AppSession::setRefusedEntry(const QString& why)
+void AppSession::setRefusedEntry(const QString& why, const QString& load)
 {
-    if (why == m_refusedEntry)
+    if (why == m_refusedEntry && load == m_refusedLoad)
         return;
     m_refusedEntry = why;
+    m_refusedLoad = load;
     recompute();
 }
 
@@ -512,6 +513,14 @@ void AppSession::recompute()
                 m_report->provenance.push_back(n.toStdString());
         }
         m_reportError = {};
+        // The latency is the load's: none from the value a refused load field held before.
+        if (!m_refusedLoad.isEmpty()) {
+            m_report->latency.reset();
+            m_report->latencyError = m_refusedLoad.toStdString();
+            // The plans are timed at the load's tokens: none from the value it held before.
+            m_report->plan.clear();
+            m_report->planned = true;
+        }
     } else {
         m_report.reset();
         m_reportError = r.failure();

@@ -122,7 +122,11 @@ public:
     // A field of the window holds text that does not read as a value (the window's EntryGuard):
     // no figure is computed from the value the field held before, on any tab, until it reads
     // again. Empty: none.
-    void setRefusedEntry(const QString& why);
+    // A refused field of the load (`load`: its words) withholds the latency alone: the memory,
+    // the conversations and the command do not depend on it (a sixteenth review's "abc" in
+    // Load blanked the whole page).
+    void setRefusedEntry(const QString& why, const QString& load = {});
+    QString refusedLoad() const { return m_refusedLoad; }
     // The scenario the app was left with (settings): its JSON and its file, if it had one.
     bool restore(const QString& json, const QString& path, QString* error);
     QString scenarioPath() const { return m_path; }
@@ -238,6 +242,7 @@ private:
         m_widened;
     bool m_logCheckOff = false, m_nextLogCheckOff = false;
     QString m_refusedEntry;
+    QString m_refusedLoad;
     bool m_plansWanted = true;
     // Scenarios before each edit (newest last), and those undone; an edit inside an edit
     // (useEfficiencies -> setDeployment, openScenario -> applyScenario) is one step.

@@ -228,11 +228,14 @@ MainWindow::MainWindow(AppSession* session, QWidget* parent)
     qApp->installEventFilter(guard);
     connect(guard, &EntryGuard::entryChanged, this, [this] {
         // Any tab's refused field withholds every figure (AppSession::setRefusedEntry).
-        QString why;
-        for (QAbstractSpinBox* box : findChildren<QAbstractSpinBox*>())
-            if (why.isEmpty())
-                why = EntryGuard::refusal(box);
-        m_session->setRefusedEntry(why);
+        // The load's fields withhold the latency alone (AppSession::setRefusedEntry).
+        QString why, load;
+        for (QAbstractSpinBox* box : findChildren<QAbstractSpinBox*>()) {
+            QString& said = box->objectName().startsWith(QLatin1String("load")) ? load : why;
+            if (said.isEmpty())
+                said = EntryGuard::refusal(box);
+        }
+        m_session->setRefusedEntry(why, load);
         m_memoryTab->showResults();
     });
     // Fields already polished before the guard was installed get its rules now.

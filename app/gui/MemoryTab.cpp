@@ -1083,9 +1083,13 @@ void MemoryTab::showPlan()
         m_context->setModelMaximum(model->maxContext);
     // A field whose text does not read (EntryGuard) keeps it: no answer is shown from the value
     // it held before, and the field says what it takes.
+    // The load's own fields withhold only the latency line (showLoad): the memory, the
+    // conversations and the command do not depend on the load (a sixteenth review's P2).
     QString refused;
     for (QAbstractSpinBox* box : findChildren<QAbstractSpinBox*>())
-        if (const QString why = EntryGuard::refusal(box); !why.isEmpty() && refused.isEmpty())
+        if (const QString why = EntryGuard::refusal(box);
+            !why.isEmpty() && refused.isEmpty() &&
+            !box->objectName().startsWith(QLatin1String("load")))
             refused = why;
     if (!refused.isEmpty()) {
         Charts::setEmptyText(m_charts[0], tr("No plan: %1").arg(refused));

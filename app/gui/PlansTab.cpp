@@ -308,7 +308,8 @@ void PlansTab::refresh()
     if (points.isEmpty())
         empty = !session->report() && !session->reportError().message.empty()
                     ? tr("No plan: %1").arg(QString::fromStdString(session->reportError().message))
-                    : tr("No plan meets the target");
+                : !session->refusedLoad().isEmpty() ? tr("No plan: %1").arg(session->refusedLoad())
+                                                    : tr("No plan meets the target");
     Charts::setEmptyText(m_trade, empty);
     // The rows are new: the one the deployment is stays chosen (a fresh review's plan vanished
     // from the table after "Use this plan"), else none.
