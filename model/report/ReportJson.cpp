@@ -331,6 +331,23 @@ ojson reportObject(const Report& r)
 {
     ojson j;
     j["attnplan_report"] = 1;
+    // The answer as the app's card and the HTML report give it, by the engine it answers for:
+    // a scenario whose plans name SGLang answers with SGLang's conversations, while `capacity`
+    // below stays the deployment's vLLM (a sixteenth review read vLLM's 495 from the CLI
+    // beside the app's 464 with SGLang, for one file).
+    {
+        const std::optional<EngineRow> other = headlineEngineRow(r.engines, r.inputs.plan.engine);
+        ojson h;
+        h["sentence"] = headlineSentence(r);
+        h["latency"] = r.latency ? ojson(latencyHeadline(r)) : ojson();
+        h["engine"] = other        ? ojson(other->engine)
+                      : r.capacity ? ojson(r.capacity->engine)
+                                   : ojson();
+        h["conversations"] = other && other->error.empty() ? ojson(other->conversations)
+                             : !other && r.capacity        ? ojson(r.capacity->batch)
+                                                           : ojson();
+        j["headline"] = h;
+    }
     j["inputs"] = inputsObject(r);
     j["resolved"] = resolvedObject(r);
     j["model"] = modelObject(r.model, r.facts);

@@ -1228,8 +1228,8 @@ void TestCli::reportSectionsAreTheCommands()
     QCOMPARE(report.keys(),
              (QStringList{"attnplan_report", "capacity", "compare", "compute",
                           "conversations_by_context", "cost", "cost_by_traffic", "engines",
-                          "fit_fixes", "inputs", "latency", "model", "options", "plan", "resolved",
-                          "self_hosting", "warnings"}));
+                          "fit_fixes", "headline", "inputs", "latency", "model", "options", "plan",
+                          "resolved", "self_hosting", "warnings"}));
     // The report's latency is `latency`'s at the plan's 64 conversations, 3,000 in, 256 out,
     // on the capacity's own KV budget and batch limits (one rule, one place).
     const QJsonObject latency = report["latency"].toObject();
@@ -1292,6 +1292,25 @@ void TestCli::reportSectionsAreTheCommands()
     for (const QJsonValue& v : compare)
         if (v.toObject()["shape"].toString() == QLatin1String("MQA"))
             QCOMPARE(v.toObject()["kv_bytes_per_token"].toInteger(), qint64(28 * 128 * 2));
+    // The headline is the engine's the plans name, as the app's card and the HTML say (a
+    // sixteenth review's saved SGLang scenario read vLLM's conversations from `report`).
+    QCOMPARE(report["headline"].toObject()["conversations"].toInteger(),
+             capacity["conversations_at_once"].toInteger());
+    const QString sglang = writeScenario(dir, QStringLiteral("sglang.json"), R"({
+        "attnplan_scenario": 1, "model": "qwen2.5-7b-instruct",
+        "deployment": {"gpu": "A100 80GB", "context": 16384, "engine": "vllm@0.15.2"},
+        "plan": {"concurrent": 16, "engine": "sglang"}})");
+    const QJsonObject answered = json(cli({"report", sglang, "--json"}));
+    const QJsonObject headline = answered["headline"].toObject();
+    QVERIFY2(headline["engine"].toString().startsWith("SGLang"),
+             qPrintable(headline["engine"].toString()));
+    QVERIFY(headline["sentence"].toString().contains(" with SGLang"));
+    for (const QJsonValue& e : answered["engines"].toArray())
+        if (e.toObject()["engine"].toString().startsWith("SGLang"))
+            QCOMPARE(headline["conversations"].toInteger(),
+                     e.toObject()["conversations"].toInteger());
+    const QByteArray md = cli({"report", sglang}).out;
+    QVERIFY(md.contains("## headline") && md.contains("| engine | SGLang"));
 }
 
 // Defaults are filled in and written back; a custom GPU's rates are its own.
