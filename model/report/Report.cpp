@@ -379,10 +379,15 @@ namespace {
 SelfHosting selfHostingFor(const Report& r, const LayoutFile& prompt)
 {
     SelfHosting h;
-    if (!r.capacity) {
-        h.reason = r.capacityError.message;
+    // The engine the headline answers for, at its batch (Report.batchDecode): a llama.cpp slot
+    // or SGLang's pool, not the deployment's vLLM (a sixteenth review's Cost tab said "batch 5
+    // under vLLM" beside llama.cpp's one slot).
+    if (!r.batchDecode || r.batchDecode->batch < 1 || r.batchDecode->tpotSeconds <= 0) {
+        h.reason = !r.batchDecodeError.empty() ? r.batchDecodeError : r.capacityError.message;
         return h;
     }
+    const bool other = headlineEngineRow(r.engines, r.inputs.plan.engine).has_value();
+    const DeploymentInputs served = answeredBy(r.deployment, r.inputs.plan.engine);
     const GpuSpec& gpu = r.deployment.gpu;
     h.gpu = gpu.name;
     h.gpus = r.deployment.gpus;
@@ -396,9 +401,10 @@ SelfHosting selfHostingFor(const Report& r, const LayoutFile& prompt)
         h.reason = "the catalog has no rental price for " + gpu.name + ": enter one";
         return h;
     }
-    h.batch = r.capacity->batch;
-    h.engine = engineLabel(r.capacity->engine);
-    h.tokensPerSecond = r.capacity->tokensPerSecond;
+    h.batch = r.batchDecode->batch;
+    h.engine = other ? r.batchDecode->engine : engineLabel(r.batchDecode->engine);
+    h.tokensPerSecond = other || !r.capacity ? double(h.batch) / r.batchDecode->tpotSeconds
+                                             : r.capacity->tokensPerSecond;
     h.dollarsPerHour = h.dollarsPerGpuHour * double(h.gpus);
     h.model = r.model.name;
     // The prompt's own prefill on the replica, then its share of the decode batch. The stable
@@ -408,15 +414,14 @@ SelfHosting selfHostingFor(const Report& r, const LayoutFile& prompt)
     const int64_t input = r.cost ? r.cost->inputTokens : 0;
     if (input > 0) {
         const int64_t block = 16;
-        if (prefixCachingByDefault(r.deployment.engine) && r.cost->cacheablePrefixTokens >= block)
+        if (prefixCachingByDefault(served.engine) && r.cost->cacheablePrefixTokens >= block)
             h.cachedPrefixTokens =
                 std::min(r.cost->cacheablePrefixTokens / block * block, input - 1);
-        const double seconds =
-            h.cachedPrefixTokens > 0
-                ? prefillTimeAfterPrefix(r.model, r.deployment, h.cachedPrefixTokens,
-                                         input - h.cachedPrefixTokens)
-                      .seconds
-                : prefillTime(r.model, r.deployment, input).seconds;
+        const double seconds = h.cachedPrefixTokens > 0
+                                   ? prefillTimeAfterPrefix(r.model, served, h.cachedPrefixTokens,
+                                                            input - h.cachedPrefixTokens)
+                                         .seconds
+                                   : prefillTime(r.model, served, input).seconds;
         h.prefillTokensPerSecond = seconds > 0 ? double(input) / seconds : 0;
     }
     h.cost = selfHostedCost(h.dollarsPerHour, h.prefillTokensPerSecond, h.tokensPerSecond, input,

@@ -3586,13 +3586,16 @@ void TestGui::otherEngineTimesItsOwnPool()
             atContext = true;
         }
     QVERIFY2(atContext, qPrintable(QString::number(context)));
-    // The Cost tab's self-hosting stays the deployment's vLLM's, and says so.
-    const QString vllm =
-        " under " + QString::fromStdString(attnplan::engineLabel(r->capacity->engine));
+    // The Cost tab's self-hosting is the same engine's, at the batch the Compute tab times (a
+    // sixteenth review's Cost tab said "batch 123 under vLLM" beside SGLang's 116).
     window.tabs()->setCurrentIndex(4);
     QTRY_VERIFY(window.findChild<QLabel*>("selfHosting"));
-    QVERIFY2(child<QLabel>(&window, "selfHosting")->text().contains(vllm + ")"),
-             qPrintable(child<QLabel>(&window, "selfHosting")->text()));
+    const QString self = child<QLabel>(&window, "selfHosting")->text();
+    QVERIFY2(
+        self.contains(
+            QString(" at batch %1 under %2)").arg(batch).arg(QString::fromStdString(row->engine))),
+        qPrintable(self));
+    QCOMPARE(session.report()->selfHosting.tokensPerSecond, double(batch) / tpot);
 }
 
 // A twelfth review's P1 and P2 on the SGLang GB10 log: its latency was timed at the stand-in
