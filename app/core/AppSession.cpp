@@ -351,10 +351,12 @@ void AppSession::setDeployment(const ScenarioDeployment& deployment)
         (d.gpu != was.gpu || d.tp != was.tp || d.gpus != was.gpus ||
          d.custom.memoryGiB != was.custom.memoryGiB))
         d.freeMemoryGiB = 0;
-    // And the weights it loaded, to that GPU, layout and dtype.
+    // The weights it loaded belong to the checkpoint and the layout that split them, not to the
+    // GPU: the same GGUF is 13.6 GiB on an RTX 3090 and an RTX 4090 (a sixteenth review's
+    // switch recomputed it at 14.4 GiB). Another layout or dtype computes them again.
     if (d.loadedWeightsGiB > 0 && d.loadedWeightsGiB == was.loadedWeightsGiB &&
-        (d.gpu != was.gpu || d.tp != was.tp || d.gpus != was.gpus || d.ep != was.ep ||
-         d.weightDtype != was.weightDtype || d.custom.memoryGiB != was.custom.memoryGiB))
+        (d.tp != was.tp || d.gpus != was.gpus || d.dp != was.dp || d.ep != was.ep ||
+         d.weightDtype != was.weightDtype))
         d.loadedWeightsGiB = 0;
     // So does a rental price typed for it: cleared, and said.
     QString rentNotice;

@@ -1818,9 +1818,15 @@ void TestAppCore::sglangLogKeepsItsWeightsAndPool()
     QCOMPARE(headline->kvTokens, qint64(4915));
     QVERIFY2(session.logCheck().contains("logged 4,915, attnplan 4,915"),
              qPrintable(session.logCheck()));
-    // The weights it loaded were that GPU's: another GPU computes them again.
+    // The weights it loaded are the checkpoint's at that layout, on any GPU (a sixteenth
+    // review's GGUF grew from 13.6 to 14.4 GiB on a GPU switch); another layout computes them
+    // again.
     ScenarioDeployment other = d;
     other.gpu = "H200";
+    session.setDeployment(other);
+    QCOMPARE(session.scenario().deployment.loadedWeightsGiB, 17.0);
+    other = session.scenario().deployment;
+    other.tp = other.gpus = 2;
     session.setDeployment(other);
     QCOMPARE(session.scenario().deployment.loadedWeightsGiB, 0.0);
 }
