@@ -146,7 +146,7 @@ std::vector<Option> planOptions()
               {"requests-per-second", "R", "a request rate instead, by Little's law"},
               {"input-tokens", "N",
                "prompt tokens per request, for the rows' latency (default: the average request "
-               "less the output)"},
+               "less half the output, within the context)"},
               {"output-tokens", "N", "output tokens per request (default 256)"},
               {"max-ttft", "S", "the longest time to first token allowed, in seconds"},
               {"max-tpot", "S", "the longest time per output token allowed, in seconds"},

@@ -1056,10 +1056,15 @@ void MemoryTab::showLoad()
             box->setSpecialValueText(text);
     };
     special(m_loadValue, tr("the plan target's %1").arg(t.concurrent));
-    special(m_loadInput,
-            rep && rep->latency
-                ? tr("the average request (%1)").arg(locale.toString(rep->latencyLoad.inputTokens))
-                : tr("the average request"));
+    // The default prompt (defaultPromptTokens): the average less half the output, or the
+    // context less the output where that would pass it.
+    special(m_loadInput, !rep || !rep->latency ? tr("the average request")
+                         : rep->latencyLoad.inputTokens ==
+                                 rep->deployment.maxModelLen - rep->latencyLoad.outputTokens
+                             ? tr("the context less the output (%1)")
+                                   .arg(locale.toString(rep->latencyLoad.inputTokens))
+                             : tr("the average less half the output (%1)")
+                                   .arg(locale.toString(rep->latencyLoad.inputTokens)));
     // The output is the plan target's whether or not a latency came of it.
     special(m_loadOutput,
             tr("the plan's (%1)")

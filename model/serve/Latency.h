@@ -40,9 +40,10 @@ struct LatencyLoad
 // "requests_per_second", "batch", "max_load". One table.
 const char* loadKindName(LatencyLoad::Kind kind);
 
-// A load's prompt where none is given: the average request, less the output where both would
-// pass max_model_len (a request of the whole context has no room left to answer in, and the
-// engine refuses it); at least one token. The report's load and every plan row's take it.
+// A load's prompt where none is given: the average request less half the output, so that a
+// request holds the average on average; less the whole output where that would pass
+// max_model_len (a request of the whole context has no room left to answer in, and the engine
+// refuses it); at least one token. The report's load and every plan row's take it.
 int64_t defaultPromptTokens(int64_t averageRequest, int64_t maxModelLen, int64_t outputTokens);
 std::optional<LatencyLoad::Kind> loadKindFromName(const std::string& name);
 

@@ -1774,7 +1774,7 @@ void TestGui::lettersInACountAreRefused()
     QTest::keyClick(input, Qt::Key_A, Qt::ControlModifier);
     QTest::keyClick(input, Qt::Key_Delete);
     QTest::keyClick(input, Qt::Key_Enter);
-    QVERIFY2(input->toolTip().contains("0 is \u201cthe average request"),
+    QVERIFY2(input->toolTip().contains("0 is \u201cthe average less half the output"),
              qPrintable(input->toolTip()));
 }
 

@@ -118,6 +118,7 @@ private slots:
     void loggedWeightsStayOnTheirGpu();
     void llamaPlansAreOneGpuAReplica();
     void latencyLimitAddsReplicas();
+    void aPlanRunsItsClientsWithoutQueueing();
     void vllmCommandMatchesPlan();
     // Issue 34: numbers that were the wrong ones for what the user typed.
     void releaseTypedAsXYIsXY0();
@@ -1624,6 +1625,40 @@ void TestEngines::latencyLimitAddsReplicas()
     QVERIFY(own);
     QVERIFY2(std::fabs(own->result.tpotSeconds / r.tpotSeconds - 1) < 1e-9,
              qPrintable(QString::number(own->result.tpotSeconds)));
+}
+
+// A sixteenth review's P2: with an average request of 2,048 (context 8,192) a plan counted 69
+// conversations a replica at 2,048 tokens, but timed requests of 2,048 in and 256 out, which
+// SGLang holds 65 of: used, the plan queued. The default prompt is the average less half the
+// output, so a request holds the average on average, and the clients the plan gives each
+// replica run at once.
+void TestEngines::aPlanRunsItsClientsWithoutQueueing()
+{
+    PlanTarget t;
+    t.context = 8192;
+    t.averageTokens = 2048;
+    t.concurrent = 200;
+    DeploymentInputs base = on("A100 40GB", 8192);
+    base.averageTokens = 2048;
+    base.engine = "sglang";
+    GpuCatalog one;
+    one.gpus = {*builtinGpuCatalog().find("A100 40GB")};
+    const ModelSpec s = load("configs/llama-3.1-8b.json");
+    const PlanRow r = planDeployments(s, one, t, base).front();
+    QVERIFY2(r.feasible, r.reason.c_str());
+    QCOMPARE(planPromptTokens(t), qint64(2048 - 128));
+    DeploymentInputs used = base;
+    used.tp = r.tp;
+    used.gpus = r.tp * r.pp;
+    LatencyInputs lq;
+    lq.outputTokens = 256;
+    lq.inputTokens = planPromptTokens(t);
+    lq.load = {LatencyLoad::Kind::Concurrent, double((200 + r.replicas - 1) / r.replicas), 0};
+    const auto e = latencyUnderEngine(s, used, lq);
+    QVERIFY(e);
+    QVERIFY2(
+        !e->result.saturated && e->result.batchCap >= lq.load.value,
+        qPrintable(QString::number(e->result.batchCap) + " for " + QString::number(lq.load.value)));
 }
 
 void TestEngines::vllmCommandMatchesPlan()
