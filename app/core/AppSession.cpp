@@ -441,6 +441,21 @@ void AppSession::setPlanTarget(const ScenarioPlan& plan)
                         .arg(q(attnplan::engineLabel(
                             plan.engine.empty() ? m_scenario.deployment.engine : plan.engine))));
     }
+    // The weights a log loaded are its engine's file: a GGUF under llama.cpp, a checkpoint's
+    // tensors under the others. Across that line they no longer hold (a seventeenth review's
+    // vLLM kept a llama.cpp log's 13.6 GiB GGUF, unseen: 5 conversations where 4 fit).
+    if (d.loadedWeightsGiB > 0 &&
+        !attnplan::loadedWeightsHoldFor(m_scenario.plan.engine.empty() ? d.engine
+                                                                       : m_scenario.plan.engine,
+                                        plan.engine.empty() ? d.engine : plan.engine)) {
+        d.loadedWeightsGiB = 0;
+        emit scenarioReplaced();
+        emit notice(
+            tr("The weights the log loaded were %1's file: %2 sizes the checkpoint's")
+                .arg(q(attnplan::engineLabel(
+                         m_scenario.plan.engine.empty() ? d.engine : m_scenario.plan.engine)),
+                     q(attnplan::engineLabel(plan.engine.empty() ? d.engine : plan.engine))));
+    }
     m_scenario.plan = plan;
     recompute();
     setModified(true);

@@ -97,16 +97,14 @@ std::string giB(double v)
 }
 
 void addRequestWhatIfs(EngineLogCheck& c, const ModelSpec& spec, int64_t poolTokens,
-                       int64_t maxRunning)
+                       int64_t maxRunning, const std::string& limit)
 {
     for (int64_t ctx : {int64_t(4096), int64_t(32768), int64_t(131072)})
         if (spec.maxContext <= 0 || ctx <= spec.maxContext) { // never past the model's window
             const int64_t held = poolTokens / ctx;
             c.whatIf.emplace_back("requests of " + shortTokens(ctx) + " at once",
                                   maxRunning > 0 && held > maxRunning
-                                      ? withCommas(maxRunning) +
-                                            " (max_running_requests; the KV "
-                                            "holds " +
+                                      ? withCommas(maxRunning) + " (" + limit + "; the KV holds " +
                                             withCommas(held) + ")"
                                       : withCommas(held));
         }

@@ -39,8 +39,10 @@ std::optional<DType> weightsNamedIn(const std::string& name);
 std::string giB(double v); // "24.83 GiB"
 // The same pool's requests of 4k, 32k and 128k tokens at once, never past the model's window.
 // `maxRunning` (0: none) caps what runs at once: the pool's count is said beside it (a
-// fourteenth review read 131 requests of 4k on an SGLang of max_running_requests 32).
+// fourteenth review read 131 requests of 4k on an SGLang of max_running_requests 32), by the
+// engine's name for the limit (`limit`: vLLM's max_num_seqs, a seventeenth review's 486 at once
+// under 64).
 void addRequestWhatIfs(EngineLogCheck& c, const ModelSpec& spec, int64_t poolTokens,
-                       int64_t maxRunning = 0);
+                       int64_t maxRunning = 0, const std::string& limit = "max_running_requests");
 
 } // namespace attnplan::enginelog

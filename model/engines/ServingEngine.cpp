@@ -234,6 +234,15 @@ bool freeMemoryHoldsFor(const std::string& measuredBy, const std::string& engine
     return a->kind == b->kind || (a->kind != EngineKind::Trtllm && b->kind != EngineKind::Trtllm);
 }
 
+bool loadedWeightsHoldFor(const std::string& loadedBy, const std::string& engine)
+{
+    const auto a = findServingEngine(loadedBy.empty() ? "vllm" : loadedBy);
+    const auto b = findServingEngine(engine.empty() ? "vllm" : engine);
+    // A GGUF's mix of types says nothing of a checkpoint's tensors; a checkpoint's bytes are
+    // the GGUF of its type (a thirteenth review's 51.86 GiB of bf16 named a BF16 GGUF).
+    return a && b && (a->kind != EngineKind::LlamaCpp || b->kind == EngineKind::LlamaCpp);
+}
+
 double llamaKvBytesScale(const DeploymentInputs& in)
 {
     const LlamaServerInputs l = engineOptions(in).llamaCpp;

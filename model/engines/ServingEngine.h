@@ -163,6 +163,10 @@ DeploymentInputs servedBy(const DeploymentInputs& in, const std::string& engine)
 // deployment's vLLM) holds for another: vLLM, SGLang and llama.cpp measure it at start, before
 // their weights load; TensorRT-LLM after them.
 bool freeMemoryHoldsFor(const std::string& measuredBy, const std::string& engine);
+// Whether the weights one engine loaded (a log's) are what another loads: a GGUF under
+// llama.cpp is not the checkpoint vLLM, SGLang and TensorRT-LLM load; a checkpoint's bytes
+// are a GGUF of its type. Empty names vLLM.
+bool loadedWeightsHoldFor(const std::string& loadedBy, const std::string& engine);
 // llama-server's KV bytes a value (its -ctk and -ctv types, f16 unless set) over the
 // deployment's kvDtype: DeploymentInputs.kvBytesScale under it.
 double llamaKvBytesScale(const DeploymentInputs& in);

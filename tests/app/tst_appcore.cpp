@@ -1849,6 +1849,23 @@ void TestAppCore::llamaLogKeepsItsWeightsType()
     QCOMPARE(QString::fromStdString(session.scenario().deployment.weightDtype), QString("int4"));
     QVERIFY(session.report()->capacity.has_value());
     QCOMPARE(session.report()->deployment.weightDtype, attnplan::DType::INT4);
+    // The GGUF's size is llama.cpp's file: vLLM answering sizes the checkpoint's (a seventeenth
+    // review's vLLM kept the 4.30 GiB GGUF, unseen).
+    QVERIFY(session.scenario().deployment.loadedWeightsGiB > 0);
+    QVERIFY(attnplan::findServingEngine(session.scenario().plan.engine)->kind ==
+            attnplan::EngineKind::LlamaCpp);
+    {
+        attnplan::ScenarioPlan vllm = session.scenario().plan;
+        vllm.engine.clear();
+        AppSession other;
+        QVERIFY(other.restore(QString::fromStdString(attnplan::scenarioToJson(session.scenario())),
+                              QString(), &error));
+        other.setPlanTarget(vllm);
+        QCOMPARE(other.scenario().deployment.loadedWeightsGiB, 0.0);
+        QVERIFY(attnplan::loadedWeightsHoldFor("sglang", "vllm@0.15.2"));
+        QVERIFY(attnplan::loadedWeightsHoldFor("sglang", "llama.cpp"));
+        QVERIFY(!attnplan::loadedWeightsHoldFor("llama.cpp", ""));
+    }
     // The GGUF's int4 was that model's, as its loaded weights were: another model is modelled
     // at its own checkpoint's (a sixteenth review's Llama-3.1-8B kept int4, 4.3 GiB).
     QVERIFY(session.models()->openBundled("qwen2.5-7b-instruct"));

@@ -2052,6 +2052,19 @@ void TestEngines::engineLogs2026WhatWasTyped()
     QVERIFY(std::any_of(sc.inputs.begin(), sc.inputs.end(), [](const std::string& i) {
         return i.find("typed --mem-fraction-static 0.80") != std::string::npos;
     }));
+    // vLLM's the same, by its own limit: DeepSeek-V4's typed --max-num-seqs 64 (a seventeenth
+    // review read "486 at once").
+    const EngineLogCheck v4 =
+        checkEngineLog(
+            parseEngineLog(text("vllm-0.25.0-dsv4-flash-2x-rtxpro6000-tp2-fp8kv-mtp2.log")),
+            nullptr, builtinGpuCatalog())
+            .value();
+    const auto v4FourK = std::find_if(v4.whatIf.begin(), v4.whatIf.end(), [](const auto& w) {
+        return w.first == "requests of 4k at once";
+    });
+    QVERIFY(v4FourK != v4.whatIf.end());
+    QVERIFY2(v4FourK->second.rfind("64 (max_num_seqs; the KV holds ", 0) == 0,
+             v4FourK->second.c_str());
     // A vLLM log's printed release is said with its number, as SGLang's (a twelfth review read
     // "vLLM 0.22.0 (modelled as vLLM 0.21.0), printed" with nothing after it).
     const EngineLogCheck vc =

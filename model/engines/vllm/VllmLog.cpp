@@ -644,7 +644,7 @@ Expected<EngineLogCheck> checkVllmLog(const VllmLogFacts& v, const ModelSpec* gi
     c.deployment = in;
     c.typedMaxNumSeqs = v.typedMaxNumSeqs.value_or(0);
     c.typedMaxNumBatchedTokens = v.typedMaxNumBatchedTokens.value_or(0);
-    addRequestWhatIfs(c, *spec, r->kvCacheTokens);
+    addRequestWhatIfs(c, *spec, r->kvCacheTokens, r->maxNumSeqs * r->dp, "max_num_seqs");
     c.whatIf.emplace_back("max_num_seqs", withCommas(r->maxNumSeqs));
     return c;
 }
