@@ -120,9 +120,8 @@ QString PlanController::rowsTimedWith() const
         .arg(r->target.concurrent == 1 ? tr("1 client")
                                        : tr("%1 clients").arg(l.toString(r->target.concurrent)),
              l.toString(in),
-             load.inputTokens > 0            ? tr("the load's")
-             : in == r->target.context - out ? tr("the context less the output")
-                                             : tr("the average request less half the output"),
+             load.inputTokens > 0 ? tr("the load's")
+                                  : tr(attnplan::defaultPromptSource(in, r->target.context, out)),
              l.toString(out), load.outputTokens > 0 ? tr("the load's") : tr("the plan's"));
 }
 

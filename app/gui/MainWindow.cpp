@@ -231,7 +231,7 @@ MainWindow::MainWindow(AppSession* session, QWidget* parent)
         // The load's fields withhold the latency alone (AppSession::setRefusedEntry).
         QString why, load;
         for (QAbstractSpinBox* box : findChildren<QAbstractSpinBox*>()) {
-            QString& said = box->objectName().startsWith(QLatin1String("load")) ? load : why;
+            QString& said = box->property("latencyOnly").toBool() ? load : why;
             if (said.isEmpty())
                 said = EntryGuard::refusal(box);
         }

@@ -830,6 +830,11 @@ QGroupBox* MemoryTab::buildLoadBox()
     m_loadInput->setToolTip(tr("Prompt tokens of each request"));
     m_loadOutput = new QSpinBox;
     m_loadOutput->setObjectName(QStringLiteral("loadOutput"));
+    // A refusal in the load's fields withholds only what is timed at the load (the latency and
+    // the plans): MainWindow and the tab read this one mark.
+    for (QAbstractSpinBox* box :
+         std::initializer_list<QAbstractSpinBox*>{m_loadValue, m_loadInput, m_loadOutput})
+        box->setProperty("latencyOnly", true);
     m_loadOutput->setRange(0, 1 << 30);
     m_loadOutput->setGroupSeparatorShown(true);
     m_loadOutput->setToolTip(tr("Output tokens of each request"));
@@ -1056,15 +1061,14 @@ void MemoryTab::showLoad()
             box->setSpecialValueText(text);
     };
     special(m_loadValue, tr("the plan target's %1").arg(t.concurrent));
-    // The default prompt (defaultPromptTokens): the average less half the output, or the
-    // context less the output where that would pass it.
-    special(m_loadInput, !rep || !rep->latency ? tr("the average request")
-                         : rep->latencyLoad.inputTokens ==
-                                 rep->deployment.maxModelLen - rep->latencyLoad.outputTokens
-                             ? tr("the context less the output (%1)")
-                                   .arg(locale.toString(rep->latencyLoad.inputTokens))
-                             : tr("the average less half the output (%1)")
-                                   .arg(locale.toString(rep->latencyLoad.inputTokens)));
+    // The default prompt, in the library's words for where it came from (defaultPromptSource).
+    special(m_loadInput,
+            !rep || !rep->latency
+                ? tr("the average request")
+                : tr("%1 (%2)").arg(tr(attnplan::defaultPromptSource(
+                                        rep->latencyLoad.inputTokens, rep->deployment.maxModelLen,
+                                        rep->latencyLoad.outputTokens)),
+                                    locale.toString(rep->latencyLoad.inputTokens)));
     // The output is the plan target's whether or not a latency came of it.
     special(m_loadOutput,
             tr("the plan's (%1)")
@@ -1093,8 +1097,7 @@ void MemoryTab::showPlan()
     QString refused;
     for (QAbstractSpinBox* box : findChildren<QAbstractSpinBox*>())
         if (const QString why = EntryGuard::refusal(box);
-            !why.isEmpty() && refused.isEmpty() &&
-            !box->objectName().startsWith(QLatin1String("load")))
+            !why.isEmpty() && refused.isEmpty() && !box->property("latencyOnly").toBool())
             refused = why;
     if (!refused.isEmpty()) {
         Charts::setEmptyText(m_charts[0], tr("No plan: %1").arg(refused));

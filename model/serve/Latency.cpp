@@ -177,6 +177,12 @@ int64_t defaultPromptTokens(int64_t averageRequest, int64_t maxModelLen, int64_t
         1, std::min(averageRequest - outputTokens / 2, maxModelLen - outputTokens));
 }
 
+const char* defaultPromptSource(int64_t promptTokens, int64_t maxModelLen, int64_t outputTokens)
+{
+    return promptTokens == maxModelLen - outputTokens ? "the context less the output"
+                                                      : "the average less half the output";
+}
+
 const char* loadKindName(LatencyLoad::Kind kind)
 {
     for (const auto& [k, name] : kLoadNames)

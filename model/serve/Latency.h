@@ -45,6 +45,9 @@ const char* loadKindName(LatencyLoad::Kind kind);
 // max_model_len (a request of the whole context has no room left to answer in, and the engine
 // refuses it); at least one token. The report's load and every plan row's take it.
 int64_t defaultPromptTokens(int64_t averageRequest, int64_t maxModelLen, int64_t outputTokens);
+// Where that default came from, in words: "the context less the output" where the context bounds
+// it, else "the average less half the output". The app's fields and the plans say it.
+const char* defaultPromptSource(int64_t promptTokens, int64_t maxModelLen, int64_t outputTokens);
 std::optional<LatencyLoad::Kind> loadKindFromName(const std::string& name);
 
 // One pool of a disaggregated deployment, measured alone with the other given all it needs
