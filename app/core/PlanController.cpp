@@ -289,7 +289,8 @@ void PlanController::refresh()
     for (const EngineRow& e : m_engineRows)
         if (!row && e.family == deploymentEngineFamily())
             row = e;
-    if (row && row->error.empty() && !row->memory.parts.empty()) {
+    // An engine that starts but holds no conversation (EnginePlan.holdsNone) keeps its bar.
+    if (row && !row->memory.parts.empty()) {
         m_bar = row->memory;
         m_barEngine = q(row->engine);
     }

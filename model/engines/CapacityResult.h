@@ -104,6 +104,10 @@ struct EnginePlan
     int64_t hostKvTokens = 0;         // SGLang's HiCache host pool / TensorRT-LLM's secondary pool
     int64_t hostKvBytes = 0;          // their host memory, per GPU
     std::string command;
+    // Why the engine, which starts, holds no conversation of the average length (its pool is
+    // shorter than one), with what would make room; empty where it holds one. A seventeenth
+    // review copied SGLang's command beside "0 conversations" with no reason given.
+    std::string holdsNone;
     std::vector<std::string> warnings;
     EngineMemory memory; // one GPU's, as this engine's pools take it
     // The settings that sized the pools, each with its value and where it came from, for people:

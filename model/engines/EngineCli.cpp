@@ -296,6 +296,8 @@ Expected<EngineAnswer> engineCapacity(const ModelSpec& s, const DeploymentInputs
         j["host_kv_tokens"] = p.hostKvTokens;
         j["host_kv_bytes_per_gpu"] = p.hostKvBytes;
         j["launch_command"] = p.command;
+        j["holds_no_conversation"] =
+            p.holdsNone.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(p.holdsNone);
         j["warnings"] = p.warnings;
         answer.json = j.dump(2) + "\n";
     }
@@ -305,13 +307,18 @@ Expected<EngineAnswer> engineCapacity(const ModelSpec& s, const DeploymentInputs
         << "  memory fraction " << formatFixed(p.memoryFraction, 3) << ": KV budget "
         << formatGiB(double(p.kvBudgetBytes)) << " per GPU, " << withCommas(p.bytesPerToken)
         << " B per token\n"
-        << "  KV cache: " << withCommas(p.kvTokens) << " tokens; " << p.conversations
-        << " conversations (" << p.conversationsSharingPrefix
-        << " sharing the prefix); running at most " << p.maxRunning << "\n";
+        << "  KV cache: " << withCommas(p.kvTokens) << " tokens; " << withCommas(p.conversations)
+        << (p.conversations == 1 ? " conversation (" : " conversations (")
+        << withCommas(p.conversationsSharingPrefix) << " sharing the prefix); running at most "
+        << p.maxRunning << "\n";
     if (p.hostKvTokens > 0)
         out << "  host KV tier: " << withCommas(p.hostKvTokens) << " tokens in "
             << formatGiB(double(p.hostKvBytes)) << " of host memory per GPU\n";
-    out << "  " << p.command << "\n";
+    // Not a command to copy where it serves no conversation: the reason instead.
+    if (p.holdsNone.empty())
+        out << "  " << p.command << "\n";
+    else
+        out << "  no command: " << p.holdsNone << "\n";
     for (const std::string& w : p.warnings)
         out << "  warning: " << w << "\n";
     answer.text = out.str();

@@ -447,6 +447,9 @@ EngineRow compareEngine(const ModelSpec& s, const DeploymentInputs& in, EngineKi
             const int64_t page = std::max<int64_t>(1, e->blockTokens);
             row.heldBytesPerConversation =
                 checkedMul(ceilDiv(in.averageRequest(), page) * page, e->bytesPerToken, "KV bytes");
+            // It starts, but serves no conversation: the reason, not a command to copy (its
+            // pool and memory stay, for the bar).
+            row.error = e->holdsNone;
         } else {
             row.error = e.error();
         }

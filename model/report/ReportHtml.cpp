@@ -237,7 +237,7 @@ std::string reportHtml(const Report& r)
     // The engine the headline answers for (a log's SGLang or llama.cpp) first, by its own pools
     // and settings (EngineRow.memory, the app's bar): an eighth review's report put vLLM's 130
     // conversations alone under "32 conversations with SGLang".
-    if (other && other->error.empty() && !other->memory.parts.empty()) {
+    if (other && !other->memory.parts.empty()) {
         const EngineMemory& m = other->memory;
         std::vector<std::vector<std::string>> rows{{"GPU memory", gib(m.gpuBytes)}};
         if (m.plannedBytes > 0)

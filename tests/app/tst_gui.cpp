@@ -210,6 +210,7 @@ private slots:
     void chartsFollowAModelWithFewerCurves();
     void otherEngineTimesItsOwnPool();
     void compareHoldsWhatTheEngineKeeps();
+    void engineThatHoldsNoConversationSaysWhy();
     void plansLimitTakesItsUnit();
     void thinSegmentsStayUnlabelledInEitherPalette();
     void libraryHighlightsTheOpenModel();
@@ -3358,6 +3359,43 @@ void TestGui::costTabSelfHostsWithThePrefixCache()
 // the context, windows applied) and no held figure, beside llama.cpp's 760 MiB of sliding-window
 // cells. Held / conversation is now the answering engine's own: llama-server's KV buffer over its
 // slots, SGLang's pages of the average request.
+// An engine that starts but holds no conversation (SGLang's pool of 18,582 tokens under one of
+// 32k: Qwen3-32B's 64 layers x 8 KV heads x 128 x 2 x 2 bytes = 262,144 B a token on one H100)
+// gives the reason, not a command to copy, in its row and under its headline; its bar stays (a
+// seventeenth review's P2: "18,582 | 0 | python -m sglang.launch_server ...").
+void TestGui::engineThatHoldsNoConversationSaysWhy()
+{
+    AppSession session;
+    QVERIFY(session.models()->openBundled("qwen3-32b"));
+    MainWindow window(&session);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QCOMPARE(session.scenario().deployment.gpu, std::string("H100 SXM"));
+    typeInto(child<QSpinBox>(&window, "context"), "32768");
+    QTRY_COMPARE(session.scenario().deployment.context, qint64(32768));
+    TableModel* engines = session.plan()->enginesModel();
+    QCOMPARE(engines->rowCount(), 4);
+    QVERIFY(engines->value(1, 0).toString().startsWith("SGLang"));
+    const QString why = engines->value(1, 3).toString();
+    QVERIFY2(why.startsWith("its KV pool of 18,582 tokens is shorter than one conversation of "
+                            "32,768 tokens") &&
+                 !why.contains("launch_server"),
+             qPrintable(why));
+    auto* engine = child<QComboBox>(&window, "engine");
+    engine->setCurrentIndex(engine->findData(QStringLiteral("plans:sglang")));
+    QTRY_COMPARE(session.scenario().plan.engine, std::string("sglang"));
+    const QString card = child<QLabel>(&window, "resultCard")->text();
+    QVERIFY2(card.startsWith("No plan with SGLang") && card.contains("18,582 tokens"),
+             qPrintable(card));
+    auto* command = child<QLineEdit>(&window, "launchCommand");
+    QVERIFY2(command->text().isEmpty(), qPrintable(command->text()));
+    QVERIFY(command->placeholderText().contains("shorter than one conversation"));
+    // SGLang's own bar: its pool is the 18,582 tokens it would start with.
+    const QMap<QString, double> bar = memoryBar(&window);
+    QVERIFY2(bar.contains("KV pool"), qPrintable(QStringList(bar.keys()).join(", ")));
+    QCOMPARE(qint64(bar["KV pool"] * double(int64_t(1) << 30) / 262144.0), qint64(18582));
+}
+
 void TestGui::compareHoldsWhatTheEngineKeeps()
 {
     AppSession session;

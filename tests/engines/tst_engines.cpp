@@ -311,6 +311,20 @@ void TestEngines::sglangAndTrtllmPools()
     QCOMPARE(t.conversations, std::min<qint64>(2048, t.kvTokens / 32 / ((12000 + 31) / 32)));
     QCOMPARE(QString::fromStdString(t.command),
              QString("trtllm-serve meta-llama/Llama-3.1-8B --backend pytorch --max_seq_len 32768"));
+    QVERIFY(p.holdsNone.empty() && t.holdsNone.empty());
+    // A pool shorter than one conversation (1 GiB: 8,192 tokens, 256 blocks, under 12,000): each
+    // starts, and says so in place of a command to copy.
+    DeploymentInputs small = in;
+    small.availableKvBytes = int64_t(1) << 30;
+    const EnginePlan ps = planSglang(llama, small, {}).value();
+    QCOMPARE(ps.conversations, qint64(0));
+    QVERIFY2(ps.holdsNone.find("its KV pool of 8,192 tokens is shorter than one conversation of "
+                               "12,000 tokens") == 0,
+             ps.holdsNone.c_str());
+    const EnginePlan ts = planTrtllm(llama, small, TrtllmInputs{}).value();
+    QVERIFY2(ts.holdsNone.find("its KV cache of 256 blocks of 32 tokens holds no conversation of "
+                               "12,000 tokens") == 0,
+             ts.holdsNone.c_str());
     // DeepSeek-R1 at TP 8: both keep MLA's latent whole on every GPU, 70,272 B a token.
     const ModelSpec r1 = load("configs/deepseek-r1.json");
     DeploymentInputs eight = on("H200", 32768);
@@ -1862,8 +1876,13 @@ void TestEngines::engineMemoryPartsAddUp()
                 return p.bytes;
         return int64_t(-1);
     };
+    // SGLang's pool (18,582 tokens) is shorter than one conversation of 32k: it starts, its row
+    // says why it serves none, and its parts stay.
+    QCOMPARE(rows[1].conversations, qint64(0));
+    QVERIFY2(rows[1].error.rfind("its KV pool of 18,582 tokens is shorter", 0) == 0,
+             rows[1].error.c_str());
     for (const EngineRow& r : rows) {
-        QVERIFY2(r.error.empty(), r.error.c_str());
+        QVERIFY2(r.error.empty() || r.family == "sglang", r.error.c_str());
         QCOMPARE(r.memory.gpuBytes, d.gpu.memoryBytes);
         QVERIFY(!r.settings.empty());
     }

@@ -345,6 +345,15 @@ Expected<EnginePlan> planSglang(const ModelSpec& s, const DeploymentInputs& in,
         p.maxRunning = std::min(p.maxRunning, p.stateSlots);
     const int64_t avg = in.averageRequest();
     p.conversations = std::min(p.maxRunning, p.kvTokens / avg);
+    // A pool shorter than one conversation still starts: the scheduler's max_req_len is the
+    // pool's length (tp_worker.py), and a longer request is refused.
+    if (p.conversations == 0)
+        p.holdsNone = "its KV pool of " + withCommas(p.kvTokens) + " tokens" +
+                      (in.dp > 1 ? " a rank" : "") + " is shorter than one conversation of " +
+                      withCommas(avg) +
+                      " tokens: SGLang starts, and refuses a request longer than its pool "
+                      "(max_req_len); fewer tokens a conversation, a smaller KV or weight dtype, "
+                      "or more GPUs make room";
     // The radix cache keeps a shared prefix once: each request adds only its own suffix.
     const int64_t shared = std::clamp<int64_t>(sg.sharedPrefixTokens, 0, avg);
     p.conversationsSharingPrefix =

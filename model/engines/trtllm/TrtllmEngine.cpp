@@ -181,6 +181,12 @@ Expected<EnginePlan> planTrtllm(const ModelSpec& s, const DeploymentInputs& in,
     const int64_t avg = in.averageRequest();
     const int64_t perRequest = (avg + p.blockTokens - 1) / p.blockTokens;
     p.conversations = std::min(p.maxRunning, blocks / perRequest);
+    if (p.conversations == 0)
+        p.holdsNone = "its KV cache of " + withCommas(blocks) + " blocks of " +
+                      withCommas(p.blockTokens) + " tokens" + (in.dp > 1 ? " a rank" : "") +
+                      " holds no conversation of " + withCommas(avg) +
+                      " tokens: TensorRT-LLM starts, but cannot keep one whole; fewer tokens a "
+                      "conversation, a smaller KV or weight dtype, or more GPUs make room";
     p.conversationsSharingPrefix = p.conversations;
     // Attention DP: each rank batches its own requests (max_batch_size is per rank).
     p.dp = std::max<int64_t>(1, in.dp);
