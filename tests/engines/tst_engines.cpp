@@ -638,12 +638,16 @@ void TestEngines::cudaGraphCapturesAsLogged_data()
     QTest::addColumn<qint64>("largest");
     QTest::addColumn<qint64>("piecewise");
     QTest::addColumn<qint64>("full");
-    QTest::newRow("default 256") << 256LL << 2048LL << 512LL << 51LL << 35LL;
-    QTest::newRow("B300 1024") << 1024LL << 8192LL << 512LL << 51LL << 51LL;
-    QTest::newRow("gemma-4-31b 20") << 20LL << 8192LL << 40LL << 8LL << 5LL;
-    QTest::newRow("qwen2.5-7b 16") << 16LL << 2048LL << 32LL << 7LL << 5LL;
-    QTest::newRow("32 seqs") << 32LL << 8192LL << 64LL << 11LL << 7LL;
-    QTest::newRow("batch caps it") << 256LL << 100LL << 100LL << 16LL << 16LL;
+    QTest::addColumn<qint64>("speculative");
+    QTest::newRow("default 256") << 256LL << 2048LL << 512LL << 51LL << 35LL << 0LL;
+    QTest::newRow("B300 1024") << 1024LL << 8192LL << 512LL << 51LL << 51LL << 0LL;
+    QTest::newRow("gemma-4-31b 20") << 20LL << 8192LL << 40LL << 8LL << 5LL << 0LL;
+    QTest::newRow("qwen2.5-7b 16") << 16LL << 2048LL << 32LL << 7LL << 5LL << 0LL;
+    QTest::newRow("32 seqs") << 32LL << 8192LL << 64LL << 11LL << 7LL << 0LL;
+    QTest::newRow("batch caps it") << 256LL << 100LL << 100LL << 16LL << 16LL << 0LL;
+    // Two MTP tokens a step (DeepSeek-V4-Flash, 0.25.0, max_num_seqs 64): sizes to 64 x 3 x 2,
+    // rounded up to multiples of 3 (1 and 2 both 3), FULL to 64 x 3.
+    QTest::newRow("dsv4 mtp 2") << 64LL << 4096LL << 384LL << 42LL << 26LL << 2LL;
 }
 
 void TestEngines::cudaGraphCapturesAsLogged()
@@ -653,7 +657,8 @@ void TestEngines::cudaGraphCapturesAsLogged()
     QFETCH(qint64, largest);
     QFETCH(qint64, piecewise);
     QFETCH(qint64, full);
-    const CudaGraphCaptures c = cudaGraphCaptures(seqs, batched);
+    QFETCH(qint64, speculative);
+    const CudaGraphCaptures c = cudaGraphCaptures(seqs, batched, speculative);
     QCOMPARE(c.largest, largest);
     QCOMPARE(c.piecewise, piecewise);
     QCOMPARE(c.full, full);
@@ -717,6 +722,26 @@ void TestEngines::cudaGraphsByRelease()
     QCOMPARE(eager.memory.cudaGraphs, qint64(0));
     QCOMPARE(eager.memory.kvBudget - withGraphs.memory.kvBudget, withGraphs.memory.cudaGraphs);
     QVERIFY(QString::fromStdString(eager.launchCommand).endsWith(" --enforce-eager"));
+    // An MoE model under vLLM with two MTP tokens a step, as the DeepSeek-V4-Flash 0.25.0 log
+    // ran: 42 + 26 captures, 0.05 GiB + 6.5 MiB x 66, and a warning that MoE graphs were logged
+    // at 3.4x that; none where the log's figure is given.
+    DeploymentInputs m = on("H100 SXM", 32768);
+    m.engine = "vllm@0.25.0";
+    m.tp = m.gpus = 2;
+    m.maxNumSeqs = 64;
+    m.maxNumBatchedTokens = 4096;
+    m.speculation = {"ngram", 2, 0};
+    const CapacityResult spec = planCapacity(moe, m).value();
+    QCOMPARE(spec.memory.cudaGraphs, qint64(0.05 * kGiB + 6.5 * 1024 * 1024 * 66));
+    auto warned = [](const CapacityResult& r) {
+        return std::any_of(r.warnings.begin(), r.warnings.end(), [](const std::string& w) {
+            return w.find("logged at 3.4x that (DeepSeek-V4-Flash") != std::string::npos;
+        });
+    };
+    QVERIFY(warned(spec));
+    m.cudaGraphBytes = int64_t(1.58 * kGiB);
+    QVERIFY(!warned(planCapacity(moe, m).value()));
+    QVERIFY(!warned(withGraphs));
 }
 
 // 0.11.1 (#28665): a max_num_batched_tokens below the default max_num_seqs lowers it too; the

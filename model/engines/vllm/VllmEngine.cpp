@@ -185,24 +185,39 @@ bool denseModel(const ModelSpec& s)
 
 } // namespace
 
-CudaGraphCaptures cudaGraphCaptures(int64_t maxNumSeqs, int64_t maxNumBatchedTokens)
+CudaGraphCaptures cudaGraphCaptures(int64_t maxNumSeqs, int64_t maxNumBatchedTokens,
+                                    int64_t speculativeTokens)
 {
     // FULL_AND_PIECEWISE, the default mode: PIECEWISE graphs at every size, FULL graphs for
-    // decode-only batches of 1 to max_num_seqs requests (CudagraphDispatcher).
+    // decode-only batches of 1 to max_num_seqs requests (CudagraphDispatcher). A speculative
+    // decode step runs 1 + k tokens a request (decode_query_len): the largest size is
+    // max_num_seqs x (1 + k) x 2 (VllmConfig._set_cudagraph_sizes), every size is rounded up to
+    // a multiple of 1 + k (adjust_cudagraph_sizes_for_spec_decode), and FULL graphs go up to
+    // max_num_seqs x (1 + k) tokens. The DeepSeek-V4-Flash 0.25.0 log, max_num_seqs 64 and two
+    // MTP tokens: "PIECEWISE=42 (largest=384), FULL=26 (largest=192)".
     CudaGraphCaptures c;
+    const int64_t q = 1 + std::max<int64_t>(0, speculativeTokens);
     const int64_t seqs = std::max<int64_t>(1, maxNumSeqs);
-    const int64_t tokens = maxNumBatchedTokens > 0 ? maxNumBatchedTokens : 2 * seqs;
-    c.largest = std::min({2 * seqs, int64_t(512), tokens});
-    for (int64_t b : captureSizes(c.largest, tokens)) {
+    const int64_t tokens = maxNumBatchedTokens > 0 ? maxNumBatchedTokens : 2 * seqs * q;
+    const int64_t largest = std::min({2 * seqs * q, int64_t(512), tokens});
+    std::vector<int64_t> sizes;
+    for (int64_t b : captureSizes(largest, tokens)) {
+        const int64_t rounded = ceilDiv(b, q) * q;
+        if (rounded <= tokens && (sizes.empty() || sizes.back() != rounded))
+            sizes.push_back(rounded);
+    }
+    for (int64_t b : sizes) {
         ++c.piecewise;
-        if (b <= seqs)
+        if (b <= seqs * q)
             ++c.full;
     }
+    c.largest = sizes.empty() ? 0 : sizes.back();
     return c;
 }
 
 int64_t cudaGraphEstimateBytes(const EngineProfile& engine, const ModelSpec& s, int64_t maxNumSeqs,
-                               int64_t maxNumBatchedTokens, bool enforceEager)
+                               int64_t maxNumBatchedTokens, bool enforceEager,
+                               int64_t speculativeTokens)
 {
     using C = EngineProfile::CudaGraphs;
     if (enforceEager || engine.cudaGraphs == C::NotSubtracted ||
@@ -222,7 +237,8 @@ int64_t cudaGraphEstimateBytes(const EngineProfile& engine, const ModelSpec& s, 
     constexpr double kFirstCapture = 0.05 * kGiB;
     constexpr double kStatePer8k = 0.0525 * kGiB;
     constexpr double kPerGraph = 6.5 * kMiB;
-    const CudaGraphCaptures c = cudaGraphCaptures(maxNumSeqs, maxNumBatchedTokens);
+    const CudaGraphCaptures c =
+        cudaGraphCaptures(maxNumSeqs, maxNumBatchedTokens, speculativeTokens);
     double bytes = kFirstCapture;
     if (s.stateLayerCount() > 0)
         bytes += kStatePer8k * double(maxNumBatchedTokens) / 8192.0;
@@ -794,8 +810,9 @@ Expected<bool> vllmMemory(const EngineProfile& engine, const ModelSpec& s,
                                              : nonTorchOverheadBytesV1(in.tp);
     m.cudaGraphs = in.cudaGraphBytes
                        ? *in.cudaGraphBytes
-                       : cudaGraphEstimateBytes(engine, s, r.maxNumSeqs, r.maxNumBatchedTokens,
-                                                in.enforceEager);
+                       : cudaGraphEstimateBytes(
+                             engine, s, r.maxNumSeqs, r.maxNumBatchedTokens, in.enforceEager,
+                             in.speculation.enabled() ? in.speculation.tokens : 0);
     if (in.availableKvBytes) {
         // A budget no GPU of this memory holds is a typo, not a log's figure: refused (a seventh
         // review's 99,999 GiB on an RTX 3090 headlined 282,090 conversations).
@@ -871,6 +888,20 @@ void addVllmWarnings(CapacityResult& r, const ModelSpec& s, const DeploymentInpu
                              std::to_string(paging.layersPerBlock) + " layers");
     if (const std::string note = vllmCheckpointNote(s, in); !note.empty())
         r.warnings.push_back(note);
+    // The CUDA-graph estimate is fitted on dense models' captures; an MoE model's graphs (its
+    // expert kernels' workspaces, breakable graphs) have been logged at 3.4x it: DeepSeek-V4-Flash
+    // on 0.25.0, 1.58 GiB against 0.47 for the same 42 + 26 captures. Said, with what that much
+    // more would leave, where the budget is attnplan's and not a log's.
+    if (s.isMoe() && r.memory.cudaGraphs > 0 && !in.cudaGraphBytes && !in.availableKvBytes) {
+        constexpr double kMoeGraphsLogged = 3.4;
+        const double more = double(r.memory.cudaGraphs) * (kMoeGraphsLogged - 1.0);
+        r.warnings.push_back(
+            "CUDA graphs " + formatGiB(double(r.memory.cudaGraphs)) +
+            " is estimated from dense models' captures; an MoE model's have been logged at 3.4x "
+            "that (DeepSeek-V4-Flash, vLLM 0.25.0), which would leave " +
+            formatGiB(std::max(0.0, double(r.memory.kvBudget) - more)) +
+            " for the KV cache; --cuda-graph-bytes takes the figure your log prints");
+    }
 }
 
 } // namespace

@@ -105,21 +105,23 @@ DType vllmAutoKvDType(const EngineProfile& engine, const ModelSpec& spec,
 DType vllmAutoWeightDType(const EngineProfile& engine, const ModelSpec& spec, const GpuSpec& gpu);
 
 // The CUDA graphs vLLM captures by default (FULL_AND_PIECEWISE): PIECEWISE at every capture
-// size up to `largest`, FULL for decode batches up to max_num_seqs. Without speculative
-// decoding (which changes the sizes).
+// size up to `largest`, FULL for decode batches up to max_num_seqs; with k speculative tokens a
+// step, sizes in multiples of 1 + k, FULL up to max_num_seqs x (1 + k).
 struct CudaGraphCaptures
 {
     int64_t largest = 0;
     int64_t piecewise = 0;
     int64_t full = 0;
 };
-CudaGraphCaptures cudaGraphCaptures(int64_t maxNumSeqs, int64_t maxNumBatchedTokens);
+CudaGraphCaptures cudaGraphCaptures(int64_t maxNumSeqs, int64_t maxNumBatchedTokens,
+                                    int64_t speculativeTokens = 0);
 
 // The CUDA-graph memory this release subtracts from the KV budget (0 where it subtracts none,
 // or under --enforce-eager): attnplan's estimate of what vLLM's profile_cudagraph_memory
 // prints (VllmEngine.cpp says how, and how close).
 int64_t cudaGraphEstimateBytes(const EngineProfile& engine, const ModelSpec& spec,
-                               int64_t maxNumSeqs, int64_t maxNumBatchedTokens, bool enforceEager);
+                               int64_t maxNumSeqs, int64_t maxNumBatchedTokens, bool enforceEager,
+                               int64_t speculativeTokens = 0);
 
 // The KV cache as vLLM pages it on the worker with the fewest blocks. Layers of one kind
 // (full attention, sliding window, state) form groups of one size, every group's page the
