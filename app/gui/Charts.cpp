@@ -419,6 +419,23 @@ QChart* barChartBase(QAbstractBarSeries* series, TableModel* model, int first, i
 
 namespace {
 
+// The marker lines (the GPU's memory, what the engine plans within) after the bar's parts in
+// the legend, whatever the order they were made in: the parts are made again on each reset and
+// Qt appends their legend entries, which put the lines first after a model change (an
+// eighteenth review's P3). Each line is taken out and added back with its axes.
+void markersLast(QChart* chart)
+{
+    for (QAbstractSeries* s : chart->series()) {
+        if (!isMarker(s))
+            continue;
+        const QList<QAbstractAxis*> axes = s->attachedAxes();
+        chart->removeSeries(s);
+        chart->addSeries(s);
+        for (QAbstractAxis* a : axes)
+            s->attachAxis(a);
+    }
+}
+
 // A stacked bar's value label only where the segment is tall enough to hold it: again after a
 // theme, which sets every label's colour (the dark palette piled the thin segments' labels into
 // a blob: a fifteenth review's P3).
@@ -453,6 +470,7 @@ QChartView* stackedBar(TableModel* model, const QString& title, const QString& v
                 set->append(model->number(0, c));
             series->append(set);
         }
+        markersLast(chart);
         applyColours(chart);
         fitAxes(chart);
     };

@@ -211,6 +211,7 @@ private slots:
     void otherEngineTimesItsOwnPool();
     void compareHoldsWhatTheEngineKeeps();
     void engineThatHoldsNoConversationSaysWhy();
+    void memoryLegendKeepsItsOrder();
     void plansLimitTakesItsUnit();
     void thinSegmentsStayUnlabelledInEitherPalette();
     void libraryHighlightsTheOpenModel();
@@ -3394,6 +3395,39 @@ void TestGui::engineThatHoldsNoConversationSaysWhy()
     const QMap<QString, double> bar = memoryBar(&window);
     QVERIFY2(bar.contains("KV pool"), qPrintable(QStringList(bar.keys()).join(", ")));
     QCOMPARE(qint64(bar["KV pool"] * double(int64_t(1) << 30) / 262144.0), qint64(18582));
+}
+
+// The memory bar's legend lists the parts bottom up, then the GPU's and the engine's lines, in
+// that order after a model change too (an eighteenth review saw the lines move to the top).
+void TestGui::memoryLegendKeepsItsOrder()
+{
+    AppSession session;
+    MainWindow window(&session);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    auto legendOf = [&window] {
+        QStringList labels;
+        for (QChartView* v : window.findChildren<QChartView*>())
+            if (v->chart()->title().startsWith("Where one GPU's memory goes"))
+                for (QLegendMarker* m : v->chart()->legend()->markers())
+                    labels << m->label();
+        return labels;
+    };
+    // The parts from Weights up, then the GPU's dashed line and the engine's dotted one.
+    auto linesLast = [](const QStringList& labels) {
+        return labels.size() > 3 && labels.first() == "Weights" &&
+               labels.indexOf(QRegularExpression("GPU .*")) == labels.size() - 2 &&
+               labels.last().contains(" = ");
+    };
+    QTRY_VERIFY(legendOf().join('|').contains("GPU "));
+    const QStringList first = legendOf();
+    QVERIFY2(linesLast(first), qPrintable(first.join('|')));
+    QVERIFY(session.models()->openBundled("qwen3-8b"));
+    QTRY_VERIFY(memoryBar(&window)["Weights"] < 15.5); // Qwen3-8B's 15.3 GiB, not Llama's 15.0
+    QTRY_VERIFY(legendOf().join('|').contains("GPU "));
+    const QStringList second = legendOf();
+    QVERIFY2(linesLast(second), qPrintable(second.join('|')));
 }
 
 void TestGui::compareHoldsWhatTheEngineKeeps()
