@@ -184,6 +184,7 @@ CostController::SelfHosting CostController::selfHosting() const
     h.reason = QString::fromStdString(s.reason);
     h.gpu = QString::fromStdString(s.gpu);
     h.gpus = s.gpus;
+    h.replicas = s.replicas;
     h.batch = s.batch;
     h.engine = QString::fromStdString(s.engine);
     h.tokensPerSecond = s.tokensPerSecond;

@@ -41,7 +41,8 @@ public:
         bool ok = false;
         QString reason; // when not ok
         QString gpu;
-        qint64 gpus = 0;
+        qint64 gpus = 0;     // a replica's
+        qint64 replicas = 1; // the deployment's, each rented
         qint64 batch = 0;
         QString engine;                    // whose batch and times ("vLLM 0.15.0")
         double tokensPerSecond = 0;        // decode, the whole batch

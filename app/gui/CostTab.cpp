@@ -420,29 +420,43 @@ void CostTab::updateSelfHosting()
     const QLocale locale;
     // At the traffic on this tab first: the GPUs are rented by the hour whether busy or not.
     QString atLoad;
+    const qint64 deployed = h.cost.replicasDeployed;
     if (h.cost.requestsPerDay > 0)
-        atLoad = h.cost.replicasNeeded > 1
-                     ? tr("At %1 requests a day it takes %2 replicas: <b>$%3 a request</b>, "
-                          "$%4 a month. ")
-                           .arg(locale.toString(h.cost.requestsPerDay, 'f', 0))
-                           .arg(h.cost.replicasNeeded)
-                           .arg(locale.toString(h.cost.perRequestAtLoad, 'f', 4))
-                           .arg(locale.toString(h.cost.monthly, 'f', 0))
-                     : tr("At %1 requests a day the GPUs are busy %2% of the time: <b>$%3 a "
-                          "request</b>, $%4 a month of rent. ")
-                           .arg(locale.toString(h.cost.requestsPerDay, 'f', 0))
-                           .arg(locale.toString(100 * h.cost.busyFraction, 'f', 1))
-                           .arg(locale.toString(h.cost.perRequestAtLoad, 'f', 4))
-                           .arg(locale.toString(h.cost.monthly, 'f', 0));
+        atLoad =
+            h.cost.replicasNeeded > deployed
+                ? tr("At %1 requests a day it takes %2 replicas: <b>$%3 a request</b>, "
+                     "$%4 a month. ")
+                      .arg(locale.toString(h.cost.requestsPerDay, 'f', 0))
+                      .arg(h.cost.replicasNeeded)
+                      .arg(locale.toString(h.cost.perRequestAtLoad, 'f', 4))
+                      .arg(locale.toString(h.cost.monthly, 'f', 0))
+            : deployed > 1
+                // The deployment's replicas are rented whether the traffic needs them (a
+                // nineteenth review's 4 replicas were priced as one GPU's month).
+                ? tr("At %1 requests a day the plan's %2 replicas are busy %3% of the time: "
+                     "<b>$%4 a request</b>, $%5 a month of rent. ")
+                      .arg(locale.toString(h.cost.requestsPerDay, 'f', 0))
+                      .arg(deployed)
+                      .arg(locale.toString(100 * h.cost.busyFraction / double(deployed), 'f', 1))
+                      .arg(locale.toString(h.cost.perRequestAtLoad, 'f', 4))
+                      .arg(locale.toString(h.cost.monthly, 'f', 0))
+                : tr("At %1 requests a day the GPUs are busy %2% of the time: <b>$%3 a "
+                     "request</b>, $%4 a month of rent. ")
+                      .arg(locale.toString(h.cost.requestsPerDay, 'f', 0))
+                      .arg(locale.toString(100 * h.cost.busyFraction, 'f', 1))
+                      .arg(locale.toString(h.cost.perRequestAtLoad, 'f', 4))
+                      .arg(locale.toString(h.cost.monthly, 'f', 0));
     m_hosted->setText(
         atLoad +
-        tr("%13 self-hosted on the current plan (%1 × %2 at $%3 an hour%4; prompt %5 tokens/s"
+        tr("%13 self-hosted on the current plan (%1 × %2 at $%3%4; prompt %5 tokens/s"
            "%14, output %6 tokens/s at batch %7 under %15), always busy: $%8 a request, $%9 per "
            "million "
            "tokens in and out. %10 charges $%11 a request ($%12 per million) with caching.")
-            .arg(h.gpus)
+            .arg(h.replicas > 1 ? tr("%1 replicas of %2").arg(h.replicas).arg(h.gpus)
+                                : QString::number(h.gpus))
             .arg(h.gpu)
-            .arg(locale.toString(h.dollarsPerHour, 'f', 2))
+            .arg(locale.toString(h.dollarsPerHour, 'f', 2) +
+                 (h.replicas > 1 ? tr(" an hour each") : tr(" an hour")))
             .arg(h.priceFromCatalog ? tr(", the catalog's rental price") : QString())
             .arg(locale.toString(h.prefillTokensPerSecond, 'f', 0))
             .arg(locale.toString(h.tokensPerSecond, 'f', 0))

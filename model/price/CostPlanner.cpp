@@ -442,9 +442,10 @@ std::vector<CostPoint> costCurve(const PromptLayout& layout, const PriceSheet& p
 
 SelfHostedCost selfHostedCost(double dollarsPerHour, double prefillTokensPerSecond,
                               double decodeTokensPerSecond, int64_t inputTokens,
-                              int64_t outputTokens, double requestsPerDay)
+                              int64_t outputTokens, double requestsPerDay, int64_t replicas)
 {
     SelfHostedCost c;
+    c.replicasDeployed = std::max<int64_t>(1, replicas);
     if (decodeTokensPerSecond <= 0 || inputTokens < 0 || outputTokens < 0)
         return c;
     c.prefillCounted = prefillTokensPerSecond > 0;
@@ -456,7 +457,8 @@ SelfHostedCost selfHostedCost(double dollarsPerHour, double prefillTokensPerSeco
     if (requestsPerDay > 0) {
         c.requestsPerDay = requestsPerDay;
         c.busyFraction = requestsPerDay * c.secondsPerRequest / 86400.0;
-        c.replicasNeeded = std::max<int64_t>(1, int64_t(std::ceil(c.busyFraction)));
+        c.replicasNeeded =
+            std::max<int64_t>(c.replicasDeployed, int64_t(std::ceil(c.busyFraction)));
         const double dayRent = dollarsPerHour * 24.0 * double(c.replicasNeeded);
         c.perRequestAtLoad = std::max(c.perRequest, dayRent / requestsPerDay);
         c.monthly = dayRent * kDaysPerMonth; // the month every monthly figure uses

@@ -128,14 +128,17 @@ struct SelfHostedCost
     double requestsPerDay = 0;
     double busyFraction = 0; // the share of the day the requests keep the replica busy
     double perRequestAtLoad = 0;
-    double monthly = 0;         // the rent of a 30-day month (the cost table's), any load
-    int64_t replicasNeeded = 1; // above full load, more replicas of the same cost
+    double monthly = 0;           // the rent of a 30-day month (the cost table's), any load
+    int64_t replicasNeeded = 1;   // above full load, more replicas of the same cost
+    int64_t replicasDeployed = 1; // the deployment's: rented whether the traffic needs them
 };
 // perRequest and perMillionTokens are at full load (the replica always busy); with
-// requestsPerDay the figures at that traffic follow.
+// requestsPerDay the figures at that traffic follow, for at least `replicas` replicas (the
+// deployment's, each at dollarsPerHour): a nineteenth review's Cost tab rented one of four.
 SelfHostedCost selfHostedCost(double dollarsPerHour, double prefillTokensPerSecond,
                               double decodeTokensPerSecond, int64_t inputTokens,
-                              int64_t outputTokens, double requestsPerDay = 0);
+                              int64_t outputTokens, double requestsPerDay = 0,
+                              int64_t replicas = 1);
 
 // The lesson's first option: retrieval of k chunks against the whole corpus in the prompt.
 struct RetrievalComparison

@@ -391,6 +391,7 @@ SelfHosting selfHostingFor(const Report& r, const LayoutFile& prompt)
     const GpuSpec& gpu = r.deployment.gpu;
     h.gpu = gpu.name;
     h.gpus = r.deployment.gpus;
+    h.replicas = std::max<int64_t>(1, r.inputs.deployment.replicas);
     h.dollarsPerGpuHour = r.inputs.deployment.dollarsPerGpuHour;
     if (h.dollarsPerGpuHour <= 0 && gpu.pricePerHour) {
         h.dollarsPerGpuHour = *gpu.pricePerHour;
@@ -425,7 +426,7 @@ SelfHosting selfHostingFor(const Report& r, const LayoutFile& prompt)
         h.prefillTokensPerSecond = seconds > 0 ? double(input) / seconds : 0;
     }
     h.cost = selfHostedCost(h.dollarsPerHour, h.prefillTokensPerSecond, h.tokensPerSecond, input,
-                            prompt.layout.outputTokens, prompt.layout.requestsPerDay);
+                            prompt.layout.outputTokens, prompt.layout.requestsPerDay, h.replicas);
     return h;
 }
 

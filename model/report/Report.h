@@ -135,7 +135,8 @@ struct SelfHosting
 {
     std::string reason; // why there is no figure; empty when priced
     std::string gpu;
-    int64_t gpus = 0;
+    int64_t gpus = 0;     // a replica's
+    int64_t replicas = 1; // the deployment's, each rented
     int64_t batch = 0;
     // The engine whose batch and times these are (the deployment's, "vLLM 0.15.0"), said beside
     // them: under another engine's headline a tenth review read vLLM's batch 66 as SGLang's.

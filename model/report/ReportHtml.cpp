@@ -397,9 +397,17 @@ std::string reportHtml(const Report& r)
         h << "<h2>Hosted API</h2>\n<p class=\"note\">" << escape(r.costError.message) << "</p>\n";
     }
     if (r.selfHosting.priced() && !r.samplePrompt) // a request of the sample prompt
-        h << "<p>Self-hosted on " << r.selfHosting.gpus << " × " << escape(r.selfHosting.gpu)
-          << " at " << money(r.selfHosting.dollarsPerHour)
-          << "/hour: " << money(r.selfHosting.cost.perRequest) << " a request at full load.</p>\n";
+        h << "<p>Self-hosted on "
+          << (r.selfHosting.replicas > 1 ? std::to_string(r.selfHosting.replicas) + " replicas of "
+                                         : std::string())
+          << r.selfHosting.gpus << " × " << escape(r.selfHosting.gpu) << " at "
+          << money(r.selfHosting.dollarsPerHour)
+          << (r.selfHosting.replicas > 1 ? "/hour each: " : "/hour: ")
+          << money(r.selfHosting.cost.perRequest) << " a request at full load"
+          << (r.selfHosting.cost.requestsPerDay > 0
+                  ? ", " + money(r.selfHosting.cost.monthly) + " a month of rent"
+                  : std::string())
+          << ".</p>\n";
 
     // The sample prompt's own warnings are not this deployment's.
     std::vector<std::string> warnings;

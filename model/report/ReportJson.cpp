@@ -469,6 +469,7 @@ ojson reportObject(const Report& r)
     if (h.priced()) {
         ojson sh = {{"gpu", h.gpu},
                     {"gpus", h.gpus},
+                    {"replicas_deployed", h.replicas},
                     {"batch", h.batch},
                     {"decode_tokens_per_second", h.tokensPerSecond},
                     {"prefill_tokens_per_second", h.prefillTokensPerSecond},

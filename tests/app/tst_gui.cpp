@@ -407,6 +407,22 @@ void TestGui::retiredPriceOffersItsSuccessor()
     const QString hosted = child<QLabel>(&window, "selfHosting")->text();
     QVERIFY2(hosted.contains("requests a day the GPUs are busy") && hosted.contains("always busy"),
              qPrintable(hosted));
+    // Four replicas are four rents, whatever the traffic needs (a nineteenth review's Cost tab
+    // said "$5,033 a month" for 4 x B200: one GPU's 6.99 x 720).
+    const attnplan::SelfHosting one = session.report()->selfHosting;
+    QVERIFY(one.priced() && one.cost.replicasNeeded == 1);
+    ScenarioDeployment d = session.scenario().deployment;
+    d.replicas = 4;
+    session.setDeployment(d);
+    const attnplan::SelfHosting four = session.report()->selfHosting;
+    QCOMPARE(four.replicas, qint64(4));
+    QCOMPARE(four.cost.monthly, 4 * one.cost.monthly);
+    QCOMPARE(four.cost.monthly, 4 * one.dollarsPerHour * 24 * 30);
+    const QString four4 = child<QLabel>(&window, "selfHosting")->text();
+    QVERIFY2(four4.contains("the plan's 4 replicas are busy") &&
+                 four4.contains(QLocale().toString(four.cost.monthly, 'f', 0) + " a month") &&
+                 four4.contains("(4 replicas of 1 × "),
+             qPrintable(four4));
 }
 
 // `attnplan --version` and `--help` on a machine without a display (a server, an SSH
