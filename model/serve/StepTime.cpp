@@ -74,10 +74,14 @@ double gemmFlopsPerSecond(const GpuSpec& gpu, DType weights, const Efficiencies&
                             : gpu.arch == "ada"  ? k.gemmAda
                             : blackwell          ? k.gemmBlackwell
                                                  : k.gemmHopper;
-    const bool fourBit = weights == DType::FP4 || weights == DType::INT4;
-    const bool lowp = fourBit || weights == DType::FP8 || weights == DType::INT8;
+    // Four-bit weights run on four-bit tensor cores only as fp4 on Blackwell (NVFP4/MXFP4
+    // GEMMs). int4 (AWQ, GPTQ) is weight-only: Marlin and Machete dequantize to 16 bits and
+    // multiply at the bf16 rate, and so does fp4 on GPUs without fp4 tensor cores (FP4 Marlin);
+    // a nineteenth review read int4 prefill at Blackwell's fp4 rate, 2.3x the bf16 one.
+    const bool fp4Cores = weights == DType::FP4 && blackwell && gpu.fp8Tflops > 0;
+    const bool lowp = fp4Cores || weights == DType::FP8 || weights == DType::INT8;
     double peak = gpu.bf16Tflops * 1e12;
-    if (fourBit && blackwell && gpu.fp8Tflops > 0)
+    if (fp4Cores)
         peak = 2 * gpu.fp8Tflops * 1e12; // Blackwell's fp4 tensor rate, twice fp8's
     else if (lowp && gpu.fp8Tflops > 0)
         peak = gpu.fp8Tflops * 1e12;

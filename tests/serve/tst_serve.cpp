@@ -49,6 +49,7 @@ class TestServe : public QObject
     Q_OBJECT
 
 private slots:
+    void fourBitWeightsOnTheirOwnCoresOnly();
     void oneSlotQueuesBelowItsLimit();
     void expertsInHostMemoryAreTimedThere();
     void cpuCatalogNamesAndBandwidth();
@@ -606,6 +607,27 @@ void TestServe::aRateThroughCapacityQueuesUpward()
     const double at10 = servingLatency(s, in, q).value().ttftSeconds;
     QVERIFY2(std::fabs((at10 - at09) - 500 * (1 / 0.9 - 1 / 1.0)) < 1e-6,
              qPrintable(QString("%1 s").arg(at10 - at09)));
+}
+
+// GEMM rates by weight dtype: fp4 on Blackwell's fp4 cores at twice fp8's; int4 (AWQ, GPTQ:
+// weight-only, dequantized by Marlin) and fp4 without fp4 cores (Hopper's FP4 Marlin) at the
+// bf16 rate; fp8 and int8 at the fp8 rate (a nineteenth review's int4 prefill ran at fp4's).
+void TestServe::fourBitWeightsOnTheirOwnCoresOnly()
+{
+    const GpuCatalog& c = builtinGpuCatalog();
+    const Efficiencies eff;
+    for (const char* name : {"B200", "H100 SXM", "A100 80GB"}) {
+        const GpuSpec& g = *c.find(name);
+        const double bf16 = gemmFlopsPerSecond(g, DType::BF16, eff);
+        QCOMPARE(gemmFlopsPerSecond(g, DType::INT4, eff), bf16);
+        if (std::string(name) == "B200") {
+            QCOMPARE(gemmFlopsPerSecond(g, DType::FP4, eff),
+                     2 * gemmFlopsPerSecond(g, DType::FP8, eff));
+            QVERIFY(gemmFlopsPerSecond(g, DType::FP8, eff) > bf16);
+        } else {
+            QCOMPARE(gemmFlopsPerSecond(g, DType::FP4, eff), bf16);
+        }
+    }
 }
 
 // A ninth review's P1: llama-server with one slot (-np 1) at 0.10 requests/s showed one client's
