@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <tuple>
 
 namespace attnplan {
@@ -200,7 +201,8 @@ struct Candidate
 {
     int64_t tp = 1, pp = 1, dp = 1, ep = 1, replicas = 1, total = 1;
     int64_t fitting = 0; // conversations a replica holds at once
-    int64_t batch = 0;   // running per replica at the target
+    int64_t batch = 0;   // running per replica at the target (the most any replica runs)
+    int64_t clients = 0; // the target's conversations, spread over the replicas
     std::string command;
     // As the plan's engine serves it, which times the row (vin is vLLM's roofline for SGLang
     // and TensorRT-LLM: a fourteenth review's TensorRT-LLM rows carried vLLM's queueing, 12.81 s
@@ -332,6 +334,7 @@ std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catal
                             replicas * tp * dp * pp,
                             fitting,
                             std::min(fitting, (needed + replicas - 1) / replicas),
+                            needed,
                             std::move(command),
                             kind == EngineKind::Vllm ? vin : in,
                             std::move(vin),
@@ -368,42 +371,86 @@ std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catal
         const int64_t avg = target.averageTokens > 0 ? target.averageTokens : target.context;
         // The first candidate of a family (plain TP x PP, or DP attention) in that order that
         // meets the targets.
+        // TTFT and TPOT at that load as the deployment's own latency gives them once the plan
+        // is used (latencyUnderEngine, the one rule the Memory tab and `latency` run): the
+        // target's clients over the replicas, each a closed loop of the average request less
+        // the output where both would pass max_model_len. (A search of its own, with the whole
+        // context as the prompt and its own limits, promised 1.98 s where the used plan gave
+        // 1.55 s: a fresh review's P1; rounding the clients a replica up promised 10.9 ms at 108
+        // A100s where `latency --replicas 71` gave 19.3 ms: a nineteenth review's.)
+        struct Timed
+        {
+            std::optional<LatencyResult> latency;
+            double ttft = 0, tpot = 0;
+            std::string missed;
+        };
+        auto timed = [&](const Candidate& c) {
+            LatencyInputs lq;
+            lq.outputTokens = planOutputTokens(target);
+            lq.inputTokens = planPromptTokens(target);
+            lq.load = {LatencyLoad::Kind::Concurrent, double(c.clients), 0};
+            lq.replicas = c.replicas;
+            Timed t;
+            if (const auto e = latencyUnderEngine(s, c.served, lq))
+                t.latency = e->result;
+            t.ttft = t.latency ? t.latency->ttftSeconds : c.capacity.ttftSeconds;
+            t.tpot =
+                t.latency ? t.latency->tpotSeconds : decodeStepTime(s, c.vin, c.batch, avg).seconds;
+            if (target.maxTtftSeconds > 0 && t.ttft > target.maxTtftSeconds)
+                t.missed = "time to first token above " + formatSeconds(target.maxTtftSeconds);
+            else if (target.maxTpotSeconds > 0 && t.tpot > target.maxTpotSeconds)
+                t.missed = "time per output token above " + formatSeconds(target.maxTpotSeconds);
+            return t;
+        };
         auto bestOf = [&](bool dataParallel) {
             PlanRow row = best;
             std::string lastMissed; // the last candidate tried, in the search's order, missed
             size_t lastMissedTried = 0;
-            for (const Candidate& c : candidates) {
-                if ((c.dp > 1) != dataParallel)
+            // The layouts tried and missed, by their largest replica count (a bisection's
+            // floor below a later variant of the same layout that meets the targets).
+            std::map<std::tuple<int64_t, int64_t, int64_t, int64_t>, int64_t> missedAt;
+            for (const Candidate& tried : candidates) {
+                if ((tried.dp > 1) != dataParallel)
                     continue;
-                // TTFT and TPOT at that load as the deployment's own latency gives them once
-                // the plan is used (latencyUnderEngine, the one rule the Memory tab and `latency`
-                // run): each replica a closed loop of `batch` clients, each the average request
-                // less the output where both would pass max_model_len. (A search of its own,
-                // with the whole context as the prompt and its own limits, promised 1.98 s
-                // where the used plan gave 1.55 s: a fresh review's P1.)
-                LatencyInputs lq;
-                lq.outputTokens = planOutputTokens(target);
-                lq.inputTokens = planPromptTokens(target);
-                lq.load = {LatencyLoad::Kind::Concurrent, double(c.batch), 0};
-                const auto engineLatency = latencyUnderEngine(s, c.served, lq);
-                const std::optional<LatencyResult> latency =
-                    engineLatency ? std::optional<LatencyResult>(engineLatency->result)
-                                  : std::nullopt;
-                const double ttft = latency ? latency->ttftSeconds : c.capacity.ttftSeconds;
-                const double tpot =
-                    latency ? latency->tpotSeconds : decodeStepTime(s, c.vin, c.batch, avg).seconds;
-                std::string missed;
-                if (target.maxTtftSeconds > 0 && ttft > target.maxTtftSeconds)
-                    missed = "time to first token above " + formatSeconds(target.maxTtftSeconds);
-                else if (target.maxTpotSeconds > 0 && tpot > target.maxTpotSeconds)
-                    missed = "time per output token above " + formatSeconds(target.maxTpotSeconds);
-                if (!missed.empty()) {
+                Candidate c = tried;
+                Timed t = timed(c);
+                const auto layout = std::make_tuple(c.tp, c.pp, c.dp, c.ep);
+                if (!t.missed.empty()) {
                     if (lastMissed.empty() || c.tried > lastMissedTried) {
-                        lastMissed = missed;
+                        lastMissed = t.missed;
                         lastMissedTried = c.tried;
                     }
+                    int64_t& at = missedAt[layout];
+                    at = std::max(at, c.replicas);
                     continue;
                 }
+                // The replica counts between the last that missed and this one are not all
+                // tried (every count to 7, then 15% steps): the fewest that meets the targets
+                // by bisection, the time per token falling as the clients spread (a nineteenth
+                // review's A100 80GB plan took 108 where 71 met TPOT 20 ms).
+                if (const auto it = missedAt.find(layout); it != missedAt.end()) {
+                    int64_t lo = it->second, hi = c.replicas;
+                    Candidate pick = c;
+                    Timed pickTimed = t;
+                    while (hi - lo > 1) {
+                        Candidate mid = c;
+                        mid.replicas = lo + (hi - lo) / 2;
+                        mid.total = mid.replicas * c.tp * c.dp * c.pp;
+                        mid.batch = (c.clients + mid.replicas - 1) / mid.replicas;
+                        Timed m = timed(mid);
+                        if (m.missed.empty()) {
+                            hi = mid.replicas;
+                            pick = std::move(mid);
+                            pickTimed = std::move(m);
+                        } else {
+                            lo = mid.replicas;
+                        }
+                    }
+                    c = std::move(pick);
+                    t = std::move(pickTimed);
+                }
+                const std::optional<LatencyResult>& latency = t.latency;
+                const double ttft = t.ttft, tpot = t.tpot;
                 row.feasible = true;
                 row.replicas = c.replicas;
                 row.tp = c.tp;
@@ -414,7 +461,8 @@ std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catal
                 row.conversationsPerReplica = c.fitting;
                 row.ttftSeconds = ttft;
                 row.tpotSeconds = tpot;
-                const double replicaRate = latency    ? latency->outputTokensPerSecond
+                const double replicaRate = latency
+                                               ? latency->outputTokensPerSecond / double(c.replicas)
                                            : tpot > 0 ? double(c.batch) / tpot
                                                       : 0;
                 row.outputTokensPerSecondPerGpu = replicaRate / double(c.tp * c.dp * c.pp);
