@@ -262,6 +262,18 @@ int64_t KvPaging::blocksPerRequest(int64_t tokens) const
         }
         return ceilDiv(bytes, uneven.front().blockBytes);
     }
+    if (!kinds.empty()) {
+        int64_t blocks = 0;
+        for (const AttentionKind& k : kinds) {
+            const int64_t b =
+                k.window > 0
+                    ? ceilDiv(std::min(k.window - 1 + inFlightTokens, tokens), k.blockTokens) + 1
+                    : ceilDiv(ceilDiv(tokens, std::max<int64_t>(1, dcp)), k.blockTokens);
+            blocks = checkedAdd(blocks, checkedMul(k.groups, b, "blocks"), "blocks");
+        }
+        const int64_t state = stateAll ? ceilDiv(tokens, blockSize) : stateBlocks;
+        return checkedAdd(blocks, checkedMul(stateGroups, state, "blocks"), "blocks");
+    }
     // Full attention: every token's block (over dcp ranks). Sliding window: at most the window
     // plus what is in flight (one prefill chunk; two under async scheduling from 0.25), plus
     // the block being written (SlidingWindowSpec). State: one block.
@@ -452,6 +464,24 @@ Expected<KvPaging> pageKvCache(const EngineProfile& engine, const ModelSpec& s,
     };
     std::vector<Stage> stages;
     int64_t full = 0, sliding = 0, state = 0, fullBytes = 0, slidingBytes = 0;
+    // Each (windowed, window, bytes) spec in order met, and its layers on each stage.
+    struct Spec
+    {
+        bool windowed = false;
+        int64_t window = 0, bytes = 0, layers = 0;
+        std::vector<int64_t> perStage;
+    };
+    std::vector<Spec> specs;
+    auto countSpec = [&](bool windowed, int64_t window, int64_t bytes, size_t stage) {
+        auto it = std::find_if(specs.begin(), specs.end(), [&](const Spec& x) {
+            return x.windowed == windowed && x.window == window && x.bytes == bytes;
+        });
+        if (it == specs.end())
+            it = specs.insert(specs.end(), Spec{windowed, window, bytes, 0, {}});
+        it->perStage.resize(size_t(in.pp), 0);
+        ++it->layers;
+        ++it->perStage[stage];
+    };
     size_t begin = 0;
     for (int64_t st = 0; st < in.pp; ++st) {
         const int64_t n = s.numLayers / in.pp + (st < s.numLayers % in.pp ? 1 : 0);
@@ -467,6 +497,7 @@ Expected<KvPaging> pageKvCache(const EngineProfile& engine, const ModelSpec& s,
             const int64_t b = kvBytesPerTokenOfLayer(s, l, in.kvDtype, in.tp);
             g.bytesPerToken += b;
             const bool windowed = l.window > 0 && engine.v1 && engine.hybridKvManager;
+            countSpec(windowed, windowed ? l.window : 0, b, size_t(st));
             if (windowed) {
                 ++g.sliding;
                 k.window = l.window;
@@ -479,6 +510,7 @@ Expected<KvPaging> pageKvCache(const EngineProfile& engine, const ModelSpec& s,
         if (st + 1 == in.pp)
             for (const LayerSpec& l : in.draftLayers) {
                 const int64_t b = kvBytesPerTokenOfLayer(s, l, in.kvDtype, in.tp);
+                countSpec(false, 0, b, size_t(st));
                 g.bytesPerToken += b;
                 ++g.full;
                 fullBytes = std::max(fullBytes, b);
@@ -545,6 +577,38 @@ Expected<KvPaging> pageKvCache(const EngineProfile& engine, const ModelSpec& s,
                   std::pair{g.state, k.stateGroups}})
                 if (groups > 0)
                     k.layersPerBlock = std::max(k.layersPerBlock, ceilDiv(n, groups));
+    }
+    // A kind in several widths (or windows): each spec its own groups and block, as vLLM
+    // groups by spec; the page stays the widest layer's block.
+    const auto sameKind = [&](bool windowed) {
+        return std::count_if(specs.begin(), specs.end(),
+                             [&](const Spec& x) { return x.windowed == windowed; });
+    };
+    if (grouped && (sameKind(true) > 1 || sameKind(false) > 1)) {
+        std::vector<int64_t> counts;
+        for (const Spec& x : specs)
+            counts.push_back(x.layers);
+        if (state > 0)
+            counts.push_back(state);
+        const int64_t smallest = *std::min_element(counts.begin(), counts.end());
+        const int64_t largest = *std::max_element(counts.begin(), counts.end());
+        const int64_t size =
+            double(largest) < engine.groupWithin * double(smallest) ? largest : smallest;
+        const int64_t page = k.pageBytes;
+        k.fullGroups = k.slidingGroups = 0;
+        k.stateGroups = state > 0 ? ceilDiv(state, size) : 0;
+        k.layersPerBlock = 0;
+        for (const Stage& g : stages)
+            if (k.stateGroups > 0)
+                k.layersPerBlock = std::max(k.layersPerBlock, ceilDiv(g.state, k.stateGroups));
+        for (const Spec& x : specs) {
+            const int64_t groups = ceilDiv(x.layers, size);
+            const int64_t tokens = x.bytes > 0 ? std::max<int64_t>(1, page / x.bytes) : 1;
+            k.kinds.push_back({groups, tokens, x.windowed ? x.window : 0});
+            (x.windowed ? k.slidingGroups : k.fullGroups) += groups;
+            for (int64_t n : x.perStage)
+                k.layersPerBlock = std::max(k.layersPerBlock, ceilDiv(n, groups));
+        }
     }
     k.layersPerBlock = std::max<int64_t>(1, k.layersPerBlock);
     k.blocks = in.availableBytes / checkedMul(k.pageBytes, k.layersPerBlock, "block bytes");

@@ -154,6 +154,16 @@ struct KvPaging
         int64_t blockTokens = 0, window = 0, blockBytes = 0;
     };
     std::vector<UnevenGroup> uneven;
+    // Where one kind of attention layer comes in more than one width (a Compare variant's
+    // sliding window on Gemma 4's global layers, 2 KV heads of 512 beside 8 of 256): each
+    // width is a KV cache spec of its own, grouped apart, its block as many tokens as the
+    // unified page holds of it (kv_cache_utils groups layers by spec). Empty otherwise; the
+    // full and sliding counts above then cover every group.
+    struct AttentionKind
+    {
+        int64_t groups = 0, blockTokens = 0, window = 0; // window 0: full attention
+    };
+    std::vector<AttentionKind> kinds;
 
     int64_t groups() const
     {
