@@ -393,6 +393,9 @@ EngineRow compareEngine(const ModelSpec& s, const DeploymentInputs& in, EngineKi
         const auto named = findServingEngine(in.engine);
         vin.engine =
             named && named->kind == EngineKind::Vllm ? engineRunName(in.engine) : vllm->name;
+        // Weights a llama.cpp log loaded are its GGUF, not vLLM's checkpoint.
+        if (!loadedWeightsHoldFor(release, vin.engine))
+            vin.weightBytes.reset();
         EngineRow row;
         row.engine = "vLLM (" + vin.engine + ")";
         row.family = "vllm";
@@ -433,6 +436,8 @@ EngineRow compareEngine(const ModelSpec& s, const DeploymentInputs& in, EngineKi
         // row fell from 539,625 to 450,946 tokens once vLLM answered).
         if (!freeMemoryHoldsFor(release, sglang ? "sglang" : "trtllm"))
             other.freeMemoryBytes.reset();
+        if (!loadedWeightsHoldFor(release, sglang ? "sglang" : "trtllm"))
+            other.weightBytes.reset();
         auto e = sglang ? planSglang(s, other, engineOptions(in).sglang)
                         : planTrtllm(s, other, engineOptions(in).trtllm);
         if (e) {

@@ -275,13 +275,19 @@ Expected<Report> buildReport(const Scenario& scenario, const ModelSpec& model,
     } catch (const std::exception& e) {
         return Error{model.sourcePath + ": " + e.what()};
     }
-    if (auto c = planCapacity(model, r.deployment)) {
+    // The deployment's vLLM beside another engine's headline: a llama.cpp log's GGUF is not the
+    // checkpoint vLLM loads (loadedWeightsHoldFor; a nineteenth review's vLLM beside llama.cpp
+    // had 48,738 tokens on the GGUF's weights and 43,838 once it answered).
+    DeploymentInputs own = r.deployment;
+    if (!loadedWeightsHoldFor(scenario.plan.engine, own.engine))
+        own.weightBytes.reset();
+    if (auto c = planCapacity(model, own)) {
         r.capacity = c.value();
     } else {
         r.capacityError = c.failure();
     }
     if (!r.capacity || r.capacity->conversations < 1)
-        r.fitFixes = fitFixes(model, r.deployment);
+        r.fitFixes = fitFixes(model, own);
     r.engines = compareEngines(model, r.deployment, scenario.plan.engine);
     r.compare = compareVariants(model, r.deployment, scenario.plan.engine);
     r.conversations = conversationCurve(model, r.deployment, scenario.plan.engine);

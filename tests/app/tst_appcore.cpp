@@ -1863,8 +1863,16 @@ void TestAppCore::llamaLogKeepsItsWeightsType()
         AppSession other;
         QVERIFY(other.restore(QString::fromStdString(attnplan::scenarioToJson(session.scenario())),
                               QString(), &error));
+        // Beside llama.cpp's headline the deployment's vLLM already sizes the checkpoint's
+        // weights: its row and capacity do not move when vLLM comes to answer (a nineteenth
+        // review's 48,738 tokens beside it against 43,838 answering).
+        const qint64 beside = other.report()->capacity->kvCacheTokens;
+        const qint64 besideRow = other.report()->engines.front().kvTokens;
+        QCOMPARE(besideRow, beside);
         other.setPlanTarget(vllm);
         QCOMPARE(other.scenario().deployment.loadedWeightsGiB, 0.0);
+        QCOMPARE(other.report()->capacity->kvCacheTokens, beside);
+        QCOMPARE(other.report()->engines.front().kvTokens, beside);
         QVERIFY(attnplan::loadedWeightsHoldFor("sglang", "vllm@0.15.2"));
         QVERIFY(attnplan::loadedWeightsHoldFor("sglang", "llama.cpp"));
         QVERIFY(!attnplan::loadedWeightsHoldFor("llama.cpp", ""));
