@@ -146,8 +146,22 @@ QString EntryGuard::refusal(const QAbstractSpinBox* box)
     const QString zero = box->specialValueText().isEmpty() || lowest.isEmpty()
                              ? QString()
                              : tr("; %1 is \u201c%2\u201d").arg(lowest, box->specialValueText());
-    const QString what = tr("\u201c%1\u201d is not a value this field takes (%2%3)")
-                             .arg(typed(box).trimmed(), range(box), zero);
+    // A bare number in a field of seconds, too large as seconds, may have been meant in
+    // milliseconds: said how to type it (a nineteenth review typed 20 for 20 ms, read as 20 s).
+    QString hint;
+    if (const auto* d = qobject_cast<const QDoubleSpinBox*>(box);
+        d && d->suffix().trimmed() == QStringLiteral("s")) {
+        QString number = typed(box).trimmed();
+        if (number.endsWith(d->suffix().trimmed()))
+            number.chop(d->suffix().trimmed().size());
+        bool ok = false;
+        const double v = QLocale().toDouble(number.trimmed(), &ok);
+        if (ok && v > d->maximum() && v / 1000.0 >= d->minimum() && v / 1000.0 <= d->maximum())
+            hint = tr("; for %1 milliseconds type \u201c%1 ms\u201d")
+                       .arg(QLocale().toString(v, 'g', 6));
+    }
+    const QString what = tr("\u201c%1\u201d is not a value this field takes (%2%3%4)")
+                             .arg(typed(box).trimmed(), range(box), zero, hint);
     return name.isEmpty() ? what : tr("%1: %2").arg(name, what);
 }
 

@@ -76,11 +76,12 @@ PlansTab::PlansTab(PlanController* plan, QWidget* parent)
     m_rps->setSpecialValueText(tr("–"));
     m_maxTtft->setRange(0, 3600);
     m_maxTtft->setSuffix(tr(" s"));
-    m_maxTtft->setSpecialValueText(tr("no limit"));
+    m_maxTtft->setSpecialValueText(tr("no limit (seconds)"));
     m_maxTpot->setRange(0, 10);
     m_maxTpot->setDecimals(3);
     m_maxTpot->setSuffix(tr(" s"));
-    m_maxTpot->setSpecialValueText(tr("no limit"));
+    // The unit said before anything is typed: a bare 20 is 20 s (a nineteenth review meant ms).
+    m_maxTpot->setSpecialValueText(tr("no limit (seconds)"));
     // Plans for any of the four engines, each with its own KV rules and flags.
     m_engine->addItem(tr("the deployment's vLLM"), QString());
     for (const attnplan::ServingEngine& e : attnplan::planOnlyEngines()) // the engines' table

@@ -3513,6 +3513,13 @@ void TestGui::plansLimitTakesItsUnit()
     typeInto(tpot, "0.05");
     QVERIFY(EntryGuard::refusal(tpot).isEmpty());
     QVERIFY(session.report());
+    // A bare 20, meant as 20 ms (a nineteenth review): refused as 20 s, with how to type it;
+    // the empty field names its unit.
+    typeInto(tpot, "20");
+    QVERIFY2(EntryGuard::refusal(tpot).contains("for 20 milliseconds type \u201c20 ms\u201d"),
+             qPrintable(EntryGuard::refusal(tpot)));
+    typeInto(tpot, "0.05");
+    QCOMPARE(tpot->specialValueText(), QString("no limit (seconds)"));
     // A text that does not read is refused, and the chart names the field.
     typeInto(ttft, "2 sec");
     QVERIFY(!EntryGuard::refusal(ttft).isEmpty());
