@@ -1090,6 +1090,8 @@ void MemoryTab::showPlan()
     showLoad();
     if (const auto model = m_plan->model())
         m_context->setModelMaximum(model->maxContext);
+    // The average request's presets stop at the context (a review's 1M average above 32k).
+    m_average->setPresetCeiling(m_plan->deployment().maxModelLen);
     // A field whose text does not read (EntryGuard) keeps it: no answer is shown from the value
     // it held before, and the field says what it takes.
     // The load's own fields withhold only the latency line (showLoad): the memory, the

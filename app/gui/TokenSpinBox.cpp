@@ -42,6 +42,14 @@ void TokenSpinBox::setModelMaximum(qint64 tokens)
     rebuildPresets();
 }
 
+void TokenSpinBox::setPresetCeiling(qint64 tokens)
+{
+    if (tokens == m_ceiling)
+        return;
+    m_ceiling = tokens;
+    rebuildPresets();
+}
+
 void TokenSpinBox::rebuildPresets()
 {
     if (!m_presets)
@@ -50,7 +58,7 @@ void TokenSpinBox::rebuildPresets()
     menu->clear();
     for (qint64 k : {4, 8, 16, 32, 64, 128, 256, 512, 1024}) {
         const qint64 tokens = k * 1024;
-        if (tokens > maximum())
+        if (tokens > maximum() || (m_ceiling > 0 && tokens > m_ceiling))
             break;
         menu->addAction(QString::fromStdString(attnplan::shortTokens(tokens)), this,
                         [this, tokens] { setValue(int(tokens)); });

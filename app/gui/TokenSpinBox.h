@@ -20,6 +20,8 @@ public:
     QWidget* withPresets();
     // Adds "model maximum (N)" to the presets, or removes it with 0.
     void setModelMaximum(qint64 tokens);
+    // No preset above this (the average request's field: the context); 0 for none.
+    void setPresetCeiling(qint64 tokens);
 
 protected:
     QValidator::State validate(QString& input, int& pos) const override;
@@ -31,6 +33,7 @@ private:
 
     QToolButton* m_presets = nullptr;
     qint64 m_modelMaximum = 0;
+    qint64 m_ceiling = 0;
 };
 
 // A count that is not a token count (requests a day): 10000, 10,000, 10k, 2.5M with k = 1,000

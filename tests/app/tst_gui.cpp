@@ -83,6 +83,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
+#include <QToolButton>
 #include <QTreeView>
 #include <QValueAxis>
 #include <QWheelEvent>
@@ -212,6 +213,7 @@ private slots:
     void compareHoldsWhatTheEngineKeeps();
     void engineThatHoldsNoConversationSaysWhy();
     void memoryLegendKeepsItsOrder();
+    void averagePresetsStopAtTheContext();
     void plansLimitTakesItsUnit();
     void thinSegmentsStayUnlabelledInEitherPalette();
     void libraryHighlightsTheOpenModel();
@@ -3444,6 +3446,30 @@ void TestGui::memoryLegendKeepsItsOrder()
     QTRY_VERIFY(legendOf().join('|').contains("GPU "));
     const QStringList second = legendOf();
     QVERIFY2(linesLast(second), qPrintable(second.join('|')));
+}
+
+// The average request's presets stop at the context: 64k and 1M were offered under a 32k
+// context, each refused when chosen (a review's P3).
+void TestGui::averagePresetsStopAtTheContext()
+{
+    AppSession session;
+    MainWindow window(&session);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    typeInto(child<QSpinBox>(&window, "context"), "32768");
+    QTRY_COMPARE(session.scenario().deployment.context, qint64(32768));
+    auto presets = [&window] {
+        QStringList texts;
+        for (QAction* a : child<QToolButton>(&window, "averagePresets")->menu()->actions())
+            if (!a->isSeparator())
+                texts << a->text();
+        return texts;
+    };
+    QCOMPARE(presets(), (QStringList{"4k", "8k", "16k", "32k"}));
+    typeInto(child<QSpinBox>(&window, "context"), "131072");
+    QTRY_COMPARE(presets().size(), 6);
+    QCOMPARE(presets().last(), QString("128k"));
 }
 
 void TestGui::compareHoldsWhatTheEngineKeeps()
