@@ -156,7 +156,9 @@ PlansTab::PlansTab(PlanController* plan, QWidget* parent)
     m_plans->setProperty("attnplanColour", QColor(0x10, 0xb9, 0x81));
     m_chosen->setProperty("attnplanColour", QColor(0xdc, 0x26, 0x26));
     Charts::applyColours(chart);
-    connect(m_plans, &QScatterSeries::clicked, this, [this, chart](const QPointF& at) {
+    // A click on a plan's point, or on the front's (drawn over them: a review's front points
+    // chose nothing), chooses the nearest plan.
+    const auto nearest = [this, chart](const QPointF& at) {
         // The nearest plan in the chart's coordinates.
         TableModel* trade = m_plan->tradeModel();
         int best = -1;
@@ -170,7 +172,11 @@ PlansTab::PlansTab(PlanController* plan, QWidget* parent)
         }
         if (best >= 0)
             choose(best);
-    });
+    };
+    connect(m_plans, &QScatterSeries::clicked, this, nearest);
+    for (QAbstractSeries* s : chart->series())
+        if (auto* front = qobject_cast<QLineSeries*>(s))
+            connect(front, &QXYSeries::clicked, this, nearest);
 
     auto* top = new QBoxLayout(QBoxLayout::LeftToRight);
     top->addLayout(left);

@@ -2620,8 +2620,18 @@ void TestGui::plansViewSortsAndChooses()
     unified->click();
     QCOMPARE(session.scenario().plan.unifiedClusters, false);
     QTRY_COMPARE(chosen->count(), 0); // replanned: the choice went with the old rows
-    emit points->clicked(Charts::toChart(
+    // A click on the front's own point, drawn over the plan's, chooses it too (a review's P3).
+    QLineSeries* frontLine = nullptr;
+    for (QAbstractSeries* series : chart->chart()->series())
+        if (auto* l = qobject_cast<QLineSeries*>(series);
+            l && !l->property("attnplanMarker").toBool())
+            frontLine = l;
+    QVERIFY(frontLine);
+    emit frontLine->clicked(Charts::toChart(
         chart->chart(), QPointF(pick.tpotSeconds, pick.outputTokensPerSecondPerGpu)));
+    QCOMPARE(chosen->count(), 1);
+    QCOMPARE(table->currentIndex().siblingAtColumn(0).data().toString(),
+             QString::fromStdString(pick.gpu));
     // A new target replans: the choice goes with the old rows.
     typeInto(child<QSpinBox>(&window, "targetConcurrent"), "200");
     QCOMPARE(session.scenario().plan.concurrent, qint64(200));
