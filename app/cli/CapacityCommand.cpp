@@ -428,10 +428,13 @@ int runCapacity(const std::vector<std::string>& argv)
                       : std::string(" (memory)"))
               << "; " << withCommas(r.conversations) << " paged, "
               << withCommas(r.conversationsReserved) << " reserved (reserved strips "
-              << formatFixed(100 * r.reservedFillFraction, 0) << "% full)\n"
-              << "  TTFT " << formatSeconds(r.ttftSeconds) << ", TPOT "
-              << formatSeconds(r.tpotSeconds) << " at batch " << r.batch << ", "
-              << formatFixed(r.tokensPerSecond, 0) << " tokens/s\n";
+              << formatFixed(100 * r.reservedFillFraction, 0)
+              << "% full)\n"
+              // Said for what they are: one prompt alone, and decode alone at the batch with
+              // no prompt beside it (a seventeenth review read them against `latency`'s).
+              << "  TTFT " << formatSeconds(r.ttftSeconds) << " (one prompt alone), TPOT "
+              << formatSeconds(r.tpotSeconds) << " decoding alone at batch " << r.batch << ", "
+              << formatFixed(r.tokensPerSecond, 0) << " tokens/s (`latency` for a load)\n";
     if (r.hostKvTokens > 0)
         std::cout << "  host KV tier: " << withCommas(r.hostKvTokens) << " tokens in "
                   << formatGiB(double(r.hostKvBytesPerGpu))

@@ -336,6 +336,11 @@ void TestCli::ppCheckRefusesAsReleased()
     QVERIFY2(before.out.contains("Maximum concurrency for 40,960 tokens per request: 1.70x") &&
                  !before.out.contains("refuses to start"),
              before.out.constData());
+    // Its times said for what they are: a prompt alone, decode alone (a seventeenth review
+    // read them against `latency`'s at a load).
+    QVERIFY2(before.out.contains(" (one prompt alone), TPOT ") &&
+                 before.out.contains(" decoding alone at batch "),
+             before.out.constData());
 }
 
 void TestCli::costLayoutFile()
