@@ -205,7 +205,8 @@ MainWindow::MainWindow(AppSession* session, QWidget* parent)
 
     // The first tab is built now; the others, and their charts, when first shown (start-up
     // builds one tab's widgets, not six).
-    m_tabs->addTab(scrolled(m_memoryTab), tr("&Memory && GPUs"));
+    // Its own scroll area under a headline kept in view (MemoryTab).
+    m_tabs->addTab(m_memoryTab, tr("&Memory && GPUs"));
     addLazyTab(tr("P&lans"), [this] {
         m_session->setPlansWanted(true);
         return m_plansTab = new PlansTab(m_plan);

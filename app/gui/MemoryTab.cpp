@@ -31,6 +31,7 @@
 #include <QLineEdit>
 #include <QLocale>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QSpinBox>
@@ -162,13 +163,22 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
     right->addWidget(enginesTable, 1);
     right->addWidget(buildLoadBox());
 
-    // The answer across the top, whatever the width; the form and the rest under it.
+    // The answer across the top, whatever the width, and kept in view: the form and the rest
+    // scroll under it (at 1024 x 700 the headline scrolled away with the page: reviews' P3).
     auto* page = new QVBoxLayout(this);
     page->addWidget(m_card);
-    m_columns = new QBoxLayout(QBoxLayout::LeftToRight);
+    auto* body = new QWidget;
+    body->setObjectName(QStringLiteral("memoryBody"));
+    m_columns = new QBoxLayout(QBoxLayout::LeftToRight, body);
+    m_columns->setContentsMargins(0, 0, 0, 0);
     m_columns->addLayout(left);
     m_columns->addLayout(right, 1);
-    page->addLayout(m_columns, 1);
+    auto* area = new QScrollArea;
+    area->setObjectName(QStringLiteral("memoryScroll"));
+    area->setWidget(body);
+    area->setWidgetResizable(true);
+    area->setFrameShape(QFrame::NoFrame);
+    page->addWidget(area, 1);
     // The form beside the results where there is room; on a small screen (1024 x 700 with the
     // library open) the results go under the form, so that nothing is clipped sideways.
     new Reflow(this, 1000, [this](bool narrow) {
