@@ -54,6 +54,7 @@ class TestEngines : public QObject
     Q_OBJECT
 
 private slots:
+    void llamaFitKeepsAGibFree();
     void partialOffloadMatchesItsLog();
     void engineMemoryPartsAddUp();
     void logsNameWhatTheyPrint();
@@ -3238,4 +3239,31 @@ void TestEngines::unifiedCacheRunsWhatItHolds()
     load.inputTokens = 2000;
     const EngineLatency shortOnes = latencyUnderEngine(s, in, load).value();
     QCOMPARE(shortOnes.result.batchCap, 4.0);
+}
+
+// llama.cpp from build 7474 runs --fit by default: it keeps 1 GiB of the free memory free, and
+// moves or cuts what would fill it (llama_params_fit). A twentieth review's 2 slots of 220k
+// "fit" in 23.40 of an RTX 3090's 23.58 GiB where its log had 23.21 free. Llama-3.1-8B in bf16
+// (14.96 GiB) with 68,000 cells of 128 KiB (8.30 GiB): 22.29 GiB, over the RTX 3090's
+// estimated free memory less 1 GiB; 64,000 cells (21.79 GiB) are within it; a build before
+// --fit fills the device.
+void TestEngines::llamaFitKeepsAGibFree()
+{
+    const ModelSpec s = load("configs/llama-3.1-8b.json");
+    DeploymentInputs d = on("RTX 3090", 68000);
+    d.engine = "llama.cpp";
+    const EngineRow over = compareEngine(s, d, EngineKind::LlamaCpp, "llama.cpp");
+    QVERIFY2(over.error.find(" less the 1 GiB llama.cpp's --fit keeps free") != std::string::npos,
+             over.error.c_str());
+    const int64_t free = freeMemoryEstimate(d.gpu);
+    const auto plan = planLlamaServer(s, llamaServerInputs(d, "llama.cpp")).value();
+    QCOMPARE(plan.vramLimitBytes, free - (int64_t(1) << 30));
+    QVERIFY(plan.vramBytes > plan.vramLimitBytes && plan.vramBytes < d.gpu.memoryBytes);
+    d.maxModelLen = 64000;
+    QVERIFY2(compareEngine(s, d, EngineKind::LlamaCpp, "llama.cpp").error.empty(),
+             compareEngine(s, d, EngineKind::LlamaCpp, "llama.cpp").error.c_str());
+    d.maxModelLen = 68000;
+    d.engine = "llama.cpp@b3579";
+    QVERIFY2(compareEngine(s, d, EngineKind::LlamaCpp, "llama.cpp@b3579").error.empty(),
+             compareEngine(s, d, EngineKind::LlamaCpp, "llama.cpp@b3579").error.c_str());
 }

@@ -516,6 +516,9 @@ Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerI
     // --fit (on by default from build 7474): an unset context is cut, by whole tokens of its KV,
     // until the device keeps 1 GiB free, but not below 4,096 (llama_params_fit_impl).
     const int64_t gib = int64_t(1) << 30;
+    if (build->defaultContext == LlamaCppBuild::DefaultContext::TrainingFit &&
+        in.freeMemoryBytes > gib)
+        p.vramLimitBytes = in.freeMemoryBytes - gib;
     if (build->defaultContext == LlamaCppBuild::DefaultContext::TrainingFit && in.context == 0 &&
         in.freeMemoryBytes > 0 && p.vramBytes > in.freeMemoryBytes - gib && p.context > 4096) {
         const double perToken = double(kvGpu) / double(std::max<int64_t>(1, p.context));
