@@ -52,7 +52,9 @@ public:
     LogPane* logPane() const { return m_logPane; }
     // Before a scenario replaces unsaved edits: "Save changes to NAME?" Save, Discard or Cancel.
     // True when the edits were saved or may go.
-    bool confirmDiscard();
+    // Asks before unsaved edits are replaced; `what` says what the replacing keeps, if anything
+    // (a log replaces the deployment alone).
+    bool confirmDiscard(const QString& what = QString());
     // A model given at start that could not be opened: the reason, and what is shown instead.
     void showStartError(const QString& path, const QString& message);
     bool saveScenario(const QString& path);

@@ -1345,6 +1345,36 @@ void TestAppCore::logLoadStaysWithinItsPool()
         QVERIFY2(summary.contains("the load: 200 clients") && summary.contains("(28): the rest "
                                                                                "queue"),
                  qPrintable(summary));
+        // Changed, the load is the user's: the log's note on it goes from the report (a
+        // twentieth review's report said "1 client" beside a headline at 0.50 requests/s).
+        auto loadNoted = [&session] {
+            const auto& p = session.report()->provenance;
+            return std::any_of(p.begin(), p.end(),
+                               [](const std::string& n) { return n.rfind("the load: ", 0) == 0; });
+        };
+        QVERIFY(loadNoted());
+        load = session.scenario().load;
+        load.value = 20;
+        session.setLoad(load);
+        QVERIFY(!loadNoted());
+        QVERIFY(!session.report()->provenance.empty()); // the log's check stays
+    }
+    // A rate the open scenario had is kept, and said with the log's context (a twentieth
+    // review's discarded 0.50 requests/s headlined a 45-hour TTFT with nothing saying whose).
+    {
+        AppSession session;
+        QVERIFY(session.models()->openBundled("qwen3-8b"));
+        attnplan::ScenarioLoad load = session.scenario().load;
+        load.kind = "requests_per_second";
+        load.value = 0.5;
+        session.setLoad(load);
+        QString error, summary;
+        QVERIFY2(session.openEngineLogText(QString::fromUtf8(attnplan::testing::kQwen2VllmLog),
+                                           "vllm.log", &error, &summary),
+                 qPrintable(error));
+        QVERIFY2(summary.contains("the load: 0.50 requests/s, kept from the scenario before, of "
+                                  "the log's context (16,384 tokens)"),
+                 qPrintable(summary));
     }
     // llama-server with -np 4: its four slots, not 32 clients queueing behind them.
     AppSession session;
