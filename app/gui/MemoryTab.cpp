@@ -41,6 +41,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <cmath>
 
 namespace {
 // The answering engine's name and the settings that sized its pools, one a line (the library's
@@ -668,7 +669,12 @@ void MemoryTab::chooseEngine()
     if (const auto e = attnplan::findServingEngine(m_plan->target().engine);
         e && !e->sizesDeployment)
         m_plan->setPlanEngine(QString());
-    if (const auto e = attnplan::findServingEngine(data.toStdString())) {
+    // The release's default utilization follows the release; one the user or a log typed (a
+    // log's --gpu-memory-utilization 0.95) stays, as its other flags do (a twentieth review's
+    // 0.95 fell to 0.92 on "latest release", unsaid).
+    const auto was = attnplan::findServingEngine(m_plan->inputs().engine);
+    const bool typed = was && std::abs(m_utilization->value() - was->defaultUtilization) > 1e-9;
+    if (const auto e = attnplan::findServingEngine(data.toStdString()); e && !typed) {
         m_syncing = true;
         m_utilization->setValue(e->defaultUtilization);
         m_syncing = false;

@@ -214,6 +214,7 @@ private slots:
     void engineThatHoldsNoConversationSaysWhy();
     void memoryLegendKeepsItsOrder();
     void averagePresetsStopAtTheContext();
+    void typedUtilizationOutlivesARelease();
     void plansLimitTakesItsUnit();
     void thinSegmentsStayUnlabelledInEitherPalette();
     void libraryHighlightsTheOpenModel();
@@ -3489,6 +3490,31 @@ void TestGui::averagePresetsStopAtTheContext()
     typeInto(child<QSpinBox>(&window, "context"), "131072");
     QTRY_COMPARE(presets().size(), 6);
     QCOMPARE(presets().last(), QString("128k"));
+}
+
+// A release's default utilization follows the release; a typed one (a log's 0.95) stays across
+// a release switch, as the log's other flags do (a twentieth review's 0.95 fell to 0.92, unsaid).
+void TestGui::typedUtilizationOutlivesARelease()
+{
+    AppSession session;
+    MainWindow window(&session);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    auto* engine = child<QComboBox>(&window, "engine");
+    auto* utilization = child<QDoubleSpinBox>(&window, "utilization");
+    const double latest = attnplan::findServingEngine("vllm")->defaultUtilization;
+    const double v0 = attnplan::findServingEngine("vllm-v0")->defaultUtilization;
+    QVERIFY(latest != v0);
+    QCOMPARE(utilization->value(), latest);
+    engine->setCurrentIndex(engine->findData(QStringLiteral("vllm-v0")));
+    QCOMPARE(utilization->value(), v0); // a default follows its release
+    typeInto(utilization, "0.95");
+    QTRY_COMPARE(session.report()->deployment.utilization, 0.95);
+    engine->setCurrentIndex(engine->findData(QStringLiteral("vllm")));
+    QCOMPARE(session.report()->deployment.engine, attnplan::findServingEngine("vllm")->name);
+    QCOMPARE(utilization->value(), 0.95);
+    QCOMPARE(session.report()->deployment.utilization, 0.95);
 }
 
 void TestGui::compareHoldsWhatTheEngineKeeps()
