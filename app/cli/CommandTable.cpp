@@ -51,7 +51,10 @@ std::vector<Option> deploymentOptions()
          "--tp as SGLang's and TensorRT-LLM's tp_size: every rank, --dp of them attention groups "
          "(attention TP = tp / dp)"},
         {"pp", "N", "pipeline stages (default: GPUs / (TP x DP))"},
-        {"context", "N", "max_model_len: the longest request, in tokens (32k, 128K, 1M)"},
+        {"context", "N",
+         "max_model_len: the longest request, in tokens (32k, 128K, 1M); under --engine "
+         "llama.cpp, llama-server's -c: every slot's context together, split among --parallel "
+         "(a scenario's context, as the app's, is one slot's)"},
         {"average-tokens", "N", "the mean request length (default: the context)"},
         {"prompt-tokens", "N", "the prompt the TTFT figure is for (default: the average)"},
         {"engine", "E",

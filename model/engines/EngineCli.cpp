@@ -394,7 +394,9 @@ Expected<EngineAnswer> upFrontCapacity(const FlagReader& a, const ModelSpec& s,
         answer.json = j.dump(2) + "\n";
     }
     std::ostringstream out;
-    out << s.name << " on llama-server: " << withCommas(p.context) << " tokens of KV in "
+    // -c named: --context is llama-server's -c here, every slot's together (a twentieth review
+    // read it as a slot's, as the app's Context is).
+    out << s.name << " on llama-server: -c " << withCommas(p.context) << " tokens of KV in "
         << p.slotCount << " slot(s) of " << withCommas(p.contextPerSlot)
         << (p.unified ? " (one unified cache)" : "") << "\n"
         << "  KV cache " << formatBytes(double(p.kvBytes)) << " (K "

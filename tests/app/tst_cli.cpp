@@ -105,6 +105,7 @@ private slots:
     void costRetrievalAndTokenEstimate();
     void costLayoutFile();
     void ppCheckRefusesAsReleased();
+    void llamaContextSaysItIsMinusC();
     void otherEnginesPlanWithoutVllmsChecks();
     void llamaPromptPaysItsOwnTokens();
     void costErrorsExit2_data();
@@ -2414,3 +2415,18 @@ void TestCli::launchCommandRefusesWhatItCannotRead()
 }
 
 #include "tst_cli.moc"
+
+// Under llama.cpp --context is llama-server's -c, every slot's together (the acceptance
+// invocations type it so), where a scenario's context, as the app's, is one slot's: the answer
+// and the help say which (a twentieth review copied the app's 8,192 a slot into --context).
+void TestCli::llamaContextSaysItIsMinusC()
+{
+    const Run r = cli({"capacity", "llama-3.1-8b", "--gpu", "RTX 3090", "--engine", "llama.cpp",
+                       "--context", "8192", "--parallel", "4"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.contains("on llama-server: -c 8,192 tokens of KV in 4 slot(s) of 2,048"),
+             r.out.constData());
+    const Run help = cli({"capacity", "--help"});
+    QVERIFY2(help.out.contains("under --engine llama.cpp, llama-server's -c: every slot's"),
+             help.out.constData());
+}
