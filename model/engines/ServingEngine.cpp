@@ -375,8 +375,12 @@ std::vector<std::string> llamaServerSettings(const LlamaServerPlan& p, const Lla
     out.push_back(
         "-ngl " + (l.gpuLayers > layers ? std::string("all") : std::to_string(l.gpuLayers)) + ": " +
         std::to_string(onGpu) + " of " + std::to_string(layers) + " layers" +
-        (p.outputOnGpu ? " and the output layer" : "") + " on the GPU (" +
-        formatGiB(double(p.vramBytes)) + "), " + formatGiB(double(p.ramBytes)) + " in host memory");
+        (p.outputOnGpu ? " and the output layer" : "") + " on the GPU: weights " +
+        // What the GPU figure holds, said (a twentieth review read 14.37 GiB as the weights).
+        formatGiB(double(p.vramBytes - p.vramKvBytes - p.vramStateBytes)) + " + KV " +
+        formatGiB(double(p.vramKvBytes + p.vramStateBytes)) + " = " +
+        formatGiB(double(p.vramBytes)) + ", " + formatGiB(double(p.ramBytes)) +
+        " in host memory (compute buffers not counted)");
     out.push_back("-c " + withCommas(p.context) + " over " + withCommas(p.slotCount) +
                   (p.slotCount == 1 ? " slot" : " slots") +
                   (p.unified ? " sharing one cache"

@@ -3260,8 +3260,13 @@ void TestEngines::llamaFitKeepsAGibFree()
     QCOMPARE(plan.vramLimitBytes, free - (int64_t(1) << 30));
     QVERIFY(plan.vramBytes > plan.vramLimitBytes && plan.vramBytes < d.gpu.memoryBytes);
     d.maxModelLen = 64000;
-    QVERIFY2(compareEngine(s, d, EngineKind::LlamaCpp, "llama.cpp").error.empty(),
-             compareEngine(s, d, EngineKind::LlamaCpp, "llama.cpp").error.c_str());
+    const EngineRow within = compareEngine(s, d, EngineKind::LlamaCpp, "llama.cpp");
+    QVERIFY2(within.error.empty(), within.error.c_str());
+    // The GPU's figure said as its parts (a twentieth review read weights and KV as weights):
+    // 64,000 cells of 128 KiB are 7.81 GiB.
+    QVERIFY2(within.settings.front().find("on the GPU: weights ") != std::string::npos &&
+                 within.settings.front().find(" + KV 7.81 GiB = ") != std::string::npos,
+             within.settings.front().c_str());
     d.maxModelLen = 68000;
     d.engine = "llama.cpp@b3579";
     QVERIFY2(compareEngine(s, d, EngineKind::LlamaCpp, "llama.cpp@b3579").error.empty(),
