@@ -80,14 +80,16 @@ void CompareController::refresh()
     const DeploymentInputs& in = r->deployment;
     const QLocale locale;
     m_context = in.maxModelLen;
+    // Under another engine's headline the conversations are that engine's (compareVariants),
+    // and the caption says so: vLLM's settings no longer sized them, nor is its release named
+    // (a twentieth review read "vllm@0.33.0" and llama.cpp in one caption).
+    const std::optional<EngineRow> other = headlineEngineRow(r->engines, r->inputs.plan.engine);
     m_assumptions = tr("Each shape on the Memory & GPUs tab's deployment: %1 × %2, TP %3, context "
-                       "%4, average request %5 tokens, KV in %6, %7")
+                       "%4, average request %5 tokens, KV in %6%7")
                         .arg(locale.toString(in.gpus), q(in.gpu.name), locale.toString(in.tp),
                              locale.toString(in.maxModelLen), locale.toString(in.averageRequest()),
-                             QString::fromLatin1(dtypeName(in.kvDtype)), q(in.engine));
-    // Under another engine's headline the conversations are that engine's (compareVariants),
-    // and the caption says so: vLLM's settings no longer sized them.
-    const std::optional<EngineRow> other = headlineEngineRow(r->engines, r->inputs.plan.engine);
+                             QString::fromLatin1(dtypeName(in.kvDtype)),
+                             other ? QString() : QStringLiteral(", ") + q(in.engine));
     if (other) {
         m_assumptions += tr(". Conversations per replica as %1 holds them, by its own pool and "
                             "running limit; Held / conversation is what it keeps one, KV at "
