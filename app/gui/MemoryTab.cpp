@@ -960,6 +960,12 @@ void MemoryTab::showHostSide()
         return;
     }
     m_hostBox->show();
+    // Under another engine it is a llama.cpp what-if, and says so (a twentieth review met it
+    // under a vLLM deployment with no word of it).
+    m_hostBox->setTitle(answeringFamily() == QStringLiteral("llama.cpp")
+                            ? tr("Experts in host memory (llama.cpp --n-cpu-moe)")
+                            : tr("What if llama.cpp served it: experts in host memory "
+                                 "(--n-cpu-moe)"));
     {
         const QSignalBlocker block(m_cpuMoe);
         m_cpuMoe->setRange(0, int(model->numLayers));
