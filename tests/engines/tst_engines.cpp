@@ -55,6 +55,7 @@ class TestEngines : public QObject
 
 private slots:
     void llamaFitKeepsAGibFree();
+    void fp8WeightsNeedAmpere();
     void partialOffloadMatchesItsLog();
     void engineMemoryPartsAddUp();
     void logsNameWhatTheyPrint();
@@ -3271,4 +3272,23 @@ void TestEngines::llamaFitKeepsAGibFree()
     d.engine = "llama.cpp@b3579";
     QVERIFY2(compareEngine(s, d, EngineKind::LlamaCpp, "llama.cpp@b3579").error.empty(),
              compareEngine(s, d, EngineKind::LlamaCpp, "llama.cpp@b3579").error.c_str());
+}
+
+// vLLM's fp8 weights need compute capability 8.0 (Fp8Config.get_min_capability): no plan of
+// them on a V100 or a T4 (a twenty-first review was planned 24 V100s with --quantization fp8).
+void TestEngines::fp8WeightsNeedAmpere()
+{
+    const ModelSpec s = load("configs/llama-3.1-8b.json");
+    for (const char* gpu : {"V100 16GB", "T4"}) {
+        DeploymentInputs d = on(gpu, 8192);
+        d.weightDtype = DType::FP8;
+        d.kvDtype = DType::F16;
+        const auto r = planCapacity(s, d);
+        QVERIFY2(!r && r.field() == "weight_dtype" &&
+                     r.error().find("cannot run fp8 weights") != std::string::npos,
+                 r ? gpu : r.error().c_str());
+    }
+    DeploymentInputs a100 = on("A100 80GB", 8192);
+    a100.weightDtype = DType::FP8;
+    QVERIFY(planCapacity(s, a100).ok());
 }

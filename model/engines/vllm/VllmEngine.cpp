@@ -805,6 +805,12 @@ Expected<int64_t> checkVllmInputs(const EngineProfile& engine, const ModelSpec& 
         return Error{in.gpu.name + " has no bf16 (compute capability below 8.0): vLLM refuses "
                                    "--dtype bfloat16 there; fp16 weights run",
                      in.weightDtype == DType::BF16 ? "weight_dtype" : "kv_dtype"};
+    // fp8 weights need compute capability 8.0 (Fp8Config.get_min_capability: FP8 Marlin on
+    // Ampere, W8A8 from Ada): a twenty-first review was planned 24 V100s with --quantization fp8.
+    if ((in.gpu.arch == "volta" || in.gpu.arch == "turing") && in.weightDtype == DType::FP8)
+        return Error{in.gpu.name + " cannot run fp8 weights (compute capability below 8.0): "
+                                   "vLLM's fp8 needs Ampere or newer; fp16 or int4 weights run",
+                     "weight_dtype"};
     // --kv-cache-dtype takes auto (the model's dtype, or the checkpoint's scheme) or the fp8
     // variants (vllm/config/cache.py CacheDType): no int8, int4 or fp32 cache.
     if (in.kvDtype != DType::FP8 && in.kvDtype != vllmAutoKvDType(engine, s, &in.gpu) &&
