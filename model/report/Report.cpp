@@ -1,5 +1,6 @@
 #include "report/Report.h"
 
+#include "base/Checked.h"
 #include "base/Units.h"
 #include "engines/EngineCli.h"
 #include "price/LayoutReader.h"
@@ -390,6 +391,10 @@ SelfHosting selfHostingFor(const Report& r, const LayoutFile& prompt)
     // under vLLM" beside llama.cpp's one slot).
     if (!r.batchDecode || r.batchDecode->batch < 1 || r.batchDecode->tpotSeconds <= 0) {
         h.reason = !r.batchDecodeError.empty() ? r.batchDecodeError : r.capacityError.message;
+        // A deployment that starts but runs no conversation has no batch to price: said, never
+        // a priced figure of zeros (Gemma-4-31B at 32k on an H100 had an empty reason).
+        if (h.reason.empty())
+            h.reason = "not one conversation runs on this deployment: there is no batch to price";
         return h;
     }
     const bool other = headlineEngineRow(r.engines, r.inputs.plan.engine).has_value();
@@ -407,6 +412,19 @@ SelfHosting selfHostingFor(const Report& r, const LayoutFile& prompt)
     if (h.dollarsPerGpuHour <= 0) {
         h.reason = "the catalog has no rental price for " + gpu.name + ": enter one";
         return h;
+    }
+    // A request longer than the deployment's context is refused, not served at a price (a
+    // twenty-first review's Cost tab priced 21,390-token prompts on max_model_len 8,192).
+    if (r.cost) {
+        const int64_t asked = checkedAdd(r.cost->inputTokens, prompt.layout.outputTokens, "tokens");
+        if (asked > r.deployment.maxModelLen) {
+            h.reason = "a request of " + withCommas(r.cost->inputTokens) + " tokens in and " +
+                       withCommas(prompt.layout.outputTokens) + " out is longer than the " +
+                       "deployment's context (" + withCommas(r.deployment.maxModelLen) +
+                       "): " + engineLabel(served.engine) +
+                       " refuses it; raise the context to price it";
+            return h;
+        }
     }
     h.batch = r.batchDecode->batch;
     h.engine = other ? r.batchDecode->engine : engineLabel(r.batchDecode->engine);

@@ -554,7 +554,9 @@ void TestAppCore::reportHoldsWhatTheTabsShow()
 {
     AppSession session;
     ScenarioDeployment d = session.scenario().deployment;
-    d.context = 8192;
+    // The sample prompt's 21,390 tokens and 400 out fit a 32k context (at 8k they are refused,
+    // below).
+    d.context = 32768;
     d.dollarsPerGpuHour = 2.5;
     session.setDeployment(d);
     int priced = 0, curves = 0;
@@ -640,6 +642,16 @@ void TestAppCore::reportHoldsWhatTheTabsShow()
     qInfo("%d models: curves reach the window on %d, self-hosting priced on %d",
           int(bundledModels().size()), curves, priced);
     QVERIFY(priced > 20);
+    // At 8k the sample prompt is refused, not priced (a twenty-first review's Cost tab priced
+    // 21,390-token prompts on max_model_len 8,192).
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    d = session.scenario().deployment;
+    d.context = 8192;
+    session.setDeployment(d);
+    QVERIFY2(session.cost()->selfHosting().reason.contains(
+                 "a request of 21,390 tokens in and 400 out is longer than the deployment's "
+                 "context (8,192)"),
+             qPrintable(session.cost()->selfHosting().reason));
     // The rent belongs to its GPU: another GPU takes the catalog's again.
     d = session.scenario().deployment;
     d.gpu = "H200";
