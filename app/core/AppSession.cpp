@@ -451,10 +451,14 @@ void AppSession::setPlanTarget(const ScenarioPlan& plan)
         d.loadedWeightsGiB = 0;
         emit scenarioReplaced();
         emit notice(
-            tr("The weights the log loaded were %1's file: %2 sizes the checkpoint's")
+            // The dtype said: the Weights field keeps the log's (a twenty-first review read
+            // "sizes the checkpoint's" beside int4 weights of 14.3 GiB).
+            tr("The weights the log loaded were %1's file: %2 sizes %3 weights (the Weights "
+               "field) by the model's parameters, not the file's bytes")
                 .arg(q(attnplan::engineLabel(
                          m_scenario.plan.engine.empty() ? d.engine : m_scenario.plan.engine)),
-                     q(attnplan::engineLabel(plan.engine.empty() ? d.engine : plan.engine))));
+                     q(attnplan::engineLabel(plan.engine.empty() ? d.engine : plan.engine)),
+                     q(d.weightDtype == "auto" ? std::string("the checkpoint's") : d.weightDtype)));
     }
     m_scenario.plan = plan;
     recompute();

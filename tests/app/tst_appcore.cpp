@@ -1911,8 +1911,15 @@ void TestAppCore::llamaLogKeepsItsWeightsType()
         const qint64 beside = other.report()->capacity->kvCacheTokens;
         const qint64 besideRow = other.report()->engines.front().kvTokens;
         QCOMPARE(besideRow, beside);
+        QSignalSpy notices(&other, &AppSession::notice);
         other.setPlanTarget(vllm);
         QCOMPARE(other.scenario().deployment.loadedWeightsGiB, 0.0);
+        // The notice names the dtype the Weights field keeps (a twenty-first review read "sizes
+        // the checkpoint's" beside int4 weights).
+        QVERIFY(!notices.isEmpty());
+        QVERIFY2(notices.last().at(0).toString().contains(
+                     "sizes int4 weights (the Weights field) by the model's parameters"),
+                 qPrintable(notices.last().at(0).toString()));
         QCOMPARE(other.report()->capacity->kvCacheTokens, beside);
         QCOMPARE(other.report()->engines.front().kvTokens, beside);
         QVERIFY(attnplan::loadedWeightsHoldFor("sglang", "vllm@0.15.2"));
