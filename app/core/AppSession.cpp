@@ -470,10 +470,7 @@ void AppSession::setLoad(const ScenarioLoad& load)
     const UndoStep step(this);
     // A log's note on the load it set or kept no longer holds for a load the user changed (a
     // twentieth review's report said "1 client" beside a headline at 0.50 requests/s).
-    const attnplan::ScenarioLoad& was = m_scenario.load;
-    if (!m_applying &&
-        (load.kind != was.kind || load.value != was.value || load.inputTokens != was.inputTokens ||
-         load.outputTokens != was.outputTokens))
+    if (!m_applying && load != m_scenario.load)
         m_logNotes.removeIf(
             [](const QString& n) { return n.startsWith(QStringLiteral("the load: ")); });
     m_scenario.load = load;

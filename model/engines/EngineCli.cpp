@@ -387,8 +387,7 @@ Expected<EngineAnswer> upFrontCapacity(const FlagReader& a, const ModelSpec& s,
         j["weight_dtype"] = dtypeName(p.weightDtype);
         j["weight_bytes_exact"] = s.exactWeightBytes.has_value() && s.gguf;
         if (gpuMemory)
-            j["fits_gpu"] = p.vramBytes <= *gpuMemory &&
-                            (p.vramLimitBytes <= 0 || p.vramBytes <= p.vramLimitBytes);
+            j["fits_gpu"] = p.vramBytes <= p.vramLimit(*gpuMemory);
         j["llama_server_command"] = p.command;
         j["warnings"] = p.warnings;
         answer.json = j.dump(2) + "\n";
@@ -407,7 +406,7 @@ Expected<EngineAnswer> upFrontCapacity(const FlagReader& a, const ModelSpec& s,
     if (gpuMemory && p.vramBytes > *gpuMemory)
         out << "  warning: needs more VRAM than the GPU's " << formatGiB(double(*gpuMemory))
             << "; lower -ngl or the context\n";
-    else if (p.vramLimitBytes > 0 && p.vramBytes > p.vramLimitBytes)
+    else if (p.vramBytes > p.vramLimit(gpuMemory.value_or(p.vramBytes)))
         out << "  warning: needs more VRAM than the " << formatGiB(double(p.vramLimitBytes))
             << " --fit leaves (the free memory less 1 GiB); lower -ngl or the context\n";
     for (const std::string& w : p.warnings)

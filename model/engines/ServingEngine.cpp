@@ -172,10 +172,10 @@ Error llamaServerOverflow(const ModelSpec& s, const LlamaServerPlan& p, const De
     // A build with --fit keeps 1 GiB of the free memory free: weights and KV past that are
     // moved to the CPU or cut, not run as planned (a twentieth review's 2 slots of 220k "fit"
     // in 23.40 of an RTX 3090's 23.58 GiB, where the log had 23.21 free).
-    const bool fitLimit = in.gpus <= 1 && p.vramLimitBytes > 0 && p.vramLimitBytes < memory;
-    if (p.vramBytes <= (fitLimit ? p.vramLimitBytes : memory))
+    const int64_t limit = in.gpus <= 1 ? p.vramLimit(memory) : memory;
+    if (p.vramBytes <= limit)
         return {};
-    const bool onlyTheMargin = fitLimit && p.vramBytes <= memory;
+    const bool onlyTheMargin = limit < memory && p.vramBytes <= memory;
     std::string why =
         "weights and KV (" + formatGiB(double(p.vramBytes)) + ") exceed " +
         (onlyTheMargin

@@ -100,6 +100,7 @@ struct ScenarioLoad
     int64_t outputTokens = 0;
     std::string kind = "concurrent"; // concurrent, requests_per_second, batch or max_load
     double value = 0;
+    bool operator==(const ScenarioLoad&) const = default;
 };
 
 struct Scenario

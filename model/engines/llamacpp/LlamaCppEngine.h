@@ -43,6 +43,11 @@ struct LlamaServerPlan
     // known or the build has no --fit (then the device's memory is the limit). Its compute
     // buffers (428 and 498 MiB at -ub 2048 in b9849's logs) are not counted in vramBytes.
     int64_t vramLimitBytes = 0;
+    // What it may fill on a device of `memory` bytes: the --fit limit where known and lower.
+    int64_t vramLimit(int64_t memory) const
+    {
+        return vramLimitBytes > 0 && vramLimitBytes < memory ? vramLimitBytes : memory;
+    }
     std::string build; // the build row used: "llama.cpp@b7474"
     std::string command;
     std::vector<std::string> warnings;

@@ -249,43 +249,41 @@ int64_t cudaGraphEstimateBytes(const EngineProfile& engine, const ModelSpec& s, 
 
 int64_t KvPaging::blocksPerRequest(int64_t tokens) const
 {
+    // The blocks one group of a kind holds for a request. Full attention: every token's block
+    // (over `spread` ranks: dcp). Sliding window: at most the window plus what is in flight (one
+    // prefill chunk; two under async scheduling from 0.25), plus the block being written
+    // (SlidingWindowSpec).
+    const auto held = [&](int64_t window, int64_t blockTokens, int64_t spread) {
+        return window > 0 ? ceilDiv(std::min(window - 1 + inFlightTokens, tokens), blockTokens) + 1
+                          : ceilDiv(ceilDiv(tokens, std::max<int64_t>(1, spread)), blockTokens);
+    };
     // Uneven groups (get_max_concurrency_for_kv_cache_config as 0.25 released it): each
     // group's blocks weighed by its block's bytes, in the first group's blocks.
     if (!uneven.empty()) {
         int64_t bytes = 0;
-        for (const UnevenGroup& g : uneven) {
-            const int64_t blocks =
-                g.window > 0
-                    ? ceilDiv(std::min(g.window - 1 + inFlightTokens, tokens), g.blockTokens) + 1
-                    : ceilDiv(tokens, g.blockTokens);
-            bytes = checkedAdd(bytes, checkedMul(blocks, g.blockBytes, "KV bytes"), "KV bytes");
-        }
+        for (const UnevenGroup& g : uneven)
+            bytes = checkedAdd(
+                bytes, checkedMul(held(g.window, g.blockTokens, 1), g.blockBytes, "KV bytes"),
+                "KV bytes");
         return ceilDiv(bytes, uneven.front().blockBytes);
     }
-    if (!kinds.empty()) {
-        int64_t blocks = 0;
-        for (const AttentionKind& k : kinds) {
-            const int64_t b =
-                k.window > 0
-                    ? ceilDiv(std::min(k.window - 1 + inFlightTokens, tokens), k.blockTokens) + 1
-                    : ceilDiv(ceilDiv(tokens, std::max<int64_t>(1, dcp)), k.blockTokens);
-            blocks = checkedAdd(blocks, checkedMul(k.groups, b, "blocks"), "blocks");
-        }
-        const int64_t state = stateAll ? ceilDiv(tokens, blockSize) : stateBlocks;
-        return checkedAdd(blocks, checkedMul(stateGroups, state, "blocks"), "blocks");
-    }
-    // Full attention: every token's block (over dcp ranks). Sliding window: at most the window
-    // plus what is in flight (one prefill chunk; two under async scheduling from 0.25), plus
-    // the block being written (SlidingWindowSpec). State: one block.
-    const int64_t full = ceilDiv(ceilDiv(tokens, std::max<int64_t>(1, dcp)), blockSize);
-    const int64_t sliding =
-        window > 0 ? ceilDiv(std::min(window - 1 + inFlightTokens, tokens), slidingBlockSize) + 1
-                   : 0;
     // MambaSpec.max_memory_usage_bytes: "none" 1 block, "align" 2, "all" one per block.
     const int64_t state = stateAll ? ceilDiv(tokens, blockSize) : stateBlocks;
-    return checkedAdd(checkedAdd(checkedMul(fullGroups, full, "blocks"),
-                                 checkedMul(slidingGroups, sliding, "blocks"), "blocks"),
-                      checkedMul(stateGroups, state, "blocks"), "blocks");
+    int64_t blocks = checkedMul(stateGroups, state, "blocks");
+    if (!kinds.empty()) {
+        for (const AttentionKind& k : kinds)
+            blocks = checkedAdd(blocks,
+                                checkedMul(k.groups, held(k.window, k.blockTokens, dcp), "blocks"),
+                                "blocks");
+        return blocks;
+    }
+    blocks =
+        checkedAdd(blocks, checkedMul(fullGroups, held(0, blockSize, dcp), "blocks"), "blocks");
+    if (window > 0)
+        blocks = checkedAdd(
+            blocks, checkedMul(slidingGroups, held(window, slidingBlockSize, dcp), "blocks"),
+            "blocks");
+    return blocks;
 }
 
 int64_t KvPaging::bytesPerRequest(int64_t tokens) const
