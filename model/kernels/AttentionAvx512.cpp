@@ -112,6 +112,8 @@ inline void microTile(int K, const float* A, int rs, int ks, const float* B, int
 struct Ops
 {
     static constexpr int kMr = 12, kNr = 32;
+    static constexpr bool kPackTiles =
+        false; // rows in place, as measured before: see AttentionImpl.h
     using Vec = __m512;
     static constexpr int kLanes = 16;
     static Vec splat(float x) { return _mm512_set1_ps(x); }
@@ -128,18 +130,19 @@ struct Ops
 
     // The online-softmax update down the columns of a transposed tile, 16 queries a vector;
     // cols is a multiple of 16.
-    static void softmaxColumns(float* st, int rows, int cols, float* m, float* l, float* alpha)
+    static void softmaxColumns(float* st, int rows, int cols, int ld, float* m, float* l,
+                               float* alpha)
     {
         const __m512 ninf = _mm512_set1_ps(-INFINITY);
         for (int i = 0; i < cols; i += 16) {
             __m512 mx0 = ninf, mx1 = ninf;
             int j = 0;
             for (; j + 2 <= rows; j += 2) {
-                mx0 = _mm512_max_ps(mx0, _mm512_loadu_ps(st + j * cols + i));
-                mx1 = _mm512_max_ps(mx1, _mm512_loadu_ps(st + (j + 1) * cols + i));
+                mx0 = _mm512_max_ps(mx0, _mm512_loadu_ps(st + j * ld + i));
+                mx1 = _mm512_max_ps(mx1, _mm512_loadu_ps(st + (j + 1) * ld + i));
             }
             for (; j < rows; ++j)
-                mx0 = _mm512_max_ps(mx0, _mm512_loadu_ps(st + j * cols + i));
+                mx0 = _mm512_max_ps(mx0, _mm512_loadu_ps(st + j * ld + i));
             const __m512 mOld = _mm512_loadu_ps(m + i);
             const __m512 mNew = _mm512_max_ps(mOld, _mm512_max_ps(mx0, mx1));
             // A column with nothing visible yet keeps max -inf: subtract 0 instead.
@@ -147,17 +150,17 @@ struct Ops
                 _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(mNew, ninf, _CMP_NEQ_OQ), mNew);
             __m512 sum0 = _mm512_setzero_ps(), sum1 = _mm512_setzero_ps();
             for (j = 0; j + 2 <= rows; j += 2) {
-                const __m512 p0 = exp512(_mm512_sub_ps(_mm512_loadu_ps(st + j * cols + i), mSafe));
+                const __m512 p0 = exp512(_mm512_sub_ps(_mm512_loadu_ps(st + j * ld + i), mSafe));
                 const __m512 p1 =
-                    exp512(_mm512_sub_ps(_mm512_loadu_ps(st + (j + 1) * cols + i), mSafe));
-                _mm512_storeu_ps(st + j * cols + i, p0);
-                _mm512_storeu_ps(st + (j + 1) * cols + i, p1);
+                    exp512(_mm512_sub_ps(_mm512_loadu_ps(st + (j + 1) * ld + i), mSafe));
+                _mm512_storeu_ps(st + j * ld + i, p0);
+                _mm512_storeu_ps(st + (j + 1) * ld + i, p1);
                 sum0 = _mm512_add_ps(sum0, p0);
                 sum1 = _mm512_add_ps(sum1, p1);
             }
             for (; j < rows; ++j) {
-                const __m512 p = exp512(_mm512_sub_ps(_mm512_loadu_ps(st + j * cols + i), mSafe));
-                _mm512_storeu_ps(st + j * cols + i, p);
+                const __m512 p = exp512(_mm512_sub_ps(_mm512_loadu_ps(st + j * ld + i), mSafe));
+                _mm512_storeu_ps(st + j * ld + i, p);
                 sum0 = _mm512_add_ps(sum0, p);
             }
             const __m512 a = exp512(_mm512_sub_ps(mOld, mSafe));

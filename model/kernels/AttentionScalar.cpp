@@ -21,6 +21,7 @@ struct Ops
 {
     // C[6 x 16] (+)= A[6 x K] * B[K x 16], A(r, k) at A[r * rs + k * ks]
     static constexpr int kMr = 6, kNr = 16;
+    static constexpr bool kPackTiles = true; // Q and V in panels: see AttentionImpl.h
     using Vec = float;
     static constexpr int kLanes = 1;
     static Vec splat(float x) { return x; }
@@ -45,17 +46,18 @@ struct Ops
             for (int j = 0; j < 16; ++j)
                 C[r * ldc + j] = c[r][j];
     }
-    static void softmaxColumns(float* st, int rows, int cols, float* m, float* l, float* alpha)
+    static void softmaxColumns(float* st, int rows, int cols, int ld, float* m, float* l,
+                               float* alpha)
     {
         for (int i = 0; i < cols; ++i) {
             float mx = -INFINITY;
             for (int j = 0; j < rows; ++j)
-                mx = st[j * cols + i] > mx ? st[j * cols + i] : mx;
+                mx = st[j * ld + i] > mx ? st[j * ld + i] : mx;
             const float mNew = mx > m[i] ? mx : m[i];
             const float mSafe = std::isinf(mNew) ? 0.0f : mNew; // nothing visible yet
             float sum = 0;
             for (int j = 0; j < rows; ++j) {
-                float& x = st[j * cols + i];
+                float& x = st[j * ld + i];
                 x = std::exp(x - mSafe);
                 sum += x;
             }
