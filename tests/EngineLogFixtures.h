@@ -25,6 +25,24 @@ inline const char* const kQwen2VllmLog =
     "(EngineCore_0 pid=2881) INFO 09-04 01:29:26 [kv_cache_utils.py:853] Maximum concurrency for "
     "16,384 tokens per request: 28.37x\n";
 
+// vLLM 0.15.2rc1, Qwen3-Coder-30B-A3B-Instruct-FP8 under PP 2 on an RTX 5070 Ti and an RTX 5090 D:
+// the start-up that failed its KV check (vllm-project/vllm#34076, as in
+// ../shared/engine-logs-2026).
+inline const char* const kMixedGpuPp2VllmLog =
+    "0: NVIDIA GeForce RTX 5070 Ti 16303MiB\n"
+    "1: NVIDIA GeForce RTX 5090 D 32607MiB\n"
+    "vllm-0.15.2rc1.dev93+g11a4c9d30.cu128-cp312-cp312-linux_x86_64.whl\n"
+    "`bash VLLM_PP_LAYER_PARTITION=16,32 CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=0,1 "
+    "vllm "
+    "serve ./Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8 --gpu-memory-utilization 0.9 "
+    "--served-model-name Qwen3-Coder-30B-A3B-Instruct-FP8 --pipeline-parallel-size 2 "
+    "--enable-chunked-prefill --enable-auto-tool-choice --tool-call-parser qwen3_coder`\n"
+    "`(EngineCore_DP0 pid=1094) ValueError: To serve at least one request with the models's max "
+    "seq len (262144), (24.0 GiB KV cache is needed, which is larger than the available KV cache "
+    "memory (3.18 GiB). Based on the available memory, the estimated maximum model length is "
+    "34736. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when "
+    "initializing the engine.\n";
+
 // SGLang (dated 2025-02: sglang@0.4.0), Llama-3.1-8B: its 14.96 GiB of bf16 weights loaded,
 // rest = 5.04 - 20 x (1 - 0.88) = 2.64 GiB, 2.64 GiB / 131,072 B = 21,626 tokens.
 inline const char* const kSglangLlama31Log =

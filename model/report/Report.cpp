@@ -358,7 +358,14 @@ std::vector<ConversationPoint> conversationCurve(const ModelSpec& s, const Deplo
     const std::optional<EngineKind> answering = answeringEngineKind(planEngine);
     std::vector<ConversationPoint> points;
     const int64_t top = std::max<int64_t>(s.maxContext, 1024);
-    for (int64_t ctx : logSpacedTokens(512, top, 40)) {
+    // The grid, and the deployment's own context on it: the curve passes through the
+    // headline's point (8,192 fell between 7,767 and 9,114).
+    std::vector<int64_t> contexts = logSpacedTokens(512, top, 40);
+    if (d.maxModelLen >= 512 && d.maxModelLen <= top &&
+        !std::binary_search(contexts.begin(), contexts.end(), d.maxModelLen))
+        contexts.insert(std::lower_bound(contexts.begin(), contexts.end(), d.maxModelLen),
+                        d.maxModelLen);
+    for (int64_t ctx : contexts) {
         DeploymentInputs in = d;
         in.maxModelLen = ctx;
         in.averageTokens = in.averageTokens > 0 ? std::min(in.averageTokens, ctx) : 0;

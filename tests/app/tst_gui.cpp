@@ -3685,6 +3685,19 @@ void TestGui::otherEngineTimesItsOwnPool()
     QVERIFY2(session.openEngineLogText(QString::fromUtf8(f.readAll()), "pp2.log", &error, &summary,
                                        "bundled:qwen3-30b-a3b"),
              qPrintable(error));
+    // The log applies as a custom GPU of what one stage budgets (20.21 GiB), where SGLang's
+    // pool (32,574 tokens) holds no conversation of the log's 262,144: conversations of 8k
+    // here, at the user's rent (a custom GPU has none in the catalog), and a prompt of 2,000
+    // tokens (the Cost tab's sample is 21,790 with its output).
+    attnplan::ScenarioDeployment shorter = session.scenario().deployment;
+    shorter.context = 8192;
+    shorter.dollarsPerGpuHour = 0.5;
+    session.setDeployment(shorter);
+    attnplan::LayoutFile prompt = session.scenario().prompt;
+    prompt.layout.segments.resize(1);
+    prompt.layout.segments[0].tokens = 2000;
+    prompt.layout.outputTokens = 200;
+    session.setPrompt(prompt);
     QVERIFY(session.scenario().deployment.availableKvGiB > 0);
     auto* engine = child<QComboBox>(&window, "engine");
     engine->setCurrentIndex(engine->findData(QStringLiteral("plans:sglang")));

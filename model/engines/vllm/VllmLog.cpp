@@ -494,15 +494,23 @@ Expected<EngineLogCheck> checkVllmLog(const VllmLogFacts& v, const ModelSpec* gi
                            formatFixed(utilization, 4) + " \"equivalent to " +
                            formatFixed(*v.equivalentUtilization, 4) +
                            "\" imply, with an H100 SXM's compute and bandwidth";
-    } else if (!gpu && v.weightsGiB && v.availableKvGiB && utilization > 0) {
-        // A first guess from the weights and KV; refined below with the rest the engine budgets.
-        c.impliedGpuGiB = std::ceil((*v.weightsGiB + *v.availableKvGiB) / utilization);
     }
+    // A printed KV budget and no GPU the catalog knows: a device of the memory the engine
+    // budgets at its utilization. The first guess is the printed weights and KV; where the log
+    // printed no weights (a start-up that failed its KV check), the model's own on a first
+    // plan. Refined below with the rest the engine budgets. An H100 SXM there, with the log's
+    // KV, drew a 79 GiB bar around 3 GiB of KV and sized SGLang's and TensorRT-LLM's rows on
+    // the H100's memory (a twenty-first review's P2, on a PP 2 log of an RTX 5070 Ti and a 5090 D).
+    const bool impliedByBudget = !gpu && !fromGraphs && v.availableKvGiB && utilization > 0;
+    if (impliedByBudget && v.weightsGiB)
+        c.impliedGpuGiB = std::ceil((*v.weightsGiB + *v.availableKvGiB) / utilization);
     if (c.impliedGpuGiB > 0) {
         implied = customGpu(catalog, int64_t(c.impliedGpuGiB * kGiB), 0, 0);
         gpu = &*implied;
     }
-    if (!gpu) {
+    if (!gpu && impliedByBudget) {
+        gpu = catalog.find("H100 SXM"); // the first plan's only: its weights, then the device
+    } else if (!gpu) {
         gpu = catalog.find("H100 SXM");
         c.notes.push_back(unplanned + ": sized on an H100 SXM (the logged available KV memory "
                                       "decides the pool where it is printed)");
@@ -526,7 +534,7 @@ Expected<EngineLogCheck> checkVllmLog(const VllmLogFacts& v, const ModelSpec* gi
     auto r = planCapacity(*spec, in);
     if (!r)
         return Error{r.error()};
-    if (c.impliedGpuGiB > 0 && !fromGraphs) {
+    if (impliedByBudget) {
         // Everything the engine budgets under the utilization line: weights, activations,
         // non-torch memory, CUDA graphs and the KV it printed (a fifth review's custom 90 GiB
         // GPU held a stack of 87.68 GiB under its 85.50 GiB line). The release's limits (and so
@@ -548,12 +556,15 @@ Expected<EngineLogCheck> checkVllmLog(const VllmLogFacts& v, const ModelSpec* gi
                 return Error{again.error()};
             r = std::move(again);
         }
-        c.impliedGpuNote = unplanned + ": a custom GPU of " + formatFixed(c.impliedGpuGiB, 2) +
-                           " GiB, what its weights, KV, activations, non-torch memory and CUDA "
-                           "graphs (" +
-                           formatFixed(budgeted, 2) + " GiB) at utilization " +
-                           formatFixed(utilization, 2) +
-                           " imply, with an H100 SXM's compute and bandwidth";
+        c.impliedGpuNote =
+            unplanned + ": a custom GPU of " + formatFixed(c.impliedGpuGiB, 2) +
+            " GiB, what its weights, KV, activations, non-torch memory and CUDA "
+            "graphs (" +
+            (in.stages() > 1
+                 ? "of one of " + std::to_string(in.stages()) + " even pipeline stages, "
+                 : std::string()) +
+            formatFixed(budgeted, 2) + " GiB) at utilization " + formatFixed(utilization, 2) +
+            " imply, with an H100 SXM's compute and bandwidth";
     }
     if (c.impliedGpuGiB > 0)
         c.notes.push_back(c.impliedGpuNote);
