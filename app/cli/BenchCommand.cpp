@@ -154,6 +154,7 @@ int runBench(const std::vector<std::string>& argv)
                             {"measured_over_predicted", r.measuredOverPredicted}});
         j["runs"] = runs;
         j["fit_exponent"] = rep.fitExponent;
+        j["against_isa_figures"] = againstIsaFigures(rep);
         std::cout << j.dump(2) << "\n";
         return 0;
     }
@@ -196,6 +197,8 @@ int runBench(const std::vector<std::string>& argv)
     }
     if (!cfg.prefillTokens.empty())
         std::cout << "  prefill time ~ n^" << formatFixed(rep.fitExponent, 3) << "\n";
+    if (const std::string against = againstIsaFigures(rep); !against.empty())
+        std::cout << "  " << against << "\n";
     return 0;
 }
 

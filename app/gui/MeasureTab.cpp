@@ -222,6 +222,8 @@ void MeasureTab::finished(bool cancelled)
                        .arg(100 * r.ceilingSpread, 0, 'f', 0);
     if (r.fitExponent > 0)
         text += tr(" Prefill time grows as n^%1.").arg(r.fitExponent, 0, 'f', 2);
+    if (const std::string against = attnplan::againstIsaFigures(r); !against.empty())
+        text += " " + QString::fromStdString(against);
     m_status->setText(text);
     showCalibration();
 }

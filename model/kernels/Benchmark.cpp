@@ -1,5 +1,6 @@
 #include "kernels/Benchmark.h"
 
+#include "base/Units.h"
 #include "kernels/AlignedVector.h"
 #include "kernels/ThreadPool.h"
 #include "serve/Roofline.h"
@@ -218,6 +219,64 @@ double measureCopyGbps(int threads, int64_t bytes)
     AlignedVector<float> src(n, 1.0f), dst(n, 0.0f);
     const double t = medianSeconds(1, 5, [&] { copyOnce(threads, src, dst); });
     return 2.0 * double(n * sizeof(float)) / t / 1e9; // read + write
+}
+
+const IsaFigures* isaFigures(const std::string& isa)
+{
+    // README, "By ISA": three runs of the AVX2 path (forced with its SGEMM on OpenBLAS's
+    // Haswell kernel) and one of the AVX-512 path (OpenBLAS's own SkylakeX kernel), a6b8e22.
+    static const IsaFigures kFigures[] = {
+        {"avx2+fma",
+         "2 vCPUs of an Intel Xeon (family 6, model 167), OpenBLAS 0.3.21's Haswell SGEMM",
+         "2026-12-04", 0.87, 0.83, 0.99, 3.17, 6.20, 1.87},
+        {"avx512",
+         "2 vCPUs of an Intel Xeon (family 6, model 167), OpenBLAS 0.3.21's SkylakeX SGEMM",
+         "2026-12-04", 0.77, 0.84, 1.02, 3.36, 6.79, 1.97},
+    };
+    for (const IsaFigures& f : kFigures)
+        if (isa == f.isa)
+            return &f;
+    return nullptr;
+}
+
+std::string againstIsaFigures(const BenchReport& report)
+{
+    const IsaFigures* f = isaFigures(report.isa);
+    if (!f)
+        return {};
+    const BenchRun* prefill = nullptr;
+    const BenchRun* decode = nullptr;
+    for (const BenchRun& r : report.runs) {
+        if (r.kernel == "prefill-fused" && (!prefill || r.tokens > prefill->tokens))
+            prefill = &r;
+        if (r.kernel == "decode-f32" && r.kvHeads == r.heads && r.copyGbps > 0 &&
+            (!decode || r.tokens > decode->tokens))
+            decode = &r;
+    }
+    std::string out;
+    if (prefill && report.gemmGflops > 0) {
+        const double ratio = prefill->gflops / report.gemmGflops;
+        const double figure = prefill->causal ? f->causalPrefillOverGemm : f->prefillOverGemm;
+        out += "fused prefill " + formatFixed(ratio, 2) + " of SGEMM at " +
+               withCommas(prefill->tokens) + " tokens" + (prefill->causal ? " (causal)" : "") +
+               ", " + formatFixed(ratio / figure, 2) + "x the path's " + formatFixed(figure, 2);
+    }
+    if (decode) {
+        const double ratio = decode->gbps / decode->copyGbps;
+        out += std::string(out.empty() ? "" : "; ") + "MHA decode " + formatFixed(ratio, 2) +
+               " of the copy at " + withCommas(decode->tokens) + " tokens, " +
+               formatFixed(ratio / f->mhaOverCopy, 2) + "x the path's " +
+               formatFixed(f->mhaOverCopy, 2);
+    }
+    if (out.empty())
+        return {};
+    return "The " + report.isa + " path ran: " + out + ". Its figures (README, " + f->date + ", " +
+           f->machine + ", 8 heads x 128, 2 threads): prefill " +
+           formatFixed(f->prefillOverGemm, 2) + " of SGEMM, causal " +
+           formatFixed(f->causalPrefillOverGemm, 2) + "; decode MHA " +
+           formatFixed(f->mhaOverCopy, 2) + " of the copy, GQA-4 " +
+           formatFixed(f->gqa4SpeedUp, 2) + "x, MQA " + formatFixed(f->mqaSpeedUp, 2) + "x, fp16 " +
+           formatFixed(f->fp16SpeedUp, 2) + "x.";
 }
 
 double fitPowerLaw(const std::vector<double>& x, const std::vector<double>& y)

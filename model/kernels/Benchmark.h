@@ -119,6 +119,25 @@ BenchReport runBenchmark(const BenchConfig& config, const BenchProgress& progres
 double measureGemmGflops(int threads, int64_t size = 2048);
 double measureCopyGbps(int threads, int64_t bytes = int64_t(256) << 20);
 
+// A kernel path's own figures, as README's table by ISA gives them (issue 42): one machine's
+// `bench_attention 2 ISA` runs, 8 heads x 128, prefill at 4,096 tokens against OpenBLAS's SGEMM
+// of the same ISA, decode MHA against the streaming copy and GQA-4, MQA and fp16 as speed-ups.
+// The lowest of the runs recorded.
+struct IsaFigures
+{
+    const char* isa;     // BenchReport::isa: "avx2+fma", "avx512"
+    const char* machine; // the CPU, its vCPUs and the SGEMM's kernel set
+    const char* date;
+    double prefillOverGemm = 0, causalPrefillOverGemm = 0;
+    double mhaOverCopy = 0, gqa4SpeedUp = 0, mqaSpeedUp = 0, fp16SpeedUp = 0;
+};
+// The figures for a path; none for the scalar path or an ISA README has no row for.
+const IsaFigures* isaFigures(const std::string& isa);
+// Which path a sweep ran and how it compares with that path's figures, in a sentence or two
+// (`bench`, the Measure tab): its prefill against SGEMM at the longest prompt it timed, its MHA
+// decode against the copy. Empty when the report has neither or its path has no figures.
+std::string againstIsaFigures(const BenchReport& report);
+
 // Least-squares slope of log(y) against log(x).
 double fitPowerLaw(const std::vector<double>& x, const std::vector<double>& y);
 

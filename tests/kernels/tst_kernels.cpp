@@ -78,6 +78,7 @@ private slots:
     void benchmarkFullSweep();
     void measureWorkerOnAThread();
     void powerLawFit();
+    void sweepSaysItsPathAndItsFigures();
     void poolRunsEveryItemOnceAndPersists();
     void calibrationFromASweep();
     void calibrationFileRoundTripsAndRefusesBadInput();
@@ -388,6 +389,54 @@ void TestKernels::measureWorkerOnAThread()
         QCOMPARE(handedOver[i].tokens, report.runs[i].tokens);
         QVERIFY(handedOver[i].relError < 1e-5);
     }
+}
+
+// Issue 42: `bench` and the Measure tab say which path ran and how it compares with that
+// path's figures in README's table by ISA: here an AVX2 sweep whose causal prefill ran at
+// 170 / 200 = 0.85 of SGEMM and whose MHA decode streamed 20 of a 25 GB/s copy (0.80).
+void TestKernels::sweepSaysItsPathAndItsFigures()
+{
+    const attnplan::IsaFigures* f = attnplan::isaFigures("avx2+fma");
+    QVERIFY(f);
+    QVERIFY(f->prefillOverGemm > 0.5 && f->causalPrefillOverGemm > 0.5 && f->mqaSpeedUp > 1);
+    QVERIFY(attnplan::isaFigures("avx512"));
+    QVERIFY(!attnplan::isaFigures("scalar"));
+
+    attnplan::BenchReport rep;
+    rep.isa = "avx2+fma";
+    rep.gemmGflops = 200;
+    attnplan::BenchRun prefill;
+    prefill.kernel = "prefill-fused";
+    prefill.tokens = 4096;
+    prefill.causal = true;
+    prefill.gflops = 170;
+    attnplan::BenchRun shorter = prefill;
+    shorter.tokens = 1024;
+    shorter.gflops = 100; // not the one compared: the longest prompt is
+    attnplan::BenchRun decode;
+    decode.kernel = "decode-f32";
+    decode.tokens = 65536;
+    decode.heads = decode.kvHeads = 8;
+    decode.gbps = 20;
+    decode.copyGbps = 25;
+    rep.runs = {shorter, prefill, decode};
+    const QString text = QString::fromStdString(attnplan::againstIsaFigures(rep));
+    const auto x = [](double v) { return QString::number(v, 'f', 2); };
+    QVERIFY2(text.startsWith("The avx2+fma path ran: fused prefill 0.85 of SGEMM at 4,096 tokens "
+                             "(causal), " +
+                             x(0.85 / f->causalPrefillOverGemm) + "x the path's " +
+                             x(f->causalPrefillOverGemm) +
+                             "; MHA decode 0.80 of the copy at "
+                             "65,536 tokens, " +
+                             x(0.80 / f->mhaOverCopy) + "x the path's " + x(f->mhaOverCopy)),
+             qPrintable(text));
+    QVERIFY2(text.contains("2026-12-04") && text.contains("model 167"), qPrintable(text));
+    // No figures for the scalar path, and nothing to compare without a prefill or decode run.
+    rep.isa = "scalar";
+    QVERIFY(attnplan::againstIsaFigures(rep).empty());
+    rep.isa = "avx2+fma";
+    rep.runs.clear();
+    QVERIFY(attnplan::againstIsaFigures(rep).empty());
 }
 
 void TestKernels::powerLawFit()
