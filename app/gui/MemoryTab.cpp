@@ -1173,7 +1173,7 @@ void MemoryTab::showPlan()
         !report || report->fitFixes.empty() || (answering && answering->error.empty())
             ? QString()
             : (answering ? tr("vLLM fits with: %1.") : tr("Fits with: %1."))
-                  .arg(QString::fromStdString(fitFixesText(report->fitFixes)))
+                  .arg(QString::fromStdString(fitFixesText(report->fitFixes, true)))
                   .toHtmlEscaped();
     if (!m_plan->ok()) {
         m_error->setText(m_plan->error());

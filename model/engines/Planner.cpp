@@ -550,24 +550,27 @@ std::vector<FitFix> fitFixes(const ModelSpec& spec, const DeploymentInputs& in)
     if (base && base->conversations >= 1)
         return {};
     std::vector<FitFix> fixes;
-    auto tryFix = [&](const DeploymentInputs& changed, std::string change, std::string flag) {
+    auto tryFix = [&](const DeploymentInputs& changed, std::string change, std::string flag,
+                      std::string vllmFlag) {
         const auto r = planCapacity(spec, changed);
         if (r && r->conversations >= 1)
-            fixes.push_back({std::move(change), std::move(flag), r->batch});
+            fixes.push_back({std::move(change), std::move(flag), r->batch, std::move(vllmFlag)});
     };
     for (DType t : {DType::FP8, DType::INT4})
         if (dtypeBits(t) < dtypeBits(in.weightDtype)) {
             DeploymentInputs d = in;
             d.weightDtype = t;
+            // vLLM quantizes to fp8 as it loads; int4 needs a checkpoint quantized so.
             tryFix(d, std::string(dtypeName(t)) + " weights",
-                   std::string("--weight-dtype ") + dtypeName(t));
+                   std::string("--weight-dtype ") + dtypeName(t),
+                   t == DType::FP8 ? "--quantization fp8" : "an AWQ or GPTQ checkpoint");
             if (!fixes.empty())
                 break; // the narrowest that is needed, not every narrower one
         }
     if (dtypeBits(in.kvDtype) > 8) {
         DeploymentInputs d = in;
         d.kvDtype = DType::FP8;
-        tryFix(d, "an fp8 KV cache", "--kv-dtype fp8");
+        tryFix(d, "an fp8 KV cache", "--kv-dtype fp8", "--kv-cache-dtype fp8");
     }
     // The longest context the cache holds one request of: what the engine's own error names
     // (under PP, the longest its start-up check allows, where that is less).
@@ -584,7 +587,8 @@ std::vector<FitFix> fitFixes(const ModelSpec& spec, const DeploymentInputs& in)
             const auto r = planCapacity(spec, d);
             if (r && r->conversations >= 1) {
                 fixes.push_back({"a context of " + shortTokens(ctx),
-                                 "--context " + std::to_string(ctx), r->batch});
+                                 "--context " + std::to_string(ctx), r->batch,
+                                 "--max-model-len " + std::to_string(ctx)});
                 break;
             }
             if (longest / 1024 * 1024 - ctx >= 16 * 1024)
@@ -599,23 +603,28 @@ std::vector<FitFix> fitFixes(const ModelSpec& spec, const DeploymentInputs& in)
         if (r && r->conversations >= 1)
             fixes.push_back(
                 {"TP " + std::to_string(d.tp) + " on " + std::to_string(d.gpus) + " GPUs",
-                 "--gpus " + std::to_string(d.gpus) + " --tp " + std::to_string(d.tp), r->batch});
+                 "--gpus " + std::to_string(d.gpus) + " --tp " + std::to_string(d.tp), r->batch,
+                 "--tensor-parallel-size " + std::to_string(d.tp)});
         else {
             d.tp = in.tp;
-            tryFix(d,
-                   std::to_string(d.gpus) + " GPUs in " + std::to_string(d.stages()) +
-                       " pipeline stages",
-                   "--gpus " + std::to_string(d.gpus));
+            tryFix(
+                d,
+                std::to_string(d.gpus) + " GPUs in " + std::to_string(d.stages()) +
+                    " pipeline stages",
+                "--gpus " + std::to_string(d.gpus),
+                "--pipeline-parallel-size " + std::to_string(d.stages()) +
+                    (d.tp > 1 ? " --tensor-parallel-size " + std::to_string(d.tp) : std::string()));
         }
     }
     return fixes;
 }
 
-std::string fitFixesText(const std::vector<FitFix>& fixes)
+std::string fitFixesText(const std::vector<FitFix>& fixes, bool asVllm)
 {
     std::string text;
     for (const FitFix& f : fixes)
-        text += (text.empty() ? "" : "; ") + f.change + " (" + f.flag +
+        text += (text.empty() ? "" : "; ") + f.change + " (" +
+                (asVllm && !f.vllmFlag.empty() ? f.vllmFlag : f.flag) +
                 "): " + withCommas(f.conversations) +
                 (f.conversations == 1 ? " conversation" : " conversations");
     return text;

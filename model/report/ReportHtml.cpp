@@ -228,7 +228,7 @@ std::string reportHtml(const Report& r)
         h << "</ul>\n";
     }
     if (!r.fitFixes.empty())
-        h << "<p>Fits with: " << escape(fitFixesText(r.fitFixes)) << ".</p>\n";
+        h << "<p>Fits with: " << escape(fitFixesText(r.fitFixes, true)) << ".</p>\n";
     if (r.latency)
         h << "<p>" << escape(latencySentence(r)) << "</p>\n";
     else if (!r.latencyError.empty())

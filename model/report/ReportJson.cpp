@@ -422,8 +422,10 @@ ojson reportObject(const Report& r)
         j["options"] = {{"error", r.optionsError}};
     auto fixes = ojson::array();
     for (const FitFix& f : r.fitFixes)
-        fixes.push_back(
-            {{"change", f.change}, {"flag", f.flag}, {"conversations", f.conversations}});
+        fixes.push_back({{"change", f.change},
+                         {"flag", f.flag},
+                         {"vllm_flag", f.vllmFlag},
+                         {"conversations", f.conversations}});
     j["fit_fixes"] = fixes;
     auto plans = ojson::array();
     for (const PlanRow& p : r.plan)
