@@ -551,10 +551,10 @@ std::vector<FitFix> fitFixes(const ModelSpec& spec, const DeploymentInputs& in)
         return {};
     std::vector<FitFix> fixes;
     auto tryFix = [&](const DeploymentInputs& changed, std::string change, std::string flag,
-                      std::string vllmFlag) {
+                      std::string engineFlag) {
         const auto r = planCapacity(spec, changed);
         if (r && r->conversations >= 1)
-            fixes.push_back({std::move(change), std::move(flag), r->batch, std::move(vllmFlag)});
+            fixes.push_back({std::move(change), std::move(flag), r->batch, std::move(engineFlag)});
     };
     for (DType t : {DType::FP8, DType::INT4})
         if (dtypeBits(t) < dtypeBits(in.weightDtype)) {
@@ -619,12 +619,12 @@ std::vector<FitFix> fitFixes(const ModelSpec& spec, const DeploymentInputs& in)
     return fixes;
 }
 
-std::string fitFixesText(const std::vector<FitFix>& fixes, bool asVllm)
+std::string fitFixesText(const std::vector<FitFix>& fixes, bool asEngine)
 {
     std::string text;
     for (const FitFix& f : fixes)
         text += (text.empty() ? "" : "; ") + f.change + " (" +
-                (asVllm && !f.vllmFlag.empty() ? f.vllmFlag : f.flag) +
+                (asEngine && !f.engineFlag.empty() ? f.engineFlag : f.flag) +
                 "): " + withCommas(f.conversations) +
                 (f.conversations == 1 ? " conversation" : " conversations");
     return text;

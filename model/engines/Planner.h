@@ -94,15 +94,16 @@ struct FitFix
     std::string change; // "fp8 weights"
     std::string flag;   // the CLI's: "--weight-dtype fp8"
     int64_t conversations = 0;
-    // The same change as `vllm serve` takes it ("--quantization fp8"), or what it needs where
-    // no flag makes it ("an AWQ or GPTQ checkpoint"): the app and the report show these beside
-    // vLLM's command (a twenty-first review read --kv-dtype beside `vllm serve`).
-    std::string vllmFlag;
+    // The same change as the deployment's engine (vLLM) takes it: `vllm serve` ("--quantization
+    // fp8"), or what it needs where no flag makes it ("an AWQ or GPTQ checkpoint"): the app and the
+    // report show these beside vLLM's command (a twenty-first review read --kv-dtype beside `vllm
+    // serve`).
+    std::string engineFlag;
 };
 std::vector<FitFix> fitFixes(const ModelSpec& spec, const DeploymentInputs& in);
 // "fp8 weights (--weight-dtype fp8): 7 conversations; a context of 28k (--context 28672): 1
-// conversation"; empty for none. `asVllm`: vLLM's flags ("fp8 weights (--quantization fp8)").
-std::string fitFixesText(const std::vector<FitFix>& fixes, bool asVllm = false);
+// conversation"; empty for none. `asEngine`: vLLM's flags ("fp8 weights (--quantization fp8)").
+std::string fitFixesText(const std::vector<FitFix>& fixes, bool asEngine = false);
 
 // For each catalog GPU, the fewest GPUs (and the TP/PP split of one replica, and replicas)
 // that meet the target under base.engine, searched over planSearchSpace(); `base` supplies

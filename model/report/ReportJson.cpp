@@ -424,7 +424,7 @@ ojson reportObject(const Report& r)
     for (const FitFix& f : r.fitFixes)
         fixes.push_back({{"change", f.change},
                          {"flag", f.flag},
-                         {"vllm_flag", f.vllmFlag},
+                         {"engine_flag", f.engineFlag},
                          {"conversations", f.conversations}});
     j["fit_fixes"] = fixes;
     auto plans = ojson::array();
