@@ -836,7 +836,8 @@ QGroupBox* MemoryTab::buildLoadBox()
     m_loadValue = new QDoubleSpinBox;
     m_loadValue->setObjectName(QStringLiteral("loadValue"));
     m_loadValue->setRange(0, 1e6);
-    m_loadValue->setDecimals(0); // clients; a rate takes two
+    m_loadValue->setDecimals(0);               // clients; a rate takes two
+    m_loadValue->setGroupSeparatorShown(true); // 1,000,000.00 requests/s, as everywhere else
     m_loadValue->setToolTip(tr("Clients each sending a request as soon as the last is answered, "
                                "or requests arriving a second (Poisson)"));
     m_loadInput = new QSpinBox;
@@ -1082,7 +1083,12 @@ void MemoryTab::showLoad()
             !box->hasFocus())
             box->setSpecialValueText(text);
     };
-    special(m_loadValue, tr("the plan target's %1").arg(t.concurrent));
+    // Under a rate the field's least value is a rate like any other (0.01 requests/s), not the
+    // plan target's clients (a twenty-first review read "0.01 is the plan target's 32").
+    special(m_loadValue, attnplan::loadKindFromName(m_plan->session()->scenario().load.kind) ==
+                                 attnplan::LatencyLoad::Kind::RequestsPerSecond
+                             ? QString()
+                             : tr("the plan target's %1").arg(t.concurrent));
     // The default prompt, in the library's words for where it came from (defaultPromptSource).
     special(m_loadInput,
             !rep || !rep->latency

@@ -31,6 +31,18 @@ std::string formatFixed(double v, int decimals)
     return buf;
 }
 
+std::string formatFixedCommas(double v, int decimals)
+{
+    std::string text = formatFixed(v, decimals);
+    const size_t sign = text[0] == '-' ? 1 : 0;
+    size_t end = text.find('.');
+    if (end == std::string::npos)
+        end = text.size();
+    for (size_t at = end; at > sign + 3; at -= 3)
+        text.insert(at - 3, 1, ',');
+    return text;
+}
+
 std::string formatExact(double v)
 {
     char buf[64];

@@ -516,7 +516,7 @@ std::string loadText(const LatencyLoad& load)
         return withCommas(std::llround(load.value)) + (load.value == 1 ? " client" : " clients") +
                " at once";
     case LatencyLoad::Kind::RequestsPerSecond:
-        return formatFixed(load.value, 2) + " requests/s";
+        return formatFixedCommas(load.value, 2) + " requests/s";
     case LatencyLoad::Kind::Batch:
         return "a static batch of " + withCommas(std::llround(load.value));
     case LatencyLoad::Kind::MaxLoad:

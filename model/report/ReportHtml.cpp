@@ -361,7 +361,7 @@ std::string reportHtml(const Report& r)
         }
         h << "<h2>Plans for " << withCommas(r.target.concurrent) << " conversations"
           << (r.target.requestsPerSecond > 0
-                  ? " or " + formatFixed(r.target.requestsPerSecond, 2) + " requests/s"
+                  ? " or " + formatFixedCommas(r.target.requestsPerSecond, 2) + " requests/s"
                   : std::string())
           << "</h2>\n";
         // The limits the plans were held to, said (a fourteenth review's P3: the table did not

@@ -2753,6 +2753,14 @@ void TestGui::loadDrivesTheLatency()
              qPrintable(card()));
     QVERIFY2(line().startsWith("At 2.50 requests/s, 1,000 tokens in"), qPrintable(line()));
     QCOMPARE(child<QDoubleSpinBox>(&window, "loadValue")->cleanText(), QString("2.50"));
+    // Under a rate the least value is a rate, not "the plan target's 32", and a large rate has
+    // its thousands separators in the field and the sentences (a twenty-first review's P3).
+    QVERIFY2(child<QDoubleSpinBox>(&window, "loadValue")->specialValueText().isEmpty(),
+             qPrintable(child<QDoubleSpinBox>(&window, "loadValue")->specialValueText()));
+    typeInto(child<QDoubleSpinBox>(&window, "loadValue"), "1000000");
+    QCOMPARE(child<QDoubleSpinBox>(&window, "loadValue")->cleanText(), QString("1,000,000.00"));
+    QVERIFY2(line().startsWith("At 1,000,000.00 requests/s"), qPrintable(line()));
+    typeInto(child<QDoubleSpinBox>(&window, "loadValue"), "2.5");
     // A deployment with no plan shows no latency of the last one (a fresh review read the
     // previous figures under "No plan").
     typeInto(child<QSpinBox>(&window, "context"), "200000");

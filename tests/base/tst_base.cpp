@@ -19,6 +19,7 @@ class TestBase : public QObject
 private slots:
     void tokenCountsAsPeopleWriteThem();
     void secondsAsPeopleReadThem();
+    void fixedWithThousandsSeparators();
     void checkedArithmeticRefusesOverflow();
     void fieldReaderNamesTheFieldAndTheRange_data();
     void fieldReaderNamesTheFieldAndTheRange();
@@ -27,6 +28,17 @@ private slots:
 
 // Times as the app and the CLI print them; long ones with separators and in hours (a fifteenth
 // review read "TTFT 121693 s").
+void TestBase::fixedWithThousandsSeparators()
+{
+    using attnplan::formatFixedCommas;
+    QCOMPARE(formatFixedCommas(1000000, 2), std::string("1,000,000.00"));
+    QCOMPARE(formatFixedCommas(999.996, 2), std::string("1,000.00"));
+    QCOMPARE(formatFixedCommas(123456.5, 1), std::string("123,456.5"));
+    QCOMPARE(formatFixedCommas(100, 0), std::string("100"));
+    QCOMPARE(formatFixedCommas(-1234.5, 1), std::string("-1,234.5"));
+    QCOMPARE(formatFixedCommas(0.01, 2), std::string("0.01"));
+}
+
 void TestBase::secondsAsPeopleReadThem()
 {
     QCOMPARE(formatSeconds(2.5e-5), std::string("25.0 µs"));
