@@ -694,6 +694,10 @@ Scenario logBase(const Scenario& current)
 {
     Scenario base = current;
     base.deployment = defaultScenario().deployment;
+    // The user's GPU, which a log that names none keeps (a twenty-second review's 2 x H200
+    // became 2 x H100 SXM, the default, under "the deployment keeps H100 SXM").
+    base.deployment.gpu = current.deployment.gpu;
+    base.deployment.custom = current.deployment.custom;
     return base;
 }
 

@@ -150,7 +150,8 @@ Expected<EngineLogCheck> checkEngineLog(const EngineLogFacts& log, const ModelSp
         // A model the log cannot have run: a figure far off, or another layer count (a tenth
         // review applied gemma-4-31b-it to a 26B log at +300% with nothing said).
         std::vector<std::string> why;
-        if (std::fabs(out.difference()) > 0.25)
+        // On a guessed GPU the difference is the GPU's (LogFacts.h gpuGuessed), not the model's.
+        if (std::fabs(out.difference()) > 0.25 && !out.gpuGuessed)
             why.push_back(out.quantity + " " + (out.difference() > 0 ? "+" : "") +
                           formatFixed(100 * out.difference(), 0) + "% from the log's");
         // llama.cpp's layers: n_layer, else "offloaded N/M layers", M the layers and the output.

@@ -84,6 +84,11 @@ struct EngineLogCheck
     // Where the model used cannot be the one the log ran (attnplan's figure more than a quarter
     // off the log's, or another layer count): in words, said beside Apply; empty otherwise.
     std::string modelMismatch;
+    // The check ran on a GPU the log does not name (an H100 SXM stand-in), with no KV memory
+    // printed to size the pool: its figure is that GPU's, and a difference from the log's says
+    // nothing of the model (a twenty-second review's "likely not the model" at +478% came from a
+    // 24 GB card checked as an 80 GB one).
+    bool gpuGuessed = false;
 };
 
 } // namespace attnplan

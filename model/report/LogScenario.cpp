@@ -218,7 +218,15 @@ Expected<LogScenario> scenarioFromEngineLog(const EngineLogFacts& log, const Eng
     // plans of a log's model said --dtype bfloat16, which vLLM refuses there).
     d.weightDtype = c.weightDtypeIsAuto ? std::string("auto") : dtypeName(in.weightDtype);
     d.kvDtype = c.kvDtypeIsAuto ? std::string("auto") : dtypeName(in.kvDtype);
-    d.availableKvGiB = double(c.kvBudgetBytes) / double(int64_t(1) << 30);
+    // The budget the log gives, not one modelled on a GPU it does not name: with no KV memory
+    // printed, that figure was the check's stand-in H100's, and it was pinned as "KV from a
+    // log" on the deployment's own GPU (a twenty-second review's P1: 60.39 GiB on 2 x H200 for a
+    // log of two 24 GB cards). The deployment then models its KV on its GPU.
+    if (c.gpuGuessed && keptBase)
+        out.notes.push_back("the log prints no KV memory: the KV is modelled on " + d.gpu +
+                            ", not taken from the log");
+    else
+        d.availableKvGiB = double(c.kvBudgetBytes) / double(int64_t(1) << 30);
     s.deployment = d;
     loadWithinThePool(s, c, d.context, out.notes);
     return out;

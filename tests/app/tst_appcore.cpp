@@ -112,6 +112,7 @@ private slots:
     void standInKeepsTheLogsWindowAndWeights();
     void impliedGpuHoldsWhatTheLogBudgets();
     void mixedGpuLogIsSizedOnWhatItBudgets();
+    void logWithNoGpuNorKvKeepsTheUsersGpu();
     void reportSaysItsLog();
     void logOfNoModelOffersItsArchitecture();
     void usedPlansSlotsStayWithItsGpu();
@@ -1143,7 +1144,8 @@ void TestAppCore::aLogReplacesTheWholeDeployment()
     plan.concurrent = 9;
     session.setPlanTarget(plan);
     QString error, summary;
-    // A device attnplan does not know: the log keeps a GPU, the defaults', not the last one's.
+    // A device attnplan does not know: the log keeps the user's GPU (a twenty-second review's
+    // 2 x H200 became the defaults' H100 SXM under "keeps H100 SXM"); the rest is the log's.
     QString log = QString::fromUtf8(attnplan::testing::kLlamaCpp9016Log);
     QVERIFY(log.contains("NVIDIA GeForce RTX 3090"));
     log.replace("NVIDIA GeForce RTX 3090", "NVIDIA GeForce RTX 9999");
@@ -1153,9 +1155,9 @@ void TestAppCore::aLogReplacesTheWholeDeployment()
     // llama.cpp's budget is its own row's, not the deployment's: the message does not say the
     // budget is the log's (the fresh review's P2, over vLLM's modelled budget).
     QVERIFY2(!summary.contains("is the log's"), qPrintable(summary));
-    QCOMPARE(QString::fromStdString(after.gpu),
-             QString::fromStdString(defaultScenario().deployment.gpu));
-    QCOMPARE(after.custom.memoryGiB, defaultScenario().deployment.custom.memoryGiB);
+    QCOMPARE(QString::fromStdString(after.gpu), QString("custom"));
+    QCOMPARE(after.custom.memoryGiB, 43.0);
+    QVERIFY2(summary.contains("the deployment keeps custom"), qPrintable(summary));
     QCOMPARE(after.dp, qint64(1));
     QCOMPARE(session.scenario().prompt.layout.outputTokens, qint64(777));
     QCOMPARE(session.scenario().plan.concurrent, qint64(9));
@@ -1882,6 +1884,48 @@ void TestAppCore::mixedGpuLogIsSizedOnWhatItBudgets()
             QVERIFY2(row.kvTokens < 200000, qPrintable(QString::number(row.kvTokens)));
         }
     QVERIFY(sawSglang);
+}
+
+// Issue 41, a twenty-second review's P1 and P2: a vLLM 0.20.1 log of two RTX 3090s that names
+// no GPU and prints KV tokens but no KV memory, applied over 2 x H200: the deployment became
+// 2 x H100 SXM (the defaults') under "the deployment keeps H100 SXM", with "KV from a log" of
+// 60.39 GiB, the check's H100 stand-in's figure; and the pane said the model was likely not the
+// one the log ran (+478%), a difference that was the GPU's. Now the user's GPU is kept, its KV
+// modelled on it, and the difference is said to be the stand-in GPU's.
+void TestAppCore::logWithNoGpuNorKvKeepsTheUsersGpu()
+{
+    const QString path = attnplan::testing::src(
+        "../shared/engine-logs-2026/raw/club3090-91-qwen3.6-27b-autoround-int4-2x3090-v0.20.1.log");
+    const QString model = attnplan::testing::src(
+        "../shared/engine-logs-2026/configs/nvidia--Qwen3.6-27B-NVFP4_config.json");
+    if (!QFileInfo::exists(path) || !QFileInfo::exists(model))
+        QSKIP("../shared/engine-logs-2026 is not here (a user's clone): CI checks these");
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(f.readAll());
+    AppSession session;
+    QVERIFY(session.models()->openBundled("qwen3-32b"));
+    ScenarioDeployment d = session.scenario().deployment;
+    d.gpu = "H200";
+    d.gpus = 2;
+    d.tp = 2;
+    session.setDeployment(d);
+    QString report, error, caution, summary;
+    QVERIFY2(
+        session.checkEngineLogText(text, "club3090.log", model, &report, &error, nullptr, &caution),
+        qPrintable(error));
+    QVERIFY2(caution.isEmpty(), qPrintable(caution));
+    QVERIFY2(report.contains("the log prints no KV memory: the figure is an H100 SXM's"),
+             qPrintable(report));
+    QVERIFY2(session.openEngineLogText(text, "club3090.log", &error, &summary, model),
+             qPrintable(error));
+    const ScenarioDeployment& applied = session.scenario().deployment;
+    QCOMPARE(QString::fromStdString(applied.gpu), QString("H200"));
+    QCOMPARE(applied.availableKvGiB, 0.0);
+    QVERIFY2(summary.contains("the deployment keeps H200") &&
+                 summary.contains("the KV is modelled on H200") &&
+                 !summary.contains("is the log's"),
+             qPrintable(summary));
 }
 
 // Issue 41, the fourth review: an applied SGLang log's engines-table row was 554,438 tokens

@@ -512,8 +512,14 @@ Expected<EngineLogCheck> checkVllmLog(const VllmLogFacts& v, const ModelSpec* gi
         gpu = catalog.find("H100 SXM"); // the first plan's only: its weights, then the device
     } else if (!gpu) {
         gpu = catalog.find("H100 SXM");
-        c.notes.push_back(unplanned + ": sized on an H100 SXM (the logged available KV memory "
-                                      "decides the pool where it is printed)");
+        c.gpuGuessed = !v.availableKvGiB;
+        c.notes.push_back(unplanned + ": sized on an H100 SXM" +
+                          (c.gpuGuessed ? std::string(", and the log prints no KV memory: the "
+                                                      "figure is an H100 SXM's, not the log's "
+                                                      "GPU's; capacity --gpu sizes it on the one "
+                                                      "it ran")
+                                        : std::string(" (the logged available KV memory decides "
+                                                      "the pool)")));
     }
     DeploymentInputs in = vllmLogDeployment(v, *spec, *gpu);
     // A stand-in config of 16-bit weights for a checkpoint whose name states its quantization
