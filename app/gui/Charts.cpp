@@ -131,6 +131,13 @@ QString tickLabel(double v, Unit unit)
 
 namespace {
 
+// The binary unit a linear axis of bytes up to `top` is said in: 1, 1024, 1024^2 ... (to PiB).
+double bytesUnit(double top)
+{
+    return std::pow(
+        1024.0, std::clamp(std::floor(std::log(std::max(top, 1.0)) / std::log(1024.0)), 0.0, 5.0));
+}
+
 // Tick values for [lo, hi] (real units): powers of 2 for tokens on a log axis, 1-2-5 decades
 // for other log axes, 1-2-5 steps on a linear one. Also widens [lo, hi] to the outer ticks.
 QList<double> ticks(double& lo, double& hi, bool log, Unit unit)
@@ -166,11 +173,9 @@ QList<double> ticks(double& lo, double& hi, bool log, Unit unit)
     if (!(hi > lo))
         hi = lo + 1;
     const double raw = (hi - lo) / 5;
-    // Bytes step in 1-2-5 of the binary unit they are said in (200 KiB, not 195 KiB).
-    const double base =
-        unit == Unit::Bytes && raw >= 1024
-            ? std::pow(1024.0, std::min(5.0, std::floor(std::log(raw) / std::log(1024.0))))
-            : 1.0;
+    // Bytes step in 1-2-5 of the binary unit the axis is said in, its top's (0.5 MiB, not
+    // 500 KiB beside 1.46 MiB: a twenty-second review's Compare axis).
+    const double base = unit == Unit::Bytes && hi >= 1024 ? bytesUnit(hi) : 1.0;
     const double mag = base * std::pow(10.0, std::floor(std::log10(raw / base)));
     const double step = raw / mag <= 1   ? mag
                         : raw / mag <= 2 ? 2 * mag
@@ -204,8 +209,16 @@ void fit(QAbstractAxis* axis, double lo, double hi)
         cat->remove(label);
     auto pos = [log](double v) { return log ? std::log10(v) : v; };
     cat->setStartValue(pos(values.first()));
+    // A linear axis of bytes says every tick in one unit, its top's.
+    const double byteUnit = unit == Unit::Bytes && !log ? bytesUnit(values.last()) : 0;
+    static const char* const byteUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
     for (double v : values) {
-        QString label = tickLabel(v, unit);
+        QString label =
+            byteUnit > 0
+                ? QString::number(v / byteUnit, 'g', 3) + QLatin1Char(' ') +
+                      QLatin1String(
+                          byteUnits[int(std::lround(std::log(byteUnit) / std::log(1024.0)))])
+                : tickLabel(v, unit);
         while (cat->categoriesLabels().contains(label))
             label += QChar(0x200b); // zero-width space: labels must be unique
         cat->append(label, pos(v));

@@ -2472,6 +2472,22 @@ void TestGui::byteAxesStepInBinaryUnits()
             QVERIFY2(round.match(label).hasMatch(), qPrintable(labels.join(", ")));
         delete view;
     }
+    // A linear axis past a unit says every tick in its top's unit (a twenty-second review read
+    // "500 KiB, 1000 KiB, 1.46 MiB, 1.95 MiB" on Compare's KV chart).
+    TableModel model({{"x", TableModel::Unit::Count, {}}, {"y", TableModel::Unit::Bytes, {}}});
+    model.setRows({{1.0, 163840.0}, {2.0, 2.4 * 1048576}});
+    QChartView* view = Charts::lineChart(&model, 0, {1}, false, false, "t", "x", "y");
+    Charts::fitAxes(view->chart());
+    auto* y = qobject_cast<QCategoryAxis*>(view->chart()->axes(Qt::Vertical).value(0));
+    QVERIFY(y);
+    QStringList labels = y->categoriesLabels();
+    for (QString& label : labels)
+        label.remove(QChar(0x200b));
+    QVERIFY2(labels.size() >= 3 && labels.contains("1 MiB") && labels.contains("0.5 MiB"),
+             qPrintable(labels.join(", ")));
+    for (const QString& label : labels)
+        QVERIFY2(label.endsWith(" MiB"), qPrintable(labels.join(", ")));
+    delete view;
 }
 
 // Issue 41, the fourth review: the Plans chart cut its top points in half (a plan at 98 tokens/s
