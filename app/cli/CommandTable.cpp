@@ -221,6 +221,8 @@ std::vector<Command> makeCommands()
          "a start-up log of vLLM, SGLang, TensorRT-LLM or llama.cpp: its figures beside "
          "attnplan's, and what the same budget gives otherwise",
          {{"model", "MODEL", "the model, where the log names none attnplan can find"},
+          {"gpu", "NAME",
+           "the GPU it ran on, where the log names none (else an H100 SXM stands in)"},
           {"catalog", "FILE", "a GPU catalog file merged over the built-in one"},
           {"scenario", "OUT.json",
            "also write the scenario the log ran (the app's File > Open start-up log)"},

@@ -32,7 +32,7 @@ int runLog(const std::vector<std::string>& argv)
     auto text = readTextInput(path, kMaxLogBytes); // "-": standard input (docker logs ... |)
     if (!text)
         return fail(text.error());
-    const EngineLogFacts log = parseEngineLog(text.value());
+    EngineLogFacts log = parseEngineLog(text.value());
     std::optional<ModelSpec> model;
     if (auto m = a.value("model")) {
         auto loaded = readModel(*m);
@@ -41,6 +41,15 @@ int runLog(const std::vector<std::string>& argv)
         model = loaded.value();
     }
     const GpuCatalog catalog = catalogFor(a);
+    if (auto gpu = a.value("gpu")) {
+        const GpuSpec* found = catalog.find(*gpu);
+        if (!found)
+            throw UsageError("--gpu: \"" + *gpu +
+                             "\" is not a GPU attnplan knows (attnplan-cli gpus lists them)");
+        if (!assumeLogGpu(log, found->name))
+            throw UsageError("--gpu: the log names its GPU (" + log.gpuName +
+                             "): --gpu is for a log that names none");
+    }
     auto check = checkEngineLog(log, model ? &*model : nullptr, catalog);
     if (!check)
         return fail(path + ": " + check.error());

@@ -104,6 +104,16 @@ EngineLogFacts parseEngineLog(std::string_view text)
     return f;
 }
 
+bool assumeLogGpu(EngineLogFacts& log, const std::string& name)
+{
+    if (!log.gpuName.empty())
+        return false;
+    log.gpuName = name;
+    log.vllm.gpuName = name;
+    log.gpuGiven = true;
+    return true;
+}
+
 Expected<EngineLogCheck> checkEngineLog(const EngineLogFacts& log, const ModelSpec* model,
                                         const GpuCatalog& catalog)
 {
@@ -208,7 +218,10 @@ std::string engineLogText(const std::string& source, const EngineLogFacts& log,
         << "  release    " << logReleaseLabel(c) << ", " << c.releaseReason << "\n"
         << "  model      " << (log.model.empty() ? std::string("not named") : log.model)
         << (c.modelUsed != log.model ? " -> " + c.modelUsed : std::string()) << "\n"
-        << "  GPU        " << (log.gpuName.empty() ? std::string("not named") : log.gpuName)
+        << "  GPU        "
+        << (log.gpuName.empty() ? std::string("not named")
+            : log.gpuGiven      ? log.gpuName + " (given: the log names none)"
+                                : log.gpuName)
         << "\n";
     if (!log.flags.empty()) {
         out << "  settings  ";

@@ -36,6 +36,10 @@ struct EngineLogFacts : LogFacts
 // Reads a log's text; never fails: an unrecognised text has no engine.
 EngineLogFacts parseEngineLog(std::string_view text);
 
+// The GPU a log ran on where it names none (`log --gpu`): the check sizes on it instead of a
+// stand-in. False, and nothing changed, where the log names its GPU.
+bool assumeLogGpu(EngineLogFacts& log, const std::string& name);
+
 // `model` is used when given; else the model the log names is looked up as readModel() does
 // (bundled, the Hugging Face cache, a path). Errors when the log holds no KV figure to check.
 Expected<EngineLogCheck> checkEngineLog(const EngineLogFacts& log, const ModelSpec* model,

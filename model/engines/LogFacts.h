@@ -24,6 +24,7 @@ struct LogFacts
     std::string model;                // the model as the log names it
     std::string architecture;         // "Gemma3ForConditionalGeneration", "command-r"
     std::string gpuName;
+    bool gpuGiven = false; // gpuName is the user's (assumeLogGpu), the log naming none
     std::optional<int64_t> tp;
     std::optional<int64_t> context; // the context the engine runs (context_len, n_ctx, ...)
     std::vector<std::pair<std::string, std::string>> flags; // settings as printed, in order

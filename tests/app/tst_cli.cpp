@@ -71,6 +71,7 @@ class TestCli : public QObject
 private slots:
     void capacityThatServesNothingSaysWhatFits();
     void logOfAStandInModelClaimsNothingOfIts();
+    void logTakesTheGpuItNamesNot();
     void planLeavesOutClustersOfUnifiedMemory();
     void planTakesEachGpusOwnDtype();
     void inspectContract_data();
@@ -610,6 +611,42 @@ void TestCli::logOfAStandInModelClaimsNothingOfIts()
     QVERIFY2(said, r.out.constData());
     for (const QJsonValue i : j["inputs"].toArray())
         QVERIFY2(!i.toString().contains("bits a parameter"), qPrintable(i.toString()));
+}
+
+// Issue 41, a twenty-second review's P2: a vLLM 0.20.1 log of two RTX 3090s names no GPU and
+// prints no KV memory, so its check ran on an H100 SXM stand-in (+478% KV tokens) and nothing
+// let the user give the GPU. `log --gpu` does, for a log that names none, and says it was given.
+void TestCli::logTakesTheGpuItNamesNot()
+{
+    const QString path = src(
+        "../shared/engine-logs-2026/raw/club3090-91-qwen3.6-27b-autoround-int4-2x3090-v0.20.1.log");
+    const QString model =
+        src("../shared/engine-logs-2026/configs/nvidia--Qwen3.6-27B-NVFP4_config.json");
+    if (!QFileInfo::exists(path) || !QFileInfo::exists(model))
+        QSKIP("../shared/engine-logs-2026 is not here (a user's clone): CI checks these");
+    const Run guessed = cli({"log", path, "--model", model, "--json"});
+    QCOMPARE(guessed.exitCode, 0);
+    QVERIFY(std::fabs(json(guessed)["attnplan"].toDouble() / 619479 - 1) > 1);
+    const Run r = cli({"log", path, "--model", model, "--gpu", "RTX 3090", "--json"});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const QJsonObject j = json(r);
+    QCOMPARE(j["logged"].toDouble(), 619479.0);
+    QVERIFY2(std::fabs(j["attnplan"].toDouble() / 619479 - 1) < 0.02,
+             qPrintable(QString::number(j["attnplan"].toDouble())));
+    const Run text = cli({"log", path, "--model", model, "--gpu", "RTX 3090"});
+    QVERIFY2(text.out.contains("GPU        RTX 3090 (given: the log names none)"), text.out);
+    // A GPU attnplan does not know, and a log that names its own, are refused by name.
+    const Run unknown = cli({"log", path, "--model", model, "--gpu", "RTX 9999"});
+    QCOMPARE(unknown.exitCode, 2);
+    QVERIFY2(unknown.err.contains("--gpu: \"RTX 9999\" is not a GPU attnplan knows"),
+             unknown.err.constData());
+    const Run own = cli({"log",
+                         src("../shared/engine-logs-2026/raw/"
+                             "vllm-34076-qwen3-coder-30b-a3b-fp8-pp2-5070ti-5090d.log"),
+                         "--model", "qwen3-30b-a3b", "--gpu", "H200"});
+    QCOMPARE(own.exitCode, 2);
+    QVERIFY2(own.err.contains("--gpu: the log names its GPU (NVIDIA GeForce RTX 5070 Ti + "),
+             own.err.constData());
 }
 
 // `attnplan-cli log FILE`: a llama-server log (the command line, the metadata, the KV line of a
