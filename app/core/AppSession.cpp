@@ -662,12 +662,15 @@ struct LogReading
 
 attnplan::Expected<LogReading> readLog(const QString& text, const QString& source,
                                        const QString& model, const attnplan::GpuCatalog& gpus,
-                                       bool* needsModel)
+                                       bool* needsModel, const QString& gpu)
 {
     if (needsModel)
         *needsModel = false;
     LogReading r;
     r.log = attnplan::parseEngineLog(text.toStdString());
+    // The GPU chosen for a log that names none; a log that names its own keeps it.
+    if (!gpu.isEmpty())
+        attnplan::assumeLogGpu(r.log, gpu.toStdString());
     r.modelSource = model.startsWith(QLatin1String("bundled:"))
                         ? model.mid(8).toStdString()
                         : QFile::encodeName(model).toStdString();
@@ -705,9 +708,9 @@ Scenario logBase(const Scenario& current)
 
 bool AppSession::checkEngineLogText(const QString& text, const QString& source,
                                     const QString& model, QString* report, QString* error,
-                                    bool* needsModel, QString* caution) const
+                                    bool* needsModel, QString* caution, const QString& gpu) const
 {
-    auto read = readLog(text, source, model, m_gpus, needsModel);
+    auto read = readLog(text, source, model, m_gpus, needsModel, gpu);
     if (!read) {
         if (error)
             *error = q(read.error());
@@ -733,9 +736,10 @@ bool AppSession::checkEngineLogText(const QString& text, const QString& source,
 }
 
 bool AppSession::openEngineLogText(const QString& text, const QString& path, QString* error,
-                                   QString* summary, const QString& model, bool* needsModel)
+                                   QString* summary, const QString& model, bool* needsModel,
+                                   const QString& gpu)
 {
-    auto read = readLog(text, path, model, m_gpus, needsModel);
+    auto read = readLog(text, path, model, m_gpus, needsModel, gpu);
     if (!read) {
         if (error)
             *error = q(read.error());

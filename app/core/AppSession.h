@@ -110,15 +110,17 @@ public:
     bool openEngineLog(const QString& path, QString* error, QString* summary,
                        const QString& model = {}, bool* needsModel = nullptr);
     // The same from a log's text (the log pane: a file's, or pasted); `source` names it.
+    // `gpu`: the GPU it ran on where the log names none (the pane's GPU; EngineLog.h assumeLogGpu).
     bool openEngineLogText(const QString& text, const QString& source, QString* error,
-                           QString* summary, const QString& model = {}, bool* needsModel = nullptr);
+                           QString* summary, const QString& model = {}, bool* needsModel = nullptr,
+                           const QString& gpu = {});
     // A log's text checked without applying it: the check in words (EngineLog.h engineLogText,
     // every line not placed), or the error; *needsModel where the log's model is not at hand.
     // `caution`: where the model used is likely not the one the log ran (EngineLogCheck's
     // modelMismatch), said beside Apply.
     bool checkEngineLogText(const QString& text, const QString& source, const QString& model,
                             QString* report, QString* error, bool* needsModel = nullptr,
-                            QString* caution = nullptr) const;
+                            QString* caution = nullptr, const QString& gpu = {}) const;
     // A field of the window holds text that does not read as a value (the window's EntryGuard):
     // no figure is computed from the value the field held before, on any tab, until it reads
     // again. Empty: none.

@@ -4,6 +4,7 @@
 #include "AppSession.h"
 #include "ModelController.h"
 #include "read/BundledModels.h"
+#include "serve/GpuCatalog.h"
 #include "spec/ModelSpec.h"
 
 #include <QComboBox>
@@ -26,8 +27,8 @@
 
 LogPane::LogPane(AppSession* session, QWidget* parent)
     : QDialog(parent), m_session(session), m_text(new QPlainTextEdit), m_model(new QComboBox),
-      m_reading(new QPlainTextEdit), m_state(new QLabel), m_check(new QPushButton(tr("&Check"))),
-      m_apply(new QPushButton(tr("&Apply to scenario")))
+      m_gpu(new QComboBox), m_reading(new QPlainTextEdit), m_state(new QLabel),
+      m_check(new QPushButton(tr("&Check"))), m_apply(new QPushButton(tr("&Apply to scenario")))
 {
     setObjectName(QStringLiteral("logPane"));
     setWindowTitle(tr("Start-up log"));
@@ -56,6 +57,13 @@ LogPane::LogPane(AppSession* session, QWidget* parent)
     for (const QString& n : AppSession::bundledModelNames())
         m_model->addItem(n, QStringLiteral("bundled:") + n);
     m_model->setToolTip(tr("The model the log ran; the log's own name where attnplan has it"));
+    // The GPU, for a log that names none: else the check sizes it on an H100 SXM stand-in (a
+    // twenty-second review's RTX 3090 log read +478% and had no way to say the GPU).
+    m_gpu->setObjectName(QStringLiteral("logGpu"));
+    m_gpu->addItem(tr("the GPU the log names"), QString());
+    for (const attnplan::GpuSpec& g : session->gpuCatalog().gpus)
+        m_gpu->addItem(QString::fromStdString(g.name), QString::fromStdString(g.name));
+    m_gpu->setToolTip(tr("The GPU the log ran on, used where the log names none"));
 
     auto* split = new QSplitter(Qt::Vertical);
     split->addWidget(m_text);
@@ -64,6 +72,7 @@ LogPane::LogPane(AppSession* session, QWidget* parent)
     split->setStretchFactor(1, 2);
     auto* form = new QFormLayout;
     form->addRow(tr("Model"), m_model);
+    form->addRow(tr("GPU"), m_gpu);
     auto* buttons = new QDialogButtonBox;
     buttons->addButton(m_check, QDialogButtonBox::ActionRole);
     buttons->addButton(m_apply, QDialogButtonBox::AcceptRole);
@@ -95,6 +104,10 @@ LogPane::LogPane(AppSession* session, QWidget* parent)
             }
         }
         check();
+    });
+    connect(m_gpu, &QComboBox::currentIndexChanged, this, [this] {
+        if (!m_showing)
+            check();
     });
     // Room for a log's long lines, within the screen.
     const QRect room = QGuiApplication::primaryScreen()
@@ -132,6 +145,7 @@ void LogPane::showLog(const QString& text, const QString& source)
                               : tr("the open model (none)"));
     m_model->setItemData(kOpenModel, open);
     m_model->setCurrentIndex(0);
+    m_gpu->setCurrentIndex(0); // another log: its own GPU, or a new choice
     m_text->setPlainText(text);
     m_showing = false;
     if (text.trimmed().isEmpty()) {
@@ -165,8 +179,9 @@ void LogPane::check()
     QString report, error, caution;
     bool needsModel = false;
     const QString model = m_model->currentData().toString();
-    const bool ok = m_session->checkEngineLogText(m_text->toPlainText(), m_source, model, &report,
-                                                  &error, &needsModel, &caution);
+    const bool ok =
+        m_session->checkEngineLogText(m_text->toPlainText(), m_source, model, &report, &error,
+                                      &needsModel, &caution, m_gpu->currentData().toString());
     m_apply->setEnabled(ok);
     if (ok) {
         m_reading->setPlainText(report);
@@ -181,7 +196,11 @@ void LogPane::check()
                       .arg(caution.toHtmlEscaped()));
         return;
     }
-    // The CLI's words name its flag; here the model is chosen below.
+    // The CLI's words name its flag; here the model is chosen below, from the list (a
+    // twenty-second review read "(a config.json, a folder or a bundled name)" and typed a path
+    // into a box that takes none).
+    error.replace(QStringLiteral("give --model (a config.json, a folder or a bundled name)"),
+                  tr("choose the model below (the library's, or a config file…)"));
     error.replace(QStringLiteral("give --model"), tr("choose the model below"));
     m_reading->setPlainText(report.isEmpty() ? error : report + QStringLiteral("\n") + error);
     if (!needsModel) {
@@ -223,7 +242,8 @@ void LogPane::apply()
         return;
     QString error, summary;
     if (!m_session->openEngineLogText(m_text->toPlainText(), m_source, &error, &summary,
-                                      m_model->currentData().toString())) {
+                                      m_model->currentData().toString(), nullptr,
+                                      m_gpu->currentData().toString())) {
         m_apply->setEnabled(false);
         m_state->setText(tr("Not applied: %1").arg(error));
         return;

@@ -50,6 +50,7 @@ private:
     AppSession* m_session;
     QPlainTextEdit* m_text;
     QComboBox* m_model;
+    QComboBox* m_gpu; // the GPU of a log that names none
     QPlainTextEdit* m_reading;
     QLabel* m_state;
     QPushButton* m_check;

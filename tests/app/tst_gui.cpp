@@ -174,6 +174,7 @@ private slots:
     void measureTabTakesAShapeForMla();
     void exportReportThroughTheMenu();
     void logPaneReadsThenApplies();
+    void logPaneTakesTheGpuALogNamesNot();
     void costTabSelfHostsWithThePrefixCache();
     void firstWindowFitsTheScreen();
     void fp4WeightsAsTheCliHasThem();
@@ -3303,6 +3304,44 @@ void TestGui::logPaneTakesTheOpenModelOrAFile()
     QVERIFY2(reading->toPlainText().contains("attnplan 21,626 (+0.00%)"),
              qPrintable(reading->toPlainText()));
     QVERIFY(child<QPushButton>(pane, "logApply")->isEnabled());
+}
+
+// Issue 41, a twenty-second review's P2: a log of two RTX 3090s names no GPU and prints no
+// KV memory: the pane checked it on an H100 SXM stand-in (+478%) and blamed the model, with no
+// way to give the GPU. The pane's GPU sizes it on the one chosen, and Apply takes that GPU.
+void TestGui::logPaneTakesTheGpuALogNamesNot()
+{
+    const QString path = attnplan::testing::src(
+        "../shared/engine-logs-2026/raw/club3090-91-qwen3.6-27b-autoround-int4-2x3090-v0.20.1.log");
+    const QString config = attnplan::testing::src(
+        "../shared/engine-logs-2026/configs/nvidia--Qwen3.6-27B-NVFP4_config.json");
+    if (!QFileInfo::exists(path) || !QFileInfo::exists(config))
+        QSKIP("../shared/engine-logs-2026 is not here (a user's clone): CI checks these");
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    AppSession session;
+    MainWindow window(&session);
+    QVERIFY(session.models()->openBundled("qwen3-8b"));
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.showLogPane();
+    LogPane* pane = window.logPane();
+    pane->showLog(QString::fromUtf8(f.readAll()), "club3090.log");
+    pane->setModelFile(config);
+    auto* reading = child<QPlainTextEdit>(pane, "logReading");
+    QVERIFY2(reading->toPlainText().contains("is an H100 SXM's"),
+             qPrintable(reading->toPlainText()));
+    QVERIFY2(!child<QLabel>(pane, "logState")->text().contains("Check the model"),
+             qPrintable(child<QLabel>(pane, "logState")->text()));
+    auto* gpu = child<QComboBox>(pane, "logGpu");
+    gpu->setCurrentIndex(gpu->findText("RTX 3090"));
+    QVERIFY2(reading->toPlainText().contains("GPU        RTX 3090 (given: the log names none)") &&
+                 reading->toPlainText().contains("attnplan 616,189 (-0.53%)"),
+             qPrintable(reading->toPlainText()));
+    pane->setConfirm([] { return true; });
+    QTest::mouseClick(child<QPushButton>(pane, "logApply"), Qt::LeftButton);
+    QCOMPARE(QString::fromStdString(session.scenario().deployment.gpu), QString("RTX 3090"));
+    QCOMPARE(session.scenario().deployment.gpus, int64_t(2));
 }
 
 void TestGui::logPaneReadsThenApplies()
