@@ -640,17 +640,24 @@ Expected<ModelSpec> parseModelConfig(const std::string& text, const std::string&
     } catch (const json::exception& e) {
         return Error{label + ": quantization_config: unexpected structure: " + e.what()};
     }
-    if (auto it = root.find("_name_or_path");
-        it != root.end() && it->is_string() && !it->get<std::string>().empty())
-        spec.name = it->get<std::string>();
-    else
-        spec.name = stemName(label);
     // "_name_or_path": "ORG/NAME" names the repository the config was saved from; a local
     // path there ("/data/llama", "./out") does not.
-    if (const std::string& n = spec.name; n.find('/') != std::string::npos &&
-                                          n.find('/') == n.rfind('/') && n.front() != '/' &&
-                                          n.front() != '.' && n.find(' ') == std::string::npos)
-        spec.repoId = n;
+    const auto repository = [](const std::string& n) {
+        return n.find('/') != std::string::npos && n.find('/') == n.rfind('/') &&
+               n.front() != '/' && n.front() != '.' && n.front() != '~' &&
+               n.find(' ') == std::string::npos;
+    };
+    std::string saved;
+    if (auto it = root.find("_name_or_path"); it != root.end() && it->is_string())
+        saved = it->get<std::string>();
+    const std::string stem = stemName(label);
+    // A local path saved in the config gives way to the repository its file is named for
+    // ("nvidia--Llama-3.1-70B-Instruct-FP8_config.json"): a twenty-second review read
+    // "/opt/zhiyu_hf_ckpts/Llama-3.1-70B-Instruct/" as the model's name beside a command
+    // that served nvidia/Llama-3.1-70B-Instruct-FP8.
+    spec.name = !saved.empty() && (repository(saved) || !repository(stem)) ? saved : stem;
+    if (repository(spec.name))
+        spec.repoId = spec.name;
 
     auto size = readCheckpointSize(folder);
     if (!size)

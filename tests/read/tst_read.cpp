@@ -38,6 +38,7 @@ class TestRead : public QObject
 
 private slots:
     void renamedRepositoryIds();
+    void aLocalPathGivesWayToTheFilesRepository();
     void nearestModelToALogsName();
     void launchCommandsNameTheCheckpoint();
     void expertDtypeFp4IsRead();
@@ -84,6 +85,31 @@ void TestRead::ropeScalingExtendsContext()
                               "qwen.json");
     QVERIFY2(q.ok(), q.error().c_str());
     QCOMPARE(q->maxContext, qint64(131072));
+}
+
+// A twenty-second review's P3: a config saved with "_name_or_path": "/opt/.../Llama-3.1-70B-
+// Instruct/" in a file named for its repository was named by the local path, beside a command
+// that served nvidia/Llama-3.1-70B-Instruct-FP8. A repository id saved in the config stays.
+void TestRead::aLocalPathGivesWayToTheFilesRepository()
+{
+    const auto config = [](const std::string& saved) {
+        return R"({"model_type":"llama","hidden_size":1024,"num_hidden_layers":2,
+            "num_attention_heads":8,"num_key_value_heads":2,"vocab_size":1000,
+            "intermediate_size":2048,"max_position_embeddings":8192,"_name_or_path":")" +
+               saved + "\"}";
+    };
+    auto local = parseModelConfig(config("/opt/ckpts/Llama-3.1-70B-Instruct/"),
+                                  "nvidia--Llama-3.1-70B-Instruct-FP8_config.json");
+    QVERIFY2(local.ok(), local.error().c_str());
+    QCOMPARE(QString::fromStdString(local->name), QString("nvidia/Llama-3.1-70B-Instruct-FP8"));
+    QCOMPARE(QString::fromStdString(local->repoId), QString("nvidia/Llama-3.1-70B-Instruct-FP8"));
+    auto repo = parseModelConfig(config("meta-llama/Llama-3.1-70B-Instruct"),
+                                 "nvidia--Llama-3.1-70B-Instruct-FP8_config.json");
+    QCOMPARE(QString::fromStdString(repo->name), QString("meta-llama/Llama-3.1-70B-Instruct"));
+    // No repository in the file's name either: the saved name, as it is, and no repository id.
+    auto neither = parseModelConfig(config("/opt/ckpts/mine/"), "mine.json");
+    QCOMPARE(QString::fromStdString(neither->name), QString("/opt/ckpts/mine/"));
+    QVERIFY(neither->repoId.empty());
 }
 
 void TestRead::defaultsAreReported()
