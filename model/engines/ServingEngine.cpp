@@ -272,6 +272,16 @@ Expected<ServingLimits> servingLimits(const ModelSpec& s, const DeploymentInputs
         auto r = planCapacity(s, in);
         if (!r)
             return r.failure();
+        // A start-up vLLM refuses serves no load: no latency of a server that never starts (a
+        // twenty-third review read "TTFT 6,620 s, 23.9 ms/token" beside "Does not fit" under
+        // PP 2, whose check allowed max_model_len 144,416).
+        if (r->startableModelLen > 0)
+            return Error{engineLabel(r->engine) + " refuses to start: under PP " +
+                             std::to_string(in.stages()) +
+                             " its start-up check allows max_model_len " +
+                             withCommas(r->startableModelLen) + " at most, not " +
+                             withCommas(in.maxModelLen),
+                         "context"};
         l.engine = r->engine; // the release asked for, run by its row's rules
         l.kvBudgetBytes = r->memory.kvBudget;
         l.maxBatch = r->maxNumSeqs * r->dp;

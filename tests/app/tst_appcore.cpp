@@ -1884,6 +1884,18 @@ void TestAppCore::mixedGpuLogIsSizedOnWhatItBudgets()
             QVERIFY2(row.kvTokens < 200000, qPrintable(QString::number(row.kvTokens)));
         }
     QVERIFY(sawSglang);
+    // On 2 x RTX 5090 the pool holds a request of 256k, but vLLM's PP check refuses to start:
+    // no latency of a server that never starts (a twenty-third review read "TTFT 6,620 s,
+    // 23.9 ms/token" beside "Does not fit").
+    ScenarioDeployment other = session.scenario().deployment;
+    other.gpu = "RTX 5090";
+    session.setDeployment(other);
+    const attnplan::Report* on5090 = session.report();
+    QVERIFY(on5090 && on5090->capacity);
+    QVERIFY(on5090->capacity->startableModelLen > 0);
+    QVERIFY(!on5090->latency);
+    QVERIFY2(on5090->latencyError.find("refuses to start: under PP 2") != std::string::npos,
+             on5090->latencyError.c_str());
 }
 
 // Issue 41, a twenty-second review's P1 and P2: a vLLM 0.20.1 log of two RTX 3090s that names
