@@ -83,8 +83,13 @@ QString TableModel::format(const QVariant& v, Unit unit)
     case Unit::Flops:
         return QString::fromStdString(formatCount(x)) + QStringLiteral("FLOP");
     case Unit::Dollars:
-        // $0.0123 per request, $21,051.00 a month: the locale's separators.
-        return QStringLiteral("$") + QLocale().toString(x, 'f', std::abs(x) < 1 ? 4 : 2);
+        // $0.0123 per request, $21,051.00 a month: the locale's separators. Cents below a
+        // dollar only where the figure has none finer ($0.74 an hour, not the $0.7400 a
+        // twenty-third review read among $4.29 and $1.09).
+        return QStringLiteral("$") +
+               QLocale().toString(
+                   x, 'f',
+                   std::abs(x) < 1 && std::abs(x * 100 - std::round(x * 100)) > 1e-9 ? 4 : 2);
     case Unit::Ratio:
         return QString::number(x, 'f', 2) + QStringLiteral("×");
     case Unit::Percent:

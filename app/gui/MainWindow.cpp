@@ -644,8 +644,13 @@ void MainWindow::showLogPane(const QString& path)
         // A log replaces the deployment; the prompt, the plans' targets and the load stay (a
         // twentieth review read "replaces them" and met its discarded 0.50 requests/s again).
         m_logPane->setConfirm([this] {
-            return confirmDiscard(tr("Applying the log replaces the deployment; the prompt, the "
-                                     "plans' targets and the load stay as they are."));
+            // The load stays, lowered to what the log's server runs at once where that is
+            // fewer (a twenty-third review's 32 clients became a llama-server's 1 slot under
+            // "the load stays as it is").
+            return confirmDiscard(tr("Applying the log replaces the deployment; the prompt and "
+                                     "the plans' targets stay as they are, and the load too, "
+                                     "lowered to what the log's server runs at once where that "
+                                     "is fewer."));
         });
         connect(m_logPane, &LogPane::applied, this,
                 [this](const QString& summary) { statusBar()->showMessage(summary, 15000); });

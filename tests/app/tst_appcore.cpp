@@ -932,6 +932,17 @@ void TestAppCore::tableExports()
     QVERIFY(t.toMarkdown().contains("| a, b | 3.91 GiB |"));
     QCOMPARE(t.data(t.index(0, 1), TableModel::FormattedRole).toString(), QString("3.91 GiB"));
     QCOMPARE(t.data(t.index(0, 1), Qt::DisplayRole).toDouble(), 4.2e9); // charts read raw values
+    // Dollars: cents where the figure has none finer ($0.74 an hour, not a twenty-third
+    // review's "$0.7400" among $4.29 and $1.09), four places for a fraction of a cent.
+    TableModel d({{"Price", TableModel::Unit::Dollars, {}}});
+    d.setRows({{0.74}, {0.0123}, {4.29}, {21051.0}});
+    const auto shown = [&d](int row) {
+        return d.data(d.index(row, 0), TableModel::FormattedRole).toString();
+    };
+    QCOMPARE(shown(0), QLocale().toString(0.74, 'f', 2).prepend('$'));
+    QCOMPARE(shown(1), QLocale().toString(0.0123, 'f', 4).prepend('$'));
+    QCOMPARE(shown(2), QLocale().toString(4.29, 'f', 2).prepend('$'));
+    QCOMPARE(shown(3), QLocale().toString(21051.0, 'f', 2).prepend('$'));
 }
 
 // Save in one session, open in a fresh one (a restart): the same inputs, the same report, byte
