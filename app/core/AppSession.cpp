@@ -310,10 +310,14 @@ void AppSession::setDeployment(const ScenarioDeployment& deployment)
     ScenarioDeployment d = deployment;
     // A KV budget from a log belongs to the GPU, layout, engine and weights it was logged with:
     // when one of them changes (and the budget itself was not edited), it no longer holds.
+    // The drafter (its weights and KV layers) and the data-parallel split change what the GPU
+    // holds too (a twenty-fourth review turned MTP off and kept the log's 10.42 GiB).
     const bool sourceChanged = d.gpu != was.gpu || d.tp != was.tp || d.gpus != was.gpus ||
                                d.engine != was.engine || d.weightDtype != was.weightDtype ||
                                d.custom.memoryGiB != was.custom.memoryGiB ||
-                               d.utilization != was.utilization;
+                               d.utilization != was.utilization || d.dp != was.dp ||
+                               d.ep != was.ep || d.speculation.method != was.speculation.method ||
+                               d.speculation.tokens != was.speculation.tokens;
     // The form shows the budget to 0.01 GiB: a value within that of the scenario's is the same
     // budget coming back, not one the user typed.
     const bool edited = std::abs(d.availableKvGiB - was.availableKvGiB) > 0.006;

@@ -90,6 +90,9 @@ struct EngineLogCheck
     // nothing of the model (a twenty-second review's "likely not the model" at +478% came from a
     // 24 GB card checked as an 80 GB one).
     bool gpuGuessed = false;
+    // The log printed the KV memory the pool was sized from (vLLM's "Available KV cache
+    // memory"): only then is kvBudgetBytes the log's, to be taken as the deployment's budget.
+    bool kvBudgetPrinted = false;
 };
 
 } // namespace attnplan

@@ -222,11 +222,15 @@ Expected<LogScenario> scenarioFromEngineLog(const EngineLogFacts& log, const Eng
     // printed, that figure was the check's stand-in H100's, and it was pinned as "KV from a
     // log" on the deployment's own GPU (a twenty-second review's P1: 60.39 GiB on 2 x H200 for a
     // log of two 24 GB cards). The deployment then models its KV on its GPU.
-    if (c.gpuGuessed && keptBase)
+    // Only a budget the log printed is the log's: a figure the check modelled (no KV memory
+    // printed, its GPU named, given or guessed) is the deployment's own, modelled again as it
+    // changes (a twenty-fourth review read "KV from a log 10.42 GiB" that the log never
+    // printed, kept when MTP was turned off).
+    if (c.kvBudgetPrinted)
+        d.availableKvGiB = double(c.kvBudgetBytes) / double(int64_t(1) << 30);
+    else
         out.notes.push_back("the log prints no KV memory: the KV is modelled on " + d.gpu +
                             ", not taken from the log");
-    else
-        d.availableKvGiB = double(c.kvBudgetBytes) / double(int64_t(1) << 30);
     s.deployment = d;
     loadWithinThePool(s, c, d.context, out.notes);
     return out;

@@ -1895,6 +1895,18 @@ void TestAppCore::mixedGpuLogIsSizedOnWhatItBudgets()
             QVERIFY2(row.kvTokens < 200000, qPrintable(QString::number(row.kvTokens)));
         }
     QVERIFY(sawSglang);
+    // The drafter changes what the GPU holds: the log's printed budget no longer holds (a
+    // twenty-fourth review turned MTP off and kept the log's 10.42 GiB).
+    {
+        ScenarioDeployment drafted = session.scenario().deployment;
+        QVERIFY(drafted.availableKvGiB > 0);
+        drafted.speculation.method = "ngram";
+        drafted.speculation.tokens = 3;
+        session.setDeployment(drafted);
+        QCOMPARE(session.scenario().deployment.availableKvGiB, 0.0);
+        session.undo();
+        QVERIFY(session.scenario().deployment.availableKvGiB > 0);
+    }
     // On 2 x RTX 5090 the pool holds a request of 256k, but vLLM's PP check refuses to start:
     // no latency of a server that never starts (a twenty-third review read "TTFT 6,620 s,
     // 23.9 ms/token" beside "Does not fit").

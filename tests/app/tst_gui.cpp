@@ -3342,6 +3342,9 @@ void TestGui::logPaneTakesTheGpuALogNamesNot()
     QTest::mouseClick(child<QPushButton>(pane, "logApply"), Qt::LeftButton);
     QCOMPARE(QString::fromStdString(session.scenario().deployment.gpu), QString("RTX 3090"));
     QCOMPARE(session.scenario().deployment.gpus, int64_t(2));
+    // The log printed no KV memory: no budget is pinned as the log's (a twenty-fourth review
+    // read "KV from a log 10.42 GiB", the check's own figure, beside "vLLM would log 2.39x").
+    QCOMPARE(session.scenario().deployment.availableKvGiB, 0.0);
 }
 
 void TestGui::logPaneReadsThenApplies()

@@ -584,6 +584,7 @@ Expected<EngineLogCheck> checkVllmLog(const VllmLogFacts& v, const ModelSpec* gi
         c.inputs.push_back("speculative decoding: " + in.speculation.method + ", " +
                            std::to_string(in.speculation.tokens) +
                            " tokens (its drafter's weights and KV layers counted)");
+    c.kvBudgetPrinted = v.availableKvGiB.has_value();
     if (v.availableKvGiB)
         c.inputs.push_back("available KV cache memory " + giB(*v.availableKvGiB) + " (printed)");
     c.kvBudgetBytes = r->memory.kvBudget;
