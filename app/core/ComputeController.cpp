@@ -56,3 +56,9 @@ void ComputeController::refresh()
     }
     emit resultsChanged();
 }
+
+QString ComputeController::stepAgainstLoad() const
+{
+    const attnplan::Report* r = m_session->report();
+    return r ? QString::fromStdString(attnplan::stepAgainstLoad(*r)) : QString();
+}

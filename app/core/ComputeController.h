@@ -36,6 +36,8 @@ public:
     const attnplan::BatchDecode& decode() const { return m_decode; }
     // Why there is no decode at a batch (the headline's engine refuses); empty with a plan.
     QString decodeError() const { return m_decodeError; }
+    // Why the step above and the load's time per token differ (Report.h stepAgainstLoad).
+    QString stepAgainstLoad() const;
 
 signals:
     void resultsChanged();

@@ -94,6 +94,8 @@ void ComputeTab::refresh()
                 .arg(gemmFlopsPerSecond(in.gpu, in.weightDtype, in.efficiency) / 1e12, 0, 'f', 0)
                 .arg(decodeBytesPerSecond(in.gpu, in.efficiency) / 1e12, 0, 'f', 2)
                 .arg(str(attnplan::engineLabel(r.engine)));
+        if (const QString why = m_compute->stepAgainstLoad(); !why.isEmpty())
+            text += QStringLiteral(" ") + why.toHtmlEscaped();
     } else if (!m_compute->decodeError().isEmpty())
         text += tr("<br>No prefill or decode time on this deployment: %1")
                     .arg(m_compute->decodeError().toHtmlEscaped());

@@ -245,6 +245,10 @@ std::string loadText(const LatencyLoad& load);
 // report show.
 std::string latencyHeadline(const Report& report);
 std::string latencySentence(const Report& report);
+// Where the Compute tab's decode step at the load's batch (batchDecode) and the load's time per
+// output token (latency) differ by more than 5%, why, in a sentence: the step is one decode
+// alone; at the load, arriving requests' prefills share the steps. Empty otherwise.
+std::string stepAgainstLoad(const Report& report);
 // The one sentence a scenario answers with, the app's card and the HTML report's headline:
 // "28 conversations of 32k on 1 × H100 SXM with vLLM 0.33.0 · at 32 clients at once: ...".
 // Under the engine the plans name when it is not vLLM (a log's), with vLLM's count beside it;
