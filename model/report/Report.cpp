@@ -482,6 +482,22 @@ void repriceReport(Report& r, const LayoutFile& prompt, const PriceCatalog& pric
     } else {
         r.costError = price.failure();
     }
+    // The stand-in's own config does not allow the log's window: a command serving its
+    // repository is refused as written (a twenty-fifth review's "vllm serve Qwen/Qwen3-30B-A3B
+    // --max-model-len 262144", which vLLM refuses for a 40,960-token config, nothing said).
+    if (r.capacity && r.model.ownMaxContext > 0 &&
+        r.deployment.maxModelLen > r.model.ownMaxContext) {
+        const std::string why =
+            r.model.name + "'s own config allows " + withCommas(r.model.ownMaxContext) +
+            " tokens: the context " + withCommas(r.deployment.maxModelLen) +
+            " is the window of the log's checkpoint, which this config stands in for; a command "
+            "serving " +
+            (r.model.repoId.empty() ? r.model.name : r.model.repoId) +
+            " itself at that length is refused: serve the log's checkpoint";
+        if (std::find(r.capacity->warnings.begin(), r.capacity->warnings.end(), why) ==
+            r.capacity->warnings.end())
+            r.capacity->warnings.push_back(why);
+    }
     // The model's, the plan's and the prompt's warnings, in that order.
     r.warnings = r.model.warnings;
     if (r.capacity)

@@ -48,6 +48,7 @@ std::shared_ptr<const ModelSpec> scenarioSpec(const ModelSpec& spec, const Scena
     if (d.modelWindow <= 0 || spec.maxContext <= 0 || d.modelWindow <= spec.maxContext)
         return nullptr;
     auto widened = std::make_shared<ModelSpec>(spec);
+    widened->ownMaxContext = spec.maxContext;
     widened->maxContext = d.modelWindow;
     return widened;
 }

@@ -296,7 +296,10 @@ struct ModelSpec
     int64_t intermediateSize = 0; // dense MLP width
 
     int64_t maxPositionEmbeddings = 0;
-    int64_t maxContext = 0;      // after rope_scaling, when it extends the window
+    int64_t maxContext = 0; // after rope_scaling, when it extends the window
+    // Where a log's window widened a stand-in config (Scenario.h scenarioSpec): the config's
+    // own maxContext, which a command serving this config's repository is held to; 0 otherwise.
+    int64_t ownMaxContext = 0;
     std::string ropeScalingType; // "" if none
     double ropeScalingFactor = 1.0;
 

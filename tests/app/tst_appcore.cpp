@@ -1887,6 +1887,15 @@ void TestAppCore::mixedGpuLogIsSizedOnWhatItBudgets()
              qPrintable(QString("%1 of %2").arg(double(stack) / gib).arg(double(m.usable) / gib)));
     QVERIFY2(summary.contains("two types in one pipeline") && summary.contains("a custom GPU of"),
              qPrintable(summary));
+    // The stand-in config (40,960 tokens) runs at the log's checkpoint's 262,144: said beside the
+    // command, which serves the stand-in's repository (a twenty-fifth review's P1: vLLM refuses
+    // it as written, and nothing said so).
+    bool said = false;
+    for (const std::string& w : r->capacity->warnings)
+        said = said || w.rfind("Qwen/Qwen3-30B-A3B's own config allows 40,960 tokens: the context "
+                               "262,144 is the window of the log's checkpoint",
+                               0) == 0;
+    QVERIFY(said);
     // SGLang's row is sized on the same device: a pool near vLLM's, not an H100's 1.1 M tokens.
     bool sawSglang = false;
     for (const attnplan::EngineRow& row : r->engines)
