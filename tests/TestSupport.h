@@ -27,6 +27,16 @@ inline ModelSpec load(const QString& rel)
     return m.value();
 }
 
+// The text of a file of the source tree (a real log of ../shared), or a null string where it
+// is not there (a user's clone has no ../shared): the caller skips, saying so.
+inline QString sharedText(const QString& rel)
+{
+    QFile f(src(rel));
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    return QString::fromUtf8(f.readAll());
+}
+
 inline void writeFile(const QString& path, const QByteArray& data)
 {
     QFile f(path);
