@@ -282,7 +282,11 @@ std::string reportHtml(const Report& r)
                     {"conversations: paged, reserved",
                      withCommas(c.conversations) + ", " + withCommas(c.conversationsReserved)},
                     {"running at once", withCommas(c.batch) + " (" + escape(c.limitedBy) + ")"}})
-          << "<p>Launch: " << code(c.launchCommand) << "</p>\n";
+          // No command where nothing is served, as the app's command box (a twenty-fifth
+          // review's P3: the report printed one the app withheld).
+          << (c.conversations < 1 ? std::string("<p>No command: the engine would refuse to "
+                                                "start.</p>\n")
+                                  : "<p>Launch: " + code(c.launchCommand) + "</p>\n");
         for (const std::string& w : c.warnings)
             h << "<p class=\"warn\">" << escape(w) << "</p>\n";
     }

@@ -535,6 +535,20 @@ void TestReport::htmlReportIsTheReports()
     }
     qInfo("%d bundled models: the HTML report parses and carries the Report's figures", checked);
     QVERIFY(checked > 40);
+
+    // A deployment that serves nothing prints no command, as the app's command box (a
+    // twenty-fifth review's P3). By hand: Llama-3.1-8B's 131,072 B a token at 128k is 16 GiB of
+    // KV, and an L4's 22 GiB less 15 GiB of bf16 weights leaves far less.
+    Scenario s = defaultScenario();
+    s.model = "llama-3.1-8b";
+    s.deployment.gpu = "L4";
+    s.deployment.context = 131072;
+    auto r = buildReport(s, readModel(s.model).value(), builtinGpuCatalog(), builtinPriceCatalog());
+    QVERIFY(r && r->capacity);
+    QCOMPARE(r->capacity->conversations, 0);
+    const QString text = QString::fromStdString(reportHtml(r.value()));
+    QVERIFY(text.contains("<p>No command: the engine would refuse to start.</p>"));
+    QVERIFY(!text.contains("<p>Launch: "));
 }
 
 #include "tst_report.moc"
