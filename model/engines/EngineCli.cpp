@@ -403,12 +403,18 @@ Expected<EngineAnswer> upFrontCapacity(const FlagReader& a, const ModelSpec& s,
         << "  " << p.gpuLayers << " layers offloaded: VRAM " << formatBytes(double(p.vramBytes))
         << ", RAM " << formatBytes(double(p.ramBytes)) << "\n"
         << "  " << p.command << "\n";
+    // The -ngl that fits, named (a twenty-sixth review guessed values one at a time).
+    auto fittingNgl = [&](int64_t limit) {
+        const int64_t ngl = largestFittingNgl(s, in, limit);
+        return ngl >= 0 ? " (-ngl " + std::to_string(ngl) + " holds them)" : std::string();
+    };
     if (gpuMemory && p.vramBytes > *gpuMemory)
         out << "  warning: needs more VRAM than the GPU's " << formatGiB(double(*gpuMemory))
-            << "; lower -ngl or the context\n";
+            << "; lower -ngl" << fittingNgl(*gpuMemory) << " or the context\n";
     else if (p.vramBytes > p.vramLimit(gpuMemory.value_or(p.vramBytes)))
         out << "  warning: needs more VRAM than the " << formatGiB(double(p.vramLimitBytes))
-            << " --fit leaves (the free memory less 1 GiB); lower -ngl or the context\n";
+            << " --fit leaves (the free memory less 1 GiB); lower -ngl"
+            << fittingNgl(p.vramLimitBytes) << " or the context\n";
     for (const std::string& w : p.warnings)
         out << "  warning: " << w << "\n";
     answer.text = out.str();

@@ -116,8 +116,11 @@ PlanRow planLlamaCppOn(const ModelSpec& s, const GpuSpec& gpu, const PlanTarget&
     // fourteenth review's "Use this plan" was refused for the plan it had just been offered).
     const int64_t perReplica = (p->vramBytes + room - 1) / room;
     if (perReplica > 1) {
-        row.reason = "weights and KV (" + formatGiB(double(p->vramBytes)) + ") need " +
-                     std::to_string(perReplica) +
+        // The slots the KV is for, said (a twenty-sixth review could not place 25.42 GiB
+        // against one conversation's 19.51).
+        row.reason = "weights and KV of " + std::to_string(slots) + " slot" +
+                     (slots == 1 ? "" : "s") + " of " + shortTokens(target.context) + " (" +
+                     formatGiB(double(p->vramBytes)) + ") need " + std::to_string(perReplica) +
                      " GPUs split by layer (--split-mode layer), which attnplan does not size: "
                      "llama-server is planned on one GPU a replica";
         return row;

@@ -164,7 +164,8 @@ int64_t llamaRequestsHeld(const LlamaServerPlan& p, int64_t avg)
 // What llama-server offloads must fit the GPUs it splits its layers over; empty when it does.
 // The field to change: the context where its KV outweighs the offloaded weights (a ninth review
 // read "lower -ngl" for a 1M context whose 3.2 GiB of layers were not the problem), else -ngl.
-Error llamaServerOverflow(const ModelSpec& s, const LlamaServerPlan& p, const DeploymentInputs& in)
+Error llamaServerOverflow(const ModelSpec& s, const LlamaServerPlan& p, const DeploymentInputs& in,
+                          const LlamaServerInputs& q)
 {
     if (std::string why = hostSideRefusal(p, &in.gpu, in.host.memoryBytes); !why.empty())
         return Error{why, "gpus"};
@@ -189,10 +190,17 @@ Error llamaServerOverflow(const ModelSpec& s, const LlamaServerPlan& p, const De
             why += ", a context past the model's trained " + withCommas(s.maxPositionEmbeddings);
         return Error{why + ": lower the context, or the K and V cache types", "context"};
     }
-    return Error{why + (p.expertBytes > p.cpuExpertBytes
-                            ? "; keep more layers' experts in RAM (--n-cpu-moe), or lower -ngl"
-                            : "; lower -ngl to keep layers in RAM"),
-                 "gpus"};
+    why += p.expertBytes > p.cpuExpertBytes
+               ? "; keep more layers' experts in RAM (--n-cpu-moe), or lower -ngl"
+               : "; lower -ngl to keep layers in RAM";
+    // The -ngl that fits, and that llama-server finds it itself where -ngl is not given.
+    if (const int64_t ngl = in.gpus <= 1 ? largestFittingNgl(s, q, limit) : -1; ngl >= 0) {
+        why += ": -ngl " + std::to_string(ngl) + " holds them";
+        if (p.vramLimitBytes > 0)
+            why += " (llama-server's --fit, on by default, lowers an unset -ngl itself, counting "
+                   "its compute buffers too)";
+    }
+    return Error{why, "gpus"};
 }
 
 } // namespace
@@ -311,7 +319,7 @@ Expected<ServingLimits> servingLimits(const ModelSpec& s, const DeploymentInputs
         auto p = planLlamaServer(s, q);
         if (!p)
             return p.failure();
-        if (Error why = llamaServerOverflow(s, *p, in); !why.message.empty())
+        if (Error why = llamaServerOverflow(s, *p, in, q); !why.message.empty())
             return why;
         l.engine = p->build;
         l.kvBudgetBytes = p->kvBytes;
@@ -516,7 +524,7 @@ EngineRow compareEngine(const ModelSpec& s, const DeploymentInputs& in, EngineKi
                                 "split over " +
                                     std::to_string(in.gpus) +
                                     " GPUs (--split-mode layer) is not modelled";
-    } else if (Error why = llamaServerOverflow(s, *p, in); !why.message.empty()) {
+    } else if (Error why = llamaServerOverflow(s, *p, in, l); !why.message.empty()) {
         row.error = why.message;
     } else {
         row.engine = "llama.cpp (" + p->build + ")";

@@ -1624,6 +1624,11 @@ void TestEngines::llamaPlansAreOneGpuAReplica()
     QVERIFY2(rtx.reason.find("GPUs split by layer (--split-mode layer), which attnplan does not "
                              "size") != std::string::npos,
              rtx.reason.c_str());
+    // The size is said to be for the slots it holds (a twenty-sixth review's P3).
+    QVERIFY2(rtx.reason.rfind("weights and KV of ", 0) == 0 &&
+                 rtx.reason.find(" slot") != std::string::npos &&
+                 rtx.reason.find(" of 8k (") != std::string::npos,
+             rtx.reason.c_str());
     QVERIFY2(h200.feasible, h200.reason.c_str());
     QCOMPARE(h200.pp, qint64(1));
     QCOMPARE(h200.totalGpus, h200.replicas);
@@ -3260,6 +3265,20 @@ void TestEngines::llamaFitKeepsAGibFree()
     const auto plan = planLlamaServer(s, llamaServerInputs(d, "llama.cpp")).value();
     QCOMPARE(plan.vramLimitBytes, free - (int64_t(1) << 30));
     QVERIFY(plan.vramBytes > plan.vramLimitBytes && plan.vramBytes < d.gpu.memoryBytes);
+    // The refusal names the largest -ngl that fits (a twenty-sixth review guessed values one at
+    // a time): against every -ngl from 0 up, the last whose VRAM is within the limit.
+    int64_t fitting = -1;
+    for (int64_t ngl = 0; ngl <= s.numLayers + 1; ++ngl) {
+        LlamaServerInputs q = llamaServerInputs(d, "llama.cpp");
+        q.gpuLayers = ngl;
+        if (planLlamaServer(s, q).value().vramBytes <= plan.vramLimitBytes)
+            fitting = ngl;
+    }
+    QVERIFY2(fitting > 0 && fitting <= s.numLayers, std::to_string(fitting).c_str());
+    QCOMPARE(largestFittingNgl(s, llamaServerInputs(d, "llama.cpp"), plan.vramLimitBytes), fitting);
+    const std::string named =
+        ": -ngl " + std::to_string(fitting) + " holds them (llama-server's --fit";
+    QVERIFY2(over.error.find(named) != std::string::npos, over.error.c_str());
     d.maxModelLen = 64000;
     const EngineRow within = compareEngine(s, d, EngineKind::LlamaCpp, "llama.cpp");
     QVERIFY2(within.error.empty(), within.error.c_str());

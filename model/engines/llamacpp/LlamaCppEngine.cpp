@@ -556,6 +556,24 @@ Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerI
     return p;
 }
 
+// By bisection: VRAM grows with -ngl (a twenty-sixth review had to guess values one at a time).
+int64_t largestFittingNgl(const ModelSpec& s, LlamaServerInputs q, int64_t limit)
+{
+    auto fits = [&](int64_t ngl) {
+        q.gpuLayers = ngl;
+        const auto p = planLlamaServer(s, q);
+        return p && p->vramBytes <= limit;
+    };
+    int64_t lo = -1, hi = std::min<int64_t>(q.gpuLayers, s.numLayers + 1); // lo fits, hi not
+    if (fits(hi))
+        return hi;
+    while (hi - lo > 1) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        (fits(mid) ? lo : hi) = mid;
+    }
+    return lo;
+}
+
 std::string hostSideRefusal(const LlamaServerPlan& p, const GpuSpec* gpu, int64_t hostMemoryBytes)
 {
     if (gpu && gpu->unifiedMemory && p.cpuExpertBytes > 0)

@@ -102,5 +102,8 @@ const LlamaCppBuild* findLlamaCppBuild(const std::string& name);
 const LlamaCppBuild& llamaCppBuildNumber(int build);
 
 Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& spec, const LlamaServerInputs& in);
+// The largest -ngl, as typed (no more than in.gpuLayers), whose plan keeps its VRAM within
+// `limit` bytes; -1 where none does.
+int64_t largestFittingNgl(const ModelSpec& spec, LlamaServerInputs in, int64_t limit);
 
 } // namespace attnplan
