@@ -29,6 +29,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 using namespace attnplan;
 
@@ -125,6 +126,7 @@ private slots:
     // Issue 34: numbers that were the wrong ones for what the user typed.
     void releaseTypedAsXYIsXY0();
     void llamaCppPhi3KeepsEveryCell();
+    void llamaCppLogRecurrentState();
     void llamaCppRowTakesTheWeightsSetting();
     void otherEnginesCommandsCarryTheirWeights();
     void servingLimitsFollowTheEngine();
@@ -3310,4 +3312,38 @@ void TestEngines::fp8WeightsNeedAmpere()
     DeploymentInputs a100 = on("A100 80GB", 8192);
     a100.weightDtype = DType::FP8;
     QVERIFY(planCapacity(s, a100).ok());
+}
+
+// A twenty-sixth review: the llama.cpp log of Qwen3.5-9B prints its recurrent state (50.25 MiB)
+// and the pane compared only the KV; with no model at hand it described 32 layers of 1,024 B a
+// cell where the hybrid keeps KV on 8 of 4,096. By hand, from Qwen3.5-9B's config, in f32: S is
+// 32 value heads x 128 x 128 x 4 B = 2 MiB a layer, R (3 conv steps) x (2 x 16 x 128 + 32 x
+// 128) x 4 B = 96 KiB a layer, over 24 linear-attention layers: 48 + 2.25 = 50.25 MiB.
+void TestEngines::llamaCppLogRecurrentState()
+{
+    const QString text = sharedText(
+        "../shared/engine-logs-2026/raw/llamacpp-hilbertraum391-qwen3.5-9b-rtx3060laptop-vulkan-"
+        "b9849.log");
+    if (text.isNull())
+        QSKIP("../shared/engine-logs-2026 is not here (a user's clone)");
+    const EngineLogFacts log = parseEngineLog(text.toStdString());
+    QCOMPARE(log.llamaCpp.stateMiB.value_or(0), 50.25);
+    QCOMPARE(log.llamaCpp.stateLayers.value_or(0), qint64(32));
+    const ModelSpec s = readModel("qwen3.5-9b").value();
+    const EngineLogCheck c = checkEngineLog(log, &s, builtinGpuCatalog()).value();
+    const std::string note =
+        "recurrent state (llama_memory_recurrent): logged 50.25 MiB, attnplan 50.25 MiB (+0.00%)";
+    QVERIFY2(std::find(c.notes.begin(), c.notes.end(), note) != c.notes.end(),
+             qPrintable(QString::fromStdString(std::accumulate(
+                 c.notes.begin(), c.notes.end(), std::string(),
+                 [](std::string a, const std::string& b) { return a + b + "; "; }))));
+    // The same log naming a model attnplan does not have: the stand-in's row is an average.
+    QString renamed = text;
+    renamed.replace("qwen3.5-9b-ud-q4kxl.gguf", "mystery-hybrid.gguf");
+    const EngineLogCheck standIn =
+        checkEngineLog(parseEngineLog(renamed.toStdString()), nullptr, builtinGpuCatalog()).value();
+    QVERIFY2(standIn.modelUsed.find("1,024 KV bytes per cell and layer") != std::string::npos &&
+                 standIn.modelUsed.find("on average: the log's recurrent state says a hybrid") !=
+                     std::string::npos,
+             standIn.modelUsed.c_str());
 }

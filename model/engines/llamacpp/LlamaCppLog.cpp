@@ -192,6 +192,12 @@ void readLlamaCppLogLine(LogFacts& f, LlamaCppLogFacts& own, std::string_view li
         for (const auto& [name, mib] : own.modelBuffers)
             own.modelBufferMiB += mib;
     }
+    if (has(line, "llama_memory_recurrent") && has(line, "size = ") && has(line, "MiB") &&
+        has(line, " cells")) {
+        own.stateMiB = numberAfter(line, "size =");
+        if (const size_t comma = line.find("cells,"); comma != std::string_view::npos)
+            own.stateLayers = integerAt(line, line.find_first_not_of(' ', comma + 6));
+    }
     if (has(line, "KV buffer size"))
         own.kvBufferMiB += numberAfter(line, "KV buffer size =").value_or(0);
     // "llama_kv_cache: size = 760.00 MiB (8192 cells, ...)"; not the iswa's "creating ... KV
@@ -329,6 +335,11 @@ Expected<EngineLogCheck> checkLlamaCppLog(const LogFacts& log, const LlamaCppLog
         c.modelUsed = "a model of " + std::to_string(layers) + " layers, " +
                       withCommas(int64_t(std::llround(perCellLayer))) +
                       " KV bytes per cell and layer (from the log)";
+        // A hybrid's KV is on its attention layers only, fewer and each larger (a
+        // twenty-sixth review read 32 layers of 1,024 B where the model has 8 of 4,096).
+        if (own.stateMiB)
+            c.modelUsed += ", on average: the log's recurrent state says a hybrid, whose "
+                           "attention layers are fewer, each with a larger row";
         c.notes.push_back(modelNotAtHand(log.model) +
                           ": a layer's row is the log's KV over its cells and "
                           "layers (give --model for the model's own)");
@@ -385,6 +396,17 @@ Expected<EngineLogCheck> checkLlamaCppLog(const LogFacts& log, const LlamaCppLog
     c.quantity = "KV MiB";
     c.logged = *own.kvMiB;
     c.computed = double(plan->kvBytes) / kMiB;
+    // The recurrent state beside it, where the log prints it and the model is the model's own
+    // (a twenty-sixth review found it compared nowhere).
+    if (own.stateMiB && !standIn && !fromMetadata) {
+        const double ours = double(plan->stateBytes) / kMiB;
+        c.notes.push_back(
+            "recurrent state (llama_memory_recurrent): logged " + formatFixed(*own.stateMiB, 2) +
+            " MiB, attnplan " + formatFixed(ours, 2) + " MiB" +
+            (*own.stateMiB > 0 ? " (" + std::string(ours >= *own.stateMiB ? "+" : "") +
+                                     formatFixed(100 * (ours / *own.stateMiB - 1), 2) + "%)"
+                               : std::string()));
+    }
     c.kvBudgetBytes = plan->kvBytes;
     // The deployment it ran: its slots (-np, or the sequences it reports), each a conversation
     // of n_ctx / slots tokens where the cache is split (a unified one lets one reach all of it).

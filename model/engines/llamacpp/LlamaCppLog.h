@@ -28,8 +28,12 @@ struct LlamaCppLogFacts
     std::optional<bool> flashAttn, kvUnified;
     std::string typeK, typeV;
     std::optional<double> kvMiB; // the whole KV cache, all devices
-    double kvBufferMiB = 0;      // the sum of the devices' "KV buffer size" lines
-    double modelBufferMiB = 0;   // the sum of "model buffer size" lines: the weights as loaded
+    // "llama_memory_recurrent: size = 50.25 MiB (1 cells, 32 layers, ...)": a hybrid's or a
+    // Mamba's recurrent state, all devices, and the layers it counts (every layer of the model).
+    std::optional<double> stateMiB;
+    std::optional<int64_t> stateLayers;
+    double kvBufferMiB = 0;    // the sum of the devices' "KV buffer size" lines
+    double modelBufferMiB = 0; // the sum of "model buffer size" lines: the weights as loaded
     // Each device's "model buffer size", once: a log quoted in its own summary repeats a line
     // ("CPU_Mapped model buffer size = 577.50 MiB" twice in a 2026 capture).
     std::map<std::string, double> modelBuffers;
