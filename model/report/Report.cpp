@@ -357,7 +357,10 @@ std::vector<ConversationPoint> conversationCurve(const ModelSpec& s, const Deplo
 {
     const std::optional<EngineKind> answering = answeringEngineKind(planEngine);
     std::vector<ConversationPoint> points;
-    const int64_t top = std::max<int64_t>(s.maxContext, 1024);
+    // To the model's window, or to the deployment's context where it is past it (llama.cpp runs
+    // past n_ctx_train, warned; a twenty-sixth review found the chart stopping at the window
+    // with the plan's own point missing).
+    const int64_t top = std::max<int64_t>({s.maxContext, 1024, d.maxModelLen});
     // The grid, and the deployment's own context on it: the curve passes through the
     // headline's point (8,192 fell between 7,767 and 9,114).
     std::vector<int64_t> contexts = logSpacedTokens(512, top, 40);

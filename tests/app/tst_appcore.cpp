@@ -577,7 +577,9 @@ void TestAppCore::reportHoldsWhatTheTabsShow()
         bool atContext = false;
         for (const QJsonValue& p : curve)
             atContext = atContext || p.toObject()["context"].toDouble() == 32768;
-        QVERIFY(atContext || session.model()->maxContext < 32768);
+        // On the curve even past the model's window (a twenty-sixth review's P3: the axis
+        // stopped at an 8k model's window, the 32k plan's point missing).
+        QVERIFY2(atContext, b.name.data());
         for (int r = 0; r < shown->rowCount(); ++r) {
             const QJsonObject p = curve[r].toObject();
             QCOMPARE(shown->number(r, 0), p["context"].toDouble());
