@@ -497,9 +497,21 @@ int runPlan(const std::vector<std::string>& argv)
         std::cout << planJson(s, rows);
         return 0;
     }
-    std::cout << "Plans for " << s.name << ": " << withCommas(t.context) << " tokens, "
-              << withCommas(t.concurrent)
-              << (t.concurrent == 1 ? " conversation" : " conversations") << " at once\n";
+    // The target as planned: a rate, with the request its conversations hold, where one is
+    // given (a twenty-seventh review read "1 conversation at once" over a 5 requests/s plan).
+    std::cout << "Plans for " << s.name << ": " << withCommas(t.context) << " tokens, ";
+    if (t.requestsPerSecond > 0)
+        std::cout << formatFixed(t.requestsPerSecond, 2) << " requests/s of "
+                  << withCommas(planPromptTokens(t)) << " tokens in and "
+                  << withCommas(planOutputTokens(t)) << " out"
+                  << (planAverageTokens(t) > 0 ? ", a conversation holding one request"
+                                               : ", a conversation holding the context")
+                  << (t.concurrent > 1 ? ", at least " + withCommas(t.concurrent) + " at once"
+                                       : std::string())
+                  << "\n";
+    else
+        std::cout << withCommas(t.concurrent)
+                  << (t.concurrent == 1 ? " conversation" : " conversations") << " at once\n";
     for (const PlanRow& r : rows) {
         if (!r.feasible) {
             std::cout << "  " << r.gpu << ": no plan (" << r.reason << ")\n";

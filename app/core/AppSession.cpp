@@ -284,8 +284,12 @@ void AppSession::setPlanDeployment(const ScenarioDeployment& deployment,
     // The plan as its row was timed: the target's clients (a sixth review's used plan kept a
     // log's one client, and showed 74.5 ms where the row said 100 ms). The request's tokens are
     // the load's already, rows and all.
-    m_scenario.load.kind = loadKindName(LatencyLoad::Kind::Concurrent);
-    m_scenario.load.value = 0;
+    // Under a rate target, the rate (planLoad: the rows are timed at it; a twenty-seventh
+    // review's used plan went back to 32 clients and showed 24.4 ms where its row said 35.2).
+    const bool rate = m_scenario.plan.requestsPerSecond > 0;
+    m_scenario.load.kind =
+        loadKindName(rate ? LatencyLoad::Kind::RequestsPerSecond : LatencyLoad::Kind::Concurrent);
+    m_scenario.load.value = rate ? m_scenario.plan.requestsPerSecond : 0;
     // A copy: the flags may be a row of the report setDeployment rebuilds.
     const std::map<std::string, std::string> planFlags = given;
     std::map<std::string, std::optional<std::string>> before;

@@ -114,15 +114,26 @@ QString PlanController::rowsTimedWith() const
     const ScenarioLoad& load = m_session->scenario().load;
     const int64_t in = planPromptTokens(r->target);
     const int64_t out = planOutputTokens(r->target);
-    return tr("Each row's TTFT and TPOT: %1 at once, each request %2 tokens in (%3) and %4 out "
-              "(%5). The Memory tab's load sets the tokens; \u201cUse this plan\u201d sets its "
-              "clients to the target's.")
-        .arg(r->target.concurrent == 1 ? tr("1 client")
-                                       : tr("%1 clients").arg(l.toString(r->target.concurrent)),
+    // Under a rate target, the rate, and the request its conversations are sized at (a
+    // twenty-seventh review read "32 clients at once" over rows timed at 5 requests/s).
+    const bool rate = r->target.requestsPerSecond > 0;
+    const int64_t held = planAverageTokens(r->target);
+    return tr("Each row's TTFT and TPOT: %1, each request %2 tokens in (%3) and %4 out "
+              "(%5)%6. The Memory tab's load sets the tokens; \u201cUse this plan\u201d sets its "
+              "%7 to the target's.")
+        .arg(rate ? tr("%1 requests/s").arg(l.toString(r->target.requestsPerSecond, 'f', 2))
+             : r->target.concurrent == 1
+                 ? tr("1 client at once")
+                 : tr("%1 clients at once").arg(l.toString(r->target.concurrent)),
              l.toString(in),
              load.inputTokens > 0 ? tr("the load's")
                                   : tr(attnplan::defaultPromptSource(in, r->target.context, out)),
-             l.toString(out), load.outputTokens > 0 ? tr("the load's") : tr("the plan's"));
+             l.toString(out), load.outputTokens > 0 ? tr("the load's") : tr("the plan's"),
+             rate && held > 0 && r->target.averageTokens == 0
+                 ? tr("; a conversation holds one request (%1 tokens), not the context")
+                       .arg(l.toString(held))
+                 : QString(),
+             rate ? tr("load") : tr("clients"));
 }
 
 std::optional<EngineRow> PlanController::headlineEngine() const
@@ -162,6 +173,10 @@ bool PlanController::applyPlan(int row)
     d.ep = p.ep;
     d.gpus = p.tp * p.dp * p.pp;
     d.replicas = p.replicas;
+    // The request a rate target's conversations were planned at (planAverageTokens), where the
+    // average was not set: the deployment then holds what its row said.
+    if (d.averageTokens == 0)
+        d.averageTokens = planAverageTokens(r->target);
     // llama-server's slots and unified cache as the plan has them: without them the command
     // shown after "Use this plan" ran one slot (the fresh review's P1).
     const std::map<std::string, std::string> flags = p.engineFlags; // p goes with the report

@@ -252,6 +252,23 @@ bool EntryGuard::eventFilter(QObject* watched, QEvent* event)
                        (static_cast<QKeyEvent*>(event)->key() == Qt::Key_Return ||
                         static_cast<QKeyEvent*>(event)->key() == Qt::Key_Enter);
     if (event->type() == QEvent::FocusOut || enter) {
+        // An emptied field that has a word for its lowest value ("–", "no limit") means that
+        // value (a twenty-seventh review cleared the optional requests / s and was refused).
+        if (!box->specialValueText().isEmpty() && !reads(box))
+            if (auto* edit = box->findChild<QLineEdit*>()) {
+                QString bare = edit->text();
+                if (const auto* d = qobject_cast<const QDoubleSpinBox*>(box))
+                    bare.remove(d->suffix()).remove(d->prefix());
+                else if (const auto* i = qobject_cast<const QSpinBox*>(box))
+                    bare.remove(i->suffix()).remove(i->prefix());
+                if (bare.trimmed().isEmpty()) {
+                    if (auto* i = qobject_cast<QSpinBox*>(box))
+                        i->setValue(i->minimum());
+                    else if (auto* d = qobject_cast<QDoubleSpinBox*>(box))
+                        d->setValue(d->minimum());
+                    edit->setText(box->specialValueText());
+                }
+            }
         // Qt would replace text it cannot read by the nearest bound (or the last value): keep
         // it, and say so.
         if (!reads(box))

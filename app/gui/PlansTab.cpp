@@ -71,6 +71,12 @@ PlansTab::PlansTab(PlanController* plan, QWidget* parent)
     m_command->setObjectName(QStringLiteral("planCommand"));
     m_use->setObjectName(QStringLiteral("usePlan"));
 
+    // A refused target withholds the plans and the latency (which may follow the target's
+    // clients), not the memory, the command or the engines (a twenty-seventh review's typo in
+    // "Conversations at once" blanked the Memory tab: MainWindow's EntryGuard connection).
+    for (QAbstractSpinBox* box :
+         std::initializer_list<QAbstractSpinBox*>{m_concurrent, m_rps, m_maxTtft, m_maxTpot})
+        box->setProperty("latencyOnly", true);
     m_concurrent->setRange(1, 1000000);
     m_rps->setRange(0, 1e6);
     m_rps->setSpecialValueText(tr("–"));

@@ -46,6 +46,22 @@ int64_t planOutputTokens(const PlanTarget& target)
     return std::max<int64_t>(2, target.outputTokens);
 }
 
+int64_t planAverageTokens(const PlanTarget& target)
+{
+    if (target.averageTokens > 0)
+        return target.averageTokens;
+    if (target.requestsPerSecond > 0 && target.promptTokens > 0)
+        return std::min(target.context, target.promptTokens + planOutputTokens(target));
+    return 0;
+}
+
+LatencyLoad planLoad(const PlanTarget& target, int64_t clients)
+{
+    if (target.requestsPerSecond > 0)
+        return {LatencyLoad::Kind::RequestsPerSecond, target.requestsPerSecond, 1000};
+    return {LatencyLoad::Kind::Concurrent, double(clients), 0};
+}
+
 std::string planLayoutText(const PlanRow& r)
 {
     std::string t;
@@ -139,7 +155,7 @@ PlanRow planLlamaCppOn(const ModelSpec& s, const GpuSpec& gpu, const PlanTarget&
     vin.tp = 1;
     vin.gpus = perReplica;
     vin.maxModelLen = target.context;
-    vin.averageTokens = target.averageTokens;
+    vin.averageTokens = planAverageTokens(target);
     vin.weightDtype = p->weightDtype;
     // Experts kept in host memory (--n-cpu-moe, --cpu-moe, -ot) decode at the host's rate.
     if (p->hostExpertLayers > 0) {
@@ -149,7 +165,7 @@ PlanRow planLlamaCppOn(const ModelSpec& s, const GpuSpec& gpu, const PlanTarget&
         row.hostBytesPerSecond = vin.host.bytesPerSecond;
         row.hostSource = vin.host.source;
     }
-    const int64_t avg = target.averageTokens > 0 ? target.averageTokens : target.context;
+    const int64_t avg = planAverageTokens(target) > 0 ? planAverageTokens(target) : target.context;
     // TTFT and TPOT as the plan gives them once used (latencyUnderEngine, the one rule the
     // Memory tab and `latency` run): llama-server with these slots on this GPU, each replica a
     // closed loop of its share of the clients, the average request less the output as the
@@ -160,7 +176,7 @@ PlanRow planLlamaCppOn(const ModelSpec& s, const GpuSpec& gpu, const PlanTarget&
     used.tp = used.dp = used.ep = 1;
     used.gpus = perReplica;
     used.maxModelLen = target.context;
-    used.averageTokens = target.averageTokens;
+    used.averageTokens = planAverageTokens(target);
     if (gpu.name != base.gpu.name) { // what a log measured belongs to its GPU
         used.freeMemoryBytes.reset();
         used.weightBytes.reset();
@@ -173,7 +189,9 @@ PlanRow planLlamaCppOn(const ModelSpec& s, const GpuSpec& gpu, const PlanTarget&
     lq.outputTokens = planOutputTokens(target);
     lq.inputTokens = planPromptTokens(target);
     const int64_t running = std::min<int64_t>(slots, (target.concurrent + replicas - 1) / replicas);
-    lq.load = {LatencyLoad::Kind::Concurrent, double(running), 0};
+    lq.load = planLoad(target, running);
+    if (target.requestsPerSecond > 0)
+        lq.replicas = replicas; // the rate is the replicas' together
     if (auto latency = latencyUnderEngine(s, used, lq)) {
         row.ttftSeconds = latency->result.ttftSeconds;
         row.tpotSeconds = latency->result.tpotSeconds;
@@ -282,7 +300,7 @@ std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catal
                 in.ep = dp > 1 ? tp * dp : 1;
                 in.gpus = tp * dp * pp;
                 in.maxModelLen = target.context;
-                in.averageTokens = target.averageTokens;
+                in.averageTokens = planAverageTokens(target);
                 // SGLang and TensorRT-LLM budget their own KV; the roofline is shared and runs
                 // on the newest vLLM's batch defaults.
                 DeploymentInputs vin = in;
@@ -371,7 +389,8 @@ std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catal
             candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
                 return std::tie(a.total, a.pp, a.replicas) < std::tie(b.total, b.pp, b.replicas);
             });
-        const int64_t avg = target.averageTokens > 0 ? target.averageTokens : target.context;
+        const int64_t avg =
+            planAverageTokens(target) > 0 ? planAverageTokens(target) : target.context;
         // The first candidate of a family (plain TP x PP, or DP attention) in that order that
         // meets the targets.
         // TTFT and TPOT at that load as the deployment's own latency gives them once the plan
@@ -391,7 +410,7 @@ std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catal
             LatencyInputs lq;
             lq.outputTokens = planOutputTokens(target);
             lq.inputTokens = planPromptTokens(target);
-            lq.load = {LatencyLoad::Kind::Concurrent, double(c.clients), 0};
+            lq.load = planLoad(target, c.clients);
             lq.replicas = c.replicas;
             Timed t;
             if (const auto e = latencyUnderEngine(s, c.served, lq))

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "serve/Deployment.h"
+#include "serve/Latency.h"
 #include "spec/ModelSpec.h"
 
 #include <cstdint>
@@ -76,6 +77,15 @@ std::string planLayoutText(const PlanRow& row);
 // output where both would pass the context; and at least two output tokens.
 int64_t planPromptTokens(const PlanTarget& target);
 int64_t planOutputTokens(const PlanTarget& target);
+// The request a planned conversation holds: the average given; under a rate target whose
+// request the load names, that request (prompt and output, within the context), not the whole
+// context (a twenty-seventh review's 5 requests/s of 2,000 + 500 tokens were planned as 256k
+// conversations: 44 GH200 where 1 holds them); else 0 (the context).
+int64_t planAverageTokens(const PlanTarget& target);
+// The load a plan row is timed at, as the plan once used runs it: the target's rate where it has
+// one, else its clients (a twenty-seventh review's used plan ran 32 clients where its row ran 5
+// requests/s).
+LatencyLoad planLoad(const PlanTarget& target, int64_t clients);
 // What the row keeps in host memory and how fast the CPU reads it, in words ("host memory:
 // 16.51 GiB (...), read at 51.6 GB/s (source)"); empty where nothing stays there.
 std::string planHostText(const PlanRow& row);

@@ -116,6 +116,7 @@ private slots:
     void reportSaysItsLog();
     void logOfNoModelOffersItsArchitecture();
     void usedPlansSlotsStayWithItsGpu();
+    void rateTargetPlansItsRequestAndUsesItsRate();
     void llamaLogKeepsItsWeightsType();
     void modelSwitchSaysTheDtypesItKeeps();
     void logCheckSaysAModelItCannotHaveRun();
@@ -2149,4 +2150,54 @@ void TestAppCore::freeMemoryStaysWithItsEngine()
     session.setPlanTarget(plan);
     QCOMPARE(session.scenario().deployment.freeMemoryGiB, free);
     QVERIFY2(session.report()->capacity, session.report()->capacityError.message.c_str());
+}
+
+// A twenty-seventh review's two P1s. Under a requests/s target the rows sized each conversation
+// at the whole context (5 requests/s of 2,000 + 500 tokens at 256k took 44 GH200 where one
+// holds them), and "Use this plan" put the load back to the target's 32 clients, so the
+// headline showed 24.4 ms a token where the row said 35.2. Now a conversation holds the load's
+// request, the rows are timed at the rate, and the used plan runs that rate and that request.
+void TestAppCore::rateTargetPlansItsRequestAndUsesItsRate()
+{
+    AppSession session;
+    QVERIFY(session.models()->openBundled("qwen3-32b"));
+    ScenarioDeployment d = session.scenario().deployment;
+    d.gpu = "H200";
+    d.context = 32768;
+    session.setDeployment(d);
+    ScenarioLoad load = session.scenario().load;
+    load.inputTokens = 2000;
+    load.outputTokens = 500;
+    session.setLoad(load);
+    ScenarioPlan target = session.scenario().plan;
+    target.concurrent = 1;
+    target.requestsPerSecond = 5;
+    session.setPlanTarget(target);
+    session.setPlansWanted(true);
+    const Report* r = session.report();
+    QVERIFY(r && !r->plan.empty());
+    QCOMPARE(planAverageTokens(r->target), qint64(2500));
+    const QString note = session.plan()->rowsTimedWith();
+    QVERIFY2(note.contains("5.00 requests/s") &&
+                 note.contains("a conversation holds one request (2,500 tokens)"),
+             qPrintable(note));
+    int row = -1;
+    for (int i = 0; i < int(r->plan.size()) && row < 0; ++i)
+        if (r->plan[size_t(i)].feasible && r->plan[size_t(i)].gpu == "H200")
+            row = i;
+    QVERIFY(row >= 0);
+    const PlanRow chosen = r->plan[size_t(row)];
+    QVERIFY(session.plan()->applyPlan(row));
+    QCOMPARE(session.scenario().load.kind, std::string("requests_per_second"));
+    QCOMPARE(session.scenario().load.value, 5.0);
+    QCOMPARE(session.scenario().deployment.averageTokens, qint64(2500));
+    const Report* used = session.report();
+    QVERIFY(used && used->latency);
+    QVERIFY2(std::abs(used->latency->tpotSeconds / chosen.tpotSeconds - 1) < 1e-9 &&
+                 std::abs(used->latency->ttftSeconds / chosen.ttftSeconds - 1) < 1e-9,
+             qPrintable(QString("row %1 / %2 s, used %3 / %4 s")
+                            .arg(chosen.ttftSeconds)
+                            .arg(chosen.tpotSeconds)
+                            .arg(used->latency->ttftSeconds)
+                            .arg(used->latency->tpotSeconds)));
 }

@@ -252,6 +252,16 @@ void TestCli::costVolatileFirstWarns()
 // devices"; and a T4's refusal said "vLLM refuses --dtype bfloat16" in SGLang's plans.
 void TestCli::otherEnginesPlanWithoutVllmsChecks()
 {
+    // A rate target's header says the rate and the request a conversation holds (a
+    // twenty-seventh review read "1 conversation at once" over a 5 requests/s plan).
+    const Run rate =
+        cli({"plan", "llama-3.1-8b", "--context", "32768", "--requests-per-second", "5",
+             "--input-tokens", "2000", "--output-tokens", "500", "--gpu", "H100"});
+    QCOMPARE(rate.exitCode, 0);
+    QVERIFY2(rate.out.startsWith("Plans for meta-llama/Llama-3.1-8B: 32,768 tokens, 5.00 "
+                                 "requests/s of 2,000 tokens in and 500 out, a conversation "
+                                 "holding one request\n"),
+             rate.out.constData());
     const QStringList base{
         "plan",  "llama-3.1-8b",     "--context", "2048",   "--concurrent",        "32",
         "--gpu", "DGX Spark (GB10)", "--engine",  "sglang", "--free-memory-bytes", "111.73GiB"};
