@@ -631,9 +631,12 @@ int runLatency(const std::vector<std::string>& argv)
         std::cout << j.dump(2) << "\n";
         return 0;
     }
-    std::cout << s.name << " on " << in.gpus << " x " << in.gpu.name << " (" << layoutText(in)
-              << "), " << withCommas(q.inputTokens) << " in / " << withCommas(q.outputTokens)
-              << " out\n";
+    // The replicas said: the throughput below is all of them (a twenty-seventh review read "on
+    // 8 x H20" over the figures of 16).
+    std::cout << s.name << " on "
+              << (q.replicas > 1 ? std::to_string(q.replicas) + " replicas of " : std::string())
+              << in.gpus << " x " << in.gpu.name << " (" << layoutText(in) << "), "
+              << withCommas(q.inputTokens) << " in / " << withCommas(q.outputTokens) << " out\n";
     if (q.role == PoolRole::Prefill) {
         std::cout << "  prefill pool: " << formatFixed(r.inputTokensPerSecond, 0)
                   << " input tokens/s, " << formatFixed(r.requestsPerSecond, 2)

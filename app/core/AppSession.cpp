@@ -331,6 +331,10 @@ void AppSession::setDeployment(const ScenarioDeployment& deployment)
     // The scheduler limits a log's release chose for its GPU (LogScenario's gpuTier*): on
     // another GPU, the release's own there, unless edited now. Limits the log's command typed
     // are the user's flags and stay (a plan used on another GPU was sized with them).
+    QStringList revertedFlags;
+    const QString fromGpu =
+        was.gpu == "custom" ? tr("the custom GPU of %1 GiB").arg(was.custom.memoryGiB, 0, 'f', 2)
+                            : q(was.gpu);
     if (d.gpu != was.gpu || d.custom.memoryGiB != was.custom.memoryGiB) {
         if (m_logTierSeqs > 0 && d.maxNumSeqs == was.maxNumSeqs && d.maxNumSeqs == m_logTierSeqs)
             d.maxNumSeqs = 0;
@@ -340,12 +344,15 @@ void AppSession::setDeployment(const ScenarioDeployment& deployment)
         m_logTierSeqs = m_logTierBatched = 0;
         // A used plan's slots were for its GPU: on another, what they were before the plan (a
         // sixth review's hidden -np 31 said Gemma-4 does not fit the RTX 3090 its log ran on).
+        // Said in the status bar (a twenty-seventh review's log -ngl 20 became "all layers" on
+        // an RTX 3090 without a word).
         for (const auto& [flag, value] : m_planFlags) {
             const auto now = d.engineFlags.find(flag);
             const auto then = was.engineFlags.find(flag);
             if (now == d.engineFlags.end() || now->second != value ||
                 then == was.engineFlags.end() || then->second != value)
                 continue; // edited since: the user's
+            revertedFlags << QStringLiteral("--%1 %2").arg(q(flag), q(value));
             if (const auto before = m_flagsBeforePlan[flag])
                 now->second = *before;
             else
@@ -379,6 +386,12 @@ void AppSession::setDeployment(const ScenarioDeployment& deployment)
     m_scenario.deployment = d; // `was` is the old deployment only up to here
     if (!rentNotice.isEmpty())
         emit notice(rentNotice);
+    if (!revertedFlags.isEmpty()) {
+        emit notice(tr("Chosen for %2: %1; on %3, back to what they were before (set them again to "
+                       "keep them)")
+                        .arg(revertedFlags.join(tr(" and ")), fromGpu,
+                             d.gpu == "custom" ? tr("a custom GPU") : q(d.gpu)));
+    }
     if (cleared) {
         emit scenarioReplaced();
         emit notice(tr("The start-up log's KV budget held only for the GPU, layout and engine it "

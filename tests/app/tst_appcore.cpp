@@ -1755,8 +1755,18 @@ void TestAppCore::usedPlansSlotsStayWithItsGpu()
     // Back to the log's GPU: the log's four slots, no unified cache, and it fits again.
     ScenarioDeployment d = session.scenario().deployment;
     d.gpu = "RTX 3090";
+    QSignalSpy notices(&session, &AppSession::notice);
     session.setDeployment(d);
     QCOMPARE(session.scenario().deployment.engineFlags, before);
+    // Said (a twenty-seventh review's log -ngl became "all layers" on another GPU, no word).
+    bool said = false;
+    for (const QList<QVariant>& n : notices)
+        said = said ||
+               (n.at(0).toString().startsWith("Chosen for H100 SXM: ") &&
+                n.at(0).toString().contains("--parallel " + QString::fromStdString(planSlots)) &&
+                n.at(0).toString().contains("; on RTX 3090, back to what they were"));
+    QVERIFY2(said, qPrintable(notices.isEmpty() ? QString("no notice")
+                                                : notices.last().at(0).toString()));
     const auto headline = session.plan()->headlineEngine();
     QVERIFY(headline);
     QVERIFY2(headline->error.empty(), headline->error.c_str());

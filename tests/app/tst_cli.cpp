@@ -254,6 +254,13 @@ void TestCli::otherEnginesPlanWithoutVllmsChecks()
 {
     // A rate target's header says the rate and the request a conversation holds (a
     // twenty-seventh review read "1 conversation at once" over a 5 requests/s plan).
+    // And latency's says the replicas its throughput is for.
+    const Run replicas =
+        cli({"latency", "llama-3.1-8b", "--context", "8192", "--gpu", "H100", "--replicas", "2",
+             "--concurrent", "8", "--input-tokens", "1000", "--output-tokens", "100"});
+    QCOMPARE(replicas.exitCode, 0);
+    QVERIFY2(replicas.out.startsWith("meta-llama/Llama-3.1-8B on 2 replicas of 1 x H100 SXM ("),
+             replicas.out.constData());
     const Run rate =
         cli({"plan", "llama-3.1-8b", "--context", "32768", "--requests-per-second", "5",
              "--input-tokens", "2000", "--output-tokens", "500", "--gpu", "H100"});
