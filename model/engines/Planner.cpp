@@ -242,6 +242,20 @@ std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catal
     std::vector<PlanRow> rows;
     const std::optional<ServingEngine> engine = findServingEngine(base.engine);
     const EngineKind kind = engine ? engine->kind : EngineKind::Vllm;
+    // A request past the context is refused by the engine on every GPU, not planned.
+    DeploymentInputs atContext = base;
+    atContext.maxModelLen = target.context;
+    if (const std::string why =
+            requestPastContext(atContext, planPromptTokens(target), planOutputTokens(target));
+        !why.empty()) {
+        for (const GpuSpec& gpu : catalog.gpus) {
+            PlanRow refused;
+            refused.gpu = gpu.name;
+            refused.reason = why;
+            rows.push_back(std::move(refused));
+        }
+        return rows;
+    }
     for (const GpuSpec& gpu : catalog.gpus) {
         PlanRow best;
         best.gpu = gpu.name;

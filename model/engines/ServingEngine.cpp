@@ -190,7 +190,9 @@ Error llamaServerOverflow(const ModelSpec& s, const LlamaServerPlan& p, const De
             why += ", a context past the model's trained " + withCommas(s.maxPositionEmbeddings);
         return Error{why + ": lower the context, or the K and V cache types", "context"};
     }
-    why += p.expertBytes > p.cpuExpertBytes
+    // Experts to host memory only where that is not the same memory (a twenty-eighth review
+    // was told to use --n-cpu-moe on an Apple M3 Pro, then that it gains nothing there).
+    why += p.expertBytes > p.cpuExpertBytes && !in.gpu.unifiedMemory
                ? "; keep more layers' experts in RAM (--n-cpu-moe), or lower -ngl"
                : "; lower -ngl to keep layers in RAM";
     // The -ngl that fits, and that llama-server finds it itself where -ngl is not given.
@@ -559,6 +561,23 @@ std::optional<EngineKind> answeringEngineKind(const std::string& planEngine)
     return asked->kind;
 }
 
+std::string requestPastContext(const DeploymentInputs& in, int64_t inputTokens,
+                               int64_t outputTokens)
+{
+    if (in.maxModelLen <= 0 || inputTokens + outputTokens <= in.maxModelLen)
+        return {};
+    const auto engine = findServingEngine(in.engine);
+    const EngineKind kind = engine ? engine->kind : EngineKind::Vllm;
+    const std::string length = kind == EngineKind::LlamaCpp ? "the context (-c) "
+                               : kind == EngineKind::Sglang ? "context_length "
+                               : kind == EngineKind::Trtllm ? "max_seq_len "
+                                                            : "max_model_len ";
+    return "a request of " + withCommas(inputTokens) + (inputTokens == 1 ? " token" : " tokens") +
+           " in and " + withCommas(outputTokens) + " out passes " + length +
+           withCommas(in.maxModelLen) + ": " +
+           (engine ? engine->label : std::string("the engine")) + " refuses it";
+}
+
 Expected<EngineLatency> latencyUnderEngine(const ModelSpec& s, const DeploymentInputs& in,
                                            const LatencyInputs& load)
 {
@@ -569,19 +588,8 @@ Expected<EngineLatency> latencyUnderEngine(const ModelSpec& s, const DeploymentI
     // said in the engine's own word for the length (a fourteenth review read "max_model_len"
     // under llama.cpp).
     const auto engine = findServingEngine(in.engine);
-    if (in.maxModelLen > 0 && load.inputTokens + load.outputTokens > in.maxModelLen) {
-        const EngineKind kind = engine ? engine->kind : EngineKind::Vllm;
-        const std::string length = kind == EngineKind::LlamaCpp ? "the context (-c) "
-                                   : kind == EngineKind::Sglang ? "context_length "
-                                   : kind == EngineKind::Trtllm ? "max_seq_len "
-                                                                : "max_model_len ";
-        return Error{"latency: a request of " + withCommas(load.inputTokens) +
-                         (load.inputTokens == 1 ? " token" : " tokens") + " in and " +
-                         withCommas(load.outputTokens) + " out passes " + length +
-                         withCommas(in.maxModelLen) + ": " +
-                         (engine ? engine->label : std::string("the engine")) + " refuses it",
-                     "input_tokens"};
-    }
+    if (std::string why = requestPastContext(in, load.inputTokens, load.outputTokens); !why.empty())
+        return Error{"latency: " + why, "input_tokens"};
     DeploymentInputs at = in;
     const bool pages = engine && engine->sizesDeployment && in.maxModelLen > 0;
     // llama.cpp's --n-cpu-moe N, --cpu-moe, -ot ...=CPU: the MoE layers that keep their
@@ -766,6 +774,11 @@ Expected<ExpertPlacement> hostExpertPlacement(const ModelSpec& s, const Deployme
     auto p = planLlamaServer(s, l);
     if (!p)
         return p.failure();
+    // Refused where the engine's plan is (a unified-memory device: nothing is gained), not
+    // timed (a twenty-eighth review read 27.6 tokens/s beside "No plan ... leave out
+    // --n-cpu-moe").
+    if (std::string why = hostSideRefusal(*p, &in.gpu, in.host.memoryBytes); !why.empty())
+        return Error{why, "cpu_moe"};
     ExpertPlacement e;
     e.cpuMoeLayers = cpuMoeLayers;
     e.vramBytes = p->vramBytes;

@@ -126,6 +126,11 @@ struct EngineLatency
     LatencyInputs load; // as run: with the engine's limits in it
     LatencyResult result;
 };
+// Why the engine refuses a request of these tokens (in and out past the deployment's context,
+// in the engine's own word for it), or empty: the latency's rule and the planner's (a
+// twenty-eighth review's plans sized 8,000 + 256 tokens on an 8k context, 3x cheaper).
+std::string requestPastContext(const DeploymentInputs& in, int64_t inputTokens,
+                               int64_t outputTokens);
 Expected<EngineLatency> latencyUnderEngine(const ModelSpec& spec, const DeploymentInputs& in,
                                            const LatencyInputs& load);
 

@@ -127,6 +127,8 @@ private slots:
     void releaseTypedAsXYIsXY0();
     void llamaCppPhi3KeepsEveryCell();
     void llamaCppLogRecurrentState();
+    void plansRefuseARequestPastTheContext();
+    void unifiedMemoryKeepsNoExpertsInRam();
     void llamaCppRowTakesTheWeightsSetting();
     void otherEnginesCommandsCarryTheirWeights();
     void servingLimitsFollowTheEngine();
@@ -3346,4 +3348,50 @@ void TestEngines::llamaCppLogRecurrentState()
                  standIn.modelUsed.find("on average: the log's recurrent state says a hybrid") !=
                      std::string::npos,
              standIn.modelUsed.c_str());
+}
+
+// A twenty-eighth review's P1: 8,000 tokens in and 256 out on an 8k context gave H200 plans of
+// 4 GPUs (the rows fell back to a latency the engine refuses) where 7,936 in gave 12. A
+// request past the context is refused on every GPU, in the words `latency` uses.
+void TestEngines::plansRefuseARequestPastTheContext()
+{
+    const ModelSpec s = load("configs/llama-3.1-8b.json");
+    PlanTarget t;
+    t.context = 4096;
+    t.concurrent = 8;
+    t.outputTokens = 256;
+    t.promptTokens = 4096 - 256;
+    GpuCatalog two;
+    two.gpus = {*builtinGpuCatalog().find("H100 SXM"), *builtinGpuCatalog().find("L40S")};
+    const DeploymentInputs base = on("H100 SXM", 4096);
+    const auto within = planDeployments(s, two, t, base);
+    QVERIFY(std::any_of(within.begin(), within.end(), [](const PlanRow& r) { return r.feasible; }));
+    t.promptTokens += 1;
+    const auto past = planDeployments(s, two, t, base);
+    QCOMPARE(past.size(), size_t(2));
+    for (const PlanRow& r : past)
+        QVERIFY2(!r.feasible && r.reason == "a request of 3,841 tokens in and 256 out passes "
+                                            "max_model_len 4,096: vLLM 0.33.0 refuses it",
+                 r.reason.c_str());
+}
+
+// A twenty-eighth review's P2: on an Apple M3 Pro llama.cpp's refusal said "keep more layers'
+// experts in RAM (--n-cpu-moe)", and doing so was refused ("nothing is gained") while the
+// what-if beside it still gave tokens a second. On a device whose memory the CPU shares, the
+// advice is -ngl, and experts in host memory are refused, not timed.
+void TestEngines::unifiedMemoryKeepsNoExpertsInRam()
+{
+    const ModelSpec s = readModel("qwen3-30b-a3b").value();
+    DeploymentInputs d = on("Apple M3 Pro (18GB)", 8192);
+    d.engine = "llama.cpp";
+    QVERIFY(d.gpu.unifiedMemory);
+    const EngineRow over = compareEngine(s, d, EngineKind::LlamaCpp, "llama.cpp");
+    QVERIFY2(!over.error.empty() && over.error.find("--n-cpu-moe") == std::string::npos &&
+                 over.error.find("lower -ngl") != std::string::npos,
+             over.error.c_str());
+    const auto placed = hostExpertPlacement(s, d, 8);
+    QVERIFY(!placed);
+    QVERIFY2(placed.error().find("whose memory the CPU and GPU share") != std::string::npos,
+             placed.error().c_str());
+    QVERIFY(hostExpertPlacement(s, d, 0)); // nothing in host memory: the placement stands
 }
