@@ -229,7 +229,8 @@ MainWindow::MainWindow(AppSession* session, QWidget* parent)
     qApp->installEventFilter(guard);
     connect(guard, &EntryGuard::entryChanged, this, [this] {
         // Any tab's refused field withholds every figure (AppSession::setRefusedEntry).
-        // The load's fields withhold the latency alone (AppSession::setRefusedEntry).
+        // The load's fields and the plan target's withhold the latency and the plans alone
+        // (AppSession::setRefusedEntry; PlansTab marks its fields so).
         QString why, load;
         for (QAbstractSpinBox* box : findChildren<QAbstractSpinBox*>()) {
             QString& said = box->property("latencyOnly").toBool() ? load : why;

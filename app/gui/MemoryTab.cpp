@@ -994,11 +994,11 @@ void MemoryTab::showHostSide()
                        .arg(QString::fromLatin1(dtypeName(e->weightDtype)));
     if (!e->fitsGpu)
         text += QStringLiteral("<br><span style='color:%1'>").arg(warn) +
-                (in.gpu.unifiedMemory
-                     ? tr("The GPU side needs more than %1's %2, whose memory the CPU shares: "
-                          "lower -ngl or the context.")
-                     : tr("The GPU side needs more than %1's %2: keep more layers' experts in "
-                          "RAM."))
+                (e->moreExpertsHelp
+                     ? tr("The GPU side needs more than %1's %2: keep more layers' experts in "
+                          "RAM.")
+                     : tr("The GPU side needs more than %1's %2, whose memory the CPU shares: "
+                          "lower -ngl or the context."))
                     .arg(s(in.gpu.name), s(formatGiB(double(in.gpu.memoryBytes))))
                     .toHtmlEscaped() +
                 QStringLiteral("</span>");

@@ -155,7 +155,8 @@ PlanRow planLlamaCppOn(const ModelSpec& s, const GpuSpec& gpu, const PlanTarget&
     vin.tp = 1;
     vin.gpus = perReplica;
     vin.maxModelLen = target.context;
-    vin.averageTokens = planAverageTokens(target);
+    const int64_t held = planAverageTokens(target); // the request a conversation holds
+    vin.averageTokens = held;
     vin.weightDtype = p->weightDtype;
     // Experts kept in host memory (--n-cpu-moe, --cpu-moe, -ot) decode at the host's rate.
     if (p->hostExpertLayers > 0) {
@@ -165,7 +166,7 @@ PlanRow planLlamaCppOn(const ModelSpec& s, const GpuSpec& gpu, const PlanTarget&
         row.hostBytesPerSecond = vin.host.bytesPerSecond;
         row.hostSource = vin.host.source;
     }
-    const int64_t avg = planAverageTokens(target) > 0 ? planAverageTokens(target) : target.context;
+    const int64_t avg = held > 0 ? held : target.context;
     // TTFT and TPOT as the plan gives them once used (latencyUnderEngine, the one rule the
     // Memory tab and `latency` run): llama-server with these slots on this GPU, each replica a
     // closed loop of its share of the clients, the average request less the output as the
@@ -176,7 +177,7 @@ PlanRow planLlamaCppOn(const ModelSpec& s, const GpuSpec& gpu, const PlanTarget&
     used.tp = used.dp = used.ep = 1;
     used.gpus = perReplica;
     used.maxModelLen = target.context;
-    used.averageTokens = planAverageTokens(target);
+    used.averageTokens = held;
     if (gpu.name != base.gpu.name) { // what a log measured belongs to its GPU
         used.freeMemoryBytes.reset();
         used.weightBytes.reset();
@@ -403,8 +404,8 @@ std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catal
             candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
                 return std::tie(a.total, a.pp, a.replicas) < std::tie(b.total, b.pp, b.replicas);
             });
-        const int64_t avg =
-            planAverageTokens(target) > 0 ? planAverageTokens(target) : target.context;
+        const int64_t held = planAverageTokens(target);
+        const int64_t avg = held > 0 ? held : target.context;
         // The first candidate of a family (plain TP x PP, or DP attention) in that order that
         // meets the targets.
         // TTFT and TPOT at that load as the deployment's own latency gives them once the plan

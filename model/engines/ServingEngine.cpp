@@ -164,6 +164,14 @@ int64_t llamaRequestsHeld(const LlamaServerPlan& p, int64_t avg)
 // What llama-server offloads must fit the GPUs it splits its layers over; empty when it does.
 // The field to change: the context where its KV outweighs the offloaded weights (a ninth review
 // read "lower -ngl" for a 1M context whose 3.2 GiB of layers were not the problem), else -ngl.
+// Whether keeping more experts in host memory shrinks the GPU side: experts left on the GPU, on
+// a device that does not share its memory with the CPU (a twenty-eighth review was told to use
+// --n-cpu-moe on an Apple M3 Pro, then that it gains nothing there).
+bool moreExpertsHelp(const LlamaServerPlan& p, const GpuSpec& gpu)
+{
+    return p.expertBytes > p.cpuExpertBytes && !gpu.unifiedMemory;
+}
+
 Error llamaServerOverflow(const ModelSpec& s, const LlamaServerPlan& p, const DeploymentInputs& in,
                           const LlamaServerInputs& q)
 {
@@ -190,9 +198,7 @@ Error llamaServerOverflow(const ModelSpec& s, const LlamaServerPlan& p, const De
             why += ", a context past the model's trained " + withCommas(s.maxPositionEmbeddings);
         return Error{why + ": lower the context, or the K and V cache types", "context"};
     }
-    // Experts to host memory only where that is not the same memory (a twenty-eighth review
-    // was told to use --n-cpu-moe on an Apple M3 Pro, then that it gains nothing there).
-    why += p.expertBytes > p.cpuExpertBytes && !in.gpu.unifiedMemory
+    why += moreExpertsHelp(p, in.gpu)
                ? "; keep more layers' experts in RAM (--n-cpu-moe), or lower -ngl"
                : "; lower -ngl to keep layers in RAM";
     // The -ngl that fits, and that llama-server finds it itself where -ngl is not given.
@@ -785,6 +791,7 @@ Expected<ExpertPlacement> hostExpertPlacement(const ModelSpec& s, const Deployme
     e.ramBytes = p->ramBytes;
     e.cpuExpertBytes = p->cpuExpertBytes;
     e.fitsGpu = p->vramBytes <= in.gpu.memoryBytes;
+    e.moreExpertsHelp = moreExpertsHelp(*p, in.gpu);
     e.weightDtype = p->weightDtype;
     e.command = p->command;
     DeploymentInputs t = in;

@@ -84,6 +84,9 @@ struct ExpertPlacement
     int64_t hostExpertLayers = 0; // the MoE layers among them
     int64_t vramBytes = 0, ramBytes = 0, cpuExpertBytes = 0;
     bool fitsGpu = true;
+    // Where the GPU side does not fit: whether more experts in host memory would help (not on
+    // a device whose memory the CPU shares; llamaServerOverflow's advice too), else -ngl.
+    bool moreExpertsHelp = true;
     DType weightDtype = DType::BF16; // the weights as llama-server would hold them
     double tokensPerSecond = 0;
     std::string hostSource;
