@@ -6,6 +6,7 @@
 #include "engines/llamacpp/LlamaCppEngine.h"
 #include "engines/sglang/SglangEngine.h"
 #include "engines/trtllm/TrtllmEngine.h"
+#include "engines/vllm/VllmEngine.h"
 #include "serve/Latency.h"
 #include "serve/Memory.h"
 #include "serve/StepTime.h"
@@ -326,7 +327,7 @@ std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catal
                     // review's GB10 needed 2 Sparks under SGLang, which ran on one).
                     vin.freeMemoryBytes.reset();
                 }
-                auto r = planCapacity(s, vin);
+                auto r = kind == EngineKind::Vllm ? planCapacity(s, vin) : vllmRoofline(s, vin);
                 if (!r && r.field() != "gpus" && r.field() != "tp" && !r.field().empty()) {
                     refusal = r.error();
                     // Said in the planned engine's words, not vLLM's (a fourteenth review read

@@ -664,7 +664,10 @@ std::string headlineSentence(const Report& r)
         return counted(other->conversations * replicas, "conversation", "conversations") + " " +
                length + where + " with " + answeringLabel(*other) + latency +
                " · vLLM on the same: " +
-               (r.capacity ? withCommas(c.batch * replicas) : std::string("does not fit"));
+               (r.capacity ? withCommas(c.batch * replicas)
+                // A GPU vLLM has no backend for (Apple's) is not one it fills.
+                : r.capacityError.field == "gpu" ? std::string("does not run there")
+                                                 : std::string("does not fit"));
     }
     if (c.conversations < 1)
         return "Does not fit: not one conversation " + length + where + " with " +

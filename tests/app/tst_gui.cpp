@@ -222,6 +222,7 @@ private slots:
     void libraryHighlightsTheOpenModel();
     void byteAxesStepInBinaryUnits();
     void vllmFixesAreSaidAsVllms();
+    void vllmIsNotPlannedOnAppleGpus();
     void vllmStartsOnlyOnWhatIsFree();
 };
 
@@ -4021,4 +4022,45 @@ void TestGui::vllmFixesAreSaidAsVllms()
     const QString empty = curve->findChild<QLabel*>("emptyState")->text();
     QCOMPARE(empty, "Not one conversation fits at any context: " +
                         QString::fromStdString(session.plan()->headlineEngine()->error));
+}
+
+// A twenty-eighth review's P2: on an Apple M4 the headline sized vLLM with CUDA graphs and gave
+// a `vllm serve` command, while SGLang and TensorRT-LLM were refused there. vLLM as released runs
+// on Apple silicon's CPU only: its row and headline say so, and llama.cpp still plans the GPU.
+void TestGui::vllmIsNotPlannedOnAppleGpus()
+{
+    AppSession session;
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    MainWindow window(&session);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    child<QComboBox>(&window, "gpu")->setCurrentText("Apple M4 (32GB)");
+    QTRY_COMPARE(session.scenario().deployment.gpu, std::string("Apple M4 (32GB)"));
+    typeInto(child<QSpinBox>(&window, "context"), "8192");
+    QTRY_COMPARE(session.scenario().deployment.context, qint64(8192));
+    QVERIFY(!session.report()->capacity);
+    const QString card = child<QLabel>(&window, "resultCard")->text();
+    QVERIFY2(card.contains("no Metal backend") && !card.contains("conversations of"),
+             qPrintable(card));
+    QVERIFY2(child<QLineEdit>(&window, "launchCommand")->text().isEmpty(),
+             qPrintable(child<QLineEdit>(&window, "launchCommand")->text()));
+    TableModel* engines = session.plan()->enginesModel();
+    bool llamaHolds = false;
+    for (int row = 0; row < engines->rowCount(); ++row) {
+        const QString name = engines->value(row, 0).toString();
+        if (name.startsWith("vLLM"))
+            QVERIFY2(engines->value(row, 3).toString().contains("no Metal backend"),
+                     qPrintable(engines->value(row, 3).toString()));
+        if (name.startsWith("llama.cpp"))
+            llamaHolds = engines->value(row, 2).toLongLong() > 0;
+    }
+    QVERIFY(llamaHolds);
+    auto* engine = child<QComboBox>(&window, "engine");
+    engine->setCurrentIndex(engine->findData(QStringLiteral("plans:llama.cpp")));
+    QTRY_COMPARE(session.scenario().plan.engine, std::string("llama.cpp"));
+    QTRY_VERIFY(child<QLineEdit>(&window, "launchCommand")->text().startsWith("llama-server"));
+    const QString llama = child<QLabel>(&window, "resultCard")->text();
+    QVERIFY2(llama.contains(" of 8k on 1 × Apple M4 (32GB) with llama.cpp") &&
+                 llama.endsWith("vLLM on the same: does not run there"),
+             qPrintable(llama));
 }

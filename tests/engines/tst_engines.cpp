@@ -129,6 +129,7 @@ private slots:
     void llamaCppLogRecurrentState();
     void plansRefuseARequestPastTheContext();
     void unifiedMemoryKeepsNoExpertsInRam();
+    void vllmHasNoBackendOnApple();
     void llamaCppRowTakesTheWeightsSetting();
     void otherEnginesCommandsCarryTheirWeights();
     void servingLimitsFollowTheEngine();
@@ -3394,4 +3395,40 @@ void TestEngines::unifiedMemoryKeepsNoExpertsInRam()
     QVERIFY2(placed.error().find("whose memory the CPU and GPU share") != std::string::npos,
              placed.error().c_str());
     QVERIFY(hostExpertPlacement(s, d, 0)); // nothing in host memory: the placement stands
+}
+
+// A twenty-eighth review's P2: vLLM was sized on an Apple M4 (CUDA graphs, `vllm serve`, TP 2)
+// where SGLang and TensorRT-LLM were refused. vLLM as released runs on Apple silicon's CPU only:
+// its plan and its engines row are refused, naming the GPU. The roofline llama.cpp's rows run on
+// still sizes the GPU, so llama.cpp plans it.
+void TestEngines::vllmHasNoBackendOnApple()
+{
+    const ModelSpec s = load("configs/llama-3.1-8b.json");
+    DeploymentInputs d = on("Apple M4 (32GB)", 8192);
+    d.engine = "vllm";
+    const auto refused = planCapacity(s, d);
+    QVERIFY(!refused);
+    QCOMPARE(refused.field(), std::string("gpu"));
+    QVERIFY2(refused.error().find("no Metal backend") != std::string::npos &&
+                 refused.error().find("Apple M4 (32GB)") != std::string::npos,
+             refused.error().c_str());
+    QVERIFY(vllmRoofline(s, d));                    // the same sizing, as another engine's roofline
+    QVERIFY(planCapacity(s, on("H100 SXM", 8192))); // a CUDA GPU is planned as before
+    const EngineRow row = compareEngine(s, d, EngineKind::Vllm, "vllm");
+    QVERIFY2(row.error.find("no Metal backend") != std::string::npos, row.error.c_str());
+    QVERIFY(row.command.empty());
+    PlanTarget t;
+    t.context = 8192;
+    t.concurrent = 1;
+    GpuCatalog apple;
+    apple.gpus = {*builtinGpuCatalog().find("Apple M4 (32GB)")};
+    const auto vllm = planDeployments(s, apple, t, d);
+    QCOMPARE(vllm.size(), size_t(1));
+    QVERIFY2(!vllm[0].feasible && vllm[0].reason.find("no Metal backend") != std::string::npos,
+             vllm[0].reason.c_str());
+    d.engine = "llama.cpp";
+    const auto llama = planDeployments(s, apple, t, d);
+    QCOMPARE(llama.size(), size_t(1));
+    QVERIFY2(llama[0].feasible, llama[0].reason.c_str());
+    QVERIFY(llama[0].tpotSeconds > 0);
 }

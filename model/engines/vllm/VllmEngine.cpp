@@ -974,7 +974,7 @@ void addVllmWarnings(CapacityResult& r, const ModelSpec& s, const DeploymentInpu
 
 } // namespace
 
-Expected<CapacityResult> planVllm(const ModelSpec& s, const DeploymentInputs& in)
+Expected<CapacityResult> vllmRoofline(const ModelSpec& s, const DeploymentInputs& in)
 {
     const std::string where = "capacity: ";
     const EngineProfile* profile = findEngineProfile(in.engine);
@@ -1144,6 +1144,21 @@ Expected<CapacityResult> planVllm(const ModelSpec& s, const DeploymentInputs& in
     } catch (const OverflowError& e) {
         return Error{where + e.what()};
     }
+}
+
+Expected<CapacityResult> planVllm(const ModelSpec& s, const DeploymentInputs& in)
+{
+    // vLLM as released runs on Apple silicon's CPU only (its macOS build, from source, fp32 and
+    // fp16); the GPU is the vllm-metal plugin's, which runs MLX's own KV cache, no CUDA graphs
+    // and no tensor parallelism (docs/getting_started/installation/cpu.apple.inc.md and
+    // gpu.apple.inc.md, 0.21 onwards). A twenty-eighth review was given a vllm serve command with
+    // CUDA graphs and TP 2 on Apple GPUs, where SGLang and TensorRT-LLM were refused.
+    if (in.gpu.arch == "apple")
+        return Error{"capacity: vLLM has no Metal backend: on Apple silicon it runs on the CPU, "
+                     "and its GPU plugin (vllm-metal) is not sized here: use llama.cpp on " +
+                         in.gpu.name,
+                     "gpu"};
+    return vllmRoofline(s, in);
 }
 
 } // namespace attnplan

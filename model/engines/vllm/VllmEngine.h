@@ -206,6 +206,10 @@ Expected<KvPaging> pageKvCache(const EngineProfile& engine, const ModelSpec& spe
 // CUDA-graph memory; or the logged available bytes), the paged cache, the conversations that
 // fit, the roofline's TTFT and TPOT at that batch, and the `vllm serve` command that reproduces
 // it. Errors name the field.
+// Refused on a GPU vLLM has no backend for (Apple's).
 Expected<CapacityResult> planVllm(const ModelSpec& spec, const DeploymentInputs& in);
+// The same sizing on any GPU: the roofline another engine's speed runs on (the planner's
+// SGLang, TensorRT-LLM and llama.cpp rows take vLLM's batch defaults), never a vLLM plan.
+Expected<CapacityResult> vllmRoofline(const ModelSpec& spec, const DeploymentInputs& in);
 
 } // namespace attnplan
