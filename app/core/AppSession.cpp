@@ -24,9 +24,11 @@
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLocale>
 #include <QRegularExpression>
 #include <QSaveFile>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 
@@ -233,6 +235,7 @@ void AppSession::modelOpened()
         return;
     const UndoStep step(this);
     m_logCheck.clear();
+    releaseLogLoad();
     m_scenario.model = scenarioModelName(m_models->currentSource());
     // What a log measured was that model's: another model inherits none of it (the KV budget,
     // the dtypes it loaded, the free memory and fraction its engine measured).
@@ -324,6 +327,8 @@ void AppSession::setDeployment(const ScenarioDeployment& deployment)
                                d.speculation.tokens != was.speculation.tokens;
     // The form shows the budget to 0.01 GiB: a value within that of the scenario's is the same
     // budget coming back, not one the user typed.
+    if (sourceChanged && !m_applying)
+        releaseLogLoad();
     const bool edited = std::abs(d.availableKvGiB - was.availableKvGiB) > 0.006;
     const bool cleared = was.availableKvGiB > 0 && !edited && sourceChanged;
     if (cleared)
@@ -428,6 +433,7 @@ void AppSession::setPlanTarget(const ScenarioPlan& plan)
     // thirteenth review's report said so under vLLM's headline, and differed from the CLI's).
     if (!m_applying && plan.engine != m_scenario.plan.engine) {
         m_logCheck.clear();
+        releaseLogLoad();
         m_logNotes.clear();
     }
     // The free memory a log measured is its engine's (SGLang's before its weights load): another
@@ -484,6 +490,30 @@ void AppSession::setPlanTarget(const ScenarioPlan& plan)
     m_scenario.plan = plan;
     recompute();
     setModified(true);
+}
+
+// The load a log lowered to what its server holds at once (logNoteLoweredTheLoad) was that
+// server's: once another model, GPU, layout or engine is planned, the load follows the plan
+// target again, said (a twenty-eighth review's headline stayed "at 1 client at once" on 4 x H100
+// under vLLM after a llama.cpp log of one slot). A load the user typed is never lowered, so never
+// given back.
+void AppSession::releaseLogLoad()
+{
+    const bool lowered = std::any_of(m_logNotes.begin(), m_logNotes.end(), [](const QString& n) {
+        return attnplan::logNoteLoweredTheLoad(n.toStdString());
+    });
+    // Every note on the load described the log's server.
+    m_logNotes.removeIf(
+        [](const QString& n) { return n.startsWith(QStringLiteral("the load: ")); });
+    if (!lowered || m_scenario.load.kind != "concurrent" || m_scenario.load.value <= 0)
+        return;
+    const QLocale l;
+    const QString was = l.toString(qint64(std::llround(m_scenario.load.value)));
+    m_scenario.load.value = 0;
+    emit scenarioReplaced();
+    emit notice(tr("The load follows the plan target again (%1 clients at once): the %2 the "
+                   "log's server held at once was that server's")
+                    .arg(l.toString(m_scenario.plan.concurrent), was));
 }
 
 void AppSession::setLoad(const ScenarioLoad& load)

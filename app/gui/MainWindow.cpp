@@ -56,6 +56,7 @@
 #include <QStandardItemModel>
 #include <QStatusBar>
 #include <QStyleFactory>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTimer>
@@ -220,6 +221,10 @@ MainWindow::MainWindow(AppSession* session, QWidget* parent)
                [this] { return m_measureTab = new MeasureTab(m_measure, m_session); });
     addLazyTab(tr("E&xplain"), [this] { return m_explainTab = new ExplainTab(m_explain); });
     connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::ensureTab);
+    // A tab clicked takes the focus, as a field clicked does: the filter typed in before kept
+    // it, so a "7" meant for the Plans target replaced the filter (a twenty-eighth review's
+    // P3). The arrow keys then step through the tabs.
+    m_tabs->tabBar()->setFocusPolicy(Qt::StrongFocus);
     setCentralWidget(m_tabs);
     buildMenus();
 

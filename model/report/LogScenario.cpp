@@ -17,6 +17,8 @@ namespace {
 // 120 with nothing on screen saying so). The pool's conversations are the engine's own figure
 // where it prints one (vLLM's "Maximum concurrency"), else its KV tokens over the context; a
 // server of fixed slots (llama.cpp's -np), its slots; at least one client.
+constexpr const char* kLoweredLoad = "the load: lowered to ";
+
 void loadWithinThePool(Scenario& s, const EngineLogCheck& c, int64_t context,
                        std::vector<std::string>& notes)
 {
@@ -55,9 +57,9 @@ void loadWithinThePool(Scenario& s, const EngineLogCheck& c, int64_t context,
         return;
     }
     s.load.value = double(held);
-    notes.push_back("the load: " + withCommas(held) + (held == 1 ? " client" : " clients") +
-                    " of the log's context (" + withCommas(context) + " tokens), " + what +
-                    ", not " + withCommas(clients));
+    notes.push_back(std::string(kLoweredLoad) + withCommas(held) +
+                    (held == 1 ? " client" : " clients") + " of the log's context (" +
+                    withCommas(context) + " tokens), " + what + ", not " + withCommas(clients));
 }
 
 } // namespace
@@ -234,6 +236,11 @@ Expected<LogScenario> scenarioFromEngineLog(const EngineLogFacts& log, const Eng
     s.deployment = d;
     loadWithinThePool(s, c, d.context, out.notes);
     return out;
+}
+
+bool logNoteLoweredTheLoad(const std::string& note)
+{
+    return note.rfind(kLoweredLoad, 0) == 0;
 }
 
 } // namespace attnplan

@@ -32,4 +32,9 @@ Expected<LogScenario> scenarioFromEngineLog(const EngineLogFacts& log, const Eng
                                             const Scenario& base, const GpuCatalog& catalog,
                                             const std::string& modelSource);
 
+// Whether a note of scenarioFromEngineLog's says the log lowered a load that followed the plan
+// target to what its server holds at once: a load of that server, which the app gives back to
+// the plan target once the server no longer applies (another model, GPU, layout or engine).
+bool logNoteLoweredTheLoad(const std::string& note);
+
 } // namespace attnplan

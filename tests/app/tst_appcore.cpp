@@ -102,6 +102,7 @@ private slots:
     void logSettingsCarryIntoTheDeployment();
     void logDrafterAndRanksCarryIntoTheDeployment();
     void logLoadStaysWithinItsPool();
+    void logLoadGoesBackWithItsServer();
     void logTypedLimitsStayPrintedOnesFollowTheGpu();
     void compareNamesTheSettingNotTheGpus();
     void smallRatesKeepTheirDecimals();
@@ -1196,7 +1197,10 @@ void TestAppCore::logBudgetFollowsItsModelAndGpu()
     QSignalSpy notices(&session, &AppSession::notice);
     QVERIFY(session.models()->openBundled("kimi-k2-instruct"));
     QCOMPARE(session.scenario().deployment.availableKvGiB, 0.0);
-    QCOMPARE(notices.count(), 1);
+    // Two notices: the memory modelled again, and the load the log lowered to its pool's 28
+    // given back to the plan target's 32 (logLoadGoesBackWithItsServer).
+    QCOMPARE(notices.count(), 2);
+    QVERIFY(notices.at(0).at(0).toString().startsWith("The load follows the plan target again"));
     // The log's dtypes were its model's: Kimi-K2 loads its own (fp8), not the log's bf16.
     QCOMPARE(QString::fromStdString(session.scenario().deployment.weightDtype), QString("auto"));
     // Kimi-K2 does not fit the log's one GPU: no plan at all, not the log's 23 conversations.
@@ -2210,4 +2214,65 @@ void TestAppCore::rateTargetPlansItsRequestAndUsesItsRate()
                             .arg(chosen.tpotSeconds)
                             .arg(used->latency->ttftSeconds)
                             .arg(used->latency->tpotSeconds)));
+}
+
+// A twenty-eighth review's P3: a llama.cpp log lowered the load to its server's slots, and after
+// another model, GPU and engine the headline still said "at 1 client at once" on 4 x H100 under
+// vLLM. The load the log lowered follows the plan target again once its server no longer
+// applies, said; a load the user typed stays theirs.
+void TestAppCore::logLoadGoesBackWithItsServer()
+{
+    enum class Change
+    {
+        Model,
+        Gpu,
+        Engine
+    };
+    for (const Change change : {Change::Model, Change::Gpu, Change::Engine}) {
+        AppSession session;
+        QVERIFY(session.models()->openBundled("qwen3-8b"));
+        QString error, summary;
+        QVERIFY2(session.openEngineLogText(QString::fromUtf8(attnplan::testing::kLlamaCpp9016Log),
+                                           "llama.log", &error, &summary, "bundled:llama-3.1-8b"),
+                 qPrintable(error));
+        QCOMPARE(session.scenario().load.value, 4.0);
+        QSignalSpy notices(&session, &AppSession::notice);
+        if (change == Change::Model) {
+            QVERIFY(session.models()->openBundled("qwen3-8b"));
+        } else if (change == Change::Gpu) {
+            ScenarioDeployment d = session.scenario().deployment;
+            d.gpu = "H100 SXM";
+            session.setDeployment(d);
+        } else {
+            ScenarioPlan plan = session.scenario().plan;
+            plan.engine = "vllm";
+            session.setPlanTarget(plan);
+        }
+        QCOMPARE(session.scenario().load.value, 0.0);
+        const attnplan::Report* r = session.report();
+        QVERIFY(r && r->latency);
+        QCOMPARE(r->latencyLoad.load.value, double(session.scenario().plan.concurrent));
+        bool said = false;
+        for (const QList<QVariant>& n : notices)
+            said = said || n.at(0).toString().startsWith("The load follows the plan target again "
+                                                         "(32 clients at once): the 4 ");
+        QVERIFY2(said, qPrintable(QString::number(notices.size())));
+        // Undone, the log's server and its load are back.
+        QVERIFY(session.undo());
+        QCOMPARE(session.scenario().load.value, 4.0);
+    }
+    // A load the user typed was never the log's: another GPU keeps it.
+    AppSession session;
+    QVERIFY(session.models()->openBundled("qwen3-8b"));
+    QString error, summary;
+    QVERIFY2(session.openEngineLogText(QString::fromUtf8(attnplan::testing::kLlamaCpp9016Log),
+                                       "llama.log", &error, &summary, "bundled:llama-3.1-8b"),
+             qPrintable(error));
+    attnplan::ScenarioLoad load = session.scenario().load;
+    load.value = 3;
+    session.setLoad(load);
+    ScenarioDeployment d = session.scenario().deployment;
+    d.gpu = "H100 SXM";
+    session.setDeployment(d);
+    QCOMPARE(session.scenario().load.value, 3.0);
 }

@@ -78,6 +78,7 @@
 #include <QSpinBox>
 #include <QStackedBarSeries>
 #include <QStatusBar>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -223,6 +224,7 @@ private slots:
     void byteAxesStepInBinaryUnits();
     void vllmFixesAreSaidAsVllms();
     void vllmIsNotPlannedOnAppleGpus();
+    void switchingTabsKeepsTypingOutOfTheLibrary();
     void vllmStartsOnlyOnWhatIsFree();
 };
 
@@ -4063,4 +4065,48 @@ void TestGui::vllmIsNotPlannedOnAppleGpus()
     QVERIFY2(llama.contains(" of 8k on 1 × Apple M4 (32GB) with llama.cpp") &&
                  llama.endsWith("vLLM on the same: does not run there"),
              qPrintable(llama));
+}
+
+// A twenty-eighth review's P3: clicking the Plans tab while a Memory field had focus put the
+// focus in the model library's filter, so the "7" typed next replaced the filter and the list.
+// A tab clicked takes the focus, as a field clicked does; a filter clicked again keeps it.
+void TestGui::switchingTabsKeepsTypingOutOfTheLibrary()
+{
+    AppSession session;
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    MainWindow window(&session);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QApplication::setActiveWindow(&window);
+    auto* filter = child<QLineEdit>(&window, "libraryFilter");
+    filter->setText("llama");
+    auto* tabs = window.findChild<QTabWidget*>();
+    for (const QString& tab : {QStringLiteral("Plans"), QStringLiteral("Cost")}) {
+        tabs->setCurrentIndex(0);
+        // The focus where the user left it: a Memory field, or the filter they typed in.
+        QWidget* before = tab == "Plans"
+                              ? static_cast<QWidget*>(child<QSpinBox>(&window, "context"))
+                              : static_cast<QWidget*>(filter);
+        before->setFocus(Qt::MouseFocusReason);
+        QTRY_VERIFY(before->hasFocus());
+        int index = -1;
+        for (int i = 0; i < tabs->count(); ++i)
+            if (tabs->tabText(i).remove('&') == tab)
+                index = i;
+        QVERIFY(index > 0);
+        QTest::mouseClick(tabs->tabBar(), Qt::LeftButton, {},
+                          tabs->tabBar()->tabRect(index).center());
+        QTRY_COMPARE(tabs->currentIndex(), index);
+        QApplication::processEvents();
+        QWidget* now = QApplication::focusWidget();
+        QVERIFY2(now != filter && !window.findChild<QDockWidget*>("modelDock")->isAncestorOf(now),
+                 qPrintable(tab + ": focus on " + (now ? now->objectName() : "nothing")));
+        QTest::keyClicks(now, "7");
+        QCOMPARE(filter->text(), QStringLiteral("llama"));
+    }
+    // A filter clicked is the user's: it keeps the focus.
+    filter->setFocus(Qt::MouseFocusReason);
+    QTRY_VERIFY(filter->hasFocus());
+    QTest::keyClicks(filter, "-3");
+    QCOMPARE(filter->text(), QStringLiteral("llama-3"));
 }
