@@ -9,6 +9,7 @@
 #include "read/ModelSource.h"
 #include "report/LogScenario.h"
 #include "report/ScenarioFile.h"
+#include "serve/Memory.h"
 
 #include "CompareController.h"
 #include "ComputeController.h"
@@ -471,10 +472,25 @@ void AppSession::setPlanTarget(const ScenarioPlan& plan)
     // The weights a log loaded are its engine's file: a GGUF under llama.cpp, a checkpoint's
     // tensors under the others. Across that line they no longer hold (a seventeenth review's
     // vLLM kept a llama.cpp log's 13.6 GiB GGUF, unseen: 5 conversations where 4 fit).
-    if (d.loadedWeightsGiB > 0 &&
-        !attnplan::loadedWeightsHoldFor(m_scenario.plan.engine.empty() ? d.engine
-                                                                       : m_scenario.plan.engine,
-                                        plan.engine.empty() ? d.engine : plan.engine)) {
+    // Nor for another engine where they were another checkpoint than the open config's: its
+    // command loads the config's (a twenty-ninth review's SGLang log of 51.86 GiB of bf16, on
+    // an NVFP4 config of 19.60 GiB, kept them under vLLM's `vllm serve ...-NVFP4`).
+    const std::string wasEngine =
+        m_scenario.plan.engine.empty() ? d.engine : m_scenario.plan.engine;
+    const std::string nowEngine = plan.engine.empty() ? d.engine : plan.engine;
+    const bool anotherCheckpoint =
+        d.loadedWeightsGiB > 0 && wasEngine != nowEngine && m_report &&
+        attnplan::loadedWeightsAreAnotherCheckpoint(m_report->model, m_report->deployment);
+    if (anotherCheckpoint) {
+        d.loadedWeightsGiB = 0;
+        emit scenarioReplaced();
+        emit notice(
+            tr("The weights the log loaded (%1 a GPU) were another checkpoint than the "
+               "open config's: %2 sizes the config's %3 weights, which its command loads")
+                .arg(q(attnplan::formatGiB(double(*m_report->deployment.weightBytes))),
+                     q(attnplan::engineLabel(nowEngine)),
+                     q(d.weightDtype == "auto" ? std::string("checkpoint") : d.weightDtype)));
+    } else if (d.loadedWeightsGiB > 0 && !attnplan::loadedWeightsHoldFor(wasEngine, nowEngine)) {
         d.loadedWeightsGiB = 0;
         emit scenarioReplaced();
         emit notice(

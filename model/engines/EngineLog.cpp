@@ -171,7 +171,8 @@ Expected<EngineLogCheck> checkEngineLog(const EngineLogFacts& log, const ModelSp
                                                    : 0;
         // Weights the log loaded far from the config's (a twelfth review's stand-in NVFP4
         // config, 21 GB, beside the log's 51.86 GiB of bf16): the times read the log's.
-        if (const double ratio = loadedOverCountedWeights(*spec, d); ratio > 1.5 || ratio < 1 / 1.5)
+        if (const double ratio = loadedOverCountedWeights(*spec, d);
+            loadedWeightsAreAnotherCheckpoint(*spec, d))
             why.push_back("the log loaded " + formatGiB(double(*d.weightBytes)) +
                           " of weights a GPU, the config's " + dtypeName(d.weightDtype) +
                           " weights are " + formatGiB(double(*d.weightBytes) / ratio) + " (" +

@@ -73,6 +73,12 @@ double loadedOverCountedWeights(const ModelSpec& s, const DeploymentInputs& in)
     return c > 0 ? double(*in.weightBytes) / double(c) : 1;
 }
 
+bool loadedWeightsAreAnotherCheckpoint(const ModelSpec& s, const DeploymentInputs& in)
+{
+    const double ratio = loadedOverCountedWeights(s, in);
+    return ratio > 1.5 || ratio < 1 / 1.5;
+}
+
 DType loadedWeightDtype(const ModelSpec& s, const DeploymentInputs& in)
 {
     if (!in.weightBytes || *in.weightBytes <= 0)

@@ -84,6 +84,10 @@ int64_t weightBytesPerGpu(const ModelSpec& spec, const DeploymentInputs& in);
 // the deployment's dtype and layout; 1 where none are given. The step model reads weights at it,
 // and a log check far from 1 says the config is likely not what the log loaded.
 double loadedOverCountedWeights(const ModelSpec& spec, const DeploymentInputs& in);
+// Weights given that are more than 1.5x from those counted, either way: another checkpoint than
+// the config's (a stand-in NVFP4 config's 19.6 GiB beside a log's 51.86 GiB of bf16). The log
+// check says so; another engine's command loads the config's checkpoint, not the log's.
+bool loadedWeightsAreAnotherCheckpoint(const ModelSpec& spec, const DeploymentInputs& in);
 // The dtype whose counted weights come nearest those given (a log's as loaded): the
 // deployment's own unless another is nearer by more than a factor of 1.25. A stand-in NVFP4
 // config beside a log that loaded 51.86 GiB is timed at bf16's GEMM rate and bytes, not at

@@ -3940,20 +3940,41 @@ void TestGui::vllmStartsOnlyOnWhatIsFree()
                 return e;
         return attnplan::EngineRow{};
     };
-    const qint64 sglangTokens = sglangRow().kvTokens;
-    QVERIFY(sglangTokens > 0);
+    QVERIFY(sglangRow().kvTokens > 0);
     // Through TensorRT-LLM, which measures after its weights and sets SGLang's figure aside,
     // then vLLM: the figure is back (a thirteenth review's vLLM answer changed with the path).
+    // The 51.86 GiB the log loaded were another checkpoint than the NVFP4 config's 19.60 GiB:
+    // another engine's command loads the config's, so they go, said (a twenty-ninth review's
+    // vLLM kept them beside `vllm serve nvidia/Qwen3.6-27B-NVFP4`, and its report said "weights
+    // fp4" over "weights 51.86 GiB").
+    QSignalSpy notices(&session, &AppSession::notice);
     auto* engine = child<QComboBox>(&window, "engine");
     engine->setCurrentIndex(engine->findData(QStringLiteral("plans:trtllm")));
     QTRY_COMPARE(session.scenario().plan.engine, std::string("trtllm"));
     QCOMPARE(session.scenario().deployment.freeMemoryGiB, 0.0);
+    QCOMPARE(session.scenario().deployment.loadedWeightsGiB, 0.0);
+    bool said = false;
+    for (const QList<QVariant>& n : notices)
+        said = said || n.at(0).toString().startsWith(
+                           "The weights the log loaded (51.86 GiB a GPU) were another "
+                           "checkpoint than the open config's");
+    QVERIFY2(said, qPrintable(notices.isEmpty() ? QString() : notices.last().at(0).toString()));
     engine->setCurrentIndex(engine->findData(QStringLiteral("vllm")));
     QTRY_COMPARE(session.scenario().plan.engine, std::string());
     QCOMPARE(session.scenario().deployment.freeMemoryGiB, free);
+    QCOMPARE(session.scenario().deployment.loadedWeightsGiB, 0.0);
+    const double weights = double(session.report()->capacity->memory.weights) / double(1LL << 30);
+    QVERIFY2(std::fabs(weights - 19.60) < 0.01, qPrintable(QString::number(weights)));
     // SGLang's row beside vLLM keeps the free memory SGLang measured (a fourteenth review's
-    // fell from 539,625 to 450,946 tokens once vLLM answered).
-    QCOMPARE(sglangRow().kvTokens, sglangTokens);
+    // fell from 539,625 to 450,946 tokens once vLLM answered): the same as under SGLang's own
+    // headline.
+    const qint64 besideVllm = sglangRow().kvTokens;
+    engine->setCurrentIndex(engine->findData(QStringLiteral("plans:sglang")));
+    QTRY_COMPARE(session.scenario().plan.engine, std::string("sglang"));
+    QCOMPARE(session.scenario().deployment.freeMemoryGiB, free);
+    QCOMPARE(sglangRow().kvTokens, besideVllm);
+    engine->setCurrentIndex(engine->findData(QStringLiteral("vllm")));
+    QTRY_COMPARE(session.scenario().plan.engine, std::string());
     const QString card = child<QLabel>(&window, "resultCard")->text();
     QVERIFY2(card.contains("vLLM refuses to start: the free memory at start (111.73 GiB) is less "
                            "than utilization x total (0.92 x 121.63 GiB = 111.90 GiB); lower "
@@ -3966,15 +3987,21 @@ void TestGui::vllmStartsOnlyOnWhatIsFree()
     typeInto(utilization, "0.91");
     QTRY_VERIFY(session.report()->capacity.has_value());
     QVERIFY(!child<QLineEdit>(&window, "launchCommand")->text().isEmpty());
-    // llama.cpp sized at the log's weights names a file of them: 51.86 GiB over 27.4 B
-    // parameters is 2 B each, a BF16 GGUF, not the fp4 setting's Q4_K_M (a thirteenth review's
-    // P2).
-    engine->setCurrentIndex(engine->findData(QStringLiteral("plans:llama.cpp")));
-    QTRY_COMPARE(session.scenario().plan.engine, std::string("llama.cpp"));
-    const auto llama = session.plan()->headlineEngine();
-    QVERIFY(llama);
-    QVERIFY2(QString::fromStdString(llama->command).startsWith("llama-server -m MODEL-BF16.gguf "),
-             llama->command.c_str());
+    // Undone to the log's SGLang, llama.cpp sized at the log's weights names a file of them:
+    // 51.86 GiB over 27.4 B parameters is 2 B each, a BF16 GGUF, not the fp4 setting's (a
+    // thirteenth review's P2); the weights still go once another engine answers.
+    AppSession fresh;
+    QVERIFY(fresh.openEngineLogText(text, "gb10.log", &error, &summary, config));
+    QVERIFY(fresh.scenario().deployment.loadedWeightsGiB > 51);
+    const auto llamaRow = [&] {
+        for (const auto& e : fresh.report()->engines)
+            if (e.family == "llama.cpp")
+                return e;
+        return attnplan::EngineRow{};
+    };
+    QVERIFY2(
+        QString::fromStdString(llamaRow().command).startsWith("llama-server -m MODEL-BF16.gguf "),
+        llamaRow().command.c_str());
 }
 
 // An eleventh review's P2: under llama.cpp's headline the line under the form read vLLM's "Fits
