@@ -21,10 +21,12 @@ PlanController::PlanController(AppSession* session)
     : QObject(session), m_session(session), m_memory(new TableModel({}, this)),
       m_conversations(new TableModel(
           {{tr("Context"), Unit::Tokens, tr("max_model_len, tokens")},
-           {tr("Paged"), Unit::Count,
-            tr("Requests of this many tokens that fit in the engine's paged blocks")},
-           {tr("Reserved"), Unit::Count,
-            tr("Requests that fit when each reserves the whole window")}},
+           // Words of every engine, not vLLM's "paged" and "reserved" (a twenty-ninth review
+           // read them under SGLang's curve).
+           {tr("Average request"), Unit::Count,
+            tr("Requests of the average length that fit at once in the engine's KV cache")},
+           {tr("Whole context"), Unit::Count,
+            tr("Requests that fit when each holds the whole context (max_model_len)")}},
           this)),
       m_plan(new TableModel(
           {{tr("GPU"), Unit::Text, {}},
@@ -59,9 +61,11 @@ PlanController::PlanController(AppSession* session)
             tr("Tokens the KV cache holds per GPU, as the engine sizes it (vLLM's GPU KV cache "
                "size, SGLang's max_total_num_tokens, TensorRT-LLM's max_tokens, llama.cpp's "
                "n_ctx)")},
-           {tr("Conversations"), Unit::Count,
-            tr("Requests of the average length that fit at once, capped by the engine's batch "
-               "limit")},
+           // Per replica, as the Compare tab's; the headline's "vLLM on the same" counts every
+           // replica (a twenty-ninth review read 5 here beside 15 there).
+           {tr("Conversations / replica"), Unit::Count,
+            tr("Requests of the average length that fit at once on one replica, capped by the "
+               "engine's batch limit")},
            {tr("Launch command, or why not"), Unit::Text, {}}},
           this))
 {

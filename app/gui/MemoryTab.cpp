@@ -131,10 +131,10 @@ MemoryTab::MemoryTab(PlanController* plan, QWidget* parent)
     m_charts = {memoryChart, conversationChart};
     memoryChart->setMinimumWidth(300);
     conversationChart->setToolTip(
-        tr("Requests that fit at once on one replica at each max_model_len: paged (blocks of "
-           "the engine's size, holding the average request) and reserved (every request holding "
-           "the whole window). The dashed vertical line is your context."));
-    // Reserved equals paged when the average request is the context: dash it, so both show.
+        tr("Requests that fit at once on one replica at each max_model_len, under the "
+           "headline's engine: of the average request (in the engine's blocks or pool), and each "
+           "holding the whole context. The dashed vertical line is your context."));
+    // The two are equal when the average request is the context: dash one, so both show.
     if (auto* reserved = conversationChart->chart()->series().value(1)) {
         reserved->setProperty("attnplanDashed", true);
         Charts::applyColours(conversationChart->chart());

@@ -225,6 +225,7 @@ private slots:
     void vllmFixesAreSaidAsVllms();
     void vllmIsNotPlannedOnAppleGpus();
     void switchingTabsKeepsTypingOutOfTheLibrary();
+    void countsSayWhatTheyCount();
     void vllmStartsOnlyOnWhatIsFree();
 };
 
@@ -4136,4 +4137,33 @@ void TestGui::switchingTabsKeepsTypingOutOfTheLibrary()
     QTRY_VERIFY(filter->hasFocus());
     QTest::keyClicks(filter, "-3");
     QCOMPARE(filter->text(), QStringLiteral("llama-3"));
+}
+
+// A twenty-ninth review's P3s: the engines table's conversations were a replica's beside the
+// headline's total, unsaid; and the conversations chart's legend kept vLLM's "Paged / Reserved"
+// under SGLang's curve.
+void TestGui::countsSayWhatTheyCount()
+{
+    AppSession session;
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    MainWindow window(&session);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    TableModel* engines = session.plan()->enginesModel();
+    QCOMPARE(engines->headerData(2, Qt::Horizontal, Qt::DisplayRole).toString(),
+             QStringLiteral("Conversations / replica"));
+    auto* engine = child<QComboBox>(&window, "engine");
+    engine->setCurrentIndex(engine->findData(QStringLiteral("plans:sglang")));
+    QTRY_COMPARE(session.scenario().plan.engine, std::string("sglang"));
+    QChartView* curve = nullptr;
+    for (QChartView* v : window.findChildren<QChartView*>())
+        if (v->chart()->title().startsWith("Conversations against context, SGLang"))
+            curve = v;
+    QVERIFY(curve);
+    QStringList names;
+    for (QAbstractSeries* s : curve->chart()->series())
+        names << s->name();
+    QVERIFY2(names.contains("Average request") && names.contains("Whole context") &&
+                 !names.contains("Paged") && !names.contains("Reserved"),
+             qPrintable(names.join(", ")));
 }
