@@ -439,6 +439,9 @@ void MemoryTab::buildEngineSettings()
     rows[0].field->setProperty("namedBy", QStringLiteral("mem_fraction_static"));
     rows[1].field->setProperty("namedBy", QStringLiteral("max_running_requests"));
     rows[4].field->setProperty("namedBy", QStringLiteral("--max-batch-size"));
+    for (const Row& r : rows)
+        if (QLatin1String(r.name) == QLatin1String("llamaSlots"))
+            r.field->setProperty("namedBy", QStringLiteral("fewer slots (-np"));
     for (const Row& r : rows) {
         r.field->setObjectName(QString::fromLatin1(r.name));
         r.field->setToolTip(r.help);

@@ -90,6 +90,12 @@ PlanRow planLlamaCppOn(const ModelSpec& s, const GpuSpec& gpu, const PlanTarget&
     LlamaServerInputs l = llamaServerInputs(base);
     if (auto named = findServingEngine(base.engine))
         l.build = named->name;
+    // A -ngl below all layers was chosen to fit the deployment's own GPU (a log's laptop GPU):
+    // another GPU is planned with every layer on it, as "Use this plan" runs it there (a
+    // thirtieth review's L40S was offered at 1 GPU with a laptop log's -ngl 20, and "No plan"
+    // once used; all layers needed 2).
+    if (gpu.name != base.gpu.name || gpu.memoryBytes != base.gpu.memoryBytes)
+        l.gpuLayers = LlamaServerInputs{}.gpuLayers;
     // Free memory measured (a log's) holds on its own GPU only.
     const int64_t free = base.freeMemoryBytes && gpu.name == base.gpu.name
                              ? *base.freeMemoryBytes

@@ -194,6 +194,21 @@ Error llamaServerOverflow(const ModelSpec& s, const LlamaServerPlan& p, const De
     if (2 * p.vramKvBytes > p.vramBytes - p.vramStateBytes) {
         why += "; the KV of " + withCommas(p.context) + " cells is " +
                formatGiB(double(p.vramKvBytes)) + " of it";
+        // Slots that share one cache hold each slot's context: fewer of them is the change,
+        // not a context the user typed per slot (a thirtieth review's 32 slots of 8,192 were
+        // told "a context past the model's trained 131,072: lower the context").
+        // Where one slot's share fits beside the weights, the slots that do are named.
+        if (p.unified && q.parallel > 1 && in.maxModelLen > 0 &&
+            q.context == in.maxModelLen * q.parallel) {
+            const int64_t perSlot = std::max<int64_t>(1, p.vramKvBytes / q.parallel);
+            const int64_t fit = (limit - (p.vramBytes - p.vramKvBytes)) / perSlot;
+            if (fit >= 1)
+                return Error{why + " (" + withCommas(q.parallel) + " slots of " +
+                                 withCommas(in.maxModelLen) + "): fewer slots (-np " +
+                                 withCommas(std::min(fit, q.parallel - 1)) +
+                                 " holds them), or the K and V cache types",
+                             "parallel"};
+        }
         if (s.maxPositionEmbeddings > 0 && p.contextPerSlot > s.maxPositionEmbeddings)
             why += ", a context past the model's trained " + withCommas(s.maxPositionEmbeddings);
         return Error{why + ": lower the context, or the K and V cache types", "context"};

@@ -226,6 +226,7 @@ private slots:
     void vllmIsNotPlannedOnAppleGpus();
     void switchingTabsKeepsTypingOutOfTheLibrary();
     void countsSayWhatTheyCount();
+    void llamaSlotsMarkTheirField();
     void vllmStartsOnlyOnWhatIsFree();
 };
 
@@ -4166,4 +4167,31 @@ void TestGui::countsSayWhatTheyCount()
     QVERIFY2(names.contains("Average request") && names.contains("Whole context") &&
                  !names.contains("Paged") && !names.contains("Reserved"),
              qPrintable(names.join(", ")));
+}
+
+// A thirtieth review's P2: 32 slots of 8,192 sharing one cache on an L40S were refused as "a
+// context past the model's trained 131,072: lower the context", with the Context field marked.
+// The slots are named, with how many hold, and their field is the one marked.
+void TestGui::llamaSlotsMarkTheirField()
+{
+    AppSession session;
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    MainWindow window(&session);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    ScenarioDeployment d = session.scenario().deployment;
+    d.gpu = "L40S";
+    d.context = 8192;
+    d.engineFlags["parallel"] = "32";
+    d.engineFlags["kv-unified"] = "true";
+    session.setDeployment(d);
+    auto* engine = child<QComboBox>(&window, "engine");
+    engine->setCurrentIndex(engine->findData(QStringLiteral("plans:llama.cpp")));
+    QTRY_COMPARE(session.scenario().plan.engine, std::string("llama.cpp"));
+    const QString card = child<QLabel>(&window, "resultCard")->text();
+    QVERIFY2(card.contains("(32 slots of 8,192): fewer slots (-np 28 holds them)") &&
+                 !card.contains("lower the context"),
+             qPrintable(card));
+    QTRY_VERIFY(child<QSpinBox>(&window, "llamaSlots")->styleSheet().contains("#dc2626"));
+    QVERIFY(!child<QSpinBox>(&window, "context")->styleSheet().contains("#dc2626"));
 }

@@ -130,6 +130,8 @@ private slots:
     void plansRefuseARequestPastTheContext();
     void unifiedMemoryKeepsNoExpertsInRam();
     void vllmHasNoBackendOnApple();
+    void llamaPlansTakeEveryLayerOnOtherGpus();
+    void llamaSlotsSharingACacheAreNamed();
     void llamaCppRowTakesTheWeightsSetting();
     void otherEnginesCommandsCarryTheirWeights();
     void servingLimitsFollowTheEngine();
@@ -3431,4 +3433,70 @@ void TestEngines::vllmHasNoBackendOnApple()
     QCOMPARE(llama.size(), size_t(1));
     QVERIFY2(llama[0].feasible, llama[0].reason.c_str());
     QVERIFY(llama[0].tpotSeconds > 0);
+}
+
+// A thirtieth review's P1: a llama.cpp log's -ngl 20, chosen for a 5 GiB laptop GPU, was kept
+// for every GPU of the plans: an L40S was offered at 1 GPU, which "Use this plan" (running all
+// layers there) then refused, where all layers need 2. Another GPU is planned with every layer
+// on it; the deployment's own GPU keeps the -ngl chosen for it.
+void TestEngines::llamaPlansTakeEveryLayerOnOtherGpus()
+{
+    PlanTarget t;
+    t.context = 8192;
+    t.concurrent = 32;
+    DeploymentInputs laptop = on("L40S", 8192);
+    laptop.gpu = customGpu(builtinGpuCatalog(), int64_t(5.06 * double(1LL << 30)), 0, 0);
+    laptop.engine = "llama.cpp";
+    DeploymentInputs all = laptop;
+    editEngineOptions(laptop).llamaCpp.gpuLayers = 20;
+    GpuCatalog l40s;
+    l40s.gpus = {*builtinGpuCatalog().find("L40S")};
+    const ModelSpec s = load("configs/llama-3.1-8b.json");
+    const auto kept = planDeployments(s, l40s, t, laptop);
+    const auto every = planDeployments(s, l40s, t, all);
+    QCOMPARE(kept.size(), size_t(1));
+    QCOMPARE(every.size(), size_t(1));
+    QCOMPARE(kept[0].totalGpus, every[0].totalGpus);
+    QCOMPARE(kept[0].launchCommand, every[0].launchCommand);
+    QVERIFY2(kept[0].launchCommand.find("-ngl") == std::string::npos,
+             kept[0].launchCommand.c_str());
+    // On the GPU it was chosen for, the -ngl stands.
+    DeploymentInputs own = laptop;
+    own.gpu = *builtinGpuCatalog().find("L40S");
+    const auto there = planDeployments(s, l40s, t, own);
+    QVERIFY2(there[0].launchCommand.find("-ngl 20") != std::string::npos,
+             there[0].launchCommand.c_str());
+}
+
+// A thirtieth review's P2: 32 slots of 8,192 sharing one cache on an L40S were refused with "the
+// KV of 262,144 cells ... a context past the model's trained 131,072: lower the context", and
+// the Context field (8,192) marked. The slots are the change: named, and their field.
+void TestEngines::llamaSlotsSharingACacheAreNamed()
+{
+    DeploymentInputs d = on("L40S", 8192);
+    d.engine = "llama.cpp";
+    LlamaServerInputs& l = editEngineOptions(d).llamaCpp;
+    l.parallel = 32;
+    l.kvUnified = true;
+    const ModelSpec s = load("configs/llama-3.1-8b.json");
+    const auto limits = servingLimits(s, d);
+    QVERIFY(!limits);
+    QCOMPARE(limits.field(), std::string("parallel"));
+    QVERIFY2(limits.error().find("the KV of 262,144 cells is 32.00 GiB of it (32 slots of "
+                                 "8,192): fewer slots (-np 28 holds them), or the K and V cache "
+                                 "types") != std::string::npos &&
+                 limits.error().find("lower the context") == std::string::npos,
+             limits.error().c_str());
+    // The slots named hold them, one more does not.
+    l.parallel = 28;
+    QVERIFY(servingLimits(s, d));
+    l.parallel = 29;
+    QVERIFY(!servingLimits(s, d));
+    // One slot of a context that is too long is still the context's.
+    DeploymentInputs one = on("RTX 4090", 131072);
+    one.engine = "llama.cpp";
+    editEngineOptions(one).llamaCpp.parallel = 1;
+    const auto longer = servingLimits(s, one);
+    QVERIFY(!longer);
+    QCOMPARE(longer.field(), std::string("context"));
 }

@@ -607,6 +607,19 @@ void TestServe::aRateThroughCapacityQueuesUpward()
     const double at10 = servingLatency(s, in, q).value().ttftSeconds;
     QVERIFY2(std::fabs((at10 - at09) - 500 * (1 / 0.9 - 1 / 1.0)) < 1e-6,
              qPrintable(QString("%1 s").arg(at10 - at09)));
+    // Below the knee, the run's output tokens/s fall short of rate x output by the last
+    // request's finish over the run's span, and say so (a thirtieth review read 1,266 beside
+    // 5 x 256 with no word): 0.5/s x 256 = 128, less that share.
+    q.inputTokens = 4096;
+    q.load = {LatencyLoad::Kind::RequestsPerSecond, 0.5, 100};
+    const LatencyResult low = servingLatency(s, in, q).value();
+    QVERIFY(low.outputTokensPerSecond < 0.5 * 256 && low.outputTokensPerSecond > 0.98 * 0.5 * 256);
+    const auto said = std::find_if(low.notes.begin(), low.notes.end(), [](const std::string& n) {
+        return n.rfind("output tokens/s over a run of 100 requests, the last one's finish "
+                       "included: ",
+                       0) == 0;
+    });
+    QVERIFY2(said != low.notes.end(), low.notes.empty() ? "" : low.notes.back().c_str());
 }
 
 // GEMM rates by weight dtype: fp4 on Blackwell's fp4 cores at twice fp8's; int4 (AWQ, GPTQ:
