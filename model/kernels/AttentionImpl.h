@@ -88,6 +88,13 @@ inline void packValues(const float* V, int cols, int64_t d, int64_t dp, float* v
     for (int64_t c0 = 0; c0 < dp; c0 += kNr) {
         const int64_t w = std::max<int64_t>(0, std::min<int64_t>(kNr, d - c0));
         float* panel = vp + c0 * kBc;
+        if (w == kNr) { // a whole panel: a copy of constant size, two vector moves a row
+            int j = 0;
+            for (; j < cols; ++j)
+                std::memcpy(panel + j * kNr, V + int64_t(j) * d + c0, kNr * sizeof(float));
+            std::fill(panel + j * kNr, panel + kBc * kNr, 0.0f);
+            continue;
+        }
         for (int j = 0; j < kBc; ++j) {
             float* dst = panel + j * kNr;
             if (j < cols)
