@@ -236,7 +236,7 @@ void AppSession::modelOpened()
         return;
     const UndoStep step(this);
     m_logCheck.clear();
-    releaseLogLoad();
+    const QString loadReleased = releaseLogLoad();
     m_scenario.model = scenarioModelName(m_models->currentSource());
     // What a log measured was that model's: another model inherits none of it (the KV budget,
     // the dtypes it loaded, the free memory and fraction its engine measured).
@@ -276,6 +276,7 @@ void AppSession::modelOpened()
                        "checkpoint's")
                         .arg(kept.join(tr(" and "))));
     }
+    sayLoadReleased(loadReleased);
     recompute();
     setModified(true);
 }
@@ -328,8 +329,7 @@ void AppSession::setDeployment(const ScenarioDeployment& deployment)
                                d.speculation.tokens != was.speculation.tokens;
     // The form shows the budget to 0.01 GiB: a value within that of the scenario's is the same
     // budget coming back, not one the user typed.
-    if (sourceChanged && !m_applying)
-        releaseLogLoad();
+    const QString loadReleased = sourceChanged && !m_applying ? releaseLogLoad() : QString();
     const bool edited = std::abs(d.availableKvGiB - was.availableKvGiB) > 0.006;
     const bool cleared = was.availableKvGiB > 0 && !edited && sourceChanged;
     if (cleared)
@@ -403,6 +403,7 @@ void AppSession::setDeployment(const ScenarioDeployment& deployment)
         emit notice(tr("The start-up log's KV budget held only for the GPU, layout and engine it "
                        "was logged with: the memory is modelled again"));
     }
+    sayLoadReleased(loadReleased);
     recompute();
     setModified(true);
 }
@@ -432,9 +433,10 @@ void AppSession::setPlanTarget(const ScenarioPlan& plan)
     // Another engine answering is an edit of the log's scenario: its check and notes ("the
     // headline, the memory bar and the plans are llama.cpp@b9849's") no longer describe it (a
     // thirteenth review's report said so under vLLM's headline, and differed from the CLI's).
+    QString loadReleased;
     if (!m_applying && plan.engine != m_scenario.plan.engine) {
         m_logCheck.clear();
-        releaseLogLoad();
+        loadReleased = releaseLogLoad();
         m_logNotes.clear();
     }
     // The free memory a log measured is its engine's (SGLang's before its weights load): another
@@ -504,6 +506,7 @@ void AppSession::setPlanTarget(const ScenarioPlan& plan)
                      q(d.weightDtype == "auto" ? std::string("the checkpoint's") : d.weightDtype)));
     }
     m_scenario.plan = plan;
+    sayLoadReleased(loadReleased);
     recompute();
     setModified(true);
 }
@@ -513,7 +516,10 @@ void AppSession::setPlanTarget(const ScenarioPlan& plan)
 // target again, said (a twenty-eighth review's headline stayed "at 1 client at once" on 4 x H100
 // under vLLM after a llama.cpp log of one slot). A load the user typed is never lowered, so never
 // given back.
-void AppSession::releaseLogLoad()
+// It returns the notice to give, and emits nothing: the caller says it once the scenario is
+// whole again (emitted halfway through an edit, the form took the old GPU back: a thirty-first
+// review's GPU box said RTX 3090 over the RTX 4090's figures).
+QString AppSession::releaseLogLoad()
 {
     const bool lowered = std::any_of(m_logNotes.begin(), m_logNotes.end(), [](const QString& n) {
         return attnplan::logNoteLoweredTheLoad(n.toStdString());
@@ -522,14 +528,21 @@ void AppSession::releaseLogLoad()
     m_logNotes.removeIf(
         [](const QString& n) { return n.startsWith(QStringLiteral("the load: ")); });
     if (!lowered || m_scenario.load.kind != "concurrent" || m_scenario.load.value <= 0)
-        return;
+        return {};
     const QLocale l;
     const QString was = l.toString(qint64(std::llround(m_scenario.load.value)));
     m_scenario.load.value = 0;
+    return tr("The load follows the plan target again (%1 clients at once): the %2 the log's "
+              "server held at once was that server's")
+        .arg(l.toString(m_scenario.plan.concurrent), was);
+}
+
+void AppSession::sayLoadReleased(const QString& notice)
+{
+    if (notice.isEmpty())
+        return;
     emit scenarioReplaced();
-    emit notice(tr("The load follows the plan target again (%1 clients at once): the %2 the "
-                   "log's server held at once was that server's")
-                    .arg(l.toString(m_scenario.plan.concurrent), was));
+    emit this->notice(notice);
 }
 
 void AppSession::setLoad(const ScenarioLoad& load)

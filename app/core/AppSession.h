@@ -203,7 +203,8 @@ private:
     };
     UndoEntry undoEntry() const;
     void modelOpened();
-    void releaseLogLoad();
+    QString releaseLogLoad();
+    void sayLoadReleased(const QString& notice);
     bool stepTo(std::vector<UndoEntry>& from, std::vector<UndoEntry>& to, QString* error);
     // applyScenario, with the session's knowledge of it put back from `side` (undo, redo).
     bool applyScenarioWith(const attnplan::Scenario& scenario, const UndoEntry* side,

@@ -1200,7 +1200,7 @@ void TestAppCore::logBudgetFollowsItsModelAndGpu()
     // Two notices: the memory modelled again, and the load the log lowered to its pool's 28
     // given back to the plan target's 32 (logLoadGoesBackWithItsServer).
     QCOMPARE(notices.count(), 2);
-    QVERIFY(notices.at(0).at(0).toString().startsWith("The load follows the plan target again"));
+    QVERIFY(notices.at(1).at(0).toString().startsWith("The load follows the plan target again"));
     // The log's dtypes were its model's: Kimi-K2 loads its own (fp8), not the log's bf16.
     QCOMPARE(QString::fromStdString(session.scenario().deployment.weightDtype), QString("auto"));
     // Kimi-K2 does not fit the log's one GPU: no plan at all, not the log's 23 conversations.

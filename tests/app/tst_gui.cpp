@@ -227,6 +227,7 @@ private slots:
     void switchingTabsKeepsTypingOutOfTheLibrary();
     void countsSayWhatTheyCount();
     void llamaSlotsMarkTheirField();
+    void gpuPickedAfterALogStaysPicked();
     void vllmStartsOnlyOnWhatIsFree();
 };
 
@@ -4194,4 +4195,31 @@ void TestGui::llamaSlotsMarkTheirField()
              qPrintable(card));
     QTRY_VERIFY(child<QSpinBox>(&window, "llamaSlots")->styleSheet().contains("#dc2626"));
     QVERIFY(!child<QSpinBox>(&window, "context")->styleSheet().contains("#dc2626"));
+}
+
+// A thirty-first review's P1: after a llama.cpp log (which lowered the load to its server's
+// slots), the first GPU picked changed every figure but the GPU box, which went back to the
+// log's RTX 3090: the load given back was announced while the scenario still held the old GPU,
+// and the form took it. The box keeps the GPU picked, the figures are its, and the load follows
+// the plan target.
+void TestGui::gpuPickedAfterALogStaysPicked()
+{
+    AppSession session;
+    MainWindow window(&session);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QString error, summary;
+    QVERIFY2(session.openEngineLogText(QString::fromUtf8(attnplan::testing::kLlamaCpp9016Log),
+                                       "llama.log", &error, &summary, "bundled:llama-3.1-8b"),
+             qPrintable(error));
+    QCOMPARE(session.scenario().load.value, 4.0);
+    auto* gpu = child<QComboBox>(&window, "gpu");
+    QCOMPARE(gpu->currentText(), QStringLiteral("RTX 3090"));
+    gpu->setCurrentText("RTX 4090");
+    QTRY_COMPARE(session.scenario().deployment.gpu, std::string("RTX 4090"));
+    QApplication::processEvents();
+    QCOMPARE(gpu->currentText(), QStringLiteral("RTX 4090"));
+    QCOMPARE(session.scenario().load.value, 0.0);
+    QVERIFY2(child<QLabel>(&window, "resultCard")->text().contains("RTX 4090"),
+             qPrintable(child<QLabel>(&window, "resultCard")->text()));
 }

@@ -192,6 +192,13 @@ Expected<EnginePlan> planSglang(const ModelSpec& s, const DeploymentInputs& in,
     // a launch command on an Apple M4).
     if (in.gpu.arch == "apple")
         return Error{"sglang: SGLang has no backend for Apple GPUs (" + in.gpu.name + ")", "gpu"};
+    // --kv-cache-dtype takes auto (the model's), fp8_e5m2 or fp8_e4m3 (server_args.py): no
+    // int8, int4 or fp32 pool (a thirty-first review was sized 357 conversations of an int4
+    // cache beside a command that gives 89).
+    if (in.kvDtype == DType::INT8 || in.kvDtype == DType::INT4 || in.kvDtype == DType::F32)
+        return Error{std::string("sglang: SGLang has no ") + dtypeName(in.kvDtype) +
+                         " KV cache (--kv-cache-dtype takes auto, fp8_e5m2 or fp8_e4m3)",
+                     "kv_dtype"};
     if (auto split = checkParallelism(s, in.gpus, in.tp, in.dp, in.ep); !split)
         return Error{"sglang: " + split.error(), split.field()};
     if (auto limit = checkContext(s, in.maxModelLen, in.averageTokens,

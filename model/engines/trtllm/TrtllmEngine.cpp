@@ -64,6 +64,13 @@ Expected<EnginePlan> planTrtllm(const ModelSpec& s, const DeploymentInputs& in,
     // trtllm-serve command on an MI300X and an Apple M4).
     if (in.gpu.arch.rfind("cdna", 0) == 0 || in.gpu.arch == "apple")
         return Error{"trtllm: TensorRT-LLM runs on NVIDIA GPUs only, not " + in.gpu.name, "gpu"};
+    // kv_cache_config.dtype takes auto (the model's) or fp8 (llmapi KvCacheConfig): an int8,
+    // int4 or fp32 cache is not one it keeps (a thirty-first review was sized 399 conversations
+    // of an int4 cache beside a command that gives 99).
+    if (in.kvDtype == DType::INT8 || in.kvDtype == DType::INT4 || in.kvDtype == DType::F32)
+        return Error{std::string("trtllm: TensorRT-LLM has no ") + dtypeName(in.kvDtype) +
+                         " KV cache (kv_cache_config.dtype takes auto or fp8)",
+                     "kv_dtype"};
     if (auto split = checkParallelism(s, in.gpus, in.tp, in.dp, in.ep); !split)
         return Error{"trtllm: " + split.error(), split.field()};
     // enable_attention_dp runs attention on every rank alone: attention TP is 1 and each of
