@@ -526,7 +526,7 @@ QString AppSession::releaseLogLoad()
     });
     // Every note on the load described the log's server.
     m_logNotes.removeIf(
-        [](const QString& n) { return n.startsWith(QStringLiteral("the load: ")); });
+        [](const QString& n) { return attnplan::logNoteOnTheLoad(n.toStdString()); });
     if (!lowered || m_scenario.load.kind != "concurrent" || m_scenario.load.value <= 0)
         return {};
     const QLocale l;
@@ -552,7 +552,7 @@ void AppSession::setLoad(const ScenarioLoad& load)
     // twentieth review's report said "1 client" beside a headline at 0.50 requests/s).
     if (!m_applying && load != m_scenario.load)
         m_logNotes.removeIf(
-            [](const QString& n) { return n.startsWith(QStringLiteral("the load: ")); });
+            [](const QString& n) { return attnplan::logNoteOnTheLoad(n.toStdString()); });
     m_scenario.load = load;
     recompute();
     setModified(true);

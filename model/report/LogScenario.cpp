@@ -17,6 +17,8 @@ namespace {
 // 120 with nothing on screen saying so). The pool's conversations are the engine's own figure
 // where it prints one (vLLM's "Maximum concurrency"), else its KV tokens over the context; a
 // server of fixed slots (llama.cpp's -np), its slots; at least one client.
+// Every note on the load starts so; one the log lowered goes on so.
+constexpr const char* kOnTheLoad = "the load: ";
 constexpr const char* kLoweredLoad = "the load: lowered to ";
 
 void loadWithinThePool(Scenario& s, const EngineLogCheck& c, int64_t context,
@@ -28,7 +30,7 @@ void loadWithinThePool(Scenario& s, const EngineLogCheck& c, int64_t context,
     // 0.50 requests/s of 1M tokens headlined a 45-hour TTFT with nothing saying whose load).
     if (s.load.kind != "concurrent") {
         if (s.load.kind == "requests_per_second" && s.load.value > 0)
-            notes.push_back("the load: " + formatFixed(s.load.value, 2) +
+            notes.push_back(kOnTheLoad + formatFixed(s.load.value, 2) +
                             " requests/s, kept from the scenario before, of the log's context (" +
                             withCommas(context) + " tokens)");
         return;
@@ -51,7 +53,7 @@ void loadWithinThePool(Scenario& s, const EngineLogCheck& c, int64_t context,
     if (clients <= held)
         return;
     if (s.load.value > 0) {
-        notes.push_back("the load: " + withCommas(clients) + " clients of the log's context (" +
+        notes.push_back(kOnTheLoad + withCommas(clients) + " clients of the log's context (" +
                         withCommas(context) + " tokens), more than " + what + " (" +
                         withCommas(held) + "): the rest queue");
         return;
@@ -236,6 +238,11 @@ Expected<LogScenario> scenarioFromEngineLog(const EngineLogFacts& log, const Eng
     s.deployment = d;
     loadWithinThePool(s, c, d.context, out.notes);
     return out;
+}
+
+bool logNoteOnTheLoad(const std::string& note)
+{
+    return note.rfind(kOnTheLoad, 0) == 0;
 }
 
 bool logNoteLoweredTheLoad(const std::string& note)

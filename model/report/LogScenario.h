@@ -36,5 +36,7 @@ Expected<LogScenario> scenarioFromEngineLog(const EngineLogFacts& log, const Eng
 // target to what its server holds at once: a load of that server, which the app gives back to
 // the plan target once the server no longer applies (another model, GPU, layout or engine).
 bool logNoteLoweredTheLoad(const std::string& note);
+// Whether a note of scenarioFromEngineLog's is on the load (lowered, kept, or said to queue).
+bool logNoteOnTheLoad(const std::string& note);
 
 } // namespace attnplan

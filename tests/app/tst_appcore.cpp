@@ -60,6 +60,13 @@ using namespace attnplan;
 using attnplan::testing::src;
 
 namespace {
+// The llama.cpp fixture log (4 slots on an RTX 3090) opened on Llama-3.1-8B and applied.
+bool openLlamaLog(AppSession& session, QString* error, QString* summary)
+{
+    return session.openEngineLogText(QString::fromUtf8(attnplan::testing::kLlamaCpp9016Log),
+                                     "llama.log", error, summary, "bundled:llama-3.1-8b");
+}
+
 } // namespace
 
 class TestAppCore : public QObject
@@ -1419,9 +1426,7 @@ void TestAppCore::logLoadStaysWithinItsPool()
     AppSession session;
     QVERIFY(session.models()->openBundled("qwen3-8b"));
     QString error, summary;
-    QVERIFY2(session.openEngineLogText(QString::fromUtf8(attnplan::testing::kLlamaCpp9016Log),
-                                       "llama.log", &error, &summary, "bundled:llama-3.1-8b"),
-             qPrintable(error));
+    QVERIFY2(openLlamaLog(session, &error, &summary), qPrintable(error));
     QCOMPARE(session.scenario().load.value, 4.0);
     QVERIFY2(summary.contains("4 clients") && summary.contains("the slots its server runs"),
              qPrintable(summary));
@@ -1739,9 +1744,7 @@ void TestAppCore::usedPlansSlotsStayWithItsGpu()
     AppSession session;
     QVERIFY(session.models()->openBundled("qwen3-8b"));
     QString error, summary;
-    QVERIFY2(session.openEngineLogText(QString::fromUtf8(attnplan::testing::kLlamaCpp9016Log),
-                                       "llama.log", &error, &summary, "bundled:llama-3.1-8b"),
-             qPrintable(error));
+    QVERIFY2(openLlamaLog(session, &error, &summary), qPrintable(error));
     const auto before = session.scenario().deployment.engineFlags;
     QCOMPARE(before.at("parallel"), std::string("4"));
     QVERIFY(session.report() && !session.report()->plan.empty());
@@ -2232,9 +2235,7 @@ void TestAppCore::logLoadGoesBackWithItsServer()
         AppSession session;
         QVERIFY(session.models()->openBundled("qwen3-8b"));
         QString error, summary;
-        QVERIFY2(session.openEngineLogText(QString::fromUtf8(attnplan::testing::kLlamaCpp9016Log),
-                                           "llama.log", &error, &summary, "bundled:llama-3.1-8b"),
-                 qPrintable(error));
+        QVERIFY2(openLlamaLog(session, &error, &summary), qPrintable(error));
         QCOMPARE(session.scenario().load.value, 4.0);
         QSignalSpy notices(&session, &AppSession::notice);
         if (change == Change::Model) {
@@ -2265,9 +2266,7 @@ void TestAppCore::logLoadGoesBackWithItsServer()
     AppSession session;
     QVERIFY(session.models()->openBundled("qwen3-8b"));
     QString error, summary;
-    QVERIFY2(session.openEngineLogText(QString::fromUtf8(attnplan::testing::kLlamaCpp9016Log),
-                                       "llama.log", &error, &summary, "bundled:llama-3.1-8b"),
-             qPrintable(error));
+    QVERIFY2(openLlamaLog(session, &error, &summary), qPrintable(error));
     attnplan::ScenarioLoad load = session.scenario().load;
     load.value = 3;
     session.setLoad(load);

@@ -118,6 +118,21 @@ template <class T> T* child(QWidget* w, const char* name)
     return c;
 }
 
+// The chart whose title starts so, or null.
+QChartView* chartTitled(QWidget* w, const QString& start)
+{
+    for (QChartView* v : w->findChildren<QChartView*>())
+        if (v->chart()->title().startsWith(start))
+            return v;
+    return nullptr;
+}
+
+// Whether a field is outlined in red, as a refusal marks it.
+bool markedRed(const QWidget* w)
+{
+    return w->styleSheet().contains(QStringLiteral("#dc2626"));
+}
+
 // Replaces a spin box's text as a user does: select all, type, Enter.
 void typeInto(QAbstractSpinBox* box, const QString& text)
 {
@@ -1960,8 +1975,8 @@ void TestGui::partialOffloadLogKeepsItsLayers()
     QVERIFY2(refused.startsWith("No plan with llama.cpp b9849: ") &&
                  refused.contains("lower -ngl") && !refused.contains("raise TP"),
              qPrintable(refused));
-    QVERIFY(child<QSpinBox>(&window, "llamaGpuLayers")->styleSheet().contains("#dc2626"));
-    QVERIFY(!child<QSpinBox>(&window, "gpus")->styleSheet().contains("#dc2626"));
+    QVERIFY(markedRed(child<QSpinBox>(&window, "llamaGpuLayers")));
+    QVERIFY(!markedRed(child<QSpinBox>(&window, "gpus")));
 
     QVERIFY2(child<QLineEdit>(&window, "launchCommand")->placeholderText().contains("lower -ngl"),
              qPrintable(child<QLineEdit>(&window, "launchCommand")->placeholderText()));
@@ -2073,7 +2088,7 @@ void TestGui::answeringEngineHasItsBarAndSettings()
     QVERIFY2(refusal.startsWith("No plan with SGLang") &&
                  refusal.contains("; raise mem_fraction_static above " + least + ", or add GPUs"),
              qPrintable(refusal + " / " + least));
-    QVERIFY(fraction->styleSheet().contains("#dc2626"));
+    QVERIFY(markedRed(fraction));
     session.undo();
     QCOMPARE(fraction->value(), 0.88);
 
@@ -2131,8 +2146,8 @@ void TestGui::answeringEngineHasItsBarAndSettings()
                  card.contains("a context past the model's trained 131,072: lower the context") &&
                  !card.contains("-ngl"),
              qPrintable(card));
-    QVERIFY(child<QSpinBox>(&window, "context")->styleSheet().contains("#dc2626"));
-    QVERIFY(!child<QSpinBox>(&window, "llamaGpuLayers")->styleSheet().contains("#dc2626"));
+    QVERIFY(markedRed(child<QSpinBox>(&window, "context")));
+    QVERIFY(!markedRed(child<QSpinBox>(&window, "llamaGpuLayers")));
 }
 
 // A ninth review's P2: "abc" in Tokens in, then Edit > Undo: the field showed a valid value again
@@ -3986,7 +4001,7 @@ void TestGui::vllmStartsOnlyOnWhatIsFree()
     QVERIFY(child<QLineEdit>(&window, "launchCommand")->text().isEmpty());
     // The utilization it names starts it.
     auto* utilization = child<QDoubleSpinBox>(&window, "utilization");
-    QVERIFY(utilization->styleSheet().contains("#dc2626"));
+    QVERIFY(markedRed(utilization));
     typeInto(utilization, "0.91");
     QTRY_VERIFY(session.report()->capacity.has_value());
     QVERIFY(!child<QLineEdit>(&window, "launchCommand")->text().isEmpty());
@@ -4032,10 +4047,7 @@ void TestGui::vllmFixesAreSaidAsVllms()
     QVERIFY2(!summary().contains("its with"), qPrintable(summary()));
     // The bar's title follows the engine to its refusal (an eleventh review read "under SGLang"
     // above TensorRT-LLM's refusal): TensorRT-LLM's 16 GB of bf16 weights do not fit a T4.
-    QChartView* chart = nullptr;
-    for (QChartView* v : window.findChildren<QChartView*>())
-        if (v->chart()->title().startsWith("Where one GPU's memory goes"))
-            chart = v;
+    QChartView* chart = chartTitled(&window, "Where one GPU's memory goes");
     QVERIFY(chart);
     QVERIFY2(chart->chart()->title().contains("under llama.cpp"),
              qPrintable(chart->chart()->title()));
@@ -4046,10 +4058,7 @@ void TestGui::vllmFixesAreSaidAsVllms()
              qPrintable(chart->chart()->title()));
     // The conversations chart says TensorRT-LLM's reason, not vLLM's empty one after a colon
     // (a twelfth review's P3).
-    QChartView* curve = nullptr;
-    for (QChartView* v : window.findChildren<QChartView*>())
-        if (v->chart()->title().startsWith("Conversations against context, TensorRT-LLM"))
-            curve = v;
+    QChartView* curve = chartTitled(&window, "Conversations against context, TensorRT-LLM");
     QVERIFY(curve);
     const QString empty = curve->findChild<QLabel*>("emptyState")->text();
     QCOMPARE(empty, "Not one conversation fits at any context: " +
@@ -4157,10 +4166,7 @@ void TestGui::countsSayWhatTheyCount()
     auto* engine = child<QComboBox>(&window, "engine");
     engine->setCurrentIndex(engine->findData(QStringLiteral("plans:sglang")));
     QTRY_COMPARE(session.scenario().plan.engine, std::string("sglang"));
-    QChartView* curve = nullptr;
-    for (QChartView* v : window.findChildren<QChartView*>())
-        if (v->chart()->title().startsWith("Conversations against context, SGLang"))
-            curve = v;
+    QChartView* curve = chartTitled(&window, "Conversations against context, SGLang");
     QVERIFY(curve);
     QStringList names;
     for (QAbstractSeries* s : curve->chart()->series())
@@ -4193,8 +4199,8 @@ void TestGui::llamaSlotsMarkTheirField()
     QVERIFY2(card.contains("(32 slots of 8,192): fewer slots (-np 28 holds them)") &&
                  !card.contains("lower the context"),
              qPrintable(card));
-    QTRY_VERIFY(child<QSpinBox>(&window, "llamaSlots")->styleSheet().contains("#dc2626"));
-    QVERIFY(!child<QSpinBox>(&window, "context")->styleSheet().contains("#dc2626"));
+    QTRY_VERIFY(markedRed(child<QSpinBox>(&window, "llamaSlots")));
+    QVERIFY(!markedRed(child<QSpinBox>(&window, "context")));
 }
 
 // A thirty-first review's P1: after a llama.cpp log (which lowered the load to its server's
