@@ -11,6 +11,7 @@
 #include "read/ModelSource.h"
 #include "report/Report.h"
 #include "report/Scenario.h"
+#include "serve/Calibrate.h"
 #include "serve/GpuCatalog.h"
 #include "serve/HostMemory.h"
 #include "serve/Latency.h"
@@ -132,6 +133,36 @@ double efficiencyFrom(const CliArgs& a, const char* flag, bool compute, double f
                   << "): a GPU's kernels reach their own fractions of its datasheet (README, "
                      "\"Calibration\")\n";
     return e;
+}
+
+// The step model's constants: --compute-efficiency and --memory-efficiency (fractions, or the
+// live kernel's calibration file), or --calibration FILE, the GPU calibration `calibrate --save`
+// wrote, which holds them and the host costs, measured on one GPU and engine: another GPU or
+// engine is refused, another model said.
+void readSpeedCalibration(const CliArgs& a, DeploymentInputs& in)
+{
+    in.efficiency.compute = efficiencyFrom(a, "compute-efficiency", true, in.efficiency.compute);
+    in.efficiency.memory = efficiencyFrom(a, "memory-efficiency", false, in.efficiency.memory);
+    const auto file = a.value("calibration");
+    if (!file)
+        return;
+    for (const char* flag : {"compute-efficiency", "memory-efficiency"})
+        if (a.value(flag))
+            throw UsageError(std::string("--") + flag + " and --calibration: give one");
+    auto cal = readStepCalibration(*file);
+    if (!cal)
+        throw UsageError("--calibration: " + cal.error());
+    if (cal->gpu != in.gpu.name)
+        throw UsageError("--calibration: " + *file + " was measured on " + cal->gpu + ", not " +
+                         in.gpu.name + " (a GPU's kernels and host costs are its own)");
+    auto family = [](const std::string& e) { return e.substr(0, e.find('@')); };
+    if (family(cal->engine) != family(in.engine))
+        throw UsageError("--calibration: " + *file + " was measured under " + cal->engine +
+                         ", not " + in.engine + " (an engine's host costs are its own)");
+    if (cal->engine != in.engine)
+        std::cerr << "note: --calibration " << *file << " was measured under " << cal->engine
+                  << "; this runs " << in.engine << "\n";
+    in.efficiency = cal->efficiency;
 }
 
 // The host's read rate for experts kept in host memory: --host-bandwidth (GB/s, or a calibration
@@ -321,8 +352,6 @@ DeploymentInputs deploymentFrom(const CliArgs& a, const ModelSpec& spec, const G
         d.kvDtype = a.value("kv-dtype").value_or("auto");
     if (reportsTimes) {
         d.averageTokens = a.integer("average-tokens", 1, int64_t(1) << 34).value_or(0);
-        d.efficiency.compute = efficiencyFrom(a, "compute-efficiency", true, d.efficiency.compute);
-        d.efficiency.memory = efficiencyFrom(a, "memory-efficiency", false, d.efficiency.memory);
     }
     auto resolved = resolveDeployment(d, spec, catalog);
     if (!resolved) {
@@ -347,6 +376,8 @@ DeploymentInputs deploymentFrom(const CliArgs& a, const ModelSpec& spec, const G
         if (reportsTimes)
             in.promptTokens = a.integer("prompt-tokens", 1, int64_t(1) << 34).value_or(0);
     }
+    if (reportsTimes)
+        readSpeedCalibration(a, in);
     // The host side is llama.cpp's (its experts and layers in RAM); elsewhere the flags are
     // left unread, so refused by name.
     if (usesHostSide(*engine)) {
@@ -533,17 +564,10 @@ int runPlan(const std::vector<std::string>& argv)
 }
 
 // `attnplan-cli latency`: TTFT, TPOT and throughput at a load (serve/Latency.h).
-int runLatency(const std::vector<std::string>& argv)
+// The load of `latency` and `calibrate`: the lengths, one of --concurrent, --requests-per-second,
+// --batch or --max-load, and the run's shape (--requests, --no-frontend, --replicas, --role).
+LatencyInputs latencyLoadFrom(const CliArgs& a, DeploymentInputs& in)
 {
-    const CliArgs a(argv, optionsOf("latency"));
-    if (a.positionals().size() != 1)
-        throw UsageError("latency: expected one MODEL");
-    auto loaded = readModel(a.positionals()[0]);
-    if (!loaded)
-        return fail(loaded.error());
-    const ModelSpec& s = loaded.value();
-    const GpuCatalog catalog = catalogFor(a);
-    DeploymentInputs in = deploymentFrom(a, s, catalog, true, false);
     LatencyInputs q;
     const auto input = a.integer("input-tokens", 1, int64_t(1) << 24);
     const auto output = a.integer("output-tokens", 2, int64_t(1) << 24);
@@ -587,6 +611,22 @@ int runLatency(const std::vector<std::string>& argv)
         throw UsageError("--role: llama-server runs no disaggregated pools");
     if (in.maxModelLen == 0 && !(engine && engine->allocatesUpFront))
         in.maxModelLen = q.inputTokens + q.outputTokens;
+    return q;
+}
+
+int runLatency(const std::vector<std::string>& argv)
+{
+    const CliArgs a(argv, optionsOf("latency"));
+    if (a.positionals().size() != 1)
+        throw UsageError("latency: expected one MODEL");
+    auto loaded = readModel(a.positionals()[0]);
+    if (!loaded)
+        return fail(loaded.error());
+    const ModelSpec& s = loaded.value();
+    const GpuCatalog catalog = catalogFor(a);
+    DeploymentInputs in = deploymentFrom(a, s, catalog, true, false);
+    readSpeedCalibration(a, in);
+    LatencyInputs q = latencyLoadFrom(a, in);
     a.flag("json");
     a.refuseUnused("latency --engine " + in.engine);
     // The deployment as its engine runs it, by the same rule as the report's latency section:

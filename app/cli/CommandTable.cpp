@@ -90,6 +90,8 @@ std::vector<Option> deploymentOptions()
          "the roofline's fraction of peak FLOP/s (0.55), or a calibration file"},
         {"memory-efficiency", "X|FILE",
          "the roofline's fraction of bandwidth (0.80), or a calibration file"},
+        {"calibration", "FILE",
+         "a GPU calibration saved by calibrate --save: its efficiencies and host costs"},
         {"mem-fraction-static", "X", "SGLang: the share of memory for weights and KV"},
         {"chunked-prefill-size", "N", "SGLang: the prefill chunk"},
         {"max-running-requests", "N", "SGLang: the limit on running requests"},
@@ -179,6 +181,20 @@ std::vector<Option> latencyOptions()
     return o;
 }
 
+std::vector<Option> calibrateOptions()
+{
+    std::vector<Option> o = latencyOptions();
+    o.insert(o.end() - 1,
+             {{"benchmark", "FILE",
+               "a benchmark's output: vllm bench serve (printed or --save-result JSON), SGLang "
+               "bench_serving (printed or JSONL), llama-bench (table, CSV, JSON)"},
+              {"point", "LABEL", "the point to fit on (default: the lightest load)"},
+              {"ttft-ms", "X", "without --benchmark: the mean TTFT measured at the load given"},
+              {"tpot-ms", "X", "without --benchmark: the mean TPOT measured at the load given"},
+              {"save", "FILE", "write the calibration, for --calibration FILE"}});
+    return o;
+}
+
 std::vector<Command> makeCommands()
 {
     return {
@@ -216,6 +232,10 @@ std::vector<Command> makeCommands()
         {"latency", "MODEL",
          "TTFT, TPOT and throughput at a load: clients, a request rate, a batch or saturation",
          latencyOptions(), runLatency},
+        {"calibrate", "MODEL",
+         "fit the step model's constants on a benchmark's point (or a typed TTFT/TPOT) and "
+         "predict its other points",
+         calibrateOptions(), runCalibrate},
         {"log",
          "FILE",
          "a start-up log of vLLM, SGLang, TensorRT-LLM or llama.cpp: its figures beside "

@@ -8,6 +8,9 @@
 namespace attnplan {
 struct GpuCatalog;
 struct PriceCatalog;
+struct DeploymentInputs;
+struct LatencyInputs;
+struct ModelSpec;
 } // namespace attnplan
 
 namespace attnplan::cli {
@@ -35,6 +38,14 @@ int runPrices(const std::vector<std::string>& args);
 int runReport(const std::vector<std::string>& args);
 int runLog(const std::vector<std::string>& args);
 int runLatency(const std::vector<std::string>& args);
+int runCalibrate(const std::vector<std::string>& args);
+
+// The deployment flags resolved as the report resolves a scenario's (CapacityCommand.cpp);
+// reportsTimes: the command shows times, so the step model's constants are read too.
+DeploymentInputs deploymentFrom(const CliArgs& a, const ModelSpec& spec, const GpuCatalog& catalog,
+                                bool needGpu, bool reportsTimes);
+// The load flags of `latency` (and `calibrate` without a benchmark).
+LatencyInputs latencyLoadFrom(const CliArgs& a, DeploymentInputs& in);
 
 // Prints "attnplan-cli: <message>" on stderr and returns 2.
 int fail(const std::string& message);

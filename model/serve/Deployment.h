@@ -21,6 +21,12 @@ struct Efficiencies
 {
     double compute = 0.55;
     double memory = 0.80;
+    // The engine's host costs as measured on the user's deployment (serve/Calibrate.h, from a
+    // benchmark's point): the time each step spends outside the GPU's kernels (scheduler,
+    // sampling, launches), and the serving front end's share of a TTFT (HTTP, tokenizer, the
+    // first chunk out). Negative: the step model's fitted constants (LatencyConstants).
+    double stepSeconds = -1;
+    double frontendSeconds = -1;
 };
 
 // Speculative decoding: a drafter proposes `tokens` tokens a step, the target verifies them in

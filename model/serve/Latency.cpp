@@ -254,7 +254,7 @@ Expected<LatencyResult> servingLatency(const ModelSpec& s, const DeploymentInput
                      "gpus"};
     const double cap = std::min(maxBatch, kvRequests);
     Engine e{&f, double(q.maxNumTokens)};
-    const double frontend = q.frontend ? k.frontendSeconds : 0.0;
+    const double frontend = q.frontend ? frontendSecondsOf(in.efficiency) : 0.0;
     const double replicas = double(std::max<int64_t>(1, q.replicas));
     LatencyResult r;
     r.batchCap = cap;

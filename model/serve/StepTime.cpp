@@ -52,6 +52,16 @@ const LatencyConstants& latencyConstants()
     return k;
 }
 
+double stepSecondsOf(const Efficiencies& eff)
+{
+    return eff.stepSeconds >= 0 ? eff.stepSeconds : latencyConstants().stepSeconds;
+}
+
+double frontendSecondsOf(const Efficiencies& eff)
+{
+    return eff.frontendSeconds >= 0 ? eff.frontendSeconds : latencyConstants().frontendSeconds;
+}
+
 double expectedDistinctExperts(double experts, double perToken, double tokens)
 {
     if (experts <= 0 || tokens <= 0)
@@ -189,6 +199,7 @@ StepModel::StepModel(const ModelSpec& s, const DeploymentInputs& in)
     f.attnRate =
         in.gpu.bf16Tflops * 1e12 * std::min(1.0, k.attention * computeScale(in.efficiency));
     f.bandwidth = decodeBytesPerSecond(in.gpu, in.efficiency);
+    f.stepSeconds = stepSecondsOf(in.efficiency);
     f.link = in.gpu.interconnectBytesPerSecond > 0 ? in.gpu.interconnectBytesPerSecond / 2
                                                    : k.pcieBytesPerSecond;
     const bool nvl72 = in.gpu.name.find("GB200") != std::string::npos ||
@@ -321,7 +332,7 @@ StepTime StepModel::step(double dec, double ctxDec, double pre, double ctxPre) c
                          (k.allReduceAlpha + tokens * f.hidden * 2 / (f.link * k.linkEfficiency));
     // Fixed time: per step, per layer, per scheduled sequence.
     t.fixedSeconds +=
-        k.stepSeconds + f.layers * k.layerSeconds + (dec + (pre > 0 ? 1 : 0)) * k.sequenceSeconds;
+        f.stepSeconds + f.layers * k.layerSeconds + (dec + (pre > 0 ? 1 : 0)) * k.sequenceSeconds;
     if (f.pp > 1) { // a token crosses the stages in turn
         const double p = double(f.pp);
         t.computeSeconds *= p;

@@ -61,6 +61,10 @@ struct LatencyConstants
     double frontendSeconds = 5.666e-3; // HTTP, tokenizer, first chunk out (fitted)
 };
 const LatencyConstants& latencyConstants();
+// The fixed time of a step and the front end's share of a TTFT, in force for a deployment: its
+// calibration's (Efficiencies), else the fitted constants.
+double stepSecondsOf(const Efficiencies& eff);
+double frontendSecondsOf(const Efficiencies& eff);
 
 // Mechanism helpers, exact: expected distinct experts that `tokens` tokens each choosing k of E
 // touch, E (1 - (1 - 1/E)^(tokens k)); one ring all-reduce.
@@ -116,6 +120,7 @@ struct StepFacts
     double hostExpertLayers = 0, hostBandwidth = 0, ubatch = 512;
     double expertWeightBytes = 0; // a routed expert parameter's bytes (weightBytes, or the GGUF's)
     double drafterBytes = 0, drafterKvPerToken = 0, drafterLayers = 0;
+    double stepSeconds = 0; // the fixed time of a step: the constant, or the calibration's
 };
 
 class StepModel

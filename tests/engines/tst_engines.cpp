@@ -2,6 +2,7 @@
 // SGLang, TensorRT-LLM and llama.cpp, and the planner, against real logs and hand figures.
 #include "TestSupport.h"
 #include "TsvRows.h"
+#include "engines/Benchmark.h"
 #include "engines/EngineLog.h"
 #include "engines/EngineLogSupport.h"
 #include "engines/Planner.h"
@@ -74,6 +75,9 @@ private slots:
     void llamaCppExpertsInHostMemory();
     void llamaCppHostExpertLogBuffers();
     void llamaCppOverrideTensorRules();
+    void benchmarkReadersReadRealOutputs();
+    void benchmarkReadersRefuseWhatTheyCannotRead();
+    void benchmarkPointsBecomeLoads();
     void vllmLogBlocksWithin5Percent_RTX3090_Llama31_8B();
     void vllmConcurrencyWithin005_RTX3090_Llama31_8B();
     void engineProfiles();
@@ -3230,8 +3234,6 @@ void TestEngines::llamaCppOverrideTensorRules()
              p.command.c_str());
 }
 
-#include "tst_engines.moc"
-
 // An eleventh review's P1: llama-server's four auto slots over one unified cache of 16,384 cells
 // decoded four requests of 16,256 tokens at once. The cache holds one (16,384 / (16,000 + 128)
 // = 1), so one runs and three wait, as the engines table counts it; requests of 2,128 tokens fit
@@ -3532,3 +3534,220 @@ void TestEngines::kvDtypesEachEngineKeeps()
         }
     }
 }
+
+namespace {
+
+Benchmark benchData(const char* file)
+{
+    const std::string path =
+        src(QStringLiteral("tests/data/benchmarks/") + QLatin1String(file)).toStdString();
+    auto b = readBenchmark(path);
+    if (!b)
+        qFatal("%s", b.error().c_str());
+    return b.value();
+}
+
+} // namespace
+
+// Issue 39: each reader on real outputs of its tool (tests/data/benchmarks/SOURCES.md), two or
+// more versions each; the figures asserted are the files' own, the lengths their totals over
+// the completed requests.
+void TestEngines::benchmarkReadersReadRealOutputs()
+{
+    // vLLM's benchmark_serving.py early in 2025: no load lines, "Total Token throughput".
+    Benchmark b = benchData("benchmark_serving-2025-02-issue12845-total-Token-throughput.txt");
+    QCOMPARE(b.tool, std::string("vllm bench serve"));
+    QCOMPARE(b.format, std::string("printed block"));
+    QCOMPARE(b.points.size(), size_t(1));
+    QCOMPARE(b.points[0].requests, int64_t(772));
+    QCOMPARE(b.points[0].inputTokens, 130743.0 / 772);
+    QCOMPARE(b.points[0].outputTokens, 174589.0 / 772);
+    QCOMPARE(b.points[0].ttft.mean, 249.49e-3);
+    QCOMPARE(b.points[0].ttft.p99, 953.35e-3);
+    QCOMPARE(b.points[0].tpot.median, 108.15e-3);
+    QCOMPARE(b.points[0].itl.mean, 105.85e-3);
+    QCOMPARE(b.points[0].outputTokensPerSecond, 529.33);
+    QCOMPARE(b.points[0].maxConcurrency, int64_t(0));
+    QCOMPARE(b.points[0].requestRate, 0.0);
+    // The same run's block and --save-result JSON (vLLM ~0.9, May 2025) read alike, the block's
+    // figures rounded to 0.01.
+    const Benchmark text =
+        benchData("benchmark_serving-2025-05-30-llmd-llama32-3b-rate30-PAIRED.txt");
+    const Benchmark json =
+        benchData("benchmark_serving-2025-05-30-llmd-llama32-3b-rate30-PAIRED.json");
+    QCOMPARE(json.format, std::string("save-result JSON"));
+    QCOMPARE(json.model, std::string("meta-llama/Llama-3.2-3B-Instruct"));
+    const BenchmarkPoint &t = text.points.at(0), &j = json.points.at(0);
+    QCOMPARE(t.requestRate, 30.0); // the preamble's "Traffic request rate: 30.0"
+    QCOMPARE(j.requestRate, 30.0);
+    QCOMPARE(t.maxConcurrency, int64_t(0)); // "Maximum request concurrency: None"
+    QCOMPARE(t.requests, j.requests);
+    QCOMPARE(t.inputTokens, j.inputTokens);
+    QCOMPARE(t.outputTokens, j.outputTokens);
+    for (auto [a, c] : {std::pair{t.ttft.mean, j.ttft.mean},
+                        {t.tpot.mean, j.tpot.mean},
+                        {t.itl.p99, j.itl.p99},
+                        {t.outputTokensPerSecond * 1e-3, j.outputTokensPerSecond * 1e-3}})
+        QVERIFY2(std::fabs(a - c) <= 0.5e-5 + 1e-12, qPrintable(QString::number(a - c)));
+    QCOMPARE(t.label, std::string("rate 30.00"));
+    // vllm bench serve in 2026: a rate and a cap inside the block, P50-P99, a drafter's section.
+    b = benchData("vllm-bench-serve-2026-nemotron-dgxspark-rate1.5-conc25-specdecode.txt");
+    QCOMPARE(b.points.at(0).requestRate, 1.5);
+    QCOMPARE(b.points.at(0).maxConcurrency, int64_t(25));
+    QCOMPARE(b.points.at(0).requests, int64_t(300));
+    QCOMPARE(b.points.at(0).ttft.mean, 34710.68e-3);
+    QCOMPARE(b.points.at(0).tpot.mean, 237.06e-3);
+    // Its JSON (vllm-ascend, 2026: endpoint_type, failed, max_concurrent_requests).
+    b = benchData("vllm-bench-serve-2026-07-qwen3vl8b-ascend-rate1-PAIRED.json");
+    QCOMPARE(b.points.at(0).requestRate, 1.0);
+    QVERIFY(b.points.at(0).ttft.mean > 0 && b.points.at(0).tpot.mean > 0);
+    // A concurrency cap given before the block (the ROCm image, 2025), with an E2EL section.
+    b = benchData("benchmark_serving-2025-rocm-deepseek-r1-conc128-e2el.txt");
+    QCOMPARE(b.points.at(0).maxConcurrency, int64_t(128));
+    QVERIFY(b.points.at(0).e2e.mean > b.points.at(0).ttft.mean);
+    // SGLang's block, mid-2025 (no TPOT section) and late 2025 (Peak lines, P90 E2E), and its
+    // JSONL.
+    b = benchData("sglang-bench_serving-2025-kvcached-rate8-sglang-oai.txt");
+    QCOMPARE(b.tool, std::string("sglang bench_serving"));
+    QCOMPARE(b.points.at(0).requestRate, 8.0);
+    QCOMPARE(b.points.at(0).requests, int64_t(480));
+    QCOMPARE(b.points.at(0).inputTokens, 468878.0 / 480);
+    QCOMPARE(b.points.at(0).ttft.mean, 68.61e-3);
+    QVERIFY(std::isnan(b.points.at(0).tpot.mean));
+    b = benchData("sglang-bench_serving-2025late-conc512-peak-p90e2e-tpot.txt");
+    QVERIFY(std::isinf(b.points.at(0).requestRate));
+    QCOMPARE(b.points.at(0).maxConcurrency, int64_t(512));
+    QCOMPARE(b.points.at(0).e2e.p90, 1048250.42e-3);
+    QCOMPARE(b.points.at(0).tpot.mean, 147.45e-3);
+    b = benchData("sglang-bench_serving-2025-sharegpt-rate5-conc256.jsonl");
+    QCOMPARE(b.tool, std::string("sglang bench_serving"));
+    QCOMPARE(b.format, std::string("JSONL"));
+    QCOMPARE(b.points.at(0).requestRate, 5.0);
+    QCOMPARE(b.points.at(0).maxConcurrency, int64_t(256));
+    QCOMPARE(b.points.at(0).inputTokens, 302118.0 / 1000);
+    QCOMPARE(b.points.at(0).tpot.mean, 11.808901276564441e-3);
+    QCOMPARE(b.points.at(0).e2e.mean, 2409.499004891637e-3);
+    // llama-bench: markdown of b1886 ("pp 512"), b8746 (an -ot rule holding "|"), b10809
+    // (n_cpu_moe), b11541 (tests after a depth); CSV, JSON and JSONL of b5163.
+    b = benchData("md_b1886_862f5e4_blas_old_pp-space-format_issue4988.txt");
+    QCOMPARE(b.tool, std::string("llama-bench"));
+    QCOMPARE(b.version, std::string("b1886 (862f5e4)"));
+    QCOMPARE(b.points.size(), size_t(2));
+    QCOMPARE(b.points[0].inputTokens, 512.0);
+    QCOMPARE(b.points[0].inputTokensPerSecond, 55.24);
+    QCOMPARE(b.points[1].outputTokens, 128.0);
+    QCOMPARE(b.points[1].tpot.mean, 1 / 21.12);
+    b = benchData("md_b8746_0893f50f2_rocm_ot_column_long_override.md");
+    QCOMPARE(b.points.size(), size_t(2));
+    QCOMPARE(b.points[1].outputTokensPerSecond, 17.37);
+    const auto ot = std::find_if(b.settings.begin(), b.settings.end(),
+                                 [](const auto& kv) { return kv.first == "ot"; });
+    QVERIFY(ot != b.settings.end());
+    QVERIFY2(ot->second.find("blk\\.([0-9]|10)\\.ffn_") == 0, ot->second.c_str());
+    b = benchData("md_b10809_5266f24da_cuda_ncmoe_fa.md");
+    QCOMPARE(b.points.size(), size_t(5));
+    QCOMPARE(b.model, std::string("qwen3moe 30B.A3B Q4_K - Medium"));
+    QVERIFY(std::find(b.settings.begin(), b.settings.end(),
+                      std::pair<std::string, std::string>("n_cpu_moe", "40")) != b.settings.end());
+    b = benchData("md_b11541_f2918cabb_vulkan_qwen3next_depth.md");
+    QCOMPARE(b.points.size(), size_t(6));
+    QCOMPARE(b.points[5].depth, int64_t(32768));
+    QCOMPARE(b.points[5].outputTokensPerSecond, 35.80);
+    for (const char* f : {"csv_b5163_8cf427ff_readme.csv", "json_b5163_8cf427ff_readme.json",
+                          "jsonl_b5163_8cf427ff_readme.jsonl"}) {
+        b = benchData(f);
+        QCOMPARE(b.version, std::string("b5163 (8cf427ff)"));
+        QCOMPARE(b.gpu, std::string("NVIDIA GeForce RTX 4080"));
+        QCOMPARE(b.points.size(), size_t(2));
+        QCOMPARE(b.points[0].inputTokens, 512.0);
+        QVERIFY(b.points[0].inputTokensPerSecond > 7000 && b.points[0].inputTokensPerSecond < 7300);
+        QCOMPARE(b.points[1].outputTokens, 128.0);
+    }
+    QCOMPARE(benchData("csv_b5163_8cf427ff_readme.csv").points[1].outputTokensPerSecond,
+             119.915244);
+}
+
+// What cannot be read is an error naming the file and what in it: a cut block, a figure with
+// an author's mark after it, a JSON broken in pasting, a table row of the wrong width, and a
+// file of no tool's.
+void TestEngines::benchmarkReadersRefuseWhatTheyCannotRead()
+{
+    const std::string dir = src(QStringLiteral("tests/data/benchmarks/")).toStdString();
+    auto cut = readBenchmark(dir + "benchmark_serving-2024-08-pr7062-p90p95-TRUNCATED.txt");
+    QVERIFY(!cut.ok());
+    QVERIFY2(cut.error().find("TRUNCATED.txt: the block 1 ends before its closing line") !=
+                 std::string::npos,
+             cut.error().c_str());
+    auto marked = readBenchmark(dir + "vllm-bench-serve-2026-pr31826-conc8-annotated.txt");
+    QVERIFY(!marked.ok());
+    QVERIFY2(marked.error().find("annotated.txt: Median TTFT (ms): \"27.44") != std::string::npos,
+             marked.error().c_str());
+    auto broken = readBenchmark(dir + "json_b10700_bebc9350e_sycl_AS_PUBLISHED_corrupt.json");
+    QVERIFY(!broken.ok());
+    QVERIFY2(broken.error().find("corrupt.json: not valid JSON") != std::string::npos,
+             broken.error().c_str());
+    auto row = parseBenchmark("| model | size | test | t/s |\n| --- | ---: | ---: | ---: |\n"
+                              "| llama 7B | 3 GiB | pp512 |\n",
+                              "short.md");
+    QVERIFY(!row.ok());
+    QVERIFY2(row.error().find("short.md: line 3: 3 cells under a header of 4") != std::string::npos,
+             row.error().c_str());
+    auto test = parseBenchmark("| model | test | t/s |\n| llama | xx512 | 5.0 ± 0.1 |\n", "t.md");
+    QVERIFY(!test.ok());
+    QVERIFY2(test.error().find("test: \"xx512\"") != std::string::npos, test.error().c_str());
+    auto json = parseBenchmark(R"({"completed": 10, "total_input_tokens": "many"})", "r.json");
+    QVERIFY(!json.ok());
+    QVERIFY2(json.error().find("r.json: total_input_tokens: \"many\" is not a figure") !=
+                 std::string::npos,
+             json.error().c_str());
+    auto missing = parseBenchmark(R"({"completed": 10, "total_input_tokens": 100})", "m.json");
+    QVERIFY(!missing.ok());
+    QVERIFY2(missing.error().find("m.json: total_output_tokens: missing") != std::string::npos,
+             missing.error().c_str());
+    auto none = parseBenchmark("INFO: Started server process\n", "server.log");
+    QVERIFY(!none.ok());
+    QVERIFY2(none.error().find("server.log: not a benchmark output") != std::string::npos,
+             none.error().c_str());
+}
+
+// A point as a load: a rate is Poisson arrivals (a cap beside it binds only past it), a cap
+// alone a closed loop, neither a burst of every request; llama-bench's tests one sequence, no
+// server in front, pp a prompt rate and tg a TPOT (after its depth).
+void TestEngines::benchmarkPointsBecomeLoads()
+{
+    const Benchmark rate = benchData("sglang-bench_serving-2025-sharegpt-rate5-conc256.jsonl");
+    MeasuredPoint m = measuredPoint(rate, rate.points[0]).value();
+    QVERIFY(m.load.load.kind == LatencyLoad::Kind::RequestsPerSecond);
+    QCOMPARE(m.load.load.value, 5.0);
+    QCOMPARE(m.load.load.requests, int64_t(1000));
+    QCOMPARE(m.load.inputTokens, int64_t(302));  // 302,118 / 1,000
+    QCOMPARE(m.load.outputTokens, int64_t(196)); // 195,775 / 1,000
+    QCOMPARE(m.tpotSeconds, 11.808901276564441e-3);
+    QVERIFY(m.load.frontend);
+    const Benchmark cap = benchData("benchmark_serving-2025-rocm-deepseek-r1-conc128-e2el.txt");
+    m = measuredPoint(cap, cap.points[0]).value();
+    QVERIFY(m.load.load.kind == LatencyLoad::Kind::Concurrent);
+    QCOMPARE(m.load.load.value, 128.0);
+    const Benchmark burst =
+        benchData("benchmark_serving-2025-02-issue12845-total-Token-throughput.txt");
+    m = measuredPoint(burst, burst.points[0]).value();
+    QVERIFY(m.load.load.kind == LatencyLoad::Kind::MaxLoad);
+    QCOMPARE(m.load.load.requests, int64_t(772));
+    QCOMPARE(benchmarkLoadText(burst.points[0]), std::string("all 772 at once"));
+    const Benchmark llama = benchData("md_b11541_f2918cabb_vulkan_qwen3next_depth.md");
+    m = measuredPoint(llama, llama.points[0]).value(); // pp512
+    QVERIFY(!m.load.frontend);
+    QCOMPARE(m.load.inputTokens, int64_t(512));
+    QCOMPARE(m.inputTokensPerSecond, 956.42);
+    QVERIFY(std::isnan(m.tpotSeconds));
+    m = measuredPoint(llama, llama.points[5]).value(); // tg128 @ d32768
+    QCOMPARE(m.load.inputTokens, int64_t(32768));
+    QCOMPARE(m.load.outputTokens, int64_t(128));
+    QCOMPARE(m.tpotSeconds, 1 / 35.80);
+    const auto deep = measuredPoint(llama, llama.points[3]); // pp512 @ d32768
+    QVERIFY(!deep.ok());
+    QVERIFY2(deep.error().find("after 32,768 cached tokens") != std::string::npos,
+             deep.error().c_str());
+}
+
+#include "tst_engines.moc"

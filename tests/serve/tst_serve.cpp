@@ -10,6 +10,7 @@
 #include "engines/vllm/VllmEngine.h"
 #include "read/ConfigReader.h"
 #include "read/ModelSource.h"
+#include "serve/Calibrate.h"
 #include "serve/GpuCatalog.h"
 #include "serve/HostMemory.h"
 #include "serve/Latency.h"
@@ -73,6 +74,8 @@ private slots:
     void aRateThroughCapacityQueuesUpward();
     void publishedLatencyRows();
     void cachedPrefixStillAttended();
+    void calibrationRecoversTheConstantsThatMadeThePoint();
+    void calibrationRaisesTheBandwidthOnlyPastNoHostTime();
 };
 
 // Issue 40: llama.cpp's --n-cpu-moe, timed. Qwen3-30B-A3B in bf16 (48 MoE layers of 128 experts,
@@ -768,6 +771,90 @@ void TestServe::cachedPrefixStillAttended()
     QVERIFY2(std::fabs((full - after) / (gemm + pairs) - 1) < 1e-9,
              qPrintable(QString("saved %1 of %2").arg(full - after).arg(full)));
     QVERIFY(std::fabs(full - after - 0.775) < 0.01);
+}
+
+// Issue 39: a point made by the step model itself with known host costs (5 ms a step, a 40 ms
+// front end) is calibrated back from the fitted constants: the two come back, nothing else is
+// changed, and the point is reproduced. Qwen3-8B on an H100, 8 clients of 512 in / 256 out.
+void TestServe::calibrationRecoversTheConstantsThatMadeThePoint()
+{
+    const ModelSpec s = readModel("qwen3-8b").value();
+    DeploymentInputs in;
+    in.gpu = *builtinGpuCatalog().find("H100 SXM");
+    in.maxModelLen = 4096;
+    in.weightDtype = DType::BF16;
+    LatencyInputs q;
+    q.inputTokens = 512;
+    q.outputTokens = 256;
+    q.load = {LatencyLoad::Kind::Concurrent, 8, 0};
+    const LatencyRun run = [&s](const DeploymentInputs& d, const LatencyInputs& l) {
+        return servingLatency(s, d, l);
+    };
+    DeploymentInputs truth = in;
+    truth.efficiency.stepSeconds = 5e-3;
+    truth.efficiency.frontendSeconds = 40e-3;
+    const LatencyResult measured = servingLatency(s, truth, q).value();
+    MeasuredPoint p;
+    p.load = q;
+    p.ttftSeconds = measured.ttftSeconds;
+    p.tpotSeconds = measured.tpotSeconds;
+    const auto fit = calibrateOnPoint(in, p, run);
+    QVERIFY2(fit.ok(), fit.error().c_str());
+    QVERIFY(std::fabs(fit->efficiency.stepSeconds - 5e-3) < 1e-6);
+    QVERIFY(std::fabs(fit->efficiency.frontendSeconds - 40e-3) < 1e-6);
+    QCOMPARE(fit->efficiency.compute, in.efficiency.compute);
+    QCOMPARE(fit->efficiency.memory, in.efficiency.memory);
+    QCOMPARE(fit->changed.size(), size_t(2));
+    QCOMPARE(fit->changed[0].name, std::string("step_seconds"));
+    QCOMPARE(fit->changed[0].before, latencyConstants().stepSeconds);
+    QCOMPARE(fit->changed[1].name, std::string("frontend_seconds"));
+    QCOMPARE(fit->changed[1].before, latencyConstants().frontendSeconds);
+    QVERIFY(std::fabs(fit->after.tpotSeconds / measured.tpotSeconds - 1) < 1e-6);
+    QVERIFY(std::fabs(fit->after.ttftSeconds / measured.ttftSeconds - 1) < 1e-6);
+    QVERIFY(std::fabs(fit->before.tpotSeconds - measured.tpotSeconds) > 3e-3);
+    // The memory side is not the calibration's: the batch cap (the KV's requests) is the same.
+    QCOMPARE(fit->after.batchCap, fit->before.batchCap);
+}
+
+// A TPOT faster than the fitted constants allow even with no host time a step: the GPU reads
+// faster than assumed, so the memory efficiency rises (and the host time is 0); one faster than
+// the whole datasheet bandwidth allows stops there and says so.
+void TestServe::calibrationRaisesTheBandwidthOnlyPastNoHostTime()
+{
+    const ModelSpec s = readModel("qwen3-8b").value();
+    DeploymentInputs in;
+    in.gpu = *builtinGpuCatalog().find("H100 SXM");
+    in.maxModelLen = 4096;
+    in.weightDtype = DType::BF16;
+    LatencyInputs q;
+    q.inputTokens = 512;
+    q.outputTokens = 256;
+    q.load = {LatencyLoad::Kind::Concurrent, 1, 0};
+    const LatencyRun run = [&s](const DeploymentInputs& d, const LatencyInputs& l) {
+        return servingLatency(s, d, l);
+    };
+    DeploymentInputs truth = in;
+    truth.efficiency.stepSeconds = 0;
+    truth.efficiency.memory = 0.85;
+    MeasuredPoint p;
+    p.load = q;
+    p.tpotSeconds = servingLatency(s, truth, q)->tpotSeconds;
+    auto fit = calibrateOnPoint(in, p, run);
+    QVERIFY2(fit.ok(), fit.error().c_str());
+    QCOMPARE(fit->efficiency.stepSeconds, 0.0);
+    QVERIFY(std::fabs(fit->efficiency.memory - 0.85) < 1e-6);
+    QVERIFY(fit->notes.empty());
+    // Half the time the whole bandwidth takes: no calibration reaches it.
+    truth.efficiency.memory = 1.0;
+    p.tpotSeconds = servingLatency(s, truth, q)->tpotSeconds / 2;
+    fit = calibrateOnPoint(in, p, run);
+    QVERIFY2(fit.ok(), fit.error().c_str());
+    QCOMPARE(fit->notes.size(), size_t(1));
+    QVERIFY(fit->notes[0].find("whole bandwidth") != std::string::npos);
+    // A point with nothing to fit on is refused.
+    MeasuredPoint none;
+    none.load = q;
+    QVERIFY(!calibrateOnPoint(in, none, run).ok());
 }
 
 #include "tst_serve.moc"

@@ -1,0 +1,411 @@
+#include "engines/Benchmark.h"
+
+#include "base/JsonFile.h"
+#include "base/LogText.h"
+#include "base/TextFile.h"
+#include "base/Units.h"
+#include "engines/BenchmarkFormats.h"
+
+#include <cmath>
+#include <sstream>
+
+namespace attnplan {
+
+using namespace logtext;
+
+namespace {
+
+bool startsJson(const std::string& text)
+{
+    for (char c : text) {
+        if (c == ' ' || c == '\n' || c == '\r' || c == '\t')
+            continue;
+        return c == '{' || c == '[';
+    }
+    return false;
+}
+
+} // namespace
+
+namespace bench {
+
+std::vector<std::string> lines(const std::string& text)
+{
+    std::vector<std::string> out;
+    std::istringstream in(text);
+    std::string line;
+    while (std::getline(in, line))
+        out.push_back(line);
+    return out;
+}
+
+Expected<double> number(const std::string& value, const std::string& label,
+                        const std::string& field)
+{
+    const std::string v = trim(value);
+    if (v == "inf" || v == "Infinity")
+        return INFINITY;
+    char* end = nullptr;
+    const double d = std::strtod(v.c_str(), &end);
+    if (v.empty() || end != v.c_str() + v.size() || !std::isfinite(d) || d < 0)
+        return Error{label + ": " + field + ": \"" + v + "\" is not a figure"};
+    return d;
+}
+
+std::string pointLabel(const BenchmarkPoint& p, const std::string& fallback)
+{
+    if (p.requestRate > 0 && std::isfinite(p.requestRate))
+        return "rate " + formatFixed(p.requestRate, 2);
+    if (p.maxConcurrency > 0)
+        return "c" + std::to_string(p.maxConcurrency);
+    return fallback;
+}
+
+// A latency line's statistic and metric: "Mean TTFT (ms)", "P99 E2E Latency (ms)".
+bool latencyLine(const std::string& key, BenchmarkPoint& p, LatencyStats** stats, double** slot)
+{
+    const size_t space = key.find(' ');
+    if (space == std::string::npos || key.size() < 5 || key.compare(key.size() - 5, 5, " (ms)"))
+        return false;
+    const std::string stat = key.substr(0, space);
+    const std::string metric = key.substr(space + 1, key.size() - 5 - space - 1);
+    LatencyStats* s = metric == "TTFT"                              ? &p.ttft
+                      : metric == "TPOT"                            ? &p.tpot
+                      : metric == "ITL"                             ? &p.itl
+                      : metric == "E2EL" || metric == "E2E Latency" ? &p.e2e
+                                                                    : nullptr;
+    if (!s)
+        return false;
+    double* d = stat == "Mean"     ? &s->mean
+                : stat == "Median" ? &s->median
+                : stat == "P90"    ? &s->p90
+                : stat == "P95"    ? &s->p95
+                : stat == "P99"    ? &s->p99
+                                   : nullptr;
+    *stats = s;
+    *slot = d; // Std, Max and other percentiles are read as figures and kept nowhere
+    return true;
+}
+
+} // namespace bench
+
+namespace {
+
+using bench::number;
+
+// The printed block both `vllm bench serve` (and benchmark_serving.py before it) and SGLang's
+// bench_serving write: "============ Serving Benchmark Result ============", then "Label: value"
+// lines, closed by a line of "=". One point a block; the lines before a block since the last
+// one (the run's preamble: "Traffic request rate: inf", "Maximum request concurrency: 4") are
+// its load where the block does not repeat them.
+Expected<Benchmark> parsePrintedBlocks(const std::string& text, const std::string& label)
+{
+    Benchmark b;
+    b.format = "printed block";
+    b.tool = "vllm bench serve";
+    const std::vector<std::string> all = bench::lines(text);
+    BenchmarkPoint p;
+    bool inBlock = false;
+    double totalIn = -1, totalOut = -1;
+    auto field = [&](const std::string& key, const std::string& value) -> Expected<bool> {
+        auto f = [&](double& slot) -> Expected<bool> {
+            auto v = number(value, label, key);
+            if (!v)
+                return v.failure();
+            slot = v.value();
+            return true;
+        };
+        LatencyStats* stats = nullptr;
+        double* slot = nullptr;
+        if (bench::latencyLine(key, p, &stats, &slot)) {
+            double scratch = 0;
+            auto v = f(slot ? *slot : scratch);
+            if (!v)
+                return v;
+            if (slot)
+                *slot /= 1e3;
+            return true;
+        }
+        if (key == "Backend") { // SGLang's block names its backend; vLLM's does not
+            b.tool = "sglang bench_serving";
+            b.settings.emplace_back("backend", trim(value));
+            return true;
+        }
+        if (key == "Successful requests") {
+            double n = 0;
+            auto v = f(n);
+            if (v)
+                p.requests = int64_t(n);
+            return v;
+        }
+        if (key == "Traffic request rate" || key == "Request rate configured (RPS)")
+            return value == "trace" ? Expected<bool>(true) : f(p.requestRate); // a replayed trace
+        if (key == "Maximum request concurrency" || key == "Max request concurrency" ||
+            key == "Max reqeuest concurrency") { // SGLang's spelling early in 2025
+            if (value == "None" || value == "not set")
+                return true;
+            double c = 0;
+            auto v = f(c);
+            if (v)
+                p.maxConcurrency = int64_t(c);
+            return v;
+        }
+        if (key == "Benchmark duration (s)")
+            return f(p.durationSeconds);
+        if (key == "Total input tokens")
+            return f(totalIn);
+        if (key == "Total generated tokens" || key == "Total output tokens")
+            return f(totalOut);
+        if (key == "Request throughput (req/s)")
+            return f(p.requestsPerSecond);
+        if (key == "Output token throughput (tok/s)")
+            return f(p.outputTokensPerSecond);
+        if (key == "Input token throughput (tok/s)")
+            return f(p.inputTokensPerSecond);
+        return true; // lines this release added that nothing here reads
+    };
+    int blocks = 0;
+    for (const std::string& raw : all) {
+        const std::string line = trim(raw);
+        if (line.find("Serving Benchmark Result") != std::string::npos) {
+            inBlock = true;
+            continue;
+        }
+        if (inBlock && line.size() >= 10 && line.find_first_not_of('=') == std::string::npos) {
+            if (totalIn < 0 || totalOut < 0 || p.requests <= 0)
+                return Error{label + ": the block " + std::to_string(blocks + 1) + " states no " +
+                             (p.requests <= 0 ? "\"Successful requests\""
+                              : totalIn < 0   ? "\"Total input tokens\""
+                                              : "\"Total generated tokens\"")};
+            p.inputTokens = totalIn / double(p.requests);
+            p.outputTokens = totalOut / double(p.requests);
+            ++blocks;
+            p.label = bench::pointLabel(p, "block " + std::to_string(blocks));
+            b.points.push_back(p);
+            p = {};
+            totalIn = totalOut = -1;
+            inBlock = false;
+            continue;
+        }
+        const size_t colon = line.find(':');
+        if (colon == std::string::npos)
+            continue;
+        const std::string key = trim(line.substr(0, colon));
+        const std::string value = trim(line.substr(colon + 1));
+        if (!inBlock && key != "Traffic request rate" && key != "Maximum request concurrency" &&
+            key != "Max request concurrency")
+            continue;
+        auto ok = field(key, value);
+        if (!ok)
+            return ok.failure();
+    }
+    if (inBlock)
+        return Error{label + ": the block " + std::to_string(blocks + 1) +
+                     " ends before its closing line of \"=\" (a cut copy?)"};
+    if (b.points.empty())
+        return Error{label + ": no \"Serving Benchmark Result\" block"};
+    return b;
+}
+
+} // namespace
+
+namespace bench {
+
+// One object of vLLM's --save-result JSON or SGLang's JSONL: the two share their keys
+// (mean_ttft_ms, completed, total_input_tokens, ...); SGLang's alone writes
+// total_output_tokens_retokenized and e2e_latency, vLLM's alone model_id.
+Expected<BenchmarkPoint> servingPoint(const nlohmann::json& o, const std::string& label,
+                                      Benchmark& b)
+{
+    BenchmarkPoint p;
+    auto figure = [&](const char* key, double& slot, double scale) -> Expected<bool> {
+        auto it = o.find(key);
+        if (it == o.end() || it->is_null())
+            return false;
+        if (it->is_string()) {
+            auto v = number(it->get<std::string>(), label, key);
+            if (!v)
+                return v.failure();
+            slot = v.value() * scale;
+            return true;
+        }
+        if (!it->is_number() || it->get<double>() < 0)
+            return Error{label + ": " + key + ": " + it->dump() + " is not a figure"};
+        slot = it->get<double>() * scale;
+        return true;
+    };
+    const bool sglang =
+        o.contains("total_output_tokens_retokenized") || o.contains("mean_e2e_latency_ms");
+    b.tool = sglang ? "sglang bench_serving" : "vllm bench serve";
+    b.format = sglang ? "JSONL" : "save-result JSON";
+    for (const char* key : {"model_id", "model"})
+        if (o.contains(key) && o[key].is_string() && b.model.empty())
+            b.model = o[key].get<std::string>();
+    if (o.contains("backend") && o["backend"].is_string())
+        b.settings.emplace_back("backend", o["backend"].get<std::string>());
+    if (o.contains("dataset_name") && o["dataset_name"].is_string())
+        p.dataset = o["dataset_name"].get<std::string>();
+    double completed = -1, in = -1, out = -1, concurrency = 0;
+    struct Key
+    {
+        const char* name;
+        double* slot;
+        double scale;
+    };
+    const Key keys[] = {
+        {"completed", &completed, 1},
+        {"total_input_tokens", &in, 1},
+        {"total_output_tokens", &out, 1},
+        {"request_rate", &p.requestRate, 1},
+        {"max_concurrency", &concurrency, 1},
+        {"duration", &p.durationSeconds, 1},
+        {"request_throughput", &p.requestsPerSecond, 1},
+        {"output_throughput", &p.outputTokensPerSecond, 1},
+        {"input_throughput", &p.inputTokensPerSecond, 1},
+    };
+    for (const Key& k : keys)
+        if (auto ok = figure(k.name, *k.slot, k.scale); !ok)
+            return ok.failure();
+    struct Metric
+    {
+        const char* name;
+        LatencyStats* stats;
+    };
+    const Metric metrics[] = {{"ttft", &p.ttft},
+                              {"tpot", &p.tpot},
+                              {"itl", &p.itl},
+                              {"e2el", &p.e2e},
+                              {"e2e_latency", &p.e2e}};
+    for (const Metric& m : metrics) {
+        const std::pair<const char*, double*> stats[] = {{"mean", &m.stats->mean},
+                                                         {"median", &m.stats->median},
+                                                         {"p90", &m.stats->p90},
+                                                         {"p95", &m.stats->p95},
+                                                         {"p99", &m.stats->p99}};
+        for (const auto& [stat, slot] : stats) {
+            const std::string key = std::string(stat) + "_" + m.name + "_ms";
+            if (auto ok = figure(key.c_str(), *slot, 1e-3); !ok)
+                return ok.failure();
+        }
+    }
+    if (completed <= 0 || in < 0 || out < 0)
+        return Error{label + ": " +
+                     (completed <= 0 ? "completed"
+                      : in < 0       ? "total_input_tokens"
+                                     : "total_output_tokens") +
+                     ": missing (not a result of vllm bench serve or sglang bench_serving?)"};
+    p.requests = int64_t(completed);
+    p.inputTokens = in / completed;
+    p.outputTokens = out / completed;
+    p.maxConcurrency = int64_t(concurrency);
+    return p;
+}
+
+Expected<Benchmark> parseServingJson(const std::string& text, const std::string& label)
+{
+    Benchmark b;
+    // One object, or several appended a line each (vLLM's --append-result, SGLang's JSONL).
+    std::vector<std::string> objects;
+    if (auto whole = detail::parseJson(text, label, detail::JsonDialect::Python);
+        whole && whole->is_object())
+        objects.push_back(text);
+    else
+        for (const std::string& line : lines(text))
+            if (!trim(line).empty())
+                objects.push_back(line);
+    int n = 0;
+    for (const std::string& one : objects) {
+        ++n;
+        const std::string where =
+            objects.size() > 1 ? label + ": line " + std::to_string(n) : label;
+        auto j = detail::parseJson(one, where, detail::JsonDialect::Python);
+        if (!j)
+            return j.failure();
+        if (!j->is_object())
+            return Error{where + ": not a benchmark result object"};
+        auto p = servingPoint(j.value(), where, b);
+        if (!p)
+            return p.failure();
+        BenchmarkPoint point = p.value();
+        point.label = pointLabel(point, "result " + std::to_string(n));
+        b.points.push_back(point);
+    }
+    if (b.points.empty())
+        return Error{label + ": holds no result"};
+    return b;
+}
+
+} // namespace bench
+
+Expected<Benchmark> parseBenchmark(const std::string& text, const std::string& label)
+{
+    if (text.find("Serving Benchmark Result") != std::string::npos)
+        return parsePrintedBlocks(text, label);
+    if (auto llama = bench::parseLlamaBench(text, label))
+        return *llama;
+    if (startsJson(text))
+        return bench::parseServingJson(text, label);
+    return Error{label + ": not a benchmark output attnplan reads (vllm bench serve's or SGLang "
+                         "bench_serving's result block or JSON, llama-bench's table, CSV or JSON)"};
+}
+
+Expected<Benchmark> readBenchmark(const std::string& path)
+{
+    auto text = readTextInput(path, kMaxLogBytes);
+    if (!text)
+        return text.failure();
+    return parseBenchmark(text.value(), path);
+}
+
+// An offered rate is the load (a concurrency cap beside it binds only past it); else the cap's
+// closed loop; else every request at once.
+std::string benchmarkLoadText(const BenchmarkPoint& p)
+{
+    if (p.depth > 0 || p.requests == 0)
+        return "one sequence";
+    if (p.requestRate > 0 && std::isfinite(p.requestRate))
+        return formatFixed(p.requestRate, 2) + " requests/s";
+    if (p.maxConcurrency > 0)
+        return withCommas(p.maxConcurrency) + " concurrent";
+    return "all " + withCommas(p.requests) + " at once";
+}
+
+Expected<MeasuredPoint> measuredPoint(const Benchmark& b, const BenchmarkPoint& p)
+{
+    MeasuredPoint m;
+    const bool llama = b.tool == "llama-bench";
+    if (p.inputTokens <= 0 && p.outputTokens <= 0)
+        return Error{p.label + ": states no prompt or output lengths"};
+    m.load.inputTokens = std::max<int64_t>(1, std::llround(p.inputTokens));
+    m.load.outputTokens = std::max<int64_t>(2, std::llround(p.outputTokens));
+    if (llama) {
+        // One sequence, no server: a prompt alone (pp) or a decode alone (tg), the latter after
+        // its depth's tokens (taken as its prompt).
+        m.load.load = {LatencyLoad::Kind::Concurrent, 1, 0};
+        m.load.frontend = false;
+        if (p.outputTokens > 0 && p.inputTokens > 0 && p.depth == 0)
+            return Error{p.label + ": a prompt and its generation timed together (pg): "
+                                   "attnplan times them apart (pp, tg)"};
+        if (p.outputTokens <= 0) {
+            if (p.depth > 0)
+                return Error{p.label + ": a prompt after " + withCommas(p.depth) +
+                             " cached tokens: the calibration times prompts from empty"};
+            m.inputTokensPerSecond = p.inputTokensPerSecond;
+        } else {
+            m.load.inputTokens = std::max<int64_t>(1, p.depth);
+            m.tpotSeconds = p.tpot.mean;
+        }
+        return m;
+    }
+    if (p.requestRate > 0 && std::isfinite(p.requestRate))
+        m.load.load = {LatencyLoad::Kind::RequestsPerSecond, p.requestRate, p.requests};
+    else if (p.maxConcurrency > 0)
+        m.load.load = {LatencyLoad::Kind::Concurrent, double(p.maxConcurrency), p.requests};
+    else
+        m.load.load = {LatencyLoad::Kind::MaxLoad, 0, std::max<int64_t>(1, p.requests)};
+    m.ttftSeconds = p.ttft.mean;
+    m.tpotSeconds = std::isfinite(p.tpot.mean) ? p.tpot.mean : p.itl.mean;
+    return m;
+}
+
+} // namespace attnplan

@@ -1,0 +1,285 @@
+#include "serve/Calibrate.h"
+
+#include "base/JsonFile.h"
+#include "serve/StepTime.h"
+
+#include <cmath>
+#include <sstream>
+
+namespace attnplan {
+
+namespace {
+
+bool given(double v)
+{
+    return std::isfinite(v) && v > 0;
+}
+
+// The x in [lo, hi] where a monotone figure meets `target`, by bisection; `rising` says which
+// way it moves with x. The bound nearest the target where it is never met.
+template <class F> double solve(F figure, double target, double lo, double hi, bool rising)
+{
+    for (int i = 0; i < 60; ++i) {
+        const double mid = 0.5 * (lo + hi);
+        const double v = figure(mid);
+        if ((v < target) == rising)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
+} // namespace
+
+std::string calibratedConstantText(const CalibratedConstant& c)
+{
+    std::ostringstream o;
+    o.precision(3);
+    const bool time = c.name == "step_seconds" || c.name == "frontend_seconds";
+    const double scale = time ? 1e3 : 1.0;
+    o << std::fixed
+      << (c.name == "step_seconds"        ? "host time a step "
+          : c.name == "frontend_seconds"  ? "front end "
+          : c.name == "memory_efficiency" ? "memory efficiency "
+                                          : "compute efficiency ")
+      << c.before * scale << (time ? " ms" : "") << " -> " << c.after * scale
+      << (time ? " ms" : "");
+    return o.str();
+}
+
+Expected<CalibrationFit> calibrateOnPoint(const DeploymentInputs& in, const MeasuredPoint& p,
+                                          const LatencyRun& run)
+{
+    const bool tpot = given(p.tpotSeconds), ttft = given(p.ttftSeconds),
+               prompt = given(p.inputTokensPerSecond);
+    if (!tpot && !ttft && !prompt)
+        return Error{"calibrate: the point gives no TTFT, TPOT or prompt rate to fit on"};
+    auto first = run(in, p.load);
+    if (!first)
+        return first.failure();
+    CalibrationFit fit;
+    fit.before = first.value();
+    DeploymentInputs cur = in;
+    // A figure of the latency at trial constants; a trial the engine refuses counts as
+    // infinitely slow (it cannot be what was measured).
+    auto at = [&](const Efficiencies& e, auto pick) {
+        DeploymentInputs d = cur;
+        d.efficiency = e;
+        auto r = run(d, p.load);
+        return r ? pick(r.value()) : INFINITY;
+    };
+    auto tpotOf = [](const LatencyResult& r) { return r.tpotSeconds; };
+    auto ttftOf = [](const LatencyResult& r) { return r.ttftSeconds; };
+    const double inputTokens = double(p.load.inputTokens);
+    auto promptRateOf = [inputTokens](const LatencyResult& r) {
+        return r.ttftSeconds > 0 ? inputTokens / r.ttftSeconds : 0.0;
+    };
+    Efficiencies e = cur.efficiency;
+    e.stepSeconds = stepSecondsOf(e);
+    e.frontendSeconds = frontendSecondsOf(e);
+    const Efficiencies start = e;
+
+    if (prompt && !tpot) {
+        e.compute = solve(
+            [&](double x) {
+                Efficiencies t = e;
+                t.compute = x;
+                return at(t, promptRateOf);
+            },
+            p.inputTokensPerSecond, 0.01, 1.0, true);
+        if (std::abs(e.compute - 1.0) < 1e-3)
+            fit.notes.push_back("the prompt rate measured is beyond the GPU's dense peak as the "
+                                "model counts it: the compute efficiency stops at the peak");
+    }
+    // Two passes: the front end and the step's host time each move the other's figure a little
+    // (a prompt's chunks are steps too).
+    for (int pass = 0; pass < 2; ++pass) {
+        if (tpot) {
+            Efficiencies none = e;
+            none.stepSeconds = 0;
+            if (at(none, tpotOf) <= p.tpotSeconds) {
+                double hi = 0.01;
+                for (int i = 0; i < 12; ++i) {
+                    Efficiencies t = e;
+                    t.stepSeconds = hi;
+                    if (at(t, tpotOf) >= p.tpotSeconds)
+                        break;
+                    hi *= 4;
+                }
+                e.stepSeconds = solve(
+                    [&](double x) {
+                        Efficiencies t = e;
+                        t.stepSeconds = x;
+                        return at(t, tpotOf);
+                    },
+                    p.tpotSeconds, 0.0, hi, true);
+            } else {
+                e.stepSeconds = 0;
+                e.memory = solve(
+                    [&](double x) {
+                        Efficiencies t = e;
+                        t.memory = x;
+                        return at(t, tpotOf);
+                    },
+                    p.tpotSeconds, e.memory, 1.0, false);
+            }
+        }
+        if (ttft) {
+            Efficiencies none = e;
+            none.frontendSeconds = 0;
+            if (!p.load.frontend) {
+                // No server in front (an offline run): the prompt's own time is all there is.
+                e.compute = solve(
+                    [&](double x) {
+                        Efficiencies t = e;
+                        t.compute = x;
+                        return at(t, ttftOf);
+                    },
+                    p.ttftSeconds, 0.01, 1.0, false);
+            } else if (at(none, ttftOf) <= p.ttftSeconds) {
+                double hi = 0.01;
+                for (int i = 0; i < 12; ++i) {
+                    Efficiencies t = e;
+                    t.frontendSeconds = hi;
+                    if (at(t, ttftOf) >= p.ttftSeconds)
+                        break;
+                    hi *= 4;
+                }
+                e.frontendSeconds = solve(
+                    [&](double x) {
+                        Efficiencies t = e;
+                        t.frontendSeconds = x;
+                        return at(t, ttftOf);
+                    },
+                    p.ttftSeconds, 0.0, hi, true);
+            } else {
+                e.frontendSeconds = 0;
+                e.compute = solve(
+                    [&](double x) {
+                        Efficiencies t = e;
+                        t.compute = x;
+                        return at(t, ttftOf);
+                    },
+                    p.ttftSeconds, e.compute, 1.0, false);
+            }
+        }
+    }
+    if (tpot && e.stepSeconds == 0 && at(e, tpotOf) > p.tpotSeconds * 1.02)
+        fit.notes.push_back(
+            "the TPOT measured is below what the GPU's whole bandwidth allows for this "
+            "deployment's reads: another deployment (a smaller dtype, more GPUs, speculative "
+            "decoding) or another load ran");
+    if (ttft && e.frontendSeconds == 0 && at(e, ttftOf) > p.ttftSeconds * 1.02)
+        fit.notes.push_back("the TTFT measured is below the prompt's time at the GPU's dense "
+                            "peak: the prompts were shorter, or cached");
+
+    auto note = [&](const char* name, double before, double after) {
+        if (std::abs(after - before) > 1e-12 * std::max(1.0, std::abs(before)))
+            fit.changed.push_back({name, before, after});
+    };
+    note("step_seconds", start.stepSeconds, e.stepSeconds);
+    note("frontend_seconds", start.frontendSeconds, e.frontendSeconds);
+    note("memory_efficiency", start.memory, e.memory);
+    note("compute_efficiency", start.compute, e.compute);
+    // Constants left as fitted stay "as fitted" (negative) in the result, so that a file saved
+    // from it says only what the point measured.
+    if (e.stepSeconds == start.stepSeconds)
+        e.stepSeconds = cur.efficiency.stepSeconds;
+    if (e.frontendSeconds == start.frontendSeconds)
+        e.frontendSeconds = cur.efficiency.frontendSeconds;
+    fit.efficiency = e;
+    cur.efficiency = e;
+    auto after = run(cur, p.load);
+    if (!after)
+        return after.failure();
+    fit.after = after.value();
+    return fit;
+}
+
+namespace {
+constexpr const char* kCalibrationSchema = "attnplan-gpu-calibration-1";
+}
+
+std::string stepCalibrationToJson(const StepCalibration& c)
+{
+    nlohmann::ordered_json j;
+    j["schema"] = kCalibrationSchema;
+    j["gpu"] = c.gpu;
+    j["engine"] = c.engine;
+    j["model"] = c.model;
+    j["measured_on"] = c.source;
+    j["compute_efficiency"] = c.efficiency.compute;
+    j["memory_efficiency"] = c.efficiency.memory;
+    // null: the step model's fitted constant
+    j["step_seconds"] = c.efficiency.stepSeconds >= 0
+                            ? nlohmann::ordered_json(c.efficiency.stepSeconds)
+                            : nlohmann::ordered_json();
+    j["frontend_seconds"] = c.efficiency.frontendSeconds >= 0
+                                ? nlohmann::ordered_json(c.efficiency.frontendSeconds)
+                                : nlohmann::ordered_json();
+    j["changed"] = nlohmann::ordered_json::array();
+    for (const CalibratedConstant& k : c.changed)
+        j["changed"].push_back({{"name", k.name}, {"before", k.before}, {"after", k.after}});
+    return j.dump(2) + "\n";
+}
+
+Expected<StepCalibration> readStepCalibration(const std::string& path)
+{
+    auto j = detail::readJsonFile(path);
+    if (!j)
+        return j.failure();
+    const nlohmann::json& o = j.value();
+    if (!o.is_object() || o.value("schema", "") != kCalibrationSchema)
+        return Error{path + ": not a GPU calibration (" + kCalibrationSchema +
+                     ", saved by attnplan-cli calibrate --save)"};
+    StepCalibration c;
+    auto text = [&](const char* key, std::string& slot) -> Expected<bool> {
+        if (!o.contains(key) || !o[key].is_string() || o[key].get<std::string>().empty())
+            return Error{path + ": " + key + ": missing"};
+        slot = o[key].get<std::string>();
+        return true;
+    };
+    auto figure = [&](const char* key, double& slot, double lo, double hi,
+                      bool nullable) -> Expected<bool> {
+        if (nullable && o.contains(key) && o[key].is_null())
+            return true;
+        if (!o.contains(key) || !o[key].is_number())
+            return Error{path + ": " + key + ": missing or not a number"};
+        const double v = o[key].get<double>();
+        if (!(v >= lo && v <= hi))
+            return Error{path + ": " + key + ": " + o[key].dump() + " is out of range (" +
+                         std::to_string(lo) + " to " + std::to_string(hi) + ")"};
+        slot = v;
+        return true;
+    };
+    for (auto r : {text("gpu", c.gpu), text("engine", c.engine), text("model", c.model),
+                   figure("compute_efficiency", c.efficiency.compute, 0.01, 1.0, false),
+                   figure("memory_efficiency", c.efficiency.memory, 0.01, 1.0, false),
+                   figure("step_seconds", c.efficiency.stepSeconds, 0.0, 10.0, true),
+                   figure("frontend_seconds", c.efficiency.frontendSeconds, 0.0, 100.0, true)})
+        if (!r)
+            return r.failure();
+    if (o.contains("measured_on") && o["measured_on"].is_string())
+        c.source = o["measured_on"].get<std::string>();
+    for (auto it = o.begin(); it != o.end(); ++it) {
+        static const char* known[] = {"schema",
+                                      "gpu",
+                                      "engine",
+                                      "model",
+                                      "measured_on",
+                                      "compute_efficiency",
+                                      "memory_efficiency",
+                                      "step_seconds",
+                                      "frontend_seconds",
+                                      "changed"};
+        bool ok = false;
+        for (const char* k : known)
+            ok = ok || it.key() == k;
+        if (!ok)
+            return Error{path + ": " + it.key() + ": not a key of a GPU calibration"};
+    }
+    return c;
+}
+
+} // namespace attnplan

@@ -1,0 +1,81 @@
+#pragma once
+
+// Calibrating the step model on the user's own measurement (README, "Benchmarks in"). A point a
+// benchmark measured on a deployment (its load, its mean TTFT and TPOT, or a prompt-only rate)
+// fits the constants the datasheet cannot know, one measured figure each:
+// - TPOT sets the step's fixed host time (scheduler, sampling, launches: what a small batch pays
+//   beyond its reads). Where the fitted constants already make the step too slow with no host
+//   time at all, the GPU's kernels read faster than assumed, and the memory efficiency rises
+//   instead (up to the datasheet's bandwidth).
+// - TTFT sets the front end's share (HTTP, tokenizer, the first chunk out); where the prompt's
+//   own time is already longer than measured, the compute efficiency rises instead.
+// - A prompt-only rate (llama-bench's pp) sets the compute efficiency.
+// Nothing a calibration changes feeds the memory model: KV budgets and conversations stay as
+// they were. Each changed constant is named, with its value before and after.
+
+#include "base/Expected.h"
+#include "serve/Deployment.h"
+#include "serve/Latency.h"
+
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace attnplan {
+
+struct MeasuredPoint
+{
+    LatencyInputs load; // the workload and the load the benchmark ran
+    static constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
+    double ttftSeconds = kNone;          // mean
+    double tpotSeconds = kNone;          // mean time per output token after the first
+    double inputTokensPerSecond = kNone; // a prompt-only run's rate (llama-bench pp)
+};
+
+// One constant a calibration set: its name as the calibration file and the CLI's JSON write it
+// ("step_seconds", "frontend_seconds", "memory_efficiency", "compute_efficiency"), before and
+// after.
+struct CalibratedConstant
+{
+    std::string name;
+    double before = 0;
+    double after = 0;
+};
+
+struct CalibrationFit
+{
+    Efficiencies efficiency; // the deployment's, with the fitted constants in force
+    std::vector<CalibratedConstant> changed;
+    LatencyResult before, after;
+    std::vector<std::string> notes;
+};
+
+// The engine's latency for a deployment and a load (engines/ passes latencyUnderEngine).
+using LatencyRun =
+    std::function<Expected<LatencyResult>(const DeploymentInputs&, const LatencyInputs&)>;
+
+// Fits `in`'s constants so that `run` reproduces the point. Errors when the point gives no
+// figure to fit on, or when the deployment cannot run its load.
+Expected<CalibrationFit> calibrateOnPoint(const DeploymentInputs& in, const MeasuredPoint& point,
+                                          const LatencyRun& run);
+
+// The constants of a calibration in the units people read them (ms for times).
+std::string calibratedConstantText(const CalibratedConstant& c);
+
+// A calibration saved for later runs (`attnplan-cli calibrate --save`, read by --calibration):
+// the constants, and the GPU, engine and model they were measured on, which a run elsewhere
+// must match.
+struct StepCalibration
+{
+    Efficiencies efficiency;
+    std::vector<CalibratedConstant> changed;
+    std::string gpu;    // the catalog's name
+    std::string engine; // "vllm@0.11.0"
+    std::string model;
+    std::string source; // "bench.json, point c1 (vllm bench serve)"
+};
+std::string stepCalibrationToJson(const StepCalibration& c);
+Expected<StepCalibration> readStepCalibration(const std::string& path);
+
+} // namespace attnplan
