@@ -15,7 +15,7 @@ log=$out/stderr.log
 config=$(mktemp -d)
 xvfb=
 trap 'kill $xvfb 2>/dev/null; rm -rf "$config"' EXIT
-names=(memory plans compute compare cost measure explain)
+names=(memory plans compute compare cost measure explain benchmark)
 startlog=
 if [ -f "$root/../shared/engine-logs/cases.json" ]; then
     startlog=$config/startup.log
@@ -31,7 +31,7 @@ shot() {
     mkdir -p "$config/attnplan"
     [ "$palette" = dark ] && printf '[window]\ndark=true\n' >"$config/attnplan/attnplan.conf"
     XDG_CONFIG_HOME=$config XDG_RUNTIME_DIR=$config DISPLAY=$display QT_QPA_PLATFORM=xcb \
-        "$app" llama-3.1-8b "$@" -geometry "$size+0+0" --screenshot "$file" 2>>"$log" || true
+        "$app" "${model:-llama-3.1-8b}" "$@" -geometry "$size+0+0" --screenshot "$file" 2>>"$log" || true
 }
 for size in 1600x1000 1024x700; do
     # A screen of that size, as a user with that screen has.
@@ -46,6 +46,9 @@ for size in 1600x1000 1024x700; do
         for i in "${!names[@]}"; do
             shot "$dir/${names[$i]}.png" --tab "$i"
         done
+        # The Benchmark tab over GPUStack's four published vLLM points (Qwen3-8B on an H100).
+        model=qwen3-8b shot "$dir/benchmark-open.png" --benchmark \
+            "$root/tests/data/benchmarks/gpustack-vllm0.11.0-qwen3-8b-h100-sharegpt-c1-c8.txt"
         # The start-up log pane over a real log (the first of ../shared/engine-logs, where the
         # checkout has it beside it).
         if [ -n "$startlog" ]; then

@@ -11,6 +11,7 @@
 #include "report/ScenarioFile.h"
 #include "serve/Memory.h"
 
+#include "BenchmarkController.h"
 #include "CompareController.h"
 #include "ComputeController.h"
 #include "CostController.h"
@@ -55,6 +56,7 @@ AppSession::AppSession(QObject* parent)
       m_compare(new CompareController(this)), m_cost(new CostController(this)),
       m_measure(new MeasureController(this)), m_explain(new ExplainController(this))
 {
+    m_benchmark = new BenchmarkController(this);
     if (!m_prices.find(m_scenario.prompt.priceId) && !m_prices.models.empty())
         m_scenario.prompt.priceId = m_prices.models.front().id;
     connect(m_models, &ModelController::modelChanged, m_summary, &SummaryModel::setModel);

@@ -20,6 +20,7 @@ class ComputeController;
 class CostController;
 class ExplainController;
 class MeasureController;
+class BenchmarkController;
 class ModelController;
 class PlanController;
 class SummaryModel;
@@ -58,6 +59,7 @@ public:
     CompareController* compare() const { return m_compare; }
     CostController* cost() const { return m_cost; }
     MeasureController* measure() const { return m_measure; }
+    BenchmarkController* benchmark() const { return m_benchmark; }
     ExplainController* explain() const { return m_explain; }
     SummaryModel* summary() const { return m_summary; }
 
@@ -265,5 +267,6 @@ private:
     CompareController* m_compare;
     CostController* m_cost;
     MeasureController* m_measure;
+    BenchmarkController* m_benchmark = nullptr;
     ExplainController* m_explain;
 };

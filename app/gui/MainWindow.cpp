@@ -7,6 +7,8 @@
 #include "report/ScenarioFile.h"
 
 #include "AppSession.h"
+#include "BenchmarkController.h"
+#include "BenchmarkTab.h"
 #include "Charts.h"
 #include "CompareTab.h"
 #include "ComputeTab.h"
@@ -220,6 +222,13 @@ MainWindow::MainWindow(AppSession* session, QWidget* parent)
     addLazyTab(tr("Mea&sure"),
                [this] { return m_measureTab = new MeasureTab(m_measure, m_session); });
     addLazyTab(tr("E&xplain"), [this] { return m_explainTab = new ExplainTab(m_explain); });
+    m_benchmarkIndex = m_tabs->count();
+    addLazyTab(tr("&Benchmark"), [this] {
+        m_benchmarkTab = new BenchmarkTab(m_session->benchmark());
+        connect(m_benchmarkTab, &BenchmarkTab::openRequested, this,
+                &MainWindow::openBenchmarkDialog);
+        return m_benchmarkTab;
+    });
     connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::ensureTab);
     // A tab clicked takes the focus, as a field clicked does: the filter typed in before kept
     // it, so a "7" meant for the Plans target replaced the filter (a twenty-eighth review's
@@ -330,6 +339,10 @@ void MainWindow::buildMenus()
                         if (!path.isEmpty())
                             showLogPane(path);
                     });
+    file->addAction(tr("Open &benchmark (vllm bench serve, SGLang, llama-bench, AIPerf, "
+                       "GuideLLM)..."),
+                    QKeySequence(tr("Ctrl+B")), this, &MainWindow::openBenchmarkDialog)
+        ->setObjectName(QStringLiteral("openBenchmarkAction"));
     file->addAction(tr("&Paste a start-up log..."), QKeySequence(tr("Ctrl+Shift+L")), this,
                     [this] { showLogPane(); })
         ->setObjectName(QStringLiteral("pasteLog"));
@@ -448,6 +461,8 @@ QList<QChartView*> MainWindow::charts() const
         all += m_costTab->charts();
     if (m_measureTab)
         all += m_measureTab->charts();
+    if (m_benchmarkTab)
+        all += m_benchmarkTab->charts();
     if (m_explainTab)
         all += m_explainTab->charts();
     return all;
@@ -676,6 +691,33 @@ void MainWindow::showLogPane(const QString& path)
     m_logPane->show();
     m_logPane->raise();
     m_logPane->activateWindow();
+}
+
+void MainWindow::openBenchmarkDialog()
+{
+    const QString path = Folders::remember(
+        "benchmarks",
+        QFileDialog::getOpenFileName(this, tr("Open a benchmark of your deployment"),
+                                     Folders::suggest("benchmarks"),
+                                     tr("Benchmarks (*.txt *.log *.json *.jsonl *.csv *.md);;"
+                                        "All files (*)")));
+    if (!path.isEmpty())
+        openBenchmark(path);
+}
+
+bool MainWindow::openBenchmark(const QString& path)
+{
+    QString error;
+    if (!m_session->benchmark()->open(path, &error)) {
+        statusBar()->showMessage(error);
+        statusBar()->setToolTip(error);
+        return false;
+    }
+    m_tabs->setCurrentIndex(m_benchmarkIndex);
+    const QString said = m_session->benchmark()->summary();
+    statusBar()->showMessage(said);
+    statusBar()->setToolTip(said);
+    return true;
 }
 
 bool MainWindow::openEngineLog(const QString& path)

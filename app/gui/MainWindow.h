@@ -15,6 +15,7 @@ class ExplainController;
 class ExplainTab;
 class MeasureController;
 class MeasureTab;
+class BenchmarkTab;
 class MemoryTab;
 class PlansTab;
 class LogPane;
@@ -46,6 +47,9 @@ public:
     // An engine's start-up log as a scenario (AppSession::openEngineLog); what it read in the
     // status bar.
     bool openEngineLog(const QString& path);
+    // A benchmark of the user's deployment (BenchmarkController::open), shown in the Benchmark
+    // tab; false, said in the status bar, when it cannot be read.
+    bool openBenchmark(const QString& path);
     // The start-up log pane (LogPane.h) with a log file's text, read and checked; applied only
     // when the user says so. Empty path: the pane for a pasted log.
     void showLogPane(const QString& path = {});
@@ -117,6 +121,9 @@ private:
     QAction* m_exportAction = nullptr;
     LogPane* m_logPane = nullptr;
     MeasureTab* m_measureTab = nullptr;
+    BenchmarkTab* m_benchmarkTab = nullptr;
+    int m_benchmarkIndex = -1;
+    void openBenchmarkDialog();
     ExplainTab* m_explainTab = nullptr;
     QHash<int, std::function<QWidget*()>> m_makers; // tabs not built yet
     class QMenu* m_recentScenarios = nullptr;

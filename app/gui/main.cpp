@@ -15,6 +15,7 @@
 #include <QElapsedTimer>
 #include <QLocale>
 #include <QSettings>
+#include <QStatusBar>
 #include <QTabWidget>
 #include <QTimer>
 
@@ -158,7 +159,11 @@ int main(int argc, char** argv)
     QCommandLineOption log(QStringLiteral("log"),
                            QStringLiteral("Open the start-up log FILE in the log pane."),
                            QStringLiteral("FILE"));
-    parser.addOptions({tab, screenshot, timing, redraw, scenario, exportReport, log});
+    QCommandLineOption benchmark(
+        QStringLiteral("benchmark"),
+        QStringLiteral("Open the benchmark FILE in the Benchmark tab (File > Open benchmark)."),
+        QStringLiteral("FILE"));
+    parser.addOptions({tab, screenshot, timing, redraw, scenario, exportReport, log, benchmark});
     parser.process(app);
 
     AppSession session;
@@ -214,6 +219,10 @@ int main(int argc, char** argv)
     window.show();
     if (parser.isSet(log))
         window.showLogPane(parser.value(log));
+    if (parser.isSet(benchmark) && !window.openBenchmark(parser.value(benchmark)))
+        std::fprintf(stderr, "attnplan: could not open %s: %s\n",
+                     qPrintable(parser.value(benchmark)),
+                     qPrintable(window.statusBar()->currentMessage()));
 
     if (parser.isSet(exportReport)) {
         QTimer::singleShot(0, &app, [&] {

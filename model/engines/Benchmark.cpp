@@ -5,7 +5,9 @@
 #include "base/TextFile.h"
 #include "base/Units.h"
 #include "engines/BenchmarkFormats.h"
+#include "engines/ServingEngine.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -341,12 +343,18 @@ Expected<Benchmark> parseBenchmark(const std::string& text, const std::string& l
 {
     if (text.find("Serving Benchmark Result") != std::string::npos)
         return parsePrintedBlocks(text, label);
+    if (auto perf = bench::parsePerfCsv(text, label))
+        return *perf;
     if (auto llama = bench::parseLlamaBench(text, label))
         return *llama;
-    if (startsJson(text))
+    if (startsJson(text)) {
+        if (auto tool = bench::parseToolJson(text, label))
+            return *tool;
         return bench::parseServingJson(text, label);
+    }
     return Error{label + ": not a benchmark output attnplan reads (vllm bench serve's or SGLang "
-                         "bench_serving's result block or JSON, llama-bench's table, CSV or JSON)"};
+                         "bench_serving's result block or JSON, llama-bench's table, CSV or "
+                         "JSON, genai-perf's or AIPerf's profile export, GuideLLM's report)"};
 }
 
 Expected<Benchmark> readBenchmark(const std::string& path)
@@ -365,7 +373,7 @@ std::string benchmarkLoadText(const BenchmarkPoint& p)
         return "one sequence";
     if (p.requestRate > 0 && std::isfinite(p.requestRate))
         return formatFixed(p.requestRate, 2) + " requests/s";
-    if (p.maxConcurrency > 0)
+    if (p.maxConcurrency == 1 || (p.maxConcurrency > 0 && p.requests > p.maxConcurrency))
         return withCommas(p.maxConcurrency) + " concurrent";
     return "all " + withCommas(p.requests) + " at once";
 }
@@ -374,6 +382,9 @@ Expected<MeasuredPoint> measuredPoint(const Benchmark& b, const BenchmarkPoint& 
 {
     MeasuredPoint m;
     const bool llama = b.tool == "llama-bench";
+    if (!p.loadStated)
+        return Error{p.label + ": " + b.tool + "'s " + b.format +
+                     " states no load (concurrency or request rate): its JSON export does"};
     if (p.inputTokens <= 0 && p.outputTokens <= 0)
         return Error{p.label + ": states no prompt or output lengths"};
     m.load.inputTokens = std::max<int64_t>(1, std::llround(p.inputTokens));
@@ -397,15 +408,141 @@ Expected<MeasuredPoint> measuredPoint(const Benchmark& b, const BenchmarkPoint& 
         }
         return m;
     }
+    // A cap no smaller than the run's requests sends them all at once (AIPerf's
+    // concurrency_burst of 100 requests at 100): a burst, not a closed loop's steady state.
+    const bool oneWave = p.maxConcurrency > 1 && p.requests > 0 && p.requests <= p.maxConcurrency;
     if (p.requestRate > 0 && std::isfinite(p.requestRate))
         m.load.load = {LatencyLoad::Kind::RequestsPerSecond, p.requestRate, p.requests};
-    else if (p.maxConcurrency > 0)
+    else if (p.maxConcurrency > 0 && !oneWave)
         m.load.load = {LatencyLoad::Kind::Concurrent, double(p.maxConcurrency), p.requests};
     else
         m.load.load = {LatencyLoad::Kind::MaxLoad, 0, std::max<int64_t>(1, p.requests)};
     m.ttftSeconds = p.ttft.mean;
     m.tpotSeconds = std::isfinite(p.tpot.mean) ? p.tpot.mean : p.itl.mean;
     return m;
+}
+
+std::vector<BenchmarkRow> benchmarkRows(const Benchmark& b)
+{
+    std::vector<BenchmarkRow> rows;
+    for (const BenchmarkPoint& p : b.points) {
+        BenchmarkRow r;
+        r.label = p.label;
+        r.load = benchmarkLoadText(p);
+        r.measuredOutputTokensPerSecond = p.outputTokensPerSecond;
+        auto m = measuredPoint(b, p);
+        if (m)
+            r.measured = m.value();
+        else
+            r.refused = m.error();
+        rows.push_back(r);
+    }
+    return rows;
+}
+
+Expected<std::vector<size_t>> pointsToFit(const Benchmark& b, const std::vector<BenchmarkRow>& rows,
+                                          const std::string& point)
+{
+    if (!point.empty()) {
+        std::string labels;
+        for (size_t i = 0; i < rows.size(); ++i) {
+            if (rows[i].label == point) {
+                if (!rows[i].refused.empty())
+                    return Error{rows[i].refused, "point"};
+                return std::vector<size_t>{i};
+            }
+            labels += (i ? ", " : "") + rows[i].label;
+        }
+        return Error{"\"" + point + "\" is not a point of the benchmark (" + labels + ")", "point"};
+    }
+    std::vector<size_t> fit;
+    if (b.tool == "llama-bench") {
+        for (bool prompt : {true, false})
+            for (size_t i = 0; i < rows.size(); ++i)
+                if (rows[i].refused.empty() &&
+                    std::isfinite(prompt ? rows[i].measured.inputTokensPerSecond
+                                         : rows[i].measured.tpotSeconds) &&
+                    b.points[i].depth == 0) {
+                    fit.push_back(i);
+                    break;
+                }
+    } else {
+        auto weight = [](const BenchmarkPoint& p) {
+            if (p.requestRate > 0 && std::isfinite(p.requestRate))
+                return p.requestRate;
+            if (p.maxConcurrency > 0)
+                return double(p.maxConcurrency);
+            return 1e18;
+        };
+        for (size_t i = 0; i < rows.size(); ++i)
+            if (rows[i].refused.empty() &&
+                (fit.empty() || weight(b.points[i]) < weight(b.points[fit[0]])))
+                fit = {i};
+    }
+    if (fit.empty())
+        return Error{rows.empty()
+                         ? "the benchmark holds no point"
+                         : "no point of the benchmark can be timed: " + rows.front().refused,
+                     "point"};
+    return fit;
+}
+
+Expected<BenchmarkComparison> compareMeasured(const ModelSpec& s, DeploymentInputs in,
+                                              std::vector<BenchmarkRow> rows,
+                                              const std::vector<size_t>& fitOn)
+{
+    const auto engine = findServingEngine(in.engine);
+    if (in.maxModelLen == 0 && !(engine && engine->allocatesUpFront))
+        for (const BenchmarkRow& r : rows)
+            if (r.refused.empty())
+                in.maxModelLen = std::max(in.maxModelLen, r.measured.load.inputTokens +
+                                                              r.measured.load.outputTokens);
+    const LatencyRun run = [&s](const DeploymentInputs& d,
+                                const LatencyInputs& q) -> Expected<LatencyResult> {
+        auto r = latencyUnderEngine(s, d, q);
+        if (!r)
+            return r.failure();
+        return r->result;
+    };
+    BenchmarkComparison c;
+    DeploymentInputs fitted = in;
+    for (size_t k = 0; k < fitOn.size(); ++k) {
+        auto fit = calibrateOnPoint(fitted, rows.at(fitOn[k]).measured, run);
+        if (!fit)
+            return fit.failure();
+        c.fit.changed.insert(c.fit.changed.end(), fit->changed.begin(), fit->changed.end());
+        c.fit.notes.insert(c.fit.notes.end(), fit->notes.begin(), fit->notes.end());
+        if (k == 0)
+            c.fit.before = fit->before;
+        c.fit.after = fit->after;
+        c.fit.efficiency = fit->efficiency;
+        fitted.efficiency = fit->efficiency;
+        rows[fitOn[k]].fitted = true;
+    }
+    for (BenchmarkRow& r : rows) {
+        if (!r.refused.empty())
+            continue;
+        auto b = run(in, r.measured.load);
+        auto a = run(fitted, r.measured.load);
+        if (b && a) {
+            r.before = b.value();
+            r.after = a.value();
+        } else {
+            r.refused = (b ? a : b).error();
+        }
+    }
+    c.rows = std::move(rows);
+    return c;
+}
+
+Expected<BenchmarkComparison> compareBenchmark(const ModelSpec& s, const DeploymentInputs& in,
+                                               const Benchmark& bench, const std::string& point)
+{
+    std::vector<BenchmarkRow> rows = benchmarkRows(bench);
+    auto fit = pointsToFit(bench, rows, point);
+    if (!fit)
+        return fit.failure();
+    return compareMeasured(s, in, std::move(rows), fit.value());
 }
 
 } // namespace attnplan

@@ -10,7 +10,9 @@
 #include "engines/BenchmarkRun.h"
 #include "serve/Calibrate.h"
 
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace attnplan {
 
@@ -26,5 +28,41 @@ Expected<MeasuredPoint> measuredPoint(const Benchmark& bench, const BenchmarkPoi
 
 // The point's load in words ("16 concurrent", "2 requests/s", "all 1,000 at once").
 std::string benchmarkLoadText(const BenchmarkPoint& point);
+
+// A benchmark beside the model (the CLI's `calibrate`, the app's Measure tab): each point
+// measured, and timed by the step model for the deployment before and after the calibration.
+struct BenchmarkRow
+{
+    std::string label;
+    std::string load; // benchmarkLoadText
+    MeasuredPoint measured;
+    double measuredOutputTokensPerSecond = LatencyStats::kNone;
+    bool fitted = false;
+    std::string refused; // why the point is not timed (a load attnplan does not time), or empty
+    std::optional<LatencyResult> before, after;
+};
+struct BenchmarkComparison
+{
+    CalibrationFit fit; // the constants changed, over every point fitted on
+    std::vector<BenchmarkRow> rows;
+};
+
+// The points of a benchmark as rows, the ones attnplan cannot time refused with the reason.
+std::vector<BenchmarkRow> benchmarkRows(const Benchmark& bench);
+// The rows to fit on: the one labelled `point`; else a serving benchmark's lightest load (the
+// fewest clients, the lowest rate, a burst last), a llama-bench file's first prompt and first
+// generation from an empty cache. An error names the labels where `point` is none of them.
+Expected<std::vector<size_t>> pointsToFit(const Benchmark& bench,
+                                          const std::vector<BenchmarkRow>& rows,
+                                          const std::string& point = {});
+// Fits the deployment's constants on `fitOn` in turn (each starting from the last's) and times
+// every row before and after. A deployment without max_model_len takes the longest point's.
+Expected<BenchmarkComparison> compareMeasured(const ModelSpec& spec, DeploymentInputs in,
+                                              std::vector<BenchmarkRow> rows,
+                                              const std::vector<size_t>& fitOn);
+// Both of the above on a benchmark.
+Expected<BenchmarkComparison> compareBenchmark(const ModelSpec& spec, const DeploymentInputs& in,
+                                               const Benchmark& bench,
+                                               const std::string& point = {});
 
 } // namespace attnplan

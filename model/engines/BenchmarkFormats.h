@@ -29,6 +29,10 @@ std::string pointLabel(const BenchmarkPoint& point, const std::string& fallback)
 // when the text is none of them.
 std::optional<Expected<Benchmark>> parseLlamaBench(const std::string& text,
                                                    const std::string& label);
+// genai-perf's and AIPerf's profile export JSON, GuideLLM's report; nullopt for other JSON.
+std::optional<Expected<Benchmark>> parseToolJson(const std::string& text, const std::string& label);
+// genai-perf's and AIPerf's profile export CSV; nullopt for other text.
+std::optional<Expected<Benchmark>> parsePerfCsv(const std::string& text, const std::string& label);
 // vLLM's --save-result JSON (one object, or several appended a line each) and SGLang's
 // bench_serving JSONL.
 Expected<Benchmark> parseServingJson(const std::string& text, const std::string& label);

@@ -31,6 +31,7 @@ struct BenchmarkPoint
     double requestRate = 0;     // offered, a second; infinity: all at once; 0: not stated
     int64_t maxConcurrency = 0; // the clients' cap; 0: none
     std::string dataset;
+    bool loadStated = true; // false: the output says nothing of its load (genai-perf's CSV)
     // The figures.
     LatencyStats ttft, tpot, itl, e2e;
     double durationSeconds = kNone;

@@ -3,6 +3,7 @@
 // scenario, exporting. And the app's headless export (attnplan --scenario F --export-report)
 // against `attnplan-cli report F --json`, byte for byte, for every bundled model.
 #include "AppSession.h"
+#include "BenchmarkController.h"
 #include "Charts.h"
 #include "CompareController.h"
 #include "ComputeController.h"
@@ -222,6 +223,7 @@ private slots:
     void partialOffloadLogKeepsItsLayers();
     void answeringEngineHasItsBarAndSettings();
     void fileDialogsOpenWhereTheirKindWas();
+    void benchmarkOpensThroughItsMenuAndFollowsTheDeployment();
     void engineFieldNamesTheHeadlinesEngine();
     void vllmLogReleaseStaysInTheForm();
     void costMarkerFollowsTheTraffic();
@@ -1883,7 +1885,7 @@ void TestGui::logWithoutItsModelAsksForOne()
         asked = dialog->comboBoxItems().contains("llama-3.1-8b");
         suggested = dialog->textValue();
         dialog->setTextValue("llama-3.1-8b");
-        dialog->accept();
+        QMetaObject::invokeMethod(dialog, "accept"); // Open pressed
     });
     poll.start();
     QVERIFY(window.openEngineLog(path));
@@ -4228,4 +4230,100 @@ void TestGui::gpuPickedAfterALogStaysPicked()
     QCOMPARE(session.scenario().load.value, 0.0);
     QVERIFY2(child<QLabel>(&window, "resultCard")->text().contains("RTX 4090"),
              qPrintable(child<QLabel>(&window, "resultCard")->text()));
+}
+
+// Issue 39: File > Open benchmark, driven through its real dialog, reads GPUStack's four vLLM
+// 0.11 points (Qwen3-8B on an H100, 1 to 8 clients) into the Benchmark tab: its measured TPOTs
+// as points against the step model's lines (fitted constants, and calibrated on c1), a table
+// row a point, the constants changed said. Another GPU recomputes the lines; a file that is no
+// benchmark is said in the status bar and the one open stays. Both palettes, both sizes.
+void TestGui::benchmarkOpensThroughItsMenuAndFollowsTheDeployment()
+{
+    AppSession session;
+    MainWindow window(&session);
+    QVERIFY(session.models()->openBundled("qwen3-8b"));
+    session.plan()->setGpu("H100 SXM");
+    window.resize(1024, 700);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    const QString file = attnplan::testing::src(
+        "tests/data/benchmarks/gpustack-vllm0.11.0-qwen3-8b-h100-sharegpt-c1-c8.txt");
+    // The dialog the action opens, answered as a user would: the file chosen, Open pressed.
+    // Polled for, as it comes up inside the action's own event loop.
+    bool answered = false;
+    QTimer poll;
+    poll.setInterval(50);
+    QObject::connect(&poll, &QTimer::timeout, [&] {
+        for (QWidget* w : QApplication::topLevelWidgets())
+            if (auto* dialog = qobject_cast<QFileDialog*>(w); dialog && dialog->isVisible()) {
+                poll.stop();
+                answered = true;
+                // Typed into its file name field, as a user would (selectFile waits on the
+                // dialog's file system model, which loads on a thread).
+                auto* name = dialog->findChild<QLineEdit*>(QStringLiteral("fileNameEdit"));
+                QVERIFY(name);
+                name->setText(file);
+                QMetaObject::invokeMethod(dialog, "accept");
+                return;
+            }
+    });
+    poll.start();
+    // A dialog that never came, or was never answered, fails the test rather than hanging it.
+    QTimer::singleShot(10000, &window, [&answered] {
+        if (QWidget* modal = QApplication::activeModalWidget(); modal && !answered)
+            QMetaObject::invokeMethod(modal, "reject");
+    });
+    QAction* open = window.findChild<QAction*>(QStringLiteral("openBenchmarkAction"));
+    QVERIFY(open);
+    open->trigger();
+    poll.stop();
+    QVERIFY(answered);
+    QCoreApplication::processEvents();
+    QCOMPARE(window.tabs()->tabText(window.tabs()->currentIndex()), QString("&Benchmark"));
+    auto* table = child<QTableView>(&window, "benchmarkPoints");
+    QCOMPARE(table->model()->rowCount(), 4);
+    QCOMPARE(table->model()->index(0, 0).data().toString(), QString("c1 *"));
+    auto* chart = child<QChartView>(&window, "benchmarkChart");
+    QScatterSeries* measured = nullptr;
+    QList<QLineSeries*> lines;
+    for (QAbstractSeries* s : chart->chart()->series()) {
+        if (auto* p = qobject_cast<QScatterSeries*>(s))
+            measured = p;
+        else if (auto* l = qobject_cast<QLineSeries*>(s))
+            lines << l;
+    }
+    QVERIFY(measured);
+    QCOMPARE(measured->count(), 4);
+    QCOMPARE(lines.size(), 2);
+    QCOMPARE(lines[0]->count(), 4);
+    const QString said = child<QLabel>(&window, "benchmarkCalibration")->text();
+    QVERIFY2(said.contains("host time a step") && said.contains("front end"), qPrintable(said));
+    // The calibrated TPOT at c1 is the measured 7.28 ms; the fitted constants' is not.
+    const auto* points = session.benchmark()->points();
+    QVERIFY(std::fabs(points->number(0, 7) / 7.28e-3 - 1) < 1e-3);
+    QVERIFY(std::fabs(points->number(0, 6) / 7.28e-3 - 1) > 0.05);
+    const double h100 = points->number(3, 6);
+    // Derived state follows its source: another GPU, new lines.
+    session.plan()->setGpu("A100 80GB");
+    QCoreApplication::processEvents();
+    QVERIFY(points->number(3, 6) > h100 * 1.2);
+    QCOMPARE(measured->count(), 4);
+    // Not a benchmark: said, and the open one stays.
+    QTemporaryDir dir;
+    const QString junk = dir.filePath("server.log");
+    attnplan::testing::writeFile(junk, "INFO: Started server process\n");
+    QVERIFY(!window.openBenchmark(junk));
+    QVERIFY2(window.statusBar()->currentMessage().contains("server.log: not a benchmark output"),
+             qPrintable(window.statusBar()->currentMessage()));
+    QCOMPARE(table->model()->rowCount(), 4);
+    for (bool dark : {false, true}) {
+        window.setDarkPalette(dark);
+        for (QSize size : {QSize(1024, 700), QSize(1600, 1000)}) {
+            window.resize(size);
+            QCoreApplication::processEvents();
+            QVERIFY(!window.grab().isNull());
+            QCOMPARE(measured->count(), 4);
+            QVERIFY(measured->isVisible());
+        }
+    }
 }

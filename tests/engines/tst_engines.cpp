@@ -78,6 +78,7 @@ private slots:
     void benchmarkReadersReadRealOutputs();
     void benchmarkReadersRefuseWhatTheyCannotRead();
     void benchmarkPointsBecomeLoads();
+    void benchmarkToolsReadRealOutputs();
     void vllmLogBlocksWithin5Percent_RTX3090_Llama31_8B();
     void vllmConcurrencyWithin005_RTX3090_Llama31_8B();
     void engineProfiles();
@@ -3748,6 +3749,79 @@ void TestEngines::benchmarkPointsBecomeLoads()
     QVERIFY(!deep.ok());
     QVERIFY2(deep.error().find("after 32,768 cached tokens") != std::string::npos,
              deep.error().c_str());
+}
+
+// genai-perf's and AIPerf's profile exports (JSON and CSV, AIPerf's "records" form) and
+// GuideLLM's report (0.2 and 0.3), each read on its tool's real output.
+void TestEngines::benchmarkToolsReadRealOutputs()
+{
+    Benchmark b = benchData("issue298_streaming_profile_export_genai_perf.json");
+    QCOMPARE(b.tool, std::string("genai-perf"));
+    QCOMPARE(b.model, std::string("ensemble"));
+    QCOMPARE(b.points.size(), size_t(1));
+    const BenchmarkPoint& g = b.points[0];
+    QCOMPARE(g.maxConcurrency, int64_t(100)); // input_config.concurrency
+    QCOMPARE(g.inputTokens, 200.85);
+    QCOMPARE(g.outputTokens, 2565.855);
+    QCOMPARE(g.ttft.mean, 184.63779366666665e-3);
+    QCOMPARE(g.ttft.p99, 425.02943662e-3);
+    QCOMPARE(g.tpot.mean, g.itl.mean); // its inter-token latency is vLLM's TPOT
+    QCOMPARE(g.requestsPerSecond, 17.222547659562533);
+    QCOMPARE(g.outputTokensPerSecond, 44190.56002502682);
+    b = benchData("aiperf-0.1.1-records-format_run1_profile_export_aiperf.json");
+    QCOMPARE(b.tool, std::string("aiperf"));
+    QCOMPARE(b.model, std::string("openai/gpt-oss-20b"));
+    const BenchmarkPoint& a = b.points.at(0);
+    QCOMPARE(a.maxConcurrency, int64_t(100)); // input_config.loadgen.concurrency
+    QCOMPARE(a.requests, int64_t(89));
+    QCOMPARE(a.inputTokens, 550.0);
+    QCOMPARE(a.ttft.mean, 2343.219436988764e-3);
+    QCOMPARE(a.tpot.mean, 27.763065454471807e-3);
+    QCOMPARE(a.durationSeconds, 9.317788951);
+    // 100 clients for 100 requests (AIPerf's concurrency_burst): one wave, every request at
+    // once, not a closed loop's steady state.
+    const MeasuredPoint wave = measuredPoint(b, a).value();
+    QVERIFY(wave.load.load.kind == LatencyLoad::Kind::MaxLoad);
+    QCOMPARE(wave.load.load.requests, int64_t(89));
+    QCOMPARE(benchmarkLoadText(a), std::string("all 89 at once"));
+    // The same run's CSV: its figures to 0.01 ms, and no load, so no point to fit on.
+    b = benchData("aiperf-0.1.1_run1_profile_export_aiperf.csv");
+    QCOMPARE(b.tool, std::string("aiperf"));
+    QCOMPARE(b.format, std::string("CSV"));
+    QCOMPARE(b.points.at(0).ttft.mean, 2343.22e-3);
+    QCOMPARE(b.points.at(0).tpot.mean, 27.76e-3);
+    QCOMPARE(b.points.at(0).outputTokens, 242.97);
+    QCOMPARE(b.points.at(0).outputTokensPerSecond, 2320.72);
+    const auto noLoad = measuredPoint(b, b.points[0]);
+    QVERIFY(!noLoad.ok());
+    QVERIFY2(noLoad.error().find("states no load") != std::string::npos, noLoad.error().c_str());
+    // genai-perf's CSV (tritonserver 25.0x): thousands separators inside quotes.
+    b = benchData("issue393_profile_export_genai_perf.csv");
+    QCOMPARE(b.tool, std::string("genai-perf"));
+    QCOMPARE(b.points.at(0).ttft.mean, 32688.40e-3);
+    QCOMPARE(b.points.at(0).ttft.p99, 66402.05e-3);
+    QCOMPARE(b.points.at(0).inputTokens, 4000.03);
+    QCOMPARE(b.points.at(0).outputTokens, 241.75);
+    QCOMPARE(b.points.at(0).requestsPerSecond, 1.70);
+    // GuideLLM 0.2 and 0.3: a sweep's synchronous strategy, one client.
+    for (const char* f : {"guidellm-0.2.x_benchmarks_stripped_379c64fd.json",
+                          "guidellm-0.3.0dev_benchmarks_stripped_a1fe883a.json"}) {
+        b = benchData(f);
+        QCOMPARE(b.tool, std::string("guidellm"));
+        QCOMPARE(b.model, std::string("example_model"));
+        QCOMPARE(b.points.size(), size_t(1));
+        const BenchmarkPoint& p = b.points[0];
+        QCOMPARE(p.label, std::string("synchronous"));
+        QCOMPARE(p.maxConcurrency, int64_t(1));
+        QCOMPARE(p.ttft.mean, 16.792535781860348e-3);
+        QCOMPARE(p.e2e.mean, 0.6444743664368339); // request_latency is in seconds
+        QCOMPARE(p.inputTokens, 257.1086956521739);
+        const MeasuredPoint m = measuredPoint(b, p).value();
+        QVERIFY(m.load.load.kind == LatencyLoad::Kind::Concurrent);
+        QCOMPARE(m.load.load.value, 1.0);
+        QCOMPARE(m.load.inputTokens, int64_t(257));
+        QCOMPARE(m.load.outputTokens, int64_t(128));
+    }
 }
 
 #include "tst_engines.moc"

@@ -1,0 +1,60 @@
+#pragma once
+
+#include "engines/Benchmark.h"
+
+#include <QObject>
+#include <QPointF>
+#include <QString>
+#include <QVector>
+
+#include <optional>
+
+class AppSession;
+class TableModel;
+
+// The Benchmark tab: a benchmark the user ran on their deployment (engines/Benchmark.h), set
+// beside the open model on the scenario's deployment: each point measured, the step model's
+// time for it with its fitted constants and calibrated on the lightest point
+// (compareBenchmark, the CLI's `calibrate`). Recomputed whenever the report is (a model, GPU,
+// layout or engine changed); the file stays open until another replaces it.
+class BenchmarkController : public QObject
+{
+    Q_OBJECT
+
+public:
+    explicit BenchmarkController(AppSession* session);
+
+    // Reads a benchmark output; false and `error` (naming the file and the field) when it
+    // cannot be read, and then the one open before stays.
+    bool open(const QString& path, QString* error);
+    bool hasBenchmark() const { return m_bench.has_value(); }
+    const QString& path() const { return m_path; }
+
+    // Point, load, TTFT measured / attnplan / calibrated, TPOT the same, tokens/s measured and
+    // calibrated.
+    TableModel* points() const { return m_points; }
+    // The chart's lines over the timed points in load order: load, TPOT (attnplan), TPOT
+    // (calibrated).
+    TableModel* curve() const { return m_curve; }
+    // The measured TPOTs at their loads, the chart's points.
+    const QVector<QPointF>& measured() const { return m_measured; }
+    // What was read (tool, format, version, model, points), what the calibration changed, and
+    // why nothing could be timed, in sentences.
+    QString summary() const { return m_summary; }
+    QString calibration() const { return m_calibration; }
+    QString error() const { return m_error; }
+
+signals:
+    void changed();
+
+private:
+    void refresh();
+
+    AppSession* m_session;
+    std::optional<attnplan::Benchmark> m_bench;
+    QString m_path;
+    TableModel* m_points;
+    TableModel* m_curve;
+    QVector<QPointF> m_measured;
+    QString m_summary, m_calibration, m_error;
+};

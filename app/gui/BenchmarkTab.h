@@ -1,0 +1,32 @@
+#pragma once
+
+#include <QWidget>
+
+class BenchmarkController;
+class QChartView;
+class QLabel;
+class QScatterSeries;
+
+// Benchmark: a benchmark the user ran on their own deployment (File > Open benchmark), its
+// measured TPOT at each load as points against the step model's curve, with its fitted
+// constants and calibrated on the lightest point, and every point in a table.
+class BenchmarkTab : public QWidget
+{
+    Q_OBJECT
+
+public:
+    explicit BenchmarkTab(BenchmarkController* benchmark, QWidget* parent = nullptr);
+    QList<QChartView*> charts() const { return {m_chart}; }
+
+signals:
+    void openRequested();
+
+private:
+    void refresh();
+
+    BenchmarkController* m_benchmark;
+    QLabel* m_summary;
+    QLabel* m_calibration;
+    QChartView* m_chart;
+    QScatterSeries* m_measured;
+};
