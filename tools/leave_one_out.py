@@ -6,7 +6,9 @@ held-back file of its schema), calibrate on the lowest-load point (`attnplan-cli
 (`attnplan-cli latency ARGS --calibration F --json`). Prints each sweep's errors on the points
 it was not fitted on, before and after, and the medians over all sweeps.
 
-usage: leave_one_out.py CLI ARGS.json [--min N] [--json]
+usage: leave_one_out.py CLI ARGS.json [--min N] [--only PREFIX,...] [--json]
+  --only: the sweeps whose rows' ids start so (the issue names NIM's, GPUStack's, dstack's and
+  the A10G's: --only nim-,gpustack-,dstack-,walidelkhatib- --min 2)
 """
 import collections
 import json
@@ -62,6 +64,7 @@ def main(argv):
         return 2
     cli, path = argv[1], argv[2]
     least = int(argv[argv.index("--min") + 1]) if "--min" in argv else 4
+    only = argv[argv.index("--only") + 1].split(",") if "--only" in argv else None
     rows = json.load(open(path))["rows"]
     sweeps = collections.defaultdict(list)
     for r in rows:
@@ -72,6 +75,8 @@ def main(argv):
     tmp = tempfile.mkdtemp()
     for n, (dep, rs) in enumerate(sweeps.items()):
         if len(rs) < least:
+            continue
+        if only and not any(rs[0]["id"].startswith(p) for p in only):
             continue
         rs.sort(key=weight)
         first = rs[0]

@@ -54,6 +54,13 @@ Expected<double> number(const std::string& value, const std::string& label,
     return d;
 }
 
+Expected<int64_t> count(double v, const std::string& label, const std::string& field)
+{
+    if (!std::isfinite(v) || v < 0 || v >= 1e12 || std::fabs(v - std::round(v)) > 1e-6)
+        return Error{label + ": " + field + ": " + formatExact(v) + " is not a count"};
+    return int64_t(std::llround(v));
+}
+
 std::string pointLabel(const BenchmarkPoint& p, const std::string& fallback)
 {
     if (p.requestRate > 0 && std::isfinite(p.requestRate))
@@ -136,9 +143,13 @@ Expected<Benchmark> parsePrintedBlocks(const std::string& text, const std::strin
         if (key == "Successful requests") {
             double n = 0;
             auto v = f(n);
-            if (v)
-                p.requests = int64_t(n);
-            return v;
+            if (!v)
+                return v;
+            auto c = bench::count(n, label, key);
+            if (!c)
+                return c.failure();
+            p.requests = c.value();
+            return true;
         }
         if (key == "Traffic request rate" || key == "Request rate configured (RPS)")
             return value == "trace" ? Expected<bool>(true) : f(p.requestRate); // a replayed trace
@@ -148,9 +159,13 @@ Expected<Benchmark> parsePrintedBlocks(const std::string& text, const std::strin
                 return true;
             double c = 0;
             auto v = f(c);
-            if (v)
-                p.maxConcurrency = int64_t(c);
-            return v;
+            if (!v)
+                return v;
+            auto n = bench::count(c, label, key);
+            if (!n)
+                return n.failure();
+            p.maxConcurrency = n.value();
+            return true;
         }
         if (key == "Benchmark duration (s)")
             return f(p.durationSeconds);
@@ -296,10 +311,14 @@ Expected<BenchmarkPoint> servingPoint(const nlohmann::json& o, const std::string
                       : in < 0       ? "total_input_tokens"
                                      : "total_output_tokens") +
                      ": missing (not a result of vllm bench serve or sglang bench_serving?)"};
-    p.requests = int64_t(completed);
+    auto requests = count(completed, label, "completed");
+    auto clients = count(concurrency, label, "max_concurrency");
+    if (!requests || !clients)
+        return (requests ? clients : requests).failure();
+    p.requests = requests.value();
     p.inputTokens = in / completed;
     p.outputTokens = out / completed;
-    p.maxConcurrency = int64_t(concurrency);
+    p.maxConcurrency = clients.value();
     return p;
 }
 
@@ -387,6 +406,9 @@ Expected<MeasuredPoint> measuredPoint(const Benchmark& b, const BenchmarkPoint& 
                      " states no load (concurrency or request rate): its JSON export does"};
     if (p.inputTokens <= 0 && p.outputTokens <= 0)
         return Error{p.label + ": states no prompt or output lengths"};
+    if (!(p.inputTokens < 1e9) || !(p.outputTokens < 1e9) || p.depth >= int64_t(1e9))
+        return Error{p.label + ": a request of " + formatExact(p.inputTokens) + " tokens in and " +
+                     formatExact(p.outputTokens) + " out is not one attnplan times"};
     m.load.inputTokens = std::max<int64_t>(1, std::llround(p.inputTokens));
     m.load.outputTokens = std::max<int64_t>(2, std::llround(p.outputTokens));
     if (llama) {

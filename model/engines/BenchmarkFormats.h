@@ -16,6 +16,10 @@ std::vector<std::string> lines(const std::string& text);
 // A figure as printed ("59.01", "inf"); an error naming `label` and `field` otherwise.
 Expected<double> number(const std::string& value, const std::string& label,
                         const std::string& field);
+// A count (requests, clients, tokens of a test) as a figure held it: a whole number below
+// 10^12; an error naming `label` and `field` otherwise (a fuzzer's 1e23 or inf was cast to
+// int64_t).
+Expected<int64_t> count(double value, const std::string& label, const std::string& field);
 // "Mean TTFT (ms)" and its kin: the stats and the slot the line fills (null for a statistic
 // nothing keeps: Std, Max, P50.5). False for any other line.
 bool latencyLine(const std::string& key, BenchmarkPoint& point, LatencyStats** stats,

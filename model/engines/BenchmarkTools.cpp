@@ -127,7 +127,12 @@ Expected<Benchmark> parsePerfJson(const json& o, const std::string& label)
     if (!(p.inputTokens > 0) || !(p.outputTokens > 0))
         return Error{label + ": input_sequence_length and output_sequence_length: missing (a "
                              "genai-perf or AIPerf export without its token counts)"};
-    p.requests = std::isfinite(requests) ? int64_t(requests) : 0;
+    if (std::isfinite(requests)) {
+        auto n = count(requests, label, "request_count.avg");
+        if (!n)
+            return n.failure();
+        p.requests = n.value();
+    }
     // The load: genai-perf's flat arguments (to 0.0.12), its nested config (perf_analyzer.
     // stimulus, from 0.0.13), AIPerf's loadgen.
     if (config) {
@@ -142,8 +147,12 @@ Expected<Benchmark> parsePerfJson(const json& o, const std::string& label)
                                                   {"loadgen", "request_rate"}})
             if (auto v = figureAt(*config, path, label + ": input_config"); v && std::isfinite(*v))
                 rate = *v;
-        if (concurrency > 0)
-            p.maxConcurrency = int64_t(concurrency);
+        if (concurrency > 0) {
+            auto n = count(concurrency, label, "input_config concurrency");
+            if (!n)
+                return n.failure();
+            p.maxConcurrency = n.value();
+        }
         if (rate > 0)
             p.requestRate = rate;
         for (const Path& path :
@@ -224,8 +233,12 @@ Expected<Benchmark> parseGuidellm(const json& o, const std::string& label)
         for (const Path& path :
              std::vector<Path>{{"run_stats", "requests_made", "successful"},
                                {"scheduler_metrics", "requests_made", "successful"}})
-            if (auto v = figureAt(bench, path, where); v && std::isfinite(*v))
-                p.requests = int64_t(*v);
+            if (auto v = figureAt(bench, path, where); v && std::isfinite(*v)) {
+                auto n = count(*v, where, "requests_made.successful");
+                if (!n)
+                    return n.failure();
+                p.requests = n.value();
+            }
         const json* strategy = at(bench, {"args", "strategy"});
         if (!strategy)
             strategy = at(bench, {"config", "strategy"});
@@ -240,7 +253,10 @@ Expected<Benchmark> parseGuidellm(const json& o, const std::string& label)
             auto s = figureAt(*strategy, {"streams"}, where + ": strategy");
             if (!s || !(*s >= 1))
                 return Error{where + ": strategy.streams: missing for a concurrent strategy"};
-            p.maxConcurrency = int64_t(*s);
+            auto n = count(*s, where, "strategy.streams");
+            if (!n)
+                return n.failure();
+            p.maxConcurrency = n.value();
         } else if (kind == "constant" || kind == "poisson" || kind == "async") {
             auto r = figureAt(*strategy, {"rate"}, where + ": strategy");
             if (!r || !(*r > 0))

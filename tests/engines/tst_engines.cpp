@@ -3705,6 +3705,20 @@ void TestEngines::benchmarkReadersRefuseWhatTheyCannotRead()
     QVERIFY(!missing.ok());
     QVERIFY2(missing.error().find("m.json: total_output_tokens: missing") != std::string::npos,
              missing.error().c_str());
+    // What a fuzzer found (tests/fuzz/fuzz_benchmark): counts past int64_t, once cast.
+    auto huge = parseBenchmark(R"({"n_prompt": 0, "n_gen": 111111111111111111111128, "avg_ts": 5})",
+                               "big.jsonl");
+    QVERIFY(!huge.ok());
+    QVERIFY2(huge.error().find("n_gen: ") != std::string::npos &&
+                 huge.error().find("is not a count") != std::string::npos,
+             huge.error().c_str());
+    auto inf = parseBenchmark("============ Serving Benchmark Result ============\n"
+                              "Maximum request concurrency:             inf\n",
+                              "inf.txt");
+    QVERIFY(!inf.ok());
+    QVERIFY2(inf.error().find("inf.txt: Maximum request concurrency: inf is not a count") !=
+                 std::string::npos,
+             inf.error().c_str());
     auto none = parseBenchmark("INFO: Started server process\n", "server.log");
     QVERIFY(!none.ok());
     QVERIFY2(none.error().find("server.log: not a benchmark output") != std::string::npos,

@@ -183,7 +183,7 @@ recordPoint(const std::function<std::optional<std::string>(const char*)>& get,
         auto n = number(*v, where, key);
         if (!n)
             return n.failure();
-        return int64_t(n.value());
+        return count(n.value(), where, key);
     };
     BenchmarkPoint p;
     auto prompt = integer("n_prompt", true);

@@ -219,17 +219,15 @@ std::optional<GgufMix> ggufMix(const ModelSpec& s, DType t)
         return std::nullopt;
     const ParameterCount c = countParameters(s);
     const int64_t n = s.numLayers, h = s.hiddenSize;
-    int64_t dense = 0, experts = 0, shared = 0, down = 0;
+    int64_t dense = 0, experts = 0;
     for (const LayerSpec& l : s.layers) {
         if (l.mixer != Mixer::Attention)
             return std::nullopt;
         const int64_t ffn = l.ffnWidth > 0 ? l.ffnWidth : s.intermediateSize;
         if (l.hasDenseMlp())
             dense += 3 * h * ffn;
-        if (l.hasExperts()) {
+        if (l.hasExperts())
             experts += 3 * s.moe.experts * h * s.moe.expertIntermediate;
-            shared += 3 * h * s.moe.sharedIntermediate;
-        }
         if ((l.hasDenseMlp() && ffn % 256 != 0) ||
             (l.hasExperts() && s.moe.expertIntermediate % 256 != 0))
             return std::nullopt;
@@ -237,7 +235,6 @@ std::optional<GgufMix> ggufMix(const ModelSpec& s, DType t)
     // Gated MLPs only (gate, up and down of one width): the counts must agree.
     if (dense != c.denseMlp || experts != c.routedExperts)
         return std::nullopt;
-    (void)down;
     const bool q4 = t == DType::INT4;
     auto q4k = [](int64_t p) { return p / 256 * 144 + (p % 256) * 144 / 256; };
     auto q6k = [](int64_t p) { return p / 256 * 210 + (p % 256) * 210 / 256; };
