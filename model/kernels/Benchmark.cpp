@@ -223,17 +223,17 @@ double measureCopyGbps(int threads, int64_t bytes)
 
 const IsaFigures* isaFigures(const std::string& isa)
 {
-    // README, "By ISA": three runs of the AVX2 path (forced with its SGEMM on OpenBLAS's
-    // Haswell kernel) and one of the AVX-512 path (OpenBLAS's own SkylakeX kernel), buffers of
-    // 4 MiB and more in 2 MiB pages (AlignedVector.h), V's panels copied whole rows at a time;
-    // the lowest of the runs.
+    // README, "By ISA": two sets, hours apart, of three runs of the AVX2 path (forced with its
+    // SGEMM on OpenBLAS's Haswell kernel) and one of the AVX-512 path (OpenBLAS's own SkylakeX
+    // kernel), buffers of 4 MiB and more in 2 MiB pages (AlignedVector.h), V's panels copied
+    // whole rows at a time; the lowest of the runs.
     static const IsaFigures kFigures[] = {
         {"avx2+fma",
          "2 vCPUs of an Intel Xeon (family 6, model 167), OpenBLAS 0.3.21's Haswell SGEMM",
-         "2026-12-05", 0.84, 0.88, 1.14, 4.04, 6.90, 1.93},
+         "2026-12-05", 0.84, 0.88, 1.11, 3.74, 6.40, 1.89},
         {"avx512",
          "2 vCPUs of an Intel Xeon (family 6, model 167), OpenBLAS 0.3.21's SkylakeX SGEMM",
-         "2026-12-05", 0.85, 0.80, 1.16, 3.83, 7.69, 2.01},
+         "2026-12-05", 0.77, 0.79, 1.14, 3.79, 7.24, 2.01},
     };
     for (const IsaFigures& f : kFigures)
         if (isa == f.isa)
