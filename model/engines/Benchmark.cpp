@@ -54,6 +54,31 @@ Expected<double> number(const std::string& value, const std::string& label,
     return d;
 }
 
+std::vector<std::string> csvFields(const std::string& line)
+{
+    std::vector<std::string> out;
+    std::string cur;
+    bool quoted = false;
+    for (size_t i = 0; i < line.size(); ++i) {
+        const char c = line[i];
+        if (c == '"') {
+            if (quoted && i + 1 < line.size() && line[i + 1] == '"') {
+                cur += '"';
+                ++i;
+            } else {
+                quoted = !quoted;
+            }
+        } else if (c == ',' && !quoted) {
+            out.push_back(cur);
+            cur.clear();
+        } else if (c != '\r') {
+            cur += c;
+        }
+    }
+    out.push_back(cur);
+    return out;
+}
+
 Expected<int64_t> count(double v, const std::string& label, const std::string& field)
 {
     if (!std::isfinite(v) || v < 0 || v >= 1e12 || std::fabs(v - std::round(v)) > 1e-6)

@@ -16,6 +16,9 @@ std::vector<std::string> lines(const std::string& text);
 // A figure as printed ("59.01", "inf"); an error naming `label` and `field` otherwise.
 Expected<double> number(const std::string& value, const std::string& label,
                         const std::string& field);
+// One CSV line's fields as Python's csv module writes them (llama-bench's -o csv, genai-perf's
+// and AIPerf's exports): quoted where they hold a comma, "" a quote inside, no \r.
+std::vector<std::string> csvFields(const std::string& line);
 // A count (requests, clients, tokens of a test) as a figure held it: a whole number below
 // 10^12; an error naming `label` and `field` otherwise (a fuzzer's 1e23 or inf was cast to
 // int64_t).

@@ -302,22 +302,6 @@ std::optional<Expected<Benchmark>> parsePerfCsv(const std::string& text, const s
     const std::vector<std::string> all = lines(text);
     if (all.empty() || trim(all[0]).rfind("Metric,", 0) != 0)
         return std::nullopt;
-    auto split = [](const std::string& line) {
-        std::vector<std::string> out;
-        std::string cur;
-        bool quoted = false;
-        for (char c : line) {
-            if (c == '"')
-                quoted = !quoted;
-            else if (c == ',' && !quoted) {
-                out.push_back(cur);
-                cur.clear();
-            } else if (c != '\r')
-                cur += c;
-        }
-        out.push_back(cur);
-        return out;
-    };
     Benchmark b;
     BenchmarkPoint p;
     std::vector<std::string> header;
@@ -326,7 +310,7 @@ std::optional<Expected<Benchmark>> parsePerfCsv(const std::string& text, const s
         const std::string line = trim(all[i]);
         if (line.empty())
             continue;
-        const std::vector<std::string> c = split(line);
+        const std::vector<std::string> c = csvFields(line);
         if (c[0] == "Metric") {
             header = c;
             continue;

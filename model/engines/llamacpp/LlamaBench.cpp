@@ -228,35 +228,12 @@ Expected<Benchmark> parseCsv(const std::vector<std::string>& all, const std::str
     Benchmark b;
     b.tool = "llama-bench";
     b.format = "CSV";
-    auto split = [](const std::string& line) {
-        std::vector<std::string> out;
-        std::string cur;
-        bool quoted = false;
-        for (size_t i = 0; i < line.size(); ++i) {
-            const char c = line[i];
-            if (c == '"') {
-                if (quoted && i + 1 < line.size() && line[i + 1] == '"') {
-                    cur += '"';
-                    ++i;
-                } else {
-                    quoted = !quoted;
-                }
-            } else if (c == ',' && !quoted) {
-                out.push_back(cur);
-                cur.clear();
-            } else if (c != '\r') {
-                cur += c;
-            }
-        }
-        out.push_back(cur);
-        return out;
-    };
-    const std::vector<std::string> header = split(all[0]);
+    const std::vector<std::string> header = csvFields(all[0]);
     for (size_t i = 1; i < all.size(); ++i) {
         if (trim(all[i]).empty())
             continue;
         const std::string where = label + ": line " + std::to_string(i + 1);
-        const std::vector<std::string> row = split(all[i]);
+        const std::vector<std::string> row = csvFields(all[i]);
         if (row.size() != header.size())
             return Error{where + ": " + std::to_string(row.size()) + " fields under a header of " +
                          std::to_string(header.size())};
