@@ -131,6 +131,8 @@ int runCalibrate(const std::vector<std::string>& argv)
         cal.source += " (" + bench->tool + ")";
     }
     if (save) {
+        if (auto ok = checkCalibratedConstants(cal.efficiency); !ok)
+            return fail("--save: " + ok.error() + "; nothing saved");
         std::ofstream out(*save);
         out << stepCalibrationToJson(cal);
         if (!out)

@@ -152,6 +152,11 @@ void readSpeedCalibration(const CliArgs& a, DeploymentInputs& in)
     auto cal = readStepCalibration(*file);
     if (!cal)
         throw UsageError("--calibration: " + cal.error());
+    // It holds one GPU's constants: the GPU is named, never the default standing in (a plan
+    // over every GPU gave an H100's front end to each of them).
+    if (!a.value("gpu"))
+        throw UsageError("--calibration: name the GPU it was measured on, --gpu \"" + cal->gpu +
+                         "\" (its constants are that GPU's alone)");
     if (cal->gpu != in.gpu.name)
         throw UsageError("--calibration: " + *file + " was measured on " + cal->gpu + ", not " +
                          in.gpu.name + " (a GPU's kernels and host costs are its own)");

@@ -1,6 +1,7 @@
 #include "serve/Calibrate.h"
 
 #include "base/JsonFile.h"
+#include "base/Units.h"
 #include "serve/StepTime.h"
 
 #include <cmath>
@@ -201,6 +202,19 @@ namespace {
 constexpr const char* kCalibrationSchema = "attnplan-gpu-calibration-1";
 }
 
+Expected<bool> checkCalibratedConstants(const Efficiencies& e)
+{
+    if (e.stepSeconds > kMaxStepSeconds)
+        return Error{"a host time a step of " + formatFixed(e.stepSeconds, 3) +
+                     " s is past what a calibration holds (" + formatFixed(kMaxStepSeconds, 0) +
+                     " s): the point measured another deployment or load than this one"};
+    if (e.frontendSeconds > kMaxFrontendSeconds)
+        return Error{"a front end of " + formatFixed(e.frontendSeconds, 3) +
+                     " s is past what a calibration holds (" + formatFixed(kMaxFrontendSeconds, 0) +
+                     " s): the point measured another deployment or load than this one"};
+    return true;
+}
+
 std::string stepCalibrationToJson(const StepCalibration& c)
 {
     nlohmann::ordered_json j;
@@ -253,11 +267,12 @@ Expected<StepCalibration> readStepCalibration(const std::string& path)
         slot = v;
         return true;
     };
-    for (auto r : {text("gpu", c.gpu), text("engine", c.engine), text("model", c.model),
-                   figure("compute_efficiency", c.efficiency.compute, 0.01, 1.0, false),
-                   figure("memory_efficiency", c.efficiency.memory, 0.01, 1.0, false),
-                   figure("step_seconds", c.efficiency.stepSeconds, 0.0, 10.0, true),
-                   figure("frontend_seconds", c.efficiency.frontendSeconds, 0.0, 100.0, true)})
+    for (auto r :
+         {text("gpu", c.gpu), text("engine", c.engine), text("model", c.model),
+          figure("compute_efficiency", c.efficiency.compute, 0.01, 1.0, false),
+          figure("memory_efficiency", c.efficiency.memory, 0.01, 1.0, false),
+          figure("step_seconds", c.efficiency.stepSeconds, 0.0, kMaxStepSeconds, true),
+          figure("frontend_seconds", c.efficiency.frontendSeconds, 0.0, kMaxFrontendSeconds, true)})
         if (!r)
             return r.failure();
     if (o.contains("measured_on") && o["measured_on"].is_string())

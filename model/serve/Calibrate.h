@@ -75,6 +75,11 @@ struct StepCalibration
     std::string model;
     std::string source; // "bench.json, point c1 (vllm bench serve)"
 };
+// The most a calibration holds: a step's host time of 10 s, a front end of 100 s. A fit past
+// them measured another deployment or load than the one described (a 7,280 s TPOT typed in
+// milliseconds); the error says which constant and by how much.
+inline constexpr double kMaxStepSeconds = 10, kMaxFrontendSeconds = 100;
+Expected<bool> checkCalibratedConstants(const Efficiencies& e);
 std::string stepCalibrationToJson(const StepCalibration& c);
 Expected<StepCalibration> readStepCalibration(const std::string& path);
 

@@ -2534,6 +2534,24 @@ void TestCli::calibrateFitsAndCarriesTheConstants()
             load + QStringList{"--calibration", saved});
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains("was measured on H100 SXM, not A100 80GB"), r.err.constData());
+    // Its GPU is named, never the default standing in (a fresh review's plan over every GPU
+    // gave the H100's front end to the MI300X's and A100's rows).
+    r = cli(QStringList{"plan", "qwen3-8b", "--engine", "vllm@0.11.0", "--context", "4096",
+                        "--calibration", saved});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("--calibration: name the GPU it was measured on, --gpu \"H100 SXM\""),
+             r.err.constData());
+    // A fit past what a calibration holds (a TPOT of 7,280 s, milliseconds typed as seconds'
+    // worth) is not saved: `--calibration` would refuse the file.
+    const QString wild = dir.filePath("wild.json");
+    r = cli(QStringList{"calibrate"} + deployment + load +
+            QStringList{"--tpot-ms", "7280000", "--save", wild});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("--save: a host time a step of") &&
+                 r.err.contains("is past what a calibration holds (10 s)") &&
+                 r.err.contains("nothing saved"),
+             r.err.constData());
+    QVERIFY(!QFile::exists(wild));
     r = cli(QStringList{"latency"} + deployment + load +
             QStringList{"--calibration", saved, "--memory-efficiency", "0.9"});
     QCOMPARE(r.exitCode, 2);
