@@ -80,15 +80,26 @@ Expected<CalibrationFit> calibrateOnPoint(const DeploymentInputs& in, const Meas
     e.stepSeconds = stepSecondsOf(e);
     e.frontendSeconds = frontendSecondsOf(e);
     const Efficiencies start = e;
+    // A figure as one constant of `e` moves; the host time (from none) that brings a figure up
+    // to what was measured, its bracket widened from 10 ms until it is passed.
+    auto along = [&](double Efficiencies::*k, auto pick) {
+        return [&e, &at, k, pick](double x) {
+            Efficiencies t = e;
+            t.*k = x;
+            return at(t, pick);
+        };
+    };
+    auto hostTime = [&](double Efficiencies::*k, auto pick, double target) {
+        const auto f = along(k, pick);
+        double hi = 0.01;
+        for (int i = 0; i < 12 && f(hi) < target; ++i)
+            hi *= 4;
+        return solve(f, target, 0.0, hi, true);
+    };
 
     if (prompt && !tpot) {
-        e.compute = solve(
-            [&](double x) {
-                Efficiencies t = e;
-                t.compute = x;
-                return at(t, promptRateOf);
-            },
-            p.inputTokensPerSecond, 0.01, 1.0, true);
+        e.compute = solve(along(&Efficiencies::compute, promptRateOf), p.inputTokensPerSecond, 0.01,
+                          1.0, true);
         if (std::abs(e.compute - 1.0) < 1e-3)
             fit.notes.push_back("the prompt rate measured is beyond the GPU's dense peak as the "
                                 "model counts it: the compute efficiency stops at the peak");
@@ -97,72 +108,25 @@ Expected<CalibrationFit> calibrateOnPoint(const DeploymentInputs& in, const Meas
     // (a prompt's chunks are steps too).
     for (int pass = 0; pass < 2; ++pass) {
         if (tpot) {
-            Efficiencies none = e;
-            none.stepSeconds = 0;
-            if (at(none, tpotOf) <= p.tpotSeconds) {
-                double hi = 0.01;
-                for (int i = 0; i < 12; ++i) {
-                    Efficiencies t = e;
-                    t.stepSeconds = hi;
-                    if (at(t, tpotOf) >= p.tpotSeconds)
-                        break;
-                    hi *= 4;
-                }
-                e.stepSeconds = solve(
-                    [&](double x) {
-                        Efficiencies t = e;
-                        t.stepSeconds = x;
-                        return at(t, tpotOf);
-                    },
-                    p.tpotSeconds, 0.0, hi, true);
+            if (along(&Efficiencies::stepSeconds, tpotOf)(0) <= p.tpotSeconds) {
+                e.stepSeconds = hostTime(&Efficiencies::stepSeconds, tpotOf, p.tpotSeconds);
             } else {
                 e.stepSeconds = 0;
-                e.memory = solve(
-                    [&](double x) {
-                        Efficiencies t = e;
-                        t.memory = x;
-                        return at(t, tpotOf);
-                    },
-                    p.tpotSeconds, e.memory, 1.0, false);
+                e.memory = solve(along(&Efficiencies::memory, tpotOf), p.tpotSeconds, e.memory, 1.0,
+                                 false);
             }
         }
         if (ttft) {
-            Efficiencies none = e;
-            none.frontendSeconds = 0;
             if (!p.load.frontend) {
                 // No server in front (an offline run): the prompt's own time is all there is.
-                e.compute = solve(
-                    [&](double x) {
-                        Efficiencies t = e;
-                        t.compute = x;
-                        return at(t, ttftOf);
-                    },
-                    p.ttftSeconds, 0.01, 1.0, false);
-            } else if (at(none, ttftOf) <= p.ttftSeconds) {
-                double hi = 0.01;
-                for (int i = 0; i < 12; ++i) {
-                    Efficiencies t = e;
-                    t.frontendSeconds = hi;
-                    if (at(t, ttftOf) >= p.ttftSeconds)
-                        break;
-                    hi *= 4;
-                }
-                e.frontendSeconds = solve(
-                    [&](double x) {
-                        Efficiencies t = e;
-                        t.frontendSeconds = x;
-                        return at(t, ttftOf);
-                    },
-                    p.ttftSeconds, 0.0, hi, true);
+                e.compute =
+                    solve(along(&Efficiencies::compute, ttftOf), p.ttftSeconds, 0.01, 1.0, false);
+            } else if (along(&Efficiencies::frontendSeconds, ttftOf)(0) <= p.ttftSeconds) {
+                e.frontendSeconds = hostTime(&Efficiencies::frontendSeconds, ttftOf, p.ttftSeconds);
             } else {
                 e.frontendSeconds = 0;
-                e.compute = solve(
-                    [&](double x) {
-                        Efficiencies t = e;
-                        t.compute = x;
-                        return at(t, ttftOf);
-                    },
-                    p.ttftSeconds, e.compute, 1.0, false);
+                e.compute = solve(along(&Efficiencies::compute, ttftOf), p.ttftSeconds, e.compute,
+                                  1.0, false);
             }
         }
     }
