@@ -583,6 +583,7 @@ LatencyInputs latencyLoadFrom(const CliArgs& a, DeploymentInputs& in)
     int loads = 0;
     if (auto c = a.number("concurrent", 1, 1e7)) {
         q.load = {LatencyLoad::Kind::Concurrent, *c, 0};
+        q.load.finite = a.value("requests").has_value();
         ++loads;
     }
     if (auto r = a.number("requests-per-second", 1e-6, 1e7)) {
@@ -600,6 +601,8 @@ LatencyInputs latencyLoadFrom(const CliArgs& a, DeploymentInputs& in)
     if (loads != 1)
         throw UsageError("latency: give one load: --concurrent C, --requests-per-second R, "
                          "--batch B or --max-load");
+    if (q.load.kind == LatencyLoad::Kind::Batch && a.value("requests"))
+        throw UsageError("--requests: a static batch is its B requests (give --batch B alone)");
     q.load.requests = a.integer("requests", 1, int64_t(1) << 30).value_or(1000);
     q.frontend = !a.flag("no-frontend");
     q.replicas = a.integer("replicas", 1, 1 << 20).value_or(1);

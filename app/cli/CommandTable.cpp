@@ -168,11 +168,17 @@ std::vector<Option> latencyOptions()
     o.insert(o.end() - 1,
              {{"input-tokens", "N", "prompt tokens per request (required)"},
               {"output-tokens", "N", "output tokens per request (required)"},
-              {"concurrent", "C", "a closed loop of C clients"},
+              {"concurrent", "C",
+               "a closed loop of C clients; with --requests, a benchmark's run of N requests at "
+               "most C at once (vllm bench serve --max-concurrency), stepped through"},
               {"requests-per-second", "R", "open-loop Poisson arrivals at R a second"},
               {"batch", "B", "a static batch of B requests starting together"},
-              {"max-load", nullptr, "saturation: the largest batch memory and the engine allow"},
-              {"requests", "N", "requests in an open-loop or max-load run (default 1000)"},
+              {"max-load", nullptr,
+               "every request sent at once (--request-rate inf), stepped through: the prompts, "
+               "the cap's steady state and the drain"},
+              {"requests", "N",
+               "requests in the run: at a rate or at max load (default 1000), or under "
+               "--concurrent (default: clients that never stop)"},
               {"role", "prefill|decode",
                "one pool of a disaggregated deployment, the other given all it needs: prefill "
                "(prompts in, KV out: input tokens/s) or decode (KV in over RDMA, tokens out)"},

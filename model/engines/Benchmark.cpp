@@ -460,9 +460,10 @@ Expected<MeasuredPoint> measuredPoint(const Benchmark& b, const BenchmarkPoint& 
     const bool oneWave = p.maxConcurrency > 1 && p.requests > 0 && p.requests <= p.maxConcurrency;
     if (p.requestRate > 0 && std::isfinite(p.requestRate))
         m.load.load = {LatencyLoad::Kind::RequestsPerSecond, p.requestRate, p.requests};
-    else if (p.maxConcurrency > 0 && !oneWave)
+    else if (p.maxConcurrency > 0 && !oneWave) {
         m.load.load = {LatencyLoad::Kind::Concurrent, double(p.maxConcurrency), p.requests};
-    else
+        m.load.load.finite = p.requests > 0; // the run as the tool made it: N, C at a time
+    } else
         m.load.load = {LatencyLoad::Kind::MaxLoad, 0, std::max<int64_t>(1, p.requests)};
     m.ttftSeconds = p.ttft.mean;
     m.tpotSeconds = std::isfinite(p.tpot.mean) ? p.tpot.mean : p.itl.mean;

@@ -6,14 +6,20 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <limits>
 #include <utility>
+#include <vector>
 
 namespace attnplan {
 
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+// The longest run stepped through request by request, and the most prompt steps it may take; a
+// longer one is its steady state (its start and drain are then a small share of it).
+constexpr int64_t kMaxRunRequests = 20000;
+constexpr double kMaxRunPromptSteps = 400000;
 
 struct Engine
 {
@@ -156,6 +162,145 @@ Loop closedLoop(const Engine& e, double I, double O, double C, double cap, doubl
     return l;
 }
 
+// A finite run as a benchmark client makes it (vllm bench serve --max-concurrency C
+// --num-prompts N, SGLang's bench_serving, AIPerf's concurrency mode): every request is sent at
+// once and waits for one of C places; each goes through the front end, then the engine's step
+// loop runs as the steady state assumes it does, step by step: every running request that has
+// its first token decodes one a step, and what is left of the step's token budget prefills
+// prompts first come first served, admitting the waiting while the batch is under its cap. Its
+// start (C prompts at once), its waves and its drain (the last requests alone) are then in the
+// figures: a steady state spreads C clients' prompts evenly over the steps, where C requests
+// of one length sent together prefill together and finish together, wave after wave (Qwen3-8B
+// on an A10G at 40 clients, 200 requests of 512 + 256: 507 output tokens/s measured, 682 from
+// the steady state).
+struct Run
+{
+    double ttft = 0, tpot = 0, duration = 0, batch = 0;
+    int64_t requests = 0;
+};
+
+Run finiteRun(const Engine& e, double I, double O, int64_t N, double C, double cap, double frontend)
+{
+    const StepModel& f = *e.m;
+    const double tps = f.facts().tokensPerStep;
+    const int64_t places = std::max<int64_t>(1, int64_t(std::floor(C)));
+    const size_t slots = size_t(std::max(1.0, std::floor(cap)));
+    struct Request
+    {
+        double sent = 0, prefilled = 0, generated = 0, first = -1, done = -1;
+    };
+    std::vector<Request> q(static_cast<size_t>(N));
+    std::deque<size_t> arriving; // sent, in the front end until sent + frontend
+    std::deque<size_t> waiting;  // at the engine, not yet admitted
+    std::vector<size_t> running; // admitted, in admission order
+    int64_t sent = 0, finished = 0;
+    auto send = [&](double at) {
+        q[size_t(sent)].sent = at;
+        arriving.push_back(size_t(sent++));
+    };
+    for (int64_t i = 0; i < std::min<int64_t>(places, N); ++i)
+        send(0);
+    double now = 0, batchTime = 0;
+    while (finished < N) {
+        while (!arriving.empty() && q[arriving.front()].sent + frontend <= now + 1e-12) {
+            waiting.push_back(arriving.front());
+            arriving.pop_front();
+        }
+        while (!waiting.empty() && running.size() < slots) {
+            running.push_back(waiting.front());
+            waiting.pop_front();
+        }
+        if (running.empty()) {
+            if (arriving.empty())
+                break; // nothing left to send: not reached, every send follows a finish
+            now = q[arriving.front()].sent + frontend; // idle until the next arrives
+            continue;
+        }
+        double dec = 0, ctx = 0, budget = e.maxNumTokens, prefill = 0, prefillCtx = 0;
+        for (size_t i : running)
+            if (q[i].first >= 0) {
+                dec += 1;
+                ctx += I + q[i].generated;
+            }
+        budget = e.decodeOnly ? 0 : std::max(0.0, budget - dec);
+        ctx = dec > 0 ? ctx / dec : 0;
+        std::vector<std::pair<size_t, double>> chunks;
+        for (size_t i : running) {
+            if (q[i].first >= 0 || budget <= 0)
+                continue;
+            const double chunk = std::min(I - q[i].prefilled, budget);
+            chunks.push_back({i, chunk});
+            prefillCtx += chunk * (q[i].prefilled + chunk / 2);
+            prefill += chunk;
+            budget -= chunk;
+        }
+        prefillCtx = prefill > 0 ? prefillCtx / prefill : 0;
+        // Steps that only decode, with no one to admit before the first of them finishes: taken
+        // together, at their middle's context (each step reads one token more of each).
+        double steps = 1;
+        if (prefill == 0) {
+            double left = kInf;
+            for (size_t i : running)
+                left = std::min(left, std::ceil((O - q[i].generated) / tps - 1e-9));
+            steps = std::max(1.0, left);
+        }
+        double t = f.seconds(dec, ctx + (steps - 1) * tps / 2, prefill, prefillCtx);
+        if (steps > 1 && running.size() < slots && !arriving.empty()) {
+            const double until = q[arriving.front()].sent + frontend - now;
+            steps = std::clamp(std::ceil(until / t - 1e-9), 1.0, steps);
+            t = f.seconds(dec, ctx + (steps - 1) * tps / 2, 0, 0);
+        }
+        now += steps * t;
+        batchTime += steps * t * dec;
+        for (size_t i : running)
+            if (q[i].first >= 0)
+                q[i].generated = std::min(O, q[i].generated + steps * tps);
+        for (const auto& [i, chunk] : chunks) {
+            q[i].prefilled += chunk;
+            if (q[i].prefilled >= I - 1e-9) {
+                q[i].first = now; // the prompt's last step samples the first token
+                q[i].generated = 1;
+            }
+        }
+        for (size_t k = 0; k < running.size();) {
+            Request& r = q[running[k]];
+            if (r.first >= 0 && r.generated >= O - 1e-9) {
+                r.done = now;
+                ++finished;
+                running.erase(running.begin() + std::ptrdiff_t(k));
+                if (sent < N)
+                    send(now);
+            } else {
+                ++k;
+            }
+        }
+    }
+    Run out;
+    out.requests = N;
+    out.duration = now;
+    for (const Request& r : q) {
+        out.ttft += (r.first - r.sent) / double(N);
+        out.tpot += (r.done - r.first) / (O - 1) / double(N);
+    }
+    out.batch = now > 0 ? batchTime / now : 0;
+    return out;
+}
+
+// Whether a run of N requests is stepped through: a pool that prefills, and a run short enough.
+bool steppable(const Engine& e, int64_t N, double I)
+{
+    return !e.decodeOnly && N <= kMaxRunRequests &&
+           double(N) * I / std::max(64.0, e.maxNumTokens) <= kMaxRunPromptSteps;
+}
+
+// A stepped run's figures, over the replicas.
+void takeRun(LatencyResult& r, const Run& run, double replicas)
+{
+    r.ttftSeconds = run.ttft;
+    r.tpotSeconds = run.tpot;
+    r.requestsPerSecond = double(run.requests) / run.duration * replicas;
+    r.decodeBatch = run.batch;
+}
 } // namespace
 
 namespace {
@@ -309,6 +454,18 @@ Expected<LatencyResult> servingLatency(const ModelSpec& s, const DeploymentInput
     case LatencyLoad::Kind::Concurrent: {
         // Clients spread over the replicas.
         const double C = std::max(1.0, q.load.value / replicas);
+        const int64_t N =
+            std::max<int64_t>(1, int64_t(std::llround(double(q.load.requests) / replicas)));
+        if (q.load.finite && steppable(e, N, I)) {
+            takeRun(r, finiteRun(e, I, O, N, C, cap, frontend), replicas);
+            r.saturated = C > cap;
+            r.notes.push_back("a run of " +
+                              withCommas(int64_t(std::llround(double(N) * replicas))) +
+                              " requests, at most " + formatFixed(q.load.value, 0) +
+                              " at once, stepped through as sent: its start and its drain are in "
+                              "the means and the tokens/s");
+            break;
+        }
         const Loop l = closedLoop(e, I, O, C, cap, frontend);
         r.ttftSeconds = l.ttft;
         r.tpotSeconds = l.itl;
@@ -442,7 +599,15 @@ Expected<LatencyResult> servingLatency(const ModelSpec& s, const DeploymentInput
     case LatencyLoad::Kind::MaxLoad: {
         // Every request at once: the steady state at the cap, then the ramp and the drain.
         const double N = std::max(cap, double(std::max<int64_t>(1, q.load.requests)) / replicas);
-        if (N <= cap) {
+        // Stepped through where it can be: every prompt sent at once, admitted up to the cap,
+        // then each slot refilled as a request finishes (gpt-oss-120b, Qwen3-32B and Llama 3.1
+        // on TensorRT-LLM's max-throughput tables: the steady state's median throughput error
+        // 17% on the shared rows, stepped through 11%).
+        if (const int64_t n =
+                std::max<int64_t>(1, int64_t(std::llround(double(q.load.requests) / replicas)));
+            steppable(e, n, I)) {
+            takeRun(r, finiteRun(e, I, O, n, double(n), cap, frontend), replicas);
+        } else if (N <= cap) {
             const double dec = N / 2;
             const double budgetTokens = std::max(64.0, double(q.maxNumTokens) - dec);
             const double ps = e.decodeOnly ? f.seconds(dec, I + O / 2, 0, 0)

@@ -34,6 +34,10 @@ struct LatencyLoad
     } kind = Kind::Concurrent;
     double value = 1;        // C, R or B
     int64_t requests = 1000; // N: an open-loop or max-load run's requests
+    // A concurrency load of N requests in all (a benchmark's --num-prompts): the run is
+    // stepped through as the client sends it, its start in step and its drain included; false,
+    // the steady state of C clients that never stop.
+    bool finite = false;
 };
 
 // The loads by the names the scenario, the CLI's JSON and the report use: "concurrent",

@@ -1768,6 +1768,24 @@ void TestCli::unusedFlagsAreErrors()
                  load)
                  .exitCode,
              0);
+    // --requests is a run's: a static batch is its B requests, so there it is refused by name;
+    // under --concurrent it makes the clients' run finite (a benchmark's --num-prompts), and
+    // the figures move (its start and drain).
+    const QStringList lat{"latency",        "llama-3.1-8b", "--gpu",           "H100",
+                          "--input-tokens", "512",          "--output-tokens", "256"};
+    const Run batch = cli(lat + QStringList{"--batch", "8", "--requests", "100"});
+    QCOMPARE(batch.exitCode, 2);
+    QVERIFY2(batch.err.contains("--requests: a static batch"), batch.err.constData());
+    const Run steady = cli(lat + QStringList{"--concurrent", "40", "--json"});
+    const Run run = cli(lat + QStringList{"--concurrent", "40", "--requests", "200", "--json"});
+    QCOMPARE(steady.exitCode, 0);
+    QCOMPARE(run.exitCode, 0);
+    const double steadyRate =
+        QJsonDocument::fromJson(steady.out)["output_tokens_per_second"].toDouble();
+    const double runRate = QJsonDocument::fromJson(run.out)["output_tokens_per_second"].toDouble();
+    QVERIFY2(runRate < 0.99 * steadyRate,
+             qPrintable(QString("%1 against %2").arg(runRate).arg(steadyRate)));
+    QVERIFY(run.out.contains("a run of 200 requests, at most 40 at once"));
     // Each engine's own flags still work under it.
     QCOMPARE(cli(base + QStringList{"--engine", "sglang", "--mem-fraction-static", "0.8"}).exitCode,
              0);
