@@ -15,8 +15,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cmath>
+#include <ctime>
 #include <fstream>
 #include <iostream>
 
@@ -46,6 +49,26 @@ std::string padRight(std::string s, size_t width)
 std::string ms(double seconds)
 {
     return std::isfinite(seconds) && seconds > 0 ? formatFixed(seconds * 1e3, 2) + " ms" : "-";
+}
+
+// A time's day in UTC, YYYY-MM-DD; empty for none.
+std::string dayOf(std::time_t t)
+{
+    if (t <= 0)
+        return {};
+    std::tm utc{};
+    gmtime_r(&t, &utc);
+    char text[16];
+    std::strftime(text, sizeof text, "%Y-%m-%d", &utc);
+    return text;
+}
+
+std::time_t fileChangeTime(const std::string& path)
+{
+    struct stat st
+    {
+    };
+    return ::stat(path.c_str(), &st) == 0 ? st.st_mtime : 0;
 }
 
 } // namespace
@@ -124,11 +147,27 @@ int runCalibrate(const std::vector<std::string>& argv)
     cal.engine = in.engine;
     cal.model = s.name;
     cal.source = "typed TTFT/TPOT";
+    cal.measuredDateFrom = "typed";
     if (bench) {
         cal.source = *file + ", point";
         for (size_t i : fitOn)
             cal.source += (i == fitOn.front() ? " " : " and ") + table[i].label;
         cal.source += " (" + bench->tool + ")";
+        cal.measuredDate = bench->date;
+        cal.measuredDateFrom = "the benchmark's date";
+        if (cal.measuredDate.empty()) {
+            cal.measuredDate = dayOf(fileChangeTime(*file));
+            cal.measuredDateFrom = "the file's last change (the benchmark states no date)";
+        }
+    }
+    cal.savedDate = dayOf(std::time(nullptr));
+    for (size_t i : fitOn) {
+        const MeasuredPoint& m = table[i].measured;
+        cal.points.push_back(
+            {table[i].label, loadKindName(m.load.load.kind), m.load.load.value,
+             m.load.load.kind == LatencyLoad::Kind::Batch ? 0 : m.load.load.requests,
+             m.load.inputTokens, m.load.outputTokens, m.ttftSeconds, m.tpotSeconds,
+             m.inputTokensPerSecond});
     }
     if (save) {
         if (auto ok = checkCalibratedConstants(cal.efficiency); !ok)

@@ -157,17 +157,13 @@ void readSpeedCalibration(const CliArgs& a, DeploymentInputs& in)
     if (!a.value("gpu"))
         throw UsageError("--calibration: name the GPU it was measured on, --gpu \"" + cal->gpu +
                          "\" (its constants are that GPU's alone)");
-    if (cal->gpu != in.gpu.name)
-        throw UsageError("--calibration: " + *file + " was measured on " + cal->gpu + ", not " +
-                         in.gpu.name + " (a GPU's kernels and host costs are its own)");
-    auto family = [](const std::string& e) { return e.substr(0, e.find('@')); };
-    if (family(cal->engine) != family(in.engine))
-        throw UsageError("--calibration: " + *file + " was measured under " + cal->engine +
-                         ", not " + in.engine + " (an engine's host costs are its own)");
-    if (cal->engine != in.engine)
-        std::cerr << "note: --calibration " << *file << " was measured under " << cal->engine
-                  << "; this runs " << in.engine << "\n";
-    in.efficiency = cal->efficiency;
+    std::string note;
+    auto inForce = calibrationInForce(*cal, *file, in.gpu.name, in.engine, &note);
+    if (!inForce)
+        throw UsageError("--calibration: " + inForce.error());
+    if (!note.empty())
+        std::cerr << "note: --calibration " << note << "\n";
+    in.efficiency = inForce.value();
 }
 
 // The host's read rate for experts kept in host memory: --host-bandwidth (GB/s, or a calibration
@@ -471,6 +467,8 @@ int runCapacity(const std::vector<std::string>& argv)
               << "  TTFT " << formatSeconds(r.ttftSeconds) << " (one prompt alone), TPOT "
               << formatSeconds(r.tpotSeconds) << " decoding alone at batch " << r.batch << ", "
               << formatFixed(r.tokensPerSecond, 0) << " tokens/s (`latency` for a load)\n";
+    if (!in.efficiency.calibration.empty())
+        std::cout << "  timed with the calibration " << in.efficiency.calibration << "\n";
     if (r.hostKvTokens > 0)
         std::cout << "  host KV tier: " << withCommas(r.hostKvTokens) << " tokens in "
                   << formatGiB(double(r.hostKvBytesPerGpu))
@@ -530,7 +528,7 @@ int runPlan(const std::vector<std::string>& argv)
     a.refuseUnused("plan --engine " + base.engine);
     const std::vector<PlanRow> rows = planDeployments(s, only, t, base);
     if (a.flag("json")) {
-        std::cout << planJson(s, rows);
+        std::cout << planJson(s, rows, base.efficiency);
         return 0;
     }
     // The target as planned: a rate, with the request its conversations hold, where one is
@@ -548,6 +546,8 @@ int runPlan(const std::vector<std::string>& argv)
     else
         std::cout << withCommas(t.concurrent)
                   << (t.concurrent == 1 ? " conversation" : " conversations") << " at once\n";
+    if (!base.efficiency.calibration.empty())
+        std::cout << "  timed with the calibration " << base.efficiency.calibration << "\n";
     for (const PlanRow& r : rows) {
         if (!r.feasible) {
             std::cout << "  " << r.gpu << ": no plan (" << r.reason << ")\n";
@@ -675,6 +675,9 @@ int runLatency(const std::vector<std::string>& argv)
         j["decode_batch"] = r.decodeBatch;
         j["batch_cap"] = r.batchCap;
         j["saturated"] = r.saturated;
+        j["calibration"] = in.efficiency.calibration.empty()
+                               ? nlohmann::ordered_json()
+                               : nlohmann::ordered_json(in.efficiency.calibration);
         j["notes"] = r.notes;
         std::cout << j.dump(2) << "\n";
         return 0;
@@ -685,6 +688,8 @@ int runLatency(const std::vector<std::string>& argv)
               << (q.replicas > 1 ? std::to_string(q.replicas) + " replicas of " : std::string())
               << in.gpus << " x " << in.gpu.name << " (" << layoutText(in) << "), "
               << withCommas(q.inputTokens) << " in / " << withCommas(q.outputTokens) << " out\n";
+    if (!in.efficiency.calibration.empty())
+        std::cout << "  timed with the calibration " << in.efficiency.calibration << "\n";
     if (q.role == PoolRole::Prefill) {
         std::cout << "  prefill pool: " << formatFixed(r.inputTokensPerSecond, 0)
                   << " input tokens/s, " << formatFixed(r.requestsPerSecond, 2)

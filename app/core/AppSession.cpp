@@ -391,9 +391,23 @@ void AppSession::setDeployment(const ScenarioDeployment& deployment)
                          .arg(QString::fromStdString(was.gpu), QString::fromStdString(d.gpu));
         d.dollarsPerGpuHour = 0;
     }
+    // A calibration was measured on its GPU: on another, the step model's own constants, and said.
+    QString calibrationNotice;
+    if (!d.calibration.empty() && d.calibration == was.calibration &&
+        (d.gpu != was.gpu || d.custom.memoryGiB != was.custom.memoryGiB)) {
+        calibrationNotice =
+            tr("The calibration %1 was measured on %2: on %3 the speed figures "
+               "take the step model's own constants")
+                .arg(QString::fromStdString(d.calibration), QString::fromStdString(was.gpu),
+                     QString::fromStdString(d.gpu));
+        d.calibration.clear();
+        d.efficiency = Efficiencies{};
+    }
     m_scenario.deployment = d; // `was` is the old deployment only up to here
     if (!rentNotice.isEmpty())
         emit notice(rentNotice);
+    if (!calibrationNotice.isEmpty())
+        emit notice(calibrationNotice);
     if (!revertedFlags.isEmpty()) {
         emit notice(tr("Chosen for %2: %1; on %3, back to what they were before (set them again to "
                        "keep them)")
@@ -414,6 +428,7 @@ void AppSession::useEfficiencies(const Calibration& c)
 {
     const UndoStep step(this);
     ScenarioDeployment d = m_scenario.deployment;
+    d.calibration.clear(); // the live kernel's efficiencies replace a GPU calibration's
     if (c.computeEfficiency > 0)
         d.efficiency.compute = c.computeEfficiency;
     if (c.memoryEfficiency > 0)
@@ -426,6 +441,7 @@ void AppSession::useDefaultEfficiencies()
     const UndoStep step(this);
     ScenarioDeployment d = m_scenario.deployment;
     d.efficiency = Efficiencies{};
+    d.calibration.clear();
     setDeployment(d);
 }
 

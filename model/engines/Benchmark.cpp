@@ -285,6 +285,13 @@ Expected<BenchmarkPoint> servingPoint(const nlohmann::json& o, const std::string
             b.model = o[key].get<std::string>();
     if (o.contains("backend") && o["backend"].is_string())
         b.settings.emplace_back("backend", o["backend"].get<std::string>());
+    // vLLM's "date": "20250530-203916", the run's start.
+    if (o.contains("date") && o["date"].is_string()) {
+        const std::string d = o["date"].get<std::string>();
+        if (d.size() >= 8 &&
+            std::all_of(d.begin(), d.begin() + 8, [](char c) { return c >= '0' && c <= '9'; }))
+            b.date = d.substr(0, 4) + "-" + d.substr(4, 2) + "-" + d.substr(6, 2);
+    }
     if (o.contains("dataset_name") && o["dataset_name"].is_string())
         p.dataset = o["dataset_name"].get<std::string>();
     double completed = -1, in = -1, out = -1, concurrency = 0;

@@ -47,6 +47,7 @@ struct Benchmark
     std::string version; // as the output states it; empty where it states none
     std::string model;   // as the output names it
     std::string gpu;     // where the tool records it (llama-bench's gpu_info)
+    std::string date;    // when it ran, where the tool records it (vLLM's "date": YYYY-MM-DD)
     // The deployment's settings the tool records, by its own names ("n_gpu_layers", "backend").
     std::vector<std::pair<std::string, std::string>> settings;
     std::vector<BenchmarkPoint> points;

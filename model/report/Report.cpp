@@ -563,7 +563,10 @@ std::string latencyHeadline(const Report& r)
     return "at " + loadText(r.latencyLoad.load) + ": TTFT " +
            formatSeconds(r.latency->ttftSeconds) + " · " + formatSeconds(r.latency->tpotSeconds) +
            "/token" + (r.latency->saturated ? " (queueing)" : "") +
-           (r.latency->understated.empty() ? "" : " (" + r.latency->understated + ")") + assumed;
+           (r.latency->understated.empty() ? "" : " (" + r.latency->understated + ")") + assumed +
+           (r.deployment.efficiency.calibration.empty()
+                ? std::string()
+                : " (calibrated: " + r.deployment.efficiency.calibration + ")");
 }
 
 std::string stepAgainstLoad(const Report& r)

@@ -276,7 +276,9 @@ std::string reportCsv(const Report& report);
 std::string modelJson(const ModelSpec& spec, const ModelFacts& facts);
 std::string capacityJson(const ModelSpec& spec, const DeploymentInputs& in,
                          const CapacityResult& result);
-std::string planJson(const ModelSpec& spec, const std::vector<PlanRow>& rows);
+// `speed`: the efficiencies the rows were timed with (their calibration, where one is in force).
+std::string planJson(const ModelSpec& spec, const std::vector<PlanRow>& rows,
+                     const Efficiencies& speed);
 struct CostExtras
 {
     std::optional<SelfHostedCost> selfHosted;

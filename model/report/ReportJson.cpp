@@ -20,6 +20,13 @@ ojson nullable(const std::string& s)
     return s.empty() ? ojson(nullptr) : ojson(s);
 }
 
+// The calibration the speed figures were timed with: its file and what it was measured on, or
+// null (the fitted constants).
+ojson calibrationJson(const Efficiencies& e)
+{
+    return nullable(e.calibration);
+}
+
 const char* arrivalName(Arrival a)
 {
     return a == Arrival::Even ? "even" : a == Arrival::Bursts ? "bursts" : "poisson";
@@ -168,6 +175,7 @@ ojson capacityObject(const ModelSpec& s, const DeploymentInputs& in, const Capac
     j["decode_memory_bound"] = r.decodeMemoryBound;
     j["compute_efficiency"] = in.efficiency.compute;
     j["memory_efficiency"] = in.efficiency.memory;
+    j["calibration"] = calibrationJson(in.efficiency);
     j["warnings"] = r.warnings;
     return j;
 }
@@ -387,6 +395,7 @@ ojson reportObject(const Report& r)
     if (r.latency) {
         const LatencyInputs& q = r.latencyLoad;
         j["latency"] = {{"engine", r.latencyEngine},
+                        {"calibration", calibrationJson(r.deployment.efficiency)},
                         {"load", loadKindName(q.load.kind)},
                         {"load_value", q.load.value},
                         {"input_tokens", q.inputTokens},
@@ -593,12 +602,15 @@ std::string capacityJson(const ModelSpec& spec, const DeploymentInputs& in,
     return capacityObject(spec, in, result).dump(2) + "\n";
 }
 
-std::string planJson(const ModelSpec& spec, const std::vector<PlanRow>& rows)
+std::string planJson(const ModelSpec& spec, const std::vector<PlanRow>& rows,
+                     const Efficiencies& speed)
 {
     auto plans = ojson::array();
     for (const PlanRow& p : rows)
         plans.push_back(planRowObject(p));
-    return ojson{{"model", spec.name}, {"plans", plans}}.dump(2) + "\n";
+    return ojson{{"model", spec.name}, {"calibration", calibrationJson(speed)}, {"plans", plans}}
+               .dump(2) +
+           "\n";
 }
 
 std::string costJson(const PromptLayout& layout, const PriceSheet& price, const PromptCost& cost,

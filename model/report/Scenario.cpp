@@ -2,6 +2,7 @@
 
 #include "engines/EngineCli.h"
 #include "engines/ServingEngine.h"
+#include "serve/Calibrate.h"
 #include "spec/Architecture.h"
 
 #include <cmath>
@@ -124,6 +125,15 @@ Expected<DeploymentInputs> resolveDeployment(const ScenarioDeployment& d, const 
     if (d.availableKvGiB > 0)
         in.availableKvBytes = int64_t(d.availableKvGiB * kGiB);
     in.efficiency = d.efficiency;
+    if (!d.calibration.empty()) {
+        auto cal = readStepCalibration(d.calibration);
+        if (!cal)
+            return Error{cal.error(), "calibration"};
+        auto inForce = calibrationInForce(*cal, d.calibration, in.gpu.name, in.engine, nullptr);
+        if (!inForce)
+            return Error{inForce.error(), "calibration"};
+        in.efficiency = inForce.value();
+    }
     return in;
 }
 

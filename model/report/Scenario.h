@@ -72,6 +72,11 @@ struct ScenarioDeployment
     // 0: the config's. It belongs to the model: another model drops it.
     int64_t modelWindow = 0;
     Efficiencies efficiency;
+    // A saved GPU calibration (`attnplan-cli calibrate --save`), its path resolved against the
+    // scenario's folder: its constants replace `efficiency` where it was measured on this GPU
+    // under this engine, and anything else is an error (serve/Calibrate.h calibrationInForce).
+    // It belongs to its GPU: the app clears it when the GPU changes.
+    std::string calibration;
     // Self-hosting's rent per GPU-hour, US dollars; 0: the catalog's for the GPU. A price
     // belongs to its GPU: the app clears it when the GPU changes.
     double dollarsPerGpuHour = 0;

@@ -100,6 +100,7 @@ void readDeployment(const json& d, ScenarioDeployment& o)
                          "engine_flags",
                          "compute_efficiency",
                          "memory_efficiency",
+                         "calibration",
                          "dollars_per_gpu_hour"});
     o.gpu = r.text("gpu", o.gpu);
     for (const char* alias : {"Custom", "CUSTOM", "custom GPU", "Custom GPU"})
@@ -179,6 +180,13 @@ void readDeployment(const json& d, ScenarioDeployment& o)
                          "\"" + o.mambaCacheMode + "\": expected auto, none, align or all"};
     o.efficiency.compute = r.real("compute_efficiency", 0.01, 1.0, o.efficiency.compute);
     o.efficiency.memory = r.real("memory_efficiency", 0.01, 1.0, o.efficiency.memory);
+    o.calibration = r.text("calibration", "");
+    if (!o.calibration.empty())
+        for (const char* key : {"compute_efficiency", "memory_efficiency"})
+            if (r.find(key))
+                throw FieldError{std::string("deployment.") + key,
+                                 "and deployment.calibration: give one (the calibration holds "
+                                 "its own efficiencies)"};
     o.dollarsPerGpuHour = r.real("dollars_per_gpu_hour", 0, 1e6, 0);
 }
 
@@ -214,6 +222,10 @@ Expected<Scenario> parseScenario(const std::string& text, const std::string& lab
 
         if (const json* d = top.find("deployment"))
             readDeployment(*d, s.deployment);
+        // A calibration beside the scenario is found from wherever the scenario is read.
+        if (std::string& c = s.deployment.calibration;
+            !c.empty() && !baseDir.empty() && std::filesystem::path(c).is_relative())
+            c = (std::filesystem::path(baseDir) / c).lexically_normal().string();
 
         if (const json* p = top.find("prompt")) {
             if (!p->is_object())

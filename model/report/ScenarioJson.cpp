@@ -48,8 +48,12 @@ nlohmann::ordered_json detail::scenarioObject(const Scenario& s)
     dep["loaded_weights_gib"] = d.loadedWeightsGiB;
     dep["model_window"] = d.modelWindow;
     dep["engine_flags"] = d.engineFlags;
-    dep["compute_efficiency"] = d.efficiency.compute;
-    dep["memory_efficiency"] = d.efficiency.memory;
+    if (d.calibration.empty()) {
+        dep["compute_efficiency"] = d.efficiency.compute;
+        dep["memory_efficiency"] = d.efficiency.memory;
+    } else {
+        dep["calibration"] = d.calibration;
+    }
     dep["dollars_per_gpu_hour"] = d.dollarsPerGpuHour;
     nlohmann::ordered_json j;
     j["attnplan_scenario"] = kScenarioVersion;

@@ -199,6 +199,26 @@ std::string stepCalibrationToJson(const StepCalibration& c)
     j["changed"] = nlohmann::ordered_json::array();
     for (const CalibratedConstant& k : c.changed)
         j["changed"].push_back({{"name", k.name}, {"before", k.before}, {"after", k.after}});
+    auto text = [](const std::string& v) {
+        return v.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(v);
+    };
+    auto figure = [](double v) {
+        return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json();
+    };
+    j["measured_date"] = text(c.measuredDate);
+    j["measured_date_from"] = text(c.measuredDateFrom);
+    j["saved_date"] = text(c.savedDate);
+    j["points"] = nlohmann::ordered_json::array();
+    for (const CalibrationPoint& p : c.points)
+        j["points"].push_back({{"label", p.label},
+                               {"load", p.load},
+                               {"load_value", p.loadValue},
+                               {"requests", p.requests},
+                               {"input_tokens", p.inputTokens},
+                               {"output_tokens", p.outputTokens},
+                               {"ttft_seconds", figure(p.ttftSeconds)},
+                               {"tpot_seconds", figure(p.tpotSeconds)},
+                               {"input_tokens_per_second", figure(p.inputTokensPerSecond)}});
     return j.dump(2) + "\n";
 }
 
@@ -241,6 +261,48 @@ Expected<StepCalibration> readStepCalibration(const std::string& path)
             return r.failure();
     if (o.contains("measured_on") && o["measured_on"].is_string())
         c.source = o["measured_on"].get<std::string>();
+    for (auto [key, slot] : {std::pair{"measured_date", &c.measuredDate},
+                             {"measured_date_from", &c.measuredDateFrom},
+                             {"saved_date", &c.savedDate}}) {
+        if (!o.contains(key) || o[key].is_null())
+            continue;
+        if (!o[key].is_string())
+            return Error{path + ": " + key + ": " + o[key].dump() + " is not text"};
+        *slot = o[key].get<std::string>();
+    }
+    if (o.contains("points")) {
+        if (!o["points"].is_array())
+            return Error{path + ": points: not a list"};
+        for (const nlohmann::json& q : o["points"]) {
+            CalibrationPoint p;
+            const std::string at = path + ": points[" + std::to_string(c.points.size()) + "]";
+            if (!q.is_object() || !q.contains("label") || !q["label"].is_string() ||
+                !q.contains("load") || !q["load"].is_string())
+                return Error{at + ": label and load: missing"};
+            p.label = q["label"].get<std::string>();
+            p.load = q["load"].get<std::string>();
+            for (auto [key, slot] : {std::pair{"load_value", &p.loadValue},
+                                     {"ttft_seconds", &p.ttftSeconds},
+                                     {"tpot_seconds", &p.tpotSeconds},
+                                     {"input_tokens_per_second", &p.inputTokensPerSecond}}) {
+                if (!q.contains(key) || q[key].is_null())
+                    continue;
+                if (!q[key].is_number() || !(q[key].get<double>() >= 0))
+                    return Error{at + ": " + key + ": " + q[key].dump() + " is not a figure"};
+                *slot = q[key].get<double>();
+            }
+            for (auto [key, slot] : {std::pair{"requests", &p.requests},
+                                     {"input_tokens", &p.inputTokens},
+                                     {"output_tokens", &p.outputTokens}}) {
+                if (!q.contains(key))
+                    continue;
+                if (!q[key].is_number_integer() || q[key].get<int64_t>() < 0)
+                    return Error{at + ": " + key + ": " + q[key].dump() + " is not a count"};
+                *slot = q[key].get<int64_t>();
+            }
+            c.points.push_back(p);
+        }
+    }
     for (auto it = o.begin(); it != o.end(); ++it) {
         static const char* known[] = {"schema",
                                       "gpu",
@@ -251,7 +313,11 @@ Expected<StepCalibration> readStepCalibration(const std::string& path)
                                       "memory_efficiency",
                                       "step_seconds",
                                       "frontend_seconds",
-                                      "changed"};
+                                      "changed",
+                                      "measured_date",
+                                      "measured_date_from",
+                                      "saved_date",
+                                      "points"};
         bool ok = false;
         for (const char* k : known)
             ok = ok || it.key() == k;
@@ -259,6 +325,30 @@ Expected<StepCalibration> readStepCalibration(const std::string& path)
             return Error{path + ": " + it.key() + ": not a key of a GPU calibration"};
     }
     return c;
+}
+
+Expected<Efficiencies> calibrationInForce(const StepCalibration& c, const std::string& path,
+                                          const std::string& gpu, const std::string& engine,
+                                          std::string* note)
+{
+    if (c.gpu != gpu)
+        return Error{path + " was measured on " + c.gpu + ", not " + gpu +
+                         " (a GPU's kernels and host costs are its own)",
+                     "gpu"};
+    auto family = [](const std::string& e) { return e.substr(0, e.find('@')); };
+    if (family(c.engine) != family(engine))
+        return Error{path + " was measured under " + c.engine + ", not " + engine +
+                         " (an engine's host costs are its own)",
+                     "engine"};
+    if (note)
+        *note = c.engine == engine ? std::string()
+                                   : path + " was measured under " + c.engine + "; this runs " +
+                                         engine + " (its host costs may have moved between them)";
+    Efficiencies e = c.efficiency;
+    e.calibration = path + " (" + (c.source.empty() ? std::string("no source stated") : c.source) +
+                    (c.measuredDate.empty() ? std::string() : ", " + c.measuredDate) + "; " +
+                    c.gpu + ", " + c.engine + ")";
+    return e;
 }
 
 } // namespace attnplan

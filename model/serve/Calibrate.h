@@ -66,6 +66,20 @@ std::string calibratedConstantText(const CalibratedConstant& c);
 // A calibration saved for later runs (`attnplan-cli calibrate --save`, read by --calibration):
 // the constants, and the GPU, engine and model they were measured on, which a run elsewhere
 // must match.
+// A measured point a calibration was fitted on, as the profile keeps it.
+struct CalibrationPoint
+{
+    std::string label;       // the benchmark's ("c1", "pp512") or "typed"
+    std::string load;        // loadKindName
+    double loadValue = 0;    // C, R or B
+    int64_t requests = 0;    // the run's, where it had a number of them
+    int64_t inputTokens = 0; // mean per request
+    int64_t outputTokens = 0;
+    double ttftSeconds = MeasuredPoint::kNone; // what was measured (NaN: not measured)
+    double tpotSeconds = MeasuredPoint::kNone;
+    double inputTokensPerSecond = MeasuredPoint::kNone;
+};
+
 struct StepCalibration
 {
     Efficiencies efficiency;
@@ -74,6 +88,12 @@ struct StepCalibration
     std::string engine; // "vllm@0.11.0"
     std::string model;
     std::string source; // "bench.json, point c1 (vllm bench serve)"
+    // When: the measurement's date (the benchmark's own, else its file's last change, said as
+    // such), and the day the calibration was saved; YYYY-MM-DD, empty where unknown.
+    std::string measuredDate;
+    std::string measuredDateFrom; // "the benchmark's date", "the file's last change", "typed"
+    std::string savedDate;
+    std::vector<CalibrationPoint> points;
 };
 // The most a calibration holds: a step's host time of 10 s, a front end of 100 s. A fit past
 // them measured another deployment or load than the one described (a 7,280 s TPOT typed in
@@ -82,5 +102,14 @@ inline constexpr double kMaxStepSeconds = 10, kMaxFrontendSeconds = 100;
 Expected<bool> checkCalibratedConstants(const Efficiencies& e);
 std::string stepCalibrationToJson(const StepCalibration& c);
 Expected<StepCalibration> readStepCalibration(const std::string& path);
+
+// A saved calibration put in force on a deployment (--calibration FILE, a scenario's
+// "calibration"): its constants, where it was measured on the deployment's GPU under the same
+// engine; another GPU or engine is an error (a GPU's kernels and an engine's host costs are its
+// own, and the calibration is not reused in silence); another release of that engine is said in
+// `*note`. The efficiencies name the file and what it was measured on (Efficiencies.calibration).
+Expected<Efficiencies> calibrationInForce(const StepCalibration& c, const std::string& path,
+                                          const std::string& gpu, const std::string& engine,
+                                          std::string* note);
 
 } // namespace attnplan

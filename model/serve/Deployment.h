@@ -27,6 +27,10 @@ struct Efficiencies
     // first chunk out). Negative: the step model's fitted constants (LatencyConstants).
     double stepSeconds = -1;
     double frontendSeconds = -1;
+    // Where these came from when a saved calibration is in force (serve/Calibrate.h
+    // calibrationInForce): "a10g.json (bench.json, point c1, vllm bench serve; A10G,
+    // vllm@0.30.0)"; empty: the fitted constants, or efficiencies given as figures.
+    std::string calibration = {};
 };
 
 // Speculative decoding: a drafter proposes `tokens` tokens a step, the target verifies them in

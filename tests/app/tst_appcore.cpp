@@ -30,6 +30,7 @@
 #include "report/LogScenario.h"
 #include "report/Report.h"
 #include "report/ScenarioFile.h"
+#include "serve/Calibrate.h"
 #include "serve/Memory.h"
 #include "serve/Roofline.h"
 #include "spec/Architecture.h"
@@ -78,6 +79,7 @@ private slots:
     void compareCachingLineNamesTheProvidersPrice();
     void logScenarioIsTheClis();
     void reportHoldsWhatTheTabsShow();
+    void aCalibrationBelongsToItsGpu();
     void everyBundledConfigLoadsWithItsNumbers_data();
     void everyBundledConfigLoadsWithItsNumbers();
     void cardSaysTheCheckpointsKvDtype();
@@ -554,6 +556,50 @@ void TestAppCore::impossiblePlanIsReportedNotCrashed()
     QCOMPARE(plan.memoryModel()->rowCount(), 0);
     // Still, the compare and FLOPs views have their numbers.
     QVERIFY(session.compute()->flopsCurve()->rowCount() > 10);
+}
+
+// A scenario's GPU calibration (issue 39): in force, the latency says so and times with its
+// constants; on another GPU it is dropped, said in a notice, and the step model's own
+// constants time the figures again, never the H100's on an H200.
+void TestAppCore::aCalibrationBelongsToItsGpu()
+{
+    AppSession session;
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    QVERIFY(session.report() && session.report()->latency);
+    const std::string engine = session.report()->deployment.engine;
+    const double own = session.report()->latency->tpotSeconds;
+    QTemporaryDir dir;
+    StepCalibration cal;
+    cal.gpu = session.report()->deployment.gpu.name;
+    cal.engine = engine;
+    cal.model = "meta-llama/Llama-3.1-8B";
+    cal.source = "typed TTFT/TPOT";
+    cal.efficiency.stepSeconds = 0.020; // a slow host: 20 ms a step
+    const QString path = dir.filePath("cal.json");
+    attnplan::testing::writeFile(path, QByteArray::fromStdString(stepCalibrationToJson(cal)));
+    ScenarioDeployment d = session.scenario().deployment;
+    d.calibration = path.toStdString();
+    session.setDeployment(d);
+    QVERIFY(session.report()->latency);
+    QVERIFY2(
+        session.report()->latency->tpotSeconds > own + 0.015,
+        qPrintable(QString("%1 against %2").arg(session.report()->latency->tpotSeconds).arg(own)));
+    QVERIFY(latencyHeadline(*session.report()).find("(calibrated: " + path.toStdString() + " (") !=
+            std::string::npos);
+    QSignalSpy notices(&session, &AppSession::notice);
+    d = session.scenario().deployment;
+    d.gpu = "H200";
+    session.setDeployment(d);
+    QVERIFY(session.scenario().deployment.calibration.empty());
+    QCOMPARE(notices.size(), 1);
+    QVERIFY2(notices.at(0).at(0).toString().contains("was measured on H100 SXM: on H200"),
+             qPrintable(notices.at(0).at(0).toString()));
+    QVERIFY(session.report()->latency);
+    QVERIFY(latencyHeadline(*session.report()).find("calibrated") == std::string::npos);
+    d = session.scenario().deployment;
+    d.gpu = "H100 SXM";
+    session.setDeployment(d);
+    QCOMPARE(session.report()->latency->tpotSeconds, own);
 }
 
 // Issue 35, item 4: the numbers the tabs show are the Report's, as `report --json` prints them.

@@ -8,8 +8,10 @@
 #include "read/ModelSource.h"
 #include "serve/GpuCatalog.h"
 
+#include <QDateTime>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -142,6 +144,7 @@ private slots:
     void planProposesDataParallelLayouts();
     void launchCommandRefusesWhatItCannotRead();
     void calibrateFitsAndCarriesTheConstants();
+    void aCalibrationSaysItIsInForce();
 };
 
 void TestCli::benchContract()
@@ -2588,6 +2591,91 @@ void TestCli::calibrateFitsAndCarriesTheConstants()
             QStringList{"--benchmark", bench, "--concurrent", "4"});
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains("--concurrent: the benchmark states the workload"), r.err.constData());
+}
+
+// Issue 39's "what transfers, said plainly": a saved calibration keeps the point it was fitted
+// on and when it was measured, every output timed with it says so and where it came from
+// (latency, capacity, plan, a scenario's report), another release of its engine is said, and a
+// scenario names it by a path beside itself.
+void TestCli::aCalibrationSaysItIsInForce()
+{
+    QTemporaryDir dir;
+    const QString bench = dir.filePath("gpustack.txt");
+    QVERIFY(QFile::copy(
+        src("tests/data/benchmarks/gpustack-vllm0.11.0-qwen3-8b-h100-sharegpt-c1-c8.txt"), bench));
+    const QString saved = dir.filePath("cal.json");
+    const QStringList deployment{"qwen3-8b", "--gpu", "H100 SXM", "--engine", "vllm@0.11.0"};
+    Run r = cli(QStringList{"calibrate"} + deployment +
+                QStringList{"--benchmark", bench, "--save", saved});
+    QCOMPARE(r.exitCode, 0);
+    QFile f(saved);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QJsonObject cal = QJsonDocument::fromJson(f.readAll()).object();
+    f.close();
+    QCOMPARE(cal["measured_date"].toString(),
+             QFileInfo(bench).lastModified().toUTC().date().toString(Qt::ISODate));
+    QVERIFY(cal["measured_date_from"].toString().startsWith("the file's last change"));
+    QCOMPARE(cal["saved_date"].toString(),
+             QDateTime::currentDateTimeUtc().date().toString(Qt::ISODate));
+    const QJsonArray points = cal["points"].toArray();
+    QCOMPARE(points.size(), 1);
+    const QJsonObject c1 = points.at(0).toObject();
+    QCOMPARE(c1["label"].toString(), QString("c1"));
+    QCOMPARE(c1["load"].toString(), QString("concurrent"));
+    QCOMPARE(c1["requests"].toInt(), 100);
+    QCOMPARE(c1["input_tokens"].toInt(), 233);
+    QCOMPARE(c1["ttft_seconds"].toDouble(), 0.05901);
+    QCOMPARE(c1["tpot_seconds"].toDouble(), 0.00728);
+    QVERIFY(c1["input_tokens_per_second"].isNull());
+
+    const QStringList load{"--input-tokens", "233", "--output-tokens", "221", "--concurrent", "4"};
+    const QString inForce = saved + " (" + bench + ", point c1 (vllm bench serve), " +
+                            cal["measured_date"].toString() + "; H100 SXM, vllm@0.11.0)";
+    r = cli(QStringList{"latency"} + deployment + load + QStringList{"--calibration", saved});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.contains(("timed with the calibration " + inForce).toUtf8()), r.out.constData());
+    r = cli(QStringList{"latency"} + deployment + load +
+            QStringList{"--calibration", saved, "--json"});
+    QCOMPARE(json(r)["calibration"].toString(), inForce);
+    r = cli(QStringList{"latency"} + deployment + load + QStringList{"--json"});
+    QVERIFY(json(r)["calibration"].isNull());
+    r = cli(QStringList{"capacity"} + deployment +
+            QStringList{"--context", "4096", "--calibration", saved});
+    QVERIFY2(r.out.contains(("timed with the calibration " + inForce).toUtf8()), r.out.constData());
+    r = cli(QStringList{"plan"} + deployment +
+            QStringList{"--context", "4096", "--calibration", saved});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.contains(("timed with the calibration " + inForce).toUtf8()), r.out.constData());
+    // Another release of its engine: used, and said (its host costs may have moved).
+    r = cli(QStringList{"latency", "qwen3-8b", "--gpu", "H100 SXM", "--engine", "vllm@0.13.0"} +
+            load + QStringList{"--calibration", saved});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.err.contains("was measured under vllm@0.11.0; this runs vllm@0.13.0"),
+             r.err.constData());
+
+    // A scenario names it beside itself; the report's latency says it is in force.
+    auto scenario = [&](const QByteArray& gpu, const QByteArray& extra) {
+        return writeScenario(
+            dir, "s.json",
+            R"({"attnplan_scenario": 1, "model": "qwen3-8b", "deployment": {"gpu": ")" + gpu +
+                R"(", "engine": "vllm@0.11.0", "context": 4096, "calibration": "cal.json")" +
+                extra +
+                R"(}, "load": {"input_tokens": 233, "output_tokens": 221, "concurrent": 4}})");
+    };
+    r = cli({"report", scenario("H100 SXM", ""), "--json"});
+    QCOMPARE(r.exitCode, 0);
+    const QJsonObject latency = json(r)["latency"].toObject();
+    QVERIFY2(
+        latency["calibration"].toString().startsWith(QDir(dir.path()).filePath("cal.json") + " ("),
+        qPrintable(latency["calibration"].toString()));
+    // Its GPU's alone: another is refused by name, and so are efficiencies beside it.
+    r = cli({"report", scenario("A100 80GB", ""), "--json"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("was measured on H100 SXM, not A100 80GB"), r.err.constData());
+    r = cli({"report", scenario("H100 SXM", R"(, "compute_efficiency": 0.6)"), "--json"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("deployment.compute_efficiency") && r.err.contains("give one"),
+             r.err.constData());
 }
 
 #include "tst_cli.moc"
