@@ -5,6 +5,7 @@
 #include "CliArgs.h"
 #include "Commands.h"
 
+#include "base/LogText.h"
 #include "base/Units.h"
 #include "engines/Benchmark.h"
 #include "engines/ServingEngine.h"
@@ -26,6 +27,8 @@
 namespace attnplan::cli {
 
 namespace {
+
+using logtext::containsIgnoringCase;
 
 double relative(double predicted, double measured)
 {
@@ -139,6 +142,49 @@ int runCalibrate(const std::vector<std::string>& argv)
         return fail(compared.failure());
     const CalibrationFit& fit = compared->fit;
     const std::vector<BenchmarkRow>& table = compared->rows;
+    // What the benchmark says it ran, against the deployment described: a model or GPU named
+    // otherwise is said (a path as the model is common: compared by its last part).
+    std::vector<std::string> mismatches;
+    if (bench) {
+        auto last = [](std::string n) {
+            n = n.substr(n.find_last_of('/') == std::string::npos ? 0 : n.find_last_of('/') + 1);
+            std::transform(n.begin(), n.end(), n.begin(),
+                           [](unsigned char c) { return char(std::tolower(c)); });
+            return n;
+        };
+        if (!bench->model.empty() && last(bench->model) != last(s.name) &&
+            last(bench->model) != last(a.positionals()[0]))
+            mismatches.push_back("the benchmark ran " + bench->model + "; the deployment is " +
+                                 s.name + " (the constants fitted are this one's)");
+        // The GPU as the tool names it (nvidia-smi's "NVIDIA H100 80GB HBM3"), through the
+        // catalog's names where it knows it.
+        const GpuSpec* named = bench->gpu.empty() ? nullptr : catalog.find(bench->gpu);
+        if (!bench->gpu.empty() && (named ? named->name != in.gpu.name
+                                          : !containsIgnoringCase(bench->gpu, in.gpu.name) &&
+                                                !containsIgnoringCase(in.gpu.name, bench->gpu)))
+            mismatches.push_back("the benchmark ran on " + bench->gpu + "; the deployment is on " +
+                                 in.gpu.name);
+    }
+    // A fitted point the constants cannot reproduce (a bound reached: the whole bandwidth, no
+    // host time) is not a calibration of this deployment: said, and not saved.
+    std::string unreached;
+    for (size_t i : fitOn) {
+        const BenchmarkRow& r = table[i];
+        if (!r.after)
+            continue;
+        auto off = [](double got, double want) {
+            return std::isfinite(want) && want > 0 && std::fabs(got / want - 1) > 0.02;
+        };
+        const double rate = double(r.measured.load.inputTokens) / r.after->ttftSeconds;
+        if (off(r.after->tpotSeconds, r.measured.tpotSeconds))
+            unreached = r.label + "'s TPOT " + ms(r.measured.tpotSeconds) + " (fitted " +
+                        ms(r.after->tpotSeconds) + ")";
+        else if (std::isfinite(r.measured.inputTokensPerSecond)
+                     ? off(rate, r.measured.inputTokensPerSecond)
+                     : off(r.after->ttftSeconds, r.measured.ttftSeconds))
+            unreached = r.label + "'s TTFT " + ms(r.measured.ttftSeconds) + " (fitted " +
+                        ms(r.after->ttftSeconds) + ")";
+    }
 
     StepCalibration cal;
     cal.efficiency = fit.efficiency;
@@ -172,6 +218,12 @@ int runCalibrate(const std::vector<std::string>& argv)
     if (save) {
         if (auto ok = checkCalibratedConstants(cal.efficiency); !ok)
             return fail("--save: " + ok.error() + "; nothing saved");
+        if (!unreached.empty())
+            return fail("--save: " + unreached +
+                        " is out of this deployment's reach at any constant within bounds (" +
+                        (fit.notes.empty() ? std::string("see calibrate without --save")
+                                           : fit.notes.front()) +
+                        "); nothing saved");
         std::ofstream out(*save);
         out << stepCalibrationToJson(cal);
         if (!out)
@@ -188,6 +240,9 @@ int runCalibrate(const std::vector<std::string>& argv)
                               {"format", bench->format}, {"version", bench->version},
                               {"model", bench->model},   {"gpu", bench->gpu}};
         }
+        j["mismatches"] = mismatches;
+        j["unreached"] =
+            unreached.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(unreached);
         j["fitted_on"] = nlohmann::ordered_json::array();
         for (size_t i : fitOn)
             j["fitted_on"].push_back(table[i].label);
@@ -215,6 +270,8 @@ int runCalibrate(const std::vector<std::string>& argv)
                               {"output_tokens_per_second", (*res)->outputTokensPerSecond}};
             if (!r.refused.empty())
                 p["refused"] = r.refused;
+            if (!r.note.empty())
+                p["note"] = r.note;
             j["points"].push_back(p);
         }
         std::cout << j.dump(2) << "\n";
@@ -234,14 +291,20 @@ int runCalibrate(const std::vector<std::string>& argv)
     std::string on;
     for (size_t i : fitOn)
         on += (on.empty() ? "" : " and ") + table[i].label + " (" + table[i].load + ")";
+    for (const std::string& m : mismatches)
+        std::cout << "  note: " << m << "\n";
     std::cout << "  fitted on " << on << (fit.changed.empty() ? ": nothing to change\n" : ":\n");
     for (const CalibratedConstant& c : fit.changed)
         std::cout << "    " << calibratedConstantText(c) << "\n";
     for (const std::string& n : fit.notes)
         std::cout << "  note: " << n << "\n";
+    if (!unreached.empty())
+        std::cout << "  not reached: " << unreached
+                  << "; these constants do not describe this deployment (--save refuses them)\n";
     std::cout << "  the memory figures (weights, KV budget, conversations) are unchanged\n";
     std::cout << "  point          load                 TTFT measured / before / after"
-                 "            TPOT measured / before / after\n";
+                 "            TPOT measured / before / after              output tokens/s "
+                 "measured / before / after\n";
     for (const BenchmarkRow& r : table) {
         std::cout << "  " << padRight(r.label + (r.fitted ? " *" : ""), 14) << " "
                   << padRight(r.load, 20) << " ";
@@ -259,14 +322,24 @@ int runCalibrate(const std::vector<std::string>& argv)
                       << ")\n";
             continue;
         }
-        std::cout << padRight(ms(r.measured.ttftSeconds) + " / " + ms(r.before->ttftSeconds) +
-                                  " / " + ms(r.after->ttftSeconds) + " (" +
-                                  percent(relative(r.after->ttftSeconds, r.measured.ttftSeconds)) +
-                                  ")",
-                              40)
-                  << " " << ms(r.measured.tpotSeconds) << " / " << ms(r.before->tpotSeconds)
-                  << " / " << ms(r.after->tpotSeconds) << " ("
-                  << percent(relative(r.after->tpotSeconds, r.measured.tpotSeconds)) << ")\n";
+        auto rate = [](double v) { return std::isfinite(v) && v > 0 ? formatFixed(v, 1) : "-"; };
+        std::cout
+            << padRight(ms(r.measured.ttftSeconds) + " / " + ms(r.before->ttftSeconds) + " / " +
+                            ms(r.after->ttftSeconds) + " (" +
+                            percent(relative(r.after->ttftSeconds, r.measured.ttftSeconds)) + ")",
+                        40)
+            << " "
+            << padRight(ms(r.measured.tpotSeconds) + " / " + ms(r.before->tpotSeconds) + " / " +
+                            ms(r.after->tpotSeconds) + " (" +
+                            percent(relative(r.after->tpotSeconds, r.measured.tpotSeconds)) + ")",
+                        43)
+            << " " << rate(r.measuredOutputTokensPerSecond) << " / "
+            << rate(r.before->outputTokensPerSecond) << " / "
+            << rate(r.after->outputTokensPerSecond) << " ("
+            << percent(relative(r.after->outputTokensPerSecond, r.measuredOutputTokensPerSecond))
+            << ")\n";
+        if (!r.note.empty())
+            std::cout << "    note: " << r.note << "\n";
     }
     if (save)
         std::cout << "  saved to " << *save << ": use it with --calibration " << *save << "\n";

@@ -224,4 +224,15 @@ std::string dateIn(std::string_view line)
     return {};
 }
 
+bool containsIgnoringCase(std::string_view text, std::string_view part)
+{
+    auto lower = [](std::string_view v) {
+        std::string s(v);
+        for (char& c : s)
+            c = char(std::tolower(uint8_t(c)));
+        return s;
+    };
+    return lower(text).find(lower(part)) != std::string::npos;
+}
+
 } // namespace attnplan::logtext

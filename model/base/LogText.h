@@ -33,6 +33,8 @@ std::optional<bool> toBool(const std::optional<std::string>& v);
 // A version: digits and dots, then what a dev build adds ("0.1.dev7548+gbaba038").
 std::string versionAt(std::string_view s, size_t p);
 bool has(std::string_view line, std::string_view part);
+// `part` in `text`, ASCII letters in either case ("h100" in "NVIDIA H100 80GB HBM3").
+bool containsIgnoringCase(std::string_view text, std::string_view part);
 // Without the spaces, tabs and carriage returns at either end.
 std::string trim(std::string_view s);
 // The value after "key" and an "=" or ":" (spaces around), to the end of the line.

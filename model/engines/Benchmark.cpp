@@ -490,6 +490,12 @@ std::vector<BenchmarkRow> benchmarkRows(const Benchmark& b)
             r.measured = m.value();
         else
             r.refused = m.error();
+        // vLLM and SGLang print a TPOT (the mean over requests); where a block lacks it (SGLang
+        // before its TPOT section), the mean ITL (over tokens) stands in, and is said to.
+        // genai-perf's, AIPerf's and GuideLLM's per-request inter-token latency is the TPOT.
+        if (m && !std::isfinite(p.tpot.mean) && std::isfinite(p.itl.mean) &&
+            (b.tool == "vllm bench serve" || b.tool == "sglang bench_serving"))
+            r.note = "no TPOT stated: its mean ITL (over tokens, not requests) stands for it";
         rows.push_back(r);
     }
     return rows;

@@ -39,6 +39,7 @@ struct BenchmarkRow
     double measuredOutputTokensPerSecond = LatencyStats::kNone;
     bool fitted = false;
     std::string refused; // why the point is not timed (a load attnplan does not time), or empty
+    std::string note;    // a figure taken for another, said ("no TPOT stated: ..."), or empty
     std::optional<LatencyResult> before, after;
 };
 struct BenchmarkComparison

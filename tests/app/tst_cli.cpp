@@ -145,6 +145,7 @@ private slots:
     void launchCommandRefusesWhatItCannotRead();
     void calibrateFitsAndCarriesTheConstants();
     void aCalibrationSaysItIsInForce();
+    void calibrateSaysWhatItCannotFit();
 };
 
 void TestCli::benchContract()
@@ -2676,6 +2677,45 @@ void TestCli::aCalibrationSaysItIsInForce()
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains("deployment.compute_efficiency") && r.err.contains("give one"),
              r.err.constData());
+}
+
+// What a calibration cannot honestly say is said, not saved in silence (a fresh review of issue
+// 39): a point out of the deployment's reach at any constant is not saved; a benchmark of
+// another model or GPU is named beside the fit; an ITL standing for a missing TPOT is said.
+void TestCli::calibrateSaysWhatItCannotFit()
+{
+    QTemporaryDir dir;
+    const QString saved = dir.filePath("cal.json");
+    // Qwen3-8B's 16 GB of bf16 weights take 5 ms to read at an H100's whole bandwidth: a 2 ms
+    // TPOT is another deployment's.
+    Run r = cli({"calibrate", "qwen3-8b", "--gpu", "H100 SXM", "--input-tokens", "233",
+                 "--output-tokens", "221", "--concurrent", "1", "--tpot-ms", "2", "--save", saved});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("typed's TPOT 2.00 ms") &&
+                 r.err.contains("out of this deployment's reach") &&
+                 r.err.contains("nothing saved"),
+             r.err.constData());
+    QVERIFY(!QFile::exists(saved));
+    r = cli({"calibrate", "qwen3-8b", "--gpu", "H100 SXM", "--input-tokens", "233",
+             "--output-tokens", "221", "--concurrent", "1", "--tpot-ms", "2"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.contains("not reached: typed's TPOT 2.00 ms"), r.out.constData());
+    // llama-bench's qwen2 7B on an RTX 4080, calibrated as Qwen3-8B on an H100.
+    r = cli({"calibrate", "qwen3-8b", "--gpu", "H100 SXM", "--engine", "llama.cpp", "--benchmark",
+             src("tests/data/benchmarks/json_b5163_8cf427ff_readme.json")});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.contains("note: the benchmark ran qwen2 7B Q4_K - Medium; the deployment is "
+                            "Qwen/Qwen3-8B") &&
+                 r.out.contains("note: the benchmark ran on NVIDIA GeForce RTX 4080; the "
+                                "deployment is on H100 SXM"),
+             r.out.constData());
+    // SGLang's mid-2025 block prints no TPOT: its ITL stands in, and the row says so.
+    r = cli({"calibrate", "qwen3-8b", "--gpu", "H100 SXM", "--engine", "sglang", "--benchmark",
+             src("tests/data/benchmarks/sglang-bench_serving-2025-kvcached-rate8-sglang-oai.txt"),
+             "--json"});
+    QCOMPARE(r.exitCode, 0);
+    QCOMPARE(json(r)["points"].toArray().at(0).toObject()["note"].toString(),
+             QString("no TPOT stated: its mean ITL (over tokens, not requests) stands for it"));
 }
 
 #include "tst_cli.moc"

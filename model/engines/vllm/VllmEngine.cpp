@@ -1,5 +1,6 @@
 #include "engines/vllm/VllmEngine.h"
 
+#include "base/LogText.h"
 #include "base/Units.h"
 #include "engines/LaunchCommand.h"
 #include "serve/Memory.h"
@@ -19,15 +20,7 @@ namespace attnplan {
 
 namespace {
 
-bool containsIgnoringCase(std::string text, std::string part)
-{
-    auto lower = [](std::string s) {
-        for (char& c : s)
-            c = char(std::tolower(uint8_t(c)));
-        return s;
-    };
-    return lower(std::move(text)).find(lower(std::move(part))) != std::string::npos;
-}
+using logtext::containsIgnoringCase;
 
 } // namespace
 
