@@ -5,7 +5,6 @@
 #include "CliArgs.h"
 #include "Commands.h"
 
-#include "base/LogText.h"
 #include "base/Units.h"
 #include "engines/Benchmark.h"
 #include "engines/ServingEngine.h"
@@ -13,6 +12,7 @@
 #include "serve/Calibrate.h"
 #include "serve/GpuCatalog.h"
 #include "serve/Memory.h"
+#include "serve/StepTime.h"
 
 #include <nlohmann/json.hpp>
 
@@ -21,14 +21,13 @@
 #include <algorithm>
 #include <cmath>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
 namespace attnplan::cli {
 
 namespace {
-
-using logtext::containsIgnoringCase;
 
 double relative(double predicted, double measured)
 {
@@ -54,18 +53,6 @@ std::string ms(double seconds)
     return std::isfinite(seconds) && seconds > 0 ? formatFixed(seconds * 1e3, 2) + " ms" : "-";
 }
 
-// A time's day in UTC, YYYY-MM-DD; empty for none.
-std::string dayOf(std::time_t t)
-{
-    if (t <= 0)
-        return {};
-    std::tm utc{};
-    gmtime_r(&t, &utc);
-    char text[16];
-    std::strftime(text, sizeof text, "%Y-%m-%d", &utc);
-    return text;
-}
-
 std::time_t fileChangeTime(const std::string& path)
 {
     struct stat st
@@ -79,11 +66,40 @@ std::time_t fileChangeTime(const std::string& path)
 int runCalibrate(const std::vector<std::string>& argv)
 {
     const CliArgs a(argv, optionsOf("calibrate"));
-    if (a.positionals().size() != 1)
-        throw UsageError("calibrate: expected one MODEL");
-    auto loaded = readModel(a.positionals()[0]);
-    if (!loaded)
+    // `calibrate MODEL --benchmark FILE`, `calibrate MODEL` with a point typed, or `calibrate
+    // FILE [MODEL]`: the benchmark first, its model where the file names one attnplan finds.
+    const std::vector<std::string>& given = a.positionals();
+    if (given.empty() || given.size() > 2)
+        throw UsageError("calibrate: expected FILE [MODEL] (a benchmark's output), or MODEL "
+                         "with --benchmark FILE or a TTFT/TPOT typed at its load");
+    std::optional<std::string> file = a.value("benchmark");
+    std::optional<Benchmark> firstRead;
+    if (!file) {
+        std::error_code ec;
+        if (std::filesystem::is_regular_file(given[0], ec))
+            if (auto b = readBenchmark(given[0])) {
+                file = given[0];
+                firstRead = b.value();
+            }
+    } else if (given.size() > 1) {
+        throw UsageError("calibrate: one MODEL beside --benchmark (got " + given[0] + " and " +
+                         given[1] + ")");
+    }
+    if (given.size() == 2 && !firstRead)
+        throw UsageError("calibrate: " + given[0] +
+                         " is not a benchmark's output attnplan reads; expected FILE [MODEL]");
+    std::string modelArg = firstRead ? (given.size() == 2 ? given[1] : firstRead->model) : given[0];
+    if (modelArg.empty())
+        throw UsageError("calibrate: " + *file + " names no model: give it, calibrate " + *file +
+                         " MODEL");
+    auto loaded = readModel(modelArg);
+    if (!loaded) {
+        if (firstRead && given.size() == 1)
+            return fail(*file + " names the model \"" + modelArg +
+                        "\", which attnplan cannot find (" + loaded.error() +
+                        "): give it after the file, calibrate " + *file + " MODEL");
         return fail(loaded.error());
+    }
     const ModelSpec& s = loaded.value();
     const GpuCatalog catalog = catalogFor(a);
     DeploymentInputs in = deploymentFrom(a, s, catalog, true, false);
@@ -97,7 +113,6 @@ int runCalibrate(const std::vector<std::string>& argv)
     std::optional<Benchmark> bench;
     std::vector<BenchmarkRow> rows;
     std::vector<size_t> fitOn{0};
-    const auto file = a.value("benchmark");
     if (file) {
         for (const char* flag : {"input-tokens", "output-tokens", "concurrent",
                                  "requests-per-second", "batch", "requests", "ttft-ms", "tpot-ms"})
@@ -106,7 +121,7 @@ int runCalibrate(const std::vector<std::string>& argv)
                                  ": the benchmark states the workload and what it measured");
         if (a.flag("max-load"))
             throw UsageError("--max-load: the benchmark states the workload");
-        auto b = readBenchmark(*file);
+        auto b = firstRead ? Expected<Benchmark>(*firstRead) : readBenchmark(*file);
         if (!b)
             return fail(b.error());
         bench = b.value();
@@ -142,79 +157,29 @@ int runCalibrate(const std::vector<std::string>& argv)
         return fail(compared.failure());
     const CalibrationFit& fit = compared->fit;
     const std::vector<BenchmarkRow>& table = compared->rows;
-    // What the benchmark says it ran, against the deployment described: a model or GPU named
-    // otherwise is said (a path as the model is common: compared by its last part).
-    std::vector<std::string> mismatches;
-    if (bench) {
-        auto last = [](std::string n) {
-            n = n.substr(n.find_last_of('/') == std::string::npos ? 0 : n.find_last_of('/') + 1);
-            std::transform(n.begin(), n.end(), n.begin(),
-                           [](unsigned char c) { return char(std::tolower(c)); });
-            return n;
-        };
-        if (!bench->model.empty() && last(bench->model) != last(s.name) &&
-            last(bench->model) != last(a.positionals()[0]))
-            mismatches.push_back("the benchmark ran " + bench->model + "; the deployment is " +
-                                 s.name + " (the constants fitted are this one's)");
-        // The GPU as the tool names it (nvidia-smi's "NVIDIA H100 80GB HBM3"), through the
-        // catalog's names where it knows it.
-        const GpuSpec* named = bench->gpu.empty() ? nullptr : catalog.find(bench->gpu);
-        if (!bench->gpu.empty() && (named ? named->name != in.gpu.name
-                                          : !containsIgnoringCase(bench->gpu, in.gpu.name) &&
-                                                !containsIgnoringCase(in.gpu.name, bench->gpu)))
-            mismatches.push_back("the benchmark ran on " + bench->gpu + "; the deployment is on " +
-                                 in.gpu.name);
-    }
+    const std::vector<std::string> mismatches =
+        bench ? benchmarkMismatches(*bench, {s.name, modelArg}, catalog, in.gpu.name)
+              : std::vector<std::string>();
     // A fitted point the constants cannot reproduce (a bound reached: the whole bandwidth, no
     // host time) is not a calibration of this deployment: said, and not saved.
-    std::string unreached;
-    for (size_t i : fitOn) {
-        const BenchmarkRow& r = table[i];
-        if (!r.after)
-            continue;
-        auto off = [](double got, double want) {
-            return std::isfinite(want) && want > 0 && std::fabs(got / want - 1) > 0.02;
-        };
-        const double rate = double(r.measured.load.inputTokens) / r.after->ttftSeconds;
-        if (off(r.after->tpotSeconds, r.measured.tpotSeconds))
-            unreached = r.label + "'s TPOT " + ms(r.measured.tpotSeconds) + " (fitted " +
-                        ms(r.after->tpotSeconds) + ")";
-        else if (std::isfinite(r.measured.inputTokensPerSecond)
-                     ? off(rate, r.measured.inputTokensPerSecond)
-                     : off(r.after->ttftSeconds, r.measured.ttftSeconds))
-            unreached = r.label + "'s TTFT " + ms(r.measured.ttftSeconds) + " (fitted " +
-                        ms(r.after->ttftSeconds) + ")";
-    }
+    const std::string unreached = unreachedPoint(compared.value());
+    // The constants the points left at their priors, said beside those they set.
+    std::vector<std::pair<std::string, std::string>> priors;
+    for (const auto& [name, words, value, ms] :
+         {std::tuple{"step_seconds", "host time a step", stepSecondsOf(in.efficiency), true},
+          {"frontend_seconds", "front end", frontendSecondsOf(in.efficiency), true},
+          {"memory_efficiency", "memory efficiency", in.efficiency.memory, false},
+          {"compute_efficiency", "compute efficiency", in.efficiency.compute, false}})
+        if (std::none_of(fit.changed.begin(), fit.changed.end(),
+                         [&](const CalibratedConstant& c) { return c.name == name; }))
+            priors.push_back(
+                {name, std::string(words) + " " +
+                           (ms ? formatFixed(value * 1e3, 3) + " ms" : formatFixed(value, 3))});
 
-    StepCalibration cal;
-    cal.efficiency = fit.efficiency;
-    cal.changed = fit.changed;
-    cal.gpu = in.gpu.name;
-    cal.engine = in.engine;
-    cal.model = s.name;
-    cal.source = "typed TTFT/TPOT";
-    cal.measuredDateFrom = "typed";
-    if (bench) {
-        cal.source = *file + ", point";
-        for (size_t i : fitOn)
-            cal.source += (i == fitOn.front() ? " " : " and ") + table[i].label;
-        cal.source += " (" + bench->tool + ")";
-        cal.measuredDate = bench->date;
-        cal.measuredDateFrom = "the benchmark's date";
-        if (cal.measuredDate.empty()) {
-            cal.measuredDate = dayOf(fileChangeTime(*file));
-            cal.measuredDateFrom = "the file's last change (the benchmark states no date)";
-        }
-    }
-    cal.savedDate = dayOf(std::time(nullptr));
-    for (size_t i : fitOn) {
-        const MeasuredPoint& m = table[i].measured;
-        cal.points.push_back(
-            {table[i].label, loadKindName(m.load.load.kind), m.load.load.value,
-             m.load.load.kind == LatencyLoad::Kind::Batch ? 0 : m.load.load.requests,
-             m.load.inputTokens, m.load.outputTokens, m.ttftSeconds, m.tpotSeconds,
-             m.inputTokensPerSecond});
-    }
+    const StepCalibration cal =
+        calibrationFrom(compared.value(), bench ? &*bench : nullptr, file.value_or(""),
+                        file ? utcDay(fileChangeTime(*file)) : std::string(),
+                        utcDay(std::time(nullptr)), s.name, in);
     if (save) {
         if (auto ok = checkCalibratedConstants(cal.efficiency); !ok)
             return fail("--save: " + ok.error() + "; nothing saved");
@@ -249,6 +214,9 @@ int runCalibrate(const std::vector<std::string>& argv)
         j["changed"] = nlohmann::ordered_json::array();
         for (const CalibratedConstant& c : fit.changed)
             j["changed"].push_back({{"name", c.name}, {"before", c.before}, {"after", c.after}});
+        j["priors"] = nlohmann::ordered_json::array();
+        for (const auto& [name, text] : priors)
+            j["priors"].push_back(name);
         j["notes"] = fit.notes;
         j["points"] = nlohmann::ordered_json::array();
         for (const BenchmarkRow& r : table) {
@@ -296,6 +264,12 @@ int runCalibrate(const std::vector<std::string>& argv)
     std::cout << "  fitted on " << on << (fit.changed.empty() ? ": nothing to change\n" : ":\n");
     for (const CalibratedConstant& c : fit.changed)
         std::cout << "    " << calibratedConstantText(c) << "\n";
+    if (!priors.empty()) {
+        std::cout << "  left at their priors (the points do not separate them):";
+        for (size_t i = 0; i < priors.size(); ++i)
+            std::cout << (i ? ", " : " ") << priors[i].second;
+        std::cout << "\n";
+    }
     for (const std::string& n : fit.notes)
         std::cout << "  note: " << n << "\n";
     if (!unreached.empty())

@@ -102,6 +102,9 @@ CliArgs::CliArgs(const std::vector<std::string>& given, const std::vector<Option
         if (a.size() > 1 && a[0] == '-' && (a.size() < 2 || a[1] != '-'))
             if (auto flag = flagOfEngineSpelling(a); flag && known(*flag))
                 a = "--" + *flag;
+        // -o: the file a command writes (calibrate's profile), as the tools spell it.
+        if (a == "-o" && known("save"))
+            a = "--save";
         if (a.size() > 2 && a.rfind("--", 0) == 0) {
             std::string name = a.substr(2);
             std::optional<std::string> inlineValue;

@@ -197,7 +197,7 @@ std::vector<Option> calibrateOptions()
               {"point", "LABEL", "the point to fit on (default: the lightest load)"},
               {"ttft-ms", "X", "without --benchmark: the mean TTFT measured at the load given"},
               {"tpot-ms", "X", "without --benchmark: the mean TPOT measured at the load given"},
-              {"save", "FILE", "write the calibration, for --calibration FILE"}});
+              {"save", "FILE", "write the calibration, for --calibration FILE (also -o FILE)"}});
     return o;
 }
 
@@ -238,7 +238,7 @@ std::vector<Command> makeCommands()
         {"latency", "MODEL",
          "TTFT, TPOT and throughput at a load: clients, a request rate, a batch or saturation",
          latencyOptions(), runLatency},
-        {"calibrate", "MODEL",
+        {"calibrate", "FILE [MODEL] | MODEL",
          "fit the step model's constants on a benchmark's point (or a typed TTFT/TPOT) and "
          "predict its other points",
          calibrateOptions(), runCalibrate},

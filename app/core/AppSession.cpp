@@ -436,6 +436,14 @@ void AppSession::useEfficiencies(const Calibration& c)
     setDeployment(d);
 }
 
+void AppSession::useGpuCalibration(const std::string& path)
+{
+    const UndoStep step(this);
+    ScenarioDeployment d = m_scenario.deployment;
+    d.calibration = path;
+    setDeployment(d);
+}
+
 void AppSession::useDefaultEfficiencies()
 {
     const UndoStep step(this);

@@ -92,6 +92,8 @@ public:
     // or back to the planner's defaults.
     void useEfficiencies(const attnplan::Calibration& calibration);
     void useDefaultEfficiencies();
+    // A saved GPU calibration put in force (deployment.calibration; one undoable step).
+    void useGpuCalibration(const std::string& path);
     void setPlanTarget(const attnplan::ScenarioPlan& plan);
     // The load the latency is for (Scenario.h ScenarioLoad).
     void setLoad(const attnplan::ScenarioLoad& load);

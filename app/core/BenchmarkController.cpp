@@ -4,9 +4,13 @@
 #include "TableModel.h"
 #include "Text.h"
 
+#include "base/Units.h"
 #include "report/Report.h"
 
+#include <QDateTime>
 #include <QFile>
+#include <QFileInfo>
+#include <QSaveFile>
 
 #include <algorithm>
 #include <cmath>
@@ -84,16 +88,26 @@ void BenchmarkController::refresh()
                  TableModel::counted(qint64(b.points.size()), tr("point"), tr("points")));
     const Report* report = m_session->report();
     const auto spec = m_session->model();
-    std::optional<BenchmarkComparison> compared;
+    std::optional<BenchmarkComparison>& compared = m_compared;
+    compared.reset();
     if (!report || !spec) {
         m_error = tr("No deployment to time the points on: %1")
                       .arg(QString::fromStdString(m_session->reportError().message));
     } else {
-        auto c = compareBenchmark(*spec, report->deployment, b);
+        // From the step model's own constants (the scenario's efficiencies), not a calibration
+        // in force: "attnplan" is the prior, "calibrated" this benchmark's fit.
+        m_timedOn = report->deployment;
+        m_timedOn.efficiency = m_session->scenario().deployment.efficiency;
+        auto c = compareBenchmark(*spec, m_timedOn, b);
         if (c)
             compared = c.value();
         else
             m_error = QString::fromStdString(c.error());
+        for (const std::string& m :
+             benchmarkMismatches(b, {spec->name, m_session->scenario().model},
+                                 m_session->gpuCatalog(), m_timedOn.gpu.name))
+            m_summary +=
+                QStringLiteral(". ") + QString::fromStdString(m).replace(0, 1, QStringLiteral("T"));
     }
     for (size_t i = 0; i < b.points.size(); ++i) {
         const BenchmarkPoint& p = b.points[i];
@@ -131,6 +145,49 @@ void BenchmarkController::refresh()
                             : tr("Calibrated on the point marked *: %1. The memory figures are "
                                  "unchanged.")
                                   .arg(changed.join(QStringLiteral("; ")));
+        if (const std::string u = unreachedPoint(*compared); !u.empty())
+            m_calibration += tr(" Not reached: %1; these constants do not describe this "
+                                "deployment.")
+                                 .arg(QString::fromStdString(u));
+        const std::string inForce = report->deployment.efficiency.calibration;
+        if (!inForce.empty())
+            m_calibration += tr(" In force now: %1.").arg(QString::fromStdString(inForce));
     }
     emit changed();
+}
+
+bool BenchmarkController::canUseCalibration() const
+{
+    return m_bench && m_compared && !m_compared->fit.changed.empty() &&
+           unreachedPoint(*m_compared).empty();
+}
+
+bool BenchmarkController::useCalibration(const QString& path, QString* error)
+{
+    auto fail = [error](const QString& why) {
+        if (error)
+            *error = why;
+        return false;
+    };
+    if (!m_bench || !m_compared)
+        return fail(tr("No calibration to use: open a benchmark whose points the deployment "
+                       "times"));
+    if (const std::string u = unreachedPoint(*m_compared); !u.empty())
+        return fail(tr("%1 is out of this deployment's reach at any constant within bounds: "
+                       "nothing saved")
+                        .arg(QString::fromStdString(u)));
+    const auto spec = m_session->model();
+    const StepCalibration cal = calibrationFrom(
+        *m_compared, &*m_bench, m_path.toStdString(),
+        utcDay(QFileInfo(m_path).lastModified().toSecsSinceEpoch()),
+        utcDay(QDateTime::currentSecsSinceEpoch()), spec ? spec->name : std::string(), m_timedOn);
+    if (auto ok = checkCalibratedConstants(cal.efficiency); !ok)
+        return fail(QString::fromStdString(ok.error()) + tr(": nothing saved"));
+    QSaveFile out(path);
+    const std::string text = stepCalibrationToJson(cal);
+    if (!out.open(QIODevice::WriteOnly) || out.write(text.data(), qint64(text.size())) < 0 ||
+        !out.commit())
+        return fail(tr("Cannot write %1").arg(path));
+    m_session->useGpuCalibration(QFile::encodeName(path).toStdString());
+    return true;
 }

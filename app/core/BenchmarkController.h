@@ -43,6 +43,13 @@ public:
     QString summary() const { return m_summary; }
     QString calibration() const { return m_calibration; }
     QString error() const { return m_error; }
+    // Whether there is a calibration to use: a comparison that fitted its point (not one out of
+    // the deployment's reach).
+    bool canUseCalibration() const;
+    // "Use this calibration": saves it to `path` (the profile `calibrate --save` writes) and puts
+    // it in force on the scenario's deployment; false and `error` where there is none to use or
+    // it cannot be written, and then nothing changes.
+    bool useCalibration(const QString& path, QString* error);
 
 signals:
     void changed();
@@ -52,6 +59,8 @@ private:
 
     AppSession* m_session;
     std::optional<attnplan::Benchmark> m_bench;
+    std::optional<attnplan::BenchmarkComparison> m_compared;
+    attnplan::DeploymentInputs m_timedOn; // the deployment m_compared was timed on
     QString m_path;
     TableModel* m_points;
     TableModel* m_curve;

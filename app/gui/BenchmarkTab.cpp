@@ -54,9 +54,16 @@ BenchmarkTab::BenchmarkTab(BenchmarkController* benchmark, QWidget* parent)
                         "bench_serving (block or JSONL), llama-bench (table, CSV, JSON), "
                         "genai-perf or AIPerf (profile export), GuideLLM (report JSON)"));
     connect(open, &QPushButton::clicked, this, &BenchmarkTab::openRequested);
+    m_use = new QPushButton(tr("&Use this calibration..."));
+    m_use->setObjectName(QStringLiteral("useCalibration"));
+    m_use->setToolTip(tr("Save the constants fitted on the point marked * as a calibration file "
+                         "(attnplan-cli calibrate --save writes the same) and time every speed "
+                         "figure of this GPU with them; another GPU drops it"));
+    connect(m_use, &QPushButton::clicked, this, &BenchmarkTab::useRequested);
     auto* top = new QHBoxLayout;
     top->addWidget(open);
     top->addWidget(m_summary, 1);
+    top->addWidget(m_use);
 
     auto* table = new QTableView;
     table->setObjectName(QStringLiteral("benchmarkPoints"));
@@ -84,6 +91,7 @@ void BenchmarkTab::refresh()
         points << Charts::toChart(chart, p);
     m_measured->replace(points);
     Charts::fitAxes(chart);
+    m_use->setEnabled(m_benchmark->canUseCalibration());
     if (!m_benchmark->hasBenchmark()) {
         m_summary->setText(tr("No benchmark open."));
         m_calibration->clear();

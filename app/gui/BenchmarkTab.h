@@ -20,6 +20,8 @@ public:
 
 signals:
     void openRequested();
+    // "Use this calibration...": the window asks where to save it.
+    void useRequested();
 
 private:
     void refresh();
@@ -29,4 +31,5 @@ private:
     QLabel* m_calibration;
     QChartView* m_chart;
     QScatterSeries* m_measured;
+    class QPushButton* m_use;
 };

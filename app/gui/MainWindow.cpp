@@ -27,6 +27,7 @@
 #include "PlansTab.h"
 #include "SummaryModel.h"
 #include "TableModel.h"
+#include "engines/Benchmark.h"
 #include "spec/ModelSpec.h"
 
 #include <QAbstractSpinBox>
@@ -227,6 +228,8 @@ MainWindow::MainWindow(AppSession* session, QWidget* parent)
         m_benchmarkTab = new BenchmarkTab(m_session->benchmark());
         connect(m_benchmarkTab, &BenchmarkTab::openRequested, this,
                 &MainWindow::openBenchmarkDialog);
+        connect(m_benchmarkTab, &BenchmarkTab::useRequested, this,
+                &MainWindow::useBenchmarkCalibration);
         return m_benchmarkTab;
     });
     connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::ensureTab);
@@ -705,6 +708,28 @@ void MainWindow::openBenchmarkDialog()
         openBenchmark(path);
 }
 
+void MainWindow::useBenchmarkCalibration()
+{
+    const QFileInfo bench(m_session->benchmark()->path());
+    const QString path = Folders::remember(
+        "calibrations",
+        QFileDialog::getSaveFileName(
+            this, tr("Save the calibration"),
+            Folders::suggest("calibrations",
+                             bench.completeBaseName() + QStringLiteral(".calibration.json")),
+            tr("Calibrations (*.json);;All files (*)")));
+    if (path.isEmpty())
+        return;
+    QString error;
+    const QString said = m_session->benchmark()->useCalibration(path, &error)
+                             ? tr("The calibration %1 is in force: every speed figure on this GPU "
+                                  "is timed with it")
+                                   .arg(path)
+                             : error;
+    statusBar()->showMessage(said);
+    statusBar()->setToolTip(said);
+}
+
 bool MainWindow::openBenchmark(const QString& path)
 {
     QString error;
@@ -878,6 +903,11 @@ void MainWindow::dropEvent(QDropEvent* event)
     if (urls.isEmpty() || !urls.first().isLocalFile())
         return;
     const QString path = urls.first().toLocalFile();
+    // A benchmark's output opens as one (its content says so: a vLLM block is a .txt too).
+    if (attnplan::readBenchmark(QFile::encodeName(path).toStdString())) {
+        openBenchmark(path);
+        return;
+    }
     // A start-up log opens as a scenario; anything else as a model.
     if (path.endsWith(QLatin1String(".log")) || path.endsWith(QLatin1String(".txt"))) {
         showLogPane(path);

@@ -124,6 +124,7 @@ private:
     BenchmarkTab* m_benchmarkTab = nullptr;
     int m_benchmarkIndex = -1;
     void openBenchmarkDialog();
+    void useBenchmarkCalibration();
     ExplainTab* m_explainTab = nullptr;
     QHash<int, std::function<QWidget*()>> m_makers; // tabs not built yet
     class QMenu* m_recentScenarios = nullptr;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 
 namespace attnplan {
 
@@ -255,6 +256,20 @@ bool betweenRows(const std::string& asked, const std::string& rowName)
 std::string releaseName(const std::string& asked, const std::string& rowName)
 {
     return betweenRows(asked, rowName) ? asked : rowName;
+}
+
+std::string utcDay(int64_t secondsSinceEpoch)
+{
+    if (secondsSinceEpoch <= 0)
+        return {};
+    const std::time_t t = std::time_t(secondsSinceEpoch);
+    std::tm utc{};
+    if (!gmtime_r(&t, &utc))
+        return {};
+    char text[32];
+    std::snprintf(text, sizeof text, "%04d-%02d-%02d", utc.tm_year + 1900, utc.tm_mon + 1,
+                  utc.tm_mday);
+    return text;
 }
 
 } // namespace attnplan

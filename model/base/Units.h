@@ -16,6 +16,8 @@ std::string formatGiB(double bytes);   // "3.81 GiB"
 std::string formatCount(double v);     // "8.03 B", "671 B", "131 K"
 std::string formatSeconds(double s);   // "12.3 ms"
 std::string formatFixed(double v, int decimals);
+// The UTC day of a time in seconds since 1970, YYYY-MM-DD; empty for none (0 or less).
+std::string utcDay(int64_t secondsSinceEpoch);
 // formatFixed with thousands separators in the whole part: 1000000 -> "1,000,000.00".
 std::string formatFixedCommas(double v, int decimals);
 // The shortest text that reads back as v ("64", "10.555", "0.004"): for values a command

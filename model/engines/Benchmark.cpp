@@ -6,6 +6,7 @@
 #include "base/Units.h"
 #include "engines/BenchmarkFormats.h"
 #include "engines/ServingEngine.h"
+#include "serve/GpuCatalog.h"
 
 #include <algorithm>
 #include <cmath>
@@ -435,7 +436,10 @@ Expected<MeasuredPoint> measuredPoint(const Benchmark& b, const BenchmarkPoint& 
     const bool llama = b.tool == "llama-bench";
     if (!p.loadStated)
         return Error{p.label + ": " + b.tool + "'s " + b.format +
-                     " states no load (concurrency or request rate): its JSON export does"};
+                     " states no load (concurrency or request rate)" +
+                     (b.format.find("CSV") != std::string::npos
+                          ? std::string(": its JSON export does")
+                          : std::string(" that attnplan reads"))};
     if (p.inputTokens <= 0 && p.outputTokens <= 0)
         return Error{p.label + ": states no prompt or output lengths"};
     if (!(p.inputTokens < 1e9) || !(p.outputTokens < 1e9) || p.depth >= int64_t(1e9))
@@ -604,6 +608,94 @@ Expected<BenchmarkComparison> compareBenchmark(const ModelSpec& s, const Deploym
     if (!fit)
         return fit.failure();
     return compareMeasured(s, in, std::move(rows), fit.value());
+}
+
+StepCalibration calibrationFrom(const BenchmarkComparison& compared, const Benchmark* bench,
+                                const std::string& file, const std::string& fileDay,
+                                const std::string& today, const std::string& model,
+                                const DeploymentInputs& in)
+{
+    StepCalibration cal;
+    cal.efficiency = compared.fit.efficiency;
+    cal.efficiency.calibration.clear();
+    cal.changed = compared.fit.changed;
+    cal.gpu = in.gpu.name;
+    cal.engine = in.engine;
+    cal.model = model;
+    cal.savedDate = today;
+    std::string labels;
+    for (const BenchmarkRow& r : compared.rows) {
+        if (!r.fitted)
+            continue;
+        labels += (labels.empty() ? " " : " and ") + r.label;
+        const MeasuredPoint& m = r.measured;
+        const LatencyLoad& load = m.load.load;
+        cal.points.push_back({r.label, loadKindName(load.kind), load.value,
+                              load.kind == LatencyLoad::Kind::Batch ? 0 : load.requests,
+                              m.load.inputTokens, m.load.outputTokens, m.ttftSeconds, m.tpotSeconds,
+                              m.inputTokensPerSecond});
+    }
+    if (!bench) {
+        cal.source = "typed TTFT/TPOT";
+        cal.measuredDateFrom = "typed";
+        return cal;
+    }
+    cal.source = file + ", point" + labels + " (" + bench->tool + ")";
+    cal.measuredDate = bench->date;
+    cal.measuredDateFrom = "the benchmark's date";
+    if (cal.measuredDate.empty()) {
+        cal.measuredDate = fileDay;
+        cal.measuredDateFrom = "the file's last change (the benchmark states no date)";
+    }
+    return cal;
+}
+
+std::string unreachedPoint(const BenchmarkComparison& compared)
+{
+    auto ms = [](double v) { return formatFixed(v * 1e3, 2) + " ms"; };
+    auto off = [](double got, double want) {
+        return std::isfinite(want) && want > 0 && std::fabs(got / want - 1) > 0.02;
+    };
+    for (const BenchmarkRow& r : compared.rows) {
+        if (!r.fitted || !r.after)
+            continue;
+        const MeasuredPoint& m = r.measured;
+        if (off(r.after->tpotSeconds, m.tpotSeconds))
+            return r.label + "'s TPOT " + ms(m.tpotSeconds) + " (fitted " +
+                   ms(r.after->tpotSeconds) + ")";
+        const double rate = double(m.load.inputTokens) / r.after->ttftSeconds;
+        if (std::isfinite(m.inputTokensPerSecond) ? off(rate, m.inputTokensPerSecond)
+                                                  : off(r.after->ttftSeconds, m.ttftSeconds))
+            return r.label + "'s TTFT " + ms(m.ttftSeconds) + " (fitted " +
+                   ms(r.after->ttftSeconds) + ")";
+    }
+    return {};
+}
+
+std::vector<std::string> benchmarkMismatches(const Benchmark& bench,
+                                             const std::vector<std::string>& modelNames,
+                                             const GpuCatalog& catalog, const std::string& gpu)
+{
+    std::vector<std::string> out;
+    auto last = [](std::string n) {
+        const size_t slash = n.find_last_of('/');
+        n = slash == std::string::npos ? n : n.substr(slash + 1);
+        for (char& c : n)
+            c = char(std::tolower(uint8_t(c)));
+        return n;
+    };
+    if (!bench.model.empty() &&
+        std::none_of(modelNames.begin(), modelNames.end(),
+                     [&](const std::string& m) { return last(m) == last(bench.model); }))
+        out.push_back("the benchmark ran " + bench.model + "; the deployment is " +
+                      (modelNames.empty() ? std::string("another model") : modelNames.front()) +
+                      " (the constants fitted are this one's)");
+    const GpuSpec* named = bench.gpu.empty() ? nullptr : catalog.find(bench.gpu);
+    if (!bench.gpu.empty() && (named ? named->name != gpu
+                                     : !logtext::containsIgnoringCase(bench.gpu, gpu) &&
+                                           !logtext::containsIgnoringCase(gpu, bench.gpu)))
+        out.push_back("the benchmark ran on " + bench.gpu + "; the deployment is on " + gpu);
+    return out;
 }
 
 } // namespace attnplan

@@ -16,6 +16,8 @@
 
 namespace attnplan {
 
+struct GpuCatalog;
+
 // `label` names the file in errors.
 Expected<Benchmark> parseBenchmark(const std::string& text, const std::string& label);
 Expected<Benchmark> readBenchmark(const std::string& path);
@@ -65,5 +67,30 @@ Expected<BenchmarkComparison> compareMeasured(const ModelSpec& spec, DeploymentI
 Expected<BenchmarkComparison> compareBenchmark(const ModelSpec& spec, const DeploymentInputs& in,
                                                const Benchmark& bench,
                                                const std::string& point = {});
+
+// What the benchmark says it ran against the deployment described, in sentences: a model named
+// otherwise than any of `modelNames` (a path as the model is common: compared by its last
+// part, in either case), a GPU otherwise than `gpu` (the tool's name through the catalog's,
+// so nvidia-smi's "NVIDIA H100 80GB HBM3" is an H100 SXM). Empty where they agree or the
+// benchmark names neither.
+std::vector<std::string> benchmarkMismatches(const Benchmark& bench,
+                                             const std::vector<std::string>& modelNames,
+                                             const GpuCatalog& catalog, const std::string& gpu);
+
+// The first fitted point the fitted constants do not reproduce within 2% ("c1's TPOT 2.00 ms
+// (fitted 6.01 ms)"): a bound was reached (the whole bandwidth, no host time), so the constants
+// do not describe the deployment, and no calibration is saved from them. Empty when every
+// fitted point is reproduced.
+std::string unreachedPoint(const BenchmarkComparison& compared);
+
+// The calibration a comparison fitted, as `calibrate --save` and the app's "Use this
+// calibration" keep it: its constants, the GPU, engine and model, the points fitted on (the
+// rows marked fitted) with what they measured, and when. `bench` and `file`: the benchmark it
+// was read from (null for a point typed by hand); its date where it states one, else
+// `fileDay` (the file's last change, said as such); `today`, the day it is saved (YYYY-MM-DD).
+StepCalibration calibrationFrom(const BenchmarkComparison& compared, const Benchmark* bench,
+                                const std::string& file, const std::string& fileDay,
+                                const std::string& today, const std::string& model,
+                                const DeploymentInputs& in);
 
 } // namespace attnplan

@@ -84,11 +84,14 @@ Expected<Benchmark> parsePerfJson(const json& o, const std::string& label)
     const json* records = at(o, {"records"});
     const json& m = records ? *records : o;
     const json* config = at(o, {"input_config"});
-    const bool aiperf = records || (config && at(*config, {"loadgen"})) || at(o, {"was_cancelled"});
+    const bool aiperf = records || (config && at(*config, {"loadgen"})) ||
+                        at(o, {"was_cancelled"}) || at(o, {"aiperf_version"});
     b.tool = aiperf ? "aiperf" : "genai-perf";
     b.format =
         aiperf ? (records ? "profile_export_aiperf.json (records)" : "profile_export_aiperf.json")
                : "profile_export_genai_perf.json";
+    if (const json* v = at(o, {"aiperf_version"}); v && v->is_string())
+        b.version = v->get<std::string>(); // from 0.10 (schema 1.3)
     BenchmarkPoint p;
     auto metric = [&](const Path& names, LatencyStats& out) -> Expected<bool> {
         for (const char* n : names)
@@ -134,7 +137,8 @@ Expected<Benchmark> parsePerfJson(const json& o, const std::string& label)
         p.requests = n.value();
     }
     // The load: genai-perf's flat arguments (to 0.0.12), its nested config (perf_analyzer.
-    // stimulus, from 0.0.13), AIPerf's loadgen.
+    // stimulus, from 0.0.13), AIPerf's loadgen, and from AIPerf 0.10 its phases (a warmup
+    // excluded from the results, then the profiling phase the figures are of).
     if (config) {
         double concurrency = NAN, rate = NAN;
         for (const Path& path : std::vector<Path>{{"concurrency"},
@@ -147,6 +151,23 @@ Expected<Benchmark> parsePerfJson(const json& o, const std::string& label)
                                                   {"loadgen", "request_rate"}})
             if (auto v = figureAt(*config, path, label + ": input_config"); v && std::isfinite(*v))
                 rate = *v;
+        if (const json* phases = at(*config, {"phases"}); phases && phases->is_array())
+            for (const json& phase : *phases) {
+                const json* excluded =
+                    phase.is_object() ? at(phase, {"exclude_from_results"}) : nullptr;
+                if (!phase.is_object() ||
+                    (excluded && excluded->is_boolean() && excluded->get<bool>()))
+                    continue;
+                const std::string where = label + ": input_config.phases";
+                if (auto v = figureAt(phase, {"concurrency"}, where); v && std::isfinite(*v))
+                    concurrency = *v;
+                else if (!v)
+                    return v.failure();
+                if (auto v = figureAt(phase, {"request_rate"}, where); v && std::isfinite(*v))
+                    rate = *v;
+                else if (!v)
+                    return v.failure();
+            }
         if (concurrency > 0) {
             auto n = count(concurrency, label, "input_config concurrency");
             if (!n)
@@ -162,6 +183,12 @@ Expected<Benchmark> parsePerfJson(const json& o, const std::string& label)
                 b.model = names->front().get<std::string>();
                 break;
             }
+        // AIPerf 0.10: models.items[].name, the name served; the tokenizer names the checkpoint.
+        if (const json* items = at(*config, {"models", "items"});
+            b.model.empty() && items && items->is_array() && !items->empty() &&
+            items->front().is_object() && items->front().contains("name") &&
+            items->front()["name"].is_string())
+            b.model = items->front()["name"].get<std::string>();
     }
     p.loadStated = p.maxConcurrency > 0 || p.requestRate > 0;
     p.label = pointLabel(p, "run");

@@ -2529,6 +2529,10 @@ void TestCli::calibrateFitsAndCarriesTheConstants()
     for (const QJsonValue& c : j["changed"].toArray())
         changed << c.toObject()["name"].toString();
     QCOMPARE(changed, (QStringList{"step_seconds", "frontend_seconds"}));
+    QStringList priors; // what the point left as it was, said as such
+    for (const QJsonValue& c : j["priors"].toArray())
+        priors << c.toString();
+    QCOMPARE(priors, (QStringList{"memory_efficiency", "compute_efficiency"}));
     const QJsonObject point = j["points"].toArray().at(0).toObject();
     QVERIFY(std::fabs(point["after"].toObject()["tpot_seconds"].toDouble() / 7.28e-3 - 1) < 1e-4);
     QVERIFY(std::fabs(point["after"].toObject()["ttft_seconds"].toDouble() / 59.01e-3 - 1) < 1e-4);
@@ -2587,6 +2591,23 @@ void TestCli::calibrateFitsAndCarriesTheConstants()
     r = cli(QStringList{"latency"} + deployment + load + QStringList{"--calibration", saved});
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains("gpu_name: not a key of a GPU calibration"), r.err.constData());
+    // The issue's own spelling: the file first, the model after it or from the file, -o for
+    // the profile.
+    const QString other = dir.filePath("o.json");
+    r = cli({"calibrate", bench, "qwen3-8b", "--gpu", "H100 SXM", "--engine", "vllm@0.11.0", "-o",
+             other});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(QFile::exists(other));
+    r = cli({"calibrate",
+             src("tests/data/benchmarks/"
+                 "benchmark_serving-2025-05-30-llmd-llama32-3b-rate30-PAIRED.json"),
+             "--gpu", "H100 SXM"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.startsWith("meta-llama/Llama-3.2-3B-Instruct on 1 x H100 SXM"),
+             r.out.constData());
+    r = cli({"calibrate", bench, "--gpu", "H100 SXM"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("names no model: give it, calibrate"), r.err.constData());
     // A benchmark states its own workload: a load typed beside it is refused by name.
     r = cli(QStringList{"calibrate"} + deployment +
             QStringList{"--benchmark", bench, "--concurrent", "4"});

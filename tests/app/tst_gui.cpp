@@ -47,6 +47,7 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QDoubleSpinBox>
+#include <QDropEvent>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -65,6 +66,7 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QMimeData>
 #include <QPlainTextEdit>
 #include <QProcess>
 #include <QPushButton>
@@ -87,6 +89,7 @@
 #include <QTimer>
 #include <QToolButton>
 #include <QTreeView>
+#include <QUrl>
 #include <QValueAxis>
 #include <QWheelEvent>
 
@@ -4308,13 +4311,73 @@ void TestGui::benchmarkOpensThroughItsMenuAndFollowsTheDeployment()
     QCoreApplication::processEvents();
     QVERIFY(points->number(3, 6) > h100 * 1.2);
     QCOMPARE(measured->count(), 4);
-    // Not a benchmark: said, and the open one stays.
+    // "Use this calibration...": saved where the user says, and in force on its GPU (the
+    // headline says so); the table's "attnplan" column stays the prior, not the calibration.
+    session.plan()->setGpu("H100 SXM");
+    QCoreApplication::processEvents();
     QTemporaryDir dir;
+    const QString saved = dir.filePath("gpustack.calibration.json");
+    auto* use = child<QPushButton>(&window, "useCalibration");
+    QVERIFY(use->isEnabled());
+    bool savedAs = false;
+    QTimer savePoll;
+    savePoll.setInterval(50);
+    QObject::connect(&savePoll, &QTimer::timeout, [&] {
+        for (QWidget* w : QApplication::topLevelWidgets())
+            if (auto* dialog = qobject_cast<QFileDialog*>(w); dialog && dialog->isVisible()) {
+                savePoll.stop();
+                savedAs = true;
+                auto* name = dialog->findChild<QLineEdit*>(QStringLiteral("fileNameEdit"));
+                QVERIFY(name);
+                name->setText(saved);
+                QMetaObject::invokeMethod(dialog, "accept");
+                return;
+            }
+    });
+    savePoll.start();
+    QTimer::singleShot(10000, &window, [&savedAs] {
+        if (QWidget* modal = QApplication::activeModalWidget(); modal && !savedAs)
+            QMetaObject::invokeMethod(modal, "reject");
+    });
+    QTest::mouseClick(use, Qt::LeftButton);
+    savePoll.stop();
+    QVERIFY(savedAs);
+    QCoreApplication::processEvents();
+    QVERIFY(QFile::exists(saved));
+    QCOMPARE(QString::fromStdString(session.scenario().deployment.calibration), saved);
+    QVERIFY2(window.statusBar()->currentMessage().contains("is in force"),
+             qPrintable(window.statusBar()->currentMessage()));
+    QVERIFY(latencyHeadline(*session.report()).find("(calibrated: " + saved.toStdString()) !=
+            std::string::npos);
+    QVERIFY(std::fabs(points->number(0, 6) / 7.28e-3 - 1) > 0.05); // still the prior
+    QVERIFY2(child<QLabel>(&window, "benchmarkCalibration")->text().contains("In force now:"),
+             qPrintable(child<QLabel>(&window, "benchmarkCalibration")->text()));
+    // Its GPU's alone: on an A100 it is dropped, and said.
+    session.plan()->setGpu("A100 80GB");
+    QCoreApplication::processEvents();
+    QVERIFY(session.scenario().deployment.calibration.empty());
+    QVERIFY2(window.statusBar()->currentMessage().contains("was measured on H100 SXM"),
+             qPrintable(window.statusBar()->currentMessage()));
+    // Not a benchmark: said, and the open one stays.
     const QString junk = dir.filePath("server.log");
     attnplan::testing::writeFile(junk, "INFO: Started server process\n");
     QVERIFY(!window.openBenchmark(junk));
     QVERIFY2(window.statusBar()->currentMessage().contains("server.log: not a benchmark output"),
              qPrintable(window.statusBar()->currentMessage()));
+    QCOMPARE(table->model()->rowCount(), 4);
+    // Dropped on the window, a benchmark opens as one, though a vLLM or SGLang block is a .txt
+    // like a start-up log: its content says which.
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(attnplan::testing::src(
+        "tests/data/benchmarks/sglang-bench_serving-2025-kvcached-rate8-sglang-oai.txt"))});
+    QDragEnterEvent enter(QPoint(100, 100), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(&window, &enter);
+    QVERIFY(enter.isAccepted());
+    QDropEvent drop(QPointF(100, 100), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(&window, &drop);
+    QCOMPARE(table->model()->rowCount(), 1);
+    QVERIFY(session.benchmark()->path().endsWith("kvcached-rate8-sglang-oai.txt"));
+    QVERIFY(window.openBenchmark(file));
     QCOMPARE(table->model()->rowCount(), 4);
     for (bool dark : {false, true}) {
         window.setDarkPalette(dark);

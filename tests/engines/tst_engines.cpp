@@ -3798,6 +3798,24 @@ void TestEngines::benchmarkToolsReadRealOutputs()
     QVERIFY(wave.load.load.kind == LatencyLoad::Kind::MaxLoad);
     QCOMPARE(wave.load.load.requests, int64_t(89));
     QCOMPARE(benchmarkLoadText(a), std::string("all 89 at once"));
+    // AIPerf 0.10.0 (schema 1.3, July 2026): the load in input_config.phases, the warmup
+    // phase (16 requests) excluded, the profiling phase's 96 at 2 at once; its version stated.
+    b = benchData("aiperf-0.10.0-c2_profile_export_aiperf_stripped.json");
+    QCOMPARE(b.tool, std::string("aiperf"));
+    QCOMPARE(b.version, std::string("0.10.0"));
+    QCOMPARE(b.model, std::string("qwen3.6-nvfp4"));
+    const BenchmarkPoint& ten = b.points.at(0);
+    QCOMPARE(ten.maxConcurrency, int64_t(2));
+    QCOMPARE(ten.requests, int64_t(96));
+    QCOMPARE(ten.inputTokens, 2854.96875);
+    QCOMPARE(ten.outputTokens, 434.7083333333333);
+    QCOMPARE(ten.ttft.mean, 154.26432382291665e-3);
+    QCOMPARE(ten.tpot.mean, 5.670039629867334e-3);
+    QCOMPARE(ten.outputTokensPerSecond, 324.31424631925347);
+    const MeasuredPoint two = measuredPoint(b, ten).value();
+    QVERIFY(two.load.load.kind == LatencyLoad::Kind::Concurrent);
+    QCOMPARE(two.load.load.value, 2.0);
+    QVERIFY(two.load.load.finite);
     // The same run's CSV: its figures to 0.01 ms, and no load, so no point to fit on.
     b = benchData("aiperf-0.1.1_run1_profile_export_aiperf.csv");
     QCOMPARE(b.tool, std::string("aiperf"));
