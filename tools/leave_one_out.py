@@ -6,7 +6,10 @@ held-back file of its schema), calibrate on the lowest-load point (`attnplan-cli
 (`attnplan-cli latency ARGS --calibration F --json`). Prints each sweep's errors on the points
 it was not fitted on, before and after, and the medians over all sweeps.
 
-usage: leave_one_out.py CLI ARGS.json [--min N] [--only PREFIX,...] [--json]
+usage: leave_one_out.py CLI ARGS.json [--min N] [--only PREFIX,...] [--cases FILE,...] [--json]
+  --cases: the published cases the rows come from (../shared/latency/cases.json and
+  cases-new-publishers.json): where the acceptance file compares no TTFT at the fitted point,
+  its published mean TTFT is taken from there, as a user's benchmark of that point has it
   --only: the sweeps whose rows' ids start so (the issue names NIM's, GPUStack's, dstack's and
   the A10G's: --only nim-,gpustack-,dstack-,walidelkhatib- --min 2)
 """
@@ -66,6 +69,12 @@ def main(argv):
     least = int(argv[argv.index("--min") + 1]) if "--min" in argv else 4
     only = argv[argv.index("--only") + 1].split(",") if "--only" in argv else None
     rows = json.load(open(path))["rows"]
+    published_ttft = {}
+    if "--cases" in argv:
+        for f in argv[argv.index("--cases") + 1].split(","):
+            for c in json.load(open(f)):
+                if isinstance(c, dict) and c.get("ttft_ms") and c.get("ttft_stat", "mean") == "mean":
+                    published_ttft[c["id"]] = c["ttft_ms"] / 1e3
     sweeps = collections.defaultdict(list)
     for r in rows:
         sweeps[deployment(r["args"])].append(r)
@@ -81,6 +90,8 @@ def main(argv):
         rs.sort(key=weight)
         first = rs[0]
         ttft, tpot = published(first, "ttft"), published(first, "tpot")
+        if ttft is None:
+            ttft = published_ttft.get(first["id"])
         if tpot is None:
             report.append({"sweep": first["id"], "skipped": "its lightest point publishes no TPOT"})
             continue

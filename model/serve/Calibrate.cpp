@@ -106,6 +106,7 @@ Expected<CalibrationFit> calibrateOnPoint(const DeploymentInputs& in, const Meas
     }
     // Two passes: the front end and the step's host time each move the other's figure a little
     // (a prompt's chunks are steps too).
+    bool slowPrefill = false;
     for (int pass = 0; pass < 2; ++pass) {
         if (tpot) {
             if (along(&Efficiencies::stepSeconds, tpotOf)(0) <= p.tpotSeconds) {
@@ -123,6 +124,14 @@ Expected<CalibrationFit> calibrateOnPoint(const DeploymentInputs& in, const Meas
                     solve(along(&Efficiencies::compute, ttftOf), p.ttftSeconds, 0.01, 1.0, false);
             } else if (along(&Efficiencies::frontendSeconds, ttftOf)(0) <= p.ttftSeconds) {
                 e.frontendSeconds = hostTime(&Efficiencies::frontendSeconds, ttftOf, p.ttftSeconds);
+                // More than a front end's share: the prompt itself is slower than the fitted
+                // constants say, and the compute efficiency falls to meet the rest.
+                if (e.frontendSeconds > kMaxPlausibleFrontendSeconds) {
+                    e.frontendSeconds = kMaxPlausibleFrontendSeconds;
+                    e.compute = solve(along(&Efficiencies::compute, ttftOf), p.ttftSeconds, 0.01,
+                                      e.compute, false);
+                    slowPrefill = true;
+                }
             } else {
                 e.frontendSeconds = 0;
                 e.compute = solve(along(&Efficiencies::compute, ttftOf), p.ttftSeconds, e.compute,
@@ -135,6 +144,11 @@ Expected<CalibrationFit> calibrateOnPoint(const DeploymentInputs& in, const Meas
             "the TPOT measured is below what the GPU's whole bandwidth allows for this "
             "deployment's reads: another deployment (a smaller dtype, more GPUs, speculative "
             "decoding) or another load ran");
+    if (slowPrefill)
+        fit.notes.push_back("the TTFT measured is more than a front end's share (" +
+                            formatFixed(kMaxPlausibleFrontendSeconds * 1e3, 0) +
+                            " ms) above the prompt's time: the prompts run slower than the "
+                            "fitted constants say, and the compute efficiency falls to meet it");
     if (ttft && e.frontendSeconds == 0 && at(e, ttftOf) > p.ttftSeconds * 1.02)
         fit.notes.push_back("the TTFT measured is below the prompt's time at the GPU's dense "
                             "peak: the prompts were shorter, or cached");

@@ -99,6 +99,11 @@ struct StepCalibration
 // them measured another deployment or load than the one described (a 7,280 s TPOT typed in
 // milliseconds); the error says which constant and by how much.
 inline constexpr double kMaxStepSeconds = 10, kMaxFrontendSeconds = 100;
+// The most of a TTFT a fit gives the front end (HTTP, tokenizer, the first chunk out) before it
+// takes the rest as a slower prompt: 100 ms, about twice the largest front end a published point
+// fits (GPUStack's vLLM 0.11 on an H100, 52 ms over a 233-token prompt). A second or more over a
+// 3,200-token prompt (dstack's DeepSeek-R1 at 4 clients) is the prefill's, not the server's.
+inline constexpr double kMaxPlausibleFrontendSeconds = 0.100;
 Expected<bool> checkCalibratedConstants(const Efficiencies& e);
 std::string stepCalibrationToJson(const StepCalibration& c);
 Expected<StepCalibration> readStepCalibration(const std::string& path);

@@ -876,6 +876,28 @@ void TestServe::calibrationRecoversTheConstantsThatMadeThePoint()
     QVERIFY(std::fabs(fit->before.tpotSeconds - measured.tpotSeconds) > 3e-3);
     // The memory side is not the calibration's: the batch cap (the KV's requests) is the same.
     QCOMPARE(fit->after.batchCap, fit->before.batchCap);
+    // A point whose prompts ran at a fifth of the fitted compute, behind a 60 ms front end (one
+    // client: no other prompt in its decode steps): the fit gives the front end its most
+    // (100 ms) and the rest to the compute efficiency, so that the point is met, and says so
+    // (dstack's DeepSeek-R1: 1.26 s for 3,200 tokens at 4 clients, where the constants said
+    // 0.28 s).
+    q.inputTokens = 3200;
+    q.load = {LatencyLoad::Kind::Concurrent, 1, 0};
+    truth.efficiency.compute = in.efficiency.compute / 5;
+    truth.efficiency.frontendSeconds = 60e-3;
+    p.load = q;
+    const LatencyResult slow = servingLatency(s, truth, q).value();
+    p.ttftSeconds = slow.ttftSeconds;
+    p.tpotSeconds = slow.tpotSeconds;
+    const auto capped = calibrateOnPoint(in, p, run);
+    QVERIFY2(capped.ok(), capped.error().c_str());
+    QCOMPARE(capped->efficiency.frontendSeconds, kMaxPlausibleFrontendSeconds);
+    QVERIFY2(capped->efficiency.compute < in.efficiency.compute / 3,
+             qPrintable(QString::number(capped->efficiency.compute)));
+    QVERIFY(std::fabs(capped->after.ttftSeconds / slow.ttftSeconds - 1) < 1e-3);
+    QVERIFY(std::find_if(capped->notes.begin(), capped->notes.end(), [](const std::string& n) {
+                return n.find("more than a front end's share") != std::string::npos;
+            }) != capped->notes.end());
 }
 
 // A TPOT faster than the fitted constants allow even with no host time a step: the GPU reads
