@@ -575,7 +575,7 @@ LatencyInputs latencyLoadFrom(const CliArgs& a, DeploymentInputs& in)
 {
     LatencyInputs q;
     const auto input = a.integer("input-tokens", 1, int64_t(1) << 24);
-    const auto output = a.integer("output-tokens", 2, int64_t(1) << 24);
+    const auto output = a.integer("output-tokens", 1, int64_t(1) << 24);
     if (!input || !output)
         throw UsageError("--input-tokens and --output-tokens: required");
     q.inputTokens = *input;
@@ -586,7 +586,16 @@ LatencyInputs latencyLoadFrom(const CliArgs& a, DeploymentInputs& in)
         q.load.finite = a.value("requests").has_value();
         ++loads;
     }
-    if (auto r = a.number("requests-per-second", 1e-6, 1e7)) {
+    // vllm bench serve's --request-rate inf sends every request at once: at most
+    // --max-concurrency at a time where one is given, else all of them (--max-load).
+    const auto rate = a.value("requests-per-second");
+    const bool everyOneAtOnce = rate && (*rate == "inf" || *rate == "Infinity");
+    if (everyOneAtOnce) {
+        if (!a.has("concurrent")) {
+            q.load = {LatencyLoad::Kind::MaxLoad, 0, 0};
+            ++loads;
+        }
+    } else if (auto r = a.number("requests-per-second", 1e-6, 1e7)) {
         q.load = {LatencyLoad::Kind::RequestsPerSecond, *r, 0};
         ++loads;
     }
@@ -604,6 +613,7 @@ LatencyInputs latencyLoadFrom(const CliArgs& a, DeploymentInputs& in)
     if (q.load.kind == LatencyLoad::Kind::Batch && a.value("requests"))
         throw UsageError("--requests: a static batch is its B requests (give --batch B alone)");
     q.load.requests = a.integer("requests", 1, int64_t(1) << 30).value_or(1000);
+    q.load.rangeRatio = a.number("random-range-ratio", 0, 0.999).value_or(0);
     q.frontend = !a.flag("no-frontend");
     q.replicas = a.integer("replicas", 1, 1 << 20).value_or(1);
     if (auto role = a.value("role")) {
@@ -665,8 +675,18 @@ int runLatency(const std::vector<std::string>& argv)
         j["output_tokens"] = q.outputTokens;
         j["load"] = loadKindName(q.load.kind);
         j["load_value"] = q.load.value;
+        // Means over the run's requests; the spread where the run was stepped through.
         j["ttft_seconds"] = r.ttftSeconds;
-        j["tpot_seconds"] = r.tpotSeconds;
+        j["tpot_seconds"] =
+            q.outputTokens > 1 ? nlohmann::ordered_json(r.tpotSeconds) : nlohmann::ordered_json();
+        for (const auto& [name, spread] :
+             {std::pair{"ttft", &r.ttftSpread}, std::pair{"tpot", &r.tpotSpread}})
+            if (*spread) {
+                j[std::string(name) + "_p50_seconds"] = (*spread)->p50;
+                j[std::string(name) + "_p90_seconds"] = (*spread)->p90;
+                j[std::string(name) + "_p99_seconds"] = (*spread)->p99;
+            }
+        j["random_range_ratio"] = q.load.rangeRatio;
         j["output_tokens_per_second"] = r.outputTokensPerSecond;
         j["input_tokens_per_second"] = r.inputTokensPerSecond;
         if (q.role != PoolRole::Both)
@@ -702,11 +722,23 @@ int runLatency(const std::vector<std::string>& argv)
     if (q.role == PoolRole::Decode)
         std::cout << "  decode pool: each request's KV arrives in "
                   << formatSeconds(r.kvTransferSeconds) << "\n";
-    std::cout << "  TTFT " << formatSeconds(r.ttftSeconds) << ", TPOT "
-              << formatSeconds(r.tpotSeconds) << ", " << formatFixed(r.outputTokensPerSecond, 0)
-              << " output tokens/s, " << formatFixed(r.requestsPerSecond, 2)
-              << " requests/s; running batch " << formatFixed(r.decodeBatch, 1) << " (at most "
-              << withCommas(int64_t(r.batchCap)) << ")\n";
+    std::cout << "  TTFT " << formatSeconds(r.ttftSeconds)
+              << (q.outputTokens > 1 ? ", TPOT " + formatSeconds(r.tpotSeconds)
+                                     : std::string(" (one output token: no TPOT)"))
+              << ", " << formatFixed(r.outputTokensPerSecond, 0) << " output tokens/s, "
+              << formatFixed(r.requestsPerSecond, 2) << " requests/s; running batch "
+              << formatFixed(r.decodeBatch, 1) << " (at most " << withCommas(int64_t(r.batchCap))
+              << ")\n";
+    if (r.ttftSpread) {
+        std::cout << "  over the run's requests, p50 / p90 / p99: TTFT "
+                  << formatSeconds(r.ttftSpread->p50) << " / " << formatSeconds(r.ttftSpread->p90)
+                  << " / " << formatSeconds(r.ttftSpread->p99);
+        if (r.tpotSpread)
+            std::cout << ", TPOT " << formatSeconds(r.tpotSpread->p50) << " / "
+                      << formatSeconds(r.tpotSpread->p90) << " / "
+                      << formatSeconds(r.tpotSpread->p99);
+        std::cout << "\n";
+    }
     for (const std::string& n : r.notes)
         std::cout << "  note: " << n << "\n";
     return 0;

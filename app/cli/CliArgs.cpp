@@ -105,6 +105,14 @@ CliArgs::CliArgs(const std::vector<std::string>& given, const std::vector<Option
         // -o: the file a command writes (calibrate's profile), as the tools spell it.
         if (a == "-o" && known("save"))
             a = "--save";
+        // A benchmark's load as vllm bench serve spells it, where the command times loads.
+        for (const auto& [bench, ours] : {std::pair{"--num-prompts", "requests"},
+                                          {"--max-concurrency", "concurrent"},
+                                          {"--request-rate", "requests-per-second"},
+                                          {"--random-input-len", "input-tokens"},
+                                          {"--random-output-len", "output-tokens"}})
+            if ((a == bench || a.rfind(std::string(bench) + "=", 0) == 0) && known(ours))
+                a = "--" + std::string(ours) + a.substr(std::string(bench).size());
         if (a.size() > 2 && a.rfind("--", 0) == 0) {
             std::string name = a.substr(2);
             std::optional<std::string> inlineValue;

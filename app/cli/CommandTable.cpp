@@ -166,19 +166,28 @@ std::vector<Option> latencyOptions()
 {
     std::vector<Option> o = deploymentOptions();
     o.insert(o.end() - 1,
-             {{"input-tokens", "N", "prompt tokens per request (required)"},
-              {"output-tokens", "N", "output tokens per request (required)"},
+             {{"input-tokens", "N",
+               "prompt tokens per request, the mean where they vary (required; "
+               "--random-input-len)"},
+              {"output-tokens", "N",
+               "output tokens per request, the mean where they vary (required; 1: a TTFT-only "
+               "run; --random-output-len)"},
+              {"random-range-ratio", "X",
+               "a benchmark's lengths uniform in [L (1 - X), L (1 + X)] about the means (vllm "
+               "bench serve's; its runs only)"},
               {"concurrent", "C",
                "a closed loop of C clients; with --requests, a benchmark's run of N requests at "
                "most C at once (vllm bench serve --max-concurrency), stepped through"},
-              {"requests-per-second", "R", "open-loop Poisson arrivals at R a second"},
+              {"requests-per-second", "R",
+               "open-loop Poisson arrivals at R a second (--request-rate; inf: every request "
+               "at once)"},
               {"batch", "B", "a static batch of B requests starting together"},
               {"max-load", nullptr,
                "every request sent at once (--request-rate inf), stepped through: the prompts, "
                "the cap's steady state and the drain"},
               {"requests", "N",
                "requests in the run: at a rate or at max load (default 1000), or under "
-               "--concurrent (default: clients that never stop)"},
+               "--concurrent (default: clients that never stop; --num-prompts)"},
               {"role", "prefill|decode",
                "one pool of a disaggregated deployment, the other given all it needs: prefill "
                "(prompts in, KV out: input tokens/s) or decode (KV in over RDMA, tokens out)"},

@@ -175,11 +175,13 @@ Loop closedLoop(const Engine& e, double I, double O, double C, double cap, doubl
 // the steady state).
 struct Run
 {
-    double ttft = 0, tpot = 0, duration = 0, batch = 0;
+    double ttft = 0, tpot = 0, duration = 0, batch = 0, outputTokens = 0;
     int64_t requests = 0;
+    std::vector<double> ttfts, tpots; // each request's (a TPOT where it had 2 tokens or more)
 };
 
-Run finiteRun(const Engine& e, double I, double O, int64_t N, double C, double cap, double frontend)
+Run finiteRun(const Engine& e, double I, double O, double rangeRatio, int64_t N, double C,
+              double cap, double frontend)
 {
     const StepModel& f = *e.m;
     const double tps = f.facts().tokensPerStep;
@@ -187,9 +189,14 @@ Run finiteRun(const Engine& e, double I, double O, int64_t N, double C, double c
     const size_t slots = size_t(std::max(1.0, std::floor(cap)));
     struct Request
     {
+        double in = 0, out = 0;
         double sent = 0, prefilled = 0, generated = 0, first = -1, done = -1;
     };
     std::vector<Request> q(static_cast<size_t>(N));
+    for (int64_t k = 0; k < N; ++k) {
+        q[size_t(k)].in = spreadLength(I, rangeRatio, k);
+        q[size_t(k)].out = spreadLength(O, rangeRatio, k + N); // its own point of the sequence
+    }
     std::deque<size_t> arriving; // sent, in the front end until sent + frontend
     std::deque<size_t> waiting;  // at the engine, not yet admitted
     std::vector<size_t> running; // admitted, in admission order
@@ -220,7 +227,7 @@ Run finiteRun(const Engine& e, double I, double O, int64_t N, double C, double c
         for (size_t i : running)
             if (q[i].first >= 0) {
                 dec += 1;
-                ctx += I + q[i].generated;
+                ctx += q[i].in + q[i].generated;
             }
         budget = e.decodeOnly ? 0 : std::max(0.0, budget - dec);
         ctx = dec > 0 ? ctx / dec : 0;
@@ -228,7 +235,7 @@ Run finiteRun(const Engine& e, double I, double O, int64_t N, double C, double c
         for (size_t i : running) {
             if (q[i].first >= 0 || budget <= 0)
                 continue;
-            const double chunk = std::min(I - q[i].prefilled, budget);
+            const double chunk = std::min(q[i].in - q[i].prefilled, budget);
             chunks.push_back({i, chunk});
             prefillCtx += chunk * (q[i].prefilled + chunk / 2);
             prefill += chunk;
@@ -241,7 +248,7 @@ Run finiteRun(const Engine& e, double I, double O, int64_t N, double C, double c
         if (prefill == 0) {
             double left = kInf;
             for (size_t i : running)
-                left = std::min(left, std::ceil((O - q[i].generated) / tps - 1e-9));
+                left = std::min(left, std::ceil((q[i].out - q[i].generated) / tps - 1e-9));
             steps = std::max(1.0, left);
         }
         double t = f.seconds(dec, ctx + (steps - 1) * tps / 2, prefill, prefillCtx);
@@ -254,17 +261,17 @@ Run finiteRun(const Engine& e, double I, double O, int64_t N, double C, double c
         batchTime += steps * t * dec;
         for (size_t i : running)
             if (q[i].first >= 0)
-                q[i].generated = std::min(O, q[i].generated + steps * tps);
+                q[i].generated = std::min(q[i].out, q[i].generated + steps * tps);
         for (const auto& [i, chunk] : chunks) {
             q[i].prefilled += chunk;
-            if (q[i].prefilled >= I - 1e-9) {
+            if (q[i].prefilled >= q[i].in - 1e-9) {
                 q[i].first = now; // the prompt's last step samples the first token
                 q[i].generated = 1;
             }
         }
         for (size_t k = 0; k < running.size();) {
             Request& r = q[running[k]];
-            if (r.first >= 0 && r.generated >= O - 1e-9) {
+            if (r.first >= 0 && r.generated >= r.out - 1e-9) {
                 r.done = now;
                 ++finished;
                 running.erase(running.begin() + std::ptrdiff_t(k));
@@ -279,9 +286,14 @@ Run finiteRun(const Engine& e, double I, double O, int64_t N, double C, double c
     out.requests = N;
     out.duration = now;
     for (const Request& r : q) {
-        out.ttft += (r.first - r.sent) / double(N);
-        out.tpot += (r.done - r.first) / (O - 1) / double(N);
+        out.ttfts.push_back(r.first - r.sent);
+        out.ttft += out.ttfts.back() / double(N);
+        out.outputTokens += r.out;
+        if (r.out >= 2)
+            out.tpots.push_back((r.done - r.first) / (r.out - 1));
     }
+    for (double v : out.tpots)
+        out.tpot += v / double(out.tpots.size());
     out.batch = now > 0 ? batchTime / now : 0;
     return out;
 }
@@ -299,7 +311,11 @@ void takeRun(LatencyResult& r, const Run& run, double replicas)
     r.ttftSeconds = run.ttft;
     r.tpotSeconds = run.tpot;
     r.requestsPerSecond = double(run.requests) / run.duration * replicas;
+    r.outputTokensPerSecond = run.outputTokens / run.duration * replicas;
     r.decodeBatch = run.batch;
+    r.ttftSpread = latencySpread(run.ttfts);
+    if (!run.tpots.empty())
+        r.tpotSpread = latencySpread(run.tpots);
 }
 } // namespace
 
@@ -349,6 +365,31 @@ const char* poolRoleName(PoolRole role)
     return role == PoolRole::Prefill ? "prefill" : role == PoolRole::Decode ? "decode" : "both";
 }
 
+double spreadLength(double mean, double rangeRatio, int64_t k)
+{
+    if (rangeRatio <= 0)
+        return mean;
+    const double u = std::fmod(0.5 + double(k) * 0.6180339887498949, 1.0);
+    return std::max(1.0, std::round(mean * (1 - rangeRatio) + 2 * rangeRatio * mean * u));
+}
+
+LatencySpread latencySpread(std::vector<double> v)
+{
+    LatencySpread s;
+    if (v.empty())
+        return s;
+    std::sort(v.begin(), v.end());
+    auto at = [&v](double p) {
+        const double i = p * double(v.size() - 1);
+        const size_t lo = size_t(std::floor(i)), hi = size_t(std::ceil(i));
+        return v[lo] + (i - double(lo)) * (v[hi] - v[lo]);
+    };
+    s.p50 = at(0.50);
+    s.p90 = at(0.90);
+    s.p99 = at(0.99);
+    return s;
+}
+
 double littleBatch(double rate, double ttft, double outputTokens, double tpot)
 {
     return rate * (ttft + outputTokens * tpot);
@@ -357,8 +398,10 @@ double littleBatch(double rate, double ttft, double outputTokens, double tpot)
 Expected<LatencyResult> servingLatency(const ModelSpec& s, const DeploymentInputs& in,
                                        const LatencyInputs& q)
 {
-    if (q.inputTokens < 1 || q.outputTokens < 2)
-        return Error{"latency: --input-tokens at least 1 and --output-tokens at least 2"};
+    if (q.inputTokens < 1 || q.outputTokens < 1)
+        return Error{"latency: --input-tokens and --output-tokens at least 1"};
+    if (!(q.load.rangeRatio >= 0 && q.load.rangeRatio < 1))
+        return Error{"latency: --random-range-ratio from 0 up to (not including) 1"};
     if (in.gpu.bandwidthBytesPerSecond <= 0 || in.gpu.bf16Tflops <= 0)
         return Error{"latency: the GPU \"" + in.gpu.name + "\" lacks bandwidth or TFLOP/s", "gpu"};
     const int64_t dpRanks = std::max<int64_t>(1, in.dp);
@@ -399,6 +442,23 @@ Expected<LatencyResult> servingLatency(const ModelSpec& s, const DeploymentInput
                      "gpus"};
     const double cap = std::min(maxBatch, kvRequests);
     Engine e{&f, double(q.maxNumTokens)};
+    // One output token (a TTFT-only benchmark) and lengths that vary are a benchmark's run,
+    // stepped through: the steady state's formulas take every request at the means and at
+    // least one token after the first.
+    {
+        const int64_t n =
+            std::max<int64_t>(1, int64_t(std::llround(double(q.load.requests) /
+                                                      double(std::max<int64_t>(1, q.replicas)))));
+        const bool stepped = q.role == PoolRole::Both && steppable(e, n, I) &&
+                             ((q.load.kind == LatencyLoad::Kind::Concurrent && q.load.finite) ||
+                              q.load.kind == LatencyLoad::Kind::MaxLoad);
+        if (!stepped && (q.outputTokens < 2 || q.load.rangeRatio > 0))
+            return Error{std::string("latency: ") +
+                         (q.outputTokens < 2 ? "--output-tokens 1 (a TTFT-only run)"
+                                             : "--random-range-ratio (lengths that vary)") +
+                         " is timed as a benchmark's run, stepped through: give --concurrent C "
+                         "--requests N, or --max-load (--request-rate inf)"};
+    }
     const double frontend = q.frontend ? frontendSecondsOf(in.efficiency) : 0.0;
     const double replicas = double(std::max<int64_t>(1, q.replicas));
     LatencyResult r;
@@ -457,7 +517,7 @@ Expected<LatencyResult> servingLatency(const ModelSpec& s, const DeploymentInput
         const int64_t N =
             std::max<int64_t>(1, int64_t(std::llround(double(q.load.requests) / replicas)));
         if (q.load.finite && steppable(e, N, I)) {
-            takeRun(r, finiteRun(e, I, O, N, C, cap, frontend), replicas);
+            takeRun(r, finiteRun(e, I, O, q.load.rangeRatio, N, C, cap, frontend), replicas);
             r.saturated = C > cap;
             r.notes.push_back("a run of " +
                               withCommas(int64_t(std::llround(double(N) * replicas))) +
@@ -606,7 +666,8 @@ Expected<LatencyResult> servingLatency(const ModelSpec& s, const DeploymentInput
         if (const int64_t n =
                 std::max<int64_t>(1, int64_t(std::llround(double(q.load.requests) / replicas)));
             steppable(e, n, I)) {
-            takeRun(r, finiteRun(e, I, O, n, double(n), cap, frontend), replicas);
+            takeRun(r, finiteRun(e, I, O, q.load.rangeRatio, n, double(n), cap, frontend),
+                    replicas);
         } else if (N <= cap) {
             const double dec = N / 2;
             const double budgetTokens = std::max(64.0, double(q.maxNumTokens) - dec);

@@ -38,7 +38,24 @@ struct LatencyLoad
     // stepped through as the client sends it, its start in step and its drain included; false,
     // the steady state of C clients that never stop.
     bool finite = false;
+    // A benchmark's lengths vary (vllm bench serve's --random-range-ratio r): each request's
+    // prompt and output uniform in [L (1 - r), L (1 + r)] about the means given, in a run that
+    // is stepped through; 0, every request of the means' lengths.
+    double rangeRatio = 0;
 };
+
+// The k-th request's length of a run whose lengths spread by `rangeRatio` about `mean`: the
+// golden-ratio sequence's k-th point of [mean (1 - r), mean (1 + r)], rounded, at least 1, so a
+// run is the same on every machine and spread evenly over the range (vLLM draws them at random).
+double spreadLength(double mean, double rangeRatio, int64_t k);
+
+// p50, p90 and p99 over a run's requests, as numpy's percentile (linear between ranks) gives
+// them, which vllm bench serve and SGLang's bench_serving print.
+struct LatencySpread
+{
+    double p50 = 0, p90 = 0, p99 = 0;
+};
+LatencySpread latencySpread(std::vector<double> values);
 
 // The loads by the names the scenario, the CLI's JSON and the report use: "concurrent",
 // "requests_per_second", "batch", "max_load". One table.
@@ -103,6 +120,9 @@ struct LatencyResult
     // What the figures leave out that makes them too fast, said beside them wherever they are
     // shown (the headline, the latency line): "12 layers on the CPU timed as on the GPU".
     std::string understated;
+    // A stepped run's spread over its requests (a benchmark's run, --max-load); none for a
+    // steady state. No TPOT spread where every request gave one token.
+    std::optional<LatencySpread> ttftSpread, tpotSpread;
 };
 
 // Little's law for the running batch.

@@ -146,6 +146,7 @@ private slots:
     void calibrateFitsAndCarriesTheConstants();
     void aCalibrationSaysItIsInForce();
     void calibrateSaysWhatItCannotFit();
+    void latencyTakesABenchmarksFlags();
 };
 
 void TestCli::benchContract()
@@ -2737,6 +2738,57 @@ void TestCli::calibrateSaysWhatItCannotFit()
     QCOMPARE(r.exitCode, 0);
     QCOMPARE(json(r)["points"].toArray().at(0).toObject()["note"].toString(),
              QString("no TPOT stated: its mean ITL (over tokens, not requests) stands for it"));
+}
+
+// Issue 38, item 4: the load as `vllm bench serve` spells it means what it means there, and the
+// JSON gives the run's spread beside its means.
+void TestCli::latencyTakesABenchmarksFlags()
+{
+    const QStringList model{"latency", "qwen3-8b", "--gpu", "H100 SXM", "--json"};
+    Run ours = cli(model + QStringList{"--concurrent", "4", "--requests", "8", "--input-tokens",
+                                       "1000", "--output-tokens", "100"});
+    Run theirs =
+        cli(model + QStringList{"--max-concurrency", "4", "--num-prompts", "8",
+                                "--random-input-len", "1000", "--random-output-len", "100"});
+    QCOMPARE(ours.exitCode, 0);
+    QCOMPARE(theirs.out, ours.out);
+    QVERIFY(json(ours)["ttft_p99_seconds"].toDouble() >= json(ours)["ttft_p50_seconds"].toDouble());
+    QVERIFY(json(ours)["tpot_p50_seconds"].toDouble() > 0);
+    // --request-rate inf: every request at once (--max-load), or under --max-concurrency a
+    // closed loop, as vllm bench serve runs them.
+    ours = cli(model + QStringList{"--max-load", "--requests", "8", "--input-tokens", "1000",
+                                   "--output-tokens", "100"});
+    theirs = cli(model + QStringList{"--request-rate", "inf", "--num-prompts", "8",
+                                     "--input-tokens", "1000", "--output-tokens", "100"});
+    QCOMPARE(theirs.out, ours.out);
+    theirs =
+        cli(model + QStringList{"--request-rate", "inf", "--max-concurrency", "4", "--num-prompts",
+                                "8", "--input-tokens", "1000", "--output-tokens", "100"});
+    QCOMPARE(json(theirs)["load"].toString(), QString("concurrent"));
+    // One output token: a TTFT-only run, its TPOT null; refused where it is not a run.
+    Run one = cli(model + QStringList{"--request-rate", "inf", "--num-prompts", "8",
+                                      "--input-tokens", "1000", "--output-tokens", "1"});
+    QCOMPARE(one.exitCode, 0);
+    QVERIFY(json(one)["tpot_seconds"].isNull());
+    QVERIFY(!json(one).contains("tpot_p50_seconds"));
+    one = cli(model +
+              QStringList{"--concurrent", "4", "--input-tokens", "1000", "--output-tokens", "1"});
+    QCOMPARE(one.exitCode, 2);
+    QVERIFY2(one.err.contains("--output-tokens 1 (a TTFT-only run) is timed as a benchmark's run"),
+             one.err.constData());
+    // Lengths that vary, within range.
+    Run varied =
+        cli(model + QStringList{"--max-concurrency", "4", "--num-prompts", "8", "--input-tokens",
+                                "1000", "--output-tokens", "100", "--random-range-ratio", "0.5"});
+    QCOMPARE(varied.exitCode, 0);
+    QCOMPARE(json(varied)["random_range_ratio"].toDouble(), 0.5);
+    QVERIFY(json(varied)["ttft_p99_seconds"].toDouble() >
+            json(varied)["ttft_p50_seconds"].toDouble());
+    varied =
+        cli(model + QStringList{"--max-concurrency", "4", "--num-prompts", "8", "--input-tokens",
+                                "1000", "--output-tokens", "100", "--random-range-ratio", "1.5"});
+    QCOMPARE(varied.exitCode, 2);
+    QVERIFY2(varied.err.contains("--random-range-ratio"), varied.err.constData());
 }
 
 #include "tst_cli.moc"

@@ -71,6 +71,7 @@ private slots:
     void latencyAtALoad();
     void aLoneRequestDecodesAtBatchOne();
     void aFiniteRunSteppedByHand();
+    void spreadByHand();
     void oneSlotQueuesInTheFirstToken();
     void aRateThroughCapacityQueuesUpward();
     void publishedLatencyRows();
@@ -570,6 +571,76 @@ void TestServe::aFiniteRunSteppedByHand()
     const LatencyResult burst = servingLatency(s, in, q).value();
     QVERIFY(near(burst.ttftSeconds, capped.ttftSeconds));
     QVERIFY(near(burst.requestsPerSecond, capped.requestsPerSecond));
+    // Its spread, as numpy's percentile gives it over the TTFTs {a, a, b, b} (a: the first
+    // two's prompt step, b: the other two's, after the first two finished): p50 midway, p90 and
+    // p99 at b. Each TPOT is batch 2's step.
+    QVERIFY(capped.ttftSpread && capped.tpotSpread);
+    const double a = prefill2, b = first + prefill2;
+    QVERIFY(near(capped.ttftSpread->p50, (a + b) / 2));
+    QVERIFY(near(capped.ttftSpread->p90, b));
+    QVERIFY(near(capped.ttftSpread->p99, b));
+    QVERIFY(near(capped.tpotSpread->p50, decode2) && near(capped.tpotSpread->p99, decode2));
+    // One output token (a TTFT-only benchmark): each request is its prompt's step, one after
+    // another; no TPOT, nor its spread.
+    q.maxBatch = 0;
+    q.outputTokens = 1;
+    q.load = {LatencyLoad::Kind::Concurrent, 1, 3};
+    q.load.finite = true;
+    const LatencyResult ttftOnly = servingLatency(s, in, q).value();
+    QVERIFY(near(ttftOnly.ttftSeconds, prefill1));
+    QVERIFY(near(ttftOnly.requestsPerSecond, 1 / prefill1));
+    QVERIFY(near(ttftOnly.outputTokensPerSecond, 1 / prefill1));
+    QVERIFY(!ttftOnly.tpotSpread);
+    // Not a stepped run: refused, not timed by formulas that need a second token.
+    q.load.finite = false;
+    const auto steady = servingLatency(s, in, q);
+    QVERIFY(!steady);
+    QVERIFY(steady.error().find("--output-tokens 1 (a TTFT-only run) is timed as a benchmark's "
+                                "run") != std::string::npos);
+    // Lengths that vary (vllm bench serve's --random-range-ratio 0.5): one client, so each
+    // request's TTFT is its own prompt's step, at the lengths spreadLength gives it.
+    q.outputTokens = 100;
+    q.load = {LatencyLoad::Kind::Concurrent, 1, 8};
+    q.load.finite = true;
+    q.load.rangeRatio = 0.5;
+    const LatencyResult varied = servingLatency(s, in, q).value();
+    double ttftSum = 0, tokens = 0, total = 0;
+    for (int64_t k = 0; k < 8; ++k) {
+        const double inK = spreadLength(I, 0.5, k), outK = spreadLength(O, 0.5, k + 8);
+        QVERIFY(inK >= 500 && inK <= 1500 && outK >= 50 && outK <= 150);
+        const double prefillK = f.seconds(0, 0, inK, inK / 2);
+        ttftSum += prefillK;
+        tokens += outK;
+        total += prefillK + (outK - 1) * f.seconds(1, inK + outK / 2, 0, 0);
+    }
+    QVERIFY(near(varied.ttftSeconds, ttftSum / 8));
+    QVERIFY2(
+        std::fabs(varied.outputTokensPerSecond / (tokens / total) - 1) < 1e-9,
+        qPrintable(QString("%1 against %2").arg(varied.outputTokensPerSecond).arg(tokens / total)));
+    QVERIFY(varied.ttftSpread->p99 > varied.ttftSpread->p50);
+}
+
+// The spread of a run's requests as numpy.percentile (linear) gives it, by hand: {1, 2, 3, 4}
+// has p50 2.5 (rank 1.5), p90 3.7 (rank 2.7), p99 3.97; and a length's spread keeps its mean
+// at the sequence's first point and its range.
+void TestServe::spreadByHand()
+{
+    const LatencySpread s = latencySpread({4, 1, 3, 2});
+    QVERIFY(std::fabs(s.p50 - 2.5) < 1e-12);
+    QVERIFY(std::fabs(s.p90 - 3.7) < 1e-12);
+    QVERIFY(std::fabs(s.p99 - 3.97) < 1e-12);
+    QCOMPARE(latencySpread({7}).p99, 7.0);
+    QCOMPARE(spreadLength(1000, 0, 5), 1000.0);
+    QCOMPARE(spreadLength(1000, 0.5, 0), 1000.0); // the golden-ratio sequence starts at 1/2
+    double lo = 1e9, hi = 0, sum = 0;
+    for (int64_t k = 0; k < 1000; ++k) {
+        const double v = spreadLength(1000, 0.5, k);
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+        sum += v;
+    }
+    QVERIFY(lo >= 500 && lo < 502 && hi <= 1500 && hi > 1498);
+    QVERIFY(std::fabs(sum / 1000 - 1000) < 1.0);
 }
 
 // A light load's average decode batch is below one sequence (the server idles between
@@ -793,7 +864,11 @@ void TestServe::latencyAtALoad()
     QVERIFY2(max.decodeBatch <= max.batchCap && max.decodeBatch > 0.9 * max.batchCap,
              qPrintable(QString("%1 of %2").arg(max.decodeBatch).arg(max.batchCap)));
     QVERIFY(max.outputTokensPerSecond > many.outputTokensPerSecond);
+    // A TTFT-only run at max load is a stepped run too (aFiniteRunSteppedByHand); no tokens is
+    // no run.
     q.outputTokens = 1;
+    QVERIFY(servingLatency(s, in, q));
+    q.outputTokens = 0;
     QVERIFY(!servingLatency(s, in, q));
 }
 
