@@ -44,6 +44,8 @@ BenchmarkController::BenchmarkController(AppSession* session)
           this)),
       m_curve(new TableModel({{tr("Load"), Unit::Number, {}},
                               {tr("attnplan"), Unit::Seconds, {}},
+                              {tr("calibrated"), Unit::Seconds, {}},
+                              {tr("attnplan"), Unit::Seconds, {}},
                               {tr("calibrated"), Unit::Seconds, {}}},
                              this))
 {
@@ -69,6 +71,7 @@ void BenchmarkController::refresh()
     m_error.clear();
     m_calibration.clear();
     m_measured.clear();
+    m_measuredTtft.clear();
     QVector<QVector<QVariant>> rows, curve;
     if (!m_bench) {
         m_summary.clear();
@@ -122,13 +125,20 @@ void BenchmarkController::refresh()
              timed ? figure(r->before->tpotSeconds) : QVariant(),
              timed ? figure(r->after->tpotSeconds) : QVariant(), figure(p.outputTokensPerSecond),
              timed ? figure(r->after->outputTokensPerSecond) : QVariant()});
-        if (!timed || !std::isfinite(r->measured.tpotSeconds))
+        const bool tpot = timed && std::isfinite(r->measured.tpotSeconds);
+        const bool ttft = timed && std::isfinite(r->measured.ttftSeconds) &&
+                          !std::isfinite(r->measured.inputTokensPerSecond);
+        if (!tpot && !ttft)
             continue;
         const double load = r->measured.load.load.kind == LatencyLoad::Kind::MaxLoad
                                 ? double(r->measured.load.load.requests)
                                 : r->measured.load.load.value;
-        curve.append({load, r->before->tpotSeconds, r->after->tpotSeconds});
-        m_measured.append(QPointF(load, r->measured.tpotSeconds));
+        curve.append({load, r->before->tpotSeconds, r->after->tpotSeconds, r->before->ttftSeconds,
+                      r->after->ttftSeconds});
+        if (tpot)
+            m_measured.append(QPointF(load, r->measured.tpotSeconds));
+        if (ttft)
+            m_measuredTtft.append(QPointF(load, r->measured.ttftSeconds));
     }
     std::sort(curve.begin(), curve.end(),
               [](const auto& a, const auto& c) { return a[0].toDouble() < c[0].toDouble(); });

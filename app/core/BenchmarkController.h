@@ -33,11 +33,12 @@ public:
     // Point, load, TTFT measured / attnplan / calibrated, TPOT the same, tokens/s measured and
     // calibrated.
     TableModel* points() const { return m_points; }
-    // The chart's lines over the timed points in load order: load, TPOT (attnplan), TPOT
-    // (calibrated).
+    // The charts' lines over the timed points in load order: load, TPOT (attnplan), TPOT
+    // (calibrated), TTFT (attnplan), TTFT (calibrated).
     TableModel* curve() const { return m_curve; }
-    // The measured TPOTs at their loads, the chart's points.
+    // The measured TPOTs and TTFTs at their loads, the charts' points.
     const QVector<QPointF>& measured() const { return m_measured; }
+    const QVector<QPointF>& measuredTtft() const { return m_measuredTtft; }
     // What was read (tool, format, version, model, points), what the calibration changed, and
     // why nothing could be timed, in sentences.
     QString summary() const { return m_summary; }
@@ -64,6 +65,6 @@ private:
     QString m_path;
     TableModel* m_points;
     TableModel* m_curve;
-    QVector<QPointF> m_measured;
+    QVector<QPointF> m_measured, m_measuredTtft;
     QString m_summary, m_calibration, m_error;
 };

@@ -15,13 +15,38 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+namespace {
+
+// The measured points of one chart: red, larger than the lines' points, on the chart's axes.
+QScatterSeries* measuredSeries(QChart* chart)
+{
+    for (QAbstractSeries* s : chart->series())
+        if (auto* line = qobject_cast<QLineSeries*>(s))
+            line->setPointsVisible(true);
+    auto* measured = new QScatterSeries(chart);
+    measured->setName(BenchmarkTab::tr("measured"));
+    measured->setMarkerSize(11);
+    measured->setProperty("attnplanMarker", true); // coloured apart
+    measured->setProperty("attnplanColour", QColor(0xdc, 0x26, 0x26));
+    chart->addSeries(measured);
+    for (QAbstractAxis* a : chart->axes())
+        measured->attachAxis(a);
+    Charts::applyColours(chart);
+    return measured;
+}
+
+} // namespace
+
 BenchmarkTab::BenchmarkTab(BenchmarkController* benchmark, QWidget* parent)
     : QWidget(parent), m_benchmark(benchmark), m_summary(new QLabel), m_calibration(new QLabel),
+      // Short titles: the two charts share the tab's width (a 1024-pixel window cut longer
+      // ones); the table's Load column says what each load is.
       m_chart(Charts::lineChart(benchmark->curve(), 0, {1, 2}, true, true,
-                                tr("Time per output token against the load: measured and "
-                                   "attnplan's"),
-                                tr("load (clients, requests/s, or a burst's requests)"),
-                                tr("time per output token")))
+                                tr("TPOT against the load"), tr("load (clients or requests/s)"),
+                                tr("time per output token"))),
+      m_ttftChart(Charts::lineChart(benchmark->curve(), 0, {3, 4}, true, true,
+                                    tr("TTFT against the load"), tr("load (clients or requests/s)"),
+                                    tr("time to first token")))
 {
     m_summary->setObjectName(QStringLiteral("benchmarkSummary"));
     m_summary->setWordWrap(true);
@@ -29,24 +54,16 @@ BenchmarkTab::BenchmarkTab(BenchmarkController* benchmark, QWidget* parent)
     m_calibration->setObjectName(QStringLiteral("benchmarkCalibration"));
     m_calibration->setWordWrap(true);
     m_chart->setObjectName(QStringLiteral("benchmarkChart"));
-    m_chart->setMinimumHeight(280);
-    m_chart->setToolTip(tr("Each point the benchmark measured, at its load; the lines are the "
-                           "step model's TPOT for the same loads on the scenario's deployment, "
-                           "with its fitted constants and calibrated on the point marked * in "
-                           "the table."));
-    QChart* chart = m_chart->chart();
-    for (QAbstractSeries* s : chart->series())
-        if (auto* line = qobject_cast<QLineSeries*>(s))
-            line->setPointsVisible(true);
-    m_measured = new QScatterSeries(chart);
-    m_measured->setName(tr("measured"));
-    m_measured->setMarkerSize(11);
-    m_measured->setProperty("attnplanMarker", true); // coloured apart
-    m_measured->setProperty("attnplanColour", QColor(0xdc, 0x26, 0x26));
-    chart->addSeries(m_measured);
-    for (QAbstractAxis* a : chart->axes())
-        m_measured->attachAxis(a);
-    Charts::applyColours(chart);
+    m_ttftChart->setObjectName(QStringLiteral("benchmarkTtftChart"));
+    for (QChartView* view : {m_chart, m_ttftChart}) {
+        view->setMinimumHeight(280);
+        view->setToolTip(tr("Each point the benchmark measured, at its load; the lines are the "
+                            "step model's figure for the same loads on the scenario's "
+                            "deployment, with its fitted constants and calibrated on the point "
+                            "marked * in the table."));
+    }
+    m_measured = measuredSeries(m_chart->chart());
+    m_measuredTtft = measuredSeries(m_ttftChart->chart());
 
     auto* open = new QPushButton(tr("&Open benchmark..."));
     open->setObjectName(QStringLiteral("openBenchmark"));
@@ -73,10 +90,13 @@ BenchmarkTab::BenchmarkTab(BenchmarkController* benchmark, QWidget* parent)
     table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table->setMinimumHeight(140);
 
+    auto* charts = new QHBoxLayout;
+    charts->addWidget(m_chart, 1);
+    charts->addWidget(m_ttftChart, 1);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
     layout->addWidget(m_calibration);
-    layout->addWidget(m_chart, 2);
+    layout->addLayout(charts, 2);
     layout->addWidget(table, 1);
     connect(benchmark, &BenchmarkController::changed, this, &BenchmarkTab::refresh);
     refresh();
@@ -84,28 +104,37 @@ BenchmarkTab::BenchmarkTab(BenchmarkController* benchmark, QWidget* parent)
 
 void BenchmarkTab::refresh()
 {
-    QChart* chart = m_chart->chart();
-    Charts::fitAxes(chart);
-    QList<QPointF> points;
-    for (const QPointF& p : m_benchmark->measured())
-        points << Charts::toChart(chart, p);
-    m_measured->replace(points);
-    Charts::fitAxes(chart);
+    for (auto [view, series, points] :
+         {std::tuple{m_chart, m_measured, &m_benchmark->measured()},
+          std::tuple{m_ttftChart, m_measuredTtft, &m_benchmark->measuredTtft()}}) {
+        QChart* chart = view->chart();
+        Charts::fitAxes(chart);
+        QList<QPointF> shown;
+        for (const QPointF& p : *points)
+            shown << Charts::toChart(chart, p);
+        series->replace(shown);
+        Charts::fitAxes(chart);
+    }
     m_use->setEnabled(m_benchmark->canUseCalibration());
     if (!m_benchmark->hasBenchmark()) {
         m_summary->setText(tr("No benchmark open."));
         m_calibration->clear();
-        Charts::setEmptyText(m_chart, tr("Open a benchmark of your deployment (File > Open "
-                                         "benchmark) to see its points against attnplan's"));
+        for (QChartView* view : {m_chart, m_ttftChart})
+            Charts::setEmptyText(view, tr("Open a benchmark of your deployment (File > Open "
+                                          "benchmark) to see its points against attnplan's"));
         return;
     }
     m_summary->setText(m_benchmark->summary());
     m_calibration->setText(m_benchmark->error().isEmpty() ? m_benchmark->calibration()
                                                           : m_benchmark->error());
-    Charts::setEmptyText(m_chart, m_benchmark->measured().isEmpty()
-                                      ? (m_benchmark->error().isEmpty()
-                                             ? tr("No point of this benchmark states a TPOT "
-                                                  "attnplan can time")
-                                             : m_benchmark->error())
-                                      : QString());
+    for (auto [view, points, what] :
+         {std::tuple{m_chart, &m_benchmark->measured(), tr("TPOT")},
+          std::tuple{m_ttftChart, &m_benchmark->measuredTtft(), tr("TTFT")}})
+        Charts::setEmptyText(view, points->isEmpty()
+                                       ? (m_benchmark->error().isEmpty()
+                                              ? tr("No point of this benchmark states a %1 "
+                                                   "attnplan can time")
+                                                    .arg(what)
+                                              : m_benchmark->error())
+                                       : QString());
 }

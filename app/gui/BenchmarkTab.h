@@ -8,15 +8,15 @@ class QLabel;
 class QScatterSeries;
 
 // Benchmark: a benchmark the user ran on their own deployment (File > Open benchmark), its
-// measured TPOT at each load as points against the step model's curve, with its fitted
-// constants and calibrated on the lightest point, and every point in a table.
+// measured TPOT and TTFT at each load as points against the step model's curves, with its
+// fitted constants and calibrated on the lightest point, and every point in a table.
 class BenchmarkTab : public QWidget
 {
     Q_OBJECT
 
 public:
     explicit BenchmarkTab(BenchmarkController* benchmark, QWidget* parent = nullptr);
-    QList<QChartView*> charts() const { return {m_chart}; }
+    QList<QChartView*> charts() const { return {m_chart, m_ttftChart}; }
 
 signals:
     void openRequested();
@@ -30,6 +30,8 @@ private:
     QLabel* m_summary;
     QLabel* m_calibration;
     QChartView* m_chart;
+    QChartView* m_ttftChart;
     QScatterSeries* m_measured;
+    QScatterSeries* m_measuredTtft;
     class QPushButton* m_use;
 };

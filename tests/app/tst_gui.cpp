@@ -4299,6 +4299,20 @@ void TestGui::benchmarkOpensThroughItsMenuAndFollowsTheDeployment()
     QCOMPARE(measured->count(), 4);
     QCOMPARE(lines.size(), 2);
     QCOMPARE(lines[0]->count(), 4);
+    // TTFT beside it: the measured 59.0-74.6 ms at 1-8 clients against both lines.
+    auto* ttftChart = child<QChartView>(&window, "benchmarkTtftChart");
+    QScatterSeries* measuredTtft = nullptr;
+    int ttftLines = 0;
+    for (QAbstractSeries* s : ttftChart->chart()->series()) {
+        if (auto* p = qobject_cast<QScatterSeries*>(s))
+            measuredTtft = p;
+        else if (auto* l = qobject_cast<QLineSeries*>(s); l && l->count() == 4)
+            ++ttftLines;
+    }
+    QVERIFY(measuredTtft);
+    QCOMPARE(measuredTtft->count(), 4);
+    QCOMPARE(ttftLines, 2);
+    QCOMPARE(session.benchmark()->measuredTtft().at(0), QPointF(1, 59.01e-3));
     const QString said = child<QLabel>(&window, "benchmarkCalibration")->text();
     QVERIFY2(said.contains("host time a step") && said.contains("front end"), qPrintable(said));
     // The calibrated TPOT at c1 is the measured 7.28 ms; the fitted constants' is not.
