@@ -21,7 +21,7 @@ def main(argv):
     data = json.load(open(path))
     tol = data["tolerance"]
     errors = {"ttft": [], "tpot": [], "throughput": []}
-    rows, refused = [], []
+    rows, refused, detail = [], [], []
     for row in data["rows"]:
         run = subprocess.run([cli, "latency", *row["args"], "--json"], capture_output=True,
                              text=True)
@@ -32,13 +32,16 @@ def main(argv):
             continue
         out = json.loads(run.stdout)
         line = [row["id"]]
+        per = {}
         for c in row["compare"]:
             got = out[c["key"]]
             want = c["published_ms"] / 1e3 if "published_ms" in c else c["target"]
             err = got / want - 1
             errors[c["metric"]].append(err)
+            per[c["metric"]] = err
             line.append("%s %+.0f%%" % (c["metric"], 100 * err))
         rows.append(line)
+        detail.append({"id": row["id"], "args": row["args"], "errors": per})
     summary = {}
     for metric, errs in errors.items():
         if not errs:
@@ -50,7 +53,7 @@ def main(argv):
                            "median_error": statistics.median(given) if given else None,
                            "refused": sum(1 for e in errs if e is None)}
     if "--json" in argv:
-        print(json.dumps({"summary": summary, "refused": refused}, indent=1))
+        print(json.dumps({"summary": summary, "refused": refused, "rows": detail}, indent=1))
         return 0
     if "--rows" in argv:
         for line in rows:

@@ -72,6 +72,7 @@ private slots:
     void aLoneRequestDecodesAtBatchOne();
     void aFiniteRunSteppedByHand();
     void spreadByHand();
+    void accuracyPageIsCurrent();
     void oneSlotQueuesInTheFirstToken();
     void aRateThroughCapacityQueuesUpward();
     void publishedLatencyRows();
@@ -886,6 +887,22 @@ void TestServe::publishedLatencyRows()
     const QString out = QString::fromUtf8(p.readAllStandardOutput());
     qInfo("%s", qPrintable(out.section("\ntpot:", 1).prepend("tpot:")));
     QVERIFY2(p.exitCode() == 0, qPrintable(out.right(3000)));
+}
+
+// docs/ACCURACY.md is what this build gives on every public case in ../shared (issue 38, item
+// 5): a change that moves a figure regenerates it, or this fails with the difference.
+void TestServe::accuracyPageIsCurrent()
+{
+    if (!QFile::exists(attnplan::testing::src("../shared/latency/attnplan-args.json")))
+        QSKIP("../shared is not here (a user's clone): CI checks docs/ACCURACY.md");
+    QProcess p;
+    p.start("python3", {attnplan::testing::src("tools/accuracy.py"), QStringLiteral(ATTNPLAN_CLI),
+                        attnplan::testing::src("../shared"), "--check",
+                        attnplan::testing::src("docs/ACCURACY.md")});
+    QVERIFY(p.waitForFinished(300000));
+    QVERIFY2(p.exitCode() == 0,
+             qPrintable(QString::fromUtf8(p.readAllStandardOutput()).right(4000) +
+                        QString::fromUtf8(p.readAllStandardError())));
 }
 
 // A cached prefix skips its own prefill, not the new tokens' attention to it (the fifth fresh

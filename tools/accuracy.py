@@ -1,0 +1,207 @@
+#!/usr/bin/env python3
+"""How far attnplan's figures fall from every public measurement the project holds (issue 38,
+item 5): the engine start-up logs of ../shared/engine-logs and ../shared/engine-logs-2026 (each
+case's plan from the flags and its log, tools/engine_log_cases.py) and the published latency
+rows of ../shared/latency (each row's invocation as attnplan-args.json gives it,
+tools/latency_args.py), grouped by engine, publisher and GPU, with the share within the
+tolerance, the median error and the worst cases with their causes, as docs/ACCURACY.md.
+
+usage: accuracy.py CLI SHARED [--write FILE | --check FILE]
+  --write: writes the page; --check: exits 1 (and prints the difference) when FILE is not what
+  this build gives: CI's check that docs/ACCURACY.md is current. Without ../shared (a user's
+  clone) there is nothing to measure: it says so and exits 0.
+"""
+import difflib
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# The causes of the misses this project has analysed, by the case ids they explain (a pattern
+# searched in the id); a miss none matches says "not analysed".
+CAUSES = [
+    # Start-up logs, by case.
+    ("trtllm-4275", "a TensorRT engine on the C++ runtime: its runtime and decoder buffers "
+                    "are not modelled"),
+    ("dgxspark", "unified memory: what the system holds outside torch (49 GiB) is not known "
+                 "before the engine runs"),
+    ("sglang-rtx3090", "free memory under WSL2 and Docker, below the device's"),
+    ("club3090", "an MTP drafter the invocation does not name (issue 37)"),
+    ("-mtp", "an MTP drafter the invocation does not name (issue 37)"),
+    # Latency rows, by publisher and model.
+    ("dstack-dsr1", "DeepSeek-R1's MoE and MLA kernels at small batch, priced at the bandwidth "
+                    "roofline (issue 38: kernel efficiency by regime)"),
+    ("-maxload", "a max-load run of ShareGPT lengths that vary, given to attnplan as their "
+                 "means (issue 38: length distributions)"),
+    ("gpt-oss-120b", "gpt-oss's MXFP4 experts at small batch (issue 38: grouped MoE GEMM by "
+                     "tokens per expert)"),
+    ("-mi3", "AMD under ROCm, timed with efficiencies fitted on NVIDIA rows (issue 38: AMD)"),
+    ("trtllm-dsr1", "attention DP and EP on TensorRT-LLM: all-to-all and load imbalance "
+                    "(issue 37)"),
+    ("qpsINF", "a TensorRT-LLM run at an unbounded rate: its engine's batch limit and "
+               "scheduling are not stated"),
+    ("nim-l33-70b-h100x2-fp8-5000in500out-c", "NIM's KV cache: its server held about 90 "
+                                              "requests, where the row's bf16 KV holds 46 "
+                                              "(fp8 KV, unstated)"),
+    ("walidelkhatib", "vLLM preempting under a full KV cache (its log: 98% used, 3 waiting)"),
+]
+
+
+def cause(case_id):
+    for pattern, why in CAUSES:
+        if pattern in case_id:
+            return why
+    return "not analysed"
+
+
+def run_json(args):
+    out = subprocess.run([sys.executable, *args, "--json"], capture_output=True, text=True)
+    if out.returncode != 0:
+        raise SystemExit("accuracy: %s failed: %s" % (" ".join(args), out.stderr.strip()))
+    return json.loads(out.stdout)
+
+
+def pct(x):
+    return "-" if x is None else "%.1f%%" % (100 * x)
+
+
+def table(head, rows):
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return lines
+
+
+def start_up_logs(cli, shared):
+    """Each gated run's largest |error| over its checks, by engine and kind of run."""
+    runs = []
+    for folder in ("engine-logs", "engine-logs-2026"):
+        path = os.path.join(shared, folder)
+        if not os.path.exists(os.path.join(path, "attnplan-args.json")):
+            continue
+        engines = {c["id"]: c.get("engine", "?") for c in json.load(
+            open(os.path.join(path, "cases.json")))}
+        for r in run_json([os.path.join(HERE, "engine_log_cases.py"), cli, path]):
+            if not r["gate"]:
+                continue
+            errs = [abs(c["difference"]) for c in r.get("checks", [])
+                    if c["difference"] is not None]
+            worst = max(errs) if errs and "error" not in r else None
+            runs.append({"folder": folder, "case": r["case"], "run": r["run"].split(":")[0],
+                         "engine": engines.get(r["case"], "?").replace("tensorrt-llm",
+                                                                         "trtllm"),
+                         "error": worst, "within": r["within"]})
+    return runs
+
+
+def latency_rows(cli, shared):
+    path = os.path.join(shared, "latency", "attnplan-args.json")
+    if not os.path.exists(path):
+        return [], {}
+    data = run_json([os.path.join(HERE, "latency_args.py"), cli, path])
+    tolerance = json.load(open(path))["tolerance"]
+    rows = []
+    for r in data["rows"]:
+        a = r["args"]
+        publisher = re.sub(r"[0-9.]+$", "", r["id"].split("-")[0])
+        rows.append({"id": r["id"], "publisher": publisher,
+                     "engine": a[a.index("--engine") + 1] if "--engine" in a else "vllm",
+                     "gpu": a[a.index("--gpu") + 1] if "--gpu" in a else "?",
+                     "errors": r["errors"]})
+    return rows, tolerance
+
+
+def grouped(items, key):
+    groups = {}
+    for it in items:
+        groups.setdefault(key(it), []).append(it)
+    return sorted(groups.items())
+
+
+def render(cli, shared):
+    out = ["# Accuracy: attnplan against published measurements", "",
+           "Generated by `python3 tools/accuracy.py CLI ../shared --write docs/ACCURACY.md` from "
+           "this build; CI fails when it is stale (`tst_serve accuracyPageIsCurrent`). Every "
+           "case is public and read from `../shared` (a user's clone has none: the script says "
+           "so). The figures are each case's invocation as its `attnplan-args.json` gives it: "
+           "what a user would type from what the case publishes, never tuned per case.", ""]
+    runs = start_up_logs(cli, shared)
+    out += ["## Memory: engine start-up logs", "",
+            "A run is within when every figure it checks (KV tokens, KV bytes, concurrency) is "
+            "within 5% of the log's. `plan`: from the flags alone, before the engine runs; "
+            "`log`: from the log's own text.", ""]
+    rows = []
+    for (engine, kind), rs in grouped(runs, lambda r: (r["engine"], r["run"])):
+        errs = [r["error"] for r in rs if r["error"] is not None]
+        rows.append([engine, kind, len(rs), sum(r["within"] for r in rs),
+                     pct(statistics.median(errs)) if errs else "-"])
+    out += table(["engine", "run", "runs", "within 5%", "median error"], rows)
+    misses = sorted((r for r in runs if not r["within"]),
+                    key=lambda r: -(r["error"] if r["error"] is not None else 1e9))
+    out += ["", "Misses, largest first:", ""]
+    out += table(["case", "run", "error", "cause"],
+                 [[r["case"], r["run"], pct(r["error"]) if r["error"] is not None else "refused",
+                   cause(r["case"])] for r in misses]) if misses else ["None."]
+    rows_, tol = latency_rows(cli, shared)
+    out += ["", "## Speed: published latency and throughput rows", "",
+            "Each row's TTFT, TPOT and output tokens a second against the published figure: "
+            "within %s (TTFT, its low-load rows), %s (TPOT) and %s (throughput)." % tuple(
+                "%d%%" % round(100 * tol.get(m, 0)) for m in ("ttft", "tpot", "throughput")),
+            ""]
+    for title, key in (("By engine", lambda r: r["engine"]),
+                       ("By publisher", lambda r: r["publisher"]),
+                       ("By GPU", lambda r: r["gpu"])):
+        body = []
+        for name, rs in grouped(rows_, key):
+            line = [name]
+            for m in ("ttft", "tpot", "throughput"):
+                errs = [abs(r["errors"][m]) for r in rs if m in r["errors"]]
+                line.append("%d of %d, median %s" % (sum(e <= tol[m] for e in errs), len(errs),
+                                                     pct(statistics.median(errs)))
+                            if errs else "-")
+            body.append(line)
+        out += ["### " + title, ""] + table([title.split()[-1], "TTFT", "TPOT", "throughput"],
+                                            body) + [""]
+    worst = []
+    for r in rows_:
+        for m, e in r["errors"].items():
+            if abs(e) > tol[m]:
+                worst.append((abs(e), r["id"], m, e))
+    worst.sort(key=lambda w: (-w[0], w[1], w[2]))
+    out += ["Outside the tolerance, the twelve largest (of %d):" % len(worst), ""]
+    out += table(["row", "figure", "error", "cause"],
+                 [[w[1], w[2], "%+.0f%%" % (100 * w[3]), cause(w[1])] for w in worst[:12]])
+    return "\n".join(out) + "\n"
+
+
+def main(argv):
+    if len(argv) < 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    cli, shared = argv[1], argv[2]
+    if not os.path.isdir(os.path.join(shared, "latency")):
+        print("accuracy: %s holds no cases (a user's clone): nothing to measure" % shared)
+        return 0
+    page = render(cli, shared)
+    if "--write" in argv:
+        open(argv[argv.index("--write") + 1], "w").write(page)
+        return 0
+    if "--check" in argv:
+        path = argv[argv.index("--check") + 1]
+        have = open(path).read() if os.path.exists(path) else ""
+        if have != page:
+            sys.stdout.writelines(difflib.unified_diff(have.splitlines(True),
+                                                       page.splitlines(True), path, "this build"))
+            print("accuracy: %s is stale: python3 tools/accuracy.py CLI ../shared --write %s"
+                  % (path, path))
+            return 1
+        return 0
+    sys.stdout.write(page)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
