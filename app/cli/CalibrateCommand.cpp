@@ -12,7 +12,6 @@
 #include "serve/Calibrate.h"
 #include "serve/GpuCatalog.h"
 #include "serve/Memory.h"
-#include "serve/StepTime.h"
 
 #include <nlohmann/json.hpp>
 
@@ -164,17 +163,7 @@ int runCalibrate(const std::vector<std::string>& argv)
     // host time) is not a calibration of this deployment: said, and not saved.
     const std::string unreached = unreachedPoint(compared.value());
     // The constants the points left at their priors, said beside those they set.
-    std::vector<std::pair<std::string, std::string>> priors;
-    for (const auto& [name, words, value, ms] :
-         {std::tuple{"step_seconds", "host time a step", stepSecondsOf(in.efficiency), true},
-          {"frontend_seconds", "front end", frontendSecondsOf(in.efficiency), true},
-          {"memory_efficiency", "memory efficiency", in.efficiency.memory, false},
-          {"compute_efficiency", "compute efficiency", in.efficiency.compute, false}})
-        if (std::none_of(fit.changed.begin(), fit.changed.end(),
-                         [&](const CalibratedConstant& c) { return c.name == name; }))
-            priors.push_back(
-                {name, std::string(words) + " " +
-                           (ms ? formatFixed(value * 1e3, 3) + " ms" : formatFixed(value, 3))});
+    const std::vector<CalibratedConstant> priors = leftAtPriors(fit, in.efficiency);
 
     const StepCalibration cal =
         calibrationFrom(compared.value(), bench ? &*bench : nullptr, file.value_or(""),
@@ -215,8 +204,8 @@ int runCalibrate(const std::vector<std::string>& argv)
         for (const CalibratedConstant& c : fit.changed)
             j["changed"].push_back({{"name", c.name}, {"before", c.before}, {"after", c.after}});
         j["priors"] = nlohmann::ordered_json::array();
-        for (const auto& [name, text] : priors)
-            j["priors"].push_back(name);
+        for (const CalibratedConstant& c : priors)
+            j["priors"].push_back(c.name);
         j["notes"] = fit.notes;
         j["points"] = nlohmann::ordered_json::array();
         for (const BenchmarkRow& r : table) {
@@ -267,7 +256,7 @@ int runCalibrate(const std::vector<std::string>& argv)
     if (!priors.empty()) {
         std::cout << "  left at their priors (the points do not separate them):";
         for (size_t i = 0; i < priors.size(); ++i)
-            std::cout << (i ? ", " : " ") << priors[i].second;
+            std::cout << (i ? ", " : " ") << calibratedConstantText(priors[i]);
         std::cout << "\n";
     }
     for (const std::string& n : fit.notes)

@@ -120,8 +120,7 @@ void BenchmarkController::refresh()
             {QString::fromStdString(p.label) + (r && r->fitted ? QStringLiteral(" *") : QString()),
              QString::fromStdString(benchmarkLoadText(p)), figure(p.ttft.mean),
              timed ? figure(r->before->ttftSeconds) : QVariant(),
-             timed ? figure(r->after->ttftSeconds) : QVariant(),
-             figure(std::isfinite(p.tpot.mean) ? p.tpot.mean : p.itl.mean),
+             timed ? figure(r->after->ttftSeconds) : QVariant(), figure(measuredTpot(p)),
              timed ? figure(r->before->tpotSeconds) : QVariant(),
              timed ? figure(r->after->tpotSeconds) : QVariant(), figure(p.outputTokensPerSecond),
              timed ? figure(r->after->outputTokensPerSecond) : QVariant()});

@@ -150,6 +150,18 @@ Expected<Benchmark> parsePrintedBlocks(const std::string& text, const std::strin
             slot = v.value();
             return true;
         };
+        // A count: its figure within int64 (bench::count), or an error naming the line.
+        auto counted = [&](int64_t& slot) -> Expected<bool> {
+            double x = 0;
+            auto v = f(x);
+            if (!v)
+                return v;
+            auto n = bench::count(x, label, key);
+            if (!n)
+                return n.failure();
+            slot = n.value();
+            return true;
+        };
         LatencyStats* stats = nullptr;
         double* slot = nullptr;
         if (bench::latencyLine(key, p, &stats, &slot)) {
@@ -166,32 +178,15 @@ Expected<Benchmark> parsePrintedBlocks(const std::string& text, const std::strin
             b.settings.emplace_back("backend", trim(value));
             return true;
         }
-        if (key == "Successful requests") {
-            double n = 0;
-            auto v = f(n);
-            if (!v)
-                return v;
-            auto c = bench::count(n, label, key);
-            if (!c)
-                return c.failure();
-            p.requests = c.value();
-            return true;
-        }
+        if (key == "Successful requests")
+            return counted(p.requests);
         if (key == "Traffic request rate" || key == "Request rate configured (RPS)")
             return value == "trace" ? Expected<bool>(true) : f(p.requestRate); // a replayed trace
         if (key == "Maximum request concurrency" || key == "Max request concurrency" ||
             key == "Max reqeuest concurrency") { // SGLang's spelling early in 2025
             if (value == "None" || value == "not set")
                 return true;
-            double c = 0;
-            auto v = f(c);
-            if (!v)
-                return v;
-            auto n = bench::count(c, label, key);
-            if (!n)
-                return n.failure();
-            p.maxConcurrency = n.value();
-            return true;
+            return counted(p.maxConcurrency);
         }
         if (key == "Benchmark duration (s)")
             return f(p.durationSeconds);
@@ -430,6 +425,11 @@ std::string benchmarkLoadText(const BenchmarkPoint& p)
     return "all " + withCommas(p.requests) + " at once";
 }
 
+double measuredTpot(const BenchmarkPoint& p)
+{
+    return std::isfinite(p.tpot.mean) ? p.tpot.mean : p.itl.mean;
+}
+
 Expected<MeasuredPoint> measuredPoint(const Benchmark& b, const BenchmarkPoint& p)
 {
     MeasuredPoint m;
@@ -477,7 +477,7 @@ Expected<MeasuredPoint> measuredPoint(const Benchmark& b, const BenchmarkPoint& 
     } else
         m.load.load = {LatencyLoad::Kind::MaxLoad, 0, std::max<int64_t>(1, p.requests)};
     m.ttftSeconds = p.ttft.mean;
-    m.tpotSeconds = std::isfinite(p.tpot.mean) ? p.tpot.mean : p.itl.mean;
+    m.tpotSeconds = measuredTpot(p);
     return m;
 }
 

@@ -30,6 +30,9 @@ Expected<MeasuredPoint> measuredPoint(const Benchmark& bench, const BenchmarkPoi
 
 // The point's load in words ("16 concurrent", "2 requests/s", "all 1,000 at once").
 std::string benchmarkLoadText(const BenchmarkPoint& point);
+// The mean time per output token a point measured: its TPOT, else (a block that prints none,
+// a tool whose per-request inter-token latency is it) its mean ITL; NaN where neither.
+double measuredTpot(const BenchmarkPoint& point);
 
 // A benchmark beside the model (the CLI's `calibrate`, the app's Measure tab): each point
 // measured, and timed by the step model for the deployment before and after the calibration.

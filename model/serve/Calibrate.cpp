@@ -4,6 +4,7 @@
 #include "base/Units.h"
 #include "serve/StepTime.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -44,9 +45,23 @@ std::string calibratedConstantText(const CalibratedConstant& c)
           : c.name == "frontend_seconds"  ? "front end "
           : c.name == "memory_efficiency" ? "memory efficiency "
                                           : "compute efficiency ")
-      << c.before * scale << (time ? " ms" : "") << " -> " << c.after * scale
-      << (time ? " ms" : "");
+      << c.before * scale << (time ? " ms" : "");
+    if (c.after != c.before)
+        o << " -> " << c.after * scale << (time ? " ms" : "");
     return o.str();
+}
+
+std::vector<CalibratedConstant> leftAtPriors(const CalibrationFit& fit, const Efficiencies& start)
+{
+    std::vector<CalibratedConstant> kept;
+    for (const auto& [name, value] : {std::pair{"step_seconds", stepSecondsOf(start)},
+                                      {"frontend_seconds", frontendSecondsOf(start)},
+                                      {"memory_efficiency", start.memory},
+                                      {"compute_efficiency", start.compute}})
+        if (std::none_of(fit.changed.begin(), fit.changed.end(),
+                         [&](const CalibratedConstant& c) { return c.name == name; }))
+            kept.push_back({name, value, value});
+    return kept;
 }
 
 Expected<CalibrationFit> calibrateOnPoint(const DeploymentInputs& in, const MeasuredPoint& p,

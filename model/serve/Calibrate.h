@@ -60,8 +60,13 @@ using LatencyRun =
 Expected<CalibrationFit> calibrateOnPoint(const DeploymentInputs& in, const MeasuredPoint& point,
                                           const LatencyRun& run);
 
-// The constants of a calibration in the units people read them (ms for times).
+// The constants of a calibration in the units people read them (ms for times): "front end
+// 5.666 ms -> 51.723 ms", or where it did not move, "memory efficiency 0.800".
 std::string calibratedConstantText(const CalibratedConstant& c);
+// The constants a fit left at their priors (the points did not separate them), before == after,
+// given a deployment's efficiencies before the fit: what `calibrate` and the app say beside
+// the ones it set.
+std::vector<CalibratedConstant> leftAtPriors(const CalibrationFit& fit, const Efficiencies& start);
 
 // A calibration saved for later runs (`attnplan-cli calibrate --save`, read by --calibration):
 // the constants, and the GPU, engine and model they were measured on, which a run elsewhere

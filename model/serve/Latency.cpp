@@ -442,25 +442,24 @@ Expected<LatencyResult> servingLatency(const ModelSpec& s, const DeploymentInput
                      "gpus"};
     const double cap = std::min(maxBatch, kvRequests);
     Engine e{&f, double(q.maxNumTokens)};
-    // One output token (a TTFT-only benchmark) and lengths that vary are a benchmark's run,
-    // stepped through: the steady state's formulas take every request at the means and at
-    // least one token after the first.
-    {
-        const int64_t n =
-            std::max<int64_t>(1, int64_t(std::llround(double(q.load.requests) /
-                                                      double(std::max<int64_t>(1, q.replicas)))));
-        const bool stepped = q.role == PoolRole::Both && steppable(e, n, I) &&
-                             ((q.load.kind == LatencyLoad::Kind::Concurrent && q.load.finite) ||
-                              q.load.kind == LatencyLoad::Kind::MaxLoad);
-        if (!stepped && (q.outputTokens < 2 || q.load.rangeRatio > 0))
-            return Error{std::string("latency: ") +
-                         (q.outputTokens < 2 ? "--output-tokens 1 (a TTFT-only run)"
-                                             : "--random-range-ratio (lengths that vary)") +
-                         " is timed as a benchmark's run, stepped through: give --concurrent C "
-                         "--requests N, or --max-load (--request-rate inf)"};
-    }
     const double frontend = q.frontend ? frontendSecondsOf(in.efficiency) : 0.0;
     const double replicas = double(std::max<int64_t>(1, q.replicas));
+    // A benchmark's run of N requests (each replica its share), stepped through where it can be:
+    // a finite concurrency run, or every request at once.
+    const int64_t runRequests =
+        std::max<int64_t>(1, int64_t(std::llround(double(q.load.requests) / replicas)));
+    const bool stepped = q.role == PoolRole::Both && steppable(e, runRequests, I) &&
+                         ((q.load.kind == LatencyLoad::Kind::Concurrent && q.load.finite) ||
+                          q.load.kind == LatencyLoad::Kind::MaxLoad);
+    // One output token (a TTFT-only benchmark) and lengths that vary are such a run only: the
+    // steady state's formulas take every request at the means and at least one token after the
+    // first.
+    if (!stepped && (q.outputTokens < 2 || q.load.rangeRatio > 0))
+        return Error{std::string("latency: ") +
+                     (q.outputTokens < 2 ? "--output-tokens 1 (a TTFT-only run)"
+                                         : "--random-range-ratio (lengths that vary)") +
+                     " is timed as a benchmark's run, stepped through: give --concurrent C "
+                     "--requests N, or --max-load (--request-rate inf)"};
     LatencyResult r;
     r.batchCap = cap;
     // A request's KV leaves its prefill rank over the NIC (each GPU its share, RDMA).
@@ -514,9 +513,8 @@ Expected<LatencyResult> servingLatency(const ModelSpec& s, const DeploymentInput
     case LatencyLoad::Kind::Concurrent: {
         // Clients spread over the replicas.
         const double C = std::max(1.0, q.load.value / replicas);
-        const int64_t N =
-            std::max<int64_t>(1, int64_t(std::llround(double(q.load.requests) / replicas)));
-        if (q.load.finite && steppable(e, N, I)) {
+        if (stepped) {
+            const int64_t N = runRequests;
             takeRun(r, finiteRun(e, I, O, q.load.rangeRatio, N, C, cap, frontend), replicas);
             r.saturated = C > cap;
             r.notes.push_back("a run of " +
@@ -663,10 +661,10 @@ Expected<LatencyResult> servingLatency(const ModelSpec& s, const DeploymentInput
         // then each slot refilled as a request finishes (gpt-oss-120b, Qwen3-32B and Llama 3.1
         // on TensorRT-LLM's max-throughput tables: the steady state's median throughput error
         // 17% on the shared rows, stepped through 11%).
-        if (const int64_t n =
-                std::max<int64_t>(1, int64_t(std::llround(double(q.load.requests) / replicas)));
-            steppable(e, n, I)) {
-            takeRun(r, finiteRun(e, I, O, q.load.rangeRatio, n, double(n), cap, frontend),
+        if (stepped) {
+            takeRun(r,
+                    finiteRun(e, I, O, q.load.rangeRatio, runRequests, double(runRequests), cap,
+                              frontend),
                     replicas);
         } else if (N <= cap) {
             const double dec = N / 2;

@@ -94,6 +94,7 @@
 #include <QWheelEvent>
 
 #include <cmath>
+#include <functional>
 
 using namespace attnplan;
 
@@ -252,6 +253,39 @@ private slots:
 };
 
 namespace {
+// Runs `act`, which opens a file dialog inside its own event loop, and answers the dialog as a
+// user would: `path` typed into its file name field (selectFile waits on the dialog's file
+// system model, which loads on a thread), then accepted. Polled for, as it comes up inside the
+// action's loop; a dialog never answered is rejected after 10 s, failing the test rather than
+// hanging it. True when a dialog was answered.
+bool answerFileDialog(QWidget* window, const QString& path, const std::function<void()>& act)
+{
+    bool answered = false;
+    QTimer poll;
+    poll.setInterval(50);
+    QObject::connect(&poll, &QTimer::timeout, [&] {
+        for (QWidget* w : QApplication::topLevelWidgets())
+            if (auto* dialog = qobject_cast<QFileDialog*>(w); dialog && dialog->isVisible()) {
+                auto* name = dialog->findChild<QLineEdit*>(QStringLiteral("fileNameEdit"));
+                if (!name)
+                    continue;
+                poll.stop();
+                answered = true;
+                name->setText(path);
+                QMetaObject::invokeMethod(dialog, "accept");
+                return;
+            }
+    });
+    poll.start();
+    QTimer::singleShot(10000, window, [&answered] {
+        if (QWidget* modal = QApplication::activeModalWidget(); modal && !answered)
+            QMetaObject::invokeMethod(modal, "reject");
+    });
+    act();
+    poll.stop();
+    return answered;
+}
+
 QStringList g_messages;
 void collect(QtMsgType type, const QMessageLogContext&, const QString& message)
 {
@@ -4252,35 +4286,9 @@ void TestGui::benchmarkOpensThroughItsMenuAndFollowsTheDeployment()
     const QString file = attnplan::testing::src(
         "tests/data/benchmarks/gpustack-vllm0.11.0-qwen3-8b-h100-sharegpt-c1-c8.txt");
     // The dialog the action opens, answered as a user would: the file chosen, Open pressed.
-    // Polled for, as it comes up inside the action's own event loop.
-    bool answered = false;
-    QTimer poll;
-    poll.setInterval(50);
-    QObject::connect(&poll, &QTimer::timeout, [&] {
-        for (QWidget* w : QApplication::topLevelWidgets())
-            if (auto* dialog = qobject_cast<QFileDialog*>(w); dialog && dialog->isVisible()) {
-                poll.stop();
-                answered = true;
-                // Typed into its file name field, as a user would (selectFile waits on the
-                // dialog's file system model, which loads on a thread).
-                auto* name = dialog->findChild<QLineEdit*>(QStringLiteral("fileNameEdit"));
-                QVERIFY(name);
-                name->setText(file);
-                QMetaObject::invokeMethod(dialog, "accept");
-                return;
-            }
-    });
-    poll.start();
-    // A dialog that never came, or was never answered, fails the test rather than hanging it.
-    QTimer::singleShot(10000, &window, [&answered] {
-        if (QWidget* modal = QApplication::activeModalWidget(); modal && !answered)
-            QMetaObject::invokeMethod(modal, "reject");
-    });
     QAction* open = window.findChild<QAction*>(QStringLiteral("openBenchmarkAction"));
     QVERIFY(open);
-    open->trigger();
-    poll.stop();
-    QVERIFY(answered);
+    QVERIFY(answerFileDialog(&window, file, [open] { open->trigger(); }));
     QCoreApplication::processEvents();
     QCOMPARE(window.tabs()->tabText(window.tabs()->currentIndex()), QString("&Benchmark"));
     auto* table = child<QTableView>(&window, "benchmarkPoints");
@@ -4333,29 +4341,7 @@ void TestGui::benchmarkOpensThroughItsMenuAndFollowsTheDeployment()
     const QString saved = dir.filePath("gpustack.calibration.json");
     auto* use = child<QPushButton>(&window, "useCalibration");
     QVERIFY(use->isEnabled());
-    bool savedAs = false;
-    QTimer savePoll;
-    savePoll.setInterval(50);
-    QObject::connect(&savePoll, &QTimer::timeout, [&] {
-        for (QWidget* w : QApplication::topLevelWidgets())
-            if (auto* dialog = qobject_cast<QFileDialog*>(w); dialog && dialog->isVisible()) {
-                savePoll.stop();
-                savedAs = true;
-                auto* name = dialog->findChild<QLineEdit*>(QStringLiteral("fileNameEdit"));
-                QVERIFY(name);
-                name->setText(saved);
-                QMetaObject::invokeMethod(dialog, "accept");
-                return;
-            }
-    });
-    savePoll.start();
-    QTimer::singleShot(10000, &window, [&savedAs] {
-        if (QWidget* modal = QApplication::activeModalWidget(); modal && !savedAs)
-            QMetaObject::invokeMethod(modal, "reject");
-    });
-    QTest::mouseClick(use, Qt::LeftButton);
-    savePoll.stop();
-    QVERIFY(savedAs);
+    QVERIFY(answerFileDialog(&window, saved, [use] { QTest::mouseClick(use, Qt::LeftButton); }));
     QCoreApplication::processEvents();
     QVERIFY(QFile::exists(saved));
     QCOMPARE(QString::fromStdString(session.scenario().deployment.calibration), saved);
