@@ -109,8 +109,7 @@ void BenchmarkController::refresh()
         for (const std::string& m :
              benchmarkMismatches(b, {spec->name, m_session->scenario().model},
                                  m_session->gpuCatalog(), m_timedOn.gpu.name))
-            m_summary +=
-                QStringLiteral(". ") + QString::fromStdString(m).replace(0, 1, QStringLiteral("T"));
+            m_summary += QStringLiteral("; ") + QString::fromStdString(m);
     }
     for (size_t i = 0; i < b.points.size(); ++i) {
         const BenchmarkPoint& p = b.points[i];
@@ -149,6 +148,15 @@ void BenchmarkController::refresh()
             changed << QString::fromStdString(calibratedConstantText(k));
         for (const std::string& n : compared->fit.notes)
             changed << QString::fromStdString(n);
+        QStringList priors;
+        for (const CalibratedConstant& k : leftAtPriors(compared->fit, m_timedOn.efficiency))
+            priors << QString::fromStdString(calibratedConstantText(k));
+        if (!priors.isEmpty())
+            changed << tr("left at their priors (the points do not separate them): %1")
+                           .arg(priors.join(QStringLiteral(", ")));
+        for (const BenchmarkRow& row : compared->rows)
+            if (!row.note.empty())
+                changed << QString::fromStdString(row.label + ": " + row.note);
         m_calibration = changed.isEmpty()
                             ? tr("Calibrated on the point marked *: nothing to change.")
                             : tr("Calibrated on the point marked *: %1. The memory figures are "

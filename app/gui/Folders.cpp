@@ -9,7 +9,7 @@
 
 namespace Folders {
 
-QString suggest(const QString& kind, const QString& name)
+QString suggest(const QString& kind, const QString& name, const QString& first)
 {
     QSettings settings;
     // Before each kind had its own, the models' folder was "models/lastFolder".
@@ -27,7 +27,8 @@ QString suggest(const QString& kind, const QString& name)
         const QString hub = QString::fromStdString(attnplan::defaultHfHubDir());
         const QString documents =
             QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
-        start = kind == QLatin1String("models") && QFileInfo(hub).isDir() ? hub
+        start = !first.isEmpty() && QFileInfo(first).isDir()                ? first
+                : kind == QLatin1String("models") && QFileInfo(hub).isDir() ? hub
                 : kind == QLatin1String("exports") && QFileInfo(documents).isDir()
                     ? documents
                     : QDir::homePath();

@@ -9,8 +9,9 @@
 namespace Folders {
 
 // That folder with `name` in it (a save dialog's suggestion), or the folder alone; where the
-// kind has none yet, the Hugging Face cache (models), Documents (exports) or home.
-QString suggest(const QString& kind, const QString& name = {});
+// kind has none yet, `first` where given and a folder (a calibration beside its benchmark),
+// else the Hugging Face cache (models), Documents (exports) or home.
+QString suggest(const QString& kind, const QString& name = {}, const QString& first = {});
 // The dialog's answer: its folder is the kind's from now on. Returns `path`.
 QString remember(const QString& kind, const QString& path);
 

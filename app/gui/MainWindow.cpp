@@ -716,7 +716,8 @@ void MainWindow::useBenchmarkCalibration()
         QFileDialog::getSaveFileName(
             this, tr("Save the calibration"),
             Folders::suggest("calibrations",
-                             bench.completeBaseName() + QStringLiteral(".calibration.json")),
+                             bench.completeBaseName() + QStringLiteral(".calibration.json"),
+                             bench.absolutePath()),
             tr("Calibrations (*.json);;All files (*)")));
     if (path.isEmpty())
         return;

@@ -618,6 +618,7 @@ StepCalibration calibrationFrom(const BenchmarkComparison& compared, const Bench
     StepCalibration cal;
     cal.efficiency = compared.fit.efficiency;
     cal.efficiency.calibration.clear();
+    cal.efficiency.calibrationFile.clear();
     cal.changed = compared.fit.changed;
     cal.gpu = in.gpu.name;
     cal.engine = in.engine;

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <stdexcept>
 
 namespace attnplan {
@@ -564,9 +565,16 @@ std::string latencyHeadline(const Report& r)
            formatSeconds(r.latency->ttftSeconds) + " · " + formatSeconds(r.latency->tpotSeconds) +
            "/token" + (r.latency->saturated ? " (queueing)" : "") +
            (r.latency->understated.empty() ? "" : " (" + r.latency->understated + ")") + assumed +
-           (r.deployment.efficiency.calibration.empty()
+           // The file's name alone: the headline is the app's first line (a user's drive at
+           // 1024 x 700 read four lines of paths there); the report's latency section and the
+           // Benchmark tab give where it came from in full.
+           (r.deployment.efficiency.calibrationFile.empty()
                 ? std::string()
-                : " (calibrated: " + r.deployment.efficiency.calibration + ")");
+                : " (calibrated: " +
+                      std::filesystem::path(r.deployment.efficiency.calibrationFile)
+                          .filename()
+                          .string() +
+                      ")");
 }
 
 std::string stepAgainstLoad(const Report& r)

@@ -374,6 +374,7 @@ Expected<Efficiencies> calibrationInForce(const StepCalibration& c, const std::s
                                    : path + " was measured under " + c.engine + "; this runs " +
                                          engine + " (its host costs may have moved between them)";
     Efficiencies e = c.efficiency;
+    e.calibrationFile = path;
     e.calibration = path + " (" + (c.source.empty() ? std::string("no source stated") : c.source) +
                     (c.measuredDate.empty() ? std::string() : ", " + c.measuredDate) + "; " +
                     c.gpu + ", " + c.engine + ")";

@@ -31,6 +31,7 @@ struct Efficiencies
     // calibrationInForce): "a10g.json (bench.json, point c1, vllm bench serve; A10G,
     // vllm@0.30.0)"; empty: the fitted constants, or efficiencies given as figures.
     std::string calibration = {};
+    std::string calibrationFile = {}; // that calibration's path, for where a line has room for less
 };
 
 // Speculative decoding: a drafter proposes `tokens` tokens a step, the target verifies them in

@@ -257,8 +257,9 @@ namespace {
 // user would: `path` typed into its file name field (selectFile waits on the dialog's file
 // system model, which loads on a thread), then accepted. Polled for, as it comes up inside the
 // action's loop; a dialog never answered is rejected after 10 s, failing the test rather than
-// hanging it. True when a dialog was answered.
-bool answerFileDialog(QWidget* window, const QString& path, const std::function<void()>& act)
+// hanging it. True when a dialog was answered; `shown`, the folder it opened in.
+bool answerFileDialog(QWidget* window, const QString& path, const std::function<void()>& act,
+                      QString* shown = nullptr)
 {
     bool answered = false;
     QTimer poll;
@@ -271,16 +272,22 @@ bool answerFileDialog(QWidget* window, const QString& path, const std::function<
                     continue;
                 poll.stop();
                 answered = true;
+                if (shown)
+                    *shown = dialog->directory().absolutePath();
                 name->setText(path);
                 QMetaObject::invokeMethod(dialog, "accept");
                 return;
             }
     });
     poll.start();
-    QTimer::singleShot(10000, window, [&answered] {
+    // A timer of this call's own, not a single shot: it must not outlive `answered`.
+    QTimer giveUp;
+    giveUp.setSingleShot(true);
+    QObject::connect(&giveUp, &QTimer::timeout, window, [&answered] {
         if (QWidget* modal = QApplication::activeModalWidget(); modal && !answered)
             QMetaObject::invokeMethod(modal, "reject");
     });
+    giveUp.start(10000);
     act();
     poll.stop();
     return answered;
@@ -4341,13 +4348,17 @@ void TestGui::benchmarkOpensThroughItsMenuAndFollowsTheDeployment()
     const QString saved = dir.filePath("gpustack.calibration.json");
     auto* use = child<QPushButton>(&window, "useCalibration");
     QVERIFY(use->isEnabled());
-    QVERIFY(answerFileDialog(&window, saved, [use] { QTest::mouseClick(use, Qt::LeftButton); }));
+    // The save dialog opens beside the benchmark, where no calibration was saved before.
+    QString shown;
+    QVERIFY(answerFileDialog(
+        &window, saved, [use] { QTest::mouseClick(use, Qt::LeftButton); }, &shown));
+    QCOMPARE(shown, QFileInfo(file).absolutePath());
     QCoreApplication::processEvents();
     QVERIFY(QFile::exists(saved));
     QCOMPARE(QString::fromStdString(session.scenario().deployment.calibration), saved);
     QVERIFY2(window.statusBar()->currentMessage().contains("is in force"),
              qPrintable(window.statusBar()->currentMessage()));
-    QVERIFY(latencyHeadline(*session.report()).find("(calibrated: " + saved.toStdString()) !=
+    QVERIFY(latencyHeadline(*session.report()).find("(calibrated: gpustack.calibration.json)") !=
             std::string::npos);
     QVERIFY(std::fabs(points->number(0, 6) / 7.28e-3 - 1) > 0.05); // still the prior
     QVERIFY2(child<QLabel>(&window, "benchmarkCalibration")->text().contains("In force now:"),
