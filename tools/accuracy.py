@@ -44,9 +44,6 @@ CAUSES = [
                     "(issue 37)"),
     ("qpsINF", "a TensorRT-LLM run at an unbounded rate: its engine's batch limit and "
                "scheduling are not stated"),
-    ("nim-l33-70b-h100x2-fp8-5000in500out-c", "NIM's KV cache: its server held about 90 "
-                                              "requests, where the row's bf16 KV holds 46 "
-                                              "(fp8 KV, unstated)"),
     ("walidelkhatib", "vLLM preempting under a full KV cache (its log: 98% used, 3 waiting)"),
 ]
 

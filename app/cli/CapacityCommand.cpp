@@ -359,8 +359,10 @@ DeploymentInputs deploymentFrom(const CliArgs& a, const ModelSpec& spec, const G
         throw UsageError(flagFor(resolved.field()) + ": " + resolved.error());
     }
     DeploymentInputs in = resolved.value();
-    if (!engine->sizesDeployment)
+    if (!engine->sizesDeployment) {
         in.engine = engineRunName(engineName);
+        in.kvDtype = kvDtypeUnder(spec, in, in.engine);
+    }
     readEngineFlags(CliFlags(a), in, *engine);
     if (!engine->allocatesUpFront)
         if (auto v = a.integer("available-kv-bytes", 1, int64_t(1) << 50))

@@ -156,7 +156,7 @@ Expected<EngineLogCheck> checkEngineLog(const EngineLogFacts& log, const ModelSp
     if (spec) {
         const DeploymentInputs& d = out.deployment;
         out.weightDtypeIsAuto = d.weightDtype == autoWeightDType(d.engine, *spec, d.gpu);
-        out.kvDtypeIsAuto = d.kvDtype == autoKvDType(d.engine, *spec, &d.gpu);
+        out.kvDtypeIsAuto = d.kvDtype == autoKvDType(d.engine, *spec, &d.gpu, d.weightDtype);
         // A model the log cannot have run: a figure far off, or another layer count (a tenth
         // review applied gemma-4-31b-it to a 26B log at +300% with nothing said).
         std::vector<std::string> why;

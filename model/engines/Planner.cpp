@@ -271,7 +271,7 @@ std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catal
         if (target.autoWeightDtype)
             onGpu.weightDtype = autoWeightDType(base.engine, s, gpu);
         if (target.autoKvDtype)
-            onGpu.kvDtype = autoKvDType(base.engine, s, &gpu);
+            onGpu.kvDtype = autoKvDType(base.engine, s, &gpu, onGpu.weightDtype);
         if (kind == EngineKind::LlamaCpp) {
             rows.push_back(planLlamaCppOn(s, gpu, target, onGpu));
             continue;

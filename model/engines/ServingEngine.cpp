@@ -478,12 +478,13 @@ EngineRow compareEngine(const ModelSpec& s, const DeploymentInputs& in, EngineKi
         row.family = sglang ? "sglang" : "trtllm";
         // A vLLM budget (a vLLM log's) is not theirs: each engine sizes its own pool from the
         // flags its command prints.
-        DeploymentInputs other = servedBy(in, sglang ? "sglang" : "trtllm");
+        DeploymentInputs other = servedBy(s, in, sglang ? "sglang" : "trtllm");
         if (auto named = findServingEngine(in.engine);
             named && named->kind == (sglang ? EngineKind::Sglang : EngineKind::Trtllm))
             other.engine = in.engine;
         if (asked && asked->kind == (sglang ? EngineKind::Sglang : EngineKind::Trtllm))
             other.engine = release;
+        other.kvDtype = kvDtypeUnder(s, in, other.engine);
         // Free memory measured at start (an SGLang, vLLM-side or llama.cpp log's, before the
         // weights load) holds for SGLang whichever engine answers; TensorRT-LLM's is after its
         // weights, and holds for it alone (freeMemoryHoldsFor; a fourteenth review's SGLang
@@ -710,10 +711,11 @@ std::string engineRunName(const std::string& asked)
     return e ? releaseName(asked, e->name) : asked;
 }
 
-DeploymentInputs servedBy(const DeploymentInputs& in, const std::string& engine)
+DeploymentInputs servedBy(const ModelSpec& s, const DeploymentInputs& in, const std::string& engine)
 {
     DeploymentInputs out = in;
     out.engine = engine;
+    out.kvDtype = kvDtypeUnder(s, in, engine);
     const std::optional<ServingEngine> e = findServingEngine(engine);
     if (!e || !e->sizesDeployment)
         out.availableKvBytes.reset();
@@ -775,10 +777,19 @@ DType autoWeightDType(const std::string& engine, const ModelSpec& spec, const Gp
     return release ? vllmAutoWeightDType(*release, spec, gpu) : servingWeightDType(spec);
 }
 
-DType autoKvDType(const std::string& engine, const ModelSpec& spec, const GpuSpec* gpu)
+DType autoKvDType(const std::string& engine, const ModelSpec& spec, const GpuSpec* gpu,
+                  DType weights)
 {
-    const EngineProfile* release = findEngineProfile(engine);
-    return release ? vllmAutoKvDType(*release, spec, gpu) : servingKvDType(spec);
+    if (const EngineProfile* release = findEngineProfile(engine))
+        return vllmAutoKvDType(*release, spec, gpu);
+    if (findTrtllmRelease(engine))
+        return trtllmAutoKvDType(spec, weights);
+    return servingKvDType(spec);
+}
+
+DType kvDtypeUnder(const ModelSpec& s, const DeploymentInputs& in, const std::string& engine)
+{
+    return in.kvDtypeAuto ? autoKvDType(engine, s, &in.gpu, in.weightDtype) : in.kvDtype;
 }
 
 int64_t cpuMoeLayersOf(const ModelSpec& s, const DeploymentInputs& in)

@@ -165,8 +165,13 @@ std::string engineLabel(const std::string& engine);
 std::string engineRunName(const std::string& asked);
 // The deployment as another engine (a release name, engineRunName's) runs it: a KV budget given
 // (DeploymentInputs.availableKvBytes, a vLLM log's "Available KV cache memory") is the sizing
-// engine's, so any other engine sizes its pool from the flags its command prints.
-DeploymentInputs servedBy(const DeploymentInputs& in, const std::string& engine);
+// engine's, so any other engine sizes its pool from the flags its command prints; a KV dtype
+// asked as "auto" is that engine's pick.
+DeploymentInputs servedBy(const ModelSpec& s, const DeploymentInputs& in,
+                          const std::string& engine);
+// The deployment's KV dtype under `engine`: its "auto" as that engine picks it (autoKvDType),
+// else as set.
+DType kvDtypeUnder(const ModelSpec& s, const DeploymentInputs& in, const std::string& engine);
 // Whether free memory measured under one engine (the plans' engine as named, "" for the
 // deployment's vLLM) holds for another: vLLM, SGLang and llama.cpp measure it at start, before
 // their weights load; TensorRT-LLM after them.
@@ -193,10 +198,12 @@ std::string deploymentEngineFamily();
 std::optional<ServingEngine> findDeploymentEngine(const std::string& name);
 // The engines that plan beside it (the plan box's list), each at its newest release.
 std::vector<ServingEngine> planOnlyEngines();
-// "auto" weights and KV as the deployment engine's release loads this checkpoint on this GPU
-// (the checkpoint's own scheme, fp32 checkpoints in bf16, ...); for a name it does not take, the
-// checkpoint's serving dtypes.
+// "auto" weights and KV as the engine's release loads this checkpoint on this GPU (the
+// checkpoint's own scheme, fp32 checkpoints in bf16, ...); for a name no engine takes, the
+// checkpoint's serving dtypes. The KV's follows the weights where the engine's does: under
+// TensorRT-LLM, fp8 or fp4 weights of a 16-bit checkpoint keep an fp8 cache (trtllmAutoKvDType).
 DType autoWeightDType(const std::string& engine, const ModelSpec& spec, const GpuSpec& gpu);
-DType autoKvDType(const std::string& engine, const ModelSpec& spec, const GpuSpec* gpu = nullptr);
+DType autoKvDType(const std::string& engine, const ModelSpec& spec, const GpuSpec* gpu,
+                  DType weights);
 
 } // namespace attnplan

@@ -215,11 +215,12 @@ namespace {
 // latency, the plans and the Compute tab's batch each run under it. Another engine sizes its own
 // pool: a vLLM log's budget timed SGLang's load at vLLM's one conversation (a tenth review's P1:
 // TTFT 176 s under "16 conversations with SGLang").
-DeploymentInputs answeredBy(const DeploymentInputs& d, const std::string& planEngine)
+DeploymentInputs answeredBy(const ModelSpec& s, const DeploymentInputs& d,
+                            const std::string& planEngine)
 {
     if (planEngine.empty() || !findServingEngine(planEngine))
         return d;
-    return servedBy(d, engineRunName(planEngine));
+    return servedBy(s, d, engineRunName(planEngine));
 }
 
 void setBatchDecode(Report& r)
@@ -248,7 +249,7 @@ void setBatchDecode(Report& r)
         r.batchDecode = b;
         return;
     }
-    const DeploymentInputs served = answeredBy(r.deployment, r.inputs.plan.engine);
+    const DeploymentInputs served = answeredBy(r.model, r.deployment, r.inputs.plan.engine);
     const StepTime dec =
         decodeStepTime(r.model, served, std::max<int64_t>(1, b.batch), served.averageRequest());
     b.tpotSeconds = dec.seconds / tokensPerStep(served.speculation);
@@ -331,8 +332,8 @@ Expected<Report> buildReport(const Scenario& scenario, const ModelSpec& model,
         // with that engine's own limits, as `attnplan-cli latency --engine` runs it.
         // Another engine sizes its own pool: a vLLM log's budget timed SGLang's load at vLLM's
         // one conversation (a tenth review's P1: TTFT 176 s under "16 conversations with SGLang").
-        if (auto latency =
-                latencyUnderEngine(model, answeredBy(r.deployment, scenario.plan.engine), q)) {
+        if (auto latency = latencyUnderEngine(
+                model, answeredBy(model, r.deployment, scenario.plan.engine), q)) {
             q = latency->load;
             r.latencyEngine = latency->limits.engine;
             r.latency = latency->result;
@@ -349,7 +350,7 @@ Expected<Report> buildReport(const Scenario& scenario, const ModelSpec& model,
 void planReport(Report& r, const GpuCatalog& gpus)
 {
     r.plan = planDeployments(r.model, gpus, r.target,
-                             answeredBy(planningBase(r.deployment), r.inputs.plan.engine));
+                             answeredBy(r.model, planningBase(r.deployment), r.inputs.plan.engine));
     r.planned = true;
 }
 
@@ -409,7 +410,7 @@ SelfHosting selfHostingFor(const Report& r, const LayoutFile& prompt)
         return h;
     }
     const bool other = headlineEngineRow(r.engines, r.inputs.plan.engine).has_value();
-    const DeploymentInputs served = answeredBy(r.deployment, r.inputs.plan.engine);
+    const DeploymentInputs served = answeredBy(r.model, r.deployment, r.inputs.plan.engine);
     const GpuSpec& gpu = r.deployment.gpu;
     h.gpu = gpu.name;
     h.gpus = r.deployment.gpus;

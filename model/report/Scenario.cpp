@@ -102,21 +102,26 @@ Expected<DeploymentInputs> resolveDeployment(const ScenarioDeployment& d, const 
     if (!flagged)
         return flagged.failure();
     in = std::move(flagged.value());
-    // "auto" is what this vLLM release picks by itself (the checkpoint's KV scheme from 0.14,
-    // fp32 checkpoints in bf16 from 0.9.1).
-    const DType autoWeights = autoWeightDType(in.engine, spec, in.gpu);
-    const DType autoKv = autoKvDType(in.engine, spec, &in.gpu);
-    for (auto [name, field, target, fallback] :
-         {std::tuple{&d.weightDtype, "weight_dtype", &in.weightDtype, autoWeights},
-          std::tuple{&d.kvDtype, "kv_dtype", &in.kvDtype, autoKv}}) {
-        if (*name == "auto") {
-            *target = fallback;
-        } else if (auto t = parseDType(*name)) {
-            *target = *t;
-        } else {
-            return Error{"\"" + *name + "\": expected auto, " + dtypeChoices(), field};
-        }
-    }
+    // "auto" is what the engine's release picks by itself (vLLM: the checkpoint's KV scheme
+    // from 0.14, fp32 checkpoints in bf16 from 0.9.1); the KV's after the weights, which
+    // TensorRT-LLM's follows.
+    const auto resolve = [](const std::string& name, const char* field,
+                            DType fallback) -> Expected<DType> {
+        if (name == "auto")
+            return fallback;
+        if (auto t = parseDType(name))
+            return *t;
+        return Error{"\"" + name + "\": expected auto, " + dtypeChoices(), field};
+    };
+    auto weights = resolve(d.weightDtype, "weight_dtype", autoWeightDType(in.engine, spec, in.gpu));
+    if (!weights)
+        return weights.failure();
+    in.weightDtype = weights.value();
+    auto kv = resolve(d.kvDtype, "kv_dtype", autoKvDType(in.engine, spec, &in.gpu, in.weightDtype));
+    if (!kv)
+        return kv.failure();
+    in.kvDtype = kv.value();
+    in.kvDtypeAuto = d.kvDtype == "auto";
     in.maxModelLen = d.context;
     in.averageTokens = d.averageTokens;
     in.maxNumSeqs = d.maxNumSeqs;

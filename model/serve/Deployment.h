@@ -79,6 +79,9 @@ struct DeploymentInputs
     }
     DType weightDtype = DType::BF16;
     DType kvDtype = DType::BF16;
+    // kvDtype was asked as "auto": another engine serving the deployment picks its own
+    // (kvDtypeUnder, engines/ServingEngine.h).
+    bool kvDtypeAuto = false;
     // The KV's bytes a value over kvDtype's, where an engine keeps other types than it
     // (llama-server's -ctk/-ctv: q8_0 is 34 B a 32 values); the step model reads KV at it.
     double kvBytesScale = 1;

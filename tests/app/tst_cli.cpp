@@ -312,6 +312,24 @@ void TestCli::otherEnginesPlanWithoutVllmsChecks()
     const QString timed = times.match(QString::fromUtf8(latency.out)).captured(0);
     QVERIFY2(!timed.isEmpty() && plan.out.contains(timed.toUtf8()),
              (timed + " / " + QString::fromUtf8(plan.out)).toUtf8());
+    // TensorRT-LLM's fp8 weights are a ModelOpt checkpoint's, its cache fp8 with them, where the
+    // KV is left at auto: 81,920 B a token on each of 2 GPUs (163,840 in bf16), in capacity, in
+    // plan's rows and in latency's pool (NIM's fp8 Llama-3.3-70B held about 90 requests).
+    const QStringList fp8{"llama-3.3-70b", "--gpu",     "H100 SXM", "--gpus", "2",
+                          "--tp",          "2",         "--engine", "trtllm", "--weight-dtype",
+                          "fp8",           "--context", "5500"};
+    const QJsonObject modelOpt = json(cli(QStringList{"capacity"} + fp8 + QStringList{"--json"}));
+    QCOMPARE(modelOpt["kv_bytes_per_token_per_gpu"].toInteger(), qint64(81920));
+    QCOMPARE(modelOpt["conversations"].toInteger(), qint64(93));
+    const QJsonObject bf16 =
+        json(cli(QStringList{"capacity"} + fp8 + QStringList{"--kv-dtype", "bf16", "--json"}));
+    QCOMPARE(bf16["kv_bytes_per_token_per_gpu"].toInteger(), qint64(163840));
+    QCOMPARE(bf16["conversations"].toInteger(), qint64(46));
+    const QJsonObject busy = json(cli(QStringList{"latency"} + fp8 +
+                                      QStringList{"--input-tokens", "5000", "--output-tokens",
+                                                  "500", "--concurrent", "250", "--json"}));
+    QCOMPARE(busy["kv_dtype"].toString(), QString("fp8"));
+    QCOMPARE(busy["batch_cap"].toDouble(), 93.0);
 }
 
 // A fourteenth review's P1: llama.cpp's prompt in chunks of 2,047 paid each chunk whole, so one

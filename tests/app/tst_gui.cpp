@@ -3904,7 +3904,8 @@ void TestGui::otherEngineTimesItsOwnPool()
     // by the step model on SGLang's deployment; vLLM's batch here is another.
     const int64_t batch = std::min(row->conversations, row->maxRunning);
     QVERIFY2(batch != r->capacity->batch, qPrintable(QString::number(batch)));
-    const auto served = attnplan::servedBy(r->deployment, attnplan::engineRunName("sglang"));
+    const auto served =
+        attnplan::servedBy(r->model, r->deployment, attnplan::engineRunName("sglang"));
     const double tpot =
         attnplan::decodeStepTime(*session.model(), served, batch, served.averageRequest()).seconds;
     window.tabs()->setCurrentIndex(2);

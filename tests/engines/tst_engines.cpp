@@ -86,6 +86,7 @@ private slots:
     void sglangMemoryFraction_data();
     void sglangMemoryFraction();
     void sglangAndTrtllmPools();
+    void trtllmModelOptWeightsKeepAnFp8Cache();
     void llamaServerSlidingWindow();
     void servingDefaultsByGpu_data();
     void servingDefaultsByGpu();
@@ -306,6 +307,48 @@ void TestEngines::sglangMemoryFraction()
 
 // From a given KV budget: SGLang's token pool is budget / cell (page size 1); its radix cache
 // keeps a shared prefix once. TensorRT-LLM's pool is whole blocks of 32 tokens.
+// TensorRT-LLM's fp8 or fp4 weights of a checkpoint stored in 16 bits are a ModelOpt
+// checkpoint's, whose recipe quantizes the KV cache too: Llama-3.3-70B at TP 2 keeps 80 layers x
+// 2 x 4 KV heads x 128 x 1 B = 81,920 B a token per GPU, not bf16's 163,840. NIM 1.8.0's fp8
+// deployment on 2 x H100 held about 90 requests of 5,500 tokens at once: bf16 KV holds 46.
+void TestEngines::trtllmModelOptWeightsKeepAnFp8Cache()
+{
+    const ModelSpec llama = load("configs/llama-3.3-70b-instruct.json");
+    const GpuSpec& h100 = *builtinGpuCatalog().find("H100 SXM");
+    QCOMPARE(autoKvDType("trtllm", llama, &h100, DType::FP8), DType::FP8);
+    QCOMPARE(autoKvDType("trtllm@0.9", llama, &h100, DType::FP4), DType::FP8);
+    QCOMPARE(autoKvDType("trtllm", llama, &h100, DType::BF16), DType::BF16);
+    // vLLM's auto is the activations' whatever the weights (--quantization fp8 quantizes them
+    // at load, not the cache).
+    QCOMPARE(autoKvDType("vllm", llama, &h100, DType::FP8), DType::BF16);
+    // A checkpoint stored in fp8 (DeepSeek-R1's own blocks) keeps the cache its config states.
+    const ModelSpec r1 = load("configs/deepseek-r1.json");
+    QCOMPARE(autoKvDType("trtllm", r1, &h100, DType::FP8), DType::BF16);
+
+    // The deployment resolved under vLLM (the CLI's and the report's sizing engine) and served
+    // by TensorRT-LLM takes TensorRT-LLM's pick where the KV was asked as auto.
+    DeploymentInputs in = on("H100 SXM", 5500);
+    in.tp = in.gpus = 2;
+    in.weightDtype = DType::FP8;
+    in.kvDtype = DType::BF16;
+    in.kvDtypeAuto = true;
+    const DeploymentInputs trt = servedBy(llama, in, "trtllm");
+    QCOMPARE(trt.kvDtype, DType::FP8);
+    const EnginePlan p = planTrtllm(llama, trt, {}).value();
+    QCOMPARE(p.bytesPerToken, qint64(81920));
+    QVERIFY(std::any_of(p.warnings.begin(), p.warnings.end(), [](const std::string& w) {
+        return w.find("its KV cache planned in fp8") != std::string::npos &&
+               w.find("--kv-dtype bf16") != std::string::npos;
+    }));
+    // Asked for, a 16-bit cache stays one, and nothing says otherwise.
+    in.kvDtypeAuto = false;
+    const EnginePlan asked = planTrtllm(llama, servedBy(llama, in, "trtllm"), {}).value();
+    QCOMPARE(asked.bytesPerToken, qint64(163840));
+    QVERIFY(std::none_of(asked.warnings.begin(), asked.warnings.end(), [](const std::string& w) {
+        return w.find("KV cache planned in fp8") != std::string::npos;
+    }));
+}
+
 void TestEngines::sglangAndTrtllmPools()
 {
     const ModelSpec llama = load("configs/llama-3.1-8b.json");

@@ -57,6 +57,34 @@ const TrtllmRelease* findTrtllmRelease(const std::string& name)
     return found ? found : &rows.front();
 }
 
+namespace {
+
+// Weights a ModelOpt checkpoint holds in place of a 16-bit one: fp8 or fp4 asked of a model
+// whose own checkpoint keeps neither.
+bool quantizedByModelOpt(const ModelSpec& s, DType weights)
+{
+    const bool asked = weights == DType::FP8 || weights == DType::FP4;
+    const bool own =
+        s.checkpointDType && (*s.checkpointDType == DType::FP8 || *s.checkpointDType == DType::FP4);
+    return asked && !own;
+}
+
+} // namespace
+
+DType trtllmAutoKvDType(const ModelSpec& s, DType weights)
+{
+    if (s.checkpointKvDType)
+        return *s.checkpointKvDType;
+    // TensorRT-LLM's FP8 recipe is `quantize.py --qformat fp8 --kv_cache_dtype fp8`
+    // (examples/quantization/README.md, from 0.9), and NVIDIA's ModelOpt checkpoints state
+    // kv_cache_quant_algo FP8 beside FP8 and NVFP4 weights (23 of the 25 hf_quant_config.json
+    // of ../shared/configs-2026, 2026-12). Measured: NIM 1.8.0's Llama-3.3-70B fp8 on 2 x H100
+    // held about 90 requests at once, which fp8 KV holds and bf16 KV (46) does not.
+    if (quantizedByModelOpt(s, weights))
+        return DType::FP8;
+    return servingKvDType(s);
+}
+
 Expected<EnginePlan> planTrtllm(const ModelSpec& s, const DeploymentInputs& in,
                                 const TrtllmInputs& trt)
 {
@@ -283,11 +311,19 @@ Expected<EnginePlan> planTrtllm(const ModelSpec& s, const DeploymentInputs& in,
          (*s.checkpointDType == DType::BF16 || *s.checkpointDType == DType::F16 ||
           *s.checkpointDType == DType::F32));
     if (!fromCheckpoint) {
+        // The KV dtype that checkpoint's recipe gives (trtllmAutoKvDType), said where it is the
+        // one planned: a user whose checkpoint kept a 16-bit cache reads how to say so.
+        const bool modelOptKv = !s.checkpointKvDType && quantizedByModelOpt(s, in.weightDtype) &&
+                                in.kvDtype == DType::FP8;
         const std::string note =
             std::string(dtypeName(in.weightDtype)) +
             " weights: " + (engineRuntime ? "build ENGINE_DIR from" : "serve") +
             " a checkpoint quantized so (ModelOpt, hf_quant_config.json); trtllm-serve does not "
-            "quantize at load";
+            "quantize at load" +
+            (modelOptKv ? std::string("; its KV cache planned in fp8, as ModelOpt's recipe "
+                                      "quantizes it (kv_cache_quant_algo FP8): --kv-dtype bf16 "
+                                      "for a checkpoint that keeps a 16-bit cache")
+                        : std::string());
         cmd << "  # " << note;
         p.warnings.push_back(note);
     }

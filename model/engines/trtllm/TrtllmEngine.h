@@ -24,6 +24,12 @@ const std::vector<TrtllmRelease>& trtllmReleases(); // oldest first
 // "trtllm" (the newest), "trtllm@X.Y[.Z]" (the newest at or below it); nullptr otherwise.
 const TrtllmRelease* findTrtllmRelease(const std::string& name);
 
+// kv_cache_config.dtype "auto": the checkpoint's KV dtype. fp8 or fp4 weights asked of a
+// checkpoint stored in 16 bits are a ModelOpt checkpoint's (trtllm-serve does not quantize at
+// load), and ModelOpt's recipe quantizes the KV cache to fp8 with them: fp8 (cited in
+// TrtllmEngine.cpp).
+DType trtllmAutoKvDType(const ModelSpec& spec, DType weights);
+
 // TensorRT-LLM's KV cache, following its source (cited in TrtllmEngine.cpp).
 Expected<EnginePlan> planTrtllm(const ModelSpec& spec, const DeploymentInputs& in,
                                 const TrtllmInputs& trt);
