@@ -3,6 +3,7 @@
 
 #include "base/Units.h"
 #include "engines/EngineCli.h"
+#include "engines/ErrorBands.h"
 #include "engines/LaunchCommand.h"
 #include "engines/Planner.h"
 #include "engines/ServingEngine.h"
@@ -659,6 +660,8 @@ int runLatency(const std::vector<std::string>& argv)
     q = run->load;
     const ServingLimits* limits = &run->limits;
     const LatencyResult& r = run->result;
+    // How far this engine's figures fell from published rows on this GPU's architecture.
+    const LatencyErrorBands band = latencyErrorBands(in.engine, in.gpu);
     if (a.flag("json")) {
         nlohmann::ordered_json j;
         j["model"] = s.name;
@@ -700,6 +703,7 @@ int runLatency(const std::vector<std::string>& argv)
         j["calibration"] = in.efficiency.calibration.empty()
                                ? nlohmann::ordered_json()
                                : nlohmann::ordered_json(in.efficiency.calibration);
+        j["error_band"] = errorBandsJson(band);
         j["notes"] = r.notes;
         std::cout << j.dump(2) << "\n";
         return 0;
@@ -741,6 +745,8 @@ int runLatency(const std::vector<std::string>& argv)
                       << formatSeconds(r.tpotSpread->p99);
         std::cout << "\n";
     }
+    std::cout << "  " << errorBandText(band)
+              << (in.efficiency.calibration.empty() ? "" : " (before calibration)") << "\n";
     for (const std::string& n : r.notes)
         std::cout << "  note: " << n << "\n";
     return 0;

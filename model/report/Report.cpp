@@ -3,6 +3,7 @@
 #include "base/Checked.h"
 #include "base/Units.h"
 #include "engines/EngineCli.h"
+#include "engines/ErrorBands.h"
 #include "price/LayoutReader.h"
 #include "read/ConfigReader.h"
 #include "read/ModelSource.h"
@@ -616,7 +617,10 @@ std::string latencySentence(const Report& r)
            formatSeconds(r.latency->ttftSeconds) + ", per output token " +
            formatSeconds(r.latency->tpotSeconds) + ", " +
            withCommas(std::llround(r.latency->outputTokensPerSecond)) + " output tokens/s" +
-           (r.latency->saturated ? queue : std::string()) + "." + notes;
+           (r.latency->saturated ? queue : std::string()) + "." + notes + " " +
+           // How far such figures fell from published rows: the same sentence as `latency`'s.
+           errorBandText(latencyErrorBands(r.latencyEngine, r.deployment.gpu)) +
+           (r.deployment.efficiency.calibrationFile.empty() ? "" : " (before calibration)") + ".";
 }
 
 namespace {

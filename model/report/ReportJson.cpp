@@ -4,6 +4,7 @@
 
 #include "base/JsonFile.h"
 #include "base/Units.h"
+#include "engines/ErrorBands.h"
 #include "report/ScenarioJson.h"
 
 #include <cmath>
@@ -394,19 +395,21 @@ ojson reportObject(const Report& r)
     j["engines"] = engines;
     if (r.latency) {
         const LatencyInputs& q = r.latencyLoad;
-        j["latency"] = {{"engine", r.latencyEngine},
-                        {"calibration", calibrationJson(r.deployment.efficiency)},
-                        {"load", loadKindName(q.load.kind)},
-                        {"load_value", q.load.value},
-                        {"input_tokens", q.inputTokens},
-                        {"output_tokens", q.outputTokens},
-                        {"ttft_seconds", r.latency->ttftSeconds},
-                        {"tpot_seconds", r.latency->tpotSeconds},
-                        {"output_tokens_per_second", r.latency->outputTokensPerSecond},
-                        {"requests_per_second", r.latency->requestsPerSecond},
-                        {"decode_batch", r.latency->decodeBatch},
-                        {"batch_cap", r.latency->batchCap},
-                        {"saturated", r.latency->saturated}};
+        j["latency"] = {
+            {"engine", r.latencyEngine},
+            {"calibration", calibrationJson(r.deployment.efficiency)},
+            {"load", loadKindName(q.load.kind)},
+            {"load_value", q.load.value},
+            {"input_tokens", q.inputTokens},
+            {"output_tokens", q.outputTokens},
+            {"ttft_seconds", r.latency->ttftSeconds},
+            {"tpot_seconds", r.latency->tpotSeconds},
+            {"output_tokens_per_second", r.latency->outputTokensPerSecond},
+            {"requests_per_second", r.latency->requestsPerSecond},
+            {"decode_batch", r.latency->decodeBatch},
+            {"batch_cap", r.latency->batchCap},
+            {"saturated", r.latency->saturated},
+            {"error_band", errorBandsJson(latencyErrorBands(r.latencyEngine, r.deployment.gpu))}};
     } else {
         j["latency"] = {{"error", nullable(r.latencyError)}};
     }

@@ -330,6 +330,17 @@ void TestCli::otherEnginesPlanWithoutVllmsChecks()
                                                   "500", "--concurrent", "250", "--json"}));
     QCOMPARE(busy["kv_dtype"].toString(), QString("fp8"));
     QCOMPARE(busy["batch_cap"].toDouble(), 93.0);
+    // With its error band: TensorRT-LLM's published rows on Hopper (a release's name is its
+    // family's), the text's sentence beside the figures.
+    const QJsonObject band = busy["error_band"].toObject();
+    QCOMPARE(band["engine"].toString(), QString("trtllm"));
+    QCOMPARE(band["gpu_arch"].toString(), QString("hopper"));
+    QVERIFY(band["tpot"].toObject()["rows"].toInt() > 10);
+    const Run text =
+        cli(QStringList{"latency"} + fp8 +
+            QStringList{"--input-tokens", "5000", "--output-tokens", "500", "--concurrent", "25"});
+    QVERIFY2(text.out.contains("Error against published TensorRT-LLM rows on Hopper: TTFT median "),
+             text.out.constData());
 }
 
 // A fourteenth review's P1: llama.cpp's prompt in chunks of 2,047 paid each chunk whole, so one

@@ -23,6 +23,7 @@
 #include "TableModel.h"
 #include "TestSupport.h"
 #include "base/Units.h"
+#include "engines/ErrorBands.h"
 #include "engines/Planner.h"
 #include "engines/ServingEngine.h"
 #include "engines/llamacpp/LlamaCppEngine.h"
@@ -222,6 +223,7 @@ private slots:
     void outOfRangeEntryIsKeptAndRefused();
     void lettersInACountAreRefused();
     void undoClearsARefusedField();
+    void latencyLineCarriesItsErrorBand();
     void hybridBlocksAsPaged();
     void logWithoutItsModelAsksForOne();
     void partialOffloadLogKeepsItsLayers();
@@ -2219,6 +2221,30 @@ void TestGui::undoClearsARefusedField()
     QTRY_VERIFY2(!latency->text().startsWith("No latency"), qPrintable(latency->text()));
     QVERIFY(EntryGuard::refusal(child<QSpinBox>(&window, "loadInput")).isEmpty());
     QVERIFY(answer != card->text()); // the answer at the load before the 300 tokens out
+}
+
+// Each latency figure carries how far its engine's figures fell from published rows on its GPU's
+// architecture (issue 38, item 5), and follows the GPU: vLLM on Hopper is measured, on Ada not.
+void TestGui::latencyLineCarriesItsErrorBand()
+{
+    AppSession session;
+    QVERIFY(session.models()->openBundled("llama-3.1-8b"));
+    MainWindow window(&session);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    typeInto(child<QSpinBox>(&window, "loadOutput"), "300");
+    QTRY_COMPARE(session.scenario().load.outputTokens, qint64(300));
+    auto* latency = child<QLabel>(&window, "latencyLine");
+    const attnplan::GpuSpec& h100 = *attnplan::builtinGpuCatalog().find("H100 SXM");
+    const QString hopper =
+        QString::fromStdString(errorBandText(attnplan::latencyErrorBands("vllm", h100)));
+    QVERIFY(hopper.startsWith("Error against published vLLM rows on Hopper: TTFT median"));
+    QTRY_VERIFY2(latency->text().contains(hopper), qPrintable(latency->text()));
+    child<QComboBox>(&window, "gpu")->setCurrentText("L40S");
+    QTRY_VERIFY2(latency->text().contains(
+                     "No published vLLM row on Ada checks these figures: an estimate unchecked"),
+                 qPrintable(latency->text()));
+    QVERIFY(!latency->text().contains("on Hopper"));
 }
 
 // A seventh review's P3: every log's dialog opened in the working folder, so each log of one

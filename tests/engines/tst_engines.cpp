@@ -5,6 +5,7 @@
 #include "engines/Benchmark.h"
 #include "engines/EngineLog.h"
 #include "engines/EngineLogSupport.h"
+#include "engines/ErrorBands.h"
 #include "engines/Planner.h"
 #include "engines/ServingEngine.h"
 #include "engines/llamacpp/LlamaCppEngine.h"
@@ -27,6 +28,7 @@
 #include <QJsonObject>
 #include <QTemporaryDir>
 #include <QTest>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -87,6 +89,7 @@ private slots:
     void sglangMemoryFraction();
     void sglangAndTrtllmPools();
     void trtllmModelOptWeightsKeepAnFp8Cache();
+    void errorBandsAreThePublishedRows();
     void llamaServerSlidingWindow();
     void servingDefaultsByGpu_data();
     void servingDefaultsByGpu();
@@ -347,6 +350,53 @@ void TestEngines::trtllmModelOptWeightsKeepAnFp8Cache()
     QVERIFY(std::none_of(asked.warnings.begin(), asked.warnings.end(), [](const std::string& w) {
         return w.find("KV cache planned in fp8") != std::string::npos;
     }));
+}
+
+// The bands compiled in are resources/error-bands.json's (tools/accuracy.py writes it from the
+// published rows; CI checks it current), looked up by engine family and GPU architecture.
+void TestEngines::errorBandsAreThePublishedRows()
+{
+    QFile f(attnplan::testing::src("resources/error-bands.json"));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QJsonArray rows = QJsonDocument::fromJson(f.readAll()).object()["bands"].toArray();
+    QVERIFY(rows.size() > 10);
+    const GpuCatalog& gpus = builtinGpuCatalog();
+    for (const QJsonValue& v : rows) {
+        const QJsonObject o = v.toObject();
+        // A GPU of the row's architecture, and the engine under a release name.
+        const auto gpu = std::find_if(gpus.gpus.begin(), gpus.gpus.end(), [&](const GpuSpec& g) {
+            return QString::fromStdString(g.arch) == o["arch"].toString();
+        });
+        QVERIFY(gpu != gpus.gpus.end());
+        const std::string engine = o["engine"].toString().toStdString();
+        const LatencyErrorBands b =
+            latencyErrorBands(engine == "vllm" ? "vllm@0.11.0" : engine, *gpu);
+        const QString metric = o["metric"].toString();
+        const std::optional<ErrorBand>& band = metric == "ttft"   ? b.ttft
+                                               : metric == "tpot" ? b.tpot
+                                                                  : b.throughput;
+        QVERIFY2(band, qPrintable(o["engine"].toString() + " " + o["arch"].toString()));
+        QCOMPARE(band->rows, o["rows"].toInt());
+        QCOMPARE(band->medianAbsError, o["median_abs_error"].toDouble());
+        QCOMPARE(band->p80AbsError, o["p80_abs_error"].toDouble());
+    }
+    // Worked by hand: one band, a missing figure named, and a pair no row measures.
+    LatencyErrorBands b;
+    b.engine = "vllm";
+    b.arch = "cdna3";
+    b.tpot = ErrorBand{3, 0.665, 0.762};
+    b.throughput = ErrorBand{1, 0.05, 0.05};
+    QCOMPARE(errorBandText(b), std::string("Error against published vLLM rows on AMD CDNA3: TPOT "
+                                           "median 66%, 80% within 76% (3 rows); throughput median "
+                                           "5.0%, 80% within 5.0% (1 row); none measures TTFT"));
+    QCOMPARE(errorBandText(latencyErrorBands("sglang", *gpus.find("L40S"))),
+             std::string("No published SGLang row on Ada checks these figures: an estimate "
+                         "unchecked"));
+    QCOMPARE(errorBandsJson(b).dump(),
+             std::string("{\"engine\":\"vllm\",\"gpu_arch\":\"cdna3\",\"ttft\":null,\"tpot\":"
+                         "{\"rows\":3,\"median_abs_error\":0.665,\"p80_abs_error\":0.762},"
+                         "\"throughput\":{\"rows\":1,\"median_abs_error\":0.05,"
+                         "\"p80_abs_error\":0.05}}"));
 }
 
 void TestEngines::sglangAndTrtllmPools()

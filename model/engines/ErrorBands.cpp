@@ -1,0 +1,134 @@
+#include "engines/ErrorBands.h"
+
+#include "base/EmbeddedResources.h"
+#include "base/Units.h"
+#include "engines/ServingEngine.h"
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <tuple>
+
+namespace attnplan {
+
+namespace {
+
+using Key = std::tuple<std::string, std::string, std::string>; // engine, arch, metric
+
+const std::map<Key, ErrorBand>& bandTable()
+{
+    static const std::map<Key, ErrorBand> table = [] {
+        std::map<Key, ErrorBand> t;
+        // Written by tools/accuracy.py and checked current by CI: a file it cannot read is a
+        // build's fault, and leaves every figure said to be unmeasured rather than failing.
+        const auto j = nlohmann::json::parse(detail::builtinErrorBandsJson(), nullptr, false);
+        if (!j.is_object() || !j.contains("bands") || !j["bands"].is_array())
+            return t;
+        for (const auto& b : j["bands"]) {
+            ErrorBand e;
+            e.rows = b.value("rows", 0);
+            e.medianAbsError = b.value("median_abs_error", 0.0);
+            e.p80AbsError = b.value("p80_abs_error", 0.0);
+            t[{b.value("engine", ""), b.value("arch", ""), b.value("metric", "")}] = e;
+        }
+        return t;
+    }();
+    return table;
+}
+
+std::optional<ErrorBand> bandOf(const std::string& engine, const std::string& arch,
+                                const char* metric)
+{
+    const auto& t = bandTable();
+    const auto it = t.find({engine, arch, metric});
+    if (it == t.end())
+        return std::nullopt;
+    return it->second;
+}
+
+std::string engineName(const std::string& family)
+{
+    if (family == "vllm")
+        return "vLLM";
+    if (family == "sglang")
+        return "SGLang";
+    if (family == "trtllm")
+        return "TensorRT-LLM";
+    return family;
+}
+
+std::string archName(const std::string& arch)
+{
+    static const std::map<std::string, std::string> names = {
+        {"ampere", "Ampere"},       {"ada", "Ada"},
+        {"hopper", "Hopper"},       {"blackwell", "Blackwell"},
+        {"cdna3", "AMD CDNA3"},     {"cdna4", "AMD CDNA4"},
+        {"turing", "Turing"},       {"volta", "Volta"},
+        {"apple", "Apple silicon"}, {"blackwell-consumer", "consumer Blackwell"}};
+    const auto it = names.find(arch);
+    return it != names.end() ? it->second : arch.empty() ? std::string("this GPU") : arch;
+}
+
+std::string percent(double fraction)
+{
+    return formatFixed(100 * fraction, fraction < 0.1 ? 1 : 0) + "%";
+}
+
+} // namespace
+
+LatencyErrorBands latencyErrorBands(const std::string& engine, const GpuSpec& gpu)
+{
+    LatencyErrorBands b;
+    const std::optional<ServingEngine> e = findServingEngine(engine);
+    b.engine = e ? servingEngineFamily(e->kind) : engine;
+    b.arch = gpu.arch;
+    b.ttft = bandOf(b.engine, b.arch, "ttft");
+    b.tpot = bandOf(b.engine, b.arch, "tpot");
+    b.throughput = bandOf(b.engine, b.arch, "throughput");
+    return b;
+}
+
+nlohmann::ordered_json errorBandsJson(const LatencyErrorBands& b)
+{
+    nlohmann::ordered_json j;
+    j["engine"] = b.engine;
+    j["gpu_arch"] = b.arch;
+    for (const auto& [name, band] : {std::pair{"ttft", &b.ttft}, std::pair{"tpot", &b.tpot},
+                                     std::pair{"throughput", &b.throughput}}) {
+        if (!*band) {
+            j[name] = nullptr;
+            continue;
+        }
+        j[name] = {{"rows", (*band)->rows},
+                   {"median_abs_error", (*band)->medianAbsError},
+                   {"p80_abs_error", (*band)->p80AbsError}};
+    }
+    return j;
+}
+
+std::string errorBandText(const LatencyErrorBands& b)
+{
+    const std::string pair = engineName(b.engine) + " rows on " + archName(b.arch);
+    if (!b.measured())
+        return "No published " + engineName(b.engine) + " row on " + archName(b.arch) +
+               " checks these figures: an estimate unchecked";
+    std::string text = "Error against published " + pair + ": ";
+    std::string missing;
+    bool first = true;
+    for (const auto& [name, band] : {std::pair{"TTFT", &b.ttft}, std::pair{"TPOT", &b.tpot},
+                                     std::pair{"throughput", &b.throughput}}) {
+        if (!*band) {
+            missing += (missing.empty() ? "" : " or ") + std::string(name);
+            continue;
+        }
+        text += (first ? "" : "; ") + std::string(name) + " median " +
+                percent((*band)->medianAbsError) + ", 80% within " + percent((*band)->p80AbsError) +
+                " (" + std::to_string((*band)->rows) + ((*band)->rows == 1 ? " row)" : " rows)");
+        first = false;
+    }
+    if (!missing.empty())
+        text += "; none measures " + missing;
+    return text;
+}
+
+} // namespace attnplan
