@@ -894,6 +894,12 @@ void TestCost::priceIdsAsTheProvidersWriteThem()
         const PriceSheet* p = c.find(typed);
         QVERIFY2(p && p->id == "openai/gpt-5.6-sol", typed);
     }
+    // DeepSeek still takes the legacy name deepseek-v4-flash, served by V4.1-Flash at Flash
+    // prices (the entry's note); LiteLLM keys it deepseek/deepseek-v4-flash (issue 36's list).
+    for (const char* typed : {"deepseek/deepseek-v4-flash", "deepseek-v4-flash"}) {
+        const PriceSheet* p = c.find(typed);
+        QVERIFY2(p && p->id == "deepseek/deepseek-flash", typed);
+    }
     const std::vector<std::string> family = c.candidates("openai/gpt-5.6");
     QCOMPARE(family.size(), size_t(3));
     QVERIFY(std::find(family.begin(), family.end(), "openai/gpt-5.6-sol") != family.end());
