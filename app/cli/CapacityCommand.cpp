@@ -617,6 +617,8 @@ LatencyInputs latencyLoadFrom(const CliArgs& a, DeploymentInputs& in)
         throw UsageError("--requests: a static batch is its B requests (give --batch B alone)");
     q.load.requests = a.integer("requests", 1, int64_t(1) << 30).value_or(1000);
     q.load.rangeRatio = a.number("random-range-ratio", 0, 0.999).value_or(0);
+    q.load.inputStdev = a.number("input-tokens-stdev", 0, 1e7).value_or(0);
+    q.load.outputStdev = a.number("output-tokens-stdev", 0, 1e7).value_or(0);
     q.frontend = !a.flag("no-frontend");
     q.replicas = a.integer("replicas", 1, 1 << 20).value_or(1);
     if (auto role = a.value("role")) {
@@ -692,6 +694,8 @@ int runLatency(const std::vector<std::string>& argv)
                 j[std::string(name) + "_p99_seconds"] = (*spread)->p99;
             }
         j["random_range_ratio"] = q.load.rangeRatio;
+        j["input_tokens_stdev"] = q.load.inputStdev;
+        j["output_tokens_stdev"] = q.load.outputStdev;
         j["output_tokens_per_second"] = r.outputTokensPerSecond;
         j["input_tokens_per_second"] = r.inputTokensPerSecond;
         if (q.role != PoolRole::Both)
@@ -736,7 +740,10 @@ int runLatency(const std::vector<std::string>& argv)
               << formatFixed(r.decodeBatch, 1) << " (at most " << withCommas(int64_t(r.batchCap))
               << ")\n";
     if (r.ttftSpread) {
-        std::cout << "  over the run's requests, p50 / p90 / p99: TTFT "
+        // A rate's spread is its queue's (queueSpread), a stepped run's over its requests.
+        std::cout << (q.load.kind == LatencyLoad::Kind::RequestsPerSecond
+                          ? "  over requests (the queue's wait, M/G/1), p50 / p90 / p99: TTFT "
+                          : "  over the run's requests, p50 / p90 / p99: TTFT ")
                   << formatSeconds(r.ttftSpread->p50) << " / " << formatSeconds(r.ttftSpread->p90)
                   << " / " << formatSeconds(r.ttftSpread->p99);
         if (r.tpotSpread)

@@ -175,6 +175,11 @@ std::vector<Option> latencyOptions()
               {"random-range-ratio", "X",
                "a benchmark's lengths uniform in [L (1 - X), L (1 + X)] about the means (vllm "
                "bench serve's; its runs only)"},
+              {"input-tokens-stdev", "S",
+               "a dataset's prompts (ShareGPT's): log-normal about the mean with this standard "
+               "deviation in tokens (a benchmark's runs only)"},
+              {"output-tokens-stdev", "S",
+               "a dataset's outputs: log-normal about the mean with this standard deviation"},
               {"concurrent", "C",
                "a closed loop of C clients; with --requests, a benchmark's run of N requests at "
                "most C at once (vllm bench serve --max-concurrency), stepped through"},

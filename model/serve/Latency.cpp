@@ -37,6 +37,9 @@ struct Engine
 struct State
 {
     double itl = 0, ttftEngine = 0, t0 = 0, tc = 0, phi = 0, rho = 0;
+    // The part of ttftEngine spent behind other prompts' prefill work: the M/G/1 wait less the
+    // residual of the step in progress, which every newcomer waits alike.
+    double queueWait = 0;
 };
 
 // Continuous batching: newcomers' prompts ride in decode steps in chunks of c tokens; a share
@@ -88,6 +91,7 @@ State steady(const Engine& e, double I, double O, double x, double dec)
         const double residual =
             dec > 0.5 ? (phi * s.tc * s.tc + (1 - phi) * s.t0 * s.t0) / (2 * tbar) : 0;
         wait = residual / (1 - s.rho);
+        s.queueWait = wait - residual;
     }
     // The prompt's steps: its whole chunks at a chunk's step, and what is left over at its own
     // (a fourteenth review's 2,048 tokens in chunks of 2,047 paid two whole chunks: 108 ms
@@ -99,6 +103,8 @@ State steady(const Engine& e, double I, double O, double x, double dec)
         prefill = whole * s.tc + (rest > 0.5 ? f.seconds(seen, ctxDec, rest, I / 2) : 0);
     }
     s.ttftEngine = e.decodeOnly ? e.handoff + s.t0 : wait + prefill;
+    if (e.decodeOnly)
+        s.queueWait = 0;
     return s;
 }
 
@@ -180,7 +186,7 @@ struct Run
     std::vector<double> ttfts, tpots; // each request's (a TPOT where it had 2 tokens or more)
 };
 
-Run finiteRun(const Engine& e, double I, double O, double rangeRatio, int64_t N, double C,
+Run finiteRun(const Engine& e, double I, double O, const LatencyLoad& load, int64_t N, double C,
               double cap, double frontend)
 {
     const StepModel& f = *e.m;
@@ -194,8 +200,8 @@ Run finiteRun(const Engine& e, double I, double O, double rangeRatio, int64_t N,
     };
     std::vector<Request> q(static_cast<size_t>(N));
     for (int64_t k = 0; k < N; ++k) {
-        q[size_t(k)].in = spreadLength(I, rangeRatio, k);
-        q[size_t(k)].out = spreadLength(O, rangeRatio, k + N); // its own point of the sequence
+        q[size_t(k)].in = requestLength(load, I, false, k, N);
+        q[size_t(k)].out = requestLength(load, O, true, k, N);
     }
     std::deque<size_t> arriving; // sent, in the front end until sent + frontend
     std::deque<size_t> waiting;  // at the engine, not yet admitted
@@ -373,6 +379,40 @@ double spreadLength(double mean, double rangeRatio, int64_t k)
     return std::max(1.0, std::round(mean * (1 - rangeRatio) + 2 * rangeRatio * mean * u));
 }
 
+double datasetLength(double mean, double stdev, int64_t k)
+{
+    if (stdev <= 0)
+        return mean;
+    const double u = std::fmod(0.5 + double(k) * 0.6180339887498949, 1.0);
+    // The standard normal's quantile at u by bisection on its CDF, 0.5 erfc(-z / sqrt 2).
+    double lo = -9, hi = 9;
+    for (int i = 0; i < 64; ++i) {
+        const double mid = 0.5 * (lo + hi);
+        (0.5 * std::erfc(-mid / std::sqrt(2.0)) < u ? lo : hi) = mid;
+    }
+    const double sigma2 = std::log1p((stdev / mean) * (stdev / mean));
+    const double mu = std::log(mean) - sigma2 / 2;
+    return std::max(1.0, std::round(std::exp(mu + std::sqrt(sigma2) * 0.5 * (lo + hi))));
+}
+
+double requestLength(const LatencyLoad& load, double mean, bool output, int64_t k, int64_t N)
+{
+    // The output takes its own point of the sequence (k + N), not the prompt's.
+    const int64_t at = output ? k + N : k;
+    const double stdev = output ? load.outputStdev : load.inputStdev;
+    return stdev > 0 ? datasetLength(mean, stdev, at) : spreadLength(mean, load.rangeRatio, at);
+}
+
+LatencySpread queueSpread(double base, double meanWait, double rho)
+{
+    auto at = [&](double p) {
+        if (!(rho > 1 - p) || meanWait <= 0)
+            return base;
+        return base + meanWait / rho * std::log(rho / (1 - p));
+    };
+    return LatencySpread{at(0.5), at(0.9), at(0.99)};
+}
+
 LatencySpread latencySpread(std::vector<double> v)
 {
     LatencySpread s;
@@ -402,6 +442,11 @@ Expected<LatencyResult> servingLatency(const ModelSpec& s, const DeploymentInput
         return Error{"latency: --input-tokens and --output-tokens at least 1"};
     if (!(q.load.rangeRatio >= 0 && q.load.rangeRatio < 1))
         return Error{"latency: --random-range-ratio from 0 up to (not including) 1"};
+    if (!(q.load.inputStdev >= 0 && q.load.outputStdev >= 0))
+        return Error{"latency: a length's standard deviation is 0 or more tokens"};
+    if (q.load.rangeRatio > 0 && (q.load.inputStdev > 0 || q.load.outputStdev > 0))
+        return Error{"latency: --random-range-ratio (uniform lengths) and a dataset's standard "
+                     "deviations are two distributions: give one"};
     if (in.gpu.bandwidthBytesPerSecond <= 0 || in.gpu.bf16Tflops <= 0)
         return Error{"latency: the GPU \"" + in.gpu.name + "\" lacks bandwidth or TFLOP/s", "gpu"};
     const int64_t dpRanks = std::max<int64_t>(1, in.dp);
@@ -454,10 +499,12 @@ Expected<LatencyResult> servingLatency(const ModelSpec& s, const DeploymentInput
     // One output token (a TTFT-only benchmark) and lengths that vary are such a run only: the
     // steady state's formulas take every request at the means and at least one token after the
     // first.
-    if (!stepped && (q.outputTokens < 2 || q.load.rangeRatio > 0))
+    if (!stepped && (q.outputTokens < 2 || q.load.lengthsVary()))
         return Error{std::string("latency: ") +
-                     (q.outputTokens < 2 ? "--output-tokens 1 (a TTFT-only run)"
-                                         : "--random-range-ratio (lengths that vary)") +
+                     (q.outputTokens < 2      ? "--output-tokens 1 (a TTFT-only run)"
+                      : q.load.rangeRatio > 0 ? "--random-range-ratio (lengths that vary)"
+                                              : "a dataset's lengths (--input-tokens-stdev, "
+                                                "--output-tokens-stdev)") +
                      " is timed as a benchmark's run, stepped through: give --concurrent C "
                      "--requests N, or --max-load (--request-rate inf)"};
     LatencyResult r;
@@ -515,7 +562,7 @@ Expected<LatencyResult> servingLatency(const ModelSpec& s, const DeploymentInput
         const double C = std::max(1.0, q.load.value / replicas);
         if (stepped) {
             const int64_t N = runRequests;
-            takeRun(r, finiteRun(e, I, O, q.load.rangeRatio, N, C, cap, frontend), replicas);
+            takeRun(r, finiteRun(e, I, O, q.load, N, C, cap, frontend), replicas);
             r.saturated = C > cap;
             r.notes.push_back("a run of " +
                               withCommas(int64_t(std::llround(double(N) * replicas))) +
@@ -540,7 +587,11 @@ Expected<LatencyResult> servingLatency(const ModelSpec& s, const DeploymentInput
         double X = R;
         double ttft = frontend + st.ttftEngine;
         double backlog = 0; // above mu: the run's backlog in the mean TTFT, already in N / X
+        // The TTFT's spread over requests: its queue's wait, the rest the same for each (the
+        // prompt's steps), where that queue is the M/G/1 of prefill work below the batch limit.
+        bool queued = true;
         if (!std::isfinite(st.ttftEngine) || B > cap) {
+            queued = false;
             // The running batch is full: the deployment runs at its capacity mu (a closed loop
             // of `cap`), and a request waits for a slot. Below mu, a queue of utilisation
             // rho = R / mu waits rho / (2 (1 - rho)) services of 1 / mu (M/D/1); a finite run
@@ -593,6 +644,8 @@ Expected<LatencyResult> servingLatency(const ModelSpec& s, const DeploymentInput
             const double busy = c * erlangB / (c - B * (1 - erlangB));
             const double wait = std::min(busy * S / (2 * (c - B)), std::sqrt(N) * S / c);
             ttft += wait;
+            // A wait for a slot is another queue, whose spread is not this one's.
+            queued = wait <= 0.05 * S;
             if (wait > 0.05 * S)
                 r.notes.push_back((c == 1 ? std::string("the one slot is busy ")
                                           : "all " + withCommas(int64_t(c)) + " slots are busy ") +
@@ -608,6 +661,8 @@ Expected<LatencyResult> servingLatency(const ModelSpec& s, const DeploymentInput
         r.tpotSeconds = st.itl;
         r.requestsPerSecond = X * replicas;
         r.decodeBatch = B;
+        if (queued && std::isfinite(ttft))
+            r.ttftSpread = queueSpread(ttft - st.queueWait, st.queueWait, st.rho);
         const double span = N / X + drain;
         r.outputTokensPerSecond = N * O / span * replicas;
         // Said where it shows: a finite run's tokens over its span, the last request's finish
@@ -662,9 +717,7 @@ Expected<LatencyResult> servingLatency(const ModelSpec& s, const DeploymentInput
         // on TensorRT-LLM's max-throughput tables: the steady state's median throughput error
         // 17% on the shared rows, stepped through 11%).
         if (stepped) {
-            takeRun(r,
-                    finiteRun(e, I, O, q.load.rangeRatio, runRequests, double(runRequests), cap,
-                              frontend),
+            takeRun(r, finiteRun(e, I, O, q.load, runRequests, double(runRequests), cap, frontend),
                     replicas);
         } else if (N <= cap) {
             const double dec = N / 2;

@@ -42,12 +42,23 @@ struct LatencyLoad
     // prompt and output uniform in [L (1 - r), L (1 + r)] about the means given, in a run that
     // is stepped through; 0, every request of the means' lengths.
     double rangeRatio = 0;
+    // A dataset's lengths by their means and standard deviations in tokens (ShareGPT's prompts
+    // and replies spread over a long tail): each request's from a log-normal of that mean and
+    // deviation, in a run that is stepped through; 0, not a dataset's. Not with rangeRatio.
+    double inputStdev = 0, outputStdev = 0;
+    bool lengthsVary() const { return rangeRatio > 0 || inputStdev > 0 || outputStdev > 0; }
 };
 
 // The k-th request's length of a run whose lengths spread by `rangeRatio` about `mean`: the
 // golden-ratio sequence's k-th point of [mean (1 - r), mean (1 + r)], rounded, at least 1, so a
 // run is the same on every machine and spread evenly over the range (vLLM draws them at random).
 double spreadLength(double mean, double rangeRatio, int64_t k);
+// The k-th request's length of a dataset of this mean and standard deviation: the log-normal's
+// quantile at the golden-ratio sequence's k-th point (sigma^2 = ln(1 + (stdev / mean)^2), mu =
+// ln(mean) - sigma^2 / 2), rounded, at least 1; `mean` itself where stdev is 0.
+double datasetLength(double mean, double stdev, int64_t k);
+// The k-th request's prompt (output: its own point, k + N) under a load's lengths.
+double requestLength(const LatencyLoad& load, double mean, bool output, int64_t k, int64_t N);
 
 // p50, p90 and p99 over a run's requests, as numpy's percentile (linear between ranks) gives
 // them, which vllm bench serve and SGLang's bench_serving print.
@@ -56,6 +67,11 @@ struct LatencySpread
     double p50 = 0, p90 = 0, p99 = 0;
 };
 LatencySpread latencySpread(std::vector<double> values);
+// The spread of `base` plus an M/G/1 queue's wait of mean `meanWait` at utilisation `rho`: the
+// wait is 0 with chance 1 - rho, else exponential of mean meanWait / rho, so its p-quantile is
+// (meanWait / rho) ln(rho / (1 - p)) where rho > 1 - p, else 0. Exact for M/M/1 (Poisson
+// arrivals, exponential service); for other services the usual exponential approximation.
+LatencySpread queueSpread(double base, double meanWait, double rho);
 
 // The loads by the names the scenario, the CLI's JSON and the report use: "concurrent",
 // "requests_per_second", "batch", "max_load". One table.
@@ -120,8 +136,9 @@ struct LatencyResult
     // What the figures leave out that makes them too fast, said beside them wherever they are
     // shown (the headline, the latency line): "12 layers on the CPU timed as on the GPU".
     std::string understated;
-    // A stepped run's spread over its requests (a benchmark's run, --max-load); none for a
-    // steady state. No TPOT spread where every request gave one token.
+    // A stepped run's spread over its requests (a benchmark's run, --max-load), or a rate's TTFT
+    // over its queue's wait (queueSpread); none for a closed loop's steady state, nor for a rate
+    // past the running batch's limit. No TPOT spread where every request gave one token.
     std::optional<LatencySpread> ttftSpread, tpotSpread;
 };
 

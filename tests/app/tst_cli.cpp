@@ -2818,6 +2818,30 @@ void TestCli::latencyTakesABenchmarksFlags()
                                 "1000", "--output-tokens", "100", "--random-range-ratio", "1.5"});
     QCOMPARE(varied.exitCode, 2);
     QVERIFY2(varied.err.contains("--random-range-ratio"), varied.err.constData());
+    // A dataset's lengths by mean and deviation; not beside the uniform ratio, nor a steady
+    // state's; a rate's TTFT spread is its queue's.
+    const QStringList lengths{"--input-tokens", "1000", "--output-tokens", "100"};
+    const Run dataset =
+        cli(model + lengths +
+            QStringList{"--max-concurrency", "4", "--num-prompts", "8", "--input-tokens-stdev",
+                        "600", "--output-tokens-stdev", "40"});
+    QCOMPARE(dataset.exitCode, 0);
+    QCOMPARE(json(dataset)["input_tokens_stdev"].toDouble(), 600.0);
+    QVERIFY(json(dataset)["ttft_p99_seconds"].toDouble() >
+            json(dataset)["ttft_p50_seconds"].toDouble());
+    const Run both = cli(model + lengths +
+                         QStringList{"--max-concurrency", "4", "--num-prompts", "8",
+                                     "--input-tokens-stdev", "600", "--random-range-ratio", "0.5"});
+    QCOMPARE(both.exitCode, 2);
+    QVERIFY2(both.err.contains("two distributions"), both.err.constData());
+    const Run steadyState =
+        cli(model + lengths + QStringList{"--concurrent", "4", "--input-tokens-stdev", "600"});
+    QCOMPARE(steadyState.exitCode, 2);
+    QVERIFY2(steadyState.err.contains("a dataset's lengths (--input-tokens-stdev"),
+             steadyState.err.constData());
+    const Run rate = cli(model + lengths + QStringList{"--request-rate", "4"});
+    QCOMPARE(rate.exitCode, 0);
+    QVERIFY(json(rate)["ttft_p99_seconds"].toDouble() >= json(rate)["ttft_seconds"].toDouble());
 }
 
 #include "tst_cli.moc"

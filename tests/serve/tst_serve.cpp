@@ -25,6 +25,7 @@
 #include <QTest>
 
 #include <cmath>
+#include <random>
 
 using namespace attnplan;
 
@@ -72,6 +73,7 @@ private slots:
     void aLoneRequestDecodesAtBatchOne();
     void aFiniteRunSteppedByHand();
     void spreadByHand();
+    void aRatesSpreadIsItsQueues();
     void accuracyPageIsCurrent();
     void oneSlotQueuesInTheFirstToken();
     void aRateThroughCapacityQueuesUpward();
@@ -619,6 +621,28 @@ void TestServe::aFiniteRunSteppedByHand()
         std::fabs(varied.outputTokensPerSecond / (tokens / total) - 1) < 1e-9,
         qPrintable(QString("%1 against %2").arg(varied.outputTokensPerSecond).arg(tokens / total)));
     QVERIFY(varied.ttftSpread->p99 > varied.ttftSpread->p50);
+    // A dataset's lengths (ShareGPT's long tail): log-normal about the means, the same by hand.
+    q.load.rangeRatio = 0;
+    q.load.inputStdev = 800;
+    q.load.outputStdev = 60;
+    const LatencyResult dataset = servingLatency(s, in, q).value();
+    ttftSum = tokens = total = 0;
+    for (int64_t k = 0; k < 8; ++k) {
+        const double inK = datasetLength(I, 800, k), outK = datasetLength(O, 60, k + 8);
+        const double prefillK = f.seconds(0, 0, inK, inK / 2);
+        ttftSum += prefillK;
+        tokens += outK;
+        total += prefillK + (outK - 1) * f.seconds(1, inK + outK / 2, 0, 0);
+    }
+    QVERIFY(near(dataset.ttftSeconds, ttftSum / 8));
+    QVERIFY(std::fabs(dataset.outputTokensPerSecond / (tokens / total) - 1) < 1e-9);
+    // Two distributions at once, or a steady state's, are refused by name.
+    q.load.rangeRatio = 0.5;
+    QVERIFY(!servingLatency(s, in, q));
+    q.load.rangeRatio = 0;
+    q.load.finite = false;
+    const auto unstepped = servingLatency(s, in, q);
+    QVERIFY(!unstepped && unstepped.error().find("--input-tokens-stdev") != std::string::npos);
 }
 
 // The spread of a run's requests as numpy.percentile (linear) gives it, by hand: {1, 2, 3, 4}
@@ -642,6 +666,69 @@ void TestServe::spreadByHand()
     }
     QVERIFY(lo >= 500 && lo < 502 && hi <= 1500 && hi > 1498);
     QVERIFY(std::fabs(sum / 1000 - 1000) < 1.0);
+    // A dataset's: mean 200, deviation 150 (cv 0.75) is a log-normal of sigma^2 = ln 1.5625,
+    // whose median, the sequence's first point, is 200 / 1.25 = 160; over 20,000 requests the
+    // sample keeps the mean and the deviation (a naive sum of each, against the inputs).
+    QCOMPARE(datasetLength(200, 0, 7), 200.0);
+    QCOMPARE(datasetLength(200, 150, 0), 160.0);
+    double n = 0, m = 0, m2 = 0;
+    for (int64_t k = 0; k < 20000; ++k) {
+        const double v = datasetLength(200, 150, k);
+        QVERIFY(v >= 1);
+        n += 1;
+        m += v;
+        m2 += v * v;
+    }
+    const double mean = m / n, sd = std::sqrt(m2 / n - mean * mean);
+    QVERIFY2(std::fabs(mean / 200 - 1) < 0.01, qPrintable(QString::number(mean)));
+    QVERIFY2(std::fabs(sd / 150 - 1) < 0.05, qPrintable(QString::number(sd)));
+}
+
+// Issue 38, item 4: p99 of an M/G/1 queue. By hand for M/M/1 (mu 1, lambda 0.8: the wait is 0
+// with chance 0.2, else exponential of rate mu - lambda = 0.2; mean 4): p50 5 ln 1.6, p90 5 ln
+// 8, p99 5 ln 80. Against an independent reference, a queue of 400,000 Poisson arrivals served
+// exponentially, simulated by Lindley's recursion. Then a rate's TTFT carries it.
+void TestServe::aRatesSpreadIsItsQueues()
+{
+    const LatencySpread s = queueSpread(1.0, 4.0, 0.8);
+    QVERIFY(std::fabs(s.p50 - (1 + 5 * std::log(1.6))) < 1e-12);
+    QVERIFY(std::fabs(s.p90 - (1 + 5 * std::log(8.0))) < 1e-12);
+    QVERIFY(std::fabs(s.p99 - (1 + 5 * std::log(80.0))) < 1e-12);
+    std::mt19937_64 rng(38);
+    std::exponential_distribution<double> arrive(0.8), serve(1.0);
+    std::vector<double> waits;
+    double w = 0;
+    for (int n = 0; n < 400000; ++n) {
+        waits.push_back(w);
+        w = std::max(0.0, w + serve(rng) - arrive(rng));
+    }
+    const LatencySpread sim = latencySpread(waits);
+    for (auto [model, simulated] : {std::pair{s.p50 - 1, sim.p50}, std::pair{s.p90 - 1, sim.p90},
+                                    std::pair{s.p99 - 1, sim.p99}})
+        QVERIFY2(std::fabs(model / simulated - 1) < 0.05,
+                 qPrintable(QString("%1 against %2 simulated").arg(model).arg(simulated)));
+    // A queue mostly empty: below rho 0.5 the median waits nothing, below 0.01 the p99 too.
+    QCOMPARE(queueSpread(2.0, 0.1, 0.3).p50, 2.0);
+    QVERIFY(queueSpread(2.0, 0.1, 0.3).p99 > 2.0);
+    QCOMPARE(queueSpread(2.0, 0.001, 0.005).p99, 2.0);
+
+    // Under a rate the TTFT's spread is its queue's: the mean inside, the median below it, and
+    // nothing past the running batch's limit (that queue is another's).
+    const ModelSpec m = readModel("llama-3.1-8b").value();
+    DeploymentInputs in;
+    in.gpu = *builtinGpuCatalog().find("H100 SXM");
+    in.maxModelLen = 8192;
+    LatencyInputs q;
+    q.inputTokens = 2000;
+    q.outputTokens = 200;
+    q.load = {LatencyLoad::Kind::RequestsPerSecond, 6, 1000};
+    const LatencyResult r = servingLatency(m, in, q).value();
+    QVERIFY(r.ttftSpread && !r.tpotSpread);
+    QVERIFY(r.ttftSpread->p50 < r.ttftSeconds && r.ttftSeconds < r.ttftSpread->p99);
+    QVERIFY(r.ttftSpread->p90 > r.ttftSpread->p50);
+    q.maxBatch = 4;
+    const LatencyResult full = servingLatency(m, in, q).value();
+    QVERIFY(!full.ttftSpread);
 }
 
 // A light load's average decode batch is below one sequence (the server idles between
