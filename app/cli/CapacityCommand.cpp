@@ -568,6 +568,12 @@ int runPlan(const std::vector<std::string>& argv)
         if (const std::string host = planHostText(r); !host.empty())
             std::cout << "    " << host << "\n";
     }
+    std::vector<std::string> archs;
+    for (const PlanRow& r : rows)
+        if (r.feasible)
+            archs.push_back(r.arch);
+    if (const std::string band = planErrorBandsText(base.engine, archs); !band.empty())
+        std::cout << "  " << band << "\n";
     return 0;
 }
 

@@ -4,6 +4,7 @@
 #include "AppSession.h"
 #include "TableModel.h"
 #include "base/Units.h"
+#include "engines/ErrorBands.h"
 #include "report/Report.h"
 #include "spec/ModelSpec.h"
 #include <QLocale>
@@ -122,22 +123,33 @@ QString PlanController::rowsTimedWith() const
     // twenty-seventh review read "32 clients at once" over rows timed at 5 requests/s).
     const bool rate = r->target.requestsPerSecond > 0;
     const int64_t held = planAverageTokens(r->target);
+    // How far such figures fell from published rows, for the rows' GPU architectures.
+    std::vector<std::string> archs;
+    std::string engine;
+    for (const PlanRow& p : r->plan)
+        if (p.feasible) {
+            archs.push_back(p.arch);
+            engine = p.engine;
+        }
+    const std::string band = planErrorBandsText(engine, archs);
     return tr("Each row's TTFT and TPOT: %1, each request %2 tokens in (%3) and %4 out "
               "(%5)%6. The Memory tab's load sets the tokens; \u201cUse this plan\u201d sets its "
               "%7 to the target's.")
-        .arg(rate ? tr("%1 requests/s").arg(l.toString(r->target.requestsPerSecond, 'f', 2))
-             : r->target.concurrent == 1
-                 ? tr("1 client at once")
-                 : tr("%1 clients at once").arg(l.toString(r->target.concurrent)),
-             l.toString(in),
-             load.inputTokens > 0 ? tr("the load's")
-                                  : tr(attnplan::defaultPromptSource(in, r->target.context, out)),
-             l.toString(out), load.outputTokens > 0 ? tr("the load's") : tr("the plan's"),
-             rate && held > 0 && r->target.averageTokens == 0
-                 ? tr("; a conversation holds one request (%1 tokens), not the context")
-                       .arg(l.toString(held))
-                 : QString(),
-             rate ? tr("load") : tr("clients"));
+               .arg(rate ? tr("%1 requests/s").arg(l.toString(r->target.requestsPerSecond, 'f', 2))
+                    : r->target.concurrent == 1
+                        ? tr("1 client at once")
+                        : tr("%1 clients at once").arg(l.toString(r->target.concurrent)),
+                    l.toString(in),
+                    load.inputTokens > 0
+                        ? tr("the load's")
+                        : tr(attnplan::defaultPromptSource(in, r->target.context, out)),
+                    l.toString(out), load.outputTokens > 0 ? tr("the load's") : tr("the plan's"),
+                    rate && held > 0 && r->target.averageTokens == 0
+                        ? tr("; a conversation holds one request (%1 tokens), not the context")
+                              .arg(l.toString(held))
+                        : QString(),
+                    rate ? tr("load") : tr("clients")) +
+           (band.empty() ? QString() : QStringLiteral(" ") + q(band) + QStringLiteral("."));
 }
 
 std::optional<EngineRow> PlanController::headlineEngine() const

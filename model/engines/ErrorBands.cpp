@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <map>
 #include <tuple>
 
@@ -78,10 +79,15 @@ std::string percent(double fraction)
 
 LatencyErrorBands latencyErrorBands(const std::string& engine, const GpuSpec& gpu)
 {
+    return latencyErrorBands(engine, gpu.arch);
+}
+
+LatencyErrorBands latencyErrorBands(const std::string& engine, const std::string& arch)
+{
     LatencyErrorBands b;
     const std::optional<ServingEngine> e = findServingEngine(engine);
     b.engine = e ? servingEngineFamily(e->kind) : engine;
-    b.arch = gpu.arch;
+    b.arch = arch;
     b.ttft = bandOf(b.engine, b.arch, "ttft");
     b.tpot = bandOf(b.engine, b.arch, "tpot");
     b.throughput = bandOf(b.engine, b.arch, "throughput");
@@ -104,6 +110,39 @@ nlohmann::ordered_json errorBandsJson(const LatencyErrorBands& b)
                    {"p80_abs_error", (*band)->p80AbsError}};
     }
     return j;
+}
+
+std::string planErrorBandsText(const std::string& engine, const std::vector<std::string>& archs)
+{
+    std::vector<std::string> seen;
+    std::string measured, unmeasured, family;
+    for (const std::string& arch : archs) {
+        if (std::find(seen.begin(), seen.end(), arch) != seen.end())
+            continue;
+        seen.push_back(arch);
+        const LatencyErrorBands b = latencyErrorBands(engine, arch);
+        family = engineName(b.engine);
+        if (!b.ttft && !b.tpot) {
+            unmeasured += (unmeasured.empty() ? "" : ", ") + archName(arch);
+            continue;
+        }
+        std::string one = archName(arch);
+        bool first = true;
+        for (const auto& [name, band] : {std::pair{"TTFT", &b.ttft}, std::pair{"TPOT", &b.tpot}})
+            if (*band) {
+                one += (first ? " " : ", ") + std::string(name) + " " +
+                       percent((*band)->medianAbsError) + " (" + std::to_string((*band)->rows) +
+                       ((*band)->rows == 1 ? " row)" : " rows)");
+                first = false;
+            }
+        measured += (measured.empty() ? "" : "; ") + one;
+    }
+    if (seen.empty())
+        return {};
+    if (measured.empty())
+        return "No published " + family + " row checks these TTFTs and TPOTs: estimates unchecked";
+    return "Error against published " + family + " rows, median: " + measured +
+           (unmeasured.empty() ? "" : "; none on " + unmeasured);
 }
 
 std::string errorBandText(const LatencyErrorBands& b)

@@ -11,6 +11,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace attnplan {
 
@@ -33,8 +34,10 @@ struct LatencyErrorBands
     bool measured() const { return ttft || tpot || throughput; }
 };
 
-// The bands for a deployment's engine (any release name: "vllm@0.11.0" is vLLM's) on its GPU.
+// The bands for a deployment's engine (any release name: "vllm@0.11.0" is vLLM's) on its GPU
+// (its architecture, GpuSpec::arch).
 LatencyErrorBands latencyErrorBands(const std::string& engine, const GpuSpec& gpu);
+LatencyErrorBands latencyErrorBands(const std::string& engine, const std::string& arch);
 // One sentence for every output: "Error against published TensorRT-LLM rows on Hopper: TTFT
 // median 7.0%, 80% within 12% (8 rows); TPOT ...", naming the figures no row measures, or that
 // none checks this pair at all.
@@ -42,5 +45,10 @@ std::string errorBandText(const LatencyErrorBands& b);
 // As JSON, the same in `latency --json` and the report: {"engine", "gpu_arch", "ttft", "tpot",
 // "throughput"}, each {"rows", "median_abs_error", "p80_abs_error"} or null where unmeasured.
 nlohmann::ordered_json errorBandsJson(const LatencyErrorBands& b);
+// Plans over several GPUs, in one sentence: each architecture's measured TTFT and TPOT medians,
+// then those no published row measures ("Error against published vLLM rows, median: Hopper TTFT
+// 74% (2 rows), TPOT 36% (13 rows); Ampere TPOT 8.7% (5 rows); none on Ada, Blackwell"). Empty
+// for no architecture.
+std::string planErrorBandsText(const std::string& engine, const std::vector<std::string>& archs);
 
 } // namespace attnplan

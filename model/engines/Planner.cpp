@@ -563,6 +563,11 @@ std::vector<PlanRow> planDeployments(const ModelSpec& s, const GpuCatalog& catal
             return a.feasible;
         return a.totalGpus < b.totalGpus;
     });
+    for (PlanRow& row : rows) {
+        row.engine = base.engine;
+        if (const GpuSpec* g = catalog.find(row.gpu))
+            row.arch = g->arch;
+    }
     return rows;
 }
 

@@ -39,6 +39,8 @@ struct PlanTarget
 struct PlanRow
 {
     std::string gpu;
+    std::string arch;   // the GPU's architecture (GpuSpec::arch): its row's error band
+    std::string engine; // the engine the row plans for, as the deployment names it
     bool feasible = false;
     int64_t replicas = 0;
     int64_t tp = 0;

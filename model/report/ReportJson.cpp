@@ -267,6 +267,7 @@ ojson planRowObject(const PlanRow& p)
             {"tpot_seconds", p.tpotSeconds},
             {"output_tokens_per_second_per_gpu", p.outputTokensPerSecondPerGpu},
             {"dollars_per_hour", p.dollarsPerHour ? ojson(*p.dollarsPerHour) : ojson(nullptr)},
+            {"error_band", errorBandsJson(latencyErrorBands(p.engine, p.arch))},
             {"reason", p.reason},
             {"launch_command", p.launchCommand},
             {"vllm_command", p.launchCommand}, // its name before plans ran other engines

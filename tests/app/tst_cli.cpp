@@ -336,6 +336,17 @@ void TestCli::otherEnginesPlanWithoutVllmsChecks()
     QCOMPARE(band["engine"].toString(), QString("trtllm"));
     QCOMPARE(band["gpu_arch"].toString(), QString("hopper"));
     QVERIFY(band["tpot"].toObject()["rows"].toInt() > 10);
+    // Each plan row carries its own, by its GPU's architecture, and the text says them once.
+    const Run planned = cli({"plan", "llama-3.1-8b", "--context", "8192", "--concurrent", "16",
+                             "--engine", "trtllm", "--gpu", "H100 SXM", "--json"});
+    const QJsonObject rowBand =
+        json(planned)["plans"].toArray()[0].toObject()["error_band"].toObject();
+    QCOMPARE(rowBand["engine"].toString(), QString("trtllm"));
+    QCOMPARE(rowBand["gpu_arch"].toString(), QString("hopper"));
+    const Run plannedText = cli({"plan", "llama-3.1-8b", "--context", "8192", "--concurrent", "16",
+                                 "--engine", "trtllm", "--gpu", "H100 SXM"});
+    QVERIFY2(plannedText.out.contains("Error against published TensorRT-LLM rows, median: Hopper"),
+             plannedText.out.constData());
     const Run text =
         cli(QStringList{"latency"} + fp8 +
             QStringList{"--input-tokens", "5000", "--output-tokens", "500", "--concurrent", "25"});

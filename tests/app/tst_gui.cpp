@@ -2245,6 +2245,12 @@ void TestGui::latencyLineCarriesItsErrorBand()
                      "No published vLLM row on Ada checks these figures: an estimate unchecked"),
                  qPrintable(latency->text()));
     QVERIFY(!latency->text().contains("on Hopper"));
+    // The Plans tab says the same of its rows, over their GPUs' architectures.
+    window.tabs()->setCurrentIndex(1); // Plans, built when first shown
+    QTRY_VERIFY2(child<QLabel>(&window, "rowsTimedWith")
+                     ->text()
+                     .contains("Error against published vLLM rows, median: "),
+                 qPrintable(child<QLabel>(&window, "rowsTimedWith")->text()));
 }
 
 // A seventh review's P3: every log's dialog opened in the working folder, so each log of one

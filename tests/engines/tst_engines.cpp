@@ -389,6 +389,17 @@ void TestEngines::errorBandsAreThePublishedRows()
     QCOMPARE(errorBandText(b), std::string("Error against published vLLM rows on AMD CDNA3: TPOT "
                                            "median 66%, 80% within 76% (3 rows); throughput median "
                                            "5.0%, 80% within 5.0% (1 row); none measures TTFT"));
+    // Plans over several GPUs: each architecture once, its measured figures, then the rest.
+    const std::string plans = planErrorBandsText("trtllm@1.2", {"hopper", "ada", "hopper"});
+    QVERIFY2(plans.rfind("Error against published TensorRT-LLM rows, median: Hopper TTFT ", 0) ==
+                     0 &&
+                 plans.find("; none on Ada") != std::string::npos &&
+                 plans.find("Hopper", 60) == std::string::npos,
+             plans.c_str());
+    QCOMPARE(planErrorBandsText("sglang", {"ada"}),
+             std::string("No published SGLang row checks these TTFTs and TPOTs: estimates "
+                         "unchecked"));
+    QVERIFY(planErrorBandsText("vllm", {}).empty());
     QCOMPARE(errorBandText(latencyErrorBands("sglang", *gpus.find("L40S"))),
              std::string("No published SGLang row on Ada checks these figures: an estimate "
                          "unchecked"));
