@@ -140,8 +140,8 @@ std::string planErrorBandsText(const std::string& engine, const std::vector<std:
     if (seen.empty())
         return {};
     if (measured.empty())
-        return "No published " + family + " row checks these TTFTs and TPOTs: estimates unchecked";
-    return "Error against published " + family + " rows, median: " + measured +
+        return "No published " + family + " row checks these TTFTs and TPOTs: unchecked estimates";
+    return "Error against published " + family + " rows, median |error|: " + measured +
            (unmeasured.empty() ? "" : "; none on " + unmeasured);
 }
 
@@ -150,7 +150,7 @@ std::string errorBandText(const LatencyErrorBands& b)
     const std::string pair = engineName(b.engine) + " rows on " + archName(b.arch);
     if (!b.measured())
         return "No published " + engineName(b.engine) + " row on " + archName(b.arch) +
-               " checks these figures: an estimate unchecked";
+               " checks these figures: an unchecked estimate";
     std::string text = "Error against published " + pair + ": ";
     std::string missing;
     bool first = true;
@@ -160,7 +160,7 @@ std::string errorBandText(const LatencyErrorBands& b)
             missing += (missing.empty() ? "" : " or ") + std::string(name);
             continue;
         }
-        text += (first ? "" : "; ") + std::string(name) + " median " +
+        text += (first ? "" : "; ") + std::string(name) + " median |error| " +
                 percent((*band)->medianAbsError) + ", 80% within " + percent((*band)->p80AbsError) +
                 " (" + std::to_string((*band)->rows) + ((*band)->rows == 1 ? " row)" : " rows)");
         first = false;

@@ -670,6 +670,9 @@ Expected<EngineLatency> latencyUnderEngine(const ModelSpec& s, const DeploymentI
                 "too fast: " + std::to_string(onCpu) + " layers on the CPU timed as on the GPU";
         }
     }
+    if (engine && engine->kind == EngineKind::Trtllm)
+        if (const std::string kv = trtllmModelOptKvNote(s, in); !kv.empty())
+            e.result.notes.push_back("fp8 weights of a ModelOpt checkpoint: " + kv);
     if (!hostExperts && in.host.bytesPerSecond > 0 && engine &&
         engine->kind == EngineKind::LlamaCpp)
         e.result.notes.push_back("the host's memory rate (" + in.host.source +

@@ -181,13 +181,14 @@ Loop closedLoop(const Engine& e, double I, double O, double C, double cap, doubl
 // the steady state).
 struct Run
 {
-    double ttft = 0, tpot = 0, duration = 0, batch = 0, outputTokens = 0;
+    double ttft = 0, tpot = 0, duration = 0, batch = 0, outputTokens = 0, inputTokens = 0;
     int64_t requests = 0;
+    int64_t clipped = 0;              // requests whose drawn lengths were cut to the context
     std::vector<double> ttfts, tpots; // each request's (a TPOT where it had 2 tokens or more)
 };
 
 Run finiteRun(const Engine& e, double I, double O, const LatencyLoad& load, int64_t N, double C,
-              double cap, double frontend)
+              double cap, double frontend, double context)
 {
     const StepModel& f = *e.m;
     const double tps = f.facts().tokensPerStep;
@@ -199,9 +200,18 @@ Run finiteRun(const Engine& e, double I, double O, const LatencyLoad& load, int6
         double sent = 0, prefilled = 0, generated = 0, first = -1, done = -1;
     };
     std::vector<Request> q(static_cast<size_t>(N));
+    int64_t clipped = 0;
     for (int64_t k = 0; k < N; ++k) {
-        q[size_t(k)].in = requestLength(load, I, false, k, N);
-        q[size_t(k)].out = requestLength(load, O, true, k, N);
+        Request& r = q[size_t(k)];
+        r.in = requestLength(load, I, false, k, N);
+        r.out = requestLength(load, O, true, k, N);
+        // A drawn request past the context is one no engine serves: cut to it (prompt first, at
+        // least one token out), counted and said.
+        if (context > 1 && r.in + r.out > context) {
+            r.in = std::min(r.in, context - 1);
+            r.out = std::max(1.0, std::min(r.out, context - r.in));
+            ++clipped;
+        }
     }
     std::deque<size_t> arriving; // sent, in the front end until sent + frontend
     std::deque<size_t> waiting;  // at the engine, not yet admitted
@@ -291,10 +301,12 @@ Run finiteRun(const Engine& e, double I, double O, const LatencyLoad& load, int6
     Run out;
     out.requests = N;
     out.duration = now;
+    out.clipped = clipped;
     for (const Request& r : q) {
         out.ttfts.push_back(r.first - r.sent);
         out.ttft += out.ttfts.back() / double(N);
         out.outputTokens += r.out;
+        out.inputTokens += r.in;
         if (r.out >= 2)
             out.tpots.push_back((r.done - r.first) / (r.out - 1));
     }
@@ -312,16 +324,29 @@ bool steppable(const Engine& e, int64_t N, double I)
 }
 
 // A stepped run's figures, over the replicas.
-void takeRun(LatencyResult& r, const Run& run, double replicas)
+void takeRun(LatencyResult& r, const Run& run, double replicas, const LatencyLoad& load,
+             double context)
 {
     r.ttftSeconds = run.ttft;
     r.tpotSeconds = run.tpot;
     r.requestsPerSecond = double(run.requests) / run.duration * replicas;
     r.outputTokensPerSecond = run.outputTokens / run.duration * replicas;
+    r.inputTokensPerSecond = run.inputTokens / run.duration * replicas;
     r.decodeBatch = run.batch;
     r.ttftSpread = latencySpread(run.ttfts);
     if (!run.tpots.empty())
         r.tpotSpread = latencySpread(run.tpots);
+    // Lengths drawn about the means average what the draw gives, not the means asked for (a
+    // long tail's median sits well below its mean): said, with the requests cut to the context.
+    if (load.lengthsVary() && run.requests > 0)
+        r.notes.push_back(
+            "the run's drawn lengths average " +
+            withCommas(std::llround(run.inputTokens / double(run.requests))) + " in and " +
+            withCommas(std::llround(run.outputTokens / double(run.requests))) + " out" +
+            (run.clipped > 0 ? "; " + withCommas(run.clipped) + " of " + withCommas(run.requests) +
+                                   " requests cut to the context (" +
+                                   withCommas(std::llround(context)) + " tokens)"
+                             : std::string()));
 }
 } // namespace
 
@@ -461,6 +486,7 @@ Expected<LatencyResult> servingLatency(const ModelSpec& s, const DeploymentInput
     const LatencyConstants& k = latencyConstants();
     const bool reserves = q.reservesWholeRequest;
     const double I = double(q.inputTokens), O = double(q.outputTokens);
+    const double context = double(in.maxModelLen); // a drawn request is cut to it
     // The batch cap: the engine's limit, and the requests the KV holds (TensorRT-LLM's
     // GUARANTEED_NO_EVICT reserves I + O tokens a request; vLLM and SGLang admit on the blocks
     // in use, I + O / 2 on average).
@@ -562,7 +588,8 @@ Expected<LatencyResult> servingLatency(const ModelSpec& s, const DeploymentInput
         const double C = std::max(1.0, q.load.value / replicas);
         if (stepped) {
             const int64_t N = runRequests;
-            takeRun(r, finiteRun(e, I, O, q.load, N, C, cap, frontend), replicas);
+            takeRun(r, finiteRun(e, I, O, q.load, N, C, cap, frontend, context), replicas, q.load,
+                    context);
             r.saturated = C > cap;
             r.notes.push_back("a run of " +
                               withCommas(int64_t(std::llround(double(N) * replicas))) +
@@ -717,8 +744,10 @@ Expected<LatencyResult> servingLatency(const ModelSpec& s, const DeploymentInput
         // on TensorRT-LLM's max-throughput tables: the steady state's median throughput error
         // 17% on the shared rows, stepped through 11%).
         if (stepped) {
-            takeRun(r, finiteRun(e, I, O, q.load, runRequests, double(runRequests), cap, frontend),
-                    replicas);
+            takeRun(r,
+                    finiteRun(e, I, O, q.load, runRequests, double(runRequests), cap, frontend,
+                              context),
+                    replicas, q.load, context);
         } else if (N <= cap) {
             const double dec = N / 2;
             const double budgetTokens = std::max(64.0, double(q.maxNumTokens) - dec);
@@ -747,7 +776,7 @@ Expected<LatencyResult> servingLatency(const ModelSpec& s, const DeploymentInput
     }
     if (r.outputTokensPerSecond <= 0)
         r.outputTokensPerSecond = r.requestsPerSecond * O;
-    if (q.role == PoolRole::Both)
+    if (q.role == PoolRole::Both && r.inputTokensPerSecond <= 0)
         r.inputTokensPerSecond = r.requestsPerSecond * I;
     return r;
 }

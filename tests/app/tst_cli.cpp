@@ -329,6 +329,11 @@ void TestCli::otherEnginesPlanWithoutVllmsChecks()
                                       QStringList{"--input-tokens", "5000", "--output-tokens",
                                                   "500", "--concurrent", "250", "--json"}));
     QCOMPARE(busy["kv_dtype"].toString(), QString("fp8"));
+    QVERIFY2(busy["notes"].toArray().contains(
+                 QString("fp8 weights of a ModelOpt checkpoint: its KV cache planned in fp8, as "
+                         "ModelOpt's recipe quantizes it (kv_cache_quant_algo FP8): attnplan's "
+                         "--kv-dtype bf16 for a checkpoint that keeps a 16-bit cache")),
+             qPrintable(QJsonDocument(busy["notes"].toArray()).toJson()));
     QCOMPARE(busy["batch_cap"].toDouble(), 93.0);
     // With its error band: TensorRT-LLM's published rows on Hopper (a release's name is its
     // family's), the text's sentence beside the figures.
@@ -345,12 +350,14 @@ void TestCli::otherEnginesPlanWithoutVllmsChecks()
     QCOMPARE(rowBand["gpu_arch"].toString(), QString("hopper"));
     const Run plannedText = cli({"plan", "llama-3.1-8b", "--context", "8192", "--concurrent", "16",
                                  "--engine", "trtllm", "--gpu", "H100 SXM"});
-    QVERIFY2(plannedText.out.contains("Error against published TensorRT-LLM rows, median: Hopper"),
+    QVERIFY2(plannedText.out.contains(
+                 "Error against published TensorRT-LLM rows, median |error|: Hopper"),
              plannedText.out.constData());
     const Run text =
         cli(QStringList{"latency"} + fp8 +
             QStringList{"--input-tokens", "5000", "--output-tokens", "500", "--concurrent", "25"});
-    QVERIFY2(text.out.contains("Error against published TensorRT-LLM rows on Hopper: TTFT median "),
+    QVERIFY2(text.out.contains(
+                 "Error against published TensorRT-LLM rows on Hopper: TTFT median |error| "),
              text.out.constData());
 }
 

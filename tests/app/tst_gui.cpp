@@ -2242,14 +2242,14 @@ void TestGui::latencyLineCarriesItsErrorBand()
     QTRY_VERIFY2(latency->text().contains(hopper), qPrintable(latency->text()));
     child<QComboBox>(&window, "gpu")->setCurrentText("L40S");
     QTRY_VERIFY2(latency->text().contains(
-                     "No published vLLM row on Ada checks these figures: an estimate unchecked"),
+                     "No published vLLM row on Ada checks these figures: an unchecked estimate"),
                  qPrintable(latency->text()));
     QVERIFY(!latency->text().contains("on Hopper"));
     // The Plans tab says the same of its rows, over their GPUs' architectures.
     window.tabs()->setCurrentIndex(1); // Plans, built when first shown
     QTRY_VERIFY2(child<QLabel>(&window, "rowsTimedWith")
                      ->text()
-                     .contains("Error against published vLLM rows, median: "),
+                     .contains("Error against published vLLM rows, median |error|: "),
                  qPrintable(child<QLabel>(&window, "rowsTimedWith")->text()));
 }
 

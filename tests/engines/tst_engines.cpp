@@ -386,23 +386,24 @@ void TestEngines::errorBandsAreThePublishedRows()
     b.arch = "cdna3";
     b.tpot = ErrorBand{3, 0.665, 0.762};
     b.throughput = ErrorBand{1, 0.05, 0.05};
-    QCOMPARE(errorBandText(b), std::string("Error against published vLLM rows on AMD CDNA3: TPOT "
-                                           "median 66%, 80% within 76% (3 rows); throughput median "
-                                           "5.0%, 80% within 5.0% (1 row); none measures TTFT"));
+    QCOMPARE(errorBandText(b),
+             std::string("Error against published vLLM rows on AMD CDNA3: TPOT "
+                         "median |error| 66%, 80% within 76% (3 rows); throughput median |error| "
+                         "5.0%, 80% within 5.0% (1 row); none measures TTFT"));
     // Plans over several GPUs: each architecture once, its measured figures, then the rest.
     const std::string plans = planErrorBandsText("trtllm@1.2", {"hopper", "ada", "hopper"});
-    QVERIFY2(plans.rfind("Error against published TensorRT-LLM rows, median: Hopper TTFT ", 0) ==
-                     0 &&
+    QVERIFY2(plans.rfind("Error against published TensorRT-LLM rows, median |error|: Hopper TTFT ",
+                         0) == 0 &&
                  plans.find("; none on Ada") != std::string::npos &&
                  plans.find("Hopper", 60) == std::string::npos,
              plans.c_str());
     QCOMPARE(planErrorBandsText("sglang", {"ada"}),
-             std::string("No published SGLang row checks these TTFTs and TPOTs: estimates "
-                         "unchecked"));
+             std::string("No published SGLang row checks these TTFTs and TPOTs: unchecked "
+                         "estimates"));
     QVERIFY(planErrorBandsText("vllm", {}).empty());
     QCOMPARE(errorBandText(latencyErrorBands("sglang", *gpus.find("L40S"))),
-             std::string("No published SGLang row on Ada checks these figures: an estimate "
-                         "unchecked"));
+             std::string("No published SGLang row on Ada checks these figures: an unchecked "
+                         "estimate"));
     QCOMPARE(errorBandsJson(b).dump(),
              std::string("{\"engine\":\"vllm\",\"gpu_arch\":\"cdna3\",\"ttft\":null,\"tpot\":"
                          "{\"rows\":3,\"median_abs_error\":0.665,\"p80_abs_error\":0.762},"

@@ -2,6 +2,7 @@
 // log and hand calculations.
 #include "TestSupport.h"
 #include "TsvRows.h"
+#include "base/Units.h"
 #include "engines/Planner.h"
 #include "engines/ServingEngine.h"
 #include "engines/llamacpp/LlamaCppEngine.h"
@@ -636,6 +637,28 @@ void TestServe::aFiniteRunSteppedByHand()
     }
     QVERIFY(near(dataset.ttftSeconds, ttftSum / 8));
     QVERIFY(std::fabs(dataset.outputTokensPerSecond / (tokens / total) - 1) < 1e-9);
+    // What was drawn is said, and a draw past the context is cut to it: counted, and the
+    // prompts' tokens a second are the drawn ones (a first-time user read 2,000 a request).
+    QVERIFY(std::any_of(dataset.notes.begin(), dataset.notes.end(), [&](const std::string& n) {
+        return n == "the run's drawn lengths average " + withCommas(std::llround([&] {
+                        double sum = 0;
+                        for (int64_t k = 0; k < 8; ++k)
+                            sum += datasetLength(I, 800, k);
+                        return sum / 8;
+                    }())) +
+                        " in and " + withCommas(std::llround(tokens / 8)) + " out";
+    }));
+    LatencyInputs tail = q;
+    tail.load.inputStdev = 1e6; // a long tail: some of 500 draws pass the 4,096 tokens
+    tail.load.value = 32;
+    tail.load.requests = 500;
+    const LatencyResult cut = servingLatency(s, in, tail).value();
+    QVERIFY2(std::any_of(cut.notes.begin(), cut.notes.end(),
+                         [](const std::string& n) {
+                             return n.find("requests cut to the context (" + withCommas(4096)) !=
+                                    std::string::npos;
+                         }),
+             cut.notes.empty() ? "no note" : cut.notes.front().c_str());
     // Two distributions at once, or a steady state's, are refused by name.
     q.load.rangeRatio = 0.5;
     QVERIFY(!servingLatency(s, in, q));

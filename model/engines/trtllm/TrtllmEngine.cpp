@@ -85,6 +85,14 @@ DType trtllmAutoKvDType(const ModelSpec& s, DType weights)
     return servingKvDType(s);
 }
 
+std::string trtllmModelOptKvNote(const ModelSpec& s, const DeploymentInputs& in)
+{
+    if (s.checkpointKvDType || !quantizedByModelOpt(s, in.weightDtype) || in.kvDtype != DType::FP8)
+        return {};
+    return "its KV cache planned in fp8, as ModelOpt's recipe quantizes it (kv_cache_quant_algo "
+           "FP8): attnplan's --kv-dtype bf16 for a checkpoint that keeps a 16-bit cache";
+}
+
 Expected<EnginePlan> planTrtllm(const ModelSpec& s, const DeploymentInputs& in,
                                 const TrtllmInputs& trt)
 {
@@ -313,17 +321,13 @@ Expected<EnginePlan> planTrtllm(const ModelSpec& s, const DeploymentInputs& in,
     if (!fromCheckpoint) {
         // The KV dtype that checkpoint's recipe gives (trtllmAutoKvDType), said where it is the
         // one planned: a user whose checkpoint kept a 16-bit cache reads how to say so.
-        const bool modelOptKv = !s.checkpointKvDType && quantizedByModelOpt(s, in.weightDtype) &&
-                                in.kvDtype == DType::FP8;
+        const std::string kvNote = trtllmModelOptKvNote(s, in);
         const std::string note =
             std::string(dtypeName(in.weightDtype)) +
             " weights: " + (engineRuntime ? "build ENGINE_DIR from" : "serve") +
             " a checkpoint quantized so (ModelOpt, hf_quant_config.json); trtllm-serve does not "
             "quantize at load" +
-            (modelOptKv ? std::string("; its KV cache planned in fp8, as ModelOpt's recipe "
-                                      "quantizes it (kv_cache_quant_algo FP8): --kv-dtype bf16 "
-                                      "for a checkpoint that keeps a 16-bit cache")
-                        : std::string());
+            (kvNote.empty() ? std::string() : "; " + kvNote);
         cmd << "  # " << note;
         p.warnings.push_back(note);
     }

@@ -29,6 +29,9 @@ const TrtllmRelease* findTrtllmRelease(const std::string& name);
 // load), and ModelOpt's recipe quantizes the KV cache to fp8 with them: fp8 (cited in
 // TrtllmEngine.cpp).
 DType trtllmAutoKvDType(const ModelSpec& spec, DType weights);
+// Where the deployment keeps that fp8 cache of a ModelOpt checkpoint, the sentence that says so
+// (the plan's warning and the latency's note); empty otherwise.
+std::string trtllmModelOptKvNote(const ModelSpec& spec, const DeploymentInputs& in);
 
 // TensorRT-LLM's KV cache, following its source (cited in TrtllmEngine.cpp).
 Expected<EnginePlan> planTrtllm(const ModelSpec& spec, const DeploymentInputs& in,
