@@ -8,6 +8,7 @@
 #include <cmath>
 #include <deque>
 #include <limits>
+#include <random>
 #include <utility>
 #include <vector>
 
@@ -188,7 +189,7 @@ struct Run
 };
 
 Run finiteRun(const Engine& e, double I, double O, const LatencyLoad& load, int64_t N, double C,
-              double cap, double frontend, double context)
+              double cap, double frontend, double context, double gap = 0)
 {
     const StepModel& f = *e.m;
     const double tps = f.facts().tokensPerStep;
@@ -221,8 +222,21 @@ Run finiteRun(const Engine& e, double I, double O, const LatencyLoad& load, int6
         q[size_t(sent)].sent = at;
         arriving.push_back(size_t(sent++));
     };
-    for (int64_t i = 0; i < std::min<int64_t>(places, N); ++i)
-        send(0);
+    // A closed loop of C places sends as requests finish; a rate (gap > 0: its mean gap) sends
+    // every request at its own time, Poisson arrivals as vllm bench serve draws them (exponential
+    // gaps; a fixed seed and the generator's raw bits, so a run is the same everywhere).
+    if (gap > 0) {
+        std::mt19937_64 bits(0x6174746e706c616eULL);
+        double at = 0;
+        for (int64_t i = 0; i < N; ++i) {
+            send(at);
+            const double u = double(bits() >> 11) * 0x1.0p-53; // [0, 1)
+            at += -std::log1p(-u) * gap;
+        }
+    } else {
+        for (int64_t i = 0; i < std::min<int64_t>(places, N); ++i)
+            send(0);
+    }
     double now = 0, batchTime = 0;
     while (finished < N) {
         while (!arriving.empty() && q[arriving.front()].sent + frontend <= now + 1e-12) {
@@ -630,6 +644,30 @@ Expected<LatencyResult> servingLatency(const ModelSpec& s, const DeploymentInput
             const double mu = l.X;
             st = l.s;
             const double rho = R / mu;
+            // Past mu a finite run is stepped through as sent, its requests arriving at R a second:
+            // its backlog, its drain and its tokens a second as a run of N has them, and as R
+            // grows the same run as every request at once (--max-load). A formula for the
+            // backlog gave a TTFT above --request-rate inf's, and its throughput note took the
+            // rate served for the rate asked (a first-time user's read).
+            if (q.role == PoolRole::Both && steppable(e, runRequests, I)) {
+                takeRun(r,
+                        finiteRun(e, I, O, q.load, runRequests, double(runRequests), cap, frontend,
+                                  context, 1 / R),
+                        replicas, q.load, context);
+                r.saturated = rho >= 1;
+                const std::string run = withCommas(std::llround(N * replicas)) +
+                                        " requests arriving at the rate (Poisson), stepped "
+                                        "through as sent";
+                r.notes.push_back(
+                    r.saturated
+                        ? "the rate passes what the deployment serves: " +
+                              formatFixed(r.requestsPerSecond, 2) + " requests/s over a run of " +
+                              run + "; the TTFT is its mean, growing with the run"
+                        : "the running batch is at its limit: requests wait for a slot, in a run "
+                          "of " +
+                              run);
+                break;
+            }
             const double reach = std::sqrt(N) / mu;
             const double wait = rho < 1 ? std::min(rho / (2 * (1 - rho)) / mu, reach)
                                         : std::max(0.5 * N * (1 / mu - 1 / R), reach);

@@ -249,9 +249,9 @@ void TestReport::overloadedRateSaysWhatItServes()
     QVERIFY(r && r->latency && r->latency->saturated);
     const std::string served = formatFixed(r->latency->requestsPerSecond, 2);
     const std::string sentence = latencySentence(*r);
-    QVERIFY2(sentence.find("the rate passes what the deployment serves (at most " + served +
-                           " requests/s)") != std::string::npos &&
-                 sentence.find("the mean over a run of 1,000 requests") != std::string::npos,
+    QVERIFY2(sentence.find("the rate passes what the deployment serves: " + served +
+                           " requests/s over a run of 1,000 requests") != std::string::npos &&
+                 sentence.find("the TTFT is its mean, growing with the run") != std::string::npos,
              sentence.c_str());
     // Below it, nothing of the kind.
     s.load.value = 1;
