@@ -201,8 +201,13 @@ int runCost(const std::vector<std::string>& argv)
     }
     std::cout << "Prompt of " << withCommas(c.inputTokens) << " tokens ("
               << withCommas(c.cacheablePrefixTokens) << " cacheable) + "
-              << withCommas(layout.outputTokens) << " output on " << price.model << "\n"
-              << "  per request: uncached " << money(c.uncachedPerRequest) << ", cache write "
+              << withCommas(layout.outputTokens) << " output on " << price.model << "\n";
+    // The entry an alias or a provider-less id resolved to, named (a first-time user typed
+    // deepseek-v4-flash and read "DeepSeek-V4.1-Flash" with nothing saying why).
+    if (const auto typed = a.value("price"); typed && *typed != price.id && price.id != "custom")
+        std::cout << "  priced as " << price.id << " (the catalog's entry for \"" << *typed
+                  << "\")\n";
+    std::cout << "  per request: uncached " << money(c.uncachedPerRequest) << ", cache write "
               << money(c.cachedWritePerRequest) << ", cache read " << money(c.cachedReadPerRequest)
               << "\n"
               << "  at " << formatFixed(layout.requestsPerDay, 0) << " requests/day"

@@ -250,6 +250,16 @@ void TestCli::costVolatileFirstWarns()
                                     "--volatile-first", "--requests-per-day", "1000", "--json"}));
     QCOMPARE(j["savings_fraction"].toDouble(), 0.0);
     QVERIFY(j["warnings"].toArray().first().toString().contains("never hits"));
+    // An alias says the entry it prices (a first-time user typed deepseek-v4-flash and read
+    // DeepSeek-V4.1-Flash with nothing saying why); the entry's own id says nothing more.
+    const QStringList prompt{"--stable-tokens", "5000", "--question-tokens", "50"};
+    const Run alias = cli(QStringList{"cost", "--price", "deepseek-v4-flash"} + prompt);
+    QVERIFY2(
+        alias.out.contains(
+            "  priced as deepseek/deepseek-flash (the catalog's entry for \"deepseek-v4-flash\")"),
+        alias.out.constData());
+    QVERIFY(!cli(QStringList{"cost", "--price", "deepseek/deepseek-flash"} + prompt)
+                 .out.contains("priced as"));
 }
 
 // A fourteenth review's P1 and P2: under SGLang the plans' vLLM roofline applied vLLM's own
