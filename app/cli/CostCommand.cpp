@@ -219,14 +219,22 @@ int runCost(const std::vector<std::string>& argv)
     if (c.hitRateHigh != c.hitRateLow)
         std::cout << " (range " << formatFixed(100 * c.hitRateLow, 1) << "% to "
                   << formatFixed(100 * c.hitRateHigh, 1) << "%)";
-    std::cout << "\n  per month (" << int(kDaysPerMonth) << " days): " << money(c.monthlyUncached)
-              << " uncached, " << money(c.monthlyCached) << " cached";
-    if (c.monthlyStorage > 0)
-        std::cout << " (of which storage " << money(c.monthlyStorage) << ")";
-    if (c.monthlyCachedLow != c.monthlyCachedHigh)
-        std::cout << " (range " << money(c.monthlyCachedLow) << " to " << money(c.monthlyCachedHigh)
-                  << ")";
-    std::cout << ", saving " << formatFixed(100 * c.savingsFraction, 1) << "%\n";
+    // No requests a day prices no month: said, not a month of zeros (a first-time user read
+    // "$0.0000 uncached, $0.0000 cached, saving 0.0%").
+    if (layout.requestsPerDay <= 0) {
+        std::cout << "\n  per month: give --requests-per-day for a month's cost and the hit rate "
+                     "the traffic gives\n";
+    } else {
+        std::cout << "\n  per month (" << int(kDaysPerMonth)
+                  << " days): " << money(c.monthlyUncached) << " uncached, "
+                  << money(c.monthlyCached) << " cached";
+        if (c.monthlyStorage > 0)
+            std::cout << " (of which storage " << money(c.monthlyStorage) << ")";
+        if (c.monthlyCachedLow != c.monthlyCachedHigh)
+            std::cout << " (range " << money(c.monthlyCachedLow) << " to "
+                      << money(c.monthlyCachedHigh) << ")";
+        std::cout << ", saving " << formatFixed(100 * c.savingsFraction, 1) << "%\n";
+    }
     // Only where something is cached does a write have anything to pay back.
     if (c.cacheUsable && c.breakEvenReuses >= 0)
         std::cout << "  a cache write pays for itself after " << c.breakEvenReuses

@@ -260,6 +260,10 @@ void TestCli::costVolatileFirstWarns()
         alias.out.constData());
     QVERIFY(!cli(QStringList{"cost", "--price", "deepseek/deepseek-flash"} + prompt)
                  .out.contains("priced as"));
+    // No requests a day: no month of zeros, but what to give for one.
+    QVERIFY2(alias.out.contains("  per month: give --requests-per-day for a month's cost") &&
+                 !alias.out.contains("$0.0000 uncached"),
+             alias.out.constData());
 }
 
 // A fourteenth review's P1 and P2: under SGLang the plans' vLLM roofline applied vLLM's own
