@@ -469,7 +469,8 @@ int runCapacity(const std::vector<std::string>& argv)
               // no prompt beside it (a seventeenth review read them against `latency`'s).
               << "  TTFT " << formatSeconds(r.ttftSeconds) << " (one prompt alone), TPOT "
               << formatSeconds(r.tpotSeconds) << " decoding alone at batch " << r.batch << ", "
-              << formatFixed(r.tokensPerSecond, 0) << " tokens/s (`latency` for a load)\n";
+              << formatFixed(r.tokensPerSecond, 0) << " tokens/s (`latency` for a load)\n"
+              << "  " << errorBandText(latencyErrorBands(in.engine, in.gpu)) << "\n";
     if (!in.efficiency.calibration.empty())
         std::cout << "  timed with the calibration " << in.efficiency.calibration << "\n";
     if (r.hostKvTokens > 0)

@@ -150,6 +150,7 @@ ojson capacityObject(const ModelSpec& s, const DeploymentInputs& in, const Capac
     j["block_size"] = r.blockSize;
     j["attention_block_size"] = r.attentionBlockSize;
     j["ttft_seconds"] = r.ttftSeconds;
+    j["error_band"] = errorBandsJson(latencyErrorBands(in.engine, in.gpu));
     j["tpot_seconds"] = r.tpotSeconds;
     j["tokens_per_second"] = r.tokensPerSecond;
     j["vllm_command"] = r.launchCommand;

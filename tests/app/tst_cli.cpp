@@ -356,6 +356,10 @@ void TestCli::otherEnginesPlanWithoutVllmsChecks()
     QCOMPARE(band["gpu_arch"].toString(), QString("hopper"));
     QVERIFY(band["tpot"].toObject()["rows"].toInt() > 10);
     // Each plan row carries its own, by its GPU's architecture, and the text says them once.
+    // vLLM's capacity times a lone prompt and a lone decode: those carry their band too.
+    const QJsonObject vllmCapacity =
+        json(cli({"capacity", "llama-3.1-8b", "--gpu", "H100 SXM", "--context", "8192", "--json"}));
+    QCOMPARE(vllmCapacity["error_band"].toObject()["gpu_arch"].toString(), QString("hopper"));
     const Run planned = cli({"plan", "llama-3.1-8b", "--context", "8192", "--concurrent", "16",
                              "--engine", "trtllm", "--gpu", "H100 SXM", "--json"});
     const QJsonObject rowBand =
