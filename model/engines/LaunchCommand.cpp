@@ -344,10 +344,11 @@ Expected<bool> readExtraOptions(const std::string& yaml, const std::string& file
             continue;
         }
         if (key == "kv_cache_config") {
-            // Flow style, as attnplan prints it: {host_cache_size: BYTES}.
+            // Flow style, as attnplan prints it: {dtype: fp8, host_cache_size: BYTES}.
             std::string body = value;
             if (body.size() < 2 || body.front() != '{' || body.back() != '}')
-                return Error{file + ": kv_cache_config: attnplan reads {host_cache_size: BYTES}",
+                return Error{file + ": kv_cache_config: attnplan reads {dtype: fp8, "
+                                    "host_cache_size: BYTES}",
                              "command"};
             std::stringstream items(body.substr(1, body.size() - 2));
             std::string item;
@@ -357,7 +358,18 @@ Expected<bool> readExtraOptions(const std::string& yaml, const std::string& file
                 const std::string v = c == std::string::npos ? "" : trim(item.substr(c + 1));
                 if (k == "host_cache_size")
                     out.flags.push_back({"host-cache-size", v, "kv_cache_config.host_cache_size"});
-                else if (k == "free_gpu_memory_fraction")
+                else if (k == "dtype") {
+                    // KvCacheConfig.dtype: auto (the checkpoint's) or fp8.
+                    std::string t = v;
+                    if (t.size() >= 2 && (t.front() == '\'' || t.front() == '"') &&
+                        t.back() == t.front())
+                        t = t.substr(1, t.size() - 2);
+                    if (t != "auto" && t != "fp8")
+                        return Error{file + ": kv_cache_config: dtype " + v +
+                                         ": expected auto or fp8",
+                                     "command"};
+                    out.flags.push_back({"kv-dtype", t, "kv_cache_config.dtype"});
+                } else if (k == "free_gpu_memory_fraction")
                     out.flags.push_back({"kv-cache-free-gpu-memory-fraction", v,
                                          "kv_cache_config.free_gpu_memory_fraction"});
                 else

@@ -2330,6 +2330,13 @@ void TestCli::launchCommandRoundTrips_data()
         << "launch_command"
         << ""
         << "";
+    // An fp8 cache asked of a 16-bit checkpoint is the LLM API's kv_cache_config.dtype (a
+    // first-time user's read: the command planned fp8 and said nothing of it).
+    QTest::newRow("trtllm fp8 cache")
+        << QStringList{"--engine", "trtllm", "--context", "8192", "--kv-dtype", "fp8"}
+        << "launch_command"
+        << ""
+        << "kv_cache_config: {dtype: fp8}";
     QTest::newRow("llama.cpp")
         << QStringList{"--engine",       "llama.cpp", "--context",      "8192",
                        "--parallel",     "2",         "--cache-type-k", "q8_0",

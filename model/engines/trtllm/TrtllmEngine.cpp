@@ -282,8 +282,16 @@ Expected<EnginePlan> planTrtllm(const ModelSpec& s, const DeploymentInputs& in,
     if (in.speculation.enabled())
         yaml += "speculative_config: {decoding_type: MTP, num_nextn_predict_layers: " +
                 std::to_string(in.speculation.tokens) + "}\\n";
+    // kv_cache_config: an fp8 cache the checkpoint does not give by itself (its dtype "auto" is
+    // the checkpoint's, trtllmAutoKvDType), and the host tier.
+    std::string kvConfig;
+    if (in.kvDtype == DType::FP8 && trtllmAutoKvDType(s, in.weightDtype) != DType::FP8)
+        kvConfig += "dtype: fp8";
     if (trt.hostCacheBytes > 0)
-        yaml += "kv_cache_config: {host_cache_size: " + std::to_string(trt.hostCacheBytes) + "}\\n";
+        kvConfig += (kvConfig.empty() ? "" : ", ") + std::string("host_cache_size: ") +
+                    std::to_string(trt.hostCacheBytes);
+    if (!kvConfig.empty())
+        yaml += "kv_cache_config: {" + kvConfig + "}\\n";
     if (!yaml.empty())
         cmd << "printf '" << yaml << "' > " << kExtraOptionsFile << " && ";
     // trtllm-serve's --backend: the release's default unless said (pytorch from 1.0, so a
