@@ -569,11 +569,7 @@ int runPlan(const std::vector<std::string>& argv)
         if (const std::string host = planHostText(r); !host.empty())
             std::cout << "    " << host << "\n";
     }
-    std::vector<std::string> archs;
-    for (const PlanRow& r : rows)
-        if (r.feasible)
-            archs.push_back(r.arch);
-    if (const std::string band = planErrorBandsText(base.engine, archs); !band.empty())
+    if (const std::string band = planErrorBandsText(rows); !band.empty())
         std::cout << "  " << band << "\n";
     return 0;
 }
@@ -759,8 +755,7 @@ int runLatency(const std::vector<std::string>& argv)
                       << formatSeconds(r.tpotSpread->p99);
         std::cout << "\n";
     }
-    std::cout << "  " << errorBandText(band)
-              << (in.efficiency.calibration.empty() ? "" : " (before calibration)") << "\n";
+    std::cout << "  " << errorBandText(band, !in.efficiency.calibration.empty()) << "\n";
     for (const std::string& n : r.notes)
         std::cout << "  note: " << n << "\n";
     return 0;

@@ -124,14 +124,7 @@ QString PlanController::rowsTimedWith() const
     const bool rate = r->target.requestsPerSecond > 0;
     const int64_t held = planAverageTokens(r->target);
     // How far such figures fell from published rows, for the rows' GPU architectures.
-    std::vector<std::string> archs;
-    std::string engine;
-    for (const PlanRow& p : r->plan)
-        if (p.feasible) {
-            archs.push_back(p.arch);
-            engine = p.engine;
-        }
-    const std::string band = planErrorBandsText(engine, archs);
+    const std::string band = planErrorBandsText(r->plan);
     return tr("Each row's TTFT and TPOT: %1, each request %2 tokens in (%3) and %4 out "
               "(%5)%6. The Memory tab's load sets the tokens; \u201cUse this plan\u201d sets its "
               "%7 to the target's.")

@@ -145,12 +145,26 @@ std::string planErrorBandsText(const std::string& engine, const std::vector<std:
            (unmeasured.empty() ? "" : "; none on " + unmeasured);
 }
 
-std::string errorBandText(const LatencyErrorBands& b)
+std::string planErrorBandsText(const std::vector<PlanRow>& rows)
 {
+    std::vector<std::string> archs;
+    std::string engine;
+    for (const PlanRow& p : rows)
+        if (p.feasible) {
+            archs.push_back(p.arch);
+            engine = p.engine;
+        }
+    return planErrorBandsText(engine, archs);
+}
+
+std::string errorBandText(const LatencyErrorBands& b, bool calibrated)
+{
+    // A figure timed with a calibration: the bands are the model's before it.
+    const std::string after = calibrated ? " (before calibration)" : "";
     const std::string pair = engineName(b.engine) + " rows on " + archName(b.arch);
     if (!b.measured())
         return "No published " + engineName(b.engine) + " row on " + archName(b.arch) +
-               " checks these figures: an unchecked estimate";
+               " checks these figures: an unchecked estimate" + after;
     std::string text = "Error against published " + pair + ": ";
     std::string missing;
     bool first = true;
@@ -167,7 +181,7 @@ std::string errorBandText(const LatencyErrorBands& b)
     }
     if (!missing.empty())
         text += "; none measures " + missing;
-    return text;
+    return text + after;
 }
 
 } // namespace attnplan

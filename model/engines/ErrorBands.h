@@ -5,6 +5,7 @@
 // ../shared/latency and writes resources/error-bands.json with docs/ACCURACY.md; the bands are
 // compiled in, and the CLI and the app give them beside the figures they qualify.
 
+#include "engines/Planner.h"
 #include "serve/GpuCatalog.h"
 
 #include <nlohmann/json_fwd.hpp>
@@ -41,7 +42,8 @@ LatencyErrorBands latencyErrorBands(const std::string& engine, const std::string
 // One sentence for every output: "Error against published TensorRT-LLM rows on Hopper: TTFT
 // median 7.0%, 80% within 12% (8 rows); TPOT ...", naming the figures no row measures, or that
 // none checks this pair at all.
-std::string errorBandText(const LatencyErrorBands& b);
+// With `calibrated`, said to be the bands of the model before its calibration.
+std::string errorBandText(const LatencyErrorBands& b, bool calibrated = false);
 // As JSON, the same in `latency --json` and the report: {"engine", "gpu_arch", "ttft", "tpot",
 // "throughput"}, each {"rows", "median_abs_error", "p80_abs_error"} or null where unmeasured.
 nlohmann::ordered_json errorBandsJson(const LatencyErrorBands& b);
@@ -50,5 +52,8 @@ nlohmann::ordered_json errorBandsJson(const LatencyErrorBands& b);
 // 74% (2 rows), TPOT 36% (13 rows); Ampere TPOT 8.7% (5 rows); none on Ada, Blackwell"). Empty
 // for no architecture.
 std::string planErrorBandsText(const std::string& engine, const std::vector<std::string>& archs);
+// The same over a plan's feasible rows, by each row's engine and architecture: what `plan` and
+// the Plans tab close with.
+std::string planErrorBandsText(const std::vector<PlanRow>& rows);
 
 } // namespace attnplan

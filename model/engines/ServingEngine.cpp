@@ -478,13 +478,15 @@ EngineRow compareEngine(const ModelSpec& s, const DeploymentInputs& in, EngineKi
         row.family = sglang ? "sglang" : "trtllm";
         // A vLLM budget (a vLLM log's) is not theirs: each engine sizes its own pool from the
         // flags its command prints.
-        DeploymentInputs other = servedBy(s, in, sglang ? "sglang" : "trtllm");
+        // The release that answers: the one asked for, else the deployment's own, else the
+        // family's newest.
+        std::string answering = sglang ? "sglang" : "trtllm";
         if (auto named = findServingEngine(in.engine);
             named && named->kind == (sglang ? EngineKind::Sglang : EngineKind::Trtllm))
-            other.engine = in.engine;
+            answering = in.engine;
         if (asked && asked->kind == (sglang ? EngineKind::Sglang : EngineKind::Trtllm))
-            other.engine = release;
-        other.kvDtype = kvDtypeUnder(s, in, other.engine);
+            answering = release;
+        DeploymentInputs other = servedBy(s, in, answering);
         // Free memory measured at start (an SGLang, vLLM-side or llama.cpp log's, before the
         // weights load) holds for SGLang whichever engine answers; TensorRT-LLM's is after its
         // weights, and holds for it alone (freeMemoryHoldsFor; a fourteenth review's SGLang

@@ -619,8 +619,9 @@ std::string latencySentence(const Report& r)
            withCommas(std::llround(r.latency->outputTokensPerSecond)) + " output tokens/s" +
            (r.latency->saturated ? queue : std::string()) + "." + notes + " " +
            // How far such figures fell from published rows: the same sentence as `latency`'s.
-           errorBandText(latencyErrorBands(r.latencyEngine, r.deployment.gpu)) +
-           (r.deployment.efficiency.calibrationFile.empty() ? "" : " (before calibration)") + ".";
+           errorBandText(latencyErrorBands(r.latencyEngine, r.deployment.gpu),
+                         !r.deployment.efficiency.calibrationFile.empty()) +
+           ".";
 }
 
 namespace {
