@@ -39,12 +39,13 @@ CAUSES = [
     ("club3090", "an MTP drafter the invocation does not name (issue 37)"),
     ("-mtp", "an MTP drafter the invocation does not name (issue 37)"),
     # Latency rows, by publisher and model.
-    ("dstack-dsr1", "DeepSeek-R1's MoE and MLA kernels at small batch, priced at the bandwidth "
-                    "roofline (issue 38: kernel efficiency by regime)"),
+    ("dstack-dsr1", "early-2025 engine releases (vLLM 0.7.3-0.7.4, SGLang 0.4.2-0.4.3, TensorRT-LLM 0.17); "
+                    "AI Configurator's measured vLLM 0.19-0.24 kernels put a step near "
+                    "attnplan's (issue 38: engines by release)"),
     ("-maxload", "a max-load run of ShareGPT lengths that vary, given to attnplan as their "
                  "means (issue 38: length distributions)"),
-    ("gpt-oss-120b", "gpt-oss's MXFP4 experts at small batch (issue 38: grouped MoE GEMM by "
-                     "tokens per expert)"),
+    ("gpt-oss-120b", "gpt-oss's MXFP4 experts: no measured table of vLLM 0.10's MXFP4 MoE "
+                     "kernels (issue 38: grouped MoE GEMM by tokens per expert)"),
     ("-mi3", "AMD under ROCm, timed with efficiencies fitted on NVIDIA rows (issue 38: AMD)"),
     ("trtllm-dsr1", "attention DP and EP on TensorRT-LLM: all-to-all and load imbalance "
                     "(issue 37)"),

@@ -195,6 +195,11 @@ StepModel::StepModel(const ModelSpec& s, const DeploymentInputs& in)
                 f.drafterKvPerToken += double(kvBytesPerTokenOfLayer(s, l, in.kvDtype, f.tp));
         }
     }
+    if (f.experts > 0 && in.engine.rfind("llama.cpp", 0) != 0)
+        f.moeFloor = in.gpu.arch == "ampere" ? k.moeFloorAmpere
+                     : in.gpu.arch == "ada"  ? k.moeFloorAda
+                     : isBlackwell(in.gpu)   ? k.moeFloorBlackwell
+                                             : k.moeFloorHopper;
     f.gemmRate = gemmFlopsPerSecond(in.gpu, loaded.weightDtype, in.efficiency);
     f.attnRate =
         in.gpu.bf16Tflops * 1e12 * std::min(1.0, k.attention * computeScale(in.efficiency));
@@ -269,6 +274,8 @@ StepTime StepModel::step(double dec, double ctxDec, double pre, double ctxPre) c
         const bool copied = host > 0 && all >= k.hostOffloadMinBatch;
         const double onGpu = f.moeLayers - (copied ? 0 : host);
         charge(onGpu * layerBytes / f.bandwidth, onGpu * layerWork / (f.gemmRate * k.moe));
+        // The fused kernels' floor, a stage's share of the layers the GPU runs.
+        t.fixedSeconds += onGpu / double(f.pp) * f.moeFloor;
         // A stage's share of the host layers (the step's terms are a stage's, times the
         // stages below): each host layer is read, handed over and copied once a step, not once
         // a stage (TTFT grew with the GPUs of a -sm layer split).

@@ -55,8 +55,20 @@ struct LatencyConstants
     double allToAllEfficiency = 0.77;
     double rdmaBytesPerSecond = 45e9; // also a request's KV between disaggregated pools
     int64_t nvlinkDomain = 8;         // GPUs one NVLink domain joins (an HGX node; NVL72 parts: 72)
-    double stepSeconds = 1.410e-3;    // scheduler, sampling, host sync (fitted)
-    double layerSeconds = 41.0e-6;    // non-GEMM kernels and launches per layer (fitted)
+    // A MoE layer's fused kernels (routing, token sort, two grouped GEMMs, activation) take at
+    // least this long however few tokens they carry, by GPU generation: the floor under
+    // NVIDIA's AI Configurator's measured fused-MoE tables (ai-dynamo/aiconfigurator @
+    // 095f58a5, aic-core/src/aiconfigurator_core/systems/data/<gpu>/moe/vllm/<release>/
+    // moe_perf.parquet, "balanced" rows of 1-16 tokens, bf16 and fp8 block weights, every
+    // shape and TP/EP split it holds: h100_sxm and h200_sxm 0.24.0 (1,940 and 1,945 rows, 40
+    // and 39 us; SGLang 0.5.14 on H200 39 us too), b200_sxm 0.24.0 (1,830, 29 us), a100_sxm
+    // 0.14.0 (255, 36 us), l40s 0.24.0 (1,935, 27 us)), fitted over this model's own roofline
+    // (the median error of those rows from 59-67% to 15-18% on Hopper and Blackwell).
+    // llama.cpp runs other kernels (mul_mat_id) and no table measures them: not charged there.
+    double moeFloorAmpere = 36e-6, moeFloorAda = 27e-6, moeFloorHopper = 40e-6,
+           moeFloorBlackwell = 29e-6;
+    double stepSeconds = 1.410e-3;     // scheduler, sampling, host sync (fitted)
+    double layerSeconds = 41.0e-6;     // non-GEMM kernels and launches per layer (fitted)
     double sequenceSeconds = 2.412e-6; // host time per scheduled sequence (fitted)
     double frontendSeconds = 5.666e-3; // HTTP, tokenizer, first chunk out (fitted)
 };
@@ -98,7 +110,8 @@ struct StepFacts
     double nonExpertPerGpu = 0; // attention, dense MLP, shared experts, routers: / (TP x PP)
     double lmPerGpu = 0;        // the LM head (or the tied embedding) / (TP x PP)
     double experts = 0, perToken = 0, moeLayers = 0, perExpert = 0;
-    double layers = 0; // per pipeline stage
+    double moeFloor = 0; // seconds: one MoE layer's kernels at the fewest tokens (0: not charged)
+    double layers = 0;   // per pipeline stage
     double hidden = 0;
     double kvPerToken = 0;       // bytes one token of one sequence keeps on one GPU (every layer's)
     double kvShare = 1;          // of a token's KV, the part one GPU keeps (its heads, its stage)
