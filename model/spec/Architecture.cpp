@@ -355,7 +355,8 @@ int64_t kvBytes(const ModelSpec& s, int64_t tokens, DType t)
     return total;
 }
 
-StateBytes stateBytesPerSequence(const ModelSpec& s, DType act, int64_t tp)
+StateBytes stateBytesPerSequence(const ModelSpec& s, DType act, int64_t tp,
+                                 int64_t speculativeTokens)
 {
     StateBytes b;
     tp = std::max<int64_t>(1, tp);
@@ -364,10 +365,12 @@ StateBytes stateBytesPerSequence(const ModelSpec& s, DType act, int64_t tp)
         DType recType = DType::F32;
         switch (l.mixer) {
         case Mixer::GatedDeltaNet: {
-            // vLLM gated_delta_net_state_shape: conv (K - 1, (2 x keys + values) / tp), temporal
-            // (value heads / tp, v dim, k dim).
+            // vLLM gated_delta_net_state_shape: conv (K - 1 + drafted tokens, (2 x keys +
+            // values) / tp), temporal (value heads / tp, v dim, k dim).
             const LinearAttentionSpec& g = s.linear;
-            conv = checkedMul(2 * g.keyWidth() + g.valueWidth(), g.convKernel - 1, "state") / tp;
+            conv = checkedMul(2 * g.keyWidth() + g.valueWidth(),
+                              g.convKernel - 1 + std::max<int64_t>(0, speculativeTokens), "state") /
+                   tp;
             rec = checkedMul(g.valueHeads / tp, g.valueHeadDim * g.keyHeadDim, "state");
             recType = g.stateDType;
             break;

@@ -110,14 +110,17 @@ int64_t kvBytes(const ModelSpec& spec, int64_t tokens, DType t);
 // convolution state (the last convKernel - 1 inputs, in the activation dtype) and its
 // recurrent state (in the config's state dtype, float32 for Qwen3.5 and Nemotron-H as vLLM
 // allocates them: MambaStateShapeCalculator, MambaStateDtypeCalculator), and DeepSeek-V4's
-// compressor states (float32). Per GPU of a TP group, whose heads split.
+// compressor states (float32). Per GPU of a TP group, whose heads split. Under speculative
+// decoding with k drafted tokens vLLM keeps k more columns of a GatedDeltaNet layer's
+// convolution state (gated_delta_net_state_shape's num_spec).
 struct StateBytes
 {
     int64_t conv = 0;
     int64_t recurrent = 0;
     int64_t total() const { return conv + recurrent; }
 };
-StateBytes stateBytesPerSequence(const ModelSpec& spec, DType activation, int64_t tp = 1);
+StateBytes stateBytesPerSequence(const ModelSpec& spec, DType activation, int64_t tp = 1,
+                                 int64_t speculativeTokens = 0);
 
 // How far information can travel through stacked sliding windows: window x layers
 // (Mistral 7B: 4,096 x 32 = 131,072).

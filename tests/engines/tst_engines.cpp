@@ -70,6 +70,8 @@ private slots:
     void layoutsEachEngineRefusesInItsWords();
     void dataParallelStepIsItsSlowestRank();
     void speculationDraftsWithItsOwnLayers();
+    void speculationWidensTheStateLayers();
+    void vllmMtpLogsOnTheirBudget();
     void disaggregatedPoolsEachAlone();
     void loraSlotsAndOffloadedWeights();
     void kvOffloadingTier();
@@ -2904,6 +2906,86 @@ void TestEngines::speculationDraftsWithItsOwnLayers()
     QCOMPARE(planCapacity(llama, l).value().kvBytesPerTokenPerGpu, int64_t(33 * 2 * 8 * 128 * 2));
     l.speculation = {"ngram", 4, 0.5};
     QCOMPARE(planCapacity(llama, l).value().kvBytesPerTokenPerGpu, int64_t(32 * 2 * 8 * 128 * 2));
+}
+
+// Issue 37: under speculative decoding vLLM keeps, for each GatedDeltaNet layer, k more
+// columns of the convolution state (gated_delta_net_state_shape's num_spec) and, for each state
+// group, k more blocks a request (MambaSpec.max_memory_usage_bytes: 1 + num_speculative_blocks
+// in "none" mode). Qwen3.5-9B, TP 1, bf16: a GDN page is 8,192 channels x (3 + k) x 2 B plus
+// 32 x 128 x 128 x 4 B of state, 2,146,304 B at k = 0 and 2,179,072 at k = 2; an attention
+// token 4 x 256 x 2 x 2 = 4,096 B, so the attention block is 16 x ceil(page / 65,536): 528,
+// 544 at k = 2 (the Qwen3.6 logs: 1,568 without MTP, 1,600 with). The MTP layer joins the 8
+// full-attention layers: groups of 9, the 24 GDN layers in 3 (3 padding layers). At 32,768
+// tokens a request holds ceil(32,768 / 544) = 61 attention blocks and 3 x (1 + 2) state
+// blocks, 70 in all, each 544 x 4,096 x 9 bytes.
+void TestEngines::speculationWidensTheStateLayers()
+{
+    const ModelSpec s = load("qwen3.5-9b");
+    DeploymentInputs in = on("H100", 32768);
+    in.engine = "vllm@0.25.0";
+    in.availableKvBytes = int64_t(40) << 30;
+    in.speculation = {"mtp", 2, 0};
+    const CapacityResult r = planCapacity(s, in).value();
+    QCOMPARE(r.attentionBlockSize, int64_t(544));
+    const int64_t blockBytes = 544LL * 4096 * 9;
+    QCOMPARE(r.kvBlocks, (int64_t(40) << 30) / blockBytes);
+    QVERIFY(std::fabs(r.maxConcurrency - double(r.kvBlocks) / 70.0) < 1e-9);
+    // Without the drafter: blocks of 528, groups of 8 (3 of GDN layers), 63 + 3 a request.
+    in.speculation = {};
+    const CapacityResult plain = planCapacity(s, in).value();
+    QCOMPARE(plain.attentionBlockSize, int64_t(528));
+    QCOMPARE(plain.kvBlocks, (int64_t(40) << 30) / (528LL * 4096 * 8));
+    QVERIFY(std::fabs(plain.maxConcurrency - double(plain.kvBlocks) / 66.0) < 1e-9);
+    // Before 0.10.2 the state kept no room for drafts: k = 2 paged as k = 0 but for the MTP
+    // layer's group member (9 a group).
+    in.speculation = {"mtp", 2, 0};
+    in.engine = "vllm@0.10.1";
+    const CapacityResult old = planCapacity(s, in).value();
+    QCOMPARE(old.attentionBlockSize, int64_t(528));
+}
+
+// Five public vLLM logs of Qwen3.6 with an MTP drafter (and one of the same flags without),
+// each planned from its own flags on the budget it printed (tests/data/vllm-mtp/logs.json): the
+// attention block and the KV tokens as logged. Without the drafts' room in the state layers
+// they came out 3.5-7.1% high.
+void TestEngines::vllmMtpLogsOnTheirBudget()
+{
+    QFile f(src("tests/data/vllm-mtp/logs.json"));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QJsonArray cases = QJsonDocument::fromJson(f.readAll()).object()["cases"].toArray();
+    QCOMPARE(cases.size(), 5);
+    for (const QJsonValue v : cases) {
+        const QJsonObject c = v.toObject();
+        const QString config = src("../shared/" + c["config"].toString());
+        if (!QFileInfo::exists(config))
+            QSKIP("../shared/configs-2026 is not here (a user's clone): CI checks these");
+        const auto spec = readModel(config.toStdString());
+        QVERIFY2(spec, spec ? "" : spec.error().c_str());
+        const QJsonObject logged = c["logged"].toObject();
+        DeploymentInputs in;
+        in.engine = "vllm@" + c["release"].toString().toStdString();
+        in.gpu = *builtinGpuCatalog().find("H100"); // the budget is the log's: no GPU enters
+        in.gpus = in.tp = c["tp"].toInt();
+        in.maxModelLen = c["context"].toInt();
+        in.kvDtype = *parseDType(c["kv_dtype"].toString().toStdString());
+        in.maxNumBatchedTokens = c["max_num_batched_tokens"].toInt();
+        in.maxNumSeqs = c["max_num_seqs"].toInt();
+        in.mambaCacheMode = c["mamba_cache_mode"].toString().toStdString();
+        if (const int k = c["speculative_tokens"].toInt())
+            in.speculation = {"mtp", k, 0};
+        in.availableKvBytes = int64_t(logged["available_kv_gib"].toDouble() * double(1LL << 30));
+        const auto r = planCapacity(*spec, in);
+        QVERIFY2(r, r ? "" : r.error().c_str());
+        const QString id = c["id"].toString();
+        QCOMPARE(r->attentionBlockSize, int64_t(logged["attention_block_size"].toInt()));
+        const double tokens = logged["kv_tokens"].toDouble();
+        // The budget is printed to 0.01 GiB: 0.1% of the smallest (2.04 GiB).
+        QVERIFY2(std::fabs(double(r->kvCacheTokens) / tokens - 1) < 1e-3,
+                 qPrintable(id + ": " + QString::number(r->kvCacheTokens) + " against " +
+                            QString::number(tokens)));
+        QVERIFY2(std::fabs(r->maxConcurrency - logged["max_concurrency"].toDouble()) < 0.01,
+                 qPrintable(id + ": " + QString::number(r->maxConcurrency)));
+    }
 }
 
 // The pools of a disaggregated deployment, each measured alone (SGLang's 96-H100 runs): a

@@ -260,7 +260,8 @@ int64_t KvPaging::blocksPerRequest(int64_t tokens) const
                 "KV bytes");
         return ceilDiv(bytes, uneven.front().blockBytes);
     }
-    // MambaSpec.max_memory_usage_bytes: "none" 1 block, "align" 2, "all" one per block.
+    // MambaSpec.max_memory_usage_bytes: "none" 1 block, "align" 2 (each + the drafted tokens),
+    // "all" one per block.
     const int64_t state = stateAll ? ceilDiv(tokens, blockSize) : stateBlocks;
     int64_t blocks = checkedMul(stateGroups, state, "blocks");
     if (!kinds.empty()) {
@@ -440,7 +441,10 @@ Expected<KvPaging> pageKvCache(const EngineProfile& engine, const ModelSpec& s,
     KvPaging k;
     const std::string mode =
         in.mambaCacheMode.empty() ? vllmDefaultMambaCacheMode(engine) : in.mambaCacheMode;
-    k.stateBlocks = mode == "align" ? 2 : 1;
+    // Drafted tokens a state layer keeps room for (0 before the release that does).
+    const int64_t drafted =
+        engine.speculativeStateBlocks ? std::max<int64_t>(0, in.speculativeTokens) : 0;
+    k.stateBlocks = (mode == "align" ? 2 : 1) + drafted;
     k.stateAll = mode == "all";
     k.blockSize = k.slidingBlockSize = in.blockSize;
     k.dcp = std::max<int64_t>(1, in.dcp);
@@ -527,8 +531,8 @@ Expected<KvPaging> pageKvCache(const EngineProfile& engine, const ModelSpec& s,
         k.slidingBlockSize = k.pageBytes / slidingBytes;
     if (state > 0 && engine.v1) {
         const int64_t stateLayers = std::max<int64_t>(1, s.stateLayerCount());
-        const int64_t statePage =
-            ceilDiv(stateBytesPerSequence(s, in.activationDtype, in.tp).total(), stateLayers);
+        const int64_t statePage = ceilDiv(
+            stateBytesPerSequence(s, in.activationDtype, in.tp, drafted).total(), stateLayers);
         if (widest > 0) {
             const int64_t align = std::max<int64_t>(16, in.blockSize);
             const int64_t block = align * ceilDiv(statePage, align * widest);
@@ -1038,6 +1042,7 @@ Expected<CapacityResult> vllmRoofline(const ModelSpec& s, const DeploymentInputs
         pin.availableBytes = r.memory.kvBudget;
         pin.mambaCacheMode = in.mambaCacheMode;
         pin.draftLayers = drafter->kvLayers;
+        pin.speculativeTokens = in.speculation.enabled() ? in.speculation.tokens : 0;
         const auto paged = pageKvCache(engine, s, pin);
         if (!paged)
             return Error{where + paged.error(), "engine"};

@@ -72,9 +72,14 @@ struct EngineProfile
     bool tier160 = false;               // 0.28 (#51726): >= 160 GiB: 16384 batched for serve too
     bool oneLogLine = false;            // 0.28 (#50462): tokens and concurrency on one line
     bool decodeContextParallel = false; // 0.10.2 (#23734): --decode-context-parallel-size
-    bool mambaCacheModes = false;       // ~0.15 (#30877): --mamba-cache-mode none|align|all
-    bool hybridPrefixCaching = false;   // 0.28 (#50991): prefix caching on for hybrid models,
-                                        // so state layers default to "align" (2 blocks a request)
+    // 0.10.2 (Qwen3-Next, the first GatedDeltaNet layers, with their MTP; the first release
+    // inferred): under speculative decoding a state layer holds 1 + k blocks a request ("align"
+    // 2 + k; MambaSpec.max_memory_usage_bytes, num_speculative_blocks) and a GatedDeltaNet
+    // layer's convolution state k more columns (gated_delta_net_state_shape's num_spec).
+    bool speculativeStateBlocks = false;
+    bool mambaCacheModes = false;     // ~0.15 (#30877): --mamba-cache-mode none|align|all
+    bool hybridPrefixCaching = false; // 0.28 (#50991): prefix caching on for hybrid models,
+                                      // so state layers default to "align" (2 blocks a request)
     std::string note;
 };
 
@@ -190,6 +195,9 @@ struct KvPagingInputs
     // A drafter's attention layers (speculative decoding), paged with the last stage's as
     // vLLM registers them in the same KV cache (one full-attention group).
     std::vector<LayerSpec> draftLayers;
+    // Its drafted tokens a step: where the release does (speculativeStateBlocks), a state layer
+    // keeps that many more blocks a request and a GatedDeltaNet state that many more columns.
+    int64_t speculativeTokens = 0;
 };
 
 // The mamba_cache_mode a release runs state layers in when the user names none: "none" (one

@@ -82,8 +82,14 @@ const std::vector<EngineProfile>& engineProfiles()
             [](EngineProfile& e) { e.hybridKvManager = true; });
         row("0.10.0", "MLA on Blackwell runs CUTLASS MLA with 128-token blocks (#20769)",
             [](EngineProfile& e) { e.mlaBlocks = M::CutlassBlackwell; });
-        row("0.10.2", "decode context parallelism: the KV tokens times dcp (#23734)",
-            [](EngineProfile& e) { e.decodeContextParallel = true; });
+        row("0.10.2",
+            "decode context parallelism: the KV tokens times dcp (#23734); under speculative "
+            "decoding a state layer holds 1 + k blocks a request and a GatedDeltaNet state k "
+            "more convolution columns (MambaSpec.num_speculative_blocks, Qwen3-Next's MTP)",
+            [](EngineProfile& e) {
+                e.decodeContextParallel = true;
+                e.speculativeStateBlocks = true;
+            });
         row("0.11.0",
             "V0 removed; --kv-cache-memory-bytes (#21489); NCCL initialised before the "
             "memory snapshot, so its buffers are no longer non-KV memory (#25359); under "
