@@ -3,6 +3,7 @@
 #include "base/EmbeddedResources.h"
 #include "base/Units.h"
 #include "engines/ServingEngine.h"
+#include "serve/StepTime.h"
 
 #include <nlohmann/json.hpp>
 
@@ -75,6 +76,14 @@ std::string percent(double fraction)
     return formatFixed(100 * fraction, fraction < 0.1 ? 1 : 0) + "%";
 }
 
+// A generation without fitted efficiencies is timed with Hopper's (StepTime.h), and says so.
+std::string borrowedText(const std::string& arch)
+{
+    return efficienciesBorrowed(arch)
+               ? "timed with Hopper's efficiencies: none are fitted for " + archName(arch)
+               : std::string();
+}
+
 } // namespace
 
 LatencyErrorBands latencyErrorBands(const std::string& engine, const GpuSpec& gpu)
@@ -99,6 +108,10 @@ nlohmann::ordered_json errorBandsJson(const LatencyErrorBands& b)
     nlohmann::ordered_json j;
     j["engine"] = b.engine;
     j["gpu_arch"] = b.arch;
+    if (efficienciesBorrowed(b.arch))
+        j["efficiencies_borrowed_from"] = "hopper";
+    else
+        j["efficiencies_borrowed_from"] = nullptr;
     for (const auto& [name, band] : {std::pair{"ttft", &b.ttft}, std::pair{"tpot", &b.tpot},
                                      std::pair{"throughput", &b.throughput}}) {
         if (!*band) {
@@ -139,10 +152,17 @@ std::string planErrorBandsText(const std::string& engine, const std::vector<std:
     }
     if (seen.empty())
         return {};
+    std::string borrowed;
+    for (const std::string& arch : seen)
+        if (efficienciesBorrowed(arch))
+            borrowed += (borrowed.empty() ? "" : ", ") + archName(arch);
+    if (!borrowed.empty())
+        borrowed = "; timed with Hopper's efficiencies: none are fitted for " + borrowed;
     if (measured.empty())
-        return "No published " + family + " row checks these TTFTs and TPOTs: unchecked estimates";
+        return "No published " + family + " row checks these TTFTs and TPOTs: unchecked estimates" +
+               borrowed;
     return "Error against published " + family + " rows, median |error|: " + measured +
-           (unmeasured.empty() ? "" : "; none on " + unmeasured);
+           (unmeasured.empty() ? "" : "; none on " + unmeasured) + borrowed;
 }
 
 std::string planErrorBandsText(const std::vector<PlanRow>& rows)
@@ -162,9 +182,11 @@ std::string errorBandText(const LatencyErrorBands& b, bool calibrated)
     // A figure timed with a calibration: the bands are the model's before it.
     const std::string after = calibrated ? " (before calibration)" : "";
     const std::string pair = engineName(b.engine) + " rows on " + archName(b.arch);
+    const std::string borrowed = borrowedText(b.arch);
     if (!b.measured())
         return "No published " + engineName(b.engine) + " row on " + archName(b.arch) +
-               " checks these figures: an unchecked estimate" + after;
+               " checks these figures: an unchecked estimate" + after +
+               (borrowed.empty() ? "" : "; " + borrowed);
     std::string text = "Error against published " + pair + ": ";
     std::string missing;
     bool first = true;
@@ -181,7 +203,7 @@ std::string errorBandText(const LatencyErrorBands& b, bool calibrated)
     }
     if (!missing.empty())
         text += "; none measures " + missing;
-    return text + after;
+    return text + after + (borrowed.empty() ? "" : "; " + borrowed);
 }
 
 } // namespace attnplan

@@ -80,10 +80,11 @@ double gemmFlopsPerSecond(const GpuSpec& gpu, DType weights, const Efficiencies&
 {
     const LatencyConstants& k = latencyConstants();
     const bool blackwell = isBlackwell(gpu);
-    const double fraction = gpu.arch == "ampere" ? k.gemmAmpere
-                            : gpu.arch == "ada"  ? k.gemmAda
-                            : blackwell          ? k.gemmBlackwell
-                                                 : k.gemmHopper;
+    const EfficiencyGeneration g = efficiencyGeneration(gpu.arch);
+    const double fraction = g == EfficiencyGeneration::Ampere      ? k.gemmAmpere
+                            : g == EfficiencyGeneration::Ada       ? k.gemmAda
+                            : g == EfficiencyGeneration::Blackwell ? k.gemmBlackwell
+                                                                   : k.gemmHopper;
     // Four-bit weights run on four-bit tensor cores only as fp4 on Blackwell (NVFP4/MXFP4
     // GEMMs). int4 (AWQ, GPTQ) is weight-only: Marlin and Machete dequantize to 16 bits and
     // multiply at the bf16 rate, and so does fp4 on GPUs without fp4 tensor cores (FP4 Marlin);
@@ -99,13 +100,30 @@ double gemmFlopsPerSecond(const GpuSpec& gpu, DType weights, const Efficiencies&
     return peak * std::min(1.0, reached);
 }
 
+EfficiencyGeneration efficiencyGeneration(const std::string& arch)
+{
+    if (arch == "ampere")
+        return EfficiencyGeneration::Ampere;
+    if (arch == "ada")
+        return EfficiencyGeneration::Ada;
+    if (arch.rfind("blackwell", 0) == 0)
+        return EfficiencyGeneration::Blackwell;
+    return EfficiencyGeneration::Hopper;
+}
+
+bool efficienciesBorrowed(const std::string& arch)
+{
+    return efficiencyGeneration(arch) == EfficiencyGeneration::Hopper && arch != "hopper";
+}
+
 double decodeBytesPerSecond(const GpuSpec& gpu, const Efficiencies& eff)
 {
     const LatencyConstants& k = latencyConstants();
-    const double fraction = gpu.arch == "ampere" ? k.bwAmpere
-                            : gpu.arch == "ada"  ? k.bwAda
-                            : isBlackwell(gpu)   ? k.bwBlackwell
-                                                 : k.bwHopper;
+    const EfficiencyGeneration g = efficiencyGeneration(gpu.arch);
+    const double fraction = g == EfficiencyGeneration::Ampere      ? k.bwAmpere
+                            : g == EfficiencyGeneration::Ada       ? k.bwAda
+                            : g == EfficiencyGeneration::Blackwell ? k.bwBlackwell
+                                                                   : k.bwHopper;
     return gpu.bandwidthBytesPerSecond * std::min(1.0, fraction * memoryScale(eff));
 }
 
@@ -196,10 +214,20 @@ StepModel::StepModel(const ModelSpec& s, const DeploymentInputs& in)
         }
     }
     if (f.experts > 0 && in.engine.rfind("llama.cpp", 0) != 0)
-        f.moeFloor = in.gpu.arch == "ampere" ? k.moeFloorAmpere
-                     : in.gpu.arch == "ada"  ? k.moeFloorAda
-                     : isBlackwell(in.gpu)   ? k.moeFloorBlackwell
-                                             : k.moeFloorHopper;
+        switch (efficiencyGeneration(in.gpu.arch)) {
+        case EfficiencyGeneration::Ampere:
+            f.moeFloor = k.moeFloorAmpere;
+            break;
+        case EfficiencyGeneration::Ada:
+            f.moeFloor = k.moeFloorAda;
+            break;
+        case EfficiencyGeneration::Blackwell:
+            f.moeFloor = k.moeFloorBlackwell;
+            break;
+        case EfficiencyGeneration::Hopper:
+            f.moeFloor = k.moeFloorHopper;
+            break;
+        }
     f.gemmRate = gemmFlopsPerSecond(in.gpu, loaded.weightDtype, in.efficiency);
     f.attnRate =
         in.gpu.bf16Tflops * 1e12 * std::min(1.0, k.attention * computeScale(in.efficiency));

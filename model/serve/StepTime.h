@@ -89,6 +89,18 @@ double allReduceSeconds(double bytes, int64_t tp, double alpha, double linkBytes
 // Blackwell), times the generation's fraction, the low-precision factor and the scenario's
 // scale. The one low-precision rule.
 double gemmFlopsPerSecond(const GpuSpec& gpu, DType weights, const Efficiencies& eff);
+// The GPU generation whose fitted fractions (and MoE floor) time a GPU of this arch: its own
+// for "ampere", "ada", "hopper" and the Blackwells; every other arch (AMD CDNA, Volta, Turing,
+// Apple) borrows Hopper's, which the output says (efficiencyNote).
+enum class EfficiencyGeneration
+{
+    Ampere,
+    Ada,
+    Hopper,
+    Blackwell
+};
+EfficiencyGeneration efficiencyGeneration(const std::string& arch);
+bool efficienciesBorrowed(const std::string& arch);
 // The bandwidth decode reaches on the GPU, bytes/s.
 double decodeBytesPerSecond(const GpuSpec& gpu, const Efficiencies& eff);
 

@@ -391,7 +391,16 @@ void TestEngines::errorBandsAreThePublishedRows()
     QCOMPARE(errorBandText(b),
              std::string("Error against published vLLM rows on AMD CDNA3: TPOT "
                          "median |error| 66%, 80% within 76% (3 rows); throughput median |error| "
-                         "5.0%, 80% within 5.0% (1 row); none measures TTFT"));
+                         "5.0%, 80% within 5.0% (1 row); none measures TTFT; timed with Hopper's "
+                         "efficiencies: none are fitted for AMD CDNA3"));
+    // A generation with fractions of its own says nothing of borrowing; Hopper is its own.
+    QVERIFY(!efficienciesBorrowed("hopper") && !efficienciesBorrowed("blackwell-consumer") &&
+            !efficienciesBorrowed("ada") && efficienciesBorrowed("cdna4") &&
+            efficienciesBorrowed("volta"));
+    QVERIFY2(planErrorBandsText("vllm", {"cdna3", "hopper", "cdna4"})
+                     .find("; timed with Hopper's efficiencies: none are fitted for AMD CDNA3, "
+                           "AMD CDNA4") != std::string::npos,
+             planErrorBandsText("vllm", {"cdna3", "hopper", "cdna4"}).c_str());
     // Plans over several GPUs: each architecture once, its measured figures, then the rest.
     const std::string plans = planErrorBandsText("trtllm@1.2", {"hopper", "ada", "hopper"});
     QVERIFY2(plans.rfind("Error against published TensorRT-LLM rows, median |error|: Hopper TTFT ",
@@ -407,7 +416,8 @@ void TestEngines::errorBandsAreThePublishedRows()
              std::string("No published SGLang row on Ada checks these figures: an unchecked "
                          "estimate"));
     QCOMPARE(errorBandsJson(b).dump(),
-             std::string("{\"engine\":\"vllm\",\"gpu_arch\":\"cdna3\",\"ttft\":null,\"tpot\":"
+             std::string("{\"engine\":\"vllm\",\"gpu_arch\":\"cdna3\","
+                         "\"efficiencies_borrowed_from\":\"hopper\",\"ttft\":null,\"tpot\":"
                          "{\"rows\":3,\"median_abs_error\":0.665,\"p80_abs_error\":0.762},"
                          "\"throughput\":{\"rows\":1,\"median_abs_error\":0.05,"
                          "\"p80_abs_error\":0.05}}"));
