@@ -209,8 +209,10 @@ StepModel::StepModel(const ModelSpec& s, const DeploymentInputs& in)
         if (auto d = drafterOf(s, in)) {
             f.drafterBytes = double(d->weightBytesPerGpu);
             f.drafterLayers = double(d->kvLayers.size());
-            for (const LayerSpec& l : d->kvLayers)
+            for (const LayerSpec& l : d->kvLayers) {
                 f.drafterKvPerToken += double(kvBytesPerTokenOfLayer(s, l, in.kvDtype, f.tp));
+                f.drafterMoeLayers += l.hasExperts() ? 1 : 0;
+            }
         }
     }
     if (f.experts > 0 && in.engine.rfind("llama.cpp", 0) != 0)
@@ -327,7 +329,8 @@ StepTime StepModel::step(double dec, double ctxDec, double pre, double ctxPre) c
     if (dec > 0 && f.drafted > 0 && f.drafterLayers > 0) {
         t.memorySeconds +=
             f.drafted * (f.drafterBytes + dec * f.drafterKvPerToken * ctxDec) / f.bandwidth;
-        t.fixedSeconds += f.drafted * f.drafterLayers * k.layerSeconds;
+        t.fixedSeconds +=
+            f.drafted * (f.drafterLayers * k.layerSeconds + f.drafterMoeLayers * f.moeFloor);
     }
     if (pre > 0)
         t.computeSeconds += pre * attendedTokens(ctxPre) * f.attnPrefill * headShare / f.attnRate;

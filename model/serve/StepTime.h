@@ -144,7 +144,7 @@ struct StepFacts
     // rate, and the micro-batch a prompt runs in.
     double hostExpertLayers = 0, hostBandwidth = 0, ubatch = 512;
     double expertWeightBytes = 0; // a routed expert parameter's bytes (weightBytes, or the GGUF's)
-    double drafterBytes = 0, drafterKvPerToken = 0, drafterLayers = 0;
+    double drafterBytes = 0, drafterKvPerToken = 0, drafterLayers = 0, drafterMoeLayers = 0;
     double stepSeconds = 0; // the fixed time of a step: the constant, or the calibration's
 };
 

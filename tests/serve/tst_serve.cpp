@@ -471,7 +471,8 @@ void TestServe::moeDecodeReadsOnlyTouchedExperts()
 
 // Issue 38: a MoE layer's fused kernels have a floor however few tokens they carry. DeepSeek-V3
 // has 58 MoE layers; under vLLM, SGLang and TensorRT-LLM each costs the generation's floor (H200:
-// 40 us, B200: 29 us) on top of its reads, in a stage's share under PP; llama.cpp none.
+// 40 us, B200: 29 us) on top of its reads, in a stage's share under PP, and an MTP module's MoE
+// layer on each drafting pass; llama.cpp none.
 // Against the measurement it was fitted beside: AI Configurator's H200 table (vLLM 0.24.0,
 // ai-dynamo/aiconfigurator @ 095f58a5, systems/data/h200_sxm/moe/vllm/0.24.0/moe_perf.parquet,
 // fp8_block, hidden 7,168, inter 2,048, 256 experts, top 8, MoE TP 8, "balanced") times one layer
@@ -496,6 +497,14 @@ void TestServe::moeLayersHaveTheirKernelsFloor()
             QCOMPARE(v.fixedSeconds - l.fixedSeconds, 58 * floor);
             QCOMPARE(v.memorySeconds, l.memorySeconds);
         }
+        // An MTP module's MoE layer pays it on each of its passes: 2 drafted, 2 more floors.
+        in.gpus = 8;
+        in.speculation = {"mtp", 2, 0};
+        in.engine = "vllm";
+        const StepTime v = StepModel(s, in).step(4, 1000, 0, 0);
+        in.engine = "llama.cpp";
+        const StepTime l = StepModel(s, in).step(4, 1000, 0, 0);
+        QVERIFY(std::fabs(v.fixedSeconds - l.fixedSeconds - (58 + 2) * floor) < 1e-12);
     }
     DeploymentInputs in = on("H200", 4096);
     const double touched = expectedDistinctExperts(256, 8, 4);
