@@ -681,6 +681,14 @@ int runLatency(const std::vector<std::string>& argv)
         j["kv_budget_bytes"] = q.kvBudgetBytes;
         j["weight_dtype"] = dtypeName(in.weightDtype);
         j["kv_dtype"] = dtypeName(in.kvDtype);
+        // The drafter the TPOT assumes, as capacity --json gives it.
+        const bool drafts = in.speculation.enabled();
+        j["speculative_method"] =
+            drafts ? nlohmann::ordered_json(in.speculation.method) : nlohmann::ordered_json();
+        j["num_speculative_tokens"] = drafts ? in.speculation.tokens : 0;
+        j["acceptance_rate"] = drafts ? nlohmann::ordered_json(acceptanceRate(in.speculation))
+                                      : nlohmann::ordered_json();
+        j["tokens_per_step"] = drafts ? tokensPerStep(in.speculation) : 1.0;
         j["input_tokens"] = q.inputTokens;
         j["output_tokens"] = q.outputTokens;
         j["load"] = loadKindName(q.load.kind);

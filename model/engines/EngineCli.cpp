@@ -389,6 +389,9 @@ Expected<EngineAnswer> upFrontCapacity(const FlagReader& a, const ModelSpec& s,
         if (gpuMemory)
             j["fits_gpu"] = p.vramBytes <= p.vramLimit(*gpuMemory);
         j["llama_server_command"] = p.command;
+        // The VRAM above is weights, KV and state: the compute buffers (docs/research/
+        // llamacpp-compute-buffers.md) are not modelled yet, and the JSON says so.
+        j["vram_counts_compute_buffers"] = false;
         j["warnings"] = p.warnings;
         answer.json = j.dump(2) + "\n";
     }
@@ -401,7 +404,8 @@ Expected<EngineAnswer> upFrontCapacity(const FlagReader& a, const ModelSpec& s,
         << "  KV cache " << formatBytes(double(p.kvBytes)) << " (K "
         << formatBytes(double(p.kvBytesK)) << ", V " << formatBytes(double(p.kvBytesV)) << ")\n"
         << "  " << p.gpuLayers << " layers offloaded: VRAM " << formatBytes(double(p.vramBytes))
-        << ", RAM " << formatBytes(double(p.ramBytes)) << "\n"
+        << ", RAM " << formatBytes(double(p.ramBytes))
+        << " (weights, KV and state; llama-server's compute buffers come on top, not counted)\n"
         << "  " << p.command << "\n";
     // The -ngl that fits, named (a twenty-sixth review guessed values one at a time).
     auto fittingNgl = [&](int64_t limit) {

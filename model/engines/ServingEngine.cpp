@@ -394,7 +394,8 @@ EngineMemory llamaServerMemory(const LlamaServerPlan& p, const GpuSpec& gpu, int
     e.parts.push_back({"Weights", p.vramBytes - p.vramKvBytes - p.vramStateBytes,
                        "the weights of the " + std::to_string(onGpu) + " of " +
                            std::to_string(layers) + " layers offloaded (-ngl)" +
-                           (p.outputOnGpu ? ", and the output layer" : "")});
+                           (p.outputOnGpu ? ", and the output layer" : "") +
+                           "; llama-server's compute buffers come on top, not counted"});
     e.parts.push_back({"KV cache", p.vramKvBytes,
                        "the offloaded layers' KV cells (-c, --cache-type-k/-v), allocated at "
                        "start"});
@@ -614,6 +615,16 @@ Expected<EngineLatency> latencyUnderEngine(const ModelSpec& s, const DeploymentI
     const auto engine = findServingEngine(in.engine);
     if (std::string why = requestPastContext(in, load.inputTokens, load.outputTokens); !why.empty())
         return Error{"latency: " + why, "input_tokens"};
+    // llama-server splits a model by layer over its GPUs (-sm layer): no tensor, data or expert
+    // parallelism to time (a review's --tp 8 timed it 27% faster than vLLM on the same GPUs).
+    if (engine && engine->kind == EngineKind::LlamaCpp)
+        for (const auto& [field, n] :
+             {std::pair{"tp", in.tp}, std::pair{"dp", in.dp}, std::pair{"ep", in.ep}})
+            if (n > 1)
+                return Error{"llama.cpp: llama-server has no " + std::string(field) + " " +
+                                 std::to_string(n) +
+                                 " (it splits a model by layer over its GPUs, -sm layer)",
+                             field};
     DeploymentInputs at = in;
     const bool pages = engine && engine->sizesDeployment && in.maxModelLen > 0;
     // llama.cpp's --n-cpu-moe N, --cpu-moe, -ot ...=CPU: the MoE layers that keep their
@@ -672,6 +683,24 @@ Expected<EngineLatency> latencyUnderEngine(const ModelSpec& s, const DeploymentI
                 "too fast: " + std::to_string(onCpu) + " layers on the CPU timed as on the GPU";
         }
     }
+    // What the figures assume and no published row checks: the drafts' acceptance, and (on
+    // llama.cpp) MoE layers without the fused-kernel floor the other engines are timed with.
+    if (in.speculation.enabled())
+        e.result.notes.push_back(
+            "speculative decoding: " + in.speculation.method + ", " +
+            std::to_string(in.speculation.tokens) + " drafted tokens a step, acceptance " +
+            formatFixed(acceptanceRate(in.speculation), 2) +
+            (in.speculation.acceptance > 0 ? " (given)" : " (the method's cited default)") + ": " +
+            formatFixed(tokensPerStep(in.speculation), 2) +
+            " tokens a step; no published row with a drafter checks it");
+    if (engine && engine->kind == EngineKind::LlamaCpp && s.isMoe() &&
+        at.host.expertLayers < int64_t(std::count_if(
+                                   s.layers.begin(), s.layers.end(),
+                                   [](const LayerSpec& l) { return l.hasExperts(); })))
+        e.result.notes.push_back(
+            "MoE layers on the GPU timed without the fused-kernel floor vLLM, SGLang and "
+            "TensorRT-LLM are timed with (no measured table of llama.cpp's mul_mat_id): likely "
+            "optimistic at small batch");
     if (engine && engine->kind == EngineKind::Trtllm)
         if (const std::string kv = trtllmModelOptKvNote(s, in); !kv.empty())
             e.result.notes.push_back("fp8 weights of a ModelOpt checkpoint: " + kv);

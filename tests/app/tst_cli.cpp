@@ -130,6 +130,7 @@ private slots:
     void typosInPromptLayoutsAreErrors();
     void reportRefusesAnUnknownPrice();
     void hostSideFlags();
+    void latencySaysWhatItAssumes();
     void kvOffloadingRoundTrip();
     void pricesCheckRefusesAnUnusableFile();
     void releaseTypedAsXYRunsXY0();
@@ -1904,6 +1905,56 @@ void TestCli::typosInPromptLayoutsAreErrors()
 // side needs more (gpt-oss-120b with every layer's experts in RAM: about 60 GiB); --cpu and
 // --host-bandwidth set the rate latency times those experts at, and say which was used; on an
 // engine that keeps nothing in host memory they are refused by name.
+// A review of this stop's changes: latency under llama.cpp took --tp 8 and timed a tensor-parallel
+// llama-server faster than vLLM; a drafter's TPOT said nothing of the drafter or its assumed
+// acceptance; llama.cpp's MoE layers, timed without the fused-kernel floor, said nothing of it.
+void TestCli::latencySaysWhatItAssumes()
+{
+    const QStringList load = {"--input-tokens", "1000", "--output-tokens", "500",
+                              "--concurrent",   "1"};
+    Run r = cli(QStringList{"latency", "deepseek-v3", "--gpu", "H200", "--gpus", "8", "--tp", "8",
+                            "--engine", "llama.cpp"} +
+                load);
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("--tp: llama.cpp: llama-server has no tp 8"), r.err.constData());
+    // MTP 3 at MTP's cited 0.85: 1 + 0.85 + 0.85^2 + 0.85^3 = 3.186 tokens a step.
+    const QStringList mtp = {"deepseek-v3",
+                             "--gpu",
+                             "H200",
+                             "--gpus",
+                             "8",
+                             "--tp",
+                             "8",
+                             "--context",
+                             "8192",
+                             "--speculative-method",
+                             "mtp",
+                             "--num-speculative-tokens",
+                             "3"};
+    r = cli(QStringList{"latency"} + mtp + load);
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.contains("note: speculative decoding: mtp, 3 drafted tokens a step, "
+                            "acceptance 0.85 (the method's cited default): 3.19 tokens a step"),
+             r.out.constData());
+    const QJsonObject j = json(cli(QStringList{"latency"} + mtp + load + QStringList{"--json"}));
+    QCOMPARE(j["speculative_method"].toString(), QStringLiteral("mtp"));
+    QCOMPARE(j["num_speculative_tokens"].toInt(), 3);
+    QVERIFY(std::fabs(j["tokens_per_step"].toDouble() - (1 - std::pow(0.85, 4)) / 0.15) < 1e-12);
+    QVERIFY(std::fabs(j["acceptance_rate"].toDouble() - 0.85) < 1e-12);
+    // llama.cpp's GPU MoE layers say they are timed without the floor; a dense model does not.
+    const QByteArray floorNote = "timed without the fused-kernel floor";
+    r = cli(QStringList{"latency", "qwen3-30b-a3b", "--gpu", "H100", "--engine", "llama.cpp",
+                        "--context", "8192"} +
+            load);
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.contains(floorNote), r.out.constData());
+    r = cli(QStringList{"latency", "llama-3.1-8b", "--gpu", "H100", "--engine", "llama.cpp",
+                        "--context", "8192"} +
+            load);
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(!r.out.contains(floorNote), r.out.constData());
+}
+
 void TestCli::hostSideFlags()
 {
     const QStringList base = {"gpt-oss-120b", "--engine", "llama.cpp",   "--gpu", "RTX 4090",
@@ -1913,6 +1964,15 @@ void TestCli::hostSideFlags()
     QVERIFY2(r.err.contains("exceeds --host-memory"), r.err.constData());
     r = cli(QStringList{"capacity"} + base + QStringList{"--host-memory", "128000000000"});
     QCOMPARE(r.exitCode, 0);
+    // The VRAM figure says what it leaves out (llama-server's compute buffers), text and JSON.
+    QVERIFY2(r.out.contains("(weights, KV and state; llama-server's compute buffers come on top, "
+                            "not counted)"),
+             r.out.constData());
+    const Run counted = cli(QStringList{"capacity"} + base +
+                            QStringList{"--host-memory", "128000000000", "--json"});
+    QVERIFY(QJsonDocument::fromJson(counted.out).object().contains("vram_counts_compute_buffers"));
+    QCOMPARE(QJsonDocument::fromJson(counted.out).object().value("vram_counts_compute_buffers"),
+             QJsonValue(false));
     const QStringList load = {"--input-tokens", "512", "--output-tokens", "128", "--batch", "1"};
     const Run slow = cli(QStringList{"latency"} + base + load + QStringList{"--cpu", "5950X"});
     const Run fast =
