@@ -254,6 +254,9 @@ ojson costObject(const PromptLayout& layout, const PriceSheet& price, const Prom
 
 ojson planRowObject(const PlanRow& p)
 {
+    // An infeasible row has no layout, latency or band: nulls, not zeros a script would sort
+    // first (a review's P2).
+    const auto when = [&p](ojson v) { return p.feasible ? v : ojson(nullptr); };
     return {{"gpu", p.gpu},
             {"feasible", p.feasible},
             {"total_gpus", p.totalGpus},
@@ -262,13 +265,13 @@ ojson planRowObject(const PlanRow& p)
             {"pp", p.pp},
             {"dp", p.dp},
             {"ep", p.ep},
-            {"layout", planLayoutText(p)},
+            {"layout", when(planLayoutText(p))},
             {"conversations_per_replica", p.conversationsPerReplica},
-            {"ttft_seconds", p.ttftSeconds},
-            {"tpot_seconds", p.tpotSeconds},
-            {"output_tokens_per_second_per_gpu", p.outputTokensPerSecondPerGpu},
+            {"ttft_seconds", when(p.ttftSeconds)},
+            {"tpot_seconds", when(p.tpotSeconds)},
+            {"output_tokens_per_second_per_gpu", when(p.outputTokensPerSecondPerGpu)},
             {"dollars_per_hour", p.dollarsPerHour ? ojson(*p.dollarsPerHour) : ojson(nullptr)},
-            {"error_band", errorBandsJson(latencyErrorBands(p.engine, p.arch))},
+            {"error_band", when(errorBandsJson(latencyErrorBands(p.engine, p.arch)))},
             {"reason", p.reason},
             {"launch_command", p.launchCommand},
             {"vllm_command", p.launchCommand}, // its name before plans ran other engines

@@ -1953,6 +1953,20 @@ void TestCli::latencySaysWhatItAssumes()
             load);
     QCOMPARE(r.exitCode, 0);
     QVERIFY2(!r.out.contains(floorNote), r.out.constData());
+    // A plan row that cannot run has no layout, latency or band: nulls, not zeros.
+    const QJsonObject plans =
+        json(cli({"plan", "qwen3-8b", "--concurrent", "4", "--context", "8192", "--json"}));
+    int infeasible = 0;
+    for (const QJsonValue v : plans["plans"].toArray()) {
+        const QJsonObject row = v.toObject();
+        if (row["feasible"].toBool())
+            continue;
+        ++infeasible;
+        for (const char* key : {"layout", "ttft_seconds", "tpot_seconds", "error_band",
+                                "output_tokens_per_second_per_gpu"})
+            QVERIFY2(row[key].isNull(), qPrintable(row["gpu"].toString() + " " + key));
+    }
+    QVERIFY(infeasible > 0);
 }
 
 void TestCli::hostSideFlags()
