@@ -76,12 +76,18 @@ std::string percent(double fraction)
     return formatFixed(100 * fraction, fraction < 0.1 ? 1 : 0) + "%";
 }
 
-// A generation without fitted efficiencies is timed with Hopper's (StepTime.h), and says so.
+// A generation without fitted efficiencies is timed with another's (StepTime.h), and says so.
+std::string borrowedFromName(const std::string& from)
+{
+    return from == "hopper" ? "Hopper's" : from == "blackwell" ? "Blackwell's (B200's)" : from;
+}
+
 std::string borrowedText(const std::string& arch)
 {
-    return efficienciesBorrowed(arch)
-               ? "timed with Hopper's efficiencies: none are fitted for " + archName(arch)
-               : std::string();
+    const std::string from = efficienciesBorrowedFrom(arch);
+    return from.empty() ? std::string()
+                        : "timed with " + borrowedFromName(from) +
+                              " efficiencies: none are fitted for " + archName(arch);
 }
 
 } // namespace
@@ -108,8 +114,8 @@ nlohmann::ordered_json errorBandsJson(const LatencyErrorBands& b)
     nlohmann::ordered_json j;
     j["engine"] = b.engine;
     j["gpu_arch"] = b.arch;
-    if (efficienciesBorrowed(b.arch))
-        j["efficiencies_borrowed_from"] = "hopper";
+    if (const std::string from = efficienciesBorrowedFrom(b.arch); !from.empty())
+        j["efficiencies_borrowed_from"] = from;
     else
         j["efficiencies_borrowed_from"] = nullptr;
     for (const auto& [name, band] : {std::pair{"ttft", &b.ttft}, std::pair{"tpot", &b.tpot},
@@ -152,12 +158,17 @@ std::string planErrorBandsText(const std::string& engine, const std::vector<std:
     }
     if (seen.empty())
         return {};
+    // Each generation lent from once, with the archs that borrow it.
     std::string borrowed;
-    for (const std::string& arch : seen)
-        if (efficienciesBorrowed(arch))
-            borrowed += (borrowed.empty() ? "" : ", ") + archName(arch);
-    if (!borrowed.empty())
-        borrowed = "; timed with Hopper's efficiencies: none are fitted for " + borrowed;
+    for (const char* from : {"hopper", "blackwell"}) {
+        std::string archs;
+        for (const std::string& arch : seen)
+            if (efficienciesBorrowedFrom(arch) == from)
+                archs += (archs.empty() ? "" : ", ") + archName(arch);
+        if (!archs.empty())
+            borrowed += "; timed with " + borrowedFromName(from) +
+                        " efficiencies: none are fitted for " + archs;
+    }
     if (measured.empty())
         return "No published " + family + " row checks these TTFTs and TPOTs: unchecked estimates" +
                borrowed;

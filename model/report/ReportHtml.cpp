@@ -1,6 +1,7 @@
 #include "report/Report.h"
 
 #include "base/Units.h"
+#include "engines/ErrorBands.h"
 #include "engines/ServingEngine.h"
 
 #include <algorithm>
@@ -384,6 +385,9 @@ std::string reportHtml(const Report& r)
           << "</p>\n"
           << table({"GPU", "layout", "GPUs", "conversations", "$/hour", "TTFT", "TPOT", "command"},
                    rows);
+        // How far these latencies may be off, as plan and the Plans tab close (a review's P2).
+        if (const std::string bands = planErrorBandsText(r.plan); !bands.empty())
+            h << "<p class=\"note\">" << escape(bands) << "</p>\n";
     }
 
     if (r.samplePrompt) {

@@ -111,9 +111,16 @@ EfficiencyGeneration efficiencyGeneration(const std::string& arch)
     return EfficiencyGeneration::Hopper;
 }
 
-bool efficienciesBorrowed(const std::string& arch)
+std::string efficienciesBorrowedFrom(const std::string& arch)
 {
-    return efficiencyGeneration(arch) == EfficiencyGeneration::Hopper && arch != "hopper";
+    switch (efficiencyGeneration(arch)) {
+    case EfficiencyGeneration::Hopper:
+        return arch == "hopper" ? std::string() : std::string("hopper");
+    case EfficiencyGeneration::Blackwell:
+        return arch == "blackwell" ? std::string() : std::string("blackwell");
+    default:
+        return {};
+    }
 }
 
 double decodeBytesPerSecond(const GpuSpec& gpu, const Efficiencies& eff)

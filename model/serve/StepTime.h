@@ -90,8 +90,9 @@ double allReduceSeconds(double bytes, int64_t tp, double alpha, double linkBytes
 // scale. The one low-precision rule.
 double gemmFlopsPerSecond(const GpuSpec& gpu, DType weights, const Efficiencies& eff);
 // The GPU generation whose fitted fractions (and MoE floor) time a GPU of this arch: its own
-// for "ampere", "ada", "hopper" and the Blackwells; every other arch (AMD CDNA, Volta, Turing,
-// Apple) borrows Hopper's, which the output says (efficiencyNote).
+// for "ampere", "ada", "hopper" and "blackwell" (B200, B300, GB200); consumer Blackwell (RTX
+// 50, RTX PRO, GB10) takes the datacenter part's, and every other arch (AMD CDNA, Volta,
+// Turing, Apple) Hopper's, which the output says (efficienciesBorrowedFrom).
 enum class EfficiencyGeneration
 {
     Ampere,
@@ -100,7 +101,9 @@ enum class EfficiencyGeneration
     Blackwell
 };
 EfficiencyGeneration efficiencyGeneration(const std::string& arch);
-bool efficienciesBorrowed(const std::string& arch);
+// The generation an arch borrows its fractions from ("hopper", "blackwell"), or empty where
+// they are its own.
+std::string efficienciesBorrowedFrom(const std::string& arch);
 // The bandwidth decode reaches on the GPU, bytes/s.
 double decodeBytesPerSecond(const GpuSpec& gpu, const Efficiencies& eff);
 

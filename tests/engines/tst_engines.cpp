@@ -394,9 +394,18 @@ void TestEngines::errorBandsAreThePublishedRows()
                          "5.0%, 80% within 5.0% (1 row); none measures TTFT; timed with Hopper's "
                          "efficiencies: none are fitted for AMD CDNA3"));
     // A generation with fractions of its own says nothing of borrowing; Hopper is its own.
-    QVERIFY(!efficienciesBorrowed("hopper") && !efficienciesBorrowed("blackwell-consumer") &&
-            !efficienciesBorrowed("ada") && efficienciesBorrowed("cdna4") &&
-            efficienciesBorrowed("volta"));
+    QVERIFY(efficienciesBorrowedFrom("hopper").empty() &&
+            efficienciesBorrowedFrom("blackwell").empty() &&
+            efficienciesBorrowedFrom("ada").empty());
+    QCOMPARE(efficienciesBorrowedFrom("cdna4"), std::string("hopper"));
+    QCOMPARE(efficienciesBorrowedFrom("volta"), std::string("hopper"));
+    // Consumer Blackwell (RTX 50, RTX PRO, GB10) runs on B200's fractions, and says so.
+    QCOMPARE(efficienciesBorrowedFrom("blackwell-consumer"), std::string("blackwell"));
+    QVERIFY2(planErrorBandsText("vllm", {"blackwell-consumer", "cdna3"})
+                     .find("; timed with Hopper's efficiencies: none are fitted for AMD CDNA3; "
+                           "timed with Blackwell's (B200's) efficiencies: none are fitted for "
+                           "consumer Blackwell") != std::string::npos,
+             planErrorBandsText("vllm", {"blackwell-consumer", "cdna3"}).c_str());
     QVERIFY2(planErrorBandsText("vllm", {"cdna3", "hopper", "cdna4"})
                      .find("; timed with Hopper's efficiencies: none are fitted for AMD CDNA3, "
                            "AMD CDNA4") != std::string::npos,
