@@ -440,15 +440,17 @@ int runCapacity(const std::vector<std::string>& argv)
               << "    non-torch    " << formatGiB(double(m.overhead)) << "\n"
               << (m.cudaGraphs > 0 ? "    CUDA graphs  " + formatGiB(double(m.cudaGraphs)) + "\n"
                                    : std::string())
-              << "    KV cache     " << formatGiB(double(m.kvBudget)) << " ("
-              << withCommas(r.kvBlocks) << " blocks of " << r.attentionBlockSize << " tokens, "
-              << withCommas(r.kvBytesPerTokenPerGpu) << " B per token per GPU"
+              << "    KV cache     " << formatGiB(double(m.kvBudget)) << " "
+              << dtypeName(in.kvDtype) << " (" << withCommas(r.kvBlocks) << " blocks of "
+              << r.attentionBlockSize << " tokens, " << withCommas(r.kvBytesPerTokenPerGpu)
+              << " B per token per GPU"
               << (r.stateBytesPerConversation > 0
                       ? ", " + formatBytes(double(r.stateBytesPerConversation)) +
                             " of state per conversation"
                       : std::string())
               << ")\n"
-              << "  " << r.engine << ": GPU KV cache size: " << withCommas(r.kvCacheTokens)
+              << "  " << engineLabel(r.engine)
+              << ": GPU KV cache size: " << withCommas(r.kvCacheTokens)
               << " tokens; max_num_batched_tokens " << withCommas(r.maxNumBatchedTokens)
               << ", max_num_seqs " << r.maxNumSeqs << "\n"
               << (r.startableModelLen > 0
@@ -728,7 +730,8 @@ int runLatency(const std::vector<std::string>& argv)
     std::cout << s.name << " on "
               << (q.replicas > 1 ? std::to_string(q.replicas) + " replicas of " : std::string())
               << in.gpus << " x " << in.gpu.name << " (" << layoutText(in) << "), "
-              << withCommas(q.inputTokens) << " in / " << withCommas(q.outputTokens) << " out\n";
+              << withCommas(q.inputTokens) << " in / " << withCommas(q.outputTokens)
+              << " out, with " << engineLabel(limits->engine) << "\n";
     if (!in.efficiency.calibration.empty())
         std::cout << "  timed with the calibration " << in.efficiency.calibration << "\n";
     if (q.role == PoolRole::Prefill) {

@@ -1953,6 +1953,17 @@ void TestCli::latencySaysWhatItAssumes()
             load);
     QCOMPARE(r.exitCode, 0);
     QVERIFY2(!r.out.contains(floorNote), r.out.constData());
+    // The engine a figure is timed and sized under, and the KV dtype it holds, are said; a
+    // release between rows says the row it is modelled as (only the report did).
+    r = cli({"latency", "llama-3.1-8b", "--engine", "vllm@0.23.0", "--gpu", "H100", "--context",
+             "8192", "--input-tokens", "100", "--output-tokens", "10", "--concurrent", "1"});
+    QVERIFY2(r.out.contains("100 in / 10 out, with vLLM 0.23.0 (modelled as vLLM 0.21.0)\n"),
+             r.out.constData());
+    r = cli({"capacity", "llama-3.1-8b", "--engine", "vllm@0.23.0", "--gpu", "H100", "--context",
+             "8192", "--kv-dtype", "fp8"});
+    QVERIFY2(r.out.contains("    KV cache     55.33 GiB fp8 (") &&
+                 r.out.contains("  vLLM 0.23.0 (modelled as vLLM 0.21.0): GPU KV cache size: "),
+             r.out.constData());
     // A plan row that cannot run has no layout, latency or band: nulls, not zeros.
     const QJsonObject plans =
         json(cli({"plan", "qwen3-8b", "--concurrent", "4", "--context", "8192", "--json"}));
