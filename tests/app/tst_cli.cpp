@@ -1964,6 +1964,17 @@ void TestCli::latencySaysWhatItAssumes()
     QVERIFY2(r.out.contains("    KV cache     55.33 GiB fp8 (") &&
                  r.out.contains("  vLLM 0.23.0 (modelled as vLLM 0.21.0): GPU KV cache size: "),
              r.out.constData());
+    // --speculative-config without a count: vLLM drafts the checkpoint's MTP layers (Qwen3.5-9B
+    // has one) and refuses another method; it said "got 0" under a flag never typed.
+    const QJsonObject one =
+        json(cli({"capacity", "qwen3.5-9b", "--gpu", "H100", "--context", "8192",
+                  "--speculative-config", R"({"method": "mtp"})", "--json"}));
+    QCOMPARE(one["num_speculative_tokens"].toInt(), 1);
+    r = cli({"capacity", "llama-3.1-8b", "--gpu", "H100", "--context", "8192",
+             "--speculative-config", R"({"method": "eagle3"})"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("--speculative-config: names no num_speculative_tokens"),
+             r.err.constData());
     // A plan row that cannot run has no layout, latency or band: nulls, not zeros.
     const QJsonObject plans =
         json(cli({"plan", "qwen3-8b", "--concurrent", "4", "--context", "8192", "--json"}));
