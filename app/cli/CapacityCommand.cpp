@@ -450,9 +450,12 @@ int runCapacity(const std::vector<std::string>& argv)
               << (m.cudaGraphs > 0 ? "    CUDA graphs  " + formatGiB(double(m.cudaGraphs)) + "\n"
                                    : std::string())
               << "    KV cache     " << formatGiB(double(m.kvBudget)) << " "
-              << dtypeName(in.kvDtype) << " (" << withCommas(r.kvBlocks) << " blocks of "
-              << r.attentionBlockSize << " tokens, " << withCommas(r.kvBytesPerTokenPerGpu)
-              << " B per token per GPU"
+              << dtypeName(in.kvDtype)
+              << (in.availableKvBytes ? ", as given (--available-kv-bytes; the parts above are "
+                                        "the estimate it replaces)"
+                                      : "")
+              << " (" << withCommas(r.kvBlocks) << " blocks of " << r.attentionBlockSize
+              << " tokens, " << withCommas(r.kvBytesPerTokenPerGpu) << " B per token per GPU"
               << (r.stateBytesPerConversation > 0
                       ? ", " + formatBytes(double(r.stateBytesPerConversation)) +
                             " of state per conversation"

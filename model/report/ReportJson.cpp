@@ -137,6 +137,9 @@ ojson capacityObject(const ModelSpec& s, const DeploymentInputs& in, const Capac
     j["kv_bytes_per_conversation"] = r.kvBytesPerConversation;
     j["kv_bytes_per_token_per_gpu"] = r.kvBytesPerTokenPerGpu;
     j["kv_budget_bytes"] = m.kvBudget;
+    // Given (a log's "Available KV cache memory"), the parts beside it are the estimate it
+    // replaced, not its sum.
+    j["kv_budget_given"] = in.availableKvBytes.has_value();
     j["kv_blocks"] = r.kvBlocks;
     j["kv_cache_tokens"] = r.kvCacheTokens;
     j["kv_cache_groups"] = r.kvGroups;

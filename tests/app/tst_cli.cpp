@@ -1964,6 +1964,21 @@ void TestCli::latencySaysWhatItAssumes()
     QVERIFY2(r.out.contains("    KV cache     55.33 GiB fp8 (") &&
                  r.out.contains("  vLLM 0.23.0 (modelled as vLLM 0.21.0): GPU KV cache size: "),
              r.out.constData());
+    // A KV budget given says so, and that the estimated parts above it are what it replaced
+    // (a review read parts summing to 64 of a 72.8 GiB line).
+    r = cli({"capacity", "llama-3.1-8b", "--gpu", "H100", "--context", "8192",
+             "--available-kv-bytes", "20GiB"});
+    QVERIFY2(r.out.contains("KV cache     20.00 GiB bf16, as given (--available-kv-bytes; the "
+                            "parts above are the estimate it replaces)"),
+             r.out.constData());
+    QCOMPARE(json(cli({"capacity", "llama-3.1-8b", "--gpu", "H100", "--context", "8192",
+                       "--available-kv-bytes", "20GiB", "--json"}))["kv_budget_given"]
+                 .toBool(),
+             true);
+    QCOMPARE(json(cli({"capacity", "llama-3.1-8b", "--gpu", "H100", "--context", "8192",
+                       "--json"}))["kv_budget_given"]
+                 .toBool(),
+             false);
     // --speculative-config without a count: vLLM drafts the checkpoint's MTP layers (Qwen3.5-9B
     // has one) and refuses another method; it said "got 0" under a flag never typed.
     const QJsonObject one =
