@@ -484,7 +484,7 @@ int runCapacity(const std::vector<std::string>& argv)
               << "  TTFT " << formatSeconds(r.ttftSeconds) << " (one prompt alone), TPOT "
               << formatSeconds(r.tpotSeconds) << " decoding alone at batch " << r.batch << ", "
               << formatFixed(r.tokensPerSecond, 0) << " tokens/s (`latency` for a load)\n"
-              << "  " << errorBandText(latencyErrorBands(in.engine, in.gpu)) << "\n";
+              << "  " << errorBandText(latencyErrorBands(in.engine, in.gpu), in.efficiency) << "\n";
     if (!in.efficiency.calibration.empty())
         std::cout << "  timed with the calibration " << in.efficiency.calibration << "\n";
     if (r.hostKvTokens > 0)
@@ -778,7 +778,7 @@ int runLatency(const std::vector<std::string>& argv)
                       << formatSeconds(r.tpotSpread->p99);
         std::cout << "\n";
     }
-    std::cout << "  " << errorBandText(band, !in.efficiency.calibration.empty()) << "\n";
+    std::cout << "  " << errorBandText(band, in.efficiency) << "\n";
     for (const std::string& n : r.notes)
         std::cout << "  note: " << n << "\n";
     return 0;

@@ -188,10 +188,34 @@ std::string planErrorBandsText(const std::vector<PlanRow>& rows)
     return planErrorBandsText(engine, archs);
 }
 
+namespace {
+
+std::string bandText(const LatencyErrorBands& b, const std::string& after);
+
+} // namespace
+
 std::string errorBandText(const LatencyErrorBands& b, bool calibrated)
 {
     // A figure timed with a calibration: the bands are the model's before it.
-    const std::string after = calibrated ? " (before calibration)" : "";
+    return bandText(b, calibrated ? " (before calibration)" : "");
+}
+
+std::string errorBandText(const LatencyErrorBands& b, const Efficiencies& eff)
+{
+    const Efficiencies defaults;
+    const bool given = eff.compute != defaults.compute || eff.memory != defaults.memory ||
+                       eff.stepSeconds >= 0 || eff.frontendSeconds >= 0;
+    if (!eff.calibration.empty() || !eff.calibrationFile.empty())
+        return errorBandText(b, true);
+    return bandText(b, given ? " (of the model at its fitted efficiencies; these figures use "
+                               "the ones given)"
+                             : "");
+}
+
+namespace {
+
+std::string bandText(const LatencyErrorBands& b, const std::string& after)
+{
     const std::string pair = engineName(b.engine) + " rows on " + archName(b.arch);
     const std::string borrowed = borrowedText(b.arch);
     if (!b.measured())
@@ -216,5 +240,7 @@ std::string errorBandText(const LatencyErrorBands& b, bool calibrated)
         text += "; none measures " + missing;
     return text + after + (borrowed.empty() ? "" : "; " + borrowed);
 }
+
+} // namespace
 
 } // namespace attnplan

@@ -44,6 +44,10 @@ LatencyErrorBands latencyErrorBands(const std::string& engine, const std::string
 // none checks this pair at all.
 // With `calibrated`, said to be the bands of the model before its calibration.
 std::string errorBandText(const LatencyErrorBands& b, bool calibrated = false);
+// The same for a deployment's efficiencies: a calibration in force, or efficiencies given as
+// figures (--compute-efficiency, --memory-efficiency, a host time), are said to time the figures
+// the bands were not measured with.
+std::string errorBandText(const LatencyErrorBands& b, const Efficiencies& efficiency);
 // As JSON, the same in `latency --json` and the report: {"engine", "gpu_arch", "ttft", "tpot",
 // "throughput"}, each {"rows", "median_abs_error", "p80_abs_error"} or null where unmeasured.
 nlohmann::ordered_json errorBandsJson(const LatencyErrorBands& b);

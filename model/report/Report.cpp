@@ -620,7 +620,7 @@ std::string latencySentence(const Report& r)
            (r.latency->saturated ? queue : std::string()) + "." + notes + " " +
            // How far such figures fell from published rows: the same sentence as `latency`'s.
            errorBandText(latencyErrorBands(r.latencyEngine, r.deployment.gpu),
-                         !r.deployment.efficiency.calibrationFile.empty()) +
+                         r.deployment.efficiency) +
            ".";
 }
 

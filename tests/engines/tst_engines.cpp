@@ -393,6 +393,21 @@ void TestEngines::errorBandsAreThePublishedRows()
                          "median |error| 66%, 80% within 76% (3 rows); throughput median |error| "
                          "5.0%, 80% within 5.0% (1 row); none measures TTFT; timed with Hopper's "
                          "efficiencies: none are fitted for AMD CDNA3"));
+    // Efficiencies given as figures time what the bands were not measured on, and it is said;
+    // the defaults say nothing, a calibration its own words.
+    Efficiencies given;
+    given.compute = 0.3;
+    given.memory = 0.4;
+    LatencyErrorBands hopper = b;
+    hopper.arch = "hopper";
+    QVERIFY(errorBandText(hopper, Efficiencies{}) == errorBandText(hopper));
+    QVERIFY(
+        errorBandText(hopper, given)
+            .ends_with(
+                " (of the model at its fitted efficiencies; these figures use the ones given)"));
+    Efficiencies calibrated;
+    calibrated.calibration = "a10g.json";
+    QCOMPARE(errorBandText(hopper, calibrated), errorBandText(hopper, true));
     // A generation with fractions of its own says nothing of borrowing; Hopper is its own.
     QVERIFY(efficienciesBorrowedFrom("hopper").empty() &&
             efficienciesBorrowedFrom("blackwell").empty() &&
