@@ -288,22 +288,13 @@ DeploymentInputs deploymentFrom(const CliArgs& a, const ModelSpec& spec, const G
                          (d.dp > 1 ? " x DP " + std::to_string(d.dp) : std::string()) + " x PP " +
                          std::to_string(*pp));
     if (auto cfg = a.value("speculative-config")) {
-        auto sp = readSpeculativeConfig(*cfg);
+        auto sp = readSpeculativeConfig(*cfg, spec.mtp.modules);
         if (!sp)
             throw UsageError(sp.error());
         if (a.has("speculative-method") || a.has("num-speculative-tokens"))
             throw UsageError("--speculative-config: given with --speculative-method or "
                              "--num-speculative-tokens; give one of them");
         d.speculation = sp.value();
-        // Without a count vLLM drafts the checkpoint's own n_predict, its MTP layers, and
-        // refuses any other method (SpeculativeConfig.__post_init__, vllm/config/speculative.py).
-        if (d.speculation.tokens == 0) {
-            if (d.speculation.method != "mtp" || spec.mtp.modules == 0)
-                throw UsageError("--speculative-config: names no num_speculative_tokens (vLLM "
-                                 "takes the checkpoint's MTP layers only for mtp on a model "
-                                 "with them)");
-            d.speculation.tokens = spec.mtp.modules;
-        }
     } else if (auto method = a.value("speculative-method")) {
         d.speculation.method = *method;
         const auto k = a.integer("num-speculative-tokens", 1, 16);

@@ -404,8 +404,8 @@ Expected<EngineAnswer> upFrontCapacity(const FlagReader& a, const ModelSpec& s,
         << "  KV cache " << formatBytes(double(p.kvBytes)) << " (K "
         << formatBytes(double(p.kvBytesK)) << ", V " << formatBytes(double(p.kvBytesV)) << ")\n"
         << "  " << p.gpuLayers << " layers offloaded: VRAM " << formatBytes(double(p.vramBytes))
-        << ", RAM " << formatBytes(double(p.ramBytes))
-        << " (weights, KV and state; llama-server's compute buffers come on top, not counted)\n"
+        << ", RAM " << formatBytes(double(p.ramBytes)) << " (weights, KV and state; "
+        << kLlamaServerVramLeavesOut << ")\n"
         << "  " << p.command << "\n";
     // The -ngl that fits, named (a twenty-sixth review guessed values one at a time).
     auto fittingNgl = [&](int64_t limit) {

@@ -82,12 +82,46 @@ std::string borrowedFromName(const std::string& from)
     return from == "hopper" ? "Hopper's" : from == "blackwell" ? "Blackwell's (B200's)" : from;
 }
 
+// "timed with Hopper's efficiencies: none are fitted for AMD CDNA3, Volta"; empty without archs.
+std::string borrowedSentence(const std::string& from, const std::string& archs)
+{
+    return archs.empty() ? std::string()
+                         : "timed with " + borrowedFromName(from) +
+                               " efficiencies: none are fitted for " + archs;
+}
+
 std::string borrowedText(const std::string& arch)
 {
     const std::string from = efficienciesBorrowedFrom(arch);
-    return from.empty() ? std::string()
-                        : "timed with " + borrowedFromName(from) +
-                              " efficiencies: none are fitted for " + archName(arch);
+    return from.empty() ? std::string() : borrowedSentence(from, archName(arch));
+}
+
+// The sentence, with what it is said to be before (a calibration, given efficiencies).
+std::string bandText(const LatencyErrorBands& b, const std::string& after)
+{
+    const std::string pair = engineName(b.engine) + " rows on " + archName(b.arch);
+    const std::string borrowed = borrowedText(b.arch);
+    if (!b.measured())
+        return "No published " + engineName(b.engine) + " row on " + archName(b.arch) +
+               " checks these figures: an unchecked estimate" + after +
+               (borrowed.empty() ? "" : "; " + borrowed);
+    std::string text = "Error against published " + pair + ": ";
+    std::string missing;
+    bool first = true;
+    for (const auto& [name, band] : {std::pair{"TTFT", &b.ttft}, std::pair{"TPOT", &b.tpot},
+                                     std::pair{"throughput", &b.throughput}}) {
+        if (!*band) {
+            missing += (missing.empty() ? "" : " or ") + std::string(name);
+            continue;
+        }
+        text += (first ? "" : "; ") + std::string(name) + " median |error| " +
+                percent((*band)->medianAbsError) + ", 80% within " + percent((*band)->p80AbsError) +
+                " (" + std::to_string((*band)->rows) + ((*band)->rows == 1 ? " row)" : " rows)");
+        first = false;
+    }
+    if (!missing.empty())
+        text += "; none measures " + missing;
+    return text + after + (borrowed.empty() ? "" : "; " + borrowed);
 }
 
 } // namespace
@@ -166,8 +200,7 @@ std::string planErrorBandsText(const std::string& engine, const std::vector<std:
             if (efficienciesBorrowedFrom(arch) == from)
                 archs += (archs.empty() ? "" : ", ") + archName(arch);
         if (!archs.empty())
-            borrowed += "; timed with " + borrowedFromName(from) +
-                        " efficiencies: none are fitted for " + archs;
+            borrowed += "; " + borrowedSentence(from, archs);
     }
     if (measured.empty())
         return "No published " + family + " row checks these TTFTs and TPOTs: unchecked estimates" +
@@ -188,12 +221,6 @@ std::string planErrorBandsText(const std::vector<PlanRow>& rows)
     return planErrorBandsText(engine, archs);
 }
 
-namespace {
-
-std::string bandText(const LatencyErrorBands& b, const std::string& after);
-
-} // namespace
-
 std::string errorBandText(const LatencyErrorBands& b, bool calibrated)
 {
     // A figure timed with a calibration: the bands are the model's before it.
@@ -211,36 +238,5 @@ std::string errorBandText(const LatencyErrorBands& b, const Efficiencies& eff)
                                "the ones given)"
                              : "");
 }
-
-namespace {
-
-std::string bandText(const LatencyErrorBands& b, const std::string& after)
-{
-    const std::string pair = engineName(b.engine) + " rows on " + archName(b.arch);
-    const std::string borrowed = borrowedText(b.arch);
-    if (!b.measured())
-        return "No published " + engineName(b.engine) + " row on " + archName(b.arch) +
-               " checks these figures: an unchecked estimate" + after +
-               (borrowed.empty() ? "" : "; " + borrowed);
-    std::string text = "Error against published " + pair + ": ";
-    std::string missing;
-    bool first = true;
-    for (const auto& [name, band] : {std::pair{"TTFT", &b.ttft}, std::pair{"TPOT", &b.tpot},
-                                     std::pair{"throughput", &b.throughput}}) {
-        if (!*band) {
-            missing += (missing.empty() ? "" : " or ") + std::string(name);
-            continue;
-        }
-        text += (first ? "" : "; ") + std::string(name) + " median |error| " +
-                percent((*band)->medianAbsError) + ", 80% within " + percent((*band)->p80AbsError) +
-                " (" + std::to_string((*band)->rows) + ((*band)->rows == 1 ? " row)" : " rows)");
-        first = false;
-    }
-    if (!missing.empty())
-        text += "; none measures " + missing;
-    return text + after + (borrowed.empty() ? "" : "; " + borrowed);
-}
-
-} // namespace
 
 } // namespace attnplan

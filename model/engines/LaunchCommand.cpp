@@ -622,7 +622,7 @@ std::string speculativeConfigJson(const Speculation& s)
     return j + ", \"num_speculative_tokens\": " + std::to_string(s.tokens) + "}";
 }
 
-Expected<Speculation> readSpeculativeConfig(const std::string& text)
+Expected<Speculation> readSpeculativeConfig(const std::string& text, int64_t mtpLayers)
 {
     const auto j = nlohmann::json::parse(text, nullptr, false);
     if (j.is_discarded() || !j.is_object())
@@ -646,6 +646,13 @@ Expected<Speculation> readSpeculativeConfig(const std::string& text)
     }
     if (s.method.empty())
         return Error{"--speculative-config: names no method", "speculative_method"};
+    if (s.tokens == 0) {
+        if (s.method != "mtp" || mtpLayers <= 0)
+            return Error{"--speculative-config: names no num_speculative_tokens (vLLM takes the "
+                         "checkpoint's MTP layers only for mtp on a model with them)",
+                         "speculative_method"};
+        s.tokens = mtpLayers;
+    }
     return s;
 }
 

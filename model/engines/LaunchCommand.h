@@ -52,7 +52,10 @@ std::string speculativeMethodOfVllm(std::string method);
 // EAGLE eagle, EAGLE3 eagle3, NGRAM ngram; empty where there is none.
 std::string sglangSpeculativeAlgorithm(const std::string& method);
 std::string speculativeMethodOfSglang(const std::string& algorithm);
-Expected<Speculation> readSpeculativeConfig(const std::string& json);
+// vLLM's --speculative-config JSON. Without num_speculative_tokens vLLM drafts the checkpoint's
+// own n_predict, its MTP layers (`mtpLayers`), and refuses any other method
+// (SpeculativeConfig.__post_init__, vllm/config/speculative.py).
+Expected<Speculation> readSpeculativeConfig(const std::string& json, int64_t mtpLayers);
 
 // attnplan's flag that an engine's own spelling of it means, where it means the same value:
 // "--tensor-parallel-size", "--tp_size" and "-tp" are "tp"; "-c" and "--ctx-size" "context".

@@ -394,8 +394,8 @@ EngineMemory llamaServerMemory(const LlamaServerPlan& p, const GpuSpec& gpu, int
     e.parts.push_back({"Weights", p.vramBytes - p.vramKvBytes - p.vramStateBytes,
                        "the weights of the " + std::to_string(onGpu) + " of " +
                            std::to_string(layers) + " layers offloaded (-ngl)" +
-                           (p.outputOnGpu ? ", and the output layer" : "") +
-                           "; llama-server's compute buffers come on top, not counted"});
+                           (p.outputOnGpu ? ", and the output layer" : "") + "; " +
+                           kLlamaServerVramLeavesOut});
     e.parts.push_back({"KV cache", p.vramKvBytes,
                        "the offloaded layers' KV cells (-c, --cache-type-k/-v), allocated at "
                        "start"});
@@ -694,9 +694,7 @@ Expected<EngineLatency> latencyUnderEngine(const ModelSpec& s, const DeploymentI
             formatFixed(tokensPerStep(in.speculation), 2) +
             " tokens a step; no published row with a drafter checks it");
     if (engine && engine->kind == EngineKind::LlamaCpp && s.isMoe() &&
-        at.host.expertLayers < int64_t(std::count_if(
-                                   s.layers.begin(), s.layers.end(),
-                                   [](const LayerSpec& l) { return l.hasExperts(); })))
+        at.host.expertLayers < s.moeLayerCount())
         e.result.notes.push_back(
             "MoE layers on the GPU timed without the fused-kernel floor vLLM, SGLang and "
             "TensorRT-LLM are timed with (no measured table of llama.cpp's mul_mat_id): likely "

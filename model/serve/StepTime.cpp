@@ -33,6 +33,24 @@ bool isBlackwell(const GpuSpec& gpu)
     return gpu.arch.rfind("blackwell", 0) == 0;
 }
 
+// A LatencyConstants figure of the generation whose fractions time this arch: the one place a
+// figure is picked by generation (GEMM and bandwidth fractions, the MoE floor).
+double ofGeneration(const std::string& arch, double ampere, double ada, double hopper,
+                    double blackwell)
+{
+    switch (efficiencyGeneration(arch)) {
+    case EfficiencyGeneration::Ampere:
+        return ampere;
+    case EfficiencyGeneration::Ada:
+        return ada;
+    case EfficiencyGeneration::Blackwell:
+        return blackwell;
+    case EfficiencyGeneration::Hopper:
+        break;
+    }
+    return hopper;
+}
+
 // The scenario's efficiencies as multiples of the defaults the fitted fractions stand for.
 double computeScale(const Efficiencies& eff)
 {
@@ -80,11 +98,8 @@ double gemmFlopsPerSecond(const GpuSpec& gpu, DType weights, const Efficiencies&
 {
     const LatencyConstants& k = latencyConstants();
     const bool blackwell = isBlackwell(gpu);
-    const EfficiencyGeneration g = efficiencyGeneration(gpu.arch);
-    const double fraction = g == EfficiencyGeneration::Ampere      ? k.gemmAmpere
-                            : g == EfficiencyGeneration::Ada       ? k.gemmAda
-                            : g == EfficiencyGeneration::Blackwell ? k.gemmBlackwell
-                                                                   : k.gemmHopper;
+    const double fraction =
+        ofGeneration(gpu.arch, k.gemmAmpere, k.gemmAda, k.gemmHopper, k.gemmBlackwell);
     // Four-bit weights run on four-bit tensor cores only as fp4 on Blackwell (NVFP4/MXFP4
     // GEMMs). int4 (AWQ, GPTQ) is weight-only: Marlin and Machete dequantize to 16 bits and
     // multiply at the bf16 rate, and so does fp4 on GPUs without fp4 tensor cores (FP4 Marlin);
@@ -126,11 +141,7 @@ std::string efficienciesBorrowedFrom(const std::string& arch)
 double decodeBytesPerSecond(const GpuSpec& gpu, const Efficiencies& eff)
 {
     const LatencyConstants& k = latencyConstants();
-    const EfficiencyGeneration g = efficiencyGeneration(gpu.arch);
-    const double fraction = g == EfficiencyGeneration::Ampere      ? k.bwAmpere
-                            : g == EfficiencyGeneration::Ada       ? k.bwAda
-                            : g == EfficiencyGeneration::Blackwell ? k.bwBlackwell
-                                                                   : k.bwHopper;
+    const double fraction = ofGeneration(gpu.arch, k.bwAmpere, k.bwAda, k.bwHopper, k.bwBlackwell);
     return gpu.bandwidthBytesPerSecond * std::min(1.0, fraction * memoryScale(eff));
 }
 
@@ -150,9 +161,7 @@ StepModel::StepModel(const ModelSpec& s, const DeploymentInputs& in)
     if (s.moe.enabled()) {
         f.experts = double(s.moe.experts);
         f.perToken = double(s.moe.expertsPerToken);
-        int64_t moeLayers = 0;
-        for (const LayerSpec& l : s.layers)
-            moeLayers += l.hasExperts();
+        const int64_t moeLayers = s.moeLayerCount();
         f.moeLayers = double(moeLayers);
         f.perExpert = moeLayers > 0 ? double(c.routedExperts) / f.experts / double(moeLayers) : 0;
     }
@@ -223,20 +232,8 @@ StepModel::StepModel(const ModelSpec& s, const DeploymentInputs& in)
         }
     }
     if (f.experts > 0 && in.engine.rfind("llama.cpp", 0) != 0)
-        switch (efficiencyGeneration(in.gpu.arch)) {
-        case EfficiencyGeneration::Ampere:
-            f.moeFloor = k.moeFloorAmpere;
-            break;
-        case EfficiencyGeneration::Ada:
-            f.moeFloor = k.moeFloorAda;
-            break;
-        case EfficiencyGeneration::Blackwell:
-            f.moeFloor = k.moeFloorBlackwell;
-            break;
-        case EfficiencyGeneration::Hopper:
-            f.moeFloor = k.moeFloorHopper;
-            break;
-        }
+        f.moeFloor = ofGeneration(in.gpu.arch, k.moeFloorAmpere, k.moeFloorAda, k.moeFloorHopper,
+                                  k.moeFloorBlackwell);
     f.gemmRate = gemmFlopsPerSecond(in.gpu, loaded.weightDtype, in.efficiency);
     f.attnRate =
         in.gpu.bf16Tflops * 1e12 * std::min(1.0, k.attention * computeScale(in.efficiency));
@@ -392,9 +389,7 @@ StepTime StepModel::step(double dec, double ctxDec, double pre, double ctxPre) c
 std::optional<OffloadedDecode> offloadedDecode(const ModelSpec& s, DeploymentInputs in,
                                                double hostBytesPerSecond, int64_t context)
 {
-    int64_t layers = 0;
-    for (const LayerSpec& l : s.layers)
-        layers += l.hasExperts() ? 1 : 0;
+    const int64_t layers = s.moeLayerCount();
     if (layers == 0 || hostBytesPerSecond <= 0)
         return std::nullopt;
     in.gpus = in.tp = in.dp = in.ep = 1;

@@ -66,6 +66,11 @@ double cacheTypeBytesPerValue(const std::string& type);
 // memory than `hostMemoryBytes` (--host-memory; 0: not given). capacity, latency and plan ask it.
 std::string hostSideRefusal(const LlamaServerPlan& p, const GpuSpec* gpu, int64_t hostMemoryBytes);
 
+// What a plan's VRAM leaves out, said wherever it is shown: llama-server's compute buffers
+// (docs/research/llamacpp-compute-buffers.md), not modelled yet.
+inline constexpr const char* kLlamaServerVramLeavesOut =
+    "llama-server's compute buffers come on top, not counted";
+
 // Which layers keep their routed experts (ffn_gate/up/down_exps) in host memory under
 // --n-cpu-moe, --cpu-moe and -ot patterns naming the CPU buffer, one flag a layer; an -ot pattern
 // that is not a regex, or names no buffer, is refused. `notes` gets what the patterns move
