@@ -379,6 +379,8 @@ Expected<EngineAnswer> upFrontCapacity(const FlagReader& a, const ModelSpec& s,
         j["gpu_layers"] = p.gpuLayers;
         j["vram_bytes"] = p.vramBytes;
         j["ram_bytes"] = p.ramBytes;
+        j["vram_compute_bytes"] = p.vramComputeBytes;
+        j["ram_compute_bytes"] = p.ramComputeBytes;
         j["cpu_moe_layers"] = in.cpuMoeLayers;
         j["cpu_expert_bytes"] = p.cpuExpertBytes;
         j["host_expert_layers"] = p.hostExpertLayers;
@@ -389,9 +391,11 @@ Expected<EngineAnswer> upFrontCapacity(const FlagReader& a, const ModelSpec& s,
         if (gpuMemory)
             j["fits_gpu"] = p.vramBytes <= p.vramLimit(*gpuMemory);
         j["llama_server_command"] = p.command;
-        // The VRAM above is weights, KV and state: the compute buffers (docs/research/
-        // llamacpp-compute-buffers.md) are not modelled yet, and the JSON says so.
-        j["vram_counts_compute_buffers"] = false;
+        // The VRAM above counts the compute buffers where the replay builds the model
+        // (LlamaCppCompute.h); where not, the JSON says so and why.
+        j["vram_counts_compute_buffers"] = p.computeNotCounted.empty();
+        if (!p.computeNotCounted.empty())
+            j["compute_buffers_not_counted"] = p.computeNotCounted;
         j["warnings"] = p.warnings;
         answer.json = j.dump(2) + "\n";
     }
@@ -404,8 +408,8 @@ Expected<EngineAnswer> upFrontCapacity(const FlagReader& a, const ModelSpec& s,
         << "  KV cache " << formatBytes(double(p.kvBytes)) << " (K "
         << formatBytes(double(p.kvBytesK)) << ", V " << formatBytes(double(p.kvBytesV)) << ")\n"
         << "  " << p.gpuLayers << " layers offloaded: VRAM " << formatBytes(double(p.vramBytes))
-        << ", RAM " << formatBytes(double(p.ramBytes)) << " (weights, KV and state; "
-        << kLlamaServerVramLeavesOut << ")\n"
+        << ", RAM " << formatBytes(double(p.ramBytes)) << " (" << llamaServerMemoryCounts(p)
+        << ")\n"
         << "  " << p.command << "\n";
     // The -ngl that fits, named (a twenty-sixth review guessed values one at a time).
     auto fittingNgl = [&](int64_t limit) {

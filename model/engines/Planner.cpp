@@ -30,7 +30,8 @@ std::string planHostText(const PlanRow& row)
     if (row.hostExpertLayers <= 0)
         return {};
     return "host memory: " + formatGiB(double(row.hostBytes)) + " (the experts of " +
-           std::to_string(row.hostExpertLayers) + " layers, and layers not on the GPU), read at " +
+           std::to_string(row.hostExpertLayers) +
+           " layers, layers not on the GPU, and llama-server's host compute buffers), read at " +
            formatFixed(row.hostBytesPerSecond / 1e9, 1) + " GB/s (" + row.hostSource + ")";
 }
 

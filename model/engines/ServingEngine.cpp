@@ -186,14 +186,20 @@ Error llamaServerOverflow(const ModelSpec& s, const LlamaServerPlan& p, const De
         return {};
     const bool onlyTheMargin = limit < memory && p.vramBytes <= memory;
     std::string why =
-        "weights and KV (" + formatGiB(double(p.vramBytes)) + ") exceed " +
+        std::string(p.vramComputeBytes > 0 ? "weights, KV and compute buffer ("
+                                           : "weights and KV (") +
+        formatGiB(double(p.vramBytes)) + ") exceed " +
         (onlyTheMargin
              ? "the " + formatGiB(double(p.vramLimitBytes + (int64_t(1) << 30))) + " free on " +
                    in.gpu.name + " less the 1 GiB llama.cpp's --fit keeps free"
              : (in.gpus > 1 ? std::to_string(in.gpus) + " x " : std::string()) + in.gpu.name);
-    if (2 * p.vramKvBytes > p.vramBytes - p.vramStateBytes) {
+    // The compute buffer grows with the context too (its mask and, without flash attention, kq
+    // span the whole cache): with the KV it is what the context costs.
+    if (2 * (p.vramKvBytes + p.vramComputeBytes) > p.vramBytes - p.vramStateBytes) {
         why += "; the KV of " + withCommas(p.context) + " cells is " +
                formatGiB(double(p.vramKvBytes)) + " of it";
+        if (p.vramComputeBytes > (int64_t(1) << 30))
+            why += ", the compute buffer " + formatGiB(double(p.vramComputeBytes));
         // Slots that share one cache hold each slot's context: fewer of them is the change,
         // not a context the user typed per slot (a thirtieth review's 32 slots of 8,192 were
         // told "a context past the model's trained 131,072: lower the context").
@@ -391,21 +397,26 @@ EngineMemory llamaServerMemory(const LlamaServerPlan& p, const GpuSpec& gpu, int
     EngineMemory e;
     e.gpuBytes = gpu.memoryBytes;
     const int64_t onGpu = std::min(p.gpuLayers, layers);
-    e.parts.push_back({"Weights", p.vramBytes - p.vramKvBytes - p.vramStateBytes,
-                       "the weights of the " + std::to_string(onGpu) + " of " +
-                           std::to_string(layers) + " layers offloaded (-ngl)" +
-                           (p.outputOnGpu ? ", and the output layer" : "") + "; " +
-                           kLlamaServerVramLeavesOut});
+    e.parts.push_back(
+        {"Weights", p.vramWeightBytes(),
+         "the weights of the " + std::to_string(onGpu) + " of " + std::to_string(layers) +
+             " layers offloaded (-ngl)" + (p.outputOnGpu ? ", and the output layer" : "") +
+             (p.computeNotCounted.empty() ? std::string() : "; " + llamaServerMemoryCounts(p))});
     e.parts.push_back({"KV cache", p.vramKvBytes,
                        "the offloaded layers' KV cells (-c, --cache-type-k/-v), allocated at "
                        "start"});
     if (p.vramStateBytes > 0)
         e.parts.push_back({"Recurrent state", p.vramStateBytes,
                            "one state a slot for the recurrent layers, f32"});
+    if (p.vramComputeBytes > 0)
+        e.parts.push_back({"Compute buffer", p.vramComputeBytes,
+                           "the activations of the worst-case batch (-ub tokens over the whole "
+                           "cache) and copies of host weights it reads, as " +
+                               p.build + "'s scheduler and allocator lay them out"});
     if (p.ramBytes > 0)
         e.host.push_back({"Host memory", p.ramBytes,
-                          "the layers left on the CPU, their KV, the token embedding and any "
-                          "experts kept there"});
+                          "the layers left on the CPU, their KV, the token embedding, any "
+                          "experts kept there, and the host's compute and output buffers"});
     return e;
 }
 
@@ -419,10 +430,11 @@ std::vector<std::string> llamaServerSettings(const LlamaServerPlan& p, const Lla
         std::to_string(onGpu) + " of " + std::to_string(layers) + " layers" +
         (p.outputOnGpu ? " and the output layer" : "") + " on the GPU: weights " +
         // What the GPU figure holds, said (a twentieth review read 14.37 GiB as the weights).
-        formatGiB(double(p.vramBytes - p.vramKvBytes - p.vramStateBytes)) + " + KV " +
-        formatGiB(double(p.vramKvBytes + p.vramStateBytes)) + " = " +
-        formatGiB(double(p.vramBytes)) + ", " + formatGiB(double(p.ramBytes)) +
-        " in host memory (compute buffers not counted)");
+        formatGiB(double(p.vramWeightBytes())) + " + KV " +
+        formatGiB(double(p.vramKvBytes + p.vramStateBytes)) +
+        (p.vramComputeBytes > 0 ? " + compute " + formatGiB(double(p.vramComputeBytes)) : "") +
+        " = " + formatGiB(double(p.vramBytes)) + ", " + formatGiB(double(p.ramBytes)) +
+        " in host memory" + (p.computeNotCounted.empty() ? "" : " (compute buffers not counted)"));
     out.push_back("-c " + withCommas(p.context) + " over " + withCommas(p.slotCount) +
                   (p.slotCount == 1 ? " slot" : " slots") +
                   (p.unified ? " sharing one cache"

@@ -2149,7 +2149,7 @@ void TestGui::answeringEngineHasItsBarAndSettings()
     QVERIFY(!child<QDoubleSpinBox>(&window, "sglangMemFraction")->isVisible());
     QVERIFY(child<QSpinBox>(&window, "llamaGpuLayers")->isVisible());
     bar = memoryBar(&window);
-    QCOMPARE(bar.keys(), (QList<QString>{"KV cache", "Weights"}));
+    QCOMPARE(bar.keys(), (QList<QString>{"Compute buffer", "KV cache", "Weights"}));
     const double f16 = bar["KV cache"];
     QVERIFY(session.report()->latency);
     const double tpotF16 = session.report()->latency->tpotSeconds;
@@ -2733,7 +2733,8 @@ void TestGui::plansViewSortsAndChooses()
             QVERIFY(!(p.feasible && p.tpotSeconds < plans[f].tpotSeconds &&
                       p.outputTokensPerSecondPerGpu > plans[f].outputTokensPerSecondPerGpu));
     // A click on a plan's point chooses its row: marked, its command whole, Use this plan on.
-    const PlanRow& pick = plans[front.front()];
+    // A copy: a replan below replaces the report, and `plans` with it.
+    const PlanRow pick = plans[front.front()];
     emit points->clicked(Charts::toChart(
         chart->chart(), QPointF(pick.tpotSeconds, pick.outputTokensPerSecondPerGpu)));
     QCOMPARE(table->currentIndex().siblingAtColumn(0).data().toString(),

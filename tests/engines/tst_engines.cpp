@@ -8,6 +8,7 @@
 #include "engines/ErrorBands.h"
 #include "engines/Planner.h"
 #include "engines/ServingEngine.h"
+#include "engines/llamacpp/LlamaCppCompute.h"
 #include "engines/llamacpp/LlamaCppEngine.h"
 #include "engines/sglang/SglangEngine.h"
 #include "engines/trtllm/TrtllmEngine.h"
@@ -78,6 +79,7 @@ private slots:
     void cpuOffloadLogsFromFlags();
     void llamaCppExpertsInHostMemory();
     void llamaCppHostExpertLogBuffers();
+    void llamaCppComputeBuffersAsLogged();
     void llamaCppOverrideTensorRules();
     void benchmarkReadersReadRealOutputs();
     void benchmarkReadersRefuseWhatTheyCannotRead();
@@ -273,14 +275,16 @@ void TestEngines::llamaServerSizing()
     QVERIFY(!p.outputOnGpu);
     const qint64 kvPerLayer = qint64(32768) * 2048 * 2;
     QVERIFY(p.vramBytes > 16 * kvPerLayer && p.ramBytes > 16 * kvPerLayer);
-    QCOMPARE(p.vramBytes + p.ramBytes, weightBytes(llama, DType::BF16) + p.kvBytes);
+    QCOMPARE(p.vramBytes + p.ramBytes,
+             weightBytes(llama, DType::BF16) + p.kvBytes + p.vramComputeBytes + p.ramComputeBytes);
     // Build 9849 counts the output layer first: 15 repeating layers and the output, as its log
     // says ("offloading output layer", "offloading 19 repeating layers" for -ngl 20).
     in.build = "llama.cpp@b9849";
     const LlamaServerPlan first = planLlamaServer(llama, in).value();
     QCOMPARE(first.gpuLayers, qint64(15));
     QVERIFY(first.outputOnGpu);
-    QCOMPARE(first.vramBytes + first.ramBytes, weightBytes(llama, DType::BF16) + first.kvBytes);
+    QCOMPARE(first.vramBytes + first.ramBytes, weightBytes(llama, DType::BF16) + first.kvBytes +
+                                                   first.vramComputeBytes + first.ramComputeBytes);
     QCOMPARE(p.vramKvBytes - first.vramKvBytes, kvPerLayer); // one layer fewer
 }
 
@@ -2110,7 +2114,10 @@ void TestEngines::engineMemoryPartsAddUp()
     const auto cut = compareEngines(s, half).back();
     QVERIFY2(cut.error.empty(), cut.error.c_str());
     QCOMPARE(full.memory.host.size(), size_t(1));
-    QCOMPARE(full.memory.host[0].bytes, int64_t(151936) * 5120 * 2);
+    {
+        const LlamaServerPlan fp = planLlamaServer(s, llamaServerInputs(half, "llama.cpp")).value();
+        QCOMPARE(full.memory.host[0].bytes, int64_t(151936) * 5120 * 2 + fp.ramComputeBytes);
+    }
     QCOMPARE(cut.memory.host.size(), size_t(1));
     const double ratio =
         double(part(cut.memory, "KV cache")) / double(part(full.memory, "KV cache"));
@@ -2233,6 +2240,13 @@ void TestEngines::engineLogs2026WhatWasTyped()
         load("../shared/engine-logs-2026/configs/google--gemma-4-26B-A4B_config.json");
     const EngineLogCheck gc = checkEngineLog(gemma, &g, builtinGpuCatalog()).value();
     QVERIFY2(std::fabs(gc.difference()) < 0.001, qPrintable(QString::number(gc.computed)));
+    // Its compute buffer lines, read and checked beside the KV (issue 40): the replay's figures.
+    QCOMPARE(gemma.llamaCpp.computeBuffers.at("Vulkan0"), 428.07);
+    QCOMPARE(gemma.llamaCpp.computeBuffers.at("Vulkan_Host"), 88.08);
+    QVERIFY(std::any_of(gc.notes.begin(), gc.notes.end(), [](const std::string& n) {
+        return n.find("compute buffers: the GPU's logged 428.07 MiB, attnplan 428.07 MiB") !=
+               std::string::npos;
+    }));
     // The weights as loaded (a tenth review's P2): the model buffers, each device's once (the
     // capture's summary quotes the CPU_Mapped line again), 13,755.36 + 577.50 MiB; the plan of
     // the applied deployment loads that, where the GGUF mix estimated 14.79 GiB.
@@ -2242,9 +2256,9 @@ void TestEngines::engineLogs2026WhatWasTyped()
     const LlamaServerPlan applied =
         planLlamaServer(g, llamaServerInputs(gc.deployment, gc.release)).value();
     const double loaded =
-        double((applied.vramBytes - applied.vramKvBytes - applied.vramStateBytes) +
-               (applied.ramBytes - (applied.kvBytes - applied.vramKvBytes) -
-                (applied.stateBytes - applied.vramStateBytes))) /
+        double(applied.vramWeightBytes() + (applied.ramBytes - applied.ramComputeBytes -
+                                            (applied.kvBytes - applied.vramKvBytes) -
+                                            (applied.stateBytes - applied.vramStateBytes))) /
         enginelog::kMiB;
     QVERIFY2(std::fabs(loaded - (13755.36 + 577.50)) < 1, qPrintable(QString::number(loaded)));
     const EngineLogFacts sg =
@@ -3279,8 +3293,11 @@ void TestEngines::llamaCppExpertsInHostMemory()
         QVERIFY2(
             std::fabs(double(split.cpuExpertBytes) / moved - 1) < 1e-6,
             qPrintable(QString("%1: %2 vs %3").arg(c.model).arg(split.cpuExpertBytes).arg(moved)));
-        QCOMPARE(all.vramBytes - split.vramBytes, split.cpuExpertBytes);
-        QCOMPARE(split.ramBytes - all.ramBytes, split.cpuExpertBytes);
+        QCOMPARE(all.vramWeightBytes() - split.vramWeightBytes(), split.cpuExpertBytes);
+        QCOMPARE((split.ramBytes - split.ramComputeBytes) - (all.ramBytes - all.ramComputeBytes),
+                 split.cpuExpertBytes);
+        // The GPU's compute buffer holds a copy of one host expert tensor at a time.
+        QVERIFY(split.vramComputeBytes > all.vramComputeBytes);
         QVERIFY(split.command.find("--n-cpu-moe " + std::to_string(c.n)) != std::string::npos);
         // More than the model's layers is every layer, as llama.cpp takes `--n-cpu-moe 99`.
         in.cpuMoeLayers = 99;
@@ -3328,7 +3345,7 @@ void TestEngines::llamaCppHostExpertLogBuffers()
              qPrintable(QString::number(double(p.weightBytes) / mib / 1024)));
     // KV: 12 full layers of 131,072 cells and 12 sliding ones of 768, f16: 3,072 + 18 MiB.
     QCOMPARE(double(p.kvBytes) / mib, 3072.0 + 18.0);
-    const double gpu = double(p.vramBytes - p.kvBytes - p.stateBytes) / mib;
+    const double gpu = double(p.vramWeightBytes()) / mib;
     QVERIFY2(near(gpu, gpuMiB) < 0.05, qPrintable(QString::number(gpu)));
     QVERIFY2(near(double(p.mappedBytes) / mib, mappedMiB) < 0.05,
              qPrintable(QString::number(double(p.mappedBytes) / mib)));
@@ -3346,7 +3363,7 @@ void TestEngines::llamaCppHostExpertLogBuffers()
     q.overrideTensors = ".ffn_.*_exps.=CPU";
     const LlamaServerPlan l4 = planLlamaServer(load("qwen3-30b-a3b"), q).value();
     QVERIFY2(l4.command.find("MODEL-Q4_K_M.gguf") != std::string::npos, l4.command.c_str());
-    const double l4Gpu = double(l4.vramBytes - l4.kvBytes) / mib;
+    const double l4Gpu = double(l4.vramWeightBytes()) / mib;
     QVERIFY2(near(double(l4.weightBytes) / mib / 1024, 17.28) < 0.005,
              qPrintable(QString::number(double(l4.weightBytes) / mib / 1024)));
     QVERIFY2(near(l4Gpu, 135.76 + 648.66) < 0.005, qPrintable(QString::number(l4Gpu)));
@@ -3368,13 +3385,132 @@ void TestEngines::llamaCppHostExpertLogBuffers()
         R"(blk\.1[3-9]\.ffn.*=CPU,blk\.[2-8][0-9]\.ffn.*=CPU,blk\.9[0-3]\.ffn.*=CPU)";
     const LlamaServerPlan l7 = planLlamaServer(load("qwen3-235b-a22b"), r).value();
     QCOMPARE(double(l7.kvBytes) / mib, 6016.0);
-    const double l7Gpu = double(l7.vramBytes - l7.kvBytes) / mib;
+    const double l7Gpu = double(l7.vramWeightBytes()) / mib;
     QVERIFY2(near(l7Gpu, 39273.87) < 0.01, qPrintable(QString::number(l7Gpu)));
-    QVERIFY2(near(double(l7.ramBytes) / mib, 198451.27 + 630.59) < 0.01,
+    QVERIFY2(near(double(l7.ramBytes - l7.ramComputeBytes) / mib, 198451.27 + 630.59) < 0.01,
              qPrintable(QString::number(double(l7.ramBytes) / mib)));
     qInfo("qwen3-235b-a22b Q8_0 -ot ffn=CPU: CUDA0 %.2f MiB (log 39273.87), host %.2f MiB (log "
           "198451.27 + 630.59)",
           l7Gpu, double(l7.ramBytes) / mib);
+}
+
+// Issue 40: the "compute buffer size" lines of real start-up logs, replayed (LlamaCppCompute.h;
+// docs/research/llamacpp-compute-buffers.md), each device's within 0.5% of the log:
+// - L1, build 6699, gpt-oss-20b with every layer's experts in host memory and -fa on: CUDA0
+//   456.98 MiB (one 134.47 MiB MXFP4 expert tensor copied in, layer 0's MoE outputs, and the
+//   256 MiB f32 copy of the full-attention mask that layer 1's split brings on top), CUDA_Host
+//   263.15 MiB (the f32 masks and the token embedding's rows) and the 0.77 MiB output buffer;
+// - L4, build 5622, Qwen3-30B-A3B over two GPUs without flash attention: 1,080.00 MiB on each,
+//   by hand 4 x 512 x (2 x 2,048 + 2 x 4,096 + 16,384) + 4 x 16,384 x 512 x 32 bytes (the
+//   layer's activations, the mask's f32 copy and kq over the whole cache), and 36.01 on the
+//   host;
+// - L7, build 5192, Qwen3-235B-A22B Q8_0 with layers 13-93's FFN in host memory: 1,024.00 MiB
+//   (a 816 MiB Q8_0 down_exps copy over the layer's region) and 72.01 on the host;
+// - b9849, Gemma-4-26B-A4B on Vulkan at -ub 2048 (../shared's engine-logs-2026): 428.07 MiB and
+//   88.08 on the host, where llama-server reserves one row of logits and an f16 mask.
+// Before the replay a plan's VRAM left them out: L1's came to 4,325 MiB against the log's
+// 4,789.01 (model, KV and compute buffers), 9.7% under; now 4,781.9.
+void TestEngines::llamaCppComputeBuffersAsLogged()
+{
+    QFile f(src("tests/data/cpu-moe/logs.json"));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QMap<QString, QJsonObject> logs;
+    for (const QJsonValue v : QJsonDocument::fromJson(f.readAll()).array())
+        logs[v.toObject().value("id").toString().section('-', 0, 0)] = v.toObject();
+    const double mib = 1024.0 * 1024.0;
+    auto near = [](double ours, double logged) { return std::fabs(ours / logged - 1); };
+    auto logged = [&](const char* id, const char* key) {
+        return logs[id].value("compute").toObject().value(key).toDouble();
+    };
+    // L1 through the plan, as the flags say.
+    LlamaServerInputs in;
+    in.build = "llama.cpp@b6699";
+    in.context = 131072;
+    in.parallel = 1;
+    in.flashAttn = "on";
+    in.cpuMoeLayers = 99;
+    const LlamaServerPlan l1 = planLlamaServer(load("gpt-oss-20b"), in).value();
+    QVERIFY(l1.computeNotCounted.empty());
+    QCOMPARE(logged("L1", "CUDA0_MiB"), 456.98);
+    QVERIFY2(near(double(l1.vramComputeBytes) / mib, 456.98) < 0.005,
+             qPrintable(QString::number(double(l1.vramComputeBytes) / mib)));
+    QVERIFY2(near(double(l1.ramComputeBytes) / mib, 263.15 + 0.77) < 0.005,
+             qPrintable(QString::number(double(l1.ramComputeBytes) / mib)));
+    const QJsonObject b1 = logs["L1"].value("buffers").toObject();
+    const QJsonObject k1 = logs["L1"].value("kv").toObject();
+    const double device = b1.value("CUDA0_model_MiB").toDouble() +
+                          k1.value("CUDA0_nonSWA_MiB").toDouble() +
+                          k1.value("CUDA0_SWA_MiB").toDouble() + 456.98;
+    QVERIFY2(near(double(l1.vramBytes) / mib, device) < 0.01,
+             qPrintable(QString("%1 against %2").arg(double(l1.vramBytes) / mib).arg(device)));
+    // L4: two GPUs, 24 layers each, the output on the second, every expert in host memory.
+    const ModelSpec q3 = load("qwen3-30b-a3b");
+    LlamaComputeLayout two;
+    two.build = 5622;
+    two.fullCells = 16384;
+    two.flashAttn = false;
+    two.server = false;
+    two.gpuCount = 2;
+    for (int64_t i = 0; i < q3.numLayers; ++i)
+        two.layerDevice.push_back(i < 24 ? 0 : 1);
+    two.expertsOnHost.assign(size_t(q3.numLayers), true);
+    two.outputDevice = 1;
+    two.bytesPerParam = two.expertBytesPerParam = 144.0 / 256;
+    const LlamaComputeBuffers l4 = llamaComputeBuffers(q3, two).value();
+    const double byHand =
+        (4.0 * 512 * (2 * 2048 + 2 * 4096 + 16384) + 4.0 * 16384 * 512 * 32) / mib;
+    QCOMPARE(byHand, 1080.0);
+    QCOMPARE(logged("L4", "CUDA0_MiB"), byHand);
+    QCOMPARE(logged("L4", "CUDA1_MiB"), byHand);
+    QVERIFY2(near(double(l4.device[0]) / mib, byHand) < 0.005,
+             qPrintable(QString::number(double(l4.device[0]) / mib)));
+    QVERIFY2(near(double(l4.device[1]) / mib, byHand) < 0.005,
+             qPrintable(QString::number(double(l4.device[1]) / mib)));
+    QVERIFY2(near(double(l4.host) / mib, logged("L4", "CUDA_Host_MiB")) < 0.005,
+             qPrintable(QString::number(double(l4.host) / mib)));
+    QVERIFY(near(double(l4.output) / mib, logged("L4", "CUDA_Host_output_MiB")) < 0.01);
+    // L7 through the plan: llama-sweep-bench's reserve is llama-server's before build 9460.
+    LlamaServerInputs r;
+    r.build = "llama.cpp@b5192";
+    r.context = 32768;
+    r.parallel = 1;
+    r.flashAttn = "on";
+    r.weightDtype = DType::INT8;
+    r.overrideTensors =
+        R"(blk\.1[3-9]\.ffn.*=CPU,blk\.[2-8][0-9]\.ffn.*=CPU,blk\.9[0-3]\.ffn.*=CPU)";
+    const LlamaServerPlan l7 = planLlamaServer(load("qwen3-235b-a22b"), r).value();
+    QVERIFY2(near(double(l7.vramComputeBytes) / mib, logged("L7", "CUDA0_MiB")) < 0.005,
+             qPrintable(QString::number(double(l7.vramComputeBytes) / mib)));
+    QVERIFY2(near(double(l7.ramComputeBytes) / mib,
+                  logged("L7", "CUDA_Host_MiB") + logged("L7", "CUDA_Host_output_MiB")) < 0.005,
+             qPrintable(QString::number(double(l7.ramComputeBytes) / mib)));
+    // A model the replay does not build says so, and counts nothing in its place.
+    const LlamaServerPlan mla = planLlamaServer(load("deepseek-v2-lite"), {}).value();
+    QCOMPARE(mla.vramComputeBytes, int64_t(0));
+    QVERIFY2(mla.computeNotCounted.find("latent attention") != std::string::npos,
+             mla.computeNotCounted.c_str());
+    qInfo("compute buffers: L1 %.2f + %.2f MiB (log 456.98 + 263.92), L4 %.2f / %.2f / %.2f "
+          "(1080 / 1080 / 36.01), L7 %.2f + %.2f (1024.00 + 72.59)",
+          double(l1.vramComputeBytes) / mib, double(l1.ramComputeBytes) / mib,
+          double(l4.device[0]) / mib, double(l4.device[1]) / mib, double(l4.host) / mib,
+          double(l7.vramComputeBytes) / mib, double(l7.ramComputeBytes) / mib);
+    // b9849's Gemma-4 log, where ../shared is beside the checkout.
+    const QString gemma =
+        src("../shared/engine-logs-2026/configs/google--gemma-4-26B-A4B_config.json");
+    if (!QFileInfo::exists(gemma)) {
+        qInfo("../shared is not beside this checkout: the b9849 Gemma-4 log is not checked");
+        return;
+    }
+    LlamaServerInputs g;
+    g.build = "llama.cpp@b9849";
+    g.context = 8192;
+    g.parallel = 1;
+    g.ubatch = 2048;
+    const LlamaServerPlan g4 = planLlamaServer(load(gemma), g).value();
+    QVERIFY2(near(double(g4.vramComputeBytes) / mib, 428.07) < 0.005,
+             qPrintable(QString::number(double(g4.vramComputeBytes) / mib)));
+    QVERIFY2(near(double(g4.ramComputeBytes) / mib, 88.08 + 1.00) < 0.005,
+             qPrintable(QString::number(double(g4.ramComputeBytes) / mib)));
 }
 
 // Issue 40: llama-server's -ot rules and --cpu-moe, as users type them. A tensor goes to the
@@ -3519,10 +3655,13 @@ void TestEngines::llamaFitKeepsAGibFree()
     // The GPU's figure said as its parts (a twentieth review read weights and KV as weights):
     // 64,000 cells of 128 KiB are 7.81 GiB.
     QVERIFY2(within.settings.front().find("on the GPU: weights ") != std::string::npos &&
-                 within.settings.front().find(" + KV 7.81 GiB = ") != std::string::npos,
+                 within.settings.front().find(" + KV 7.81 GiB + compute ") != std::string::npos,
              within.settings.front().c_str());
+    // Build 3579 had no --fit: all of the GPU is its to fill. With flash attention asked for
+    // (without it, kq over 68,000 cells of 32 heads is a 4.2 GiB compute buffer).
     d.maxModelLen = 68000;
     d.engine = "llama.cpp@b3579";
+    editEngineOptions(d).llamaCpp.flashAttn = "on";
     QVERIFY2(compareEngine(s, d, EngineKind::LlamaCpp, "llama.cpp@b3579").error.empty(),
              compareEngine(s, d, EngineKind::LlamaCpp, "llama.cpp@b3579").error.c_str());
 }

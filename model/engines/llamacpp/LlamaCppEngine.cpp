@@ -1,5 +1,7 @@
 #include "engines/llamacpp/LlamaCppEngine.h"
 
+#include "engines/llamacpp/LlamaCppCompute.h"
+
 #include "base/Checked.h"
 #include "base/Units.h"
 #include "read/GgufReader.h"
@@ -8,6 +10,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <optional>
 #include <sstream>
 
@@ -113,6 +116,16 @@ const LlamaCppBuild* findLlamaCppBuild(const std::string& name)
 }
 
 namespace {
+
+// The build number of a row's name, "llama.cpp@b9849" -> 9849.
+int buildNumberOf(const std::string& name)
+{
+    size_t at = name.find('@');
+    if (at == std::string::npos)
+        return llamaCppBuilds().back().build;
+    at += name.compare(at + 1, 1, "b") == 0 ? 2 : 1;
+    return std::atoi(name.c_str() + at);
+}
 
 // Slots and context (llama_context's constructor): -np auto means 4 slots over one unified
 // cache (1 slot in builds before it); an explicit -np splits n_ctx into per-slot streams where
@@ -510,6 +523,37 @@ Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerI
     }
     p.vramBytes = checkedAdd(gpuWeights, kvGpu, "VRAM") - expertsOnCpu +
                   (outputOnGpu ? (head > 0 ? head : embedding) : 0) + p.vramStateBytes;
+    // The compute buffers, replayed as the scheduler and allocator of this build lay them out.
+    {
+        LlamaComputeLayout L;
+        L.build = buildNumberOf(p.build);
+        L.ubatch = in.ubatch;
+        L.fullCells = p.fullCells;
+        L.swaCells = p.swaCells;
+        L.streams = p.unified ? 1 : p.slotCount;
+        L.sequences = p.slotCount;
+        // -fa auto is on where the device runs it, the default from PR #15434 (2025-08-30,
+        // about build 6330); before it, off unless asked.
+        L.flashAttn = in.flashAttn == "on" || (in.flashAttn == "auto" && L.build >= 6330);
+        L.layerDevice.assign(size_t(layers), -1);
+        L.expertsOnHost.assign(size_t(layers), false);
+        for (int64_t i = 0; i < layers; ++i) {
+            L.layerDevice[size_t(i)] = i >= layers - p.gpuLayers ? 0 : -1;
+            L.expertsOnHost[size_t(i)] = (*onHost)[size_t(i)];
+        }
+        L.outputDevice = outputOnGpu ? 0 : -1;
+        L.bytesPerParam = restPerParam;
+        L.expertBytesPerParam =
+            c.routedExperts > 0 ? double(computedExperts) / double(c.routedExperts) : restPerParam;
+        auto buffers = llamaComputeBuffers(s, L);
+        if (buffers) {
+            p.vramComputeBytes = buffers->device.front();
+            p.ramComputeBytes = buffers->host + buffers->output;
+            p.vramBytes = checkedAdd(p.vramBytes, p.vramComputeBytes, "VRAM");
+        } else {
+            p.computeNotCounted = buffers.error();
+        }
+    }
     // --fit (on by default from build 7474): an unset context is cut, by whole tokens of its KV,
     // until the device keeps 1 GiB free, but not below 4,096 (llama_params_fit_impl).
     const int64_t gib = int64_t(1) << 30;
@@ -534,7 +578,7 @@ Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerI
         return cutPlan;
     }
     p.ramBytes = checkedAdd(cpuWeights, kvCpu, "RAM") + embedding + (outputOnGpu ? 0 : head) +
-                 expertsOnCpu + (p.stateBytes - p.vramStateBytes);
+                 expertsOnCpu + (p.stateBytes - p.vramStateBytes) + p.ramComputeBytes;
     // With mmap (the default) the CPU's weights are one mapping of the file from its first CPU
     // tensor to its last (llama_model_loader::get_mapping_range), what the log's "CPU_Mapped
     // model buffer size" counts: in GGUF order token_embd, the layers, output_norm and output,
@@ -582,6 +626,16 @@ std::string hostSideRefusal(const LlamaServerPlan& p, const GpuSpec* gpu, int64_
                ": layers and experts not on the GPU) exceeds --host-memory " +
                formatGiB(double(hostMemoryBytes)) + "; offload more to the GPU";
     return {};
+}
+
+std::string llamaServerMemoryCounts(const LlamaServerPlan& p)
+{
+    if (!p.computeNotCounted.empty())
+        return "weights, KV and state; the compute buffers come on top, not counted: " +
+               p.computeNotCounted;
+    return "weights, KV, state and the compute buffers as " + p.build +
+           " lays them out: " + formatBytes(double(p.vramComputeBytes)) + " on the GPU, " +
+           formatBytes(double(p.ramComputeBytes)) + " in host memory";
 }
 
 } // namespace attnplan

@@ -27,8 +27,15 @@ struct LlamaServerPlan
     int64_t weightBytes = 0;  // all layers' weights, as sized (a GGUF's exact bytes where given)
     std::string ggufFileType; // the GGUF sized without a file, where not the weights' dtype's
     DType weightDtype = DType::BF16;
-    int64_t vramBytes = 0;        // weights and KV of the offloaded layers (+ the output layer)
-    int64_t ramBytes = 0;         // the rest, with the token embedding
+    // Weights, KV and state of the offloaded layers (+ the output layer), and the GPU's compute
+    // buffer.
+    int64_t vramBytes = 0;
+    // The rest, with the token embedding, and the host's compute and output buffers.
+    int64_t ramBytes = 0;
+    int64_t vramComputeBytes = 0; // of vramBytes: the GPU's compute buffer (replayed)
+    int64_t ramComputeBytes = 0;  // of ramBytes: the host's compute buffer and output buffer
+    // Why the compute buffers are not counted (a model the replay does not build), or empty.
+    std::string computeNotCounted;
     int64_t vramKvBytes = 0;      // of vramBytes: the offloaded layers' KV cells
     int64_t vramStateBytes = 0;   // of vramBytes: the recurrent state, when layers are offloaded
     int64_t cpuExpertBytes = 0;   // of ramBytes: --n-cpu-moe's expert tensors in host memory
@@ -40,13 +47,17 @@ struct LlamaServerPlan
     int64_t fitCutTokens = 0; // --fit: tokens cut from an unset context to fit the free memory
     // What llama-server may fill on the device: from build 7474 (--fit on by default) the free
     // memory less the 1 GiB --fit keeps free (llama_params_fit); 0 where the free memory is not
-    // known or the build has no --fit (then the device's memory is the limit). Its compute
-    // buffers (428 and 498 MiB at -ub 2048 in b9849's logs) are not counted in vramBytes.
+    // known or the build has no --fit (then the device's memory is the limit).
     int64_t vramLimitBytes = 0;
     // What it may fill on a device of `memory` bytes: the --fit limit where known and lower.
     int64_t vramLimit(int64_t memory) const
     {
         return vramLimitBytes > 0 && vramLimitBytes < memory ? vramLimitBytes : memory;
+    }
+    // The weights in VRAM: what is left of it without KV, state and the compute buffer.
+    int64_t vramWeightBytes() const
+    {
+        return vramBytes - vramKvBytes - vramStateBytes - vramComputeBytes;
     }
     std::string build; // the build row used: "llama.cpp@b7474"
     std::string command;
@@ -66,10 +77,9 @@ double cacheTypeBytesPerValue(const std::string& type);
 // memory than `hostMemoryBytes` (--host-memory; 0: not given). capacity, latency and plan ask it.
 std::string hostSideRefusal(const LlamaServerPlan& p, const GpuSpec* gpu, int64_t hostMemoryBytes);
 
-// What a plan's VRAM leaves out, said wherever it is shown: llama-server's compute buffers
-// (docs/research/llamacpp-compute-buffers.md), not modelled yet.
-inline constexpr const char* kLlamaServerVramLeavesOut =
-    "llama-server's compute buffers come on top, not counted";
+// What a plan's memory counts, said wherever it is shown: the compute buffers replayed
+// (LlamaCppCompute.h), or why they are not there.
+std::string llamaServerMemoryCounts(const LlamaServerPlan& p);
 
 // Which layers keep their routed experts (ffn_gate/up/down_exps) in host memory under
 // --n-cpu-moe, --cpu-moe and -ot patterns naming the CPU buffer, one flag a layer; an -ot pattern

@@ -179,14 +179,22 @@ void readLlamaCppLogLine(LogFacts& f, LlamaCppLogFacts& own, std::string_view li
             own.kvLineForm = name;
             break;
         }
-    if (has(line, "model buffer size")) {
-        // The device: the word before "model buffer size" ("Vulkan0", "CPU_Mapped").
-        std::string_view before = line.substr(0, line.find("model buffer size"));
+    // The device: the word before "model buffer size" ("Vulkan0", "CPU_Mapped").
+    auto deviceBefore = [&](std::string_view what) {
+        std::string_view before = line.substr(0, line.find(what));
         while (!before.empty() && (before.back() == ' ' || before.back() == '*'))
             before.remove_suffix(1);
         const size_t space = before.find_last_of(" \t*:");
-        const std::string device(space == std::string_view::npos ? before
-                                                                 : before.substr(space + 1));
+        return std::string(space == std::string_view::npos ? before : before.substr(space + 1));
+    };
+    if (has(line, "compute buffer size =")) {
+        if (const auto mib = numberAfter(line, "compute buffer size ="))
+            own.computeBuffers[deviceBefore("compute buffer size")] = *mib;
+    }
+    if (has(line, "output buffer size ="))
+        own.outputBufferMiB = numberAfter(line, "output buffer size =");
+    if (has(line, "model buffer size")) {
+        const std::string device = deviceBefore("model buffer size");
         own.modelBuffers[device] = numberAfter(line, "model buffer size =").value_or(0);
         own.modelBufferMiB = 0;
         for (const auto& [name, mib] : own.modelBuffers)
@@ -407,6 +415,34 @@ Expected<EngineLogCheck> checkLlamaCppLog(const LogFacts& log, const LlamaCppLog
                                      formatFixed(100 * (ours / *own.stateMiB - 1), 2) + "%)"
                                : std::string()));
     }
+    // The compute buffers beside it, where the log prints one GPU's and the replay builds the
+    // model (LlamaCppCompute.h): each backend's high-water mark, the host's with its output
+    // buffer.
+    if (!own.computeBuffers.empty() && !standIn && !fromMetadata) {
+        double gpu = 0, host = own.outputBufferMiB.value_or(0);
+        int gpus = 0;
+        for (const auto& [device, mib] : own.computeBuffers) {
+            const bool onHost = device == "CPU" || device.find("_Host") != std::string::npos;
+            (onHost ? host : gpu) += mib;
+            gpus += onHost ? 0 : 1;
+        }
+        auto versus = [](double logged, double ours) {
+            return "logged " + formatFixed(logged, 2) + " MiB, attnplan " + formatFixed(ours, 2) +
+                   " MiB" +
+                   (logged > 0 ? " (" + std::string(ours >= logged ? "+" : "") +
+                                     formatFixed(100 * (ours / logged - 1), 2) + "%)"
+                               : std::string());
+        };
+        if (!plan->computeNotCounted.empty())
+            c.notes.push_back("compute buffers: not replayed (" + plan->computeNotCounted + ")");
+        else if (gpus == 1)
+            c.notes.push_back("compute buffers: the GPU's " +
+                              versus(gpu, double(plan->vramComputeBytes) / kMiB) + "; the host's " +
+                              versus(host, double(plan->ramComputeBytes) / kMiB));
+        else if (gpus > 1)
+            c.notes.push_back("compute buffers: " + std::to_string(gpus) +
+                              " GPUs' (attnplan replays one GPU's)");
+    }
     c.kvBudgetBytes = plan->kvBytes;
     // The deployment it ran: its slots (-np, or the sequences it reports), each a conversation
     // of n_ctx / slots tokens where the cache is split (a unified one lets one reach all of it).
@@ -455,9 +491,9 @@ Expected<EngineLogCheck> checkLlamaCppLog(const LogFacts& log, const LlamaCppLog
         LlamaServerInputs typed = in;
         typed.weightDtype = t;
         if (const auto q = planLlamaServer(*spec, typed)) {
-            const int64_t loaded =
-                (q->vramBytes - q->vramKvBytes - q->vramStateBytes) +
-                (q->ramBytes - (q->kvBytes - q->vramKvBytes) - (q->stateBytes - q->vramStateBytes));
+            const int64_t loaded = q->vramWeightBytes() + (q->ramBytes - q->ramComputeBytes -
+                                                           (q->kvBytes - q->vramKvBytes) -
+                                                           (q->stateBytes - q->vramStateBytes));
             if (loaded > 0)
                 c.deployment.weightBytes =
                     int64_t(double(q->weightBytes) * (own.modelBufferMiB * kMiB) / double(loaded));

@@ -37,6 +37,10 @@ struct LlamaCppLogFacts
     // Each device's "model buffer size", once: a log quoted in its own summary repeats a line
     // ("CPU_Mapped model buffer size = 577.50 MiB" twice in a 2026 capture).
     std::map<std::string, double> modelBuffers;
+    // Each backend's "compute buffer size" ("CUDA0", "Vulkan_Host", "CPU"), and the host's
+    // "output buffer size".
+    std::map<std::string, double> computeBuffers;
+    std::optional<double> outputBufferMiB;
     std::optional<double> freeMiB; // device memory free before the load, where printed
     bool commandLine = false;      // the launch arguments are in the log
     std::optional<int64_t> argParallel, argUbatch; // -c is the log's argContext
