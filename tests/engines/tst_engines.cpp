@@ -3484,6 +3484,34 @@ void TestEngines::llamaCppComputeBuffersAsLogged()
     QVERIFY2(near(double(l7.ramComputeBytes) / mib,
                   logged("L7", "CUDA_Host_MiB") + logged("L7", "CUDA_Host_output_MiB")) < 0.005,
              qPrintable(QString::number(double(l7.ramComputeBytes) / mib)));
+    // Two logs the replay was not built on (tests/data/llamacpp-compute/logs.json, Ollama's
+    // bundled llama.cpp of 2024 and 2025): Llama-3 8B at n_ctx 8,192 without flash attention,
+    // 560.00 MiB on CUDA0, by hand 4 x 512 x (2 x 4,096 + 2 x 4,096 + 8,192) + 4 x 8,192 x 512 x
+    // 32 bytes, and 24.01 on the host (the f32 mask, 16 MiB, and the token rows, 8).
+    {
+        QFile h(src("tests/data/llamacpp-compute/logs.json"));
+        QVERIFY(h.open(QIODevice::ReadOnly));
+        const QJsonArray cases = QJsonDocument::fromJson(h.readAll()).object()["cases"].toArray();
+        QCOMPARE(cases.size(), 2);
+        const ModelSpec llama = load("llama-3.1-8b");
+        for (const QJsonValue v : cases) {
+            const QJsonObject c = v.toObject();
+            const QJsonObject cb = c["compute"].toObject();
+            LlamaComputeLayout one;
+            one.build = c["id"].toString().contains("2024") ? 3600 : 5700;
+            one.fullCells = c["n_ctx"].toInteger();
+            one.sequences = c["n_seq_max"].toInteger(1);
+            one.flashAttn = c["flash_attn"].toBool();
+            one.layerDevice.assign(size_t(llama.numLayers), 0);
+            one.expertsOnHost.assign(size_t(llama.numLayers), false);
+            const LlamaComputeBuffers b = llamaComputeBuffers(llama, one).value();
+            QCOMPARE((4.0 * 512 * (4 * 4096 + 8192) + 4.0 * 8192 * 512 * 32) / mib, 560.0);
+            QVERIFY2(near(double(b.device[0]) / mib, cb["CUDA0_MiB"].toDouble()) < 0.005,
+                     qPrintable(QString::number(double(b.device[0]) / mib)));
+            QVERIFY2(near(double(b.host) / mib, cb["CUDA_Host_MiB"].toDouble()) < 0.005,
+                     qPrintable(QString::number(double(b.host) / mib)));
+        }
+    }
     // A model the replay does not build says so, and counts nothing in its place.
     const LlamaServerPlan mla = planLlamaServer(load("deepseek-v2-lite"), {}).value();
     QCOMPARE(mla.vramComputeBytes, int64_t(0));
