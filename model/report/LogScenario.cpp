@@ -168,6 +168,9 @@ Expected<LogScenario> scenarioFromEngineLog(const EngineLogFacts& log, const Eng
         // the 14.00 GiB Gemma-4 loaded).
         if (in.weightBytes)
             d.loadedWeightsGiB = double(*in.weightBytes) / double(int64_t(1) << 30);
+        // And the free memory it measured, which its --fit sized the layers against.
+        if (in.freeMemoryBytes)
+            d.freeMemoryGiB = double(*in.freeMemoryBytes) / double(int64_t(1) << 30);
         out.notes.push_back(
             "llama.cpp allocates its cache up front (" +
             formatFixed(double(c.kvBudgetBytes) / double(int64_t(1) << 20), 0) + " MiB for n_ctx " +

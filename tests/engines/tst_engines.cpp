@@ -3539,6 +3539,28 @@ void TestEngines::llamaCppComputeBuffersAsLogged()
              qPrintable(QString::number(double(g4.vramComputeBytes) / mib)));
     QVERIFY2(near(double(g4.ramComputeBytes) / mib, 88.08 + 1.00) < 0.005,
              qPrintable(QString::number(double(g4.ramComputeBytes) / mib)));
+    // b9849's Qwen3.5-9B, a Gated DeltaNet hybrid, 20 of 33 layers on the GPU as --fit chose:
+    // Vulkan1 498.00 MiB (the CPU layers' weights streamed through it, each a split, at the
+    // unsloth file's mix the log does not print: within 5%), Vulkan_Host 128.16 + 0.95 (the
+    // unused embedding input, the f16 mask and a CPU layer's strided convolution state, 64.09).
+    LlamaServerInputs h;
+    h.build = "llama.cpp@b9849";
+    h.context = 8192;
+    h.parallel = 1;
+    h.ubatch = 2048;
+    h.gpuLayers = 20;
+    h.weightDtype = DType::INT4;
+    h.loadedWeightBytes = int64_t((2286.14 + 3393.11) * mib);
+    const LlamaServerPlan q35 = planLlamaServer(load("qwen3.5-9b"), h).value();
+    QVERIFY2(q35.computeNotCounted.empty(), q35.computeNotCounted.c_str());
+    QVERIFY2(near(double(q35.vramComputeBytes) / mib, 498.00) < 0.05,
+             qPrintable(QString::number(double(q35.vramComputeBytes) / mib)));
+    QVERIFY2(near(double(q35.ramComputeBytes) / mib, 128.16 + 0.95) < 0.005,
+             qPrintable(QString::number(double(q35.ramComputeBytes) / mib)));
+    qInfo("b9849: Gemma-4 %.2f + %.2f MiB (log 428.07 + 89.08), Qwen3.5-9B %.2f + %.2f (498.00 + "
+          "129.11)",
+          double(g4.vramComputeBytes) / mib, double(g4.ramComputeBytes) / mib,
+          double(q35.vramComputeBytes) / mib, double(q35.ramComputeBytes) / mib);
 }
 
 // Issue 40: llama-server's -ot rules and --cpu-moe, as users type them. A tensor goes to the

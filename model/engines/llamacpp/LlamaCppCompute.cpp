@@ -4,8 +4,8 @@
 // devices and copied into each what it reads from another. The three parts that decide it are
 // re-told here from llama.cpp's source (read at builds 5192, 5622, 6699 and 9849;
 // docs/research/llamacpp-compute-buffers.md names the files, commits and PRs):
-// - the graph: llm_build_* for a transformer layer (attention, dense or routed MLP), with the
-//   inputs llm_graph_context makes and the KQ masks as each build shapes them;
+// - the graph: llm_build_* for a transformer layer (attention or Gated DeltaNet, dense or routed
+//   MLP), with the inputs llm_graph_context makes and the KQ masks as each build shapes them;
 // - the split: ggml_backend_sched_split_graph's passes (a weight in host memory runs on the
 //   first GPU when the op's batch is 32 or more, and its copy starts a split of its own);
 // - the allocator: ggml_gallocr_alloc_graph_impl's order, in-place reuse and frees, over
@@ -68,6 +68,11 @@ enum class Op
     Cpy,
     SetRows,
     FlashAttn,
+    Scale, // ggml_scale_inplace: a view of its source
+    Concat,
+    SsmConv,
+    L2Norm,
+    DeltaNet, // ggml_gated_delta_net: the output rows, then the new state
 };
 
 bool isViewOp(Op op)
@@ -77,11 +82,11 @@ bool isViewOp(Op op)
 
 using Dims = std::array<int64_t, 4>;
 
-// An op's sources: at most five (GGML_MAX_SRC is 10; these ops read up to five), held inline so
+// An op's sources: at most six (GGML_MAX_SRC is 10; these ops read up to six), held inline so
 // that a graph of some thousand tensors is one allocation.
 struct Sources
 {
-    std::array<int, 5> at{};
+    std::array<int, 6> at{};
     int n = 0;
 
     Sources() = default;
@@ -198,9 +203,9 @@ struct Ops
         x.weight = true;
         return g.add(std::move(x));
     }
-    int cache(Dims ne, int backend)
+    int cache(Dims ne, int backend, int elementBytes = 2)
     {
-        const int i = make(Op::None, ne, 2, {});
+        const int i = make(Op::None, ne, elementBytes, {});
         g.t[size_t(i)].buffer = backend;
         return i;
     }
@@ -717,6 +722,31 @@ Graph buildGraph(const ModelSpec& s, const LlamaComputeLayout& L, const ComputeR
     const Mask full = makeMask(L.fullCells);
     const Mask swa = L.swaCells > 0 ? makeMask(L.swaCells) : full;
 
+    // The recurrent state's rows (llm_graph_input_rs's s_copy): the sequences' own, then none
+    // to copy (a reserve runs each sequence in place).
+    const int64_t seqs = std::max<int64_t>(1, L.sequences);
+    int stateMain = -1, stateExtra = -1;
+    auto stateRows = [&] {
+        if (stateMain < 0) {
+            const int copy = o.input({seqs, 1, 1, 1}, 4);
+            stateMain = o.view(Op::View, copy, {seqs, 1, 1, 1}, {4, 4 * seqs, 0, 0});
+            stateExtra = o.view(Op::View, copy, {0, 1, 1, 1}, {4, 0, 0, 0});
+        }
+    };
+    // build_rs: a layer's states gathered for the batch's sequences (the rest copied, none here).
+    auto readState = [&](int all, int64_t size) {
+        stateRows();
+        const int states = o.reshape(all, {size, seqs, 1, 1});
+        const int zero = o.view(Op::View, states, {size, 1, 1, 1}, g.t[size_t(states)].nb);
+        g.expand(o.view(Op::Scale, zero, {size, 1, 1, 1}, g.t[size_t(zero)].nb));
+        const int out = o.getRows(states, stateMain);
+        g.expand(out);
+        const int extra = o.getRows(states, stateExtra);
+        g.expand(
+            o.store(Op::Cpy, o.view(Op::View, all, {size, 0, 1, 1}, {4, 4 * size, 0, 0}), extra));
+        return out;
+    };
+
     for (int64_t il = 0; il < s.numLayers; ++il) {
         const LayerSpec& l = s.layers[size_t(il)];
         const int d = dev(il);
@@ -732,46 +762,118 @@ Graph buildGraph(const ModelSpec& s, const LlamaComputeLayout& L, const ComputeR
         auto scaled = [&](int x, int64_t width) {
             return o.same(Op::Mul, x, {x, o.weight({width, 1, 1, 1}, 4 * width, d)});
         };
+        // A Gated DeltaNet layer (llm_build_delta_net_base, build 9849): q, k, v through a short
+        // convolution over the state's last inputs, the recurrence, then a gated norm.
+        auto deltaNet = [&](int x) {
+            const LinearAttentionSpec& la = s.linear;
+            const int64_t dk = la.keyHeadDim, dv = la.valueHeadDim, nk = la.keyHeads,
+                          nv = la.valueHeads, inner = nv * dv, channels = inner + 2 * nk * dk,
+                          kept = la.convKernel - 1;
+            const int qkv =
+                o.reshape(o.mulMat(w({E, channels, 1, 1}, d, bpp), x), {channels, T, 1, 1});
+            const int z = o.mulMat(w({E, inner, 1, 1}, d, bpp), x);
+            int beta = o.reshape(o.mulMat(w({E, nv, 1, 1}, d, bpp), x), {1, nv, T, 1});
+            beta = o.same(Op::Unary, beta, {beta});
+            int alpha = o.reshape(o.mulMat(w({E, nv, 1, 1}, d, bpp), x), {nv, T, 1, 1});
+            alpha = o.same(Op::Add, alpha, {alpha, o.weight({nv, 1, 1, 1}, 4 * nv, d)});
+            alpha = o.same(Op::Unary, alpha, {alpha});
+            int gate = o.same(Op::Mul, alpha, {alpha, o.weight({nv, 1, 1, 1}, 4 * nv, d)});
+            gate = o.reshape(gate, {1, nv, T, 1});
+            const int64_t convSize = kept * channels, stateSize = dk * dv * nv;
+            const int convAll = o.cache({convSize, seqs, 1, 1}, d, 4);
+            const int stateAll = o.cache({stateSize, seqs, 1, 1}, d, 4);
+            const int conv = o.reshape(readState(convAll, convSize), {kept, channels, seqs, 1});
+            const Dims qnb = g.t[size_t(qkv)].nb;
+            const int qkvT =
+                o.view(Op::Permute, qkv, {T, channels, 1, 1}, {qnb[1], qnb[0], qnb[2], qnb[3]});
+            const int convIn = o.make(Op::Concat, {kept + T, channels, seqs, 1}, 4, {conv, qkvT});
+            g.expand(o.store(
+                Op::Cpy, o.view(Op::View, convAll, {convSize, seqs, 1, 1}, {4, 4 * convSize, 0, 0}),
+                o.view(Op::View, convIn, {kept, channels, seqs, 1}, g.t[size_t(convIn)].nb)));
+            const int state = o.reshape(readState(stateAll, stateSize), {dk, dv, nv, seqs});
+            int convOut = o.make(
+                Op::SsmConv, {channels, T, 1, 1}, 4,
+                {convIn, o.weight({kept + 1, channels, 1, 1}, 4 * (kept + 1) * channels, d)});
+            convOut = o.same(Op::Unary, convOut, {convOut});
+            const Dims cnb{4, 4 * dk, 4 * channels, 0};
+            int qc = o.view(Op::View, convOut, {dk, nk, T, 1}, cnb);
+            int kc = o.view(Op::View, convOut, {dk, nk, T, 1}, cnb);
+            const int vc = o.view(Op::View, convOut, {dv, nv, T, 1}, cnb);
+            qc = o.make(Op::L2Norm, {dk, nk, T, 1}, 4, {qc});
+            kc = o.make(Op::L2Norm, {dk, nk, T, 1}, 4, {kc});
+            const int net = o.make(Op::DeltaNet, {inner, T + dk * seqs, 1, 1}, 4,
+                                   {qc, kc, vc, gate, beta, state});
+            const int out =
+                o.view(Op::View, net, {dv, nv, T, 1}, {4, 4 * dv, 4 * inner, 4 * inner * T});
+            g.expand(o.store(
+                Op::Cpy,
+                o.view(Op::View, stateAll, {stateSize, seqs, 1, 1}, {4, 4 * stateSize, 0, 0}),
+                o.view(Op::View, net, {dk, dv, nv, seqs},
+                       {4, 4 * dk, 4 * dk * dv, 4 * stateSize})));
+            const int z2 = o.reshape(z, {dv, nv, T, 1});
+            int y = scaled(norm(out), dv);
+            y = o.same(Op::Mul, y, {y, o.same(Op::Unary, z2, {z2})});
+            y = o.reshape(y, {inner, T, 1, 1});
+            return o.reshape(o.mulMat(w({inner, E, 1, 1}, d, bpp), y), {E, T, 1, 1});
+        };
         const int inpSA = inpL;
         int cur = scaled(norm(inpL), E);
-        int q = o.reshape(o.mulMat(w({E, H * D, 1, 1}, d, bpp), cur), {D, H, T, 1});
-        int k = o.reshape(o.mulMat(w({E, HKV * D, 1, 1}, d, bpp), cur), {D, HKV, T, 1});
-        const int v = o.reshape(o.mulMat(w({E, HKV * Dv, 1, 1}, d, bpp), cur), {Dv, HKV, T, 1});
-        if (s.qkNorm) {
-            q = scaled(norm(q), D);
-            k = scaled(norm(k), D);
-        }
-        q = o.same(Op::Rope, q, {q, positions});
-        k = o.same(Op::Rope, k, {k, positions});
-        g.expand(q);
-        g.expand(k);
-        g.expand(v);
-        const int kCache = o.cache({HKV * D, m.cells * streams, 1, 1}, d);
-        const int vCache = o.cache({HKV * Dv, m.cells * streams, 1, 1}, d);
-        if (r.setRows) {
-            g.expand(o.store(Op::SetRows, kCache, o.reshape(k, {HKV * D, T, 1, 1}), {m.kIdx}));
-            g.expand(o.store(Op::SetRows, vCache, o.reshape(v, {HKV * Dv, T, 1, 1}), {m.vIdx}));
+        // The hybrids' graphs expand the normed input first (llm_build_qwen35), so that the
+        // previous layer runs before this one reads its recurrent state.
+        if (s.stateLayerCount() > 0)
+            g.expand(cur);
+        if (l.mixer == Mixer::GatedDeltaNet) {
+            cur = deltaNet(cur);
         } else {
-            g.expand(o.store(Op::Cpy, kCache, k));
-            g.expand(o.store(Op::Cpy, vCache, v));
+            // Qwen3.5's q_proj gives the queries and a gate on the output, head by head.
+            const bool gated = s.attentionOutputGate;
+            const int qProj = o.mulMat(w({E, (gated ? 2 : 1) * H * D, 1, 1}, d, bpp), cur);
+            int q = gated ? o.view(Op::View, qProj, {D, H, T, 1}, {4, 8 * D, 8 * D * H, 0})
+                          : o.reshape(qProj, {D, H, T, 1});
+            int k = o.reshape(o.mulMat(w({E, HKV * D, 1, 1}, d, bpp), cur), {D, HKV, T, 1});
+            const int v = o.reshape(o.mulMat(w({E, HKV * Dv, 1, 1}, d, bpp), cur), {Dv, HKV, T, 1});
+            if (s.qkNorm) {
+                q = scaled(norm(q), D);
+                k = scaled(norm(k), D);
+            }
+            q = o.same(Op::Rope, q, {q, positions});
+            k = o.same(Op::Rope, k, {k, positions});
+            g.expand(q);
+            g.expand(k);
+            g.expand(v);
+            const int kCache = o.cache({HKV * D, m.cells * streams, 1, 1}, d);
+            const int vCache = o.cache({HKV * Dv, m.cells * streams, 1, 1}, d);
+            if (r.setRows) {
+                g.expand(o.store(Op::SetRows, kCache, o.reshape(k, {HKV * D, T, 1, 1}), {m.kIdx}));
+                g.expand(o.store(Op::SetRows, vCache, o.reshape(v, {HKV * Dv, T, 1, 1}), {m.vIdx}));
+            } else {
+                g.expand(o.store(Op::Cpy, kCache, k));
+                g.expand(o.store(Op::Cpy, vCache, v));
+            }
+            const int qp = o.permute0213(q); // [D, T, H]
+            const int kView =
+                o.view(Op::View, kCache, {D, m.cells, HKV, streams}, {2, 2 * HKV * D, 2 * D, 0});
+            const int vView =
+                o.view(Op::View, vCache, {Dv, m.cells, HKV, streams}, {2, 2 * HKV * Dv, 2 * Dv, 0});
+            if (L.flashAttn) {
+                cur = o.make(Op::FlashAttn, {Dv, H, T, 1}, 4, {qp, kView, vView, m.mask});
+                cur = o.reshape(cur, {Dv * H, T, 1, 1});
+            } else {
+                // kq [cells, tokens, heads] in f32 over the whole cache, per stream
+                int kq = o.make(Op::MulMat, {m.cells, T / streams, H, streams}, 4, {kView, qp});
+                kq = o.same(Op::SoftMax, kq, {kq, m.mask});
+                const int kqv = o.make(Op::MulMat, {Dv, T, H, 1}, 4, {vView, kq});
+                cur = o.make(Op::Cont, {Dv * H, T, 1, 1}, 4, {o.permute0213(kqv)});
+            }
+            g.expand(cur);
+            if (gated) {
+                const int gate =
+                    o.make(Op::Cont, {D * H, T, 1, 1}, 4,
+                           {o.view(Op::View, qProj, {D, H, T, 1}, {4, 8 * D, 8 * D * H, 0})});
+                cur = o.same(Op::Mul, cur, {cur, o.same(Op::Unary, gate, {gate})});
+            }
+            cur = o.mulMat(w({H * Dv, E, 1, 1}, d, bpp), cur);
         }
-        const int qp = o.permute0213(q); // [D, T, H]
-        const int kView =
-            o.view(Op::View, kCache, {D, m.cells, HKV, streams}, {2, 2 * HKV * D, 2 * D, 0});
-        const int vView =
-            o.view(Op::View, vCache, {Dv, m.cells, HKV, streams}, {2, 2 * HKV * Dv, 2 * Dv, 0});
-        if (L.flashAttn) {
-            cur = o.make(Op::FlashAttn, {Dv, H, T, 1}, 4, {qp, kView, vView, m.mask});
-            cur = o.reshape(cur, {Dv * H, T, 1, 1});
-        } else {
-            // kq [cells, tokens, heads] in f32 over the whole cache, per stream
-            int kq = o.make(Op::MulMat, {m.cells, T / streams, H, streams}, 4, {kView, qp});
-            kq = o.same(Op::SoftMax, kq, {kq, m.mask});
-            const int kqv = o.make(Op::MulMat, {Dv, T, H, 1}, 4, {vView, kq});
-            cur = o.make(Op::Cont, {Dv * H, T, 1, 1}, 4, {o.permute0213(kqv)});
-        }
-        g.expand(cur);
-        cur = o.mulMat(w({H * Dv, E, 1, 1}, d, bpp), cur);
         int residual = inpSA;
         if (il == s.numLayers - 1) {
             const int outIds = o.input({outputs, 1, 1, 1}, 4);
@@ -851,17 +953,18 @@ Graph buildGraph(const ModelSpec& s, const LlamaComputeLayout& L, const ComputeR
 
 Expected<LlamaComputeBuffers> llamaComputeBuffers(const ModelSpec& s, const LlamaComputeLayout& L)
 {
-    if (s.mla.enabled() || s.compressed.enabled() || s.stateLayerCount() > 0)
-        return Error{"llama.cpp's compute buffers are replayed for attention layers only; " +
+    if (s.mla.enabled() || s.compressed.enabled())
+        return Error{"llama.cpp's compute buffers are replayed for attention and Gated DeltaNet "
+                     "layers; " +
                      s.name + "'s " +
-                     (s.mla.enabled()          ? std::string("latent attention")
-                      : s.compressed.enabled() ? std::string("compressed attention")
-                                               : std::string("recurrent layers")) +
-                     " are not"};
+                     (s.mla.enabled() ? "latent attention" : "compressed attention") + " is not"};
     for (const LayerSpec& l : s.layers)
-        if (l.mixer != Mixer::Attention || l.crossAttention)
-            return Error{"llama.cpp's compute buffers are replayed for self-attention layers "
-                         "only"};
+        if ((l.mixer != Mixer::Attention && l.mixer != Mixer::GatedDeltaNet) || l.crossAttention)
+            return Error{"llama.cpp's compute buffers are replayed for attention and Gated "
+                         "DeltaNet layers; " +
+                         s.name + "'s " +
+                         (l.crossAttention ? "cross-attention" : "recurrent (Mamba, Kimi Delta)") +
+                         " layers are not"};
     if (int64_t(L.layerDevice.size()) != s.numLayers ||
         int64_t(L.expertsOnHost.size()) != s.numLayers || L.gpuCount < 1)
         return Error{"llama.cpp compute buffers: one device per layer expected"};

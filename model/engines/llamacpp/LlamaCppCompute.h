@@ -43,8 +43,9 @@ struct LlamaComputeBuffers
     int64_t output = 0;          // the separate "output buffer": n_vocab f32 per sequence
 };
 
-// The replay for models of attention layers (full and sliding), dense or routed MLPs; an
-// error names what it does not replay (MLA, recurrent or linear-attention layers).
+// The replay for models of attention layers (full and sliding, Qwen3.5's gated ones) and Gated
+// DeltaNet layers, with dense or routed MLPs; an error names what it does not replay (MLA,
+// compressed attention, Mamba and Kimi Delta layers, cross-attention).
 Expected<LlamaComputeBuffers> llamaComputeBuffers(const ModelSpec& spec,
                                                   const LlamaComputeLayout& layout);
 

@@ -453,6 +453,11 @@ Expected<EngineLogCheck> checkLlamaCppLog(const LogFacts& log, const LlamaCppLog
         c.deployment.maxModelLen = slots > 1 && !unified ? *log.context / slots : *log.context;
     LlamaServerInputs& server = editEngineOptions(c.deployment).llamaCpp;
     server = in;
+    // The free memory it measured, which --fit sized against: the applied scenario's too (the
+    // GPU's memory less an estimate left the Qwen3.5 log's 20 layers 0.4 GiB short of room its
+    // own fit found, once the compute buffer was counted).
+    if (own.freeMiB && *own.freeMiB > 0)
+        c.deployment.freeMemoryBytes = int64_t(*own.freeMiB * kMiB);
     server.parallel = std::max<int64_t>(0, slots);
     // A device the catalog does not have: one of the free memory the log measured before it
     // loaded, not whichever GPU was open (a fresh review's 6 GB RTX 3060 Laptop log was
