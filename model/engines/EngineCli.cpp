@@ -74,6 +74,7 @@ void readLlamaCppFlags(const FlagReader& a, LlamaServerInputs& l)
     l.swaFull = a.flag("swa-full");
     l.kvUnified = a.flag("kv-unified");
     l.ubatch = a.integer("ubatch", 1, 1 << 20).value_or(512);
+    l.batch = a.integer("batch-size", 1, 1 << 20).value_or(2048);
 }
 
 // A scenario's flags as a FlagReader: values as typed, read once each; a refusal throws.
@@ -224,6 +225,7 @@ EngineFlags scenarioEngineFlags(const DeploymentInputs& in)
     put("swa-full", l.swaFull, defaults.llamaCpp.swaFull);
     put("kv-unified", l.kvUnified, defaults.llamaCpp.kvUnified);
     put("ubatch", l.ubatch, defaults.llamaCpp.ubatch);
+    put("batch-size", l.batch, defaults.llamaCpp.batch);
     return flags;
 }
 
@@ -416,9 +418,11 @@ Expected<EngineAnswer> upFrontCapacity(const FlagReader& a, const ModelSpec& s,
         const int64_t ngl = largestFittingNgl(s, in, limit);
         return ngl >= 0 ? " (-ngl " + std::to_string(ngl) + " holds them)" : std::string();
     };
+    // The -ngl named fits what it is checked against after: the --fit limit where it is lower
+    // (a review was told -ngl 16, then that -ngl 16 needs more than --fit leaves).
     if (gpuMemory && p.vramBytes > *gpuMemory)
         out << "  warning: needs more VRAM than the GPU's " << formatGiB(double(*gpuMemory))
-            << "; lower -ngl" << fittingNgl(*gpuMemory) << " or the context\n";
+            << "; lower -ngl" << fittingNgl(p.vramLimit(*gpuMemory)) << " or the context\n";
     else if (p.vramBytes > p.vramLimit(gpuMemory.value_or(p.vramBytes)))
         out << "  warning: needs more VRAM than the " << formatGiB(double(p.vramLimitBytes))
             << " --fit leaves (the free memory less 1 GiB); lower -ngl"

@@ -151,10 +151,11 @@ constexpr FlagRow kLlamaServer[] = {
     {"--swa-full", "swa-full", Takes::Nothing},
     {"-kvu|--kv-unified", "kv-unified", Takes::Nothing},
     {"-ub|--ubatch-size", "ubatch", Takes::Value},
+    {"-b|--batch-size", "batch-size", Takes::Value},
     {"--jinja|--metrics|--mlock|--no-mmap|--cont-batching|-cb|--no-webui|--slots|--no-slots|"
      "--props|--no-warmup|--log-colors|-v|--verbose",
      "", Takes::Nothing, As::Ignored},
-    {"--host|--port|-t|--threads|-tb|--threads-batch|-a|--alias|--api-key|-b|--batch-size|"
+    {"--host|--port|-t|--threads|-tb|--threads-batch|-a|--alias|--api-key|"
      "--chat-template|--log-file|--reasoning-format|-lv|--verbosity|--log-verbosity|"
      "--timeout|--temp|--top-k|--top-p|--min-p|-s|--seed|--repeat-penalty|--cache-reuse|"
      "--reasoning-budget|-sm|--split-mode",

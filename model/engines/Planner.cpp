@@ -111,7 +111,8 @@ PlanRow planLlamaCppOn(const ModelSpec& s, const GpuSpec& gpu, const PlanTarget&
     // -np as given; unset, as many slots as one GPU holds beside the weights, up to the target
     // (a fixed 4 asked 8 H200s for 32 conversations of 2k of an 8B model).
     int64_t slots = l.parallel > 0 ? l.parallel : 4;
-    if (l.parallel <= 0) {
+    const bool autoSlots = l.parallel <= 0;
+    if (autoSlots) {
         LlamaServerInputs one = l;
         one.parallel = 1;
         one.context = target.context;
@@ -127,6 +128,15 @@ PlanRow planLlamaCppOn(const ModelSpec& s, const GpuSpec& gpu, const PlanTarget&
     l.parallel = slots;
     l.context = checkedMul(target.context, slots, "context");
     auto p = planLlamaServer(s, l);
+    // The estimate above holds the compute buffer at one slot's; it grows with the cache the
+    // slots share (its mask, and kq without flash attention): fewer slots where they do not fit
+    // (a review's RTX 4090 was refused at 2 slots of 32k with flash attention on, and planned
+    // with it off at 1).
+    while (autoSlots && slots > 1 && p && p->vramBytes > room) {
+        l.parallel = --slots;
+        l.context = checkedMul(target.context, slots, "context");
+        p = planLlamaServer(s, l);
+    }
     if (!p) {
         row.reason = p.error();
         return row;

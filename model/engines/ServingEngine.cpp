@@ -244,7 +244,7 @@ void hostSideOf(DeploymentInputs::HostSide& host, const ModelSpec& s, const Llam
     host.expertLayers = p.hostExpertLayers;
     if (const int64_t params = countParameters(s).routedExperts; params > 0)
         host.expertBytesPerParam = double(p.expertBytes) / double(params);
-    host.ubatch = l.ubatch;
+    host.ubatch = l.effectiveUbatch();
     if (host.bytesPerSecond <= 0) {
         const HostBandwidth h = defaultHostBandwidth();
         host.bytesPerSecond = h.bytesPerSecond;

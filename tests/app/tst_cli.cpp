@@ -130,6 +130,7 @@ private slots:
     void typosInPromptLayoutsAreErrors();
     void reportRefusesAnUnknownPrice();
     void hostSideFlags();
+    void llamaServerComputeAdvice();
     void latencySaysWhatItAssumes();
     void kvOffloadingRoundTrip();
     void pricesCheckRefusesAnUnusableFile();
@@ -2004,6 +2005,51 @@ void TestCli::latencySaysWhatItAssumes()
             QVERIFY2(row[key].isNull(), qPrintable(row["gpu"].toString() + " " + key));
     }
     QVERIFY(infeasible > 0);
+}
+
+// What a first-time user's review of the compute buffers found (issue 40): llama-server's -b
+// caps -ub; the -ngl capacity names fits the --fit limit it is then checked against; kq over
+// the whole cache without flash attention says what -fa on takes; a plan's auto slots come
+// down to those that fit with the compute buffer they share.
+void TestCli::llamaServerComputeAdvice()
+{
+    const QStringList base = {"llama-3.1-8b", "--engine",     "llama.cpp", "--gpu",
+                              "H100",         "--flash-attn", "off"};
+    // -ub 4096 under the default -b 2048 runs 2048: the same buffer as -ub 2048, said.
+    const auto compute = [&](const QStringList& more) {
+        const Run r = cli(QStringList{"capacity"} + base + more + QStringList{"--json"});
+        return QJsonDocument::fromJson(r.out).object().value("vram_compute_bytes").toDouble();
+    };
+    const double at2048 = compute({"--context", "32768", "--ubatch", "2048"});
+    QVERIFY(at2048 > 0);
+    QCOMPARE(compute({"--context", "32768", "--ubatch", "4096"}), at2048);
+    // With -b 4096, kq doubles: 32,768 cells x 4,096 tokens x 32 heads x 4 bytes = 16 GiB.
+    const double at4096 =
+        compute({"--context", "32768", "--ubatch", "4096", "--batch-size", "4096"});
+    QVERIFY2(at4096 > 16.0 * (1 << 30) && at4096 < 17.0 * (1 << 30),
+             qPrintable(QString::number(at4096)));
+    Run r =
+        cli(QStringList{"capacity"} + base + QStringList{"--context", "32768", "--ubatch", "4096"});
+    QVERIFY2(r.out.contains("-ub 4096 is capped at -b 2048"), r.out.constData());
+    QVERIFY2(r.out.contains("with -fa on"), r.out.constData());
+    // Read back from the command llama-server runs: -b kept.
+    r = cli(QStringList{"capacity", "llama-3.1-8b", "--engine", "llama.cpp", "--gpu", "H100",
+                        "--command", "llama-server -m x.gguf -c 32768 -b 4096 -ub 4096 -fa off"});
+    QVERIFY2(r.out.contains("-b 4096 -ub 4096") && !r.out.contains("is capped"), r.out.constData());
+    // The -ngl named holds under the --fit limit it is checked against next.
+    const QStringList wide = {"capacity", "llama-3.1-8b", "--engine", "llama.cpp",    "--gpu",
+                              "RTX 4090", "--context",    "131072",   "--flash-attn", "off"};
+    r = cli(wide);
+    const QRegularExpressionMatch m = QRegularExpression("-ngl (\\d+) holds them").match(r.out);
+    QVERIFY2(m.hasMatch(), r.out.constData());
+    r = cli(wide + QStringList{"--gpu-layers", m.captured(1)});
+    QVERIFY2(!r.out.contains("needs more VRAM"), r.out.constData());
+    // Auto slots that do not fit with the buffer they share come down to those that do.
+    r = cli({"plan", "llama-3.1-8b", "--engine", "llama.cpp", "--gpu", "RTX 4090", "--context",
+             "32k", "--flash-attn", "on", "--concurrent", "3", "--input-tokens", "2000",
+             "--output-tokens", "200"});
+    QVERIFY2(r.out.contains("RTX 4090: 3 GPUs") && !r.out.contains("RTX 4090: no plan"),
+             r.out.constData());
 }
 
 void TestCli::hostSideFlags()

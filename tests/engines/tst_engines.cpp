@@ -3540,8 +3540,9 @@ void TestEngines::llamaCppComputeBuffersAsLogged()
     QVERIFY2(near(double(g4.ramComputeBytes) / mib, 88.08 + 1.00) < 0.005,
              qPrintable(QString::number(double(g4.ramComputeBytes) / mib)));
     // b9849's Qwen3.5-9B, a Gated DeltaNet hybrid, 20 of 33 layers on the GPU as --fit chose:
-    // Vulkan1 498.00 MiB (the CPU layers' weights streamed through it, each a split, at the
-    // unsloth file's mix the log does not print: within 5%), Vulkan_Host 128.16 + 0.95 (the
+    // Vulkan1 498.00 MiB (the CPU layers' weights streamed through it, each a split, typed as
+    // Q4_K_M types them (ffn_down Q6_K in the use_more_bits layers: 488.69; at the file's mean
+    // 477.40), the unsloth file's own mix not printed: within 5%), Vulkan_Host 128.16 + 0.95 (the
     // unused embedding input, the f16 mask and a CPU layer's strided convolution state, 64.09).
     LlamaServerInputs h;
     h.build = "llama.cpp@b9849";

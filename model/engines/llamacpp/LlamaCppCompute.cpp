@@ -884,6 +884,9 @@ Graph buildGraph(const ModelSpec& s, const LlamaComputeLayout& L, const ComputeR
         const int ffnInp = o.same(Op::Add, cur, {cur, residual});
         const int normed = scaled(norm(ffnInp), E);
         // gate, up, act, down: build_ffn's gated MLP
+        const auto downPerParam = [&](double perParam) {
+            return L.downBytesPerParam.empty() ? perParam : L.downBytesPerParam[size_t(il)];
+        };
         auto mlp = [&](int x, int64_t width, int backend, double perParam) {
             const int up = o.mulMat(w({E, width, 1, 1}, backend, perParam), x);
             int gate = o.mulMat(w({E, width, 1, 1}, backend, perParam), x);
@@ -894,7 +897,7 @@ Graph buildGraph(const ModelSpec& s, const LlamaComputeLayout& L, const ComputeR
                 gate = o.same(Op::Unary, gate, {gate});
                 par = o.same(Op::Mul, gate, {gate, up});
             }
-            return o.mulMat(w({width, E, 1, 1}, backend, perParam), par);
+            return o.mulMat(w({width, E, 1, 1}, backend, downPerParam(perParam)), par);
         };
         int ffnOut = -1;
         if (l.hasDenseMlp()) {
@@ -925,7 +928,7 @@ Graph buildGraph(const ModelSpec& s, const LlamaComputeLayout& L, const ComputeR
                 gate = o.same(Op::Unary, gate, {gate});
                 par = o.same(Op::Mul, gate, {gate, up});
             }
-            int experts = o.mulMatId(w({F, E, NE, 1}, ed, ebpp), par, selected);
+            int experts = o.mulMatId(w({F, E, NE, 1}, ed, downPerParam(ebpp)), par, selected);
             experts = o.same(Op::Mul, experts, {experts, weights});
             const Dims nb = g.t[size_t(experts)].nb;
             int moe = -1;
@@ -963,10 +966,15 @@ Expected<LlamaComputeBuffers> llamaComputeBuffers(const ModelSpec& s, const Llam
             return Error{"llama.cpp's compute buffers are replayed for attention and Gated "
                          "DeltaNet layers; " +
                          s.name + "'s " +
-                         (l.crossAttention ? "cross-attention" : "recurrent (Mamba, Kimi Delta)") +
+                         (l.crossAttention               ? "cross-attention"
+                          : l.mixer == Mixer::Mamba2     ? "Mamba-2"
+                          : l.mixer == Mixer::KimiDelta  ? "Kimi Delta"
+                          : l.mixer == Mixer::Compressed ? "compressed-attention"
+                                                         : "mixer-only or linear") +
                          " layers are not"};
     if (int64_t(L.layerDevice.size()) != s.numLayers ||
-        int64_t(L.expertsOnHost.size()) != s.numLayers || L.gpuCount < 1)
+        int64_t(L.expertsOnHost.size()) != s.numLayers || L.gpuCount < 1 ||
+        (!L.downBytesPerParam.empty() && int64_t(L.downBytesPerParam.size()) != s.numLayers))
         return Error{"llama.cpp compute buffers: one device per layer expected"};
     const ComputeRules r = rulesOf(L.build);
     const int64_t tokens = std::max<int64_t>(1, std::min(L.fullCells, L.ubatch));

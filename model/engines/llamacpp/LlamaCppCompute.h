@@ -34,6 +34,9 @@ struct LlamaComputeLayout
     // mean): what a host-resident tensor's copy to the GPU costs.
     double bytesPerParam = 2;
     double expertBytesPerParam = 2;
+    // Per layer, ffn_down's (the experts' and the dense MLP's), where the file types it apart
+    // (Q4_K_M's use_more_bits layers at Q6_K); empty: the two above.
+    std::vector<double> downBytesPerParam;
 };
 
 struct LlamaComputeBuffers

@@ -185,6 +185,8 @@ std::string llamaServerCommand(const LlamaServerInputs& in, const LlamaServerPla
         cmd << " -kvu";
     // The micro-batch sizes the compute buffers beside the KV (a log's -ub 2048: 797 MB of
     // them, 482 MB at the default 512).
+    if (in.batch != 2048)
+        cmd << " -b " << in.batch;
     if (in.ubatch != 512)
         cmd << " -ub " << in.ubatch;
     if (in.cacheTypeK != "f16")
@@ -218,6 +220,13 @@ namespace {
 // Q8_0: every matrix Q8_0 (34 per 32), routers and norms f32. For models of plain attention
 // and gated MLPs whose widths are whole 256-blocks; empty otherwise (the weights' dtype
 // sizes them).
+// llama_tensor_get_type's use_more_bits: the layers whose attn_v and ffn_down Q4_K_M keeps at
+// Q6_K (the first and last eighth, and every third between).
+bool useMoreBits(int64_t i, int64_t n)
+{
+    return i < n / 8 || i >= 7 * n / 8 || (i - n / 8) % 3 == 2;
+}
+
 struct GgufMix
 {
     int64_t total = 0, experts = 0, embedding = 0, head = 0;
@@ -253,7 +262,7 @@ std::optional<GgufMix> ggufMix(const ModelSpec& s, DType t)
     auto q6k = [](int64_t p) { return p / 256 * 210 + (p % 256) * 210 / 256; };
     auto q80 = [](int64_t p) { return p / 32 * 34 + (p % 32) * 34 / 32; };
     auto base = [&](int64_t p) { return q4 ? q4k(p) : q80(p); };
-    auto more = [&](int64_t i) { return i < n / 8 || i >= 7 * n / 8 || (i - n / 8) % 3 == 2; };
+    auto more = [&](int64_t i) { return useMoreBits(i, n); };
     GgufMix m;
     m.embedding = base(c.embedding);
     m.head = c.lmHead > 0 ? (q4 ? q6k(c.lmHead) : q80(c.lmHead)) : 0;
@@ -301,7 +310,7 @@ std::optional<GgufMix> ggufMixEstimate(const ModelSpec& s, DType t)
     auto q6k = [](int64_t p) { return p / 256 * 210 + (p % 256) * 210 / 256; };
     auto q80 = [](int64_t p) { return p / 32 * 34 + (p % 32) * 34 / 32; };
     auto base = [&](int64_t p) { return q4 ? q4k(p) : q80(p); };
-    auto more = [&](int64_t i) { return i < n / 8 || i >= 7 * n / 8 || (i - n / 8) % 3 == 2; };
+    auto more = [&](int64_t i) { return useMoreBits(i, n); };
     GgufMix m;
     m.embedding = base(c.embedding);
     m.head = c.lmHead > 0 ? (q4 ? q6k(c.lmHead) : q80(c.lmHead)) : 0;
@@ -372,9 +381,11 @@ Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerI
                              "whole context");
     if (window > 0) {
         const int64_t slots = p.unified ? p.slotCount : 1;
-        p.swaCells = !build->slidingCache || in.swaFull ? nCtx
-                     : p.unified ? pad256(std::min(nCtx, window * slots + in.ubatch))
-                                 : streams * pad256(std::min(p.contextPerSlot, window + in.ubatch));
+        p.swaCells =
+            !build->slidingCache || in.swaFull ? nCtx
+            : p.unified
+                ? pad256(std::min(nCtx, window * slots + in.effectiveUbatch()))
+                : streams * pad256(std::min(p.contextPerSlot, window + in.effectiveUbatch()));
         if (!build->slidingCache)
             p.warnings.push_back("this build keeps every sliding-window layer at full length "
                                  "(the window is a mask only before build 5450)");
@@ -421,8 +432,10 @@ Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerI
     // The weights a log loaded: every estimated part scaled to its total (a tenth review read
     // 14.79 GiB of estimated Gemma-4 weights beside the log's 14.00 GiB of model buffers). The
     // split between them stays the estimate's.
+    double loadScale = 1; // the log's model buffers over the estimate
     if (in.loadedWeightBytes > 0 && !s.gguf && weights > 0) {
         const double scale = double(in.loadedWeightBytes) / double(weights);
+        loadScale = scale;
         computedExperts = int64_t(double(computedExperts) * scale);
         embedding = int64_t(double(embedding) * scale);
         head = int64_t(double(head) * scale);
@@ -527,7 +540,8 @@ Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerI
     {
         LlamaComputeLayout L;
         L.build = buildNumberOf(p.build);
-        L.ubatch = in.ubatch;
+        L.ubatch = in.effectiveUbatch();
+        L.batch = in.batch;
         L.fullCells = p.fullCells;
         L.swaCells = p.swaCells;
         L.streams = p.unified ? 1 : p.slotCount;
@@ -545,14 +559,42 @@ Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerI
         L.bytesPerParam = restPerParam;
         L.expertBytesPerParam =
             c.routedExperts > 0 ? double(computedExperts) / double(c.routedExperts) : restPerParam;
+        // Where the file is the Q4_K_M or Q8_0 GGUF sized type by type, a tensor copied to the
+        // GPU is of its own type, not the file's mean: Q4_K, ffn_down Q6_K in the layers
+        // use_more_bits picks (Q4_K_M's largest expert tensor is 1.46x its gate's); Q8_0.
+        if (mix) {
+            const bool q4 = p.weightDtype == DType::INT4;
+            const double base = (q4 ? 144.0 / 256 : 34.0 / 32) * loadScale;
+            L.bytesPerParam = L.expertBytesPerParam = base;
+            for (int64_t i = 0; q4 && i < layers; ++i)
+                L.downBytesPerParam.push_back((useMoreBits(i, layers) ? 210.0 / 256 : 144.0 / 256) *
+                                              loadScale);
+        }
         auto buffers = llamaComputeBuffers(s, L);
         if (buffers) {
             p.vramComputeBytes = buffers->device.front();
             p.ramComputeBytes = buffers->host + buffers->output;
             p.vramBytes = checkedAdd(p.vramBytes, p.vramComputeBytes, "VRAM");
+            // Without flash attention kq spans the whole cache: what -fa on would take, said
+            // where it is a GiB or more (a review was told to lower -ngl, not of -fa).
+            if (!L.flashAttn && p.vramComputeBytes >= (int64_t(1) << 30)) {
+                LlamaComputeLayout flash = L;
+                flash.flashAttn = true;
+                if (const auto f = llamaComputeBuffers(s, flash))
+                    p.warnings.push_back(
+                        "without flash attention the compute buffer holds kq over the whole "
+                        "cache: " +
+                        formatBytes(double(p.vramComputeBytes)) + " on the GPU, " +
+                        formatBytes(double(f->device.front())) + " with -fa on");
+            }
         } else {
             p.computeNotCounted = buffers.error();
         }
+        if (in.ubatch > in.batch)
+            p.warnings.push_back("-ub " + std::to_string(in.ubatch) + " is capped at -b " +
+                                 std::to_string(in.batch) +
+                                 ": llama-server runs micro-batches of " +
+                                 std::to_string(in.batch) + " (give -b as large to run -ub)");
     }
     // --fit (on by default from build 7474): an unset context is cut, by whole tokens of its KV,
     // until the device keeps 1 GiB free, but not below 4,096 (llama_params_fit_impl).

@@ -415,34 +415,6 @@ Expected<EngineLogCheck> checkLlamaCppLog(const LogFacts& log, const LlamaCppLog
                                      formatFixed(100 * (ours / *own.stateMiB - 1), 2) + "%)"
                                : std::string()));
     }
-    // The compute buffers beside it, where the log prints one GPU's and the replay builds the
-    // model (LlamaCppCompute.h): each backend's high-water mark, the host's with its output
-    // buffer.
-    if (!own.computeBuffers.empty() && !standIn && !fromMetadata) {
-        double gpu = 0, host = own.outputBufferMiB.value_or(0);
-        int gpus = 0;
-        for (const auto& [device, mib] : own.computeBuffers) {
-            const bool onHost = device == "CPU" || device.find("_Host") != std::string::npos;
-            (onHost ? host : gpu) += mib;
-            gpus += onHost ? 0 : 1;
-        }
-        auto versus = [](double logged, double ours) {
-            return "logged " + formatFixed(logged, 2) + " MiB, attnplan " + formatFixed(ours, 2) +
-                   " MiB" +
-                   (logged > 0 ? " (" + std::string(ours >= logged ? "+" : "") +
-                                     formatFixed(100 * (ours / logged - 1), 2) + "%)"
-                               : std::string());
-        };
-        if (!plan->computeNotCounted.empty())
-            c.notes.push_back("compute buffers: not replayed (" + plan->computeNotCounted + ")");
-        else if (gpus == 1)
-            c.notes.push_back("compute buffers: the GPU's " +
-                              versus(gpu, double(plan->vramComputeBytes) / kMiB) + "; the host's " +
-                              versus(host, double(plan->ramComputeBytes) / kMiB));
-        else if (gpus > 1)
-            c.notes.push_back("compute buffers: " + std::to_string(gpus) +
-                              " GPUs' (attnplan replays one GPU's)");
-    }
     c.kvBudgetBytes = plan->kvBytes;
     // The deployment it ran: its slots (-np, or the sequences it reports), each a conversation
     // of n_ctx / slots tokens where the cache is split (a unified one lets one reach all of it).
@@ -505,6 +477,46 @@ Expected<EngineLogCheck> checkLlamaCppLog(const LogFacts& log, const LlamaCppLog
         }
         c.inputs.push_back("weights " + formatFixed(bits, 1) + " bits a parameter in the model " +
                            "buffers: " + dtypeName(t));
+    }
+    // The compute buffers beside it, where the log prints one GPU's and the replay builds the
+    // model (LlamaCppCompute.h): each backend's high-water mark, the host's with its output
+    // buffer. Planned with the weights as the log loaded them (their type and bytes): the
+    // weights a partial offload streams through the GPU's buffer are the file's, not the
+    // checkpoint's 16 bits.
+    LlamaServerInputs loaded = in;
+    if (server.weightDtype)
+        loaded.weightDtype = server.weightDtype;
+    if (c.deployment.weightBytes)
+        loaded.loadedWeightBytes = *c.deployment.weightBytes;
+    const auto asLoaded = planLlamaServer(*spec, loaded);
+    if (!own.computeBuffers.empty() && !standIn && !fromMetadata && asLoaded) {
+        const LlamaServerPlan* q = &asLoaded.value();
+        double gpu = 0, host = own.outputBufferMiB.value_or(0);
+        int gpus = 0;
+        for (const auto& [device, mib] : own.computeBuffers) {
+            const bool onHost = device == "CPU" || device.find("_Host") != std::string::npos;
+            (onHost ? host : gpu) += mib;
+            gpus += onHost ? 0 : 1;
+        }
+        auto versus = [](double logged, double ours) {
+            return "logged " + formatFixed(logged, 2) + " MiB, attnplan " + formatFixed(ours, 2) +
+                   " MiB" +
+                   (logged > 0 ? " (" + std::string(ours >= logged ? "+" : "") +
+                                     formatFixed(100 * (ours / logged - 1), 2) + "%)"
+                               : std::string());
+        };
+        if (!q->computeNotCounted.empty())
+            c.notes.push_back("compute buffers: not replayed (" + q->computeNotCounted + ")");
+        else if (gpus == 1)
+            c.notes.push_back("compute buffers: the GPU's " +
+                              versus(gpu, double(q->vramComputeBytes) / kMiB) +
+                              "; the host's with its output buffer (" +
+                              formatFixed(host - own.outputBufferMiB.value_or(0), 2) + " + " +
+                              formatFixed(own.outputBufferMiB.value_or(0), 2) + " MiB logged) " +
+                              versus(host, double(q->ramComputeBytes) / kMiB));
+        else if (gpus > 1)
+            c.notes.push_back("compute buffers: " + std::to_string(gpus) +
+                              " GPUs' (attnplan replays one GPU's)");
     }
     if (fromMetadata && own.nSwa) {
         // The metadata gives no layer types: other cache types or contexts of a sliding-window
