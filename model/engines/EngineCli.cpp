@@ -408,10 +408,14 @@ Expected<EngineAnswer> upFrontCapacity(const FlagReader& a, const ModelSpec& s,
         << p.slotCount << " slot(s) of " << withCommas(p.contextPerSlot)
         << (p.unified ? " (one unified cache)" : "") << "\n"
         << "  KV cache " << formatBytes(double(p.kvBytes)) << " (K "
-        << formatBytes(double(p.kvBytesK)) << ", V " << formatBytes(double(p.kvBytesV)) << ")\n"
-        << "  " << p.gpuLayers << " layers offloaded: VRAM " << formatBytes(double(p.vramBytes))
-        << ", RAM " << formatBytes(double(p.ramBytes)) << " (" << llamaServerMemoryCounts(p)
+        << formatBytes(double(p.kvBytesK)) << ", V " << formatBytes(double(p.kvBytesV))
         << ")\n"
+        // As llama-server's log counts them ("offloaded 20/33 layers to GPU": the output layer
+        // is one; a review compared our 19 with the log's 20).
+        << "  offloaded " << p.gpuLayers + (p.outputOnGpu ? 1 : 0) << "/" << s.numLayers + 1
+        << " layers (" << p.gpuLayers << " repeating" << (p.outputOnGpu ? " and the output" : "")
+        << "): VRAM " << formatBytes(double(p.vramBytes)) << ", RAM "
+        << formatBytes(double(p.ramBytes)) << " (" << llamaServerMemoryCounts(p) << ")\n"
         << "  " << p.command << "\n";
     // The -ngl that fits, named (a twenty-sixth review guessed values one at a time).
     auto fittingNgl = [&](int64_t limit) {
