@@ -4,6 +4,7 @@
 #include "base/LogText.h"
 #include "base/Units.h"
 #include "engines/ServingEngine.h"
+#include "engines/llamacpp/LlamaCppEngine.h"
 #include "engines/vllm/VllmEngine.h"
 #include "read/ModelSource.h"
 #include "serve/Memory.h"
@@ -184,6 +185,12 @@ Expected<EngineLogCheck> checkEngineLog(const EngineLogFacts& log, const ModelSp
         if (*log.engine == EngineKind::LlamaCpp && layers > 0 && layers != spec->numLayers)
             why.push_back("the log's model has " + std::to_string(layers) + " layers, " +
                           spec->name + " " + std::to_string(spec->numLayers));
+        // An architecture the log's build could not load.
+        std::string archSource;
+        if (const int arch = llamaCppArchitectureBuild(*spec, &archSource);
+            *log.engine == EngineKind::LlamaCpp && l.build && *l.build > 1 && *l.build < arch)
+            why.push_back("llama.cpp loads it from build " + std::to_string(arch) + " (" +
+                          archSource + "), the log ran build " + std::to_string(*l.build));
         if (!why.empty()) {
             out.modelMismatch = spec->name + " is likely not the model the log ran: ";
             for (size_t i = 0; i < why.size(); ++i)

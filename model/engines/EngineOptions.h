@@ -88,6 +88,9 @@ struct LlamaServerInputs
     int64_t loadedWeightBytes = 0;
     // Device memory free before the load (--fit shrinks an unset context to it); 0: unknown.
     int64_t freeMemoryBytes = 0;
+    // Refuse an architecture the build does not load; a log's check says it as a mismatch
+    // instead (the model cannot be the log's), and plans on.
+    bool checkArchitecture = true;
 };
 
 // Every engine's own flags, as a deployment carries them.

@@ -2172,7 +2172,8 @@ void TestAppCore::logCheckSaysAModelItCannotHaveRun()
                                         nullptr, &caution),
              qPrintable(error));
     QVERIFY2(caution.startsWith("Qwen/Qwen3-8B is likely not the model the log ran: ") &&
-                 caution.contains("the log's model has 32 layers, Qwen/Qwen3-8B 36"),
+                 caution.contains("the log's model has 32 layers, Qwen/Qwen3-8B 36") &&
+                 caution.contains("llama.cpp loads it from build 5092 (qwen3, #12828"),
              qPrintable(caution));
     QVERIFY2(report.contains("\n  warning: " + caution + "\n"), qPrintable(report));
 }
@@ -2267,7 +2268,8 @@ void TestAppCore::rateTargetPlansItsRequestAndUsesItsRate()
 // A twenty-eighth review's P3: a llama.cpp log lowered the load to its server's slots, and after
 // another model, GPU and engine the headline still said "at 1 client at once" on 4 x H100 under
 // vLLM. The load the log lowered follows the plan target again once its server no longer
-// applies, said; a load the user typed stays theirs.
+// applies, said; a load the user typed stays theirs. (Qwen2.5: the log's build 3579 loads it;
+// Qwen3 came with build 5092.)
 void TestAppCore::logLoadGoesBackWithItsServer()
 {
     enum class Change
@@ -2278,13 +2280,13 @@ void TestAppCore::logLoadGoesBackWithItsServer()
     };
     for (const Change change : {Change::Model, Change::Gpu, Change::Engine}) {
         AppSession session;
-        QVERIFY(session.models()->openBundled("qwen3-8b"));
+        QVERIFY(session.models()->openBundled("qwen2.5-7b-instruct"));
         QString error, summary;
         QVERIFY2(openLlamaLog(session, &error, &summary), qPrintable(error));
         QCOMPARE(session.scenario().load.value, 4.0);
         QSignalSpy notices(&session, &AppSession::notice);
         if (change == Change::Model) {
-            QVERIFY(session.models()->openBundled("qwen3-8b"));
+            QVERIFY(session.models()->openBundled("qwen2.5-7b-instruct"));
         } else if (change == Change::Gpu) {
             ScenarioDeployment d = session.scenario().deployment;
             d.gpu = "H100 SXM";
@@ -2309,7 +2311,7 @@ void TestAppCore::logLoadGoesBackWithItsServer()
     }
     // A load the user typed was never the log's: another GPU keeps it.
     AppSession session;
-    QVERIFY(session.models()->openBundled("qwen3-8b"));
+    QVERIFY(session.models()->openBundled("qwen2.5-7b-instruct"));
     QString error, summary;
     QVERIFY2(openLlamaLog(session, &error, &summary), qPrintable(error));
     attnplan::ScenarioLoad load = session.scenario().load;

@@ -80,6 +80,7 @@ private slots:
     void llamaCppExpertsInHostMemory();
     void llamaCppHostExpertLogBuffers();
     void llamaCppComputeBuffersAsLogged();
+    void llamaCppBuildsLoadWhatTheyHave();
     void llamaCppOverrideTensorRules();
     void benchmarkReadersReadRealOutputs();
     void benchmarkReadersRefuseWhatTheyCannotRead();
@@ -3562,6 +3563,46 @@ void TestEngines::llamaCppComputeBuffersAsLogged()
           "129.11)",
           double(g4.vramComputeBytes) / mib, double(g4.ramComputeBytes) / mib,
           double(q35.vramComputeBytes) / mib, double(q35.ramComputeBytes) / mib);
+}
+
+// A first-time user's review: gpt-oss with --n-cpu-moe was sized at build 3579, which loads
+// neither. Each architecture and flag from the build that added it (the PRs' squash commits'
+// build numbers, LlamaCppEngine.cpp), refused below it; -fa a switch before build 6325.
+void TestEngines::llamaCppBuildsLoadWhatTheyHave()
+{
+    auto planAt = [](const char* model, const char* build, LlamaServerInputs in = {}) {
+        in.build = build;
+        in.context = 4096;
+        return planLlamaServer(load(model), in);
+    };
+    auto refused = [](const Expected<LlamaServerPlan>& p, const char* says) {
+        return !p && p.error().find(says) != std::string::npos;
+    };
+    QVERIFY(refused(planAt("gpt-oss-20b", "llama.cpp@b6095"), "from build 6096 (gpt_oss, #15091"));
+    QVERIFY(planAt("gpt-oss-20b", "llama.cpp@b6096"));
+    QVERIFY(refused(planAt("qwen3.5-9b", "llama.cpp@b7989"), "from build 7990"));
+    QVERIFY(planAt("qwen3.5-9b", "llama.cpp@b7990"));
+    QVERIFY(refused(planAt("gemma-3-27b-it", "llama.cpp@b3579"), "from build 4875"));
+    QVERIFY(planAt("llama-3.1-8b", "llama.cpp@b3579")); // no row: every build planned loads it
+    LlamaServerInputs moe;
+    moe.cpuMoeLayers = 8;
+    QVERIFY(
+        refused(planAt("qwen3-30b-a3b", "llama.cpp@b6088", moe), "--n-cpu-moe from build 6089"));
+    QVERIFY(planAt("qwen3-30b-a3b", "llama.cpp@b6089", moe));
+    moe = {};
+    moe.overrideTensors = "exps=CPU";
+    QVERIFY(refused(planAt("llama-3.1-8b", "llama.cpp@b5027", moe), "-ot from build 5028"));
+    // -fa on is a switch before 6325; -fa off is no flag there.
+    LlamaServerInputs fa;
+    fa.flashAttn = "on";
+    const std::string old = planAt("llama-3.1-8b", "llama.cpp@b5622", fa)->command;
+    QVERIFY2(old.find(" -fa") != std::string::npos && old.find("-fa on") == std::string::npos,
+             old.c_str());
+    QVERIFY(planAt("llama-3.1-8b", "llama.cpp@b6325", fa)->command.find(" -fa on") !=
+            std::string::npos);
+    fa.flashAttn = "off";
+    QVERIFY(planAt("llama-3.1-8b", "llama.cpp@b5622", fa)->command.find("-fa") ==
+            std::string::npos);
 }
 
 // Issue 40: llama-server's -ot rules and --cpu-moe, as users type them. A tensor goes to the

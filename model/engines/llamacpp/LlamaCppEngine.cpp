@@ -165,6 +165,69 @@ void sizeSlots(LlamaServerPlan& p, const LlamaCppBuild& b, const ModelSpec& s,
                              withCommas(s.maxContext) + " tokens");
 }
 
+// When llama.cpp came to load each architecture (its LLM_ARCH_*) and to take each flag, by the
+// build that added it: the squash commit's build number (git rev-list --count, the bNNNN tag)
+// in a mirror of llama.cpp's tags (kmbandy/llama.cpp to b9402), read 2026-12-06 by a helper.
+struct SinceBuild
+{
+    const char* name; // the config's model_type (its text model's, "_text" dropped), or a flag
+    int build;
+    const char* source;
+};
+
+constexpr SinceBuild kArchitectures[] = {
+    {"deepseek_v2", 3023, "#7519, 2024-05-28"},
+    {"deepseek_v3", 4417, "#11049, 2025-01-04"},
+    {"kimi_k2", 4417, "DeepSeek-V3's architecture, #11049, 2025-01-04"},
+    {"gemma3", 4875, "#12343, 2025-03-12"},
+    {"llama4", 5074, "#12791, 2025-04-07"},
+    {"qwen3", 5092, "#12828, 2025-04-09"},
+    {"qwen3_moe", 5092, "#12828, 2025-04-09"},
+    {"mamba2", 5812, "#9126, 2025-07-02"},
+    {"glm4_moe", 6085, "#14939, 2025-08-04"},
+    {"gpt_oss", 6096, "#15091, 2025-08-05"},
+    {"nemotron_h", 6315, "#15507, 2025-08-28"},
+    {"minimax_m2", 6906, "#16831, 2025-10-31"},
+    {"qwen3_next", 7186, "#16095, 2025-11-28"},
+    {"kimi_linear", 7957, "#18755, 2026-02-06"},
+    {"qwen3_5", 7990, "#19468, 2026-02-10"},
+    {"qwen3_5_moe", 7990, "#19468, 2026-02-10"},
+    {"gemma4", 8637, "#21309, 2026-04-02"},
+};
+
+constexpr SinceBuild kFlags[] = {
+    {"-ot", 5028, "#11397, 2025-04-02"},
+    {"--cpu-moe", 6051, "#14992, 2025-07-31"},
+    {"--n-cpu-moe", 6089, "#15077, 2025-08-05"},
+    {"-fa on|off|auto", 6325, "#15434, 2025-08-30; before it -fa was a switch, off unless given"},
+};
+
+} // namespace
+
+int llamaCppArchitectureBuild(const ModelSpec& s, std::string* source)
+{
+    std::string type = s.modelType;
+    if (type.size() > 5 && type.compare(type.size() - 5, 5, "_text") == 0)
+        type.resize(type.size() - 5);
+    for (const SinceBuild& a : kArchitectures)
+        if (type == a.name) {
+            if (source)
+                *source = type + ", " + a.source;
+            return a.build;
+        }
+    return 0;
+}
+
+namespace {
+
+const SinceBuild& since(const char* name)
+{
+    for (const SinceBuild& f : kFlags)
+        if (std::string_view(f.name) == name)
+            return f;
+    return kFlags[0];
+}
+
 // The llama-server command for the plan: each flag only where it is not the default.
 std::string llamaServerCommand(const LlamaServerInputs& in, const LlamaServerPlan& p)
 {
@@ -181,7 +244,9 @@ std::string llamaServerCommand(const LlamaServerInputs& in, const LlamaServerPla
         << " -c " << (in.context > 0 ? in.context : p.context);
     if (in.parallel > 0)
         cmd << " -np " << in.parallel;
-    if (in.kvUnified && in.parallel > 0)
+    // -kvu came with the streams it opts out of (#14363); before them the cache is one pool.
+    const LlamaCppBuild* row = findLlamaCppBuild(p.build);
+    if (in.kvUnified && in.parallel > 0 && row && row->streams)
         cmd << " -kvu";
     // The micro-batch sizes the compute buffers beside the KV (a log's -ub 2048: 797 MB of
     // them, 482 MB at the default 512).
@@ -193,7 +258,10 @@ std::string llamaServerCommand(const LlamaServerInputs& in, const LlamaServerPla
         cmd << " --cache-type-k " << in.cacheTypeK;
     if (in.cacheTypeV != "f16")
         cmd << " --cache-type-v " << in.cacheTypeV;
-    if (in.flashAttn != "auto")
+    // -fa took a value from build 6325; before it, a switch (off unless given).
+    if (buildNumberOf(p.build) < since("-fa on|off|auto").build)
+        cmd << (in.flashAttn == "on" ? " -fa" : "");
+    else if (in.flashAttn != "auto")
         cmd << " -fa " << in.flashAttn;
     if (in.gpuLayers != 999)
         cmd << " -ngl " << in.gpuLayers;
@@ -348,6 +416,33 @@ Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerI
         return Error{"--parallel: expected 1 to 4,096 slots"};
     if (in.context < 0)
         return Error{"--context: expected a token count"};
+    // An architecture or a flag the build does not have stops llama-server (unknown model
+    // architecture; an unknown argument): refused, naming the build that brought it (a review
+    // was shown gpt-oss with --n-cpu-moe sized at b3579).
+    const int number = buildNumberOf(p.build);
+    std::string archSource;
+    if (const int arch = llamaCppArchitectureBuild(s, &archSource);
+        in.checkArchitecture && number < arch)
+        return Error{p.build + ": llama.cpp loads " + s.name + " from build " +
+                         std::to_string(arch) + " (" + archSource + ")",
+                     "engine"};
+    const auto flagSince = [&](bool used, const char* flag, const char* field) -> std::string {
+        const SinceBuild& f = since(flag);
+        if (!used || number >= f.build)
+            return {};
+        return std::string(field) + ": llama-server takes " + flag + " from build " +
+               std::to_string(f.build) + " (" + f.source + "); " + p.build + " does not";
+    };
+    for (const std::string& why :
+         {flagSince(!in.overrideTensors.empty(), "-ot", "--override-tensor"),
+          flagSince(in.cpuMoe, "--cpu-moe", "--cpu-moe"),
+          flagSince(in.cpuMoeLayers > 0, "--n-cpu-moe", "--n-cpu-moe")})
+        if (!why.empty())
+            return Error{why};
+    if (in.flashAttn == "auto" && in.build.find('@') != std::string::npos &&
+        number < since("-fa on|off|auto").build)
+        p.warnings.push_back("-fa auto: before build 6325 flash attention was off unless -fa was "
+                             "given, and is planned so");
     const bool quantizedV =
         in.cacheTypeV != "f16" && in.cacheTypeV != "f32" && in.cacheTypeV != "bf16";
     if (quantizedV && in.flashAttn == "off")
@@ -546,9 +641,10 @@ Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerI
         L.swaCells = p.swaCells;
         L.streams = p.unified ? 1 : p.slotCount;
         L.sequences = p.slotCount;
-        // -fa auto is on where the device runs it, the default from PR #15434 (2025-08-30,
-        // about build 6330); before it, off unless asked.
-        L.flashAttn = in.flashAttn == "on" || (in.flashAttn == "auto" && L.build >= 6330);
+        // -fa auto is on where the device runs it, the default from build 6325 (#15434,
+        // 2025-08-30); before it, off unless asked.
+        L.flashAttn = in.flashAttn == "on" ||
+                      (in.flashAttn == "auto" && L.build >= since("-fa on|off|auto").build);
         L.layerDevice.assign(size_t(layers), -1);
         L.expertsOnHost.assign(size_t(layers), false);
         for (int64_t i = 0; i < layers; ++i) {

@@ -117,6 +117,9 @@ const LlamaCppBuild* findLlamaCppBuild(const std::string& name);
 const LlamaCppBuild& llamaCppBuildNumber(int build);
 
 Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& spec, const LlamaServerInputs& in);
+// The first build that loads the model's architecture (its LLM_ARCH_*), with the PR in `source`;
+// 0 where the table has no row (older architectures, loaded by every build planned).
+int llamaCppArchitectureBuild(const ModelSpec& spec, std::string* source = nullptr);
 // The largest -ngl, as typed (no more than in.gpuLayers), whose plan keeps its VRAM within
 // `limit` bytes; -1 where none does.
 int64_t largestFittingNgl(const ModelSpec& spec, LlamaServerInputs in, int64_t limit);

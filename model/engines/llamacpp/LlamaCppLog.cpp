@@ -356,6 +356,7 @@ Expected<EngineLogCheck> checkLlamaCppLog(const LogFacts& log, const LlamaCppLog
     }
     LlamaServerInputs in;
     in.build = c.release;
+    in.checkArchitecture = false; // a model the build cannot load is said as a mismatch
     in.cacheTypeK = kType;
     in.cacheTypeV = vType;
     in.flashAttn = !own.argFlashAttn.empty()         ? own.argFlashAttn
