@@ -99,10 +99,14 @@ std::string borrowedText(const std::string& arch)
 // The sentence, with what it is said to be before (a calibration, given efficiencies).
 std::string bandText(const LatencyErrorBands& b, const std::string& after)
 {
-    const std::string pair = engineName(b.engine) + " rows on " + archName(b.arch);
+    const std::string arch =
+        archName(b.arch) + (b.customGpu ? " (the custom GPU is timed as an H100 but for what was "
+                                          "entered)"
+                                        : "");
+    const std::string pair = engineName(b.engine) + " rows on " + arch;
     const std::string borrowed = borrowedText(b.arch);
     if (!b.measured())
-        return "No published " + engineName(b.engine) + " row on " + archName(b.arch) +
+        return "No published " + engineName(b.engine) + " row on " + arch +
                " checks these figures: an unchecked estimate" + after +
                (borrowed.empty() ? "" : "; " + borrowed);
     std::string text = "Error against published " + pair + ": ";
@@ -128,7 +132,11 @@ std::string bandText(const LatencyErrorBands& b, const std::string& after)
 
 LatencyErrorBands latencyErrorBands(const std::string& engine, const GpuSpec& gpu)
 {
-    return latencyErrorBands(engine, gpu.arch);
+    LatencyErrorBands b = latencyErrorBands(engine, gpu.arch);
+    // A custom GPU is an H100 but for what was entered (a review read "on Hopper" for a GPU it
+    // had typed in itself): said with the band.
+    b.customGpu = gpu.name.rfind("custom GPU", 0) == 0;
+    return b;
 }
 
 LatencyErrorBands latencyErrorBands(const std::string& engine, const std::string& arch)
@@ -148,6 +156,8 @@ nlohmann::ordered_json errorBandsJson(const LatencyErrorBands& b)
     nlohmann::ordered_json j;
     j["engine"] = b.engine;
     j["gpu_arch"] = b.arch;
+    if (b.customGpu)
+        j["custom_gpu_timed_as"] = "H100 SXM";
     if (const std::string from = efficienciesBorrowedFrom(b.arch); !from.empty())
         j["efficiencies_borrowed_from"] = from;
     else

@@ -29,8 +29,9 @@ struct ErrorBand
 // none.
 struct LatencyErrorBands
 {
-    std::string engine; // the family: "vllm", "sglang", "trtllm", "llama.cpp"
-    std::string arch;   // GpuSpec::arch: "hopper", "cdna3", ...
+    std::string engine;     // the family: "vllm", "sglang", "trtllm", "llama.cpp"
+    std::string arch;       // GpuSpec::arch: "hopper", "cdna3", ...
+    bool customGpu = false; // a GPU not in the catalog, timed as an H100 (customGpu)
     std::optional<ErrorBand> ttft, tpot, throughput;
     bool measured() const { return ttft || tpot || throughput; }
 };

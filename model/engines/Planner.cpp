@@ -89,8 +89,10 @@ PlanRow planLlamaCppOn(const ModelSpec& s, const GpuSpec& gpu, const PlanTarget&
     row.gpu = gpu.name;
     // The deployment's llama.cpp settings and Weights (a GGUF of that type), on this GPU.
     LlamaServerInputs l = llamaServerInputs(base);
+    // The build as typed ("llama.cpp@b6800"), not the row it falls in: its own number decides
+    // the compute replay and what it loads.
     if (auto named = findServingEngine(base.engine))
-        l.build = named->name;
+        l.build = named->kind == EngineKind::LlamaCpp ? base.engine : named->name;
     // A -ngl below all layers was chosen to fit the deployment's own GPU (a log's laptop GPU):
     // another GPU is planned with every layer on it, as "Use this plan" runs it there (a
     // thirtieth review's L40S was offered at 1 GPU with a laptop log's -ngl 20, and "No plan"

@@ -642,7 +642,9 @@ Expected<EngineLatency> latencyUnderEngine(const ModelSpec& s, const DeploymentI
     // llama.cpp's --n-cpu-moe N, --cpu-moe, -ot ...=CPU: the MoE layers that keep their
     // experts in host memory, run there by the CPU (or copied over for a prompt's micro-batch).
     if (engine && engine->kind == EngineKind::LlamaCpp) {
-        const LlamaServerInputs l = llamaServerInputs(in, engine->name);
+        // The build as typed, not its row: the compute replay and the architectures and flags each
+        // build has go by the build's own number (a review's b6800 ran as the row's b5800).
+        const LlamaServerInputs l = llamaServerInputs(in, in.engine);
         auto plan = planLlamaServer(s, l);
         if (!plan)
             return plan.failure();
@@ -679,7 +681,9 @@ Expected<EngineLatency> latencyUnderEngine(const ModelSpec& s, const DeploymentI
         return r.failure();
     e.result = r.value();
     if (engine && engine->kind == EngineKind::LlamaCpp) {
-        const LlamaServerInputs l = llamaServerInputs(in, engine->name);
+        // The build as typed, not its row: the compute replay and the architectures and flags each
+        // build has go by the build's own number (a review's b6800 ran as the row's b5800).
+        const LlamaServerInputs l = llamaServerInputs(in, in.engine);
         // The repeating layers the build leaves on the CPU (the output layer may take one of
         // -ngl's count: LlamaCppBuild.outputFirst).
         const auto plan = planLlamaServer(s, l);

@@ -2050,6 +2050,32 @@ void TestCli::llamaServerComputeAdvice()
              "--output-tokens", "200"});
     QVERIFY2(r.out.contains("RTX 4090: 3 GPUs") && !r.out.contains("RTX 4090: no plan"),
              r.out.constData());
+    // latency and plan go by the build as typed, not its row: b6800 loads gpt-oss (b6096) and
+    // takes --n-cpu-moe (b6089), where its row, b5800, has neither. A custom GPU's band says it
+    // is timed as an H100.
+    const QStringList b6800 = {"gpt-oss-20b",
+                               "--engine",
+                               "llama.cpp@b6800",
+                               "--gpu-memory",
+                               "17179869184",
+                               "--context",
+                               "4096",
+                               "--n-cpu-moe",
+                               "8",
+                               "--input-tokens",
+                               "512",
+                               "--output-tokens",
+                               "128",
+                               "--batch",
+                               "1"};
+    r = cli(QStringList{"latency"} + b6800);
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.contains("the custom GPU is timed as an H100"), r.out.constData());
+    r = cli({"latency", "gpt-oss-20b", "--engine", "llama.cpp@b6000", "--gpu", "RTX 4090",
+             "--context", "4096", "--input-tokens", "512", "--output-tokens", "128", "--batch",
+             "1"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("from build 6096"), r.err.constData());
 }
 
 void TestCli::hostSideFlags()
