@@ -176,7 +176,6 @@ struct Graph
 struct Ops
 {
     Graph& g;
-    int cpu; // the host backend's index (last, as llama.cpp orders its backends)
 
     int make(Op op, Dims ne, int elementBytes, Sources src)
     {
@@ -678,7 +677,7 @@ Graph buildGraph(const ModelSpec& s, const LlamaComputeLayout& L, const ComputeR
     g.t.reserve(
         size_t(s.numLayers) * (80 + 2 * size_t(std::max<int64_t>(1, s.moe.expertsPerToken))) + 64);
     const int cpu = L.gpuCount;
-    Ops o{g, cpu};
+    Ops o{g};
     const int64_t T = tokens, E = s.hiddenSize;
     auto dev = [&](int64_t il) {
         const int d = L.layerDevice[size_t(il)];
@@ -887,17 +886,19 @@ Graph buildGraph(const ModelSpec& s, const LlamaComputeLayout& L, const ComputeR
         const auto downPerParam = [&](double perParam) {
             return L.downBytesPerParam.empty() ? perParam : L.downBytesPerParam[size_t(il)];
         };
+        // act(gate) x up: one GLU op with its own result, or, before the GLU ops, the activation
+        // and the product in place.
+        auto activate = [&](int gate, int up) {
+            if (r.gluOps)
+                return o.same(Op::Glu, gate, {gate, up});
+            const int act = o.same(Op::Unary, gate, {gate});
+            return o.same(Op::Mul, act, {act, up});
+        };
         auto mlp = [&](int x, int64_t width, int backend, double perParam) {
             const int up = o.mulMat(w({E, width, 1, 1}, backend, perParam), x);
-            int gate = o.mulMat(w({E, width, 1, 1}, backend, perParam), x);
-            int par;
-            if (r.gluOps) {
-                par = o.same(Op::Glu, gate, {gate, up});
-            } else {
-                gate = o.same(Op::Unary, gate, {gate});
-                par = o.same(Op::Mul, gate, {gate, up});
-            }
-            return o.mulMat(w({width, E, 1, 1}, backend, downPerParam(perParam)), par);
+            const int gate = o.mulMat(w({E, width, 1, 1}, backend, perParam), x);
+            return o.mulMat(w({width, E, 1, 1}, backend, downPerParam(perParam)),
+                            activate(gate, up));
         };
         int ffnOut = -1;
         if (l.hasDenseMlp()) {
@@ -920,15 +921,9 @@ Graph buildGraph(const ModelSpec& s, const LlamaComputeLayout& L, const ComputeR
             const int x = o.reshape(normed, {E, 1, Tn, 1});
             const double ebpp = L.expertBytesPerParam;
             const int up = o.mulMatId(w({E, F, NE, 1}, ed, ebpp), x, selected);
-            int gate = o.mulMatId(w({E, F, NE, 1}, ed, ebpp), x, selected);
-            int par;
-            if (r.gluOps) {
-                par = o.same(Op::Glu, gate, {gate, up});
-            } else {
-                gate = o.same(Op::Unary, gate, {gate});
-                par = o.same(Op::Mul, gate, {gate, up});
-            }
-            int experts = o.mulMatId(w({F, E, NE, 1}, ed, downPerParam(ebpp)), par, selected);
+            const int gate = o.mulMatId(w({E, F, NE, 1}, ed, ebpp), x, selected);
+            int experts =
+                o.mulMatId(w({F, E, NE, 1}, ed, downPerParam(ebpp)), activate(gate, up), selected);
             experts = o.same(Op::Mul, experts, {experts, weights});
             const Dims nb = g.t[size_t(experts)].nb;
             int moe = -1;

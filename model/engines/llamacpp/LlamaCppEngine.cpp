@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <cstdlib>
 #include <optional>
 #include <sstream>
 
@@ -100,32 +99,40 @@ const LlamaCppBuild& llamaCppBuildNumber(int build)
     return *found;
 }
 
-const LlamaCppBuild* findLlamaCppBuild(const std::string& name)
+namespace {
+
+// The build a name names: "llama.cpp" the newest row's, "llama.cpp@b9849" or "llama.cpp@9849"
+// its number; nothing for another name.
+std::optional<int> parseBuildNumber(const std::string& name)
 {
     if (name.empty() || name == "llama.cpp")
-        return &llamaCppBuilds().back();
+        return llamaCppBuilds().back().build;
     if (name.rfind("llama.cpp@", 0) != 0)
-        return nullptr;
+        return std::nullopt;
     std::string number = name.substr(10);
     if (!number.empty() && number[0] == 'b')
         number.erase(0, 1);
     if (number.empty() || number.size() > 7 ||
         !std::all_of(number.begin(), number.end(), [](char c) { return c >= '0' && c <= '9'; }))
-        return nullptr;
-    return &llamaCppBuildNumber(std::stoi(number));
+        return std::nullopt;
+    return std::stoi(number);
+}
+
+// The build number of a plan's build name, "llama.cpp@b9849" -> 9849.
+int buildNumberOf(const std::string& name)
+{
+    return parseBuildNumber(name).value_or(llamaCppBuilds().back().build);
+}
+
+} // namespace
+
+const LlamaCppBuild* findLlamaCppBuild(const std::string& name)
+{
+    const std::optional<int> number = parseBuildNumber(name);
+    return number ? &llamaCppBuildNumber(*number) : nullptr;
 }
 
 namespace {
-
-// The build number of a row's name, "llama.cpp@b9849" -> 9849.
-int buildNumberOf(const std::string& name)
-{
-    size_t at = name.find('@');
-    if (at == std::string::npos)
-        return llamaCppBuilds().back().build;
-    at += name.compare(at + 1, 1, "b") == 0 ? 2 : 1;
-    return std::atoi(name.c_str() + at);
-}
 
 // Slots and context (llama_context's constructor): -np auto means 4 slots over one unified
 // cache (1 slot in builds before it); an explicit -np splits n_ctx into per-slot streams where

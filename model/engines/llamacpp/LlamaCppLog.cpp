@@ -252,6 +252,19 @@ void addWhatIfs(EngineLogCheck& c, const ModelSpec& spec, const LlamaServerInput
 
 } // namespace
 
+namespace {
+
+// "logged 498.00 MiB, attnplan 488.69 MiB (-1.87%)": a buffer the log prints beside attnplan's.
+std::string loggedAgainst(double logged, double ours)
+{
+    return "logged " + formatFixed(logged, 2) + " MiB, attnplan " + formatFixed(ours, 2) + " MiB" +
+           (logged > 0 ? " (" + std::string(ours >= logged ? "+" : "") +
+                             formatFixed(100 * (ours / logged - 1), 2) + "%)"
+                       : std::string());
+}
+
+} // namespace
+
 Expected<EngineLogCheck> checkLlamaCppLog(const LogFacts& log, const LlamaCppLogFacts& own,
                                           const ModelSpec* given)
 {
@@ -409,12 +422,8 @@ Expected<EngineLogCheck> checkLlamaCppLog(const LogFacts& log, const LlamaCppLog
     // (a twenty-sixth review found it compared nowhere).
     if (own.stateMiB && !standIn && !fromMetadata) {
         const double ours = double(plan->stateBytes) / kMiB;
-        c.notes.push_back(
-            "recurrent state (llama_memory_recurrent): logged " + formatFixed(*own.stateMiB, 2) +
-            " MiB, attnplan " + formatFixed(ours, 2) + " MiB" +
-            (*own.stateMiB > 0 ? " (" + std::string(ours >= *own.stateMiB ? "+" : "") +
-                                     formatFixed(100 * (ours / *own.stateMiB - 1), 2) + "%)"
-                               : std::string()));
+        c.notes.push_back("recurrent state (llama_memory_recurrent): " +
+                          loggedAgainst(*own.stateMiB, ours));
     }
     c.kvBudgetBytes = plan->kvBytes;
     // The deployment it ran: its slots (-np, or the sequences it reports), each a conversation
@@ -484,14 +493,19 @@ Expected<EngineLogCheck> checkLlamaCppLog(const LogFacts& log, const LlamaCppLog
     // buffer. Planned with the weights as the log loaded them (their type and bytes): the
     // weights a partial offload streams through the GPU's buffer are the file's, not the
     // checkpoint's 16 bits.
-    LlamaServerInputs loaded = in;
-    if (server.weightDtype)
-        loaded.weightDtype = server.weightDtype;
-    if (c.deployment.weightBytes)
-        loaded.loadedWeightBytes = *c.deployment.weightBytes;
-    const auto asLoaded = planLlamaServer(*spec, loaded);
-    if (!own.computeBuffers.empty() && !standIn && !fromMetadata && asLoaded) {
-        const LlamaServerPlan* q = &asLoaded.value();
+    // Planned again only where the log prints compute buffers (a check without them plans once).
+    std::optional<LlamaServerPlan> asLoaded;
+    if (!own.computeBuffers.empty() && !standIn && !fromMetadata) {
+        LlamaServerInputs loaded = in;
+        if (server.weightDtype)
+            loaded.weightDtype = server.weightDtype;
+        if (c.deployment.weightBytes)
+            loaded.loadedWeightBytes = *c.deployment.weightBytes;
+        if (auto planned = planLlamaServer(*spec, loaded))
+            asLoaded = planned.value();
+    }
+    if (asLoaded) {
+        const LlamaServerPlan* q = &*asLoaded;
         double gpu = 0, host = own.outputBufferMiB.value_or(0);
         int gpus = 0;
         for (const auto& [device, mib] : own.computeBuffers) {
@@ -499,22 +513,15 @@ Expected<EngineLogCheck> checkLlamaCppLog(const LogFacts& log, const LlamaCppLog
             (onHost ? host : gpu) += mib;
             gpus += onHost ? 0 : 1;
         }
-        auto versus = [](double logged, double ours) {
-            return "logged " + formatFixed(logged, 2) + " MiB, attnplan " + formatFixed(ours, 2) +
-                   " MiB" +
-                   (logged > 0 ? " (" + std::string(ours >= logged ? "+" : "") +
-                                     formatFixed(100 * (ours / logged - 1), 2) + "%)"
-                               : std::string());
-        };
         if (!q->computeNotCounted.empty())
             c.notes.push_back("compute buffers: not replayed (" + q->computeNotCounted + ")");
         else if (gpus == 1)
             c.notes.push_back("compute buffers: the GPU's " +
-                              versus(gpu, double(q->vramComputeBytes) / kMiB) +
+                              loggedAgainst(gpu, double(q->vramComputeBytes) / kMiB) +
                               "; the host's with its output buffer (" +
                               formatFixed(host - own.outputBufferMiB.value_or(0), 2) + " + " +
                               formatFixed(own.outputBufferMiB.value_or(0), 2) + " MiB logged) " +
-                              versus(host, double(q->ramComputeBytes) / kMiB));
+                              loggedAgainst(host, double(q->ramComputeBytes) / kMiB));
         else if (gpus > 1)
             c.notes.push_back("compute buffers: " + std::to_string(gpus) +
                               " GPUs' (attnplan replays one GPU's)");
