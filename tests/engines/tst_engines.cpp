@@ -1,5 +1,6 @@
 // engines/: vLLM's KV budget by release, paged vs reserved, tensor and pipeline parallelism,
 // SGLang, TensorRT-LLM and llama.cpp, and the planner, against real logs and hand figures.
+#include "EngineLogFixtures.h"
 #include "TestSupport.h"
 #include "TsvRows.h"
 #include "engines/Benchmark.h"
@@ -1377,6 +1378,21 @@ void TestEngines::engineLogReadsWhatItCan()
                   .llamaCpp.build,
              qint64(9849));
     QVERIFY(!parseEngineLog("llama_model_loader: x\nbuild the b2b thing\n").llamaCpp.build);
+    // flash_attn as printed: 0 is off (a b3579 log was planned "auto" and told what auto meant
+    // before build 6325); "auto" (from build 6325) says nothing of what ran.
+    QCOMPARE(parseEngineLog("llama_model_loader: x\nllama_new_context_with_model: flash_attn = 0\n")
+                 .llamaCpp.flashAttn,
+             std::optional<bool>(false));
+    QVERIFY(!parseEngineLog("llama_model_loader: x\nllama_context: flash_attn    = auto\n")
+                 .llamaCpp.flashAttn);
+    {
+        const ModelSpec llama = load("llama-3.1-8b");
+        const EngineLogFacts f = parseEngineLog(attnplan::testing::kLlamaCpp9016Log);
+        const EngineLogCheck c = checkEngineLog(f, &llama, builtinGpuCatalog()).value();
+        QVERIFY(std::none_of(c.notes.begin(), c.notes.end(), [](const std::string& n) {
+            return n.find("-fa auto") != std::string::npos;
+        }));
+    }
     // And its second: "MiB free" with no number before it read past the line's start.
     QVERIFY(
         !parseEngineLog("llama_model_loader: x\n  DevMiB freeVIDIA GeForce\n").llamaCpp.freeMiB);

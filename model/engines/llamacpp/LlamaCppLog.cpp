@@ -126,7 +126,9 @@ void readLlamaCppLogLine(LogFacts& f, LlamaCppLogFacts& own, std::string_view li
         own.nUbatch = v;
     if (has(line, "flash_attn ") && has(line, "=")) {
         const std::string v = fieldAfter(line, "flash_attn").value_or("");
-        own.flashAttn = v == "1" || v == "enabled" || v == "true" || v == "on";
+        // "auto" (build 6325 on) says nothing of what ran: left unset.
+        if (v != "auto")
+            own.flashAttn = v == "1" || v == "enabled" || v == "true" || v == "on";
     }
     if (has(line, "kv_unified ") && has(line, "="))
         own.kvUnified = fieldAfter(line, "kv_unified").value_or("") == "true";
@@ -372,9 +374,11 @@ Expected<EngineLogCheck> checkLlamaCppLog(const LogFacts& log, const LlamaCppLog
     in.checkArchitecture = false; // a model the build cannot load is said as a mismatch
     in.cacheTypeK = kType;
     in.cacheTypeV = vType;
-    in.flashAttn = !own.argFlashAttn.empty()         ? own.argFlashAttn
-                   : own.flashAttn && *own.flashAttn ? "on"
-                                                     : "auto";
+    // As typed, else as the log says it ran ("flash_attn = 0" is off: a b3579 log was planned
+    // "auto" and told that auto meant off before build 6325).
+    in.flashAttn = !own.argFlashAttn.empty() ? own.argFlashAttn
+                   : own.flashAttn           ? (*own.flashAttn ? "on" : "off")
+                                             : "auto";
     if (own.commandLine) {
         in.context = log.argContext.value_or(0);
         in.parallel = own.argParallel.value_or(-1);
