@@ -87,6 +87,14 @@ double expectedDistinctExperts(double experts, double perToken, double tokens)
     return experts * (1 - std::pow(1 - 1 / experts, tokens * perToken));
 }
 
+double gemmSeconds(double memory, double compute, double p)
+{
+    const double big = std::max(memory, compute);
+    if (big <= 0 || std::isinf(p))
+        return big;
+    return big * std::pow(std::pow(memory / big, p) + std::pow(compute / big, p), 1.0 / p);
+}
+
 double allReduceSeconds(double bytes, int64_t tp, double alpha, double link, double efficiency)
 {
     if (tp <= 1)
@@ -231,9 +239,18 @@ StepModel::StepModel(const ModelSpec& s, const DeploymentInputs& in)
             }
         }
     }
-    if (f.experts > 0 && in.engine.rfind("llama.cpp", 0) != 0)
+    // Which kernels run the routed experts: the fused-MoE kernels (vLLM's and SGLang's Triton,
+    // TensorRT-LLM's), whose measured tables give the floor and the ridge; with EP under DP
+    // attention, DeepEP's dispatch and DeepGEMM's grouped GEMMs, which take the floor but run
+    // at the plain roofline; llama.cpp's mul_mat_id, which no table measures: neither.
+    if (f.experts > 0 && in.engine.rfind("llama.cpp", 0) != 0) {
         f.moeFloor = ofGeneration(in.gpu.arch, k.moeFloorAmpere, k.moeFloorAda, k.moeFloorHopper,
                                   k.moeFloorBlackwell);
+        if (f.ep == 1 || f.dp == 1)
+            f.moeRidge = k.moeRidge;
+    }
+    f.gemmRidge = ofGeneration(in.gpu.arch, k.gemmRidgeAmpere, k.gemmRidgeAda, k.gemmRidgeHopper,
+                               k.gemmRidgeBlackwell);
     f.gemmRate = gemmFlopsPerSecond(in.gpu, loaded.weightDtype, in.efficiency);
     f.attnRate =
         in.gpu.bf16Tflops * 1e12 * std::min(1.0, k.attention * computeScale(in.efficiency));
@@ -281,6 +298,11 @@ StepTime StepModel::step(double dec, double ctxDec, double pre, double ctxPre) c
         else
             t.memorySeconds += memory;
     };
+    // A GEMM term: its time past the larger roofline (near the ridge) is charged to that side.
+    auto chargeGemm = [&charge](double memory, double compute, double p) {
+        const double both = gemmSeconds(memory, compute, p);
+        charge(compute > memory ? 0 : both, compute > memory ? both : 0);
+    };
     const double all = dec * (1 + f.drafted) + pre; // every rank's tokens, drafted ones too
     // The slowest data-parallel rank's share (the whole step at DP 1).
     const double dp = double(f.dp);
@@ -291,10 +313,10 @@ StepTime StepModel::step(double dec, double ctxDec, double pre, double ctxPre) c
     // Speculative decoding: each decoding sequence verifies its K drafted tokens with its own.
     const double q = 1 + f.drafted;
     const double tokens = dec * q + pre;
-    // Non-expert GEMMs and the LM head (for the sampled tokens only): read or compute.
+    // Non-expert GEMMs and the LM head (for the sampled tokens only): reads and FLOPs.
     const double bytes = f.nonExpertPerGpu * f.weightBytes + f.lmPerGpu * 2.0;
     const double flops = 2 * f.nonExpertPerGpu * tokens + 2 * f.lmPerGpu * dec * q;
-    charge(bytes / f.bandwidth, flops / f.gemmRate);
+    chargeGemm(bytes / f.bandwidth, flops / f.gemmRate, f.gemmRidge);
     // Routed experts: those the step's tokens (every DP rank's) touch are read, each GPU
     // holding 1/(n dp) of them.
     if (f.experts > 0) {
@@ -307,7 +329,8 @@ StepTime StepModel::step(double dec, double ctxDec, double pre, double ctxPre) c
         const double host = f.hostExpertLayers;
         const bool copied = host > 0 && all >= k.hostOffloadMinBatch;
         const double onGpu = f.moeLayers - (copied ? 0 : host);
-        charge(onGpu * layerBytes / f.bandwidth, onGpu * layerWork / (f.gemmRate * k.moe));
+        chargeGemm(onGpu * layerBytes / f.bandwidth, onGpu * layerWork / (f.gemmRate * k.moe),
+                   f.moeRidge);
         // The fused kernels' floor, a stage's share of the layers the GPU runs.
         t.fixedSeconds += onGpu / double(f.pp) * f.moeFloor;
         // A stage's share of the host layers (the step's terms are a stage's, times the

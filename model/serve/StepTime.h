@@ -1,16 +1,18 @@
 #pragma once
 
 // The one step-time model (README, "Latency at a load"). One engine step on one replica is timed
-// from the GEMMs (weights read or FLOPs, whichever is slower, at per-generation efficiencies),
-// the routed experts the step's tokens touch, attention over the KV, the TP all-reduces and the
-// pipeline hand-overs, and a fixed time per step, per layer and per sequence. Prefill, a decode
-// step, the headline's TTFT and TPOT, Compare's decode curves, the plans and the serving model
-// (serve/Latency.h) are its cases. Every constant is in LatencyConstants.
+// from the GEMMs (weights read and FLOPs at per-generation efficiencies, joined at the kernels'
+// measured ridge), the routed experts the step's tokens touch, attention over the KV (the slower
+// of its reads and FLOPs), the TP all-reduces and the pipeline hand-overs, and a fixed time per
+// step, per layer and per sequence. Prefill, a decode step, the headline's TTFT and TPOT,
+// Compare's decode curves, the plans and the serving model (serve/Latency.h) are its cases.
+// Every constant is in LatencyConstants.
 
 #include "serve/Deployment.h"
 #include "spec/ModelSpec.h"
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -67,6 +69,24 @@ struct LatencyConstants
     // llama.cpp runs other kernels (mul_mat_id) and no table measures them: not charged there.
     double moeFloorAmpere = 36e-6, moeFloorAda = 27e-6, moeFloorHopper = 40e-6,
            moeFloorBlackwell = 29e-6;
+    // A GEMM near its ridge (its FLOPs at the peak taking about as long as its bytes at the
+    // bandwidth) reaches neither roofline: it takes (memory^p + compute^p)^(1/p), not the
+    // larger of the two (gemmSeconds). p by generation, the best of 1-4 over AI Configurator's
+    // dense bf16 GEMM tables (ai-dynamo/aiconfigurator @ 095f58a5, systems/data/<gpu>/gemm/
+    // vllm/<release>/gemm_perf.parquet; N, K >= 1,024, rows within 16x of the ridge, a 3 us
+    // launch each, which the step's layerSeconds holds): h100_sxm 0.24.0 (13,515 rows, median
+    // |log error| 0.094 with the larger roofline, 0.055 with p = 3), h200_sxm (12,495: 0.112,
+    // 0.070), b200_sxm (13,260: 0.134, 0.065 with 2.5), a100_sxm 0.14.0 (3,360: 0.311, 0.104
+    // with 1.25), l40s (13,718: 0.129, 0.087 with 2). tools/kernel_tables.py prints them.
+    double gemmRidgeAmpere = 1.25, gemmRidgeAda = 2.0, gemmRidgeHopper = 3.0,
+           gemmRidgeBlackwell = 2.5;
+    // The fused-MoE kernels' ridge, over the same repository's moe_perf tables (bf16,
+    // "balanced", expert parallelism 1, 64 tokens or more, timed at this model's own fractions
+    // and floor): median log error +0.12/+0.13/+0.12 with the larger roofline on H100/H200/
+    // B200 (vLLM 0.24.0; 1,900, 1,920 and 1,460 rows), +0.02/+0.02/-0.01 with p = 1.25 (L40S
+    // +0.16 and +0.10). DeepEP's DeepGEMM kernels (EP under DP attention) are not these: SGLang
+    // 0.5.10's wideep_generation_moe_perf (H100) sits on the larger roofline (median -0.01).
+    double moeRidge = 1.25;
     double stepSeconds = 1.410e-3;     // scheduler, sampling, host sync (fitted)
     double layerSeconds = 41.0e-6;     // non-GEMM kernels and launches per layer (fitted)
     double sequenceSeconds = 2.412e-6; // host time per scheduled sequence (fitted)
@@ -83,6 +103,9 @@ double frontendSecondsOf(const Efficiencies& eff);
 double expectedDistinctExperts(double experts, double perToken, double tokens);
 double allReduceSeconds(double bytes, int64_t tp, double alpha, double linkBytesPerSecond,
                         double efficiency);
+// A GEMM's time from its two rooflines joined at the kernel's ridge p (LatencyConstants):
+// (memory^p + compute^p)^(1/p); p infinite: the larger of the two.
+double gemmSeconds(double memorySeconds, double computeSeconds, double p);
 
 // The GEMM rate the weights' dtype reaches on the GPU, FLOP/s: its dense bf16 peak, fp8's for
 // 8-bit and 4-bit weights where the GPU has fp8 tensor cores (twice that for 4-bit on
@@ -125,8 +148,11 @@ struct StepFacts
     double nonExpertPerGpu = 0; // attention, dense MLP, shared experts, routers: / (TP x PP)
     double lmPerGpu = 0;        // the LM head (or the tied embedding) / (TP x PP)
     double experts = 0, perToken = 0, moeLayers = 0, perExpert = 0;
-    double moeFloor = 0; // seconds: one MoE layer's kernels at the fewest tokens (0: not charged)
-    double layers = 0;   // per pipeline stage
+    double moeFloor = 0;  // seconds: one MoE layer's kernels at the fewest tokens (0: not charged)
+    double gemmRidge = 3; // the dense GEMMs' ridge p (gemmSeconds)
+    // The experts' GEMM ridge p (gemmSeconds); infinity: the larger roofline alone.
+    double moeRidge = std::numeric_limits<double>::infinity();
+    double layers = 0; // per pipeline stage
     double hidden = 0;
     double kvPerToken = 0;       // bytes one token of one sequence keeps on one GPU (every layer's)
     double kvShare = 1;          // of a token's KV, the part one GPU keeps (its heads, its stage)
