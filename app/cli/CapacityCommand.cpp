@@ -640,8 +640,10 @@ LatencyInputs latencyLoadFrom(const CliArgs& a, DeploymentInputs& in)
     const auto engine = findServingEngine(in.engine);
     if (q.role != PoolRole::Both && engine && engine->allocatesUpFront)
         throw UsageError("--role: llama-server runs no disaggregated pools");
+    // Unless given, the context is what the run's longest request needs (a server left at the
+    // model's own window cuts none of a benchmark's drawn lengths).
     if (in.maxModelLen == 0 && !(engine && engine->allocatesUpFront))
-        in.maxModelLen = q.inputTokens + q.outputTokens;
+        in.maxModelLen = longestRequest(q.load, double(q.inputTokens), double(q.outputTokens));
     return q;
 }
 

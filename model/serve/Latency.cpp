@@ -442,6 +442,18 @@ double requestLength(const LatencyLoad& load, double mean, bool output, int64_t 
     return stdev > 0 ? datasetLength(mean, stdev, at) : spreadLength(mean, load.rangeRatio, at);
 }
 
+int64_t longestRequest(const LatencyLoad& load, double input, double output)
+{
+    if (!load.lengthsVary())
+        return int64_t(input + output);
+    const int64_t N = std::max<int64_t>(1, load.requests);
+    double longest = 0;
+    for (int64_t k = 0; k < std::min<int64_t>(N, 200000); ++k)
+        longest = std::max(longest, requestLength(load, input, false, k, N) +
+                                        requestLength(load, output, true, k, N));
+    return int64_t(longest);
+}
+
 LatencySpread queueSpread(double base, double meanWait, double rho)
 {
     auto at = [&](double p) {

@@ -59,6 +59,10 @@ double spreadLength(double mean, double rangeRatio, int64_t k);
 double datasetLength(double mean, double stdev, int64_t k);
 // The k-th request's prompt (output: its own point, k + N) under a load's lengths.
 double requestLength(const LatencyLoad& load, double mean, bool output, int64_t k, int64_t N);
+// The longest request (prompt and output) a run of these means draws under the load's
+// lengths: the context a server must allow for none of them to be cut (the first 200,000 of a
+// longer run); input + output where lengths do not vary.
+int64_t longestRequest(const LatencyLoad& load, double input, double output);
 
 // p50, p90 and p99 over a run's requests, as numpy's percentile (linear between ranks) gives
 // them, which vllm bench serve and SGLang's bench_serving print.

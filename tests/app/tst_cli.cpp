@@ -3054,6 +3054,11 @@ void TestCli::latencyTakesABenchmarksFlags()
     QCOMPARE(json(varied)["random_range_ratio"].toDouble(), 0.5);
     QVERIFY(json(varied)["ttft_p99_seconds"].toDouble() >
             json(varied)["ttft_p50_seconds"].toDouble());
+    // No context given: the run's longest request sets it, as a server left at the model's
+    // window cuts none (a context of 1,000 + 100 cut 4 of the 8). The golden-ratio sequence's
+    // eight prompts of [500, 1,500]: 1,000, 618, 1,236, 854, 1,472, 1,090, 708, 1,326, mean 1,038.
+    QCOMPARE(json(varied)["notes"].toArray().at(0).toString(),
+             QString("the run's drawn lengths average 1,038 in and 98 out"));
     varied =
         cli(model + QStringList{"--max-concurrency", "4", "--num-prompts", "8", "--input-tokens",
                                 "1000", "--output-tokens", "100", "--random-range-ratio", "1.5"});

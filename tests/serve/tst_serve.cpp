@@ -782,6 +782,11 @@ void TestServe::spreadByHand()
     }
     QVERIFY(lo >= 500 && lo < 502 && hi <= 1500 && hi > 1498);
     QVERIFY(std::fabs(sum / 1000 - 1000) < 1.0);
+    // The context a run of 8 needs (prompts 1,000, 618, 1,236, 854, 1,472, 1,090, 708, 1,326;
+    // outputs the sequence's points 8-15 of [50, 150]): the fifth, 1,472 in and 142 out.
+    QCOMPARE(longestRequest(LatencyLoad{LatencyLoad::Kind::Concurrent, 4, 8, true, 0.5}, 1000, 100),
+             int64_t(1472 + 142));
+    QCOMPARE(longestRequest(LatencyLoad{}, 1000, 100), int64_t(1100));
     // A dataset's: mean 200, deviation 150 (cv 0.75) is a log-normal of sigma^2 = ln 1.5625,
     // whose median, the sequence's first point, is 200 / 1.25 = 160; over 20,000 requests the
     // sample keeps the mean and the deviation (a naive sum of each, against the inputs).
