@@ -139,12 +139,14 @@ def latency_rows(cli, shared):
     if not os.path.exists(path):
         return [], {}
     data = run_json([os.path.join(HERE, "latency_args.py"), cli, path])
-    tolerance = json.load(open(path))["tolerance"]
+    given = json.load(open(path))
+    tolerance = given["tolerance"]
+    sets = {r["id"]: r.get("set", "?") for r in given["rows"]}
     rows = []
     for r in data["rows"]:
         a = r["args"]
         publisher = re.sub(r"[0-9.]+$", "", r["id"].split("-")[0])
-        rows.append({"id": r["id"], "publisher": publisher,
+        rows.append({"id": r["id"], "publisher": publisher, "set": sets.get(r["id"], "?"),
                      "engine": a[a.index("--engine") + 1] if "--engine" in a else "vllm",
                      "gpu": a[a.index("--gpu") + 1] if "--gpu" in a else "?",
                      "errors": r["errors"]})
@@ -156,6 +158,25 @@ def grouped(items, key):
     for it in items:
         groups.setdefault(key(it), []).append(it)
     return sorted(groups.items())
+
+
+def group_line(name, rs, tol, share=False):
+    """A table row: each metric's rows within tolerance of its count (with their share where
+    `share`), its median |error|; with `share`, the median TPOT error in a column of its own."""
+    line = [name]
+    for m in ("ttft", "tpot", "throughput"):
+        errs = [abs(r["errors"][m]) for r in rs if m in r["errors"]]
+        if not errs:
+            line.append("-")
+            continue
+        within = sum(e <= tol[m] for e in errs)
+        line.append("%d of %d%s, median %s" % (
+            within, len(errs), " (%d%%)" % round(100 * within / len(errs)) if share else "",
+            pct(statistics.median(errs))))
+    if share:
+        errs = [abs(r["errors"]["tpot"]) for r in rs if "tpot" in r["errors"]]
+        line.append(pct(statistics.median(errs)) if errs else "-")
+    return line
 
 
 def render(cli, shared):
@@ -188,18 +209,20 @@ def render(cli, shared):
             "within %s (TTFT, its low-load rows), %s (TPOT) and %s (throughput)." % tuple(
                 "%d%%" % round(100 * tol.get(m, 0)) for m in ("ttft", "tpot", "throughput")),
             ""]
+    # Issue 38's groups: each file of rows on its own (at least 80% of TPOTs and throughputs
+    # within 25% and of low-load TTFTs within 35%, a median TPOT error of at most 15%).
+    body = []
+    for name, rs in grouped(rows_, lambda r: r["set"]):
+        body.append(group_line(name, rs, tol, True))
+        if any(r["publisher"] == "dstack" for r in rs):
+            body.append(group_line(name + " less dstack's early-2025 runs",
+                                   [r for r in rs if r["publisher"] != "dstack"], tol, True))
+    out += ["### By set", ""] + table(["set", "TTFT", "TPOT", "throughput",
+                                       "median TPOT error"], body) + [""]
     for title, key in (("By engine", lambda r: r["engine"]),
                        ("By publisher", lambda r: r["publisher"]),
                        ("By GPU", lambda r: r["gpu"])):
-        body = []
-        for name, rs in grouped(rows_, key):
-            line = [name]
-            for m in ("ttft", "tpot", "throughput"):
-                errs = [abs(r["errors"][m]) for r in rs if m in r["errors"]]
-                line.append("%d of %d, median %s" % (sum(e <= tol[m] for e in errs), len(errs),
-                                                     pct(statistics.median(errs)))
-                            if errs else "-")
-            body.append(line)
+        body = [group_line(name, rs, tol) for name, rs in grouped(rows_, key)]
         out += ["### " + title, ""] + table([title.split()[-1], "TTFT", "TPOT", "throughput"],
                                             body) + [""]
     worst = []
