@@ -721,6 +721,7 @@ int runLatency(const std::vector<std::string>& argv)
         j["requests_per_second"] = r.requestsPerSecond;
         j["decode_batch"] = r.decodeBatch;
         j["batch_cap"] = r.batchCap;
+        j["preemptions"] = r.preemptions;
         j["saturated"] = r.saturated;
         j["calibration"] = in.efficiency.calibration.empty()
                                ? nlohmann::ordered_json()

@@ -324,6 +324,7 @@ Expected<ServingLimits> servingLimits(const ModelSpec& s, const DeploymentInputs
         l.maxBatch = r->maxNumSeqs * r->dp;
         l.maxNumTokens = r->maxNumBatchedTokens * r->dp;
         l.requestsHeld = r->conversations;
+        l.preemptingKvTokens = r->kvCacheTokens * r->dp;
         return l;
     }
     case EngineKind::Sglang:
@@ -668,6 +669,7 @@ Expected<EngineLatency> latencyUnderEngine(const ModelSpec& s, const DeploymentI
     e.load.maxBatch = e.limits.maxBatch;
     e.load.maxNumTokens = std::max<int64_t>(64, e.limits.maxNumTokens);
     e.load.reservesWholeRequest = e.limits.reservesWholeRequest;
+    e.load.preemptingKvTokens = e.limits.preemptingKvTokens;
     if ((pages || (engine && engine->kind == EngineKind::LlamaCpp)) && e.limits.requestsHeld > 0)
         e.load.kvRequests = e.limits.requestsHeld;
     DeploymentInputs timed = in;

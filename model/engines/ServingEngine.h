@@ -114,6 +114,10 @@ struct ServingLimits
     // Admits a request only with room for all its tokens (TensorRT-LLM's GUARANTEED_NO_EVICT);
     // vLLM, SGLang and llama.cpp admit on the blocks in use.
     bool reservesWholeRequest = false;
+    // vLLM's KV cache in tokens (every DP rank's), where its V1 scheduler admits a request on
+    // the blocks its next chunk needs and, when the running ones' new tokens find none, preempts
+    // the newest to recompute it later (vllm/v1/core/sched/scheduler.py); 0: not so.
+    int64_t preemptingKvTokens = 0;
     // Requests of the deployment's average length its KV holds, as the engine pages them (the
     // deployment's engine only; 0 where not worked out).
     int64_t requestsHeld = 0;

@@ -416,6 +416,7 @@ ojson reportObject(const Report& r)
             {"requests_per_second", r.latency->requestsPerSecond},
             {"decode_batch", r.latency->decodeBatch},
             {"batch_cap", r.latency->batchCap},
+            {"preemptions", r.latency->preemptions},
             {"saturated", r.latency->saturated},
             {"error_band", errorBandsJson(latencyErrorBands(r.latencyEngine, r.deployment.gpu))}};
     } else {

@@ -29,6 +29,10 @@ struct Engine
     // A decode pool: prompts arrive prefilled (their KV over the network, `handoff` seconds).
     bool decodeOnly = false;
     double handoff = 0;
+    // vLLM's paging (LatencyInputs::preemptingKvTokens): a stepped run admits up to maxSeqs
+    // requests on the KV tokens in use and preempts the newest when they run out; 0: up to the
+    // batch cap.
+    double kvTokens = 0, maxSeqs = 0;
     double chunkFor(double dec, double input) const
     {
         return std::max(64.0, std::min(input, maxNumTokens - dec));
@@ -185,6 +189,7 @@ struct Run
     double ttft = 0, tpot = 0, duration = 0, batch = 0, outputTokens = 0, inputTokens = 0;
     int64_t requests = 0;
     int64_t clipped = 0;              // requests whose drawn lengths were cut to the context
+    int64_t preemptions = 0;          // paged: running requests preempted to recompute
     std::vector<double> ttfts, tpots; // each request's (a TPOT where it had 2 tokens or more)
 };
 
@@ -194,11 +199,16 @@ Run finiteRun(const Engine& e, double I, double O, const LatencyLoad& load, int6
     const StepModel& f = *e.m;
     const double tps = f.facts().tokensPerStep;
     const int64_t places = std::max<int64_t>(1, int64_t(std::floor(C)));
-    const size_t slots = size_t(std::max(1.0, std::floor(cap)));
+    const bool paged = e.kvTokens > 0;
+    const size_t slots = size_t(std::max(1.0, std::floor(paged ? e.maxSeqs : cap)));
     struct Request
     {
         double in = 0, out = 0;
         double sent = 0, prefilled = 0, generated = 0, first = -1, done = -1;
+        double held = 0;          // KV tokens it holds (paged)
+        bool recomputing = false; // preempted after its first token: prompt and output again
+        bool decoding() const { return first >= 0 && !recomputing; }
+        double toPrefill() const { return in + (recomputing ? generated : 0) - prefilled; }
     };
     std::vector<Request> q(static_cast<size_t>(N));
     int64_t clipped = 0;
@@ -237,13 +247,53 @@ Run finiteRun(const Engine& e, double I, double O, const LatencyLoad& load, int6
         for (int64_t i = 0; i < std::min<int64_t>(places, N); ++i)
             send(0);
     }
-    double now = 0, batchTime = 0;
+    double now = 0, batchTime = 0, used = 0;
+    int64_t preemptions = 0;
     while (finished < N) {
         while (!arriving.empty() && q[arriving.front()].sent + frontend <= now + 1e-12) {
             waiting.push_back(arriving.front());
             arriving.pop_front();
         }
+        // vLLM V1's scheduler (vllm/v1/core/sched/scheduler.py, schedule()): the running
+        // requests' new tokens first, in admission order, a decode's one and a prompt's chunk
+        // within the step's budget; where the KV has no room for them, the newest running
+        // request is preempted (its blocks freed; it waits at the queue's head to compute its
+        // prompt and output again) and no waiting request is admitted that step; otherwise
+        // waiting ones are admitted while their first chunk finds room.
+        bool preempted = false;
+        double wanted = 0, stepBudget = e.decodeOnly ? 0 : e.maxNumTokens;
+        if (paged) {
+            for (size_t k = 0; k < running.size(); ++k) {
+                const Request& r = q[running[k]];
+                const double add =
+                    r.decoding() ? tps : std::min(r.toPrefill(), std::max(0.0, stepBudget));
+                stepBudget -= r.decoding() ? 1 : add;
+                while (used + wanted + add > e.kvTokens && running.size() > 1 &&
+                       running.size() > k) {
+                    Request& v = q[running.back()];
+                    used -= v.held;
+                    v.held = 0;
+                    v.prefilled = 0;
+                    v.recomputing = v.first >= 0;
+                    waiting.push_front(running.back());
+                    running.pop_back();
+                    preempted = true;
+                    ++preemptions;
+                }
+                if (k >= running.size())
+                    break;
+                wanted += add;
+            }
+        }
         while (!waiting.empty() && running.size() < slots) {
+            if (paged) {
+                const double chunk =
+                    std::min(q[waiting.front()].toPrefill(), std::max(0.0, stepBudget));
+                if (preempted || chunk <= 0 || used + wanted + chunk > e.kvTokens)
+                    break;
+                wanted += chunk;
+                stepBudget -= chunk;
+            }
             running.push_back(waiting.front());
             waiting.pop_front();
         }
@@ -255,7 +305,7 @@ Run finiteRun(const Engine& e, double I, double O, const LatencyLoad& load, int6
         }
         double dec = 0, ctx = 0, budget = e.maxNumTokens, prefill = 0, prefillCtx = 0;
         for (size_t i : running)
-            if (q[i].first >= 0) {
+            if (q[i].decoding()) {
                 dec += 1;
                 ctx += q[i].in + q[i].generated;
             }
@@ -263,9 +313,9 @@ Run finiteRun(const Engine& e, double I, double O, const LatencyLoad& load, int6
         ctx = dec > 0 ? ctx / dec : 0;
         std::vector<std::pair<size_t, double>> chunks;
         for (size_t i : running) {
-            if (q[i].first >= 0 || budget <= 0)
+            if (q[i].decoding() || budget <= 0)
                 continue;
-            const double chunk = std::min(q[i].in - q[i].prefilled, budget);
+            const double chunk = std::min(q[i].toPrefill(), budget);
             chunks.push_back({i, chunk});
             prefillCtx += chunk * (q[i].prefilled + chunk / 2);
             prefill += chunk;
@@ -279,6 +329,9 @@ Run finiteRun(const Engine& e, double I, double O, const LatencyLoad& load, int6
             double left = kInf;
             for (size_t i : running)
                 left = std::min(left, std::ceil((q[i].out - q[i].generated) / tps - 1e-9));
+            // Paged: no further than the KV holds the steps' tokens.
+            if (paged)
+                left = std::min(left, std::floor((e.kvTokens - used) / (dec * tps)));
             steps = std::max(1.0, left);
         }
         double t = f.seconds(dec, ctx + (steps - 1) * tps / 2, prefill, prefillCtx);
@@ -290,19 +343,30 @@ Run finiteRun(const Engine& e, double I, double O, const LatencyLoad& load, int6
         now += steps * t;
         batchTime += steps * t * dec;
         for (size_t i : running)
-            if (q[i].first >= 0)
-                q[i].generated = std::min(q[i].out, q[i].generated + steps * tps);
+            if (q[i].decoding()) {
+                const double next = std::min(q[i].out, q[i].generated + steps * tps);
+                q[i].held += next - q[i].generated;
+                used += next - q[i].generated;
+                q[i].generated = next;
+            }
         for (const auto& [i, chunk] : chunks) {
+            const bool last = chunk >= q[i].toPrefill() - 1e-9;
             q[i].prefilled += chunk;
-            if (q[i].prefilled >= q[i].in - 1e-9) {
+            q[i].held += chunk;
+            used += chunk;
+            if (last && q[i].recomputing) {
+                q[i].recomputing = false; // computed again: decodes on from where it was
+            } else if (last) {
                 q[i].first = now; // the prompt's last step samples the first token
                 q[i].generated = 1;
             }
         }
         for (size_t k = 0; k < running.size();) {
             Request& r = q[running[k]];
-            if (r.first >= 0 && r.generated >= r.out - 1e-9) {
+            if (r.decoding() && r.generated >= r.out - 1e-9) {
                 r.done = now;
+                used -= r.held;
+                r.held = 0;
                 ++finished;
                 running.erase(running.begin() + std::ptrdiff_t(k));
                 if (sent < N)
@@ -316,6 +380,7 @@ Run finiteRun(const Engine& e, double I, double O, const LatencyLoad& load, int6
     out.requests = N;
     out.duration = now;
     out.clipped = clipped;
+    out.preemptions = preemptions;
     for (const Request& r : q) {
         out.ttfts.push_back(r.first - r.sent);
         out.ttft += out.ttfts.back() / double(N);
@@ -361,6 +426,13 @@ void takeRun(LatencyResult& r, const Run& run, double replicas, const LatencyLoa
                                    " requests cut to the context (" +
                                    withCommas(std::llround(context)) + " tokens)"
                              : std::string()));
+    r.preemptions = run.preemptions * int64_t(std::llround(replicas));
+    if (run.preemptions > 0)
+        r.notes.push_back(withCommas(run.preemptions) +
+                          (run.preemptions == 1 ? " preemption" : " preemptions") +
+                          ": the KV cache ran out as the running requests grew, and the newest "
+                          "was preempted to compute its prompt and output again (vLLM's "
+                          "scheduler)");
 }
 } // namespace
 
@@ -539,6 +611,10 @@ Expected<LatencyResult> servingLatency(const ModelSpec& s, const DeploymentInput
                      "gpus"};
     const double cap = std::min(maxBatch, kvRequests);
     Engine e{&f, double(q.maxNumTokens)};
+    if (q.preemptingKvTokens > 0 && !reserves) {
+        e.kvTokens = double(q.preemptingKvTokens);
+        e.maxSeqs = maxBatch;
+    }
     const double frontend = q.frontend ? frontendSecondsOf(in.efficiency) : 0.0;
     const double replicas = double(std::max<int64_t>(1, q.replicas));
     // A benchmark's run of N requests (each replica its share), stepped through where it can be:

@@ -120,6 +120,10 @@ struct LatencyInputs
     // blocks in use (I + O / 2 on average); its default budget is then a share of the free
     // memory, not of the whole (servingLimits says which).
     bool reservesWholeRequest = false;
+    // The engine's KV in tokens where it admits on the blocks in use and preempts the newest
+    // request to recompute it when the running ones outgrow them (vLLM; ServingLimits): a run
+    // stepped through pages so; 0: a run admits up to the batch cap.
+    int64_t preemptingKvTokens = 0;
     bool frontend = true; // an HTTP server in front (TTFT pays frontendSeconds)
     int64_t replicas = 1; // copies of the deployment sharing the load
     PoolRole role = PoolRole::Both;
@@ -136,6 +140,7 @@ struct LatencyResult
     double inputTokensPerSecond = 0; // prompt tokens prefilled, the whole deployment
     double kvTransferSeconds = 0;    // a request's KV between the pools (disaggregated only)
     bool saturated = false;          // the load exceeds what the deployment serves: queues grow
+    int64_t preemptions = 0;         // a stepped run's requests preempted to recompute (vLLM)
     std::vector<std::string> notes;
     // What the figures leave out that makes them too fast, said beside them wherever they are
     // shown (the headline, the latency line): "12 layers on the CPU timed as on the GPU".

@@ -677,6 +677,31 @@ void TestServe::aFiniteRunSteppedByHand()
     QVERIFY(near(capped.ttftSpread->p90, b));
     QVERIFY(near(capped.ttftSpread->p99, b));
     QVERIFY(near(capped.tpotSpread->p50, decode2) && near(capped.tpotSpread->p99, decode2));
+    // vLLM pages: two requests of 1,000 + 1,000 at once in a KV of 3,000 tokens. Both are
+    // admitted (each prompt finds room) and prefilled in one step; 500 steps later the cache
+    // is full (2 x 1,500) and the newer is preempted; the first decodes its last 499 tokens
+    // alone, then the second computes its 1,000 + 501 tokens again and decodes its 499.
+    {
+        LatencyInputs p = q;
+        p.inputTokens = p.outputTokens = 1000;
+        p.maxBatch = 0;
+        p.preemptingKvTokens = 3000;
+        p.load = {LatencyLoad::Kind::MaxLoad, 0, 2};
+        const LatencyResult paged = servingLatency(s, in, p).value();
+        const double both = f.seconds(0, 0, 2000, 500);
+        const double twoDecode = f.seconds(2, 1001 + 499.0 / 2, 0, 0);
+        const double alone = f.seconds(1, 1501 + 498.0 / 2, 0, 0);
+        const double firstDone = both + 500 * twoDecode + 499 * alone;
+        const double secondDone = firstDone + f.seconds(0, 0, 1501, 1501.0 / 2) + 499 * alone;
+        QVERIFY2(near(paged.ttftSeconds, both), qPrintable(QString::number(paged.ttftSeconds)));
+        QVERIFY(near(paged.requestsPerSecond, 2 / secondDone));
+        QVERIFY(near(paged.tpotSeconds, ((firstDone - both) + (secondDone - both)) / 2 / 999));
+        QCOMPARE(paged.preemptions, int64_t(1));
+        QVERIFY(std::find(paged.notes.begin(), paged.notes.end(),
+                          "1 preemption: the KV cache ran out as the running requests grew, and "
+                          "the newest was preempted to compute its prompt and output again "
+                          "(vLLM's scheduler)") != paged.notes.end());
+    }
     // One output token (a TTFT-only benchmark): each request is its prompt's step, one after
     // another; no TPOT, nor its spread.
     q.maxBatch = 0;
