@@ -289,7 +289,10 @@ Run finiteRun(const Engine& e, double I, double O, const LatencyLoad& load, int6
             if (paged) {
                 const double chunk =
                     std::min(q[waiting.front()].toPrefill(), std::max(0.0, stepBudget));
-                if (preempted || chunk <= 0 || used + wanted + chunk > e.kvTokens)
+                // (An idle engine takes the next request whatever its size: one larger than
+                // the cache would otherwise wait for ever.)
+                if (preempted || chunk <= 0 ||
+                    (used + wanted + chunk > e.kvTokens && !running.empty()))
                     break;
                 wanted += chunk;
                 stepBudget -= chunk;
