@@ -269,7 +269,7 @@ void PlansTab::syncFromController()
     int at = m_engine->findData(engine);
     if (at < 0) {
         // A release a scenario names, by its label ("llama.cpp b9849 (modelled as llama.cpp
-        // b7474)"): its bare name read as a near-duplicate of the row's (a sixth review).
+        // b7407)"): its bare name read as a near-duplicate of the row's (a sixth review).
         const auto e = attnplan::findServingEngine(t.engine);
         m_engine->addItem(e ? QString::fromStdString(e->label) : engine, engine);
         at = m_engine->count() - 1;

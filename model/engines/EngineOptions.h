@@ -77,7 +77,7 @@ struct LlamaServerInputs
     // The micro-batch llama-server runs: -ub, at most -b.
     int64_t effectiveUbatch() const { return ubatch < batch ? ubatch : batch; }
     std::string modelFile; // for the command; the GGUF path, else MODEL.gguf
-    std::string build;     // the release row, "llama.cpp@b7474"; empty: the newest
+    std::string build;     // the release row, "llama.cpp@b7407"; empty: the newest
     // The weights' type when no GGUF is given (the deployment's Weights setting: int4 is sized
     // as a 4-bit GGUF, fp8/int8 as Q8_0); empty: the checkpoint's own. A GGUF's own tensor
     // sizes always win.

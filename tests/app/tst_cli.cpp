@@ -767,7 +767,7 @@ void TestCli::logCommandReadsEveryEngine()
     QCOMPARE(r.exitCode, 0);
     const QJsonObject j = json(r);
     QCOMPARE(j["engine"].toString(), QString("llama.cpp"));
-    QCOMPARE(j["release"].toString(), QString("llama.cpp@b7474"));
+    QCOMPARE(j["release"].toString(), QString("llama.cpp@b7407"));
     QCOMPARE(j["logged"].toDouble(), 1024.0);
     QCOMPARE(j["attnplan"].toDouble(), 1024.0);
     QVERIFY(!j["what_if"].toArray().isEmpty());

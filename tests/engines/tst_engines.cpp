@@ -3594,6 +3594,31 @@ void TestEngines::llamaCppBuildsLoadWhatTheyHave()
     auto refused = [](const Expected<LlamaServerPlan>& p, const char* says) {
         return !p && p.error().find(says) != std::string::npos;
     };
+    // Each row at the build of its PR (git rev-list --count of its squash commit in llama.cpp):
+    // an explicit -np 3 gives three streams from build 5913 (#14363), each of n_ctx / 3 padded
+    // to 32 (-c 5000: 3 x 1,696 = 5,088 cells), one shared pool before (5,000 padded to 32:
+    // 5,024); an unset context is --fit's from build 7407 (#16653, first tagged b7410), the
+    // fixed 4,096 before.
+    {
+        LlamaServerInputs three;
+        three.parallel = 3;
+        auto cells = [&](const char* build) {
+            LlamaServerInputs in = three;
+            in.build = build;
+            in.context = 5000;
+            const LlamaServerPlan p = planLlamaServer(load("qwen3-8b"), in).value();
+            return std::pair{p.context, p.unified};
+        };
+        QCOMPARE(cells("llama.cpp@b5912"), std::pair(int64_t(5024), true));
+        QCOMPARE(cells("llama.cpp@b5913"), std::pair(int64_t(5088), false));
+        auto unset = [&](const char* build) {
+            LlamaServerInputs in;
+            in.build = build;
+            return planLlamaServer(load("qwen3-8b"), in)->context;
+        };
+        QCOMPARE(unset("llama.cpp@b7406"), int64_t(4096));
+        QVERIFY(unset("llama.cpp@b7407") > 4096);
+    }
     QVERIFY(refused(planAt("gpt-oss-20b", "llama.cpp@b6095"), "from build 6096 (gpt_oss, #15091"));
     QVERIFY(planAt("gpt-oss-20b", "llama.cpp@b6096"));
     QVERIFY(refused(planAt("qwen3.5-9b", "llama.cpp@b7989"), "from build 7990"));
@@ -3725,7 +3750,7 @@ void TestEngines::unifiedCacheRunsWhatItHolds()
     QCOMPARE(shortOnes.result.batchCap, 4.0);
 }
 
-// llama.cpp from build 7474 runs --fit by default: it keeps 1 GiB of the free memory free, and
+// llama.cpp from build 7407 runs --fit by default: it keeps 1 GiB of the free memory free, and
 // moves or cuts what would fill it (llama_params_fit). A twentieth review's 2 slots of 220k
 // "fit" in 23.40 of an RTX 3090's 23.58 GiB where its log had 23.21 free. Llama-3.1-8B in bf16
 // (14.96 GiB) with 68,000 cells of 128 KiB (8.30 GiB): 22.29 GiB, over the RTX 3090's

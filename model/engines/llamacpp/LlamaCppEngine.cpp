@@ -72,15 +72,15 @@ const std::vector<LlamaCppBuild>& llamaCppBuilds()
          "sliding-window layers keep min(n_ctx, window x slots + ubatch) cells "
          "(llama_kv_cache_unified_iswa, PR #13194, 2025-05-20, about build 5450); Phi-3's "
          "window is disabled (PR #13676) in this and every later build"},
-        {5800, C::Fixed4096, true, true, false, false, false,
+        {5913, C::Fixed4096, true, true, false, false, false,
          "an explicit -np N gives N streams of n_ctx / N cells each (PR #14363, high-throughput "
-         "mode, about build 5800); -kvu keeps one"},
+         "mode, build 5913); -kvu keeps one"},
         {7000, C::Fixed4096, true, true, true, true, false,
          "-np unset: 4 slots over one unified cache (PR #16736, between builds 6840 and 7079); "
          "n_ctx and each stream padded to 256"},
-        {7474, C::TrainingFit, true, true, true, true, false,
+        {7407, C::TrainingFit, true, true, true, true, false,
          "-c unset: n_ctx_train, and --fit (on by default) cuts it to keep 1 GiB free, down to "
-         "4,096 (PR #16653, llama_params_fit_impl; build 7474 has it)"},
+         "4,096 (PR #16653, llama_params_fit_impl; build 7407, first tagged b7410)"},
         {9849, C::TrainingFit, true, true, true, true, true,
          "-ngl N offloads the output layer first, then N - 1 repeating layers (build 9849's "
          "log: \"offloading output layer to GPU\", \"offloading 19 repeating layers to GPU\", "
@@ -699,7 +699,7 @@ Expected<LlamaServerPlan> planLlamaServer(const ModelSpec& s, const LlamaServerI
                                  ": llama-server runs micro-batches of " +
                                  std::to_string(in.batch) + " (give -b as large to run -ub)");
     }
-    // --fit (on by default from build 7474): an unset context is cut, by whole tokens of its KV,
+    // --fit (on by default from build 7407): an unset context is cut, by whole tokens of its KV,
     // until the device keeps 1 GiB free, but not below 4,096 (llama_params_fit_impl).
     const int64_t gib = int64_t(1) << 30;
     if (build->defaultContext == LlamaCppBuild::DefaultContext::TrainingFit &&

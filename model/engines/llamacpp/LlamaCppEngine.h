@@ -45,7 +45,7 @@ struct LlamaServerPlan
     int64_t stateBytes =
         0; // recurrent layers' state: one cell per sequence (llama_memory_recurrent)
     int64_t fitCutTokens = 0; // --fit: tokens cut from an unset context to fit the free memory
-    // What llama-server may fill on the device: from build 7474 (--fit on by default) the free
+    // What llama-server may fill on the device: from build 7407 (--fit on by default) the free
     // memory less the 1 GiB --fit keeps free (llama_params_fit); 0 where the free memory is not
     // known or the build has no --fit (then the device's memory is the limit).
     int64_t vramLimitBytes = 0;
@@ -59,7 +59,7 @@ struct LlamaServerPlan
     {
         return vramBytes - vramKvBytes - vramStateBytes - vramComputeBytes;
     }
-    std::string build; // the build row used: "llama.cpp@b7474"
+    std::string build; // the build row used: "llama.cpp@b7407"
     std::string command;
     std::vector<std::string> warnings;
 };

@@ -279,8 +279,8 @@ Expected<EngineLogCheck> checkLlamaCppLog(const LogFacts& log, const LlamaCppLog
         c.releaseReason = "printed build " + std::to_string(build);
         c.printedRelease = "llama.cpp@b" + std::to_string(build);
     } else {
-        build = own.kvLineForm == "llama_kv_cache_unified" ? 5800
-                : own.kvLineForm == "llama_kv_cache"       ? 7474
+        build = own.kvLineForm == "llama_kv_cache_unified" ? 5913
+                : own.kvLineForm == "llama_kv_cache"       ? 7407
                                                            : 3000;
         c.releaseReason = "no build number: dated by its \"" + own.kvLineForm + "\" lines";
     }
